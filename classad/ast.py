@@ -1,0 +1,189 @@
+"""Immutable expression nodes: the closed set of ClassAd syntax kinds.
+
+Nodes are frozen, slotted dataclasses.  One tree is shared by every ad that holds
+the same expression text, so nodes never change after they are built, except for
+the compiled closure cached in ``fn`` (filled on first evaluation by
+:mod:`classad.evaluate`; it is not part of equality).  Per-node work that can be
+done once, such as case-folding names, is done in the constructor helpers below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Node:
+    """Base of every expression node."""
+
+    def __eq__(self, other: object) -> bool:
+        return same_tree(self, other)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Literal(Node):
+    """A constant: bool, int, real, string, Undefined, Error, time, or a ready list/ad value."""
+
+    value: Any
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AttrRef(Node):
+    """An attribute reference ``name``, or ``.name`` (absolute: starts at the root ad)."""
+
+    name: str
+    lname: str
+    absolute: bool = False
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Select(Node):
+    """Selection ``base.name``."""
+
+    base: Node
+    name: str
+    lname: str
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Subscript(Node):
+    """Subscript ``base[index]``."""
+
+    base: Node
+    index: Node
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Binary(Node):
+    """A binary operator; ``op`` is its canonical spelling (``is``/``isnt`` for meta-equality)."""
+
+    op: str
+    left: Node
+    right: Node
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Unary(Node):
+    """A prefix operator: ``-``, ``+``, ``!`` or ``~``."""
+
+    op: str
+    operand: Node
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Conditional(Node):
+    """The ternary ``cond ? then : other``."""
+
+    cond: Node
+    then: Node
+    other: Node
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Elvis(Node):
+    """``left ?: right``: right when left is Undefined."""
+
+    left: Node
+    right: Node
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Paren(Node):
+    """Source parentheses: skipped by evaluation, kept by the printer."""
+
+    inner: Node
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ListExpr(Node):
+    """A list literal ``{a, b}``."""
+
+    items: tuple
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Record(Node):
+    """A nested ad literal ``[a = 1; b = 2]``: ``attrs`` is a tuple of (name, node)."""
+
+    attrs: tuple
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Call(Node):
+    """A function call; ``lname`` is the case-folded name used for lookup."""
+
+    name: str
+    lname: str
+    args: tuple
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
+
+
+def attr_ref(name: str, absolute: bool = False) -> AttrRef:
+    """Build an attribute reference with its folded name."""
+    return AttrRef(name, name.lower(), absolute)
+
+
+def select(base: Node, name: str) -> Select:
+    """Build a selection with its folded name."""
+    return Select(base, name, name.lower())
+
+
+def call(name: str, args: tuple) -> Call:
+    """Build a function call with its folded name."""
+    return Call(name, name.lower(), tuple(args))
+
+
+def same_tree(a: object, b: object) -> bool:
+    """Structural equality of two trees (names compared case-insensitively)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Literal):
+        va, vb = a.value, b.value  # type: ignore[union-attr]
+        if type(va) is not type(vb):
+            return False
+        if type(va) is float:
+            return va == vb or (va != va and vb != vb)
+        return va == vb
+    if isinstance(a, AttrRef):
+        return a.lname == b.lname and a.absolute == b.absolute  # type: ignore[union-attr]
+    if isinstance(a, Select):
+        return a.lname == b.lname and same_tree(a.base, b.base)  # type: ignore[union-attr]
+    if isinstance(a, Subscript):
+        return same_tree(a.base, b.base) and same_tree(a.index, b.index)  # type: ignore[union-attr]
+    if isinstance(a, Binary):
+        return a.op == b.op and same_tree(a.left, b.left) and same_tree(a.right, b.right)  # type: ignore[union-attr]
+    if isinstance(a, Unary):
+        return a.op == b.op and same_tree(a.operand, b.operand)  # type: ignore[union-attr]
+    if isinstance(a, Conditional):
+        return (same_tree(a.cond, b.cond) and same_tree(a.then, b.then)  # type: ignore[union-attr]
+                and same_tree(a.other, b.other))  # type: ignore[union-attr]
+    if isinstance(a, Elvis):
+        return same_tree(a.left, b.left) and same_tree(a.right, b.right)  # type: ignore[union-attr]
+    if isinstance(a, Paren):
+        return same_tree(a.inner, b.inner)  # type: ignore[union-attr]
+    if isinstance(a, ListExpr):
+        return len(a.items) == len(b.items) and all(  # type: ignore[union-attr]
+            same_tree(x, y) for x, y in zip(a.items, b.items))  # type: ignore[union-attr]
+    if isinstance(a, Record):
+        return len(a.attrs) == len(b.attrs) and all(  # type: ignore[union-attr]
+            na.lower() == nb.lower() and same_tree(x, y)
+            for (na, x), (nb, y) in zip(a.attrs, b.attrs))  # type: ignore[union-attr]
+    if isinstance(a, Call):
+        return a.lname == b.lname and len(a.args) == len(b.args) and all(  # type: ignore[union-attr]
+            same_tree(x, y) for x, y in zip(a.args, b.args))  # type: ignore[union-attr]
+    return a is b

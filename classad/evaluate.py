@@ -1,0 +1,478 @@
+"""Compiling expression trees into Python closures, and the scope rules they run under.
+
+Every node is compiled once, on first use, into a closure ``fn(ad, state)``:
+``ad`` is the ClassAd the expression lives in (its lexical scope) and ``state``
+the :class:`EvalState` of the current evaluation (mode, clock, random source,
+the partner ad of a match, and the guard against circular references).  The
+closure is cached on the node, so every ad sharing a tree shares its code; all
+dispatch, operator lookup and name folding happen at compile time.
+
+Scoping (HTCondor's default "compat" mode, spec §3.8): an unscoped name is
+looked up in the current ad, then the special names (``parent``, ``self``,
+``toplevel``/``root``, and in compat mode ``my`` and ``CurrentTime``), then the
+enclosing ads; at the top of the chain ``target``/``other`` name the partner ad
+of a match; finally, in compat mode, the lookup is repeated in the partner ad.
+A circular reference evaluates to Undefined, as HTCondor 25.x does.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from typing import Any, Callable, Optional
+
+from . import ast
+from .functions import registry
+from .operators import BINARY, UNARY, meta_equal
+from .values import ERROR, UNDEFINED, ListValue, truthiness
+
+# Closures call closures; Python 3.11 does not use the C stack for these calls,
+# so a higher limit is safe and lets deep (but legal) expressions evaluate.
+if sys.getrecursionlimit() < 20000:
+    sys.setrecursionlimit(20000)
+
+# Nested attribute evaluations deeper than this give Error (the C++ limit is 400).
+MAX_EVAL_DEPTH = 400
+
+
+class EvalState:
+    """Everything an evaluation needs besides the expression and its ad."""
+
+    __slots__ = ("strict", "clock", "random", "my", "target", "active", "depth")
+
+    def __init__(self, my: Any = None, target: Any = None, strict: bool = False,
+                 clock: Optional[Callable[[], float]] = None, rng: Optional[random.Random] = None) -> None:
+        self.strict = strict
+        self.clock = clock or time.time
+        self.random = rng or _default_random
+        self.my = my
+        self.target = target
+        self.active: set = set()
+        self.depth = 0
+
+    def now(self) -> float:
+        """The current time in seconds since the epoch (from the state's clock)."""
+        return self.clock()
+
+    def partner(self, ad: Any) -> Any:
+        """The other top-level ad of a match for an expression living under ``ad``."""
+        if self.target is None or ad is None:
+            return None
+        root = _root(ad)
+        if root is self.my:
+            return self.target
+        if root is self.target:
+            return self.my
+        return None
+
+
+_default_random = random.Random()
+_default_mode = {"strict": False}
+
+
+def set_strict_mode(strict: bool) -> None:
+    """Switch the default evaluation mode (HTCondor's ``STRICT_CLASSAD_EVALUATION``)."""
+    _default_mode["strict"] = bool(strict)
+
+
+def default_strict() -> bool:
+    """Whether new evaluations run in strict mode."""
+    return _default_mode["strict"]
+
+
+def new_state(my: Any = None, target: Any = None, **kw: Any) -> EvalState:
+    """An :class:`EvalState` in the default mode."""
+    kw.setdefault("strict", _default_mode["strict"])
+    return EvalState(my, target, **kw)
+
+
+class CallContext:
+    """What a built-in function sees: the current ad and the evaluation state."""
+
+    __slots__ = ("ad", "state")
+
+    def __init__(self, ad: Any, state: EvalState) -> None:
+        self.ad = ad
+        self.state = state
+
+    def eval(self, node: ast.Node) -> Any:
+        """Evaluate ``node`` in the current ad."""
+        return evaluate_node(node, self.ad, self.state)
+
+    def eval_in(self, node: ast.Node, ad: Any) -> Any:
+        """Evaluate ``node`` with ``ad`` as its scope."""
+        return evaluate_node(node, ad, self.state)
+
+    def parse(self, text: str) -> ast.Node:
+        """Parse expression text (raises ParseError)."""
+        from .parser import parse_full_expr_lenient
+
+        return parse_full_expr_lenient(text)
+
+
+# ---- entry points ---------------------------------------------------------------
+
+
+def evaluate_node(node: ast.Node, ad: Any, state: EvalState) -> Any:
+    """The value of ``node`` evaluated in scope ``ad``."""
+    fn = node.fn
+    if fn is None:
+        fn = compile_node(node)
+    return fn(ad, state)
+
+
+def evaluate_top(node: ast.Node, ad: Any, state: EvalState) -> Any:
+    """Like :func:`evaluate_node`, but never raises: runaway depth becomes Error."""
+    try:
+        return evaluate_node(node, ad, state)
+    except RecursionError:
+        return ERROR
+
+
+def compile_node(node: ast.Node) -> Callable:
+    """Compile ``node`` (and its children) to a closure and cache it on the node."""
+    fn = _COMPILERS[type(node)](node)
+    object.__setattr__(node, "fn", fn)
+    return fn
+
+
+def _fn(node: ast.Node) -> Callable:
+    return node.fn or compile_node(node)
+
+
+# ---- attribute lookup -------------------------------------------------------------
+
+
+def _root(ad: Any) -> Any:
+    while ad.parent is not None:
+        ad = ad.parent
+    return ad
+
+
+def eval_attribute(ad: Any, lname: str, node: ast.Node, state: EvalState) -> Any:
+    """Evaluate the attribute ``lname`` (whose expression is ``node``) of ``ad``.
+
+    Re-entering an attribute that is already being evaluated is a circular
+    reference: the inner use is Undefined.
+    """
+    key = (id(ad), lname)
+    active = state.active
+    if key in active:
+        return UNDEFINED
+    if state.depth >= MAX_EVAL_DEPTH:
+        return ERROR
+    active.add(key)
+    state.depth += 1
+    try:
+        fn = node.fn or compile_node(node)
+        return fn(ad, state)
+    finally:
+        state.depth -= 1
+        active.discard(key)
+
+
+def _special(name: str, ad: Any, state: EvalState) -> Any:
+    """The value of a special name at ``ad``, or None when ``name`` is not special there."""
+    if name == "parent":
+        return ad.parent if ad.parent is not None else UNDEFINED
+    if name == "self":
+        return ad
+    if name == "toplevel" or name == "root":
+        return _root(ad)
+    if not state.strict:
+        if name == "my":
+            return ad
+        if name == "currenttime":
+            return int(state.now())
+    return None
+
+
+_SPECIAL = frozenset({"parent", "self", "toplevel", "root", "my", "currenttime"})
+_CONTEXT = frozenset({"target", "other", "my", "ad"})
+
+
+def lookup_name(ad: Any, lname: str, state: EvalState) -> Any:
+    """Resolve an unscoped name starting in ``ad`` (see the module docstring)."""
+    if ad is None:
+        if not state.strict and lname == "currenttime":
+            return int(state.now())
+        return UNDEFINED
+    node = ad._lookup_node(lname)
+    if node is not None:
+        return eval_attribute(ad, lname, node, state)
+    if lname in _SPECIAL:
+        v = _special(lname, ad, state)
+        if v is not None:
+            return v
+    cur = ad.parent
+    while cur is not None:
+        node = cur._lookup_node(lname)
+        if node is not None:
+            return eval_attribute(cur, lname, node, state)
+        cur = cur.parent
+    partner = state.partner(ad)
+    if lname in _CONTEXT:
+        if lname in ("target", "other"):
+            return partner if partner is not None else UNDEFINED
+        if partner is not None:  # my / ad inside a match name the expression's own top ad
+            return _root(ad)
+    if partner is not None and not state.strict:
+        return lookup_in_chain(partner, lname, state)
+    return UNDEFINED
+
+
+def lookup_in_chain(ad: Any, lname: str, state: EvalState) -> Any:
+    """Find ``lname`` in ``ad`` or its enclosing ads (selection ``e.name``); Undefined if absent."""
+    cur = ad
+    while cur is not None:
+        node = cur._lookup_node(lname)
+        if node is not None:
+            return eval_attribute(cur, lname, node, state)
+        cur = cur.parent
+    return UNDEFINED
+
+
+# ---- compilers, one per node kind ---------------------------------------------------------
+
+
+def _compile_literal(node: ast.Literal) -> Callable:
+    value = node.value
+    return lambda ad, st: value
+
+
+def _compile_attr(node: ast.AttrRef) -> Callable:
+    lname = node.lname
+    if node.absolute:
+        def absolute(ad: Any, st: EvalState) -> Any:
+            if ad is None:
+                return UNDEFINED
+            return lookup_in_chain(_root(ad), lname, st)
+        return absolute
+
+    def ref(ad: Any, st: EvalState) -> Any:
+        if ad is not None:
+            found = ad._lookup_node(lname)
+            if found is not None:
+                return eval_attribute(ad, lname, found, st)
+        return lookup_name(ad, lname, st)
+
+    return ref
+
+
+def _is_ad(v: Any) -> bool:
+    return hasattr(v, "_lookup_node")
+
+
+def select_value(base: Any, lname: str, state: EvalState) -> Any:
+    """``base.name`` for an already evaluated ``base``."""
+    if base is UNDEFINED:
+        return UNDEFINED
+    if base is ERROR:
+        return ERROR
+    if _is_ad(base):
+        return lookup_in_chain(base, lname, state)
+    if type(base) is ListValue:
+        return ListValue.of([select_value(v, lname, state) for v in base.iter_values(state)])
+    return ERROR
+
+
+def _compile_select(node: ast.Select) -> Callable:
+    base_fn = _fn(node.base)
+    lname = node.lname
+    return lambda ad, st: select_value(base_fn(ad, st), lname, st)
+
+
+def subscript_value(base: Any, index: Any, state: EvalState) -> Any:
+    """``base[index]`` for evaluated operands."""
+    if base is ERROR or index is ERROR:
+        return ERROR
+    if base is UNDEFINED or index is UNDEFINED:
+        return UNDEFINED
+    if type(base) is ListValue:
+        if type(index) is not int:
+            return ERROR
+        i = index & 0xFFFFFFFF  # the C++ library keeps 32 bits of the index
+        if i >= 0x80000000:
+            i -= 1 << 32
+        if i < 0 or i >= len(base):
+            return ERROR
+        return base.element(i, state)
+    if _is_ad(base) and type(index) is str:
+        lname = index.lower()
+        node = base._lookup_node(lname)
+        if node is None:
+            return UNDEFINED
+        value = eval_attribute(base, lname, node, state)
+        if _is_ad(value):
+            return value.detached()
+        if type(value) is ListValue and value.nodes is not None:
+            return ListValue(value.nodes, None)
+        return value
+    return ERROR
+
+
+def _compile_subscript(node: ast.Subscript) -> Callable:
+    base_fn, index_fn = _fn(node.base), _fn(node.index)
+    return lambda ad, st: subscript_value(base_fn(ad, st), index_fn(ad, st), st)
+
+
+def _compile_binary(node: ast.Binary) -> Callable:
+    op = node.op
+    left, right = _fn(node.left), _fn(node.right)
+    if op == "&&":
+        def and_(ad: Any, st: EvalState) -> Any:
+            a = truthiness(left(ad, st))
+            if a is False or a is ERROR:
+                return a
+            b = truthiness(right(ad, st))
+            if b is ERROR:
+                return ERROR
+            if a is UNDEFINED:
+                return False if b is False else UNDEFINED
+            return b
+        return and_
+    if op == "||":
+        def or_(ad: Any, st: EvalState) -> Any:
+            a = truthiness(left(ad, st))
+            if a is True or a is ERROR:
+                return a
+            b = truthiness(right(ad, st))
+            if b is ERROR:
+                return ERROR
+            if a is UNDEFINED:
+                return True if b is True else UNDEFINED
+            return b
+        return or_
+    if op == "is":
+        return lambda ad, st: meta_equal(left(ad, st), right(ad, st))
+    if op == "isnt":
+        def isnt(ad: Any, st: EvalState) -> Any:
+            r = meta_equal(left(ad, st), right(ad, st))
+            return r if r is ERROR else not r
+        return isnt
+    apply = BINARY[op]
+
+    def strict(ad: Any, st: EvalState) -> Any:
+        a = left(ad, st)
+        b = right(ad, st)
+        if a is ERROR or b is ERROR:
+            return ERROR
+        if a is UNDEFINED or b is UNDEFINED:
+            return UNDEFINED
+        return apply(a, b)
+
+    return strict
+
+
+def _compile_unary(node: ast.Unary) -> Callable:
+    operand = _fn(node.operand)
+    apply = UNARY[node.op]
+
+    def unary(ad: Any, st: EvalState) -> Any:
+        v = operand(ad, st)
+        if v is ERROR or v is UNDEFINED:
+            return v
+        return apply(v)
+
+    return unary
+
+
+def _compile_conditional(node: ast.Conditional) -> Callable:
+    cond, then, other = _fn(node.cond), _fn(node.then), _fn(node.other)
+
+    def conditional(ad: Any, st: EvalState) -> Any:
+        c = truthiness(cond(ad, st))
+        if c is True:
+            return then(ad, st)
+        if c is False:
+            return other(ad, st)
+        return c
+
+    return conditional
+
+
+def _compile_elvis(node: ast.Elvis) -> Callable:
+    left, right = _fn(node.left), _fn(node.right)
+
+    def elvis(ad: Any, st: EvalState) -> Any:
+        v = left(ad, st)
+        return right(ad, st) if v is UNDEFINED else v
+
+    return elvis
+
+
+def _compile_paren(node: ast.Paren) -> Callable:
+    return _fn(node.inner)
+
+
+def _compile_list(node: ast.ListExpr) -> Callable:
+    items = node.items
+    for item in items:
+        _fn(item)
+    return lambda ad, st: ListValue(items, ad)
+
+
+def _compile_record(node: ast.Record) -> Callable:
+    from .ad import ClassAd
+
+    attrs = node.attrs
+    return lambda ad, st: ClassAd._from_nodes(attrs, parent=ad)
+
+
+def _compile_call(node: ast.Call) -> Callable:
+    lname = node.lname
+    args = node.args
+    nargs = len(args)
+    arg_fns = tuple(_fn(a) for a in args)
+    cache: dict = {}
+
+    def resolve() -> Optional[registry.Builtin]:
+        gen = _registry_generation[0]
+        if cache.get("gen") != gen:
+            entry = registry.lookup(lname)
+            cache["entry"] = entry if entry is not None and entry.accepts(nargs) else None
+            cache["gen"] = gen
+        return cache["entry"]
+
+    def call(ad: Any, st: EvalState) -> Any:
+        entry = resolve()
+        if entry is None:
+            return ERROR  # unknown function or wrong arity: arguments are never evaluated
+        ctx = CallContext(ad, st)
+        if entry.kind == "eager":
+            return entry.impl(ctx, *[f(ad, st) for f in arg_fns])
+        if entry.kind == "lazy":
+            return entry.impl(ctx, *[_thunk(f, ad, st) for f in arg_fns])
+        return entry.impl(ctx, *args)
+
+    return call
+
+
+def _thunk(f: Callable, ad: Any, st: EvalState) -> Callable[[], Any]:
+    return lambda: f(ad, st)
+
+
+_registry_generation = [0]
+
+
+def _bump_generation() -> None:
+    _registry_generation[0] += 1
+
+
+registry.on_change(_bump_generation)
+
+_COMPILERS: dict[type, Callable[[Any], Callable]] = {
+    ast.Literal: _compile_literal,
+    ast.AttrRef: _compile_attr,
+    ast.Select: _compile_select,
+    ast.Subscript: _compile_subscript,
+    ast.Binary: _compile_binary,
+    ast.Unary: _compile_unary,
+    ast.Conditional: _compile_conditional,
+    ast.Elvis: _compile_elvis,
+    ast.Paren: _compile_paren,
+    ast.ListExpr: _compile_list,
+    ast.Record: _compile_record,
+    ast.Call: _compile_call,
+}

@@ -1,0 +1,467 @@
+"""Text to expression trees: the Lark LALR parser, token decoding, and the parse cache.
+
+The grammar lives in ``grammar/classad.lark`` (shipped inside the wheel as
+``classad/grammar/classad.lark``).  Lark runs with ``transformer=`` so no parse
+tree is built: the :class:`_Builder` callbacks turn rules straight into the
+immutable nodes of :mod:`classad.ast`.  Lark's exceptions are caught in exactly
+one place, :func:`_parse`, and re-raised as :class:`~classad.errors.ParseError`
+with line, column and what was expected.
+
+``parse_expr`` is cached by source text: identical text parses once and every ad
+holding it shares one tree.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+from typing import Any, Optional
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import ast
+from .errors import ParseError
+from .values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED, bytes_to_string, string_bytes
+
+# Nesting deeper than this is a parse error, not a RecursionError (the C++ parser
+# stops at 500 levels of recursion).
+MAX_DEPTH = 500
+
+KEYWORDS = frozenset({"true", "false", "undefined", "error", "is", "isnt"})
+
+
+def _grammar_path() -> Path:
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "grammar" / "classad.lark", here.parent / "grammar" / "classad.lark"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("classad.lark grammar file not found next to the classad package")
+
+
+# ---- token decoding ---------------------------------------------------------
+
+_STRING_PART = re.compile(r'"((?:\\.|[^"\\])*)"', re.S)
+_QNAME_PART = re.compile(r"'((?:\\.|[^'\\])*)'", re.S)
+_SIMPLE_ESCAPES = {
+    ord("a"): 7, ord("b"): 8, ord("f"): 12, ord("n"): 10, ord("r"): 13, ord("t"): 9, ord("v"): 11,
+}
+
+
+def unescape_new(body: str) -> Optional[str]:
+    """Decode the escapes of a new-syntax string body; None if it contains a NUL byte.
+
+    ``\\101`` is octal (a third digit is read only after a first digit 0-3), the C
+    escapes ``\\n \\t ...`` are decoded, any other ``\\c`` is ``c``.
+    """
+    if "\\" not in body:
+        return body
+    raw = string_bytes(body)
+    out = bytearray()
+    i, n = 0, len(raw)
+    while i < n:
+        b = raw[i]
+        if b != 0x5C or i + 1 >= n:
+            out.append(b)
+            i += 1
+            continue
+        c = raw[i + 1]
+        if 0x30 <= c <= 0x37:
+            value = c - 0x30
+            j = i + 2
+            if j < n and 0x30 <= raw[j] <= 0x37:
+                value = value * 8 + raw[j] - 0x30
+                j += 1
+                if c <= 0x33 and j < n and 0x30 <= raw[j] <= 0x37:
+                    value = value * 8 + raw[j] - 0x30
+                    j += 1
+            if value == 0:
+                return None
+            out.append(value)
+            i = j
+            continue
+        out.append(_SIMPLE_ESCAPES.get(c, c))
+        i += 2
+    if 0 in out:
+        return None
+    return bytes_to_string(bytes(out))
+
+
+def unescape_old(body: str) -> str:
+    """Decode an old-syntax string body: only ``\\"`` is an escape."""
+    return body.replace('\\"', '"')
+
+
+def _to_int(text: str) -> int:
+    value = int(text)
+    # The C++ lexer turns a literal beyond the int64 range into 0.
+    if value > INT64_MAX or value < INT64_MIN:
+        return 0
+    return value
+
+
+def _to_real(text: str) -> float:
+    try:
+        return float(text)
+    except OverflowError:  # pragma: no cover - float() returns inf instead
+        return float("inf")
+
+
+# ---- the tree builder ---------------------------------------------------------
+
+
+@v_args(inline=True)
+class _Builder(Transformer):
+    """Lark callbacks: one per grammar rule alias, building :mod:`classad.ast` nodes."""
+
+    def __init__(self) -> None:
+        super().__init__(visit_tokens=True)
+        self.old_strings = False
+
+    # names
+    def _name(self, tok: Token) -> str:
+        if tok.type == "QNAME":
+            parts = []
+            for m in _QNAME_PART.finditer(str(tok)):
+                text = unescape_new(m.group(1))
+                if text is None:
+                    raise _TokenError(tok, "a quoted name cannot contain a NUL byte")
+                parts.append(text)
+            name = "".join(parts)
+            if not name:
+                raise _TokenError(tok, "empty quoted attribute name")
+            return name
+        text = str(tok)
+        if text.lower() in KEYWORDS:
+            raise _TokenError(tok, f"keyword '{text}' cannot be an attribute name (quote it: '{text}')")
+        return text
+
+    def attr_ref(self, tok: Token) -> ast.Node:
+        return ast.attr_ref(self._name(tok))
+
+    def abs_ref(self, _dot: Token, tok: Token) -> ast.Node:
+        return ast.attr_ref(self._name(tok), absolute=True)
+
+    def select(self, base: ast.Node, _dot: Token, tok: Token) -> ast.Node:
+        return ast.select(base, self._name(tok))
+
+    def subscript(self, base: ast.Node, index: ast.Node) -> ast.Node:
+        return ast.Subscript(base, index)
+
+    def call(self, tok: Token, *args: Any) -> ast.Node:
+        name = self._name(tok) if tok.type == "NAME" else self._name(tok)
+        items = tuple(a for a in args if a is not None)
+        lname = name.lower()
+        if lname in ("abstime", "reltime") and len(items) == 1 and _is_string_literal(items[0]):
+            return _fold_time_literal(tok, name, items[0])
+        return ast.call(name, items)
+
+    def paren(self, inner: ast.Node) -> ast.Node:
+        return ast.Paren(inner)
+
+    def list_expr(self, *items: Any) -> ast.Node:
+        return ast.ListExpr(tuple(i for i in items if i is not None))
+
+    def record(self, *attrs: Any) -> ast.Node:
+        # Duplicate names: the last value wins, the first spelling is kept.
+        merged: dict[str, tuple[str, ast.Node]] = {}
+        for name, node in attrs:
+            key = name.lower()
+            if key in merged:
+                merged[key] = (merged[key][0], node)
+            else:
+                merged[key] = (name, node)
+        return ast.Record(tuple(merged.values()))
+
+    def attr(self, tok: Token, value: ast.Node) -> tuple:
+        return (self._name(tok), value)
+
+    def classad(self, record: ast.Node) -> ast.Node:
+        return record
+
+    def old_line(self, tok: Token, value: ast.Node) -> tuple:
+        return (self._name(tok), value)
+
+    # operators
+    def binary(self, left: ast.Node, op: Token, right: ast.Node) -> ast.Node:
+        text = str(op)
+        if op.type == "IS" or text == "=?=":
+            text = "is"
+        elif op.type == "ISNT" or text == "=!=":
+            text = "isnt"
+        return ast.Binary(text, left, right)
+
+    def unary(self, op: Token, operand: ast.Node) -> ast.Node:
+        return ast.Unary(str(op), operand)
+
+    def conditional(self, cond: ast.Node, then: ast.Node, other: ast.Node) -> ast.Node:
+        return ast.Conditional(cond, then, other)
+
+    def elvis(self, left: ast.Node, _op: Token, right: ast.Node) -> ast.Node:
+        return ast.Elvis(left, right)
+
+    # literals (terminal callbacks)
+    def INT(self, tok: Token) -> ast.Node:
+        return ast.Literal(_to_int(str(tok)))
+
+    NEG_INT = INT
+
+    def REAL(self, tok: Token) -> ast.Node:
+        return ast.Literal(_to_real(str(tok)))
+
+    NEG_REAL = REAL
+
+    def STRING(self, tok: Token) -> ast.Node:
+        parts = []
+        for m in _STRING_PART.finditer(str(tok)):
+            if self.old_strings:
+                parts.append(unescape_old(m.group(1)))
+                continue
+            text = unescape_new(m.group(1))
+            if text is None:
+                raise _TokenError(tok, "a string cannot contain a NUL byte")
+            parts.append(text)
+        return ast.Literal("".join(parts))
+
+    def TRUE(self, tok: Token) -> ast.Node:
+        return _TRUE
+
+    def FALSE(self, tok: Token) -> ast.Node:
+        return _FALSE
+
+    def UNDEFINED(self, tok: Token) -> ast.Node:
+        return _UNDEF
+
+    def ERROR(self, tok: Token) -> ast.Node:
+        return _ERROR
+
+
+_TRUE = ast.Literal(True)
+_FALSE = ast.Literal(False)
+_UNDEF = ast.Literal(UNDEFINED)
+_ERROR = ast.Literal(ERROR)
+
+
+def _is_string_literal(node: ast.Node) -> bool:
+    return isinstance(node, ast.Literal) and type(node.value) is str
+
+
+def _fold_time_literal(tok: Token, name: str, arg: ast.Node) -> ast.Node:
+    """``absTime("...")`` / ``relTime("...")`` with a literal string become time literals."""
+    try:
+        from .functions import time as time_functions
+    except ImportError:  # function library not available: keep the call
+        return ast.call(name, (arg,))
+    text = arg.value  # type: ignore[attr-defined]
+    if name.lower() == "abstime":
+        parse = getattr(time_functions, "parse_abstime_literal", None)
+    else:
+        parse = getattr(time_functions, "parse_reltime_literal", None)
+    if parse is None:
+        return ast.call(name, (arg,))
+    value = parse(text)
+    if value is None:
+        raise _TokenError(tok, f"invalid {name} literal {text!r}")
+    return ast.Literal(value)
+
+
+class _TokenError(Exception):
+    """Raised inside callbacks; turned into ParseError with the token's position."""
+
+    def __init__(self, tok: Token, message: str) -> None:
+        super().__init__(message)
+        self.tok = tok
+        self.message = message
+
+
+# ---- the parser and its single error boundary --------------------------------
+
+_builder = _Builder()
+_lark = Lark(
+    _grammar_path().read_text(encoding="utf-8"),
+    parser="lalr",
+    lexer="contextual",
+    start=["expr", "classad", "old_line"],
+    transformer=_builder,
+    maybe_placeholders=True,
+    cache=True,
+)
+
+_FRIENDLY = {
+    "RBRACE": "'}'", "LBRACE": "'{'", "RSQB": "']'", "LSQB": "'['", "RPAR": "')'", "LPAR": "'('",
+    "COMMA": "','", "SEMICOLON": "';'", "COLON": "':'", "QMARK": "'?'", "EQUAL": "'='",
+    "NAME": "a name", "QNAME": "a quoted name", "INT": "an integer", "NEG_INT": "an integer",
+    "REAL": "a real", "NEG_REAL": "a real", "STRING": "a string", "DOT": "'.'", "ELVIS": "'?:'",
+    "$END": "end of input", "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or '%'",
+    "NOT_OP": "'!' or '~'", "EQ_OP": "'==' or '!='", "REL_OP": "a comparison",
+    "OR_OP": "'||'", "AND_OP": "'&&'", "TRUE": "true", "FALSE": "false",
+    "UNDEFINED": "undefined", "ERROR": "error", "IS": "is", "ISNT": "isnt",
+    "SHIFT_OP": "a shift", "BITOR_OP": "'|'", "BITAND_OP": "'&'", "BITXOR_OP": "'^'",
+}
+
+
+def _describe_expected(expected: Any) -> str:
+    names = sorted({_FRIENDLY.get(e, e) for e in expected})
+    if not names:
+        return ""
+    if len(names) > 6:
+        names = names[:6] + ["..."]
+    return "; expected " + ", ".join(names)
+
+
+def _caret(text: str, line: int, column: int) -> str:
+    lines = text.splitlines() or [""]
+    src = lines[line - 1] if 0 < line <= len(lines) else ""
+    if len(src) > 200:
+        start = max(0, column - 100)
+        src = src[start:start + 200]
+        column -= start
+    return src + "\n" + " " * max(0, column - 1) + "^"
+
+
+def _parse(text: str, start: str, old_strings: bool, source: Optional[str],
+           line_offset: int = 0) -> Any:
+    _builder.old_strings = old_strings
+    try:
+        result = _lark.parse(text, start=start)
+    except _TokenError as exc:
+        raise _error(text, exc.message, exc.tok.line, exc.tok.column, source, line_offset) from None
+    except UnexpectedToken as exc:
+        tok = exc.token
+        if tok.type == "$END":
+            msg = "unexpected end of input" + _describe_expected(exc.expected)
+        else:
+            msg = f"unexpected {str(tok)[:40]!r}" + _describe_expected(exc.expected)
+        raise _error(text, msg, exc.line if exc.line != -1 else _last_line(text),
+                     exc.column if exc.column != -1 else _last_col(text), source, line_offset) from None
+    except UnexpectedEOF as exc:
+        raise _error(text, "unexpected end of input" + _describe_expected(exc.expected),
+                     _last_line(text), _last_col(text), source, line_offset) from None
+    except UnexpectedCharacters as exc:
+        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        msg = f"unexpected character {ch!r}"
+        if ch in "\"'":
+            msg = "unterminated string or quoted name"
+        elif ch == "0" or ch.isdigit():
+            msg = f"invalid number near {text[exc.pos_in_stream:exc.pos_in_stream + 12]!r}"
+        elif ch == "/" and text[exc.pos_in_stream:exc.pos_in_stream + 2] == "/*":
+            msg = "unterminated comment"
+        raise _error(text, msg, exc.line, exc.column, source, line_offset) from None
+    except (UnexpectedInput, LarkError) as exc:  # any other Lark failure stays inside this boundary
+        raise _error(text, str(exc).splitlines()[0], None, None, source, line_offset) from None
+    except RecursionError:
+        raise _error(text, "expression nested too deeply", None, None, source, line_offset) from None
+    return result
+
+
+def _last_line(text: str) -> int:
+    return text.count("\n") + 1
+
+
+def _last_col(text: str) -> int:
+    return len(text) - (text.rfind("\n") + 1) + 1
+
+
+def _error(text: str, message: str, line: Optional[int], column: Optional[int],
+           source: Optional[str], line_offset: int) -> ParseError:
+    context = _caret(text, line, column) if line is not None and column is not None else None
+    return ParseError(message, file=source, line=None if line is None else line + line_offset,
+                      column=column, context=context)
+
+
+def _check_depth(node: ast.Node, text: str, source: Optional[str]) -> None:
+    """Reject trees nested deeper than MAX_DEPTH without recursing."""
+    # Cheap pre-check: a tree can only be deep if the text has many openers or operators.
+    if len(text) < MAX_DEPTH:
+        return
+    stack = [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        if d > MAX_DEPTH:
+            raise ParseError(f"expression nested more than {MAX_DEPTH} levels deep", file=source)
+        for child in _children(n):
+            stack.append((child, d + 1))
+
+
+def _children(n: ast.Node) -> tuple:
+    if isinstance(n, ast.Binary):
+        return (n.left, n.right)
+    if isinstance(n, (ast.Unary,)):
+        return (n.operand,)
+    if isinstance(n, ast.Paren):
+        return (n.inner,)
+    if isinstance(n, ast.Select):
+        return (n.base,)
+    if isinstance(n, ast.Subscript):
+        return (n.base, n.index)
+    if isinstance(n, ast.Conditional):
+        return (n.cond, n.then, n.other)
+    if isinstance(n, ast.Elvis):
+        return (n.left, n.right)
+    if isinstance(n, (ast.ListExpr,)):
+        return n.items
+    if isinstance(n, ast.Call):
+        return n.args
+    if isinstance(n, ast.Record):
+        return tuple(v for _, v in n.attrs)
+    return ()
+
+
+# ---- public entry points ------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=65536)
+def parse_expr(text: str) -> ast.Node:
+    """Parse one expression; identical text returns the identical (shared) tree."""
+    node = _parse(text, "expr", False, None)
+    _check_depth(node, text, None)
+    return node
+
+
+@functools.lru_cache(maxsize=65536)
+def parse_old_value(text: str) -> ast.Node:
+    """Parse the value of an old-format ``Name = value`` line (old string escapes)."""
+    node = _parse(text, "expr", True, None)
+    _check_depth(node, text, None)
+    return node
+
+
+def parse_expr_at(text: str, source: Optional[str] = None, line: int = 1, old_strings: bool = False) -> ast.Node:
+    """Parse an expression, reporting errors against ``source`` at line ``line``."""
+    try:
+        return parse_old_value(text) if old_strings else parse_expr(text)
+    except ParseError as exc:
+        raise ParseError(exc.message, file=source, line=(exc.line or 1) + line - 1,
+                         column=exc.column, context=exc.context) from None
+
+
+def parse_record(text: str, source: Optional[str] = None) -> ast.Record:
+    """Parse a whole ``[ ... ]`` ad."""
+    node = _parse(text, "classad", False, source)
+    _check_depth(node, text, source)
+    return node
+
+
+def parse_full_expr_lenient(text: str) -> ast.Node:
+    """Parse as the C++ ``eval()`` function does: a top-level ternary may be followed by junk.
+
+    ``eval("1 ? 2 : 3 junk")`` is 2 in HTCondor, while ``eval("1 + 2 3")`` is an error.
+    """
+    try:
+        return parse_expr(text)
+    except ParseError as exc:
+        error = exc
+    # Find the longest prefix that parses as a ternary, cutting at token boundaries.
+    if error.line is None or error.column is None:
+        raise error
+    lines = text.splitlines(keepends=True)
+    offset = sum(len(l) for l in lines[: error.line - 1]) + error.column - 1
+    prefix = text[:offset]
+    try:
+        node = parse_expr(prefix)
+    except ParseError:
+        raise error from None
+    if isinstance(node, ast.Conditional):
+        return node
+    raise error

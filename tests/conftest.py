@@ -1,0 +1,19 @@
+"""Shared test fixtures: the oracle (HTCondor's C++ library) when it is installed."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# A fixed zone so time functions give the same answers everywhere.
+os.environ.setdefault("TZ", "UTC")
+
+
+@pytest.fixture(scope="session")
+def oracle():
+    """The ``classad2`` module in HTCondor's default mode, or skip if the wheel is missing."""
+    pytest.importorskip("htcondor2")  # must come first: it switches classad2 to compat mode
+    import classad2
+
+    return classad2
