@@ -37,9 +37,17 @@ MAX_EVAL_DEPTH = 400
 
 
 class EvalState:
-    """Everything an evaluation needs besides the expression and its ad."""
+    """Everything an evaluation needs besides the expression and its ad.
 
-    __slots__ = ("strict", "clock", "random", "my", "target", "active", "depth")
+    With a ``target`` the evaluation runs in a match context built like
+    HTCondor's ``MatchClassAd``: a synthetic top ad holding ``LEFT`` (= ``my``),
+    ``RIGHT`` (= ``target``) and two context ads that name ``my``/``target``/
+    ``other``/``ad`` from each side.  The user's ads are never re-parented:
+    :meth:`parent_of` supplies those enclosing ads virtually, and they are only
+    built when a lookup walks past the top of an ad.
+    """
+
+    __slots__ = ("strict", "clock", "random", "my", "target", "active", "depth", "_match")
 
     def __init__(self, my: Any = None, target: Any = None, strict: bool = False,
                  clock: Optional[Callable[[], float]] = None, rng: Optional[random.Random] = None) -> None:
@@ -50,6 +58,7 @@ class EvalState:
         self.target = target
         self.active: set = set()
         self.depth = 0
+        self._match: Optional[tuple] = None
 
     def now(self) -> float:
         """The current time in seconds since the epoch (from the state's clock)."""
@@ -59,12 +68,52 @@ class EvalState:
         """The other top-level ad of a match for an expression living under ``ad``."""
         if self.target is None or ad is None:
             return None
-        root = _root(ad)
-        if root is self.my:
+        while ad.parent is not None:
+            ad = ad.parent
+        if ad is self.my:
             return self.target
-        if root is self.target:
+        if ad is self.target:
             return self.my
         return None
+
+    def parent_of(self, ad: Any) -> Any:
+        """The enclosing ad of ``ad``, including the virtual ones of a match context."""
+        parent = ad.parent
+        if parent is not None or self.target is None:
+            return parent
+        lctx, rctx, match = self._match or self._build_match()
+        if ad is self.my:
+            return lctx
+        if ad is self.target:
+            return rctx
+        if ad is lctx or ad is rctx:
+            return match
+        return None
+
+    def _build_match(self) -> tuple:
+        from .ad import ClassAd
+        from .parser import parse_expr
+
+        match = ClassAd._from_nodes(tuple((n, parse_expr(t)) for n, t in _MATCH_ATTRS))
+        lctx = ClassAd._from_nodes(tuple((n, parse_expr(t)) for n, t in _LEFT_CTX), match)
+        rctx = ClassAd._from_nodes(tuple((n, parse_expr(t)) for n, t in _RIGHT_CTX), match)
+        match.set_node("lCtx", ast.Literal(lctx))
+        match.set_node("rCtx", ast.Literal(rctx))
+        match.set_node("LEFT", ast.Literal(self.my))
+        match.set_node("RIGHT", ast.Literal(self.target))
+        self._match = (lctx, rctx, match)
+        return self._match
+
+
+_MATCH_ATTRS = (
+    ("symmetricMatch", "RIGHT.requirements && LEFT.requirements"),
+    ("leftMatchesRight", "RIGHT.requirements"),
+    ("rightMatchesLeft", "LEFT.requirements"),
+    ("leftRankValue", "LEFT.rank"),
+    ("rightRankValue", "RIGHT.rank"),
+)
+_LEFT_CTX = (("other", ".RIGHT"), ("target", ".RIGHT"), ("my", ".LEFT"), ("ad", ".LEFT"))
+_RIGHT_CTX = (("other", ".LEFT"), ("target", ".LEFT"), ("my", ".RIGHT"), ("ad", ".RIGHT"))
 
 
 _default_random = random.Random()
@@ -144,10 +193,12 @@ def _fn(node: ast.Node) -> Callable:
 # ---- attribute lookup -------------------------------------------------------------
 
 
-def _root(ad: Any) -> Any:
-    while ad.parent is not None:
-        ad = ad.parent
-    return ad
+def _root(ad: Any, state: EvalState) -> Any:
+    while True:
+        parent = state.parent_of(ad)
+        if parent is None:
+            return ad
+        ad = parent
 
 
 def eval_attribute(ad: Any, lname: str, node: ast.Node, state: EvalState) -> Any:
@@ -175,11 +226,12 @@ def eval_attribute(ad: Any, lname: str, node: ast.Node, state: EvalState) -> Any
 def _special(name: str, ad: Any, state: EvalState) -> Any:
     """The value of a special name at ``ad``, or None when ``name`` is not special there."""
     if name == "parent":
-        return ad.parent if ad.parent is not None else UNDEFINED
+        parent = state.parent_of(ad)
+        return parent if parent is not None else UNDEFINED
     if name == "self":
         return ad
     if name == "toplevel" or name == "root":
-        return _root(ad)
+        return _root(ad, state)
     if not state.strict:
         if name == "my":
             return ad
@@ -189,15 +241,11 @@ def _special(name: str, ad: Any, state: EvalState) -> Any:
 
 
 _SPECIAL = frozenset({"parent", "self", "toplevel", "root", "my", "currenttime"})
-_CONTEXT = frozenset({"target", "other", "my", "ad"})
 
 
-def lookup_name(ad: Any, lname: str, state: EvalState) -> Any:
-    """Resolve an unscoped name starting in ``ad`` (see the module docstring)."""
-    if ad is None:
-        if not state.strict and lname == "currenttime":
-            return int(state.now())
-        return UNDEFINED
+def lookup_in_chain(ad: Any, lname: str, state: EvalState) -> Any:
+    """Find ``lname`` starting in ``ad``: the ad itself, the special names, then the
+    enclosing ads (this is also what selection ``e.name`` does).  Undefined if absent."""
     node = ad._lookup_node(lname)
     if node is not None:
         return eval_attribute(ad, lname, node, state)
@@ -205,32 +253,38 @@ def lookup_name(ad: Any, lname: str, state: EvalState) -> Any:
         v = _special(lname, ad, state)
         if v is not None:
             return v
-    cur = ad.parent
+    cur = state.parent_of(ad)
     while cur is not None:
         node = cur._lookup_node(lname)
         if node is not None:
             return eval_attribute(cur, lname, node, state)
-        cur = cur.parent
-    partner = state.partner(ad)
-    if lname in _CONTEXT:
-        if lname in ("target", "other"):
-            return partner if partner is not None else UNDEFINED
-        if partner is not None:  # my / ad inside a match name the expression's own top ad
-            return _root(ad)
-    if partner is not None and not state.strict:
-        return lookup_in_chain(partner, lname, state)
+        cur = state.parent_of(cur)
     return UNDEFINED
 
 
-def lookup_in_chain(ad: Any, lname: str, state: EvalState) -> Any:
-    """Find ``lname`` in ``ad`` or its enclosing ads (selection ``e.name``); Undefined if absent."""
+def lookup_name(ad: Any, lname: str, state: EvalState) -> Any:
+    """Resolve an unscoped name starting in ``ad``; in compat mode a name missing from
+    the whole chain is looked up again in the partner ad of a match."""
+    if ad is None:
+        return UNDEFINED
+    value = lookup_in_chain(ad, lname, state)
+    if value is UNDEFINED and not state.strict and state.target is not None:
+        partner = state.partner(ad)
+        if partner is not None and not _found_in_chain(ad, lname, state):
+            return lookup_in_chain(partner, lname, state)
+    return value
+
+
+def _found_in_chain(ad: Any, lname: str, state: EvalState) -> bool:
+    """Whether ``lname`` exists (as an attribute or special name) in the chain of ``ad``."""
+    if lname in _SPECIAL and (lname in ("parent", "self", "toplevel", "root") or not state.strict):
+        return True
     cur = ad
     while cur is not None:
-        node = cur._lookup_node(lname)
-        if node is not None:
-            return eval_attribute(cur, lname, node, state)
-        cur = cur.parent
-    return UNDEFINED
+        if cur._lookup_node(lname) is not None:
+            return True
+        cur = state.parent_of(cur)
+    return False
 
 
 # ---- compilers, one per node kind ---------------------------------------------------------
@@ -247,7 +301,7 @@ def _compile_attr(node: ast.AttrRef) -> Callable:
         def absolute(ad: Any, st: EvalState) -> Any:
             if ad is None:
                 return UNDEFINED
-            return lookup_in_chain(_root(ad), lname, st)
+            return lookup_in_chain(_root(ad, st), lname, st)
         return absolute
 
     def ref(ad: Any, st: EvalState) -> Any:

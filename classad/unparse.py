@@ -136,7 +136,7 @@ class _Printer:
             op = OLD_SPELLING.get(n.op, n.op) if self.old else n.op
             return self.node(n.left) + " " + op + " " + self.node(n.right)
         if t is ast.Select:
-            return self.node(n.base) + "." + quote_name(n.name)
+            return self.node(n.base) + "." + n.name  # HTCondor prints selected names raw
         if t is ast.Call:
             return n.name + "(" + ",".join(self.node(a) for a in n.args) + ")"
         if t is ast.Paren:
