@@ -207,6 +207,8 @@ def eval_attribute(ad: Any, lname: str, node: ast.Node, state: EvalState) -> Any
     Re-entering an attribute that is already being evaluated is a circular
     reference: the inner use is Undefined.
     """
+    if type(node) is ast.Literal:  # no references inside: nothing can recurse
+        return node.value
     key = (id(ad), lname)
     active = state.active
     if key in active:
@@ -253,6 +255,21 @@ def lookup_in_chain(ad: Any, lname: str, state: EvalState) -> Any:
         v = _special(lname, ad, state)
         if v is not None:
             return v
+    cur = ad.parent
+    while cur is not None:
+        node = cur._lookup_node(lname)
+        if node is not None:
+            return eval_attribute(cur, lname, node, state)
+        ad = cur
+        cur = cur.parent
+    if state.target is None:
+        return UNDEFINED
+    # Past the top of a user's ad: the context ads of the match.  Their four names are
+    # answered directly, so the synthetic match ad is only built for rarer lookups.
+    if lname in _CONTEXT_NAMES and (ad is state.my or ad is state.target):
+        if lname == "target" or lname == "other":
+            return state.target if ad is state.my else state.my
+        return ad
     cur = state.parent_of(ad)
     while cur is not None:
         node = cur._lookup_node(lname)
@@ -260,6 +277,9 @@ def lookup_in_chain(ad: Any, lname: str, state: EvalState) -> Any:
             return eval_attribute(cur, lname, node, state)
         cur = state.parent_of(cur)
     return UNDEFINED
+
+
+_CONTEXT_NAMES = frozenset({"target", "other", "my", "ad"})
 
 
 def lookup_name(ad: Any, lname: str, state: EvalState) -> Any:

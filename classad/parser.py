@@ -411,9 +411,42 @@ def _children(n: ast.Node) -> tuple:
 # ---- public entry points ------------------------------------------------------
 
 
+# Most values in ad files are plain literals; these patterns recognise exactly the
+# token forms of the grammar (see INT, REAL and STRING there), so such values skip
+# Lark without changing what they mean.
+_FAST_INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
+_FAST_REAL = re.compile(r"-?(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)\Z")
+_FAST_STRING = re.compile(r'"[^"\\\n]*"\Z')
+_FAST_WORDS = {"true": _TRUE, "false": _FALSE, "undefined": _UNDEF, "error": _ERROR}
+
+
+def _fast_literal(text: str) -> Optional[ast.Node]:
+    """The node of ``text`` when it is one simple literal, else None (use the full parser)."""
+    text = text.strip(" \t")
+    if not text:
+        return None
+    first = text[0]
+    if first == '"':
+        if _FAST_STRING.match(text):
+            body = text[1:-1]
+            if body.isprintable():
+                return ast.Literal(body)
+        return None
+    if first.isdigit() or first == "-":
+        if _FAST_INT.match(text):
+            return ast.Literal(_to_int(text))
+        if _FAST_REAL.match(text):
+            return ast.Literal(_to_real(text))
+        return None
+    return _FAST_WORDS.get(text.lower())
+
+
 @functools.lru_cache(maxsize=65536)
 def parse_expr(text: str) -> ast.Node:
     """Parse one expression; identical text returns the identical (shared) tree."""
+    fast = _fast_literal(text)
+    if fast is not None:
+        return fast
     node = _parse(text, "expr", False, None)
     _check_depth(node, text, None)
     return node
@@ -422,6 +455,9 @@ def parse_expr(text: str) -> ast.Node:
 @functools.lru_cache(maxsize=65536)
 def parse_old_value(text: str) -> ast.Node:
     """Parse the value of an old-format ``Name = value`` line (old string escapes)."""
+    fast = _fast_literal(text)
+    if fast is not None:
+        return fast
     node = _parse(text, "expr", True, None)
     _check_depth(node, text, None)
     return node
