@@ -57,6 +57,8 @@ from lang_helpers import ev
     ("!x", " !x"),
     (".x", ".x"),
     ("a.'a b'", "a.a b"),
+    # §0: in HTCondor's default mode ";" also separates function arguments
+    ('strcat("a";"b","c")', 'strcat("a","b","c")'),
 ])
 def test_printed_form(text: str, printed: str) -> None:
     assert repr(classad.ExprTree(text)) == printed
@@ -73,6 +75,7 @@ def test_printed_form(text: str, printed: str) -> None:
     "{1,2,}", "{,}", "f(1,)", "f(,1)",          # no stray commas
     "1 + 2 3", "1 +", "(1", '"abc', "/* open",
     "é",                                        # non-ASCII outside a string
+    "f(1;)", "{1;2}",                           # ";" separates call arguments only
 ])
 def test_parse_errors(text: str) -> None:
     with pytest.raises(ParseError):
