@@ -1,0 +1,609 @@
+"""User-priority accounting (spec §3): pure priority math plus a durable SQLite store.
+
+The math is a handful of pure functions over plain numbers (decay factor, RUP
+update, partial-interval charges, priority factors); they never read a clock,
+every time is passed in.  :class:`Accountant` keeps one record per principal
+(a submitter ``user@domain`` or a group name such as ``group_physics`` or
+``<none>``) and one per claimed slot, in memory, and writes them to SQLite at
+the end of each transaction.  A transaction that raises is discarded and the
+last committed state reloaded, so a crash mid-cycle loses nothing committed.
+Use ``with acct.transaction():`` around one negotiation cycle; each public
+mutator outside such a block commits on its own.
+
+Usage model (spec §3.3): a match adds its slot weight to the submitter's and
+its group's in-use usage at once, and a negative "uncharged time" so the next
+:meth:`Accountant.update_priorities` charges only the part of the interval
+after the match; ending a match adds the used part back.  Group records also
+carry hierarchical usage summed over the group and every dotted ancestor.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import astuple, dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Optional
+
+from .errors import StateError
+
+MIN_PRIORITY = 0.5          # every RUP starts here and never goes below it
+NONE_GROUP = "<none>"       # the root of the group tree
+SCHEMA_VERSION = 1
+
+# ---- pure math --------------------------------------------------------------------------
+
+
+def decay_factor(dt: float, halflife: float) -> float:
+    """β = 0.5^(Δt/h): the weight the old RUP keeps after ``dt`` seconds."""
+    return 0.5 ** (dt / halflife)
+
+
+def updated_priority(rup: float, recent: float, dt: float, halflife: float) -> float:
+    """RUP after ``dt`` seconds of average usage ``recent``: max(0.5, β·RUP + (1−β)·recent).
+
+    A stored RUP below 0.5 (or 0, "never set") counts as 0.5.  With constant usage this
+    is exact for any spacing of updates: RUP(t) = ρ + (RUP0 − ρ)·0.5^(t/h).
+    """
+    beta = decay_factor(dt, halflife)
+    return max(MIN_PRIORITY, max(rup, MIN_PRIORITY) * beta + recent * (1.0 - beta))
+
+
+def recent_usage(weighted_in_use: float, weighted_uncharged: float, dt: float,
+                 hier_in_use: float = 0.0) -> float:
+    """Average weighted usage over the last ``dt`` seconds (a group uses its subtree's)."""
+    if hier_in_use > 0:
+        return hier_in_use
+    return weighted_in_use + weighted_uncharged / dt
+
+
+def match_start_charge(weight: float, start: float, last_update: float) -> float:
+    """Uncharged-time change when a match starts at ``start``: the slice before it is not used."""
+    return -(start - last_update) * weight
+
+
+def match_end_charge(weight: float, end: float, last_update: float) -> float:
+    """Uncharged-time change when a match ends at ``end``: everything since the last update.
+
+    This also cancels the negative charge of a match that started after the last update,
+    so a match that starts and ends within one interval is charged exactly its duration.
+    (HTCondor adds ``end - max(start, last_update)``, which under-charges such a match by
+    ``start - last_update``; listed in the differences document.)
+    """
+    return (end - last_update) * weight
+
+
+def effective_priority(rup: float, factor: float) -> float:
+    """EUP = max(RUP, 0.5) × priority factor (smaller is better)."""
+    return max(rup, MIN_PRIORITY) * factor
+
+
+def submitter_domain(name: str) -> str:
+    """The domain of ``user@domain`` (text after the last ``@``; empty if none)."""
+    return name.rpartition("@")[2] if "@" in name else ""
+
+
+def group_ancestors(group: Optional[str]) -> list[str]:
+    """``a.b.c`` -> ``[a.b.c, a.b, a]``; the root ``<none>`` has none."""
+    if not group or group == NONE_GROUP:
+        return []
+    parts = group.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+
+
+@dataclass(frozen=True)
+class FactorPolicy:
+    """The configured defaults a new principal's priority factor comes from (spec §3.4)."""
+
+    default: float = 1000.0             # DEFAULT_PRIO_FACTOR
+    nice_user: float = 1e10             # NICE_USER_PRIO_FACTOR
+    remote: float = 1e7                 # REMOTE_PRIO_FACTOR
+    local_domain: str = ""              # ACCOUNTANT_LOCAL_DOMAIN; empty: everyone is local
+    nice_prefix: str = "nice-user"      # NICE_USER_ACCOUNTING_GROUP_NAME
+    # name -> GROUP_PRIO_FACTOR of the name's assigned group (None/0: unset); from the groups module
+    group_factor: Optional[Callable[[str], Optional[float]]] = None
+
+    @classmethod
+    def from_knobs(cls, knobs: Any, group_factor: Optional[Callable[[str], Optional[float]]] = None
+                   ) -> "FactorPolicy":
+        """Read the factor knobs from a :class:`matchmaker.knobs.Knobs`."""
+        return cls(default=knobs.get("DEFAULT_PRIO_FACTOR"), nice_user=knobs.get("NICE_USER_PRIO_FACTOR"),
+                   remote=knobs.get("REMOTE_PRIO_FACTOR"),
+                   local_domain=knobs.get("ACCOUNTANT_LOCAL_DOMAIN") or "",
+                   nice_prefix=knobs.get("NICE_USER_ACCOUNTING_GROUP_NAME") or "nice-user",
+                   group_factor=group_factor)
+
+
+def default_prio_factor(name: str, policy: FactorPolicy) -> float:
+    """Factor for a principal with none stored: nice user > group factor > remote > default."""
+    if name.startswith(policy.nice_prefix):
+        return policy.nice_user
+    group = policy.group_factor(name) if policy.group_factor is not None else None
+    if group:
+        return group
+    if policy.local_domain and submitter_domain(name) != policy.local_domain:
+        return policy.remote
+    return policy.default
+
+
+def resolve_prio_factor(stored: float, name: str, policy: FactorPolicy) -> float:
+    """The stored factor if it is set (≥ 1), else the default for ``name``."""
+    return stored if stored >= 1.0 else default_prio_factor(name, policy)
+
+
+# ---- records ----------------------------------------------------------------------------
+
+
+@dataclass
+class Customer:
+    """One principal's accounting record (HTCondor's ``Customer.<name>`` ad)."""
+
+    name: str
+    is_group: bool = False
+    priority: float = 0.0                   # stored RUP; below 0.5 reads as 0.5
+    factor: float = 0.0                     # stored priority factor; < 1 means "not yet set"
+    resources_used: float = 0.0             # claims held (count)
+    weighted_resources_used: float = 0.0
+    hier_weighted_resources_used: float = 0.0   # groups: own and all subgroups' usage
+    uncharged_time: float = 0.0
+    weighted_uncharged_time: float = 0.0
+    accumulated_usage: float = 0.0          # slot-seconds
+    weighted_accumulated_usage: float = 0.0
+    begin_usage_time: float = 0.0
+    last_usage_time: float = 0.0
+    ceiling: float = -1.0                   # cap on weighted usage; -1: none
+    floor: float = 0.0                      # guaranteed weighted usage; 0: none
+
+    @property
+    def rup(self) -> float:
+        """The real user priority (never below 0.5)."""
+        return max(self.priority, MIN_PRIORITY)
+
+
+@dataclass
+class Claim:
+    """A slot charged to a principal (HTCondor's ``Resource.<slot>`` ad)."""
+
+    slot: str
+    customer: str
+    weight: float = 1.0
+    group: Optional[str] = None
+    start_time: float = 0.0
+    limits: str = ""                        # matched concurrency limits
+
+
+@dataclass(frozen=True)
+class PrioRow:
+    """One line of ``condor_userprio`` (spec §3.7)."""
+
+    name: str
+    is_group: bool
+    effective_priority: float
+    real_priority: float
+    priority_factor: float
+    resources_used: float
+    weighted_resources_used: float
+    accumulated_usage_hours: float          # weighted
+    begin_usage_time: float
+    last_usage_time: float
+    time_since_last_usage: float            # LastUpdate − LastUsageTime; 0 prints as "<now>"
+    floor: float
+    ceiling: float
+
+
+_CUSTOMER_COLUMNS = [f.name for f in fields(Customer)]
+_CLAIM_COLUMNS = [f.name for f in fields(Claim)]
+
+
+def _columns(names: list[str]) -> str:
+    """A quoted column list (quoted because ``group`` is an SQL keyword)."""
+    return ", ".join(f'"{n}"' for n in names)
+
+
+_SCHEMA = f"""
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value REAL);
+CREATE TABLE customers ({_columns(_CUSTOMER_COLUMNS)}, PRIMARY KEY ("name"));
+CREATE TABLE claims ({_columns(_CLAIM_COLUMNS)}, PRIMARY KEY ("slot"));
+INSERT INTO schema_version VALUES ({SCHEMA_VERSION});
+"""
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    """Open ``path``, creating the schema in a new database and checking it in an old one."""
+    conn = sqlite3.connect(path)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables:
+            conn.executescript(_SCHEMA)
+        elif "schema_version" not in tables:
+            raise StateError("not an accountant database (no schema_version table)", file=path)
+        else:
+            row = conn.execute("SELECT version FROM schema_version").fetchone()
+            if row is None or row[0] != SCHEMA_VERSION:
+                raise StateError(f"accountant schema version {row and row[0]}, this program "
+                                 f"reads version {SCHEMA_VERSION}", file=path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+# ---- the store --------------------------------------------------------------------------
+
+
+class Accountant:
+    """Priorities and usage of every principal, persisted in one SQLite file."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str, *, halflife: float = 86400.0,
+                 factors: FactorPolicy = FactorPolicy()) -> None:
+        self._conn = conn
+        self.path = path
+        self.halflife = halflife
+        self.factors = factors
+        self._depth = 0
+        self._load()
+
+    @classmethod
+    def load(cls, path: str | Path, *, halflife: float = 86400.0,
+             factors: FactorPolicy = FactorPolicy()) -> "Accountant":
+        """Open (creating if new) the store at ``path``; ``":memory:"`` for a throw-away one.
+
+        A file that is not an accountant database of this schema raises :class:`StateError`.
+        """
+        path = str(path)
+        try:
+            conn = _connect(path)
+        except sqlite3.Error as exc:
+            raise StateError(f"cannot use accountant database: {exc}", file=path) from None
+        try:
+            return cls(conn, path, halflife=halflife, factors=factors)
+        except BaseException:
+            conn.close()
+            raise
+
+    @classmethod
+    def from_knobs(cls, path: str | Path, knobs: Any,
+                   group_factor: Optional[Callable[[str], Optional[float]]] = None) -> "Accountant":
+        """Open a store configured by ``PRIORITY_HALFLIFE`` and the factor knobs."""
+        return cls.load(path, halflife=knobs.get("PRIORITY_HALFLIFE"),
+                        factors=FactorPolicy.from_knobs(knobs, group_factor))
+
+    def close(self) -> None:
+        """Close the database (uncommitted changes of an open transaction are lost)."""
+        self._conn.close()
+
+    def __enter__(self) -> "Accountant":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _load(self) -> None:
+        """(Re)read every record from the database, discarding in-memory changes."""
+        try:
+            meta = dict(self._conn.execute("SELECT key, value FROM meta"))
+            customers = {r[0]: Customer(*r) for r in
+                         self._conn.execute(f"SELECT {_columns(_CUSTOMER_COLUMNS)} FROM customers")}
+            claims = {r[0]: Claim(*r) for r in
+                      self._conn.execute(f"SELECT {_columns(_CLAIM_COLUMNS)} FROM claims")}
+        except (sqlite3.Error, TypeError, ValueError) as exc:
+            raise StateError(f"corrupt accountant database: {exc}", file=self.path) from None
+        for c in customers.values():
+            c.is_group = bool(c.is_group)
+        self._customers = customers
+        self._claims = claims
+        self._last_update: Optional[float] = meta.get("last_update_time")
+        self._dirty: set[str] = set()
+        self._gone: set[str] = set()
+        self._dirty_claims: set[str] = set()
+        self._gone_claims: set[str] = set()
+
+    @contextmanager
+    def transaction(self) -> Iterator["Accountant"]:
+        """Group changes into one commit; nested blocks join the outermost one.
+
+        If the block raises, every change since the last commit is discarded.
+        """
+        self._depth += 1
+        try:
+            yield self
+        except BaseException:
+            self._depth -= 1
+            if self._depth == 0:
+                self._load()
+            raise
+        self._depth -= 1
+        if self._depth == 0:
+            self._flush()
+
+    def _flush(self) -> None:
+        customers = [astuple(self._customers[n]) for n in self._dirty if n in self._customers]
+        claims = [astuple(self._claims[s]) for s in self._dirty_claims if s in self._claims]
+        try:
+            with self._conn:       # one SQLite transaction: all of it lands or none
+                self._conn.executemany("DELETE FROM customers WHERE name = ?", [(n,) for n in self._gone])
+                self._conn.executemany("INSERT OR REPLACE INTO customers VALUES "
+                                       f"({', '.join('?' * len(_CUSTOMER_COLUMNS))})", customers)
+                self._conn.executemany("DELETE FROM claims WHERE slot = ?", [(s,) for s in self._gone_claims])
+                self._conn.executemany("INSERT OR REPLACE INTO claims VALUES "
+                                       f"({', '.join('?' * len(_CLAIM_COLUMNS))})", claims)
+                if self._last_update is not None:
+                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('last_update_time', ?)",
+                                       (self._last_update,))
+        except sqlite3.Error as exc:
+            self._load()
+            raise StateError(f"cannot write accountant database: {exc}", file=self.path) from None
+        self._dirty.clear()
+        self._gone.clear()
+        self._dirty_claims.clear()
+        self._gone_claims.clear()
+
+    # ---- reading ------------------------------------------------------------------------
+
+    @property
+    def last_update_time(self) -> Optional[float]:
+        """When priorities were last aged (``None`` for a new store)."""
+        return self._last_update
+
+    def names(self) -> list[str]:
+        """Every principal with a record, sorted."""
+        return sorted(self._customers)
+
+    def get(self, name: str) -> Optional[Customer]:
+        """A copy of ``name``'s record, or ``None``."""
+        c = self._customers.get(name)
+        return replace(c) if c is not None else None
+
+    def claims(self) -> list[Claim]:
+        """Copies of the slot records, sorted by slot name."""
+        return [replace(self._claims[s]) for s in sorted(self._claims)]
+
+    def rup(self, name: str) -> float:
+        """Real user priority (0.5 for an unknown principal)."""
+        c = self._customers.get(name)
+        return c.rup if c is not None else MIN_PRIORITY
+
+    def prio_factor(self, name: str) -> float:
+        """The priority factor; a default is stored on first use, so a later config change
+        does not affect an existing principal (as in HTCondor)."""
+        c = self._customers.get(name)
+        if c is not None and c.factor >= 1.0:
+            return c.factor
+        factor = default_prio_factor(name, self.factors)
+        with self.transaction():
+            self._record(name).factor = factor
+        return factor
+
+    def eup(self, name: str) -> float:
+        """Effective user priority: RUP × factor."""
+        return effective_priority(self.rup(name), self.prio_factor(name))
+
+    def usage(self, name: str, hierarchical: bool = False) -> float:
+        """Weighted resources in use; ``hierarchical`` gives a group's subtree total."""
+        c = self._customers.get(name)
+        if c is None:
+            return 0.0
+        if hierarchical and c.hier_weighted_resources_used > 0:
+            return c.hier_weighted_resources_used
+        return c.weighted_resources_used
+
+    # ---- aging and charging -------------------------------------------------------------
+
+    def _record(self, name: str, is_group: bool = False) -> Customer:
+        c = self._customers.get(name)
+        if c is None:
+            c = self._customers[name] = Customer(name, is_group=is_group)
+            self._gone.discard(name)
+        c.is_group = c.is_group or is_group
+        self._dirty.add(name)
+        return c
+
+    def _clock(self, now: float) -> float:
+        """The start of the current charging interval (``now`` on a new store)."""
+        if self._last_update is None:
+            self._last_update = now
+        return self._last_update
+
+    def update_priorities(self, now: float) -> None:
+        """Age every record to ``now`` and charge the interval's usage (start of a cycle)."""
+        with self.transaction():
+            dt = now - self._clock(now)
+            self._last_update = now     # also restarts the interval if the clock went back
+            if dt <= 0:
+                return
+            for c in self._customers.values():
+                self._dirty.add(c.name)
+                recent = recent_usage(c.weighted_resources_used, c.weighted_uncharged_time, dt,
+                                      c.hier_weighted_resources_used)
+                c.priority = updated_priority(c.priority, recent, dt, self.halflife)
+                c.accumulated_usage += c.resources_used * dt + c.uncharged_time
+                c.weighted_accumulated_usage += c.weighted_resources_used * dt + c.weighted_uncharged_time
+                if c.accumulated_usage > 0 and c.begin_usage_time == 0:
+                    c.begin_usage_time = now
+                if recent > 0 or c.resources_used + c.uncharged_time / dt > 0:
+                    c.last_usage_time = now
+                c.uncharged_time = c.weighted_uncharged_time = 0.0
+
+    def _charge(self, claim: Claim, sign: int, now: float) -> None:
+        """Add (sign=+1) or take away (-1) one claim's usage for its customer and group."""
+        last = self._clock(now)
+        w = claim.weight
+        per_slot = match_start_charge(1.0, now, last) if sign > 0 else match_end_charge(1.0, now, last)
+        owners = [self._record(claim.customer)]
+        if claim.group:
+            owners.append(self._record(claim.group, is_group=True))
+        for c in owners:
+            c.resources_used = max(0.0, c.resources_used + sign)
+            c.weighted_resources_used = max(0.0, c.weighted_resources_used + sign * w)
+            c.uncharged_time += per_slot
+            c.weighted_uncharged_time += per_slot * w
+        for g in group_ancestors(claim.group):
+            rec = self._record(g, is_group=True)
+            rec.hier_weighted_resources_used = max(0.0, rec.hier_weighted_resources_used + sign * w)
+
+    def add_match(self, customer: str, slot: str, weight: float, now: float, *,
+                  group: Optional[str] = None, limits: str = "") -> None:
+        """Charge ``slot`` (of ``weight``) to ``customer`` and its assigned ``group`` from ``now``."""
+        with self.transaction():
+            if slot in self._claims:
+                self.remove_match(slot, now)
+            claim = Claim(slot, customer, weight, group, now, limits)
+            self._charge(claim, +1, now)
+            self._claims[slot] = claim
+            self._dirty_claims.add(slot)
+            self._gone_claims.discard(slot)
+
+    def remove_match(self, slot: str, now: float) -> None:
+        """End the claim on ``slot`` at ``now`` (no-op for an unknown slot)."""
+        with self.transaction():
+            claim = self._claims.pop(slot, None)
+            if claim is None:
+                return
+            self._charge(claim, -1, now)
+            self._gone_claims.add(slot)
+            self._dirty_claims.discard(slot)
+
+    def sync_claims(self, current: Iterable[Claim], now: float) -> None:
+        """Make the slot records match the claimed slots seen at ``now`` (HTCondor's CheckMatches).
+
+        Records of slots no longer claimed by the same principal end now; new claims start
+        now; a claim whose weight changed is charged at the new weight from now.  Call it
+        right after :meth:`update_priorities` with the same ``now``.
+        """
+        with self.transaction():
+            seen = {c.slot: c for c in current}
+            for slot, old in list(self._claims.items()):
+                cur = seen.get(slot)
+                if cur is None or (cur.customer, cur.group) != (old.customer, old.group):
+                    self.remove_match(slot, now)
+                elif cur.weight != old.weight:
+                    self.add_match(old.customer, slot, cur.weight, now, group=old.group, limits=old.limits)
+                    self._claims[slot].start_time = old.start_time
+            for slot, cur in seen.items():
+                if slot not in self._claims:
+                    self.add_match(cur.customer, slot, cur.weight, now, group=cur.group, limits=cur.limits)
+
+    def set_usage(self, name: str, weighted: float, now: float, count: Optional[float] = None) -> None:
+        """Set ``name``'s in-use usage from ``now`` on, without slot records (for simulations).
+
+        The part of the current interval before ``now`` stays charged at the old usage.
+        """
+        with self.transaction():
+            c = self._record(name)
+            elapsed = now - self._clock(now)
+            c.weighted_uncharged_time += (c.weighted_resources_used - weighted) * elapsed
+            c.weighted_resources_used = weighted
+            count = weighted if count is None else count
+            c.uncharged_time += (c.resources_used - count) * elapsed
+            c.resources_used = count
+
+    # ---- condor_userprio edits (spec §3.5) ----------------------------------------------
+
+    def _edit(self, name: str, **values: float) -> None:
+        with self.transaction():
+            c = self._record(name)
+            for key, value in values.items():
+                setattr(c, key, float(value))
+
+    def set_priority(self, name: str, value: float) -> None:
+        """``-setprio``: overwrite the stored RUP."""
+        self._edit(name, priority=value)
+
+    def set_factor(self, name: str, value: float) -> None:
+        """``-setfactor``: store a priority factor; below 1 is raised to 1 (HTCondor clamps)."""
+        self._edit(name, factor=max(1.0, float(value)))
+
+    def set_accumulated_usage(self, name: str, value: float) -> None:
+        """``-setaccum``: overwrite the weighted accumulated usage (slot-seconds)."""
+        self._edit(name, weighted_accumulated_usage=value)
+
+    def set_begin_usage_time(self, name: str, value: float) -> None:
+        """``-setbegin``."""
+        self._edit(name, begin_usage_time=value)
+
+    def set_last_usage_time(self, name: str, value: float) -> None:
+        """``-setlast``."""
+        self._edit(name, last_usage_time=value)
+
+    def set_ceiling(self, name: str, value: float) -> None:
+        """``-setceiling``: cap on weighted usage (-1: none)."""
+        self._edit(name, ceiling=value)
+
+    def set_floor(self, name: str, value: float) -> None:
+        """``-setfloor``: guaranteed weighted usage (0: none)."""
+        self._edit(name, floor=value)
+
+    def reset_usage(self, name: str, now: float) -> None:
+        """``-resetusage``: accumulated usage to 0, usage start time to ``now``."""
+        self._edit(name, accumulated_usage=0.0, weighted_accumulated_usage=0.0, begin_usage_time=now)
+
+    def reset_all_usage(self, now: float) -> None:
+        """``-resetall``: :meth:`reset_usage` for every record."""
+        with self.transaction():
+            for name in list(self._customers):
+                self.reset_usage(name, now)
+
+    def delete(self, name: str) -> None:
+        """``-delete``: remove the record (a later use starts afresh)."""
+        with self.transaction():
+            if self._customers.pop(name, None) is not None:
+                self._gone.add(name)
+                self._dirty.discard(name)
+
+    def admin(self, command: str, name: str, value: Optional[str] = None, *, now: float = 0.0) -> None:
+        """Apply one ``condor_userprio`` edit by its option name (``setprio``, ``-delete``, ...)."""
+        numeric = {"setprio": self.set_priority, "setfactor": self.set_factor,
+                   "setaccum": self.set_accumulated_usage, "setbegin": self.set_begin_usage_time,
+                   "setlast": self.set_last_usage_time, "setceiling": self.set_ceiling,
+                   "setfloor": self.set_floor}
+        command = command.lstrip("-").lower()
+        if command in numeric:
+            if value is None:
+                raise ValueError(f"{command} needs a value")
+            numeric[command](name, float(value))
+        elif command == "resetusage":
+            self.reset_usage(name, now)
+        elif command == "delete":
+            self.delete(name)
+        else:
+            raise ValueError(f"unknown condor_userprio edit {command!r}")
+
+    # ---- report -------------------------------------------------------------------------
+
+    def report(self, *, names: Optional[Iterable[str]] = None, all_users: bool = False,
+               now: Optional[float] = None, window: float = 86400.0) -> list[PrioRow]:
+        """The rows ``condor_userprio`` shows, best (smallest) effective priority first.
+
+        By default only principals used within ``window`` seconds of ``now`` (default: the
+        last update); ``all_users`` shows every record, ``names`` exactly those named.
+        """
+        last = self._last_update or 0.0
+        ref = last if now is None else now
+        wanted = set(names) if names is not None else None
+        rows = []
+        for c in self._customers.values():
+            if wanted is not None:
+                if c.name not in wanted:
+                    continue
+            elif not all_users and (c.last_usage_time <= 0 or c.last_usage_time < ref - window):
+                continue
+            factor = resolve_prio_factor(c.factor, c.name, self.factors)
+            rows.append(PrioRow(
+                name=c.name, is_group=c.is_group, effective_priority=effective_priority(c.rup, factor),
+                real_priority=c.rup, priority_factor=factor, resources_used=c.resources_used,
+                weighted_resources_used=c.weighted_resources_used,
+                accumulated_usage_hours=c.weighted_accumulated_usage / 3600.0,
+                begin_usage_time=c.begin_usage_time, last_usage_time=c.last_usage_time,
+                time_since_last_usage=max(0.0, last - c.last_usage_time) if c.last_usage_time else 0.0,
+                floor=c.floor, ceiling=c.ceiling))
+        rows.sort(key=lambda r: (r.effective_priority, r.name))
+        return rows
+
+
+__all__ = [
+    "MIN_PRIORITY", "NONE_GROUP", "SCHEMA_VERSION", "Accountant", "Claim", "Customer", "FactorPolicy",
+    "PrioRow", "decay_factor", "default_prio_factor", "effective_priority", "group_ancestors",
+    "match_end_charge", "match_start_charge", "recent_usage", "resolve_prio_factor", "submitter_domain",
+    "updated_priority",
+]

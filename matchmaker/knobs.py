@@ -1,0 +1,351 @@
+"""The one table of configuration knobs the matchmaker reads, with types and defaults.
+
+Every knob is declared once below: name, type, HTCondor's default (as config
+text, from spec §5; "(code)" in a doc line marks a default that lives in
+HTCondor's code rather than its parameter table), and one line of doc.  Knobs
+named per group or per limit (``GROUP_QUOTA_<g>``, ``<X>_LIMIT``, ...) are
+declared as patterns and read through the lookup methods of :class:`Knobs`.
+Nothing else in the matchmaker reads raw configuration strings.
+
+Values are converted on first access and cached; a value that does not fit
+its type raises :class:`ConfigError` naming the knob and the ``file:line``
+that set it (HTCondor instead falls back to the default silently).  Numbers
+and booleans may be written as any constant ClassAd expression (``3600*24``),
+as in HTCondor.  Expression knobs are parsed once with ``classad.parse_expr``.
+An empty definition (``X =``) unsets a string, list or expression knob (so
+``PREEMPTION_REQUIREMENTS =`` means "no requirement"), while numbers and
+booleans fall back to their default, as HTCondor's typed lookups do.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+from .config import ENVIRONMENT, Config, Definition
+from .errors import ConfigError
+
+TYPES = ("bool", "int", "float", "string", "expr", "list")
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One declared knob; ``name`` may hold one ``<x>`` placeholder for per-name knobs."""
+
+    name: str
+    type: str
+    default: Optional[str]
+    doc: str
+    alias: Optional[str] = None          # older name, read when ``name`` is unset
+    minimum: Optional[float] = None
+    fallback: Optional[str] = None       # pattern knobs: the global knob giving the default
+
+    def for_(self, arg: str) -> str:
+        """The concrete name of a pattern knob for ``arg`` (``GROUP_QUOTA_<g>`` -> ``GROUP_QUOTA_a``)."""
+        return re.sub(r"<\w+>", lambda _m: arg, self.name)
+
+
+_PRE_JOB_RANK = ("(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) "
+                 "- (100000 * Cpus) - Memory")
+_POST_JOB_RANK = ("(RemoteOwner =?= UNDEFINED) * (ifthenElse(isUndefined(KFlops), 1000, Kflops) "
+                  "- SlotID - 1.0e10*(Offline=?=True))")
+_PREEMPTION_RANK = ("(RemoteUserPrio * 1000000) - ifThenElse(isUndefined(TotalJobRuntime), 0, "
+                    "TotalJobRuntime)")
+_GROUP_SORT_EXPR = ('ifThenElse(AccountingGroup=?="<none>",3.4e+38,ifThenElse(GroupQuota>0,'
+                    "GroupResourcesInUse/GroupQuota,3.3e+38))")
+
+_TABLE = (
+    # §5.1 cycle timing and plumbing
+    Knob("NEGOTIATOR_INTERVAL", "int", "60", "max seconds between cycle starts"),
+    Knob("NEGOTIATOR_MIN_INTERVAL", "int", "5", "min seconds between cycle starts"),
+    Knob("NEGOTIATOR_CYCLE_DELAY", "int", "20", "min seconds from a cycle's end to the next start (code)"),
+    Knob("NEGOTIATOR_MAX_TIME_PER_CYCLE", "int", "1200", "stop negotiating with anyone after this"),
+    Knob("NEGOTIATOR_MAX_TIME_PER_SUBMITTER", "int", "60", "seconds per submitter per cycle"),
+    Knob("NEGOTIATOR_MAX_TIME_PER_SCHEDD", "int", "120", "seconds per schedd per cycle"),
+    Knob("NEGOTIATOR_MAX_TIME_PER_PIESPIN", "int", "120", "seconds per submitter per pie spin"),
+    Knob("NEGOTIATOR_TIMEOUT", "int", "30", "network timeout, seconds"),
+    Knob("NEGOTIATOR_UPDATE_INTERVAL", "int", "300", "seconds between negotiator ad refreshes"),
+    Knob("NEGOTIATOR_UPDATE_AFTER_CYCLE", "bool", "false", "publish the negotiator ad after each cycle"),
+    Knob("NEGOTIATOR_READ_CONFIG_BEFORE_CYCLE", "bool", "false", "re-read config (not the group tree) each cycle"),
+    Knob("NEGOTIATION_CYCLE_STATS_LENGTH", "int", "3", "cycles of statistics kept in the ad (max 100)", minimum=0),
+    Knob("NEGOTIATOR_NUM_THREADS", "int", "1", "threads for Requirements evaluation", minimum=1),
+    Knob("NEGOTIATOR_SOCKET_CACHE_SIZE", "int", "500", "cached schedd connections"),
+    Knob("NEGOTIATOR_INFORM_STARTD", "bool", "false", "tell the startd about matches"),
+    Knob("NEGOTIATOR_ADVERTISE_ACCOUNTING", "bool", "true", "send accounting ads to the collector (code)"),
+    Knob("NEGOTIATOR_NAME", "string", None, "daemon name (HTCondor derives one from the host)"),
+    # §5.2 which slots, submitters and jobs
+    Knob("NEGOTIATOR_SLOT_CONSTRAINT", "expr", None, "only slots matching this are fetched"),
+    Knob("NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT", "expr", None, "only matching slots count in the pool size",
+         alias="GROUP_DYNAMIC_MACH_CONSTRAINT"),
+    Knob("NEGOTIATOR_SUBMITTER_CONSTRAINT", "expr", None, "only matching submitter ads are considered"),
+    Knob("NEGOTIATOR_JOB_CONSTRAINT", "expr", None, "evaluated by the schedd on jobs"),
+    Knob("NEGOTIATOR_TRIM_SHUTDOWN_THRESHOLD", "int", "0", "skip slots shutting down within this many seconds"),
+    Knob("NEGOTIATOR_CONSIDER_PREEMPTION", "bool", "true", "consider claimed slots (preemption)"),
+    Knob("NEGOTIATOR_CONSIDER_EARLY_PREEMPTION", "bool", "false", "allow preempting slots still in retirement"),
+    Knob("MATCH_WORKING_CM_SLOTS", "bool", "false", "match claimed pslots that have WorkingCM (code)"),
+    Knob("STARTD_AD_REEVAL_EXPR", "expr", "target.UpdateSequenceNumber > my.UpdateSequenceNumber",
+         "when a fresh slot ad replaces a stashed one (code)"),
+    Knob("USE_GLOBAL_JOB_PRIOS", "bool", "false", "order submitters by job priority across schedds"),
+    Knob("NEGOTIATOR_IGNORE_USER_PRIORITIES", "bool", "false", "every submitter limit is infinite"),
+    # §5.3 ranking and preemption
+    Knob("PREEMPTION_REQUIREMENTS", "expr", "False", "must be true to preempt for priority (MY=slot, TARGET=job)"),
+    Knob("PREEMPTION_REQUIREMENTS_STABLE", "bool", "true", "PREEMPTION_REQUIREMENTS constant within a cycle (code)"),
+    Knob("PREEMPTION_RANK", "expr", _PREEMPTION_RANK, "last tie-break among preemption candidates"),
+    Knob("PREEMPTION_RANK_STABLE", "bool", "true", "PREEMPTION_RANK constant within a cycle (code)"),
+    Knob("NEGOTIATOR_PRE_JOB_RANK", "expr", _PRE_JOB_RANK, "first candidate sort key"),
+    Knob("NEGOTIATOR_POST_JOB_RANK", "expr", _POST_JOB_RANK, "third candidate sort key"),
+    Knob("NEGOTIATOR_IGNORE_JOB_RANKS", "bool", "false", "skip the job's Rank, pre-sort slots (code)"),
+    Knob("NEGOTIATOR_MATCHLIST_CACHING", "bool", "true", "reuse the sorted candidate list per autocluster"),
+    Knob("NEGOTIATOR_MATCH_EXPRS", "list", None, "macro names inserted into slot ads as NegotiatorMatchExpr*"),
+    Knob("NEGOTIATOR_CROSS_SLOT_PRIOS", "bool", "false", "add slotN_Remote* attributes to slot ads"),
+    Knob("ALLOW_PSLOT_PREEMPTION", "bool", "false", "preempt dynamic slots to fit a job in a pslot (code)"),
+    Knob("NEGOTIATOR_DEPTH_FIRST", "bool", "false", "pack partitionable slots depth first"),
+    Knob("USE_RESOURCE_REQUEST_COUNTS", "bool", "true", "schedds send request counts"),
+    Knob("NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE", "int", "200", "requests per schedd round trip"),
+    Knob("STARTD_RESOURCE_PREFIX", "string", "slot", "prefix of slotN_ attribute names (code)"),
+    # §5.4 weights and accountant
+    Knob("SLOT_WEIGHT", "expr", "Cpus", "slot weight inserted when a slot ad lacks SlotWeight"),
+    Knob("NEGOTIATOR_USE_SLOT_WEIGHTS", "bool", "true", "false: every slot weighs 1"),
+    Knob("FORCE_NEGOTIATOR_SLOT_WEIGHT", "bool", "false", "ignore SlotWeight published by startds"),
+    Knob("NEGOTIATOR_USE_WEIGHTED_DEMAND", "bool", "true", "group demand in weighted units"),
+    Knob("NEGOTIATOR_DISCOUNT_SUSPENDED_RESOURCES", "bool", "false", "suspended claims are not charged"),
+    Knob("PRIORITY_HALFLIFE", "float", "86400", "RUP half-life in seconds", minimum=1e-5),
+    Knob("DEFAULT_PRIO_FACTOR", "float", "1000", "priority factor of new local submitters"),
+    Knob("NICE_USER_PRIO_FACTOR", "float", "1e10", "priority factor of nice-user submitters"),
+    Knob("NICE_USER_ACCOUNTING_GROUP_NAME", "string", "nice-user", "group name nice_user jobs are put in"),
+    Knob("REMOTE_PRIO_FACTOR", "float", "1e7", "factor of submitters outside ACCOUNTANT_LOCAL_DOMAIN"),
+    Knob("ACCOUNTANT_LOCAL_DOMAIN", "string", None, "local submitter domain; unset: every submitter is local"),
+    Knob("ACCOUNTANT_DATABASE_FILE", "string", None,
+         "accountant store; here an SQLite file (HTCondor: $(SPOOL)/Accountantnew.log, a ClassAd log)"),
+    Knob("UID_DOMAIN", "string", None, "domain of submitter names (HTCondor: $(FULL_HOSTNAME))"),
+    # §5.5 groups and limits
+    Knob("GROUP_NAMES", "list", None, "accounting groups; any group enables group quotas"),
+    Knob("GROUP_ACCEPT_SURPLUS", "bool", "false", "groups may receive surplus unless set per group"),
+    Knob("GROUP_AUTOREGROUP", "bool", "false", "groups also negotiate in <none> unless set per group"),
+    Knob("GROUP_SORT_EXPR", "expr", _GROUP_SORT_EXPR, "group negotiation order (ascending)"),
+    Knob("GROUP_QUOTA_ROUND_ROBIN_RATE", "float", "1e100", "per-iteration increment toward group targets",
+         alias="HFS_ROUND_ROBIN_RATE", minimum=0.0),
+    Knob("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", "int", "3", "group allocation rounds per cycle",
+         alias="HFS_MAX_ALLOCATION_ROUNDS", minimum=1),
+    Knob("NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION", "bool", "true", "do not scale child quotas down to the parent"),
+    Knob("NEGOTIATOR_STRICT_ENFORCE_QUOTA", "bool", "true", "non-accepting groups cap their subtree (code)"),
+    Knob("CONCURRENCY_LIMIT_DEFAULT", "float", "2308032", "capacity of a limit with no <X>_LIMIT"),
+    # schedd side: what shapes the requests
+    Knob("NEGOTIATE_ALL_JOBS_IN_CLUSTER", "bool", "false", "keep offering a cluster's jobs after a rejection"),
+    Knob("SIGNIFICANT_ATTRIBUTES", "list", None, "job attributes that define autoclusters (unset: computed)"),
+    Knob("ADD_SIGNIFICANT_ATTRIBUTES", "list", None, "added to the significant attributes"),
+    Knob("REMOVE_SIGNIFICANT_ATTRIBUTES", "list", "CpusUsage,DiskUsage,GPUsUsage,MemoryUsage,ResidentSetSize",
+         "removed from the significant attributes"),
+    Knob("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "string", "^Slot[0-9]*_", "attributes matching this are removed"),
+    Knob("CLAIM_PARTITIONABLE_LEFTOVERS", "bool", "$(NEGOTIATOR_USE_SLOT_WEIGHTS)", "schedd reuses pslot leftovers"),
+)
+
+_PATTERNS = (
+    Knob("GROUP_QUOTA_<g>", "float", None, "static quota of group g (weighted units)", minimum=0.0),
+    Knob("GROUP_QUOTA_DYNAMIC_<g>", "float", None, "quota of g as a fraction of its parent's", minimum=0.0),
+    Knob("GROUP_ACCEPT_SURPLUS_<g>", "bool", None, "g may receive surplus", fallback="GROUP_ACCEPT_SURPLUS"),
+    Knob("GROUP_AUTOREGROUP_<g>", "bool", None, "g also negotiates in <none>", fallback="GROUP_AUTOREGROUP"),
+    Knob("GROUP_PRIO_FACTOR_<g>", "float", None, "default priority factor of g's members (0: unset)"),
+    Knob("<x>_LIMIT", "float", None, "capacity of concurrency limit x"),
+    Knob("CONCURRENCY_LIMIT_DEFAULT_<p>", "float", None, "capacity of limits p.*", fallback="CONCURRENCY_LIMIT_DEFAULT"),
+)
+
+KNOBS: Mapping[str, Knob] = {k.name: k for k in _TABLE}
+PATTERNS: Mapping[str, Knob] = {k.name: k for k in _PATTERNS}
+DEFAULTS: Mapping[str, str] = {k.name: k.default for k in _TABLE if k.default is not None}
+
+_INT_RE = re.compile(r"[+-]?\d+\Z")
+_REAL_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
+_BOOLS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+class Knobs:
+    """Typed, cached access to every declared knob of one :class:`Config`.
+
+    Build a new ``Knobs`` after a reconfiguration: values are cached.
+    """
+
+    def __init__(self, config: Optional[Config] = None) -> None:
+        self.config = config if config is not None else Config(environ={}, defaults=DEFAULTS)
+        self._cache: dict[str, Any] = {}
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike, environ: Optional[Mapping[str, str]] = None) -> "Knobs":
+        """Read a config file with the knob defaults visible to ``$(X)`` and ``defined X``."""
+        return cls(Config.from_file(path, environ=environ, defaults=DEFAULTS))
+
+    @classmethod
+    def from_string(cls, text: str, source: str = "<string>",
+                    environ: Optional[Mapping[str, str]] = None) -> "Knobs":
+        """Like :meth:`from_file` for configuration text."""
+        return cls(Config.from_string(text, source, environ=environ, defaults=DEFAULTS))
+
+    # ---- declared knobs -------------------------------------------------------------
+
+    def get(self, name: str) -> Any:
+        """The typed value of a declared knob (``None`` when unset and without default)."""
+        key = name.upper()
+        if key in self._cache:
+            return self._cache[key]
+        knob = KNOBS.get(key)
+        if knob is None:
+            raise KeyError(f"{name} is not a declared knob (add it to matchmaker.knobs)")
+        d = self._definition(knob.name, knob.alias)
+        value = self._convert(knob, knob.name, d, knob.default)
+        self._cache[key] = value
+        return value
+
+    def __getattr__(self, attr: str) -> Any:
+        """``knobs.priority_halflife`` is ``knobs.get("PRIORITY_HALFLIFE")``."""
+        if attr.startswith("_") or attr.upper() not in KNOBS:
+            raise AttributeError(attr)
+        return self.get(attr)
+
+    def where(self, name: str) -> Optional[str]:
+        """``file:line`` of the definition a knob's value comes from (``None``: the default)."""
+        d = self.config.definition(name)
+        return d.location() if d is not None else None
+
+    # ---- per-name knobs ---------------------------------------------------------------
+
+    def pattern(self, pattern: str, arg: str) -> Any:
+        """The typed value of pattern knob ``pattern`` (e.g. ``"GROUP_QUOTA_<g>"``) for ``arg``."""
+        knob = PATTERNS[pattern]
+        name = knob.for_(arg)
+        key = name.upper()
+        if key not in self._cache:
+            d = self._definition(name, None)
+            if (d is None or d.value == "") and knob.fallback is not None:
+                value = self.get(knob.fallback)
+            else:
+                value = self._convert(knob, name, d, knob.default)
+            self._cache[key] = value
+        return self._cache[key]
+
+    def group_names(self) -> list[str]:
+        """``GROUP_NAMES`` as a list (empty when no groups are configured)."""
+        return list(self.get("GROUP_NAMES") or [])
+
+    def group_quota(self, group: str) -> Optional[float]:
+        """``GROUP_QUOTA_<group>``: the static quota, or ``None`` if unset."""
+        return self.pattern("GROUP_QUOTA_<g>", group)
+
+    def group_quota_dynamic(self, group: str) -> Optional[float]:
+        """``GROUP_QUOTA_DYNAMIC_<group>``: the fraction of the parent's quota, or ``None``."""
+        return self.pattern("GROUP_QUOTA_DYNAMIC_<g>", group)
+
+    def group_accept_surplus(self, group: str) -> bool:
+        """``GROUP_ACCEPT_SURPLUS_<group>``, defaulting to ``GROUP_ACCEPT_SURPLUS``."""
+        return bool(self.pattern("GROUP_ACCEPT_SURPLUS_<g>", group))
+
+    def group_autoregroup(self, group: str) -> bool:
+        """``GROUP_AUTOREGROUP_<group>``, defaulting to ``GROUP_AUTOREGROUP``."""
+        return bool(self.pattern("GROUP_AUTOREGROUP_<g>", group))
+
+    def group_prio_factor(self, group: str) -> Optional[float]:
+        """``GROUP_PRIO_FACTOR_<group>``; ``None`` when unset or 0 (HTCondor treats 0 as unset)."""
+        value = self.pattern("GROUP_PRIO_FACTOR_<g>", group)
+        return value if value else None
+
+    def concurrency_limit(self, limit: str) -> float:
+        """Capacity of a concurrency limit: ``<limit>_LIMIT``, else
+        ``CONCURRENCY_LIMIT_DEFAULT_<prefix>`` for ``prefix.name``, else ``CONCURRENCY_LIMIT_DEFAULT``."""
+        value = self.pattern("<x>_LIMIT", limit)
+        if value is not None:
+            return value
+        prefix, dot, _ = limit.rpartition(".")
+        if dot:
+            return self.pattern("CONCURRENCY_LIMIT_DEFAULT_<p>", prefix)
+        return self.get("CONCURRENCY_LIMIT_DEFAULT")
+
+    # ---- conversion -------------------------------------------------------------------
+
+    def _definition(self, name: str, alias: Optional[str]) -> Optional[Definition]:
+        d = self.config.definition(name)
+        if (d is None or d.value == "") and alias is not None:
+            d = self.config.definition(alias) or d
+        return d
+
+    def _convert(self, knob: Knob, name: str, d: Optional[Definition], default: Optional[str]) -> Any:
+        raw = self.config.get_raw(d.name) if d is not None else None
+        source = d if raw is not None else None
+        if raw is None:
+            if d is not None and knob.type in ("string", "expr", "list"):
+                return None          # set to (or expanding to) nothing: unset, as param() does
+            if default is None:
+                return None
+            raw = self.config.expand(default).strip()
+            if not raw:
+                return None
+        try:
+            return _parse_value(knob, raw)
+        except ValueError as exc:
+            raise _knob_error(f"{name}: {exc}", source) from None
+
+
+def _knob_error(message: str, source: Optional[Definition]) -> ConfigError:
+    if source is None:
+        return ConfigError(message + " (from its default)")
+    if source.file == ENVIRONMENT:
+        return ConfigError(f"{message} (set by {source.location()})", file=ENVIRONMENT)
+    return ConfigError(message, file=source.file, line=source.line)
+
+
+def _parse_value(knob: Knob, raw: str) -> Any:
+    """Convert expanded text to the knob's type; ``ValueError`` explains a bad value."""
+    kind = knob.type
+    if kind == "string":
+        return raw
+    if kind == "list":
+        return [item for item in re.split(r"[\s,]+", raw) if item]
+    if kind == "expr":
+        return _parse_expr(raw)
+    if kind == "bool":
+        if raw.lower() in _BOOLS:
+            return _BOOLS[raw.lower()]
+        value = _constant(raw)
+        if type(value) is bool:
+            return value
+        if type(value) in (int, float):
+            return value != 0
+        raise ValueError(f"{raw!r} is not a boolean (true/false/yes/no/1/0)")
+    if kind == "int":
+        value = int(raw) if _INT_RE.match(raw) else _constant(raw)
+        if type(value) is float and value.is_integer():
+            value = int(value)
+        if type(value) is not int:
+            raise ValueError(f"{raw!r} is not an integer")
+    else:   # float
+        value = float(raw) if _REAL_RE.match(raw) else _constant(raw)
+        if type(value) not in (int, float):
+            raise ValueError(f"{raw!r} is not a number")
+        value = float(value)
+    if knob.minimum is not None and value < knob.minimum:
+        raise ValueError(f"{raw} is below the minimum {knob.minimum:g}")
+    return value
+
+
+def _parse_expr(text: str) -> Any:
+    """Parse with the language's cached parser; a syntax error becomes ``ValueError``."""
+    import classad
+    from classad.errors import ClassAdError
+
+    parse = getattr(classad, "parse_expr", None)
+    if parse is None:      # the package facade may not re-export it yet
+        from classad.parser import parse_expr as parse
+    try:
+        return parse(text)
+    except ClassAdError as exc:
+        raise ValueError(f"{text!r} is not a valid ClassAd expression: {exc.message}") from None
+
+
+def _constant(text: str) -> Any:
+    """The value of a constant ClassAd expression such as ``3600*24`` (no ad in scope)."""
+    from classad.evaluate import evaluate_top, new_state
+
+    return evaluate_top(_parse_expr(text), None, new_state())
+
+
+__all__ = ["DEFAULTS", "KNOBS", "PATTERNS", "TYPES", "Knob", "Knobs"]

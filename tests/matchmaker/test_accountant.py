@@ -1,0 +1,454 @@
+"""User priorities (spec §3): the RUP/EUP math, usage charging, and the SQLite store.
+
+Numbers come from the manual (seeds 000 and 002: RUP 10 -> 5 -> 2.5 per half-life;
+two users after 48 h) and spec §7.4/§7.5.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from matchmaker.accountant import (
+    MIN_PRIORITY, Accountant, Claim, FactorPolicy, decay_factor, default_prio_factor, effective_priority,
+    group_ancestors, recent_usage, resolve_prio_factor, updated_priority,
+)
+from matchmaker.errors import StateError
+from matchmaker.knobs import Knobs
+
+DAY = 86400.0
+ROOT = Path(__file__).resolve().parents[2]      # the repository, so a child process can import us
+
+
+@pytest.fixture
+def acct():
+    a = Accountant.load(":memory:")
+    a.update_priorities(0.0)          # start the clock
+    yield a
+    a.close()
+
+
+def rup_after(rup: float, usage: float, seconds: float, steps: int = 1) -> float:
+    for _ in range(steps):
+        rup = updated_priority(rup, usage, seconds / steps, DAY)
+    return rup
+
+
+# ---- the manual's numbers -----------------------------------------------------------------
+
+
+def test_decay_factor_is_one_half_per_half_life():
+    """β = 0.5^(Δt/h)."""
+    assert decay_factor(DAY, DAY) == 0.5
+    assert decay_factor(2 * DAY, DAY) == 0.25
+    assert decay_factor(0, DAY) == 1.0
+
+
+def test_rup_halves_each_half_life_without_usage():
+    """Seeds 000/002: a user with RUP 10 and no jobs has 5 one day later, 2.5 two days later."""
+    assert rup_after(10, 0, DAY) == pytest.approx(5.0)
+    assert rup_after(10, 0, 2 * DAY) == pytest.approx(2.5)
+    assert rup_after(10, 0, 2 * DAY, steps=48) == pytest.approx(2.5)
+
+
+def test_rup_rises_towards_usage():
+    """Spec §7.5: from 0.5 with 100 cores: 50.25 after 24 h, 75.125 after 48 h (seed 002:
+    "about 75.0 at the 48 hour mark"); 24 h on then 24 h off gives 25.125."""
+    assert rup_after(0.5, 100, DAY) == pytest.approx(50.25)
+    assert rup_after(0.5, 100, 2 * DAY) == pytest.approx(75.125)
+    assert rup_after(0.5, 100, 2 * DAY) == pytest.approx(75.0, abs=0.2)
+    assert rup_after(rup_after(0.5, 100, DAY), 0, DAY) == pytest.approx(25.125)
+
+
+def test_rup_is_independent_of_update_spacing():
+    """Spec §7.5: hourly, per-minute and one-shot updates agree (non-uniform intervals too)."""
+    one = rup_after(0.5, 100, 2 * DAY)
+    assert rup_after(0.5, 100, 2 * DAY, steps=48) == pytest.approx(one, rel=1e-12)
+    assert rup_after(0.5, 100, 2 * DAY, steps=2880) == pytest.approx(one, rel=1e-9)
+    rup = 0.5
+    for dt in (1.0, 59.0, 3600.0, 13.5, 2 * DAY - 3673.5):
+        rup = updated_priority(rup, 100, dt, DAY)
+    assert rup == pytest.approx(one, rel=1e-12)
+
+
+def test_manual_two_user_scenario():
+    """Spec §7.5: at 48 h user A (75.125) vs new user B (0.5), factor 1: B deserves 150.25 times
+    A's share; A's slice of 100 cores is 0.66."""
+    a, b = effective_priority(rup_after(0.5, 100, 2 * DAY), 1.0), effective_priority(0.5, 1.0)
+    assert a / b == pytest.approx(150.25)
+    assert 100 * (1 / a) / (1 / a + 1 / b) == pytest.approx(0.66, abs=0.005)
+
+
+def test_rup_never_below_one_half():
+    """Every user begins at 0.5, the lowest possible value."""
+    assert updated_priority(0.0, 0.0, DAY, DAY) == MIN_PRIORITY
+    assert updated_priority(0.6, 0.0, 100 * DAY, DAY) == MIN_PRIORITY
+
+
+# ---- EUP and factors ----------------------------------------------------------------------
+
+
+def test_eup_is_rup_times_factor():
+    """Spec §7.4: RUP 10 with factors 1000 and 2000 gives 10000 and 20000; a nice user
+    (1e10, RUP 0.5) against a new user (EUP 500): ratio 10^7."""
+    assert effective_priority(10, 1000) == 10000 and effective_priority(10, 2000) == 20000
+    assert effective_priority(0.5, 1e10) / effective_priority(0.5, 1000) == pytest.approx(1e7)
+    assert effective_priority(0.1, 1000) == 500    # minimum EUP is 0.5 x factor
+
+
+POLICY = FactorPolicy(default=1000, nice_user=1e10, remote=1e7, local_domain="cs.wisc.edu",
+                      group_factor=lambda n: 2000.0 if n.startswith("group_physics.") else None)
+
+
+@pytest.mark.parametrize("name, factor", [
+    ("alice@cs.wisc.edu", 1000), ("bob@elsewhere.org", 1e7), ("nice-user.carol@cs.wisc.edu", 1e10),
+    ("nice-user.dave@elsewhere.org", 1e10), ("group_physics.erin@elsewhere.org", 2000),
+    ("group_physics.frank@cs.wisc.edu", 2000), ("nodomain", 1e7),
+])
+def test_default_factor_precedence(name, factor):
+    """Spec §3.4: nice user > group factor > remote domain > DEFAULT_PRIO_FACTOR."""
+    assert default_prio_factor(name, POLICY) == factor
+
+
+def test_without_local_domain_everyone_is_local():
+    """ACCOUNTANT_LOCAL_DOMAIN unset: no submitter is remote."""
+    assert default_prio_factor("bob@elsewhere.org", FactorPolicy()) == 1000
+
+
+def test_stored_factor_wins_when_set():
+    """A stored factor of at least 1 beats every default; below 1 means unset."""
+    assert resolve_prio_factor(5.0, "nice-user.x@y", POLICY) == 5.0
+    assert resolve_prio_factor(0.0, "nice-user.x@y", POLICY) == 1e10
+
+
+def test_factor_policy_from_knobs():
+    """The policy reads DEFAULT/NICE_USER/REMOTE_PRIO_FACTOR and ACCOUNTANT_LOCAL_DOMAIN."""
+    k = Knobs.from_string("DEFAULT_PRIO_FACTOR = 1\nACCOUNTANT_LOCAL_DOMAIN = here\n", environ={})
+    p = FactorPolicy.from_knobs(k)
+    assert (p.default, p.nice_user, p.remote, p.local_domain) == (1.0, 1e10, 1e7, "here")
+
+
+def test_accountant_factor_is_stored_on_first_use(acct):
+    """Spec §3.4: the default is stored, so later config changes do not affect the user;
+    setfactor overrides it, and values below 1 are clamped to 1."""
+    assert acct.prio_factor("u@d") == 1000
+    acct.factors = FactorPolicy(default=7)
+    assert acct.prio_factor("u@d") == 1000 and acct.prio_factor("new@d") == 7
+    acct.set_factor("u@d", 2000)
+    assert acct.eup("u@d") == 0.5 * 2000
+    acct.set_factor("u@d", 0.25)
+    assert acct.prio_factor("u@d") == 1.0
+
+
+# ---- charging usage -----------------------------------------------------------------------
+
+
+def test_partial_interval_charge():
+    """Spec §7.5: a weight-4 slot matched 20 s into a 60 s interval contributes 4 x 40/60."""
+    assert recent_usage(4.0, -20 * 4.0, 60.0) == pytest.approx(2.667, abs=1e-3)
+    a = Accountant.load(":memory:")
+    a.update_priorities(1000.0)
+    a.add_match("u@d", "slot1@host", 4.0, 1020.0)
+    a.set_priority("u@d", 10.0)
+    a.update_priorities(1060.0)
+    beta = decay_factor(60, DAY)
+    assert a.rup("u@d") == pytest.approx(10 * beta + 4 * 40 / 60 * (1 - beta))
+    assert a.get("u@d").weighted_accumulated_usage == pytest.approx(4 * 40)
+
+
+def test_match_ending_within_one_interval_is_charged_its_duration(acct):
+    """A match from t=10 to t=40 of weight 2 is charged 60 weighted seconds (see the
+    differences document: HTCondor charges 40 here)."""
+    acct.add_match("u@d", "s1", 2.0, 10.0)
+    acct.remove_match("s1", 40.0)
+    acct.update_priorities(60.0)
+    c = acct.get("u@d")
+    assert c.weighted_accumulated_usage == pytest.approx(60.0) and c.accumulated_usage == pytest.approx(30.0)
+    assert c.weighted_resources_used == 0 and c.resources_used == 0
+
+
+def test_claims_spanning_intervals_are_charged_per_interval(acct):
+    """Each update charges the interval since the previous one; removal charges the rest."""
+    acct.add_match("u@d", "s1", 1.0, 30.0)
+    acct.update_priorities(60.0)
+    acct.update_priorities(120.0)
+    acct.remove_match("s1", 150.0)
+    acct.update_priorities(180.0)
+    assert acct.get("u@d").accumulated_usage == pytest.approx(120.0)
+    assert acct.claims() == []
+
+
+def test_usage_and_accumulated_hours_with_slot_weight(acct):
+    """Weighted usage counts SlotWeight: weight 2 for an hour is 2 weighted hours."""
+    acct.add_match("u@d", "s1", 2.0, 0.0)
+    assert acct.usage("u@d") == 2.0
+    acct.update_priorities(3600.0)
+    [row] = acct.report()
+    assert row.accumulated_usage_hours == pytest.approx(2.0)
+    assert row.weighted_resources_used == 2.0 and row.resources_used == 1.0
+
+
+def test_group_usage_is_charged_up_the_tree(acct):
+    """The assigned group's record is charged, and hierarchical usage goes to every ancestor."""
+    acct.add_match("group_a.b.u@d", "s1", 3.0, 0.0, group="group_a.b")
+    acct.add_match("group_a.v@d", "s2", 1.0, 0.0, group="group_a")
+    assert acct.usage("group_a.b") == 3.0 and acct.usage("group_a") == 1.0
+    assert acct.usage("group_a", hierarchical=True) == 4.0
+    assert acct.get("group_a").is_group and not acct.get("group_a.b.u@d").is_group
+    acct.remove_match("s1", 10.0)
+    assert acct.usage("group_a", hierarchical=True) == 1.0 and acct.usage("group_a.b", hierarchical=True) == 0.0
+    assert group_ancestors("a.b.c") == ["a.b.c", "a.b", "a"] and group_ancestors("<none>") == []
+
+
+def test_none_group_gets_usage_but_no_hierarchy(acct):
+    """The root ``<none>`` is charged like a group record without hierarchical usage."""
+    acct.add_match("u@d", "s1", 2.0, 0.0, group="<none>")
+    assert acct.usage("<none>") == 2.0 and acct.get("<none>").hier_weighted_resources_used == 0.0
+
+
+def test_sync_claims_rebuilds_usage_from_slots(acct):
+    """CheckMatches: vanished claims end, new ones start, a changed weight is re-charged."""
+    acct.add_match("a@d", "s1", 1.0, 0.0)
+    acct.add_match("b@d", "s2", 1.0, 0.0)
+    acct.update_priorities(60.0)
+    acct.sync_claims([Claim("s2", "b@d", 4.0), Claim("s3", "c@d", 2.0)], 60.0)
+    assert [(c.slot, c.customer, c.weight) for c in acct.claims()] == [("s2", "b@d", 4.0), ("s3", "c@d", 2.0)]
+    assert acct.claims()[0].start_time == 0.0
+    assert (acct.usage("a@d"), acct.usage("b@d"), acct.usage("c@d")) == (0.0, 4.0, 2.0)
+    acct.update_priorities(120.0)
+    assert acct.get("b@d").weighted_accumulated_usage == pytest.approx(60 * 1 + 60 * 4)
+
+
+def test_set_usage_keeps_the_earlier_part_of_the_interval(acct):
+    """Changing in-use usage mid-interval charges the old value up to that moment."""
+    acct.set_usage("u@d", 10.0, 0.0)
+    acct.update_priorities(60.0)
+    acct.set_usage("u@d", 0.0, 90.0)
+    acct.update_priorities(120.0)
+    assert acct.get("u@d").weighted_accumulated_usage == pytest.approx(600 + 300)
+
+
+def test_usage_times(acct):
+    """BeginUsageTime is set once usage accumulates; LastUsageTime at each update with usage."""
+    acct.add_match("u@d", "s1", 1.0, 10.0)
+    acct.update_priorities(60.0)
+    acct.remove_match("s1", 70.0)
+    acct.update_priorities(120.0)
+    acct.update_priorities(180.0)
+    c = acct.get("u@d")
+    assert (c.begin_usage_time, c.last_usage_time) == (60.0, 120.0)
+
+
+def test_clock_going_backwards_changes_nothing(acct):
+    """A negative interval only restarts the interval."""
+    acct.set_priority("u@d", 10.0)
+    acct.update_priorities(100.0)
+    before = acct.rup("u@d")
+    acct.update_priorities(50.0)
+    assert acct.rup("u@d") == before and acct.last_update_time == 50.0
+
+
+# ---- condor_userprio ----------------------------------------------------------------------
+
+
+def test_admin_edits(acct):
+    """setprio, setfactor, setaccum, resetusage, delete (spec §3.5)."""
+    acct.admin("-setprio", "u@d", "42")
+    acct.admin("setfactor", "u@d", "3")
+    acct.admin("setaccum", "u@d", "7200")
+    assert (acct.rup("u@d"), acct.prio_factor("u@d"), acct.eup("u@d")) == (42.0, 3.0, 126.0)
+    acct.admin("resetusage", "u@d", now=500.0)
+    c = acct.get("u@d")
+    assert c.weighted_accumulated_usage == 0.0 and c.begin_usage_time == 500.0
+    acct.set_ceiling("u@d", 10)
+    acct.set_floor("u@d", 2)
+    assert (acct.get("u@d").ceiling, acct.get("u@d").floor) == (10.0, 2.0)
+    acct.admin("delete", "u@d")
+    assert acct.get("u@d") is None and acct.rup("u@d") == 0.5
+    with pytest.raises(ValueError):
+        acct.admin("setprio", "u@d")
+    with pytest.raises(ValueError):
+        acct.admin("explode", "u@d")
+
+
+def test_report_rows_and_filters(acct):
+    """Rows sorted by EUP; by default only users seen in the last 24 h; -allusers shows all."""
+    acct.add_match("busy@d", "s1", 1.0, 0.0)
+    acct.set_factor("busy@d", 10)
+    acct.add_match("old@d", "s2", 1.0, 0.0)
+    acct.update_priorities(3600.0)
+    acct.remove_match("s2", 3600.0)
+    acct.set_priority("idle@d", 3.0)
+    acct.update_priorities(3600.0 + 2 * DAY)
+    rows = acct.report()
+    assert [r.name for r in rows] == ["busy@d"]
+    every = acct.report(all_users=True)
+    assert [r.name for r in every] == sorted([r.name for r in every], key=lambda n: acct.eup(n))
+    assert {r.name for r in every} == {"busy@d", "old@d", "idle@d"}
+    [old] = acct.report(names=["old@d"])
+    assert old.time_since_last_usage == pytest.approx(2 * DAY)
+    assert old.real_priority == acct.rup("old@d") and old.priority_factor == 1000
+    assert old.effective_priority == pytest.approx(old.real_priority * 1000)
+
+
+# ---- the store ----------------------------------------------------------------------------
+
+
+def test_state_survives_reopening(tmp_path):
+    """Committed records, claims and the clock are read back."""
+    path = tmp_path / "acct.db"
+    with Accountant.load(path) as a:
+        a.update_priorities(0.0)
+        a.add_match("u@d", "s1", 2.0, 0.0, group="g", limits="xsw")
+        a.set_factor("u@d", 5)
+        a.update_priorities(600.0)
+        rup = a.rup("u@d")
+    with Accountant.load(path) as b:
+        assert b.rup("u@d") == rup and b.prio_factor("u@d") == 5.0 and b.last_update_time == 600.0
+        assert b.claims() == [Claim("s1", "u@d", 2.0, "g", 0.0, "xsw")]
+        assert b.get("g").is_group is True
+
+
+def test_failed_transaction_is_rolled_back(tmp_path):
+    """An exception inside a cycle discards that cycle's changes, in memory and on disk."""
+    path = tmp_path / "acct.db"
+    a = Accountant.load(path)
+    with a.transaction():
+        a.update_priorities(0.0)
+        a.add_match("u@d", "s1", 1.0, 0.0)
+    with pytest.raises(RuntimeError):
+        with a.transaction():
+            a.update_priorities(60.0)
+            a.add_match("v@d", "s2", 1.0, 60.0)
+            raise RuntimeError("crash mid-cycle")
+    assert a.last_update_time == 0.0 and a.get("v@d") is None and len(a.claims()) == 1
+    a.close()
+    with Accountant.load(path) as b:
+        assert b.last_update_time == 0.0 and [c.slot for c in b.claims()] == ["s1"]
+
+
+def test_process_killed_mid_cycle_loses_only_that_cycle(tmp_path):
+    """A process that dies inside a cycle leaves the previous cycle's commit intact."""
+    path = tmp_path / "acct.db"
+    script = textwrap.dedent(f"""
+        import os
+        from matchmaker.accountant import Accountant
+        a = Accountant.load({str(path)!r})
+        with a.transaction():
+            a.update_priorities(0.0)
+            a.add_match("u@d", "s1", 1.0, 0.0)
+        with a.transaction():
+            a.update_priorities(60.0)
+            a.add_match("v@d", "s2", 1.0, 60.0)
+            os._exit(3)
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 3, run.stderr
+    with Accountant.load(path) as a:
+        assert a.last_update_time == 0.0 and a.names() == ["u@d"]
+
+
+def test_corrupt_file_raises_state_error_with_path(tmp_path):
+    """A file that is not SQLite is a StateError naming the path."""
+    path = tmp_path / "junk.db"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StateError) as info:
+        Accountant.load(path)
+    assert info.value.file == str(path) and info.value.kind == "state"
+
+
+def test_foreign_or_wrong_version_database(tmp_path):
+    """An SQLite file of another program, or another schema version, is rejected."""
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(StateError, match="not an accountant database"):
+        Accountant.load(foreign)
+    path = tmp_path / "old.db"
+    Accountant.load(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE schema_version SET version = 99")
+    with pytest.raises(StateError, match="schema version 99"):
+        Accountant.load(path)
+
+
+def test_unopenable_path(tmp_path):
+    """A path in a missing directory is a StateError."""
+    with pytest.raises(StateError):
+        Accountant.load(tmp_path / "no" / "such" / "dir" / "a.db")
+
+
+def test_from_knobs_uses_the_half_life(tmp_path):
+    """Accountant.from_knobs reads PRIORITY_HALFLIFE."""
+    k = Knobs.from_string("PRIORITY_HALFLIFE = 60\n", environ={})
+    with Accountant.from_knobs(":memory:", k) as a:
+        a.update_priorities(0.0)
+        a.set_priority("u@d", 10.0)
+        a.update_priorities(60.0)
+        assert a.rup("u@d") == pytest.approx(5.0)
+
+
+# ---- properties ---------------------------------------------------------------------------
+
+rups = st.floats(min_value=0.0, max_value=1e6, allow_nan=False)
+usages = st.floats(min_value=0.0, max_value=1e6, allow_nan=False)
+halflives = st.floats(min_value=1.0, max_value=1e7, allow_nan=False)
+intervals = st.lists(st.floats(min_value=0.001, max_value=1e6, allow_nan=False), min_size=1, max_size=20)
+
+
+@given(rups, usages, halflives, intervals)
+def test_split_intervals_equal_one_interval(rup, usage, halflife, dts):
+    """With constant usage ρ ≥ 0, updating over any split of an interval equals one update over
+    the whole of it.  The 0.5 floor does not break this: each update is a convex step towards
+    ρ, so if ρ ≥ 0.5 the floor never binds, and if ρ < 0.5 a floored intermediate value can
+    only lead to the floor again (the unfloored map is increasing and stays below 0.5)."""
+    split = rup
+    for dt in dts:
+        split = updated_priority(split, usage, dt, halflife)
+    whole = updated_priority(rup, usage, math.fsum(dts), halflife)
+    assert split == pytest.approx(whole, rel=1e-9, abs=1e-9)
+
+
+@given(st.lists(st.tuples(usages, st.floats(min_value=0.0, max_value=1e7, allow_nan=False)), max_size=30),
+       rups, halflives)
+def test_rup_stays_at_least_one_half(steps, rup, halflife):
+    """Whatever the usage history, RUP ≥ 0.5, and it lies between the old RUP and the usage."""
+    for usage, dt in steps:
+        new = updated_priority(rup, usage, dt, halflife)
+        assert new >= MIN_PRIORITY
+        lo, hi = sorted((max(rup, MIN_PRIORITY), max(usage, MIN_PRIORITY)))
+        assert lo * (1 - 1e-12) <= new <= hi * (1 + 1e-12)
+        rup = new
+
+
+@given(rups, st.floats(min_value=1.0, max_value=1e12), st.floats(min_value=1.0, max_value=1e12))
+def test_eup_is_monotone_in_factor(rup, f1, f2):
+    """A larger factor never gives a better (smaller) EUP."""
+    lo, hi = sorted((f1, f2))
+    assert effective_priority(rup, lo) <= effective_priority(rup, hi)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.floats(min_value=0.0, max_value=1000.0), st.lists(st.floats(min_value=1.0, max_value=5e4), min_size=1,
+                                                            max_size=10))
+def test_accountant_matches_closed_form(usage, dts):
+    """Through the store, constant usage ρ gives RUP(t) = ρ + (0.5 − ρ)·0.5^(t/h) (floored)."""
+    a = Accountant.load(":memory:")
+    a.update_priorities(0.0)
+    a.set_usage("u@d", usage, 0.0)
+    now = 0.0
+    for dt in dts:
+        now += dt
+        a.update_priorities(now)
+    expected = max(MIN_PRIORITY, usage + (0.5 - usage) * 0.5 ** (now / DAY))
+    assert a.rup("u@d") == pytest.approx(expected, rel=1e-9)
+    assert a.get("u@d").weighted_accumulated_usage == pytest.approx(usage * now, rel=1e-9, abs=1e-6)
+    a.close()
