@@ -131,21 +131,26 @@ def oracle_defaults(tmp_path_factory):
 _NOT_COMPARED = {"UID_DOMAIN", "ACCOUNTANT_DATABASE_FILE", "NEGOTIATOR_NAME"}
 
 
-@pytest.mark.parametrize("name", sorted(set(KNOBS) - _NOT_COMPARED))
-def test_defaults_match_htcondor(name, oracle_defaults):
-    """Where HTCondor's parameter table has a default, ours is the same value."""
-    theirs = oracle_defaults[name]
-    if theirs is None:
-        pytest.skip("no parameter-table default (a code default, or unset)")
-    knob, ours = KNOBS[name], knobs().get(name)
-    if knob.type == "expr":
-        assert ours == classad.parser.parse_expr(theirs)
-    elif knob.type == "list":
-        assert ours == [s for s in theirs.replace(",", " ").split()]
-    elif knob.type == "bool" and isinstance(theirs, str):
-        assert ours == (theirs.lower() == "true")
-    else:
-        assert ours == theirs
+def test_defaults_match_htcondor(oracle_defaults):
+    """Where HTCondor's parameter table has a default, ours is the same value.
+
+    Knobs without a table default (code defaults, or unset) have nothing to compare."""
+    compared = 0
+    for name in sorted(set(KNOBS) - _NOT_COMPARED):
+        theirs = oracle_defaults[name]
+        if theirs is None:
+            continue
+        compared += 1
+        knob, ours = KNOBS[name], knobs().get(name)
+        if knob.type == "expr":
+            assert ours == classad.parser.parse_expr(theirs), name
+        elif knob.type == "list":
+            assert ours == [s for s in theirs.replace(",", " ").split()], name
+        elif knob.type == "bool" and isinstance(theirs, str):
+            assert ours == (theirs.lower() == "true"), name
+        else:
+            assert ours == theirs, name
+    assert compared >= 40
 
 
 # ---- reading values -----------------------------------------------------------------------
