@@ -1,0 +1,296 @@
+"""ClassAds as JSON, as ``condor_q -json`` and ``ClassAd.printJson()`` write them.
+
+An ad is an object; nested ads are objects and lists arrays; integers, reals,
+booleans and strings map to JSON; Undefined is ``null``.  Anything JSON cannot
+hold (an expression, Error, an absolute time, an infinite real) is a string
+``"\\/Expr(<new-syntax text>)\\/"``; the escaped slashes are what mark it, so
+``"/Expr(x)/"`` stays a plain string.  :func:`write_ad` reproduces
+``printJson()`` byte for byte: attribute order, two-space indentation, reals as
+``%.16G`` (``.0`` added when bare), control characters as ``\\u00XX``.
+
+The reader takes a ``[ {...}, {...} ]`` list, one object per line, or objects
+one after another.  Each object is cut out of the stream by the splitter and
+decoded with the standard :mod:`json` module; an object it rejects is tried
+once more with HTCondor's leniencies (trailing commas, ``TRUE``/``False``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
+
+from .. import ast
+from ..ad import ClassAd
+from ..errors import FormatError, ParseError
+from ..parser import parse_expr
+from ..unparse import unparse_value
+from ..values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED, AbsTime, ListValue, RelTime
+from .order import container_items, tool_items
+from .printers import unparse_new
+from .sources import LineSource
+from .splitter import JSON_SYNTAX, split_records
+
+ErrorHandler = Callable[[FormatError], None]
+
+# ---- writing -------------------------------------------------------------------------------
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NEEDS_ESCAPE = re.compile(r'["\\\x01-\x1f]')
+
+
+def _escape_char(m: re.Match) -> str:
+    c = m.group()
+    return _ESCAPES.get(c) or "\\u%04X" % ord(c)
+
+
+def json_string(s: str) -> str:
+    """``s`` as a JSON string literal, escaped as HTCondor escapes it (UTF-8 left as is)."""
+    return '"' + _NEEDS_ESCAPE.sub(_escape_char, s) + '"'
+
+
+def _quoted_expr(text: str) -> str:
+    return '"\\/Expr(' + _NEEDS_ESCAPE.sub(_escape_char, text) + ')\\/"'
+
+
+def _real(x: float) -> str:
+    if x != x or math.isinf(x):
+        return _quoted_expr(unparse_value(x))
+    if x == 0.0:
+        return "%.1f" % x  # keeps the sign of -0.0
+    text = "%.16G" % x
+    if "." not in text and "E" not in text:
+        text += ".0"
+    return text
+
+
+class _Writer:
+    """One JSON printer: pretty (two-space indents) or one line (``jsonl``)."""
+
+    def __init__(self, oneline: bool = False) -> None:
+        self.oneline = oneline
+        self.level = 0
+
+    def node(self, n: ast.Node) -> str:
+        t = type(n)
+        if t is ast.Literal:
+            return self.value(n.value)
+        if t is ast.Record:
+            return self.obj(container_items(n.attrs))
+        if t is ast.ListExpr:
+            return self.array([lambda item=item: self.node(item) for item in n.items])
+        return _quoted_expr(unparse_new(n))
+
+    def value(self, v: Any) -> str:
+        t = type(v)
+        if t is str:
+            return json_string(v)
+        if t is bool:
+            return "true" if v else "false"
+        if t is int:
+            return str(v)
+        if t is float:
+            return _real(v)
+        if v is UNDEFINED:
+            return "null"
+        if v is ERROR:
+            return _quoted_expr("error")
+        if t is RelTime:
+            # HTCondor 25 stores a relative-time literal as its seconds (a real).
+            return _real(float(v.secs))
+        if t is AbsTime:
+            return _quoted_expr(unparse_value(v))
+        if t is ListValue:
+            if v.nodes is not None:
+                return self.array([lambda item=item: self.node(item) for item in v.nodes])
+            return self.array([lambda item=item: self.value(item) for item in v._values])
+        if isinstance(v, ClassAd):
+            return self.obj(container_items(v.node_items()))
+        return _quoted_expr(unparse_value(v))
+
+    def obj(self, items: list) -> str:
+        if self.oneline:
+            return "{" + ",".join(json_string(k) + ": " + self.node(v) for k, v in items) + "}"
+        self.level += 2
+        pad = "\n" + " " * self.level
+        parts = [pad + json_string(k) + ": " + self.node(v) for k, v in items]
+        self.level -= 2
+        return "{" + ",".join(parts) + "\n" + " " * self.level + "}"
+
+    def array(self, items: list) -> str:
+        if self.oneline:
+            return "[" + ",".join(render() for render in items) + "]"
+        self.level += 2
+        pad = "\n" + " " * self.level
+        parts = [pad + render() for render in items]
+        self.level -= 2
+        return "[" + ",".join(parts) + "\n" + " " * self.level + "]"
+
+
+def write_ad(ad: ClassAd, items: Optional[list] = None, oneline: bool = False) -> str:
+    """An ad as JSON, exactly as ``classad2.ClassAd.printJson()`` prints it."""
+    return _Writer(oneline).obj(container_items(ad.node_items()) if items is None else items)
+
+
+def write_ads(ads: Iterable[ClassAd], out: TextIO, lines: bool = False) -> int:
+    """Write ads as ``condor_q -json`` does (a list), or one object per line.  Returns the count."""
+    count = 0
+    for ad in ads:
+        text = write_ad(ad, tool_items(ad.node_items()), oneline=lines)
+        if lines:
+            out.write(text + "\n")
+        else:
+            out.write(("[\n" if count == 0 else ",\n") + text + "\n")
+        count += 1
+    if count and not lines:
+        out.write("]\n")
+    return count
+
+
+# ---- reading -------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_EXPR_PREFIX = '"\\/Expr('
+_EXPR_SUFFIX = ')\\/"'
+_MARK = "\x00"
+_LENIENT = re.compile(r'"(?:[^"\\]|\\.)*"|,(?=\s*[}\]])|\b(?i:true|false|null)\b', re.S)
+
+
+class _Pairs(list):
+    """The key/value pairs of one JSON object, in order (a list, to keep duplicates)."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _to_int(text: str) -> int:
+    value = int(text)
+    return value if INT64_MIN <= value <= INT64_MAX else 0  # as the C++ lexer does
+
+
+def _lenient_fix(m: re.Match) -> str:
+    text = m.group()
+    if text[0] == '"':
+        return text
+    return "" if text == "," else text.lower()
+
+
+def _position(text: str, offset: int, line: int, column: int) -> tuple[int, int]:
+    """File line and column of ``offset`` in a record text that starts at line:column."""
+    newlines = text.count("\n", 0, offset)
+    if not newlines:
+        return line, column + offset
+    return line + newlines, offset - text.rfind("\n", 0, offset)
+
+
+class _Decoder:
+    """Decodes one object's text into a ClassAd, reporting errors at file positions."""
+
+    def __init__(self, text: str, name: str, line: int, column: int) -> None:
+        self.text, self.name, self.line, self.column = text, name, line, column
+        self.exprs: list[tuple[str, int]] = []  # (raw token, offset in text)
+
+    def error(self, message: str, offset: int) -> FormatError:
+        line, col = _position(self.text, offset, self.line, self.column)
+        return FormatError(message, file=self.name, line=line, column=col)
+
+    def _mark_expressions(self) -> str:
+        text = self.text
+        if "\\/Expr(" not in text:
+            return text
+        out, last = [], 0
+        for m in _TOKEN.finditer(text):
+            token = m.group()
+            if token.startswith(_EXPR_PREFIX) and token.endswith(_EXPR_SUFFIX) and len(token) >= 12:
+                out.append(text[last:m.start()])
+                out.append(f'"\\u0000{len(self.exprs)}"')
+                self.exprs.append((token, m.start()))
+                last = m.end()
+        out.append(text[last:])
+        return "".join(out)
+
+    def _loads(self, text: str) -> Any:
+        return json.loads(text, object_pairs_hook=_Pairs, parse_int=_to_int,
+                          parse_constant=_reject_constant)
+
+    def decode(self) -> ClassAd:
+        marked = self._mark_expressions()
+        try:
+            pairs = self._loads(marked)
+        except ValueError as first:
+            try:
+                pairs = self._loads(_LENIENT.sub(_lenient_fix, marked))
+            except ValueError:
+                raise self._json_error(first) from None
+        return ClassAd._from_nodes(self.record(pairs).attrs)
+
+    def _json_error(self, exc: ValueError) -> FormatError:
+        # Report against the original text: markers only replace strings by strings.
+        try:
+            self._loads(self.text)
+        except json.JSONDecodeError as original:
+            return self.error(original.msg, original.pos)
+        except ValueError as original:
+            return self.error(str(original), 0)
+        if isinstance(exc, json.JSONDecodeError):
+            return self.error(exc.msg, 0)
+        return self.error(str(exc), 0)
+
+    def record(self, pairs: list) -> ast.Record:
+        merged: dict[str, tuple[str, ast.Node]] = {}
+        for key, value in pairs:
+            if key.startswith(_MARK):
+                key = json.loads(self.exprs[int(key[1:])][0])
+            node = self.node(value)
+            folded = key.lower()
+            old = merged.get(folded)
+            merged[folded] = (old[0] if old else key, node)
+        return ast.Record(tuple(merged.values()))
+
+    def node(self, v: Any) -> ast.Node:
+        t = type(v)
+        if t is str:
+            if v.startswith(_MARK) and v[1:].isdigit() and int(v[1:]) < len(self.exprs):
+                return self.expression(*self.exprs[int(v[1:])])
+            if _MARK in v:
+                raise self.error("a string cannot contain a NUL character", 0)
+            return ast.Literal(v)
+        if t is int or t is float or t is bool:
+            return ast.Literal(v)
+        if v is None:
+            return ast.Literal(UNDEFINED)
+        if t is _Pairs:
+            return self.record(v)
+        return ast.ListExpr(tuple(self.node(item) for item in v))
+
+    def expression(self, token: str, offset: int) -> ast.Node:
+        inner = json.loads(token)[len("/Expr("):-len(")/")]
+        try:
+            return parse_expr(inner)
+        except ParseError as exc:
+            # Point into the token: its opening quote plus the escaped prefix.
+            where = offset + len(_EXPR_PREFIX) + max((exc.column or 1) - 1, 0)
+            raise self.error(f"in \\/Expr(...)\\/: {exc.message}", where) from None
+
+
+def decode_object(text: str, name: str = "<string>", line: int = 1, column: int = 1) -> ClassAd:
+    """One JSON object's text as a ClassAd (positions in errors count from line:column)."""
+    return _Decoder(text, name, line, column).decode()
+
+
+def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
+    """Ads from JSON text; each broken object goes to ``handle`` and is skipped."""
+    name = src.name
+    for rec in split_records(src, JSON_SYNTAX, handle):
+        try:
+            ad = decode_object(rec.text, name, rec.line, rec.column)
+        except FormatError as exc:
+            handle(exc)
+            continue
+        src.last_end = (rec.end_line, rec.end_column)
+        yield ad
+
+
+__all__ = ["write_ad", "write_ads", "json_string", "iter_ads", "decode_object"]

@@ -1,0 +1,255 @@
+"""The old ("long") ad format of ``condor_status -l`` and ``condor_q -l``.
+
+One attribute per line, ``Name = value``; ads are separated by blank lines.  The
+reader follows HTCondor's line reader: the name is the text before the first
+``=`` (surrounding blanks trimmed), the value is the rest, parsed as a
+new-syntax expression with *old* string lexing (a backslash is literal except
+before ``"``, and a ``\\"`` that ends the line ends the string).  Lines whose
+first non-blank character is ``#`` are comments; a line of white space, or a
+``***`` banner as ``condor_history`` writes, ends an ad.
+
+Most values in real dumps are plain numbers and strings, so those skip the
+parser (a regular expression recognises them and builds the literal at once);
+everything else goes through the cached expression parser, so identical text
+is parsed once.  A broken line spoils its ad only: the reader reports it and
+resumes after the next blank line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Iterable, Iterator, Optional, TextIO
+
+from .. import ast
+from ..ad import ClassAd
+from ..errors import FormatError, ParseError
+from ..parser import parse_expr, parse_old_value
+from ..unparse import quote_name, quote_string
+from ..values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED
+from .order import container_items, tool_items
+from .printers import old_name, unparse_old
+from .sources import LineSource
+
+ErrorHandler = Callable[[FormatError], None]
+
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
+_REAL = re.compile(r"-?(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)\Z")
+_PLAIN_STRING = re.compile(r'"[^"\\]*"\Z')
+_KEYWORD_LITERALS = {"true": ast.Literal(True), "false": ast.Literal(False),
+                     "undefined": ast.Literal(UNDEFINED), "error": ast.Literal(ERROR)}
+
+
+def _fast_literal(text: str) -> Optional[ast.Node]:
+    """The literal node for a plain number, string or keyword; None for anything else."""
+    first = text[:1]
+    if first == '"':
+        if _PLAIN_STRING.match(text):
+            return ast.Literal(text[1:-1])
+        return None
+    if first.isdigit() or first == "-":
+        if _INT.match(text):
+            value = int(text)
+            # As the C++ lexer does, an integer beyond 64 bits reads as 0.
+            return ast.Literal(value if INT64_MIN <= value <= INT64_MAX else 0)
+        if _REAL.match(text):
+            return ast.Literal(float(text))
+        return None
+    return _KEYWORD_LITERALS.get(text.lower()) if len(text) <= 9 else None
+
+
+def _read_old_string(text: str, start: int, delim: str) -> Optional[tuple[str, int]]:
+    """Decode an old-syntax string (or quoted name) opening at ``start``.
+
+    Returns the value and the index after the closing quote, or None if the
+    string is not closed.  ``\\"`` is a quote inside the string unless it is the
+    last thing on the line, where it closes a string ending in a backslash.
+    """
+    parts = []
+    j = start + 1
+    while True:
+        k = text.find(delim, j)
+        if k < 0:
+            return None
+        if k > j and text[k - 1] == "\\":
+            if k + 1 < len(text):
+                parts.append(text[j: k - 1])
+                parts.append(delim)
+                j = k + 1
+                continue
+            parts.append(text[j:k])
+            return "".join(parts), k + 1
+        parts.append(text[j:k])
+        return "".join(parts), k + 1
+
+
+def old_to_new(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """Rewrite the string literals of an old-syntax value in new syntax.
+
+    Returns the new text and a list of ``(new offset, old offset)`` pairs, one per
+    rewritten piece, to map parse-error columns back to the original line.
+    """
+    out: list[str] = []
+    marks: list[tuple[int, int]] = [(0, 0)]
+    size = 0
+    i = last = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "/" and text.startswith("//", i):
+            break  # a comment runs to the end of the line; nothing more to rewrite
+        if c == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        if c != '"' and c != "'":
+            i += 1
+            continue
+        decoded = _read_old_string(text, i, c)
+        if decoded is None:
+            break  # unterminated: leave it for the parser to report
+        value, after = decoded
+        out.append(text[last:i])
+        size += i - last
+        marks.append((size, i))
+        piece = quote_string(value) if c == '"' else quote_name(value)
+        out.append(piece)
+        size += len(piece)
+        marks.append((size, after))
+        i = last = after
+    out.append(text[last:])
+    return "".join(out), marks
+
+
+def _map_column(marks: list[tuple[int, int]], column: int) -> int:
+    """Map a 1-based column in rewritten text to the original text."""
+    offset = column - 1
+    new_start, old_start = 0, 0
+    for new_pos, old_pos in marks:
+        if new_pos > offset:
+            break
+        new_start, old_start = new_pos, old_pos
+    return old_start + (offset - new_start) + 1
+
+
+def parse_value(text: str, source: str, line: int, column: int) -> ast.Node:
+    """Parse an old-format value that starts at ``column`` of ``line``."""
+    node = _fast_literal(text)
+    if node is not None:
+        return node
+    marks = None
+    try:
+        if "\\" in text:
+            new_text, marks = old_to_new(text)
+            return parse_expr(new_text)
+        return parse_old_value(text)
+    except ParseError as exc:
+        col = exc.column or 1
+        if marks is not None:
+            col = _map_column(marks, col)
+        raise FormatError(exc.message, file=source, line=line, column=column + col - 1,
+                          context=exc.context) from None
+
+
+_BLANKS = " \t\n\r\f\v"
+
+
+# Name, "=", value: the common case in one match; anything odd goes to the slow path.
+_LINE = re.compile(r"[ \t\n\r\f\v]*([^=]*?)[ \t]*= *(.*)", re.S)
+
+
+def parse_line(text: str, source: str, line: int) -> tuple[str, ast.Node]:
+    """``(name, node)`` from one ``Name = value`` line (its terminator removed)."""
+    m = _LINE.match(text)
+    if m is not None and m.group(1) and m.group(2):
+        value = m.group(2)
+        node = _fast_literal(value)
+        if node is not None:
+            return m.group(1), node
+        if value.strip(_BLANKS):
+            return m.group(1), parse_value(value, source, line, m.start(2) + 1)
+    return _parse_line_slowly(text, source, line)
+
+
+def _parse_line_slowly(text: str, source: str, line: int) -> tuple[str, ast.Node]:
+    start = len(text) - len(text.lstrip(_BLANKS))
+    eq = text.find("=", start)
+    if eq < 0:
+        raise FormatError("expected 'Name = value'", file=source, line=line, column=start + 1)
+    name = text[start:eq].rstrip(" \t")
+    if not name:
+        raise FormatError("missing attribute name before '='", file=source, line=line, column=eq + 1)
+    value_start = eq + 1
+    while value_start < len(text) and text[value_start] == " ":
+        value_start += 1
+    value = text[value_start:]
+    if not value.strip(_BLANKS):
+        raise FormatError(f"missing value after '{name} ='", file=source, line=line, column=eq + 2)
+    return name, parse_value(value, source, line, value_start + 1)
+
+
+def is_delimiter(text: str) -> bool:
+    """True for a line that ends an ad: white space only, or a ``***`` history banner."""
+    return not text.strip(_BLANKS) or text.startswith("***")
+
+
+def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
+    """Ads from old-format lines; bad lines go to ``handle`` and spoil only their ad."""
+    attrs: dict[str, tuple[str, ast.Node]] = {}
+    broken = False
+    name_of = src.name
+    for text in src:
+        if text[-1:] == "\n":
+            text = text[:-2] if text[-2:] == "\r\n" else text[:-1]
+        if not text.strip(_BLANKS) or text.startswith("***"):
+            if attrs and not broken:
+                src.last_end = (src.lineno + 1, 0)
+                yield ClassAd._from_nodes(tuple(attrs.values()))
+            attrs = {}
+            broken = False
+            continue
+        if broken or text.lstrip(" \t").startswith("#"):
+            continue
+        try:
+            name, node = parse_line(text, name_of, src.lineno)
+        except FormatError as exc:
+            attrs = {}
+            broken = True
+            handle(exc)
+            continue
+        key = name.lower()
+        old = attrs.get(key)
+        # A repeated name: the last value wins, the first spelling stays.
+        attrs[key] = (old[0] if old else name, node)
+    if attrs and not broken:
+        src.last_end = (src.lineno + 1, 0)
+        yield ClassAd._from_nodes(tuple(attrs.values()))
+
+
+# ---- writing -----------------------------------------------------------------------------
+
+
+def write_ad(ad: ClassAd, items: Optional[list] = None) -> str:
+    """An ad as ``condor_q -l`` prints it: ``Name = value`` lines, names as they are,
+    in tool order unless ``items`` is given."""
+    pairs = tool_items(ad.node_items()) if items is None else items
+    return "".join(f"{name} = {unparse_old(node)}\n" for name, node in pairs)
+
+
+def print_old(ad: ClassAd) -> str:
+    """An ad exactly as ``classad2.ClassAd.printOld()`` prints it (container order)."""
+    items = container_items(ad.node_items())
+    return "".join(f"{old_name(n)} = {unparse_old(v)}\n" for n, v in items) or "\n"
+
+
+def write_ads(ads: Iterable[ClassAd], out: TextIO) -> int:
+    """Write ads as ``condor_q -l`` does: each followed by a blank line.  Returns the count."""
+    count = 0
+    for ad in ads:
+        out.write(write_ad(ad))
+        out.write("\n")
+        count += 1
+    return count
+
+
+__all__ = ["iter_ads", "parse_line", "parse_value", "old_to_new", "write_ad", "write_ads",
+           "print_old", "is_delimiter"]

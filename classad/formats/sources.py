@@ -1,0 +1,201 @@
+"""Where ad text comes from: strings, bytes, files, paths, as numbered lines.
+
+Every reader consumes a :class:`LineSource`.  It hands out one line at a time
+(terminator included, as ``file.readline`` does), so a reader never holds more
+than the ad it is building: a multi-gigabyte ``condor_q -l`` dump streams in
+flat memory.  Bytes are decoded as UTF-8 with ``surrogateescape``, the same
+convention the language uses for its byte strings, so invalid UTF-8 survives a
+round trip instead of stopping the read.  Lines end at ``\\n`` only; a ``\\r``
+is left for the format reader to judge (old-format files may hold raw ``\\r``
+inside string values).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import Any, Callable, Iterable, Iterator, Optional
+
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
+
+
+def _split_chunks(chunks: Iterable[Any]) -> Iterator[str]:
+    """Lines from text (or bytes) pieces of any size, split at ``\\n``."""
+    partial = ""
+    for chunk in chunks:
+        if isinstance(chunk, (bytes, bytearray)):
+            chunk = bytes(chunk).decode(ENCODING, ERRORS)
+        elif not isinstance(chunk, str):
+            raise TypeError(f"expected text, got {type(chunk).__name__}")
+        if not chunk:
+            continue
+        start = 0
+        if partial:
+            end = chunk.find("\n")
+            if end < 0:
+                partial += chunk
+                continue
+            yield partial + chunk[: end + 1]
+            partial = ""
+            start = end + 1
+        while True:
+            end = chunk.find("\n", start)
+            if end < 0:
+                partial = chunk[start:]
+                break
+            yield chunk[start: end + 1]
+            start = end + 1
+    if partial:
+        yield partial
+
+
+class LineSource:
+    """Numbered lines of one input, with push-back for format detection.
+
+    ``lineno`` is the number of the line last returned.  With ``track`` set,
+    the file position before each line is remembered (for ``parseNext``,
+    which must leave a file just after the ad it read).
+    """
+
+    def __init__(self, lines: Iterator[str], name: str, closer: Optional[Callable[[], None]] = None,
+                 tell: Optional[Callable[[], Any]] = None) -> None:
+        self.name = name
+        self.lineno = 0
+        # (line, column) just after the last ad a reader returned; column 0 = line start
+        self.last_end: tuple[int, int] = (1, 0)
+        self._lines = lines
+        self._pending: list[str] = []
+        self._closer = closer
+        self._tell = tell
+        # line number -> (file position before the line, the line), when tracking
+        self.positions: dict[int, tuple] = {}
+
+    def readline(self) -> Optional[str]:
+        """The next line (with its ``\\n``), or None at the end of the input."""
+        if self._pending:
+            line = self._pending.pop()
+        else:
+            cookie = self._tell() if self._tell is not None else None
+            line = next(self._lines, None)
+            if line is None:
+                return None
+            if cookie is not None:
+                self.positions[self.lineno + 1] = (cookie, line)
+        self.lineno += 1
+        return line
+
+    def push_back(self, line: str) -> None:
+        """Return ``line`` to the source; the next :meth:`readline` gives it again."""
+        self._pending.append(line)
+        self.lineno -= 1
+
+    def __iter__(self) -> Iterator[str]:
+        # Pushed-back lines first; then, unless positions are tracked, the lines
+        # themselves without a method call per line (this loop is the hot path).
+        while self._pending:
+            self.lineno += 1
+            yield self._pending.pop()
+        if self._tell is not None:
+            while True:
+                line = self.readline()
+                if line is None:
+                    return
+                yield line
+        for line in self._lines:
+            self.lineno += 1
+            yield line
+
+    def close(self) -> None:
+        """Close the underlying file if this source opened it."""
+        if self._closer is not None:
+            closer, self._closer = self._closer, None
+            closer()
+
+    def __enter__(self) -> "LineSource":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _file_lines(f: Any) -> Iterator[str]:
+    """Lines of a file object, decoding bytes; uses ``readline`` so ``tell`` stays valid."""
+    readline = f.readline
+    while True:
+        line = readline()
+        if not line:
+            return
+        if isinstance(line, (bytes, bytearray)):
+            line = bytes(line).decode(ENCODING, ERRORS)
+        yield line
+
+
+def open_text(path: Any) -> io.TextIOWrapper:
+    """A file opened for ad reading: UTF-8 with surrogate escapes, lines split at ``\\n`` only."""
+    return open(path, "r", encoding=ENCODING, errors=ERRORS, newline="\n")
+
+
+def source_name(input: Any) -> str:
+    """The name used for ``input`` in error messages."""
+    if isinstance(input, (str, bytes, bytearray)):
+        return "<string>"
+    if isinstance(input, os.PathLike):
+        return os.fspath(input) if isinstance(os.fspath(input), str) else repr(input)
+    name = getattr(input, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    return "<stream>"
+
+
+def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> LineSource:
+    """A :class:`LineSource` for a string, bytes, path, file object or iterable of strings.
+
+    A ``str`` is ad text (as in ``classad2``); use a :class:`pathlib.Path` for a
+    file name.  Paths are opened here and closed when the source is closed.
+    """
+    label = name or source_name(input)
+    if isinstance(input, str):
+        return LineSource(_split_chunks((input,)), label)
+    if isinstance(input, (bytes, bytearray, memoryview)):
+        return LineSource(_split_chunks((bytes(input),)), label)
+    if isinstance(input, os.PathLike):
+        f = open_text(input)  # closed by LineSource.close
+        return LineSource(iter(f), label, closer=f.close)
+    if hasattr(input, "readline"):
+        tell = None
+        if track:
+            try:
+                if input.seekable():
+                    tell = input.tell
+            except (AttributeError, OSError, ValueError):
+                tell = None
+        if tell is None and isinstance(input, io.TextIOBase):
+            return LineSource(iter(input), label)
+        return LineSource(_file_lines(input), label, tell=tell)
+    if isinstance(input, Iterable):
+        return LineSource(_split_chunks(input), label)
+    raise TypeError(f"cannot read ads from {type(input).__name__}; "
+                    "pass a string, bytes, a file object or a pathlib.Path")
+
+
+def seek_after(input: Any, src: LineSource, line: int, column: int) -> None:
+    """Leave file ``input`` positioned just after ``column`` characters of ``line``.
+
+    ``column`` 0 means the start of ``line``.  Only possible when positions were
+    tracked (a seekable file); otherwise the file stays where reading stopped.
+    """
+    entry = src.positions.get(line)
+    if entry is None:
+        return
+    cookie, text = entry
+    try:
+        input.seek(cookie)
+        if column:
+            prefix = text[:column]
+            if isinstance(input, io.TextIOBase):
+                input.read(len(prefix))
+            else:
+                input.read(len(prefix.encode(ENCODING, ERRORS)))
+    except (OSError, ValueError):
+        pass

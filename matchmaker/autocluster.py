@@ -1,0 +1,387 @@
+"""Autoclusters and the schedd's job order: how idle jobs become resource requests.
+
+The schedd groups jobs whose *significant attributes* have identical values into
+autoclusters (spec §1.7).  The significant attributes are the job attributes the
+negotiator may read: those referenced by slot ads' Requirements and Rank and by
+the negotiator's expressions (PREEMPTION_REQUIREMENTS, PREEMPTION_RANK,
+NEGOTIATOR_PRE/POST_JOB_RANK, NEGOTIATOR_JOB_CONSTRAINT), plus what each job's
+own Requirements and Rank reference, with ``ADD_``/``REMOVE_SIGNIFICANT_ATTRIBUTES``
+applied; ``SIGNIFICANT_ATTRIBUTES`` replaces the computed list.
+
+Each submitter's idle jobs are sorted by HTCondor's order -- PreJobPrio1,
+PreJobPrio2, JobPrio, PostJobPrio1, PostJobPrio2 (each descending, missing = 0),
+then ClusterId, ProcId -- and consecutive jobs of one autocluster form one
+request (a :class:`Run`) that the negotiator reuses once per job.
+
+References are found by walking expression trees; a tree is walked once and the
+result cached by node identity (identical text shares one tree).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
+
+from classad import ast
+from classad.ad import ClassAd
+from classad.evaluate import evaluate_top, new_state
+from classad.unparse import unparse
+from classad.values import truthiness
+
+from .pool import IDLE, Job
+
+# Names the negotiator never sends as significant: slot-side or ephemeral attributes.
+_NEVER = frozenset(("currenttime", "kflops", "mips", "slotid", "target", "my", "other", "ad",
+                    "parent", "self", "toplevel", "root"))
+_NEVER_PREFIXES = ("remoteuser", "remotegroup", "submitter")
+_ALWAYS = ("Requirements", "Rank", "ConcurrencyLimits")
+
+_refs_cache: dict[int, tuple[ast.Node, frozenset[str], frozenset[str]]] = {}
+
+
+def references(node: ast.Node) -> tuple[frozenset[str], frozenset[str]]:
+    """``(unscoped, target)`` lower-cased attribute names read by ``node``.
+
+    ``unscoped`` holds plain names and ``MY.x`` (resolved in the ad itself first);
+    ``target`` holds ``TARGET.x`` / ``OTHER.x``.  Cached by node identity.
+    """
+    hit = _refs_cache.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1], hit[2]
+    own: set[str] = set()
+    other: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is ast.AttrRef:
+            own.add(n.lname)
+        elif t is ast.Select:
+            base = n.base
+            if type(base) is ast.AttrRef and base.lname in ("target", "other"):
+                other.add(n.lname)
+            elif type(base) is ast.AttrRef and base.lname == "my":
+                own.add(n.lname)
+            else:
+                stack.append(base)
+        elif t is ast.Literal:
+            continue
+        else:
+            stack.extend(_children(n))
+    result = (frozenset(own), frozenset(other))
+    _refs_cache[id(node)] = (node, *result)
+    return result
+
+
+def _children(n: ast.Node) -> Iterable[ast.Node]:
+    t = type(n)
+    if t is ast.Binary:
+        return (n.left, n.right)
+    if t is ast.Unary:
+        return (n.operand,)
+    if t is ast.Conditional:
+        return (n.cond, n.then, n.other)
+    if t is ast.Elvis:
+        return (n.left, n.right)
+    if t is ast.Paren:
+        return (n.inner,)
+    if t is ast.ListExpr:
+        return n.items
+    if t is ast.Call:
+        return n.args
+    if t is ast.Subscript:
+        return (n.base, n.index)
+    if t is ast.Record:
+        return tuple(v for _, v in n.attrs)
+    return ()
+
+
+def external_references(ad: ClassAd, attrs: Iterable[str], extra: Iterable[ast.Node] = ()) -> set[str]:
+    """Names that ``attrs`` of ``ad`` (and the ``extra`` expressions, evaluated with ``ad``
+    as MY) read from the other ad of a match: ``TARGET.x`` and plain names ``ad`` lacks.
+    Names defined in ``ad`` are followed to their own references."""
+    out: set[str] = set()
+    seen: set[str] = set()
+    todo = [n for n in (ad.get_node(a) for a in attrs) if n is not None] + list(extra)
+    while todo:
+        own, other = references(todo.pop())
+        out |= other
+        for name in own:
+            if name in seen:
+                continue
+            seen.add(name)
+            node = ad.get_node(name)
+            if node is None:
+                out.add(name)
+            else:
+                todo.append(node)
+    return out
+
+
+def internal_references(ad: ClassAd, attrs: Iterable[str]) -> set[str]:
+    """Names of ``ad`` that ``attrs`` read, transitively (plus the external ones)."""
+    out: set[str] = set()
+    todo = [n for n in (ad.get_node(a) for a in attrs) if n is not None]
+    while todo:
+        own, other = references(todo.pop())
+        out |= other
+        for name in own - out:
+            out.add(name)
+            node = ad.get_node(name)
+            if node is not None:
+                todo.append(node)
+    return out
+
+
+# Functions whose reads cannot be known from the tree: they evaluate text or other ads.
+_DYNAMIC_CALLS = frozenset(("eval", "evalineachcontext", "countmatches", "unresolved"))
+_dynamic_cache: dict[int, tuple[ast.Node, bool]] = {}
+
+
+def is_dynamic(node: ast.Node) -> bool:
+    """Whether ``node`` may read attributes that its tree does not name (``eval("x")``,
+    ``ad["x"]``, ``parent.x``, nested ads): then no static list of reads is complete."""
+    hit = _dynamic_cache.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    found = False
+    stack = [node]
+    while stack and not found:
+        n = stack.pop()
+        t = type(n)
+        if t is ast.Call and n.lname in _DYNAMIC_CALLS or t is ast.Subscript or t is ast.Record:
+            found = True
+        elif t is ast.Select:
+            base = n.base
+            found = not (type(base) is ast.AttrRef and base.lname in ("target", "other", "my"))
+        else:
+            stack.extend(_children(n))
+    _dynamic_cache[id(node)] = (node, found)
+    return found
+
+
+def decisive_names(slot_ads: Sequence[ClassAd], job_ads: Sequence[ClassAd],
+                   slot_attrs: Sequence[str] = ("Requirements", "Rank", "CurrentRank"),
+                   job_attrs: Sequence[str] = ("Requirements",)) -> Optional[frozenset[str]]:
+    """Every name that evaluating ``slot_attrs`` of a slot and ``job_attrs`` of a job against
+    each other can look up in either ad, or None when that cannot be known statically.
+
+    Names are followed through both populations (a name a slot lacks is looked up in
+    the job, whose expression may read the slot again), so two slots that agree on
+    all of these names give the same results against any of the jobs.
+    """
+    nodes_of: dict[str, list[ast.Node]] = {}
+
+    def nodes_named(name: str) -> list[ast.Node]:
+        found: dict[int, ast.Node] = {}
+        for ads in (slot_ads, job_ads):
+            for ad in ads:
+                n = ad.get_node(name)
+                if n is not None and type(n) is not ast.Literal:   # literals read nothing
+                    found[id(n)] = n
+        return list(found.values())
+
+    names: set[str] = set()
+    todo: list[ast.Node] = []
+    for attr in (*slot_attrs, *job_attrs):
+        names.add(attr.lower())
+        todo.extend(nodes_of.setdefault(attr.lower(), nodes_named(attr)))
+    seen: set[int] = set()
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if is_dynamic(node):
+            return None
+        own, other = references(node)
+        for name in own | other:
+            if name not in names:
+                names.add(name)
+                todo.extend(nodes_named(name))
+    return frozenset(names)
+
+
+def _keep(name: str, drop: frozenset[str], drop_re: Optional[re.Pattern[str]]) -> bool:
+    if name in _NEVER or name in drop or name.startswith(_NEVER_PREFIXES):
+        return False
+    return drop_re is None or drop_re.search(name) is None
+
+
+def significant_attributes(slot_ads: Iterable[ClassAd], expressions: Iterable[Optional[ast.Node]] = (), *,
+                           add: Sequence[str] = (), remove: Sequence[str] = (),
+                           remove_regex: Optional[str] = "^Slot[0-9]*_") -> frozenset[str]:
+    """The negotiator-supplied significant attributes (lower-cased), spec §1.3/§1.7."""
+    exprs = [e for e in expressions if e is not None]
+    names: set[str] = set()
+    for ad in slot_ads:
+        names |= external_references(ad, ("Requirements", "Rank"), exprs)
+    drop = frozenset(n.lower() for n in remove)
+    drop_re = re.compile(remove_regex, re.I) if remove_regex else None
+    kept = {n for n in names if _keep(n, drop, drop_re)}
+    kept |= {n.lower() for n in add}
+    return frozenset(kept - drop)
+
+
+# ---- autocluster keys --------------------------------------------------------------------
+
+
+class Autoclusters:
+    """Assigns autocluster ids to jobs by the values of their significant attributes."""
+
+    def __init__(self, significant: frozenset[str], *, fixed: Optional[Sequence[str]] = None,
+                 remove: Sequence[str] = (), every_job_alone: bool = False) -> None:
+        self.significant = significant
+        self.fixed = tuple(a.lower() for a in fixed) if fixed is not None else None
+        self.remove = frozenset(a.lower() for a in remove)
+        self.every_job_alone = every_job_alone
+        self._names: dict[tuple[int, int], tuple[str, ...]] = {}
+        self._text: dict[int, tuple[ast.Node, str]] = {}
+        self._ids: dict[tuple, int] = {}
+        self._count = 0
+
+    def names_for(self, ad: ClassAd) -> tuple[str, ...]:
+        """The significant attribute names for one job (sorted, lower-cased)."""
+        if self.fixed is not None:
+            return self.fixed
+        req, rank = ad.get_node("Requirements"), ad.get_node("Rank")
+        key = (id(req), id(rank))
+        names = self._names.get(key)
+        if names is None:
+            own = internal_references(ad, ("Requirements", "Rank"))
+            own |= {a.lower() for a in _ALWAYS}
+            names = tuple(sorted((self.significant | own) - self.remove))
+            self._names[key] = names
+        return names
+
+    def _value_key(self, node: Optional[ast.Node]) -> object:
+        if node is None:
+            return None
+        if type(node) is ast.Literal:
+            v = node.value
+            return (type(v).__name__, v) if type(v) in (bool, int, float, str) else self._value_text(node)
+        return self._value_text(node)
+
+    def _value_text(self, node: ast.Node) -> str:
+        hit = self._text.get(id(node))
+        if hit is None or hit[0] is not node:
+            hit = (node, unparse(node))
+            self._text[id(node)] = hit
+        return hit[1]
+
+    def id_of(self, job: Job) -> int:
+        """The autocluster id of ``job`` (a fresh id per job with NEGOTIATE_ALL_JOBS_IN_CLUSTER)."""
+        if self.every_job_alone:
+            self._count += 1
+            return self._count
+        ad = job.ad
+        names = self.names_for(ad)
+        key = (names, tuple(self._value_key(ad.get_node(n)) for n in names))
+        ac = self._ids.get(key)
+        if ac is None:
+            self._count += 1
+            ac = self._ids[key] = self._count
+        return ac
+
+    def __len__(self) -> int:
+        return len(self._ids) if not self.every_job_alone else self._count
+
+
+# ---- job order and requests ------------------------------------------------------------------
+
+
+def _zero_clock() -> float:
+    return 0.0     # library code never reads the wall clock
+
+
+def _prio(ad: ClassAd, name: str) -> int:
+    node = ad.get_node(name)
+    if node is None:
+        return 0
+    if type(node) is ast.Literal and type(node.value) is int:
+        return node.value
+    v = ad.evaluate(name, state=new_state(ad, clock=_zero_clock))
+    if type(v) is int:
+        return v
+    if type(v) is float and v == v and abs(v) < 2**63:
+        return int(v)
+    return 0
+
+
+def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
+    """HTCondor's queue order (spec §1.7): priorities descending, then ClusterId, ProcId.
+    ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes."""
+    ad = job.ad
+    head = (-_prio(ad, "PreJobPrio1"), -_prio(ad, "PreJobPrio2"), -_prio(ad, "JobPrio"),
+            -_prio(ad, "PostJobPrio1"), -_prio(ad, "PostJobPrio2"))
+    if by_qdate:
+        return head + (_prio(ad, "QDate"), job.cluster, job.proc)
+    return head + (job.cluster, job.proc)
+
+
+@dataclass(eq=False)
+class Run:
+    """Consecutive jobs of one autocluster: one resource request reused ``len(jobs)`` times."""
+
+    autocluster: int
+    jobs: list[Job]
+    next: int = 0                     # index of the first job not matched yet
+
+    @property
+    def remaining(self) -> int:
+        """Jobs of this run still idle."""
+        return len(self.jobs) - self.next
+
+    def current(self) -> Job:
+        """The job the next match of this request is reported for."""
+        return self.jobs[self.next]
+
+
+@dataclass(eq=False)
+class Queue:
+    """One submitter's requests in the schedd's order."""
+
+    submitter: str
+    runs: list[Run] = field(default_factory=list)
+
+    @property
+    def idle(self) -> int:
+        """Idle jobs not matched yet."""
+        return sum(r.remaining for r in self.runs)
+
+
+def build_queues(jobs: Iterable[Job], autoclusters: Autoclusters, *, by_qdate: bool = False,
+                 job_constraint: Optional[ast.Node] = None) -> dict[str, Queue]:
+    """Each submitter's idle jobs as runs of one autocluster, in queue order.
+
+    Jobs for which ``job_constraint`` (``NEGOTIATOR_JOB_CONSTRAINT``) is not true are
+    left out, as the schedd leaves their autoclusters out.
+    """
+    per: dict[str, list[tuple[tuple, Job]]] = {}
+    for job in jobs:
+        if job.status != IDLE:
+            continue
+        if job_constraint is not None and truthiness(
+                evaluate_top(job_constraint, job.ad, new_state(job.ad, clock=_zero_clock))) is not True:
+            continue
+        per.setdefault(job.submitter, []).append((job_order_key(job, by_qdate=by_qdate), job))
+    queues: dict[str, Queue] = {}
+    for name, keyed in per.items():
+        keyed.sort(key=lambda kj: kj[0])
+        q = Queue(name)
+        for _, job in keyed:
+            ac = autoclusters.id_of(job)
+            if q.runs and q.runs[-1].autocluster == ac:
+                q.runs[-1].jobs.append(job)
+            else:
+                q.runs.append(Run(ac, [job]))
+        queues[name] = q
+    return queues
+
+
+__all__ = [
+    "Autoclusters", "Queue", "Run", "build_queues", "decisive_names", "external_references",
+    "internal_references", "is_dynamic",
+    "job_order_key", "references", "significant_attributes",
+]

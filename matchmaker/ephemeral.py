@@ -1,0 +1,278 @@
+"""Ephemeral attributes: what the negotiator adds to ads while it negotiates (spec §2),
+and the per-cycle facts about users they come from (EUPs frozen, usage live).
+
+The ads read from files are never modified.  The cycle works on copies (cheap:
+expression trees are shared) of type :class:`NegotiationAd`, which can record
+the attribute names an evaluation reads from it (the matcher memoizes results
+on those reads).
+
+* A **request** (job) copy gets ``SubmitterUserPrio``/``SubmittorPrio`` (the EUP,
+  fixed for the cycle), ``SubmitterUserResourcesInUse`` (usage *now*, refreshed
+  before every match attempt), ``SubmitterNegotiatingGroup``,
+  ``SubmitterAutoregroup``, and with groups ``SubmitterGroup``,
+  ``SubmitterGroupResourcesInUse``, ``SubmitterGroupQuota``.
+* A **slot** copy gets, when preemption is considered and the slot is claimed,
+  ``RemoteUserPrio``, ``RemoteUserFloor`` and ``RemoteUserResourcesInUse``: the
+  last is the *expression* ``ResourcesInUseByUser("<user>")``, so it reads the
+  usage at evaluation time.  With groups also ``RemoteGroup``,
+  ``RemoteGroupResourcesInUse`` (``ResourcesInUseByUsersGroup``) and
+  ``RemoteGroupQuota``; with ``NEGOTIATOR_CROSS_SLOT_PRIOS`` the same set under
+  ``slot<N>_`` names.  ``CurrentRank`` becomes ``PreemptingRank`` when present.
+
+The two ClassAd functions are registered in the language's registry; they find
+the live usage through the evaluation state (:class:`MatchState`), never through
+a global, and give Error outside a negotiation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, Optional, Protocol
+
+from classad import ast
+from classad.ad import ClassAd
+from classad.evaluate import EvalState, default_strict, evaluate_top, new_state
+from classad.functions.registry import register
+from classad.values import ERROR
+
+from .pool import Slot
+
+ROOT_GROUP = "<none>"
+
+
+class NegotiationAd(ClassAd):
+    """A copy of an ad used during negotiation; records attribute reads when asked.
+
+    ``reads`` is None normally; set it to a list and every lookup of a name in this
+    ad appends the (lower-case) name, whether or not the ad has it.
+    """
+
+    __slots__ = ("reads",)
+
+    def __init__(self, source: Optional[ClassAd] = None) -> None:
+        super().__init__(source)
+        self.reads: Optional[list[str]] = None
+
+    def _lookup_node(self, lname: str) -> Optional[ast.Node]:
+        reads = self.reads
+        if reads is not None:
+            reads.append(lname)
+        return ClassAd._lookup_node(self, lname)
+
+
+class LiveUsage:
+    """Weighted usage per user and per group node, changing as matches are made."""
+
+    def __init__(self, usage: Mapping[str, float] = {},  # noqa: B006 - read only
+                 group_of: Optional[Callable[[str], str]] = None) -> None:
+        self.user: dict[str, float] = {k: float(v) for k, v in usage.items()}
+        self._group_of = group_of
+        self.group: dict[str, float] = {}
+        for name, amount in self.user.items():
+            g = self.group_of(name)
+            self.group[g] = self.group.get(g, 0.0) + amount
+
+    def group_of(self, name: str) -> str:
+        """The group node a user is charged to (``<none>`` without groups)."""
+        return ROOT_GROUP if self._group_of is None else self._group_of(name)
+
+    def of(self, name: str) -> float:
+        """Current weighted usage of ``name``."""
+        return self.user.get(name, 0.0)
+
+    def of_group(self, group: str) -> float:
+        """Current weighted usage of one group node (not its subtree)."""
+        return self.group.get(group, 0.0)
+
+    def add(self, name: str, weight: float) -> None:
+        """Charge a new match (accountant AddMatch)."""
+        self.user[name] = self.user.get(name, 0.0) + weight
+        g = self.group_of(name)
+        self.group[g] = self.group.get(g, 0.0) + weight
+
+    def remove(self, name: str, weight: float) -> None:
+        """End a match (accountant RemoveMatch); usage never goes below 0."""
+        self.user[name] = max(0.0, self.user.get(name, 0.0) - weight)
+        g = self.group_of(name)
+        self.group[g] = max(0.0, self.group.get(g, 0.0) - weight)
+
+
+# ---- priorities (frozen for the cycle) ----------------------------------------------------------------------------
+
+
+class Priorities(Protocol):
+    """What the cycle asks the accountant (values frozen at cycle start)."""
+
+    def eup(self, name: str) -> float: ...
+    def floor(self, name: str) -> float: ...
+    def ceiling(self, name: str) -> float: ...
+
+
+@dataclass
+class StaticPriorities:
+    """Priorities given directly (tests, examples): EUP per name, else 0.5 x default factor."""
+
+    eups: Mapping[str, float] = field(default_factory=dict)
+    default_factor: float = 1000.0
+    floors: Mapping[str, float] = field(default_factory=dict)
+    ceilings: Mapping[str, float] = field(default_factory=dict)
+
+    def eup(self, name: str) -> float:
+        return float(self.eups.get(name, 0.5 * self.default_factor))
+
+    def floor(self, name: str) -> float:
+        return float(self.floors.get(name, 0.0))
+
+    def ceiling(self, name: str) -> float:
+        return float(self.ceilings.get(name, -1.0))
+
+
+class MatchState(EvalState):
+    """Evaluation state of the matchmaker: a fixed clock, the live usage, and a flag
+    raised when an evaluation read something that changes during the cycle."""
+
+    __slots__ = ("usage", "volatile")
+
+    def __init__(self, usage: Optional[LiveUsage], now: float) -> None:
+        super().__init__(None, None, strict=default_strict(), clock=lambda: now)
+        self.usage = usage
+        self.volatile = False
+
+
+def _in_use_by_user(ctx: object, name: object) -> object:
+    """``ResourcesInUseByUser("u@d")``: u's weighted usage at evaluation time."""
+    state = ctx.state  # type: ignore[attr-defined]
+    usage = getattr(state, "usage", None)
+    if usage is None or type(name) is not str:
+        return ERROR
+    state.volatile = True
+    return usage.of(name)
+
+
+def _in_use_by_group(ctx: object, name: object) -> object:
+    """``ResourcesInUseByUsersGroup("g.u@d")``: usage of the group u is charged to."""
+    state = ctx.state  # type: ignore[attr-defined]
+    usage = getattr(state, "usage", None)
+    if usage is None or type(name) is not str:
+        return ERROR
+    state.volatile = True
+    return usage.of_group(usage.group_of(name))
+
+
+register("ResourcesInUseByUser", _in_use_by_user, 1, 1, kind="eager")
+register("ResourcesInUseByUsersGroup", _in_use_by_group, 1, 1, kind="eager")
+
+
+def _literal(value: object) -> ast.Literal:
+    return ast.Literal(value)
+
+
+# ---- requests ----------------------------------------------------------------------------
+
+
+def annotate_request(job_ad: ClassAd, *, eup: float, usage: float, negotiating_group: Optional[str] = None,
+                     autoregroup: bool = False, group: Optional[str] = None,
+                     group_usage: Optional[float] = None, group_quota: Optional[float] = None
+                     ) -> NegotiationAd:
+    """A copy of a job ad carrying the Submitter* attributes of spec §2.1."""
+    req = NegotiationAd(job_ad)
+    req.set_node("SubmitterNegotiatingGroup", _literal(negotiating_group or ROOT_GROUP))
+    req.set_node("SubmitterAutoregroup", _literal(bool(autoregroup)))
+    prio = _literal(float(eup))
+    req.set_node("SubmittorPrio", prio)
+    req.set_node("SubmitterUserPrio", prio)
+    req.set_node("SubmitterUserResourcesInUse", _literal(float(usage)))
+    if group is not None:
+        req.set_node("SubmitterGroup", _literal(group))
+        req.set_node("SubmitterGroupResourcesInUse", _literal(float(group_usage or 0.0)))
+        if group_quota is not None:
+            req.set_node("SubmitterGroupQuota", _literal(float(group_quota)))
+    return req
+
+
+def refresh_request(req: ClassAd, usage: float, group_usage: Optional[float] = None) -> None:
+    """Update the usage attributes of a request before the next match attempt."""
+    req.set_node("SubmitterUserResourcesInUse", _literal(float(usage)))
+    if group_usage is not None and req.get_node("SubmitterGroup") is not None:
+        req.set_node("SubmitterGroupResourcesInUse", _literal(float(group_usage)))
+
+
+# ---- slots ---------------------------------------------------------------------------------
+
+_REMOTE_SOURCES = ("PreemptingAccountingGroup", "PreemptingUser", "AccountingGroup", "RemoteUser")
+
+
+def _first_string(ad: ClassAd, names: Iterable[str], now: float) -> Optional[str]:
+    for name in names:
+        node = ad.get_node(name)
+        if node is None:
+            continue
+        v = evaluate_top(node, ad, new_state(ad, clock=lambda: now))
+        if type(v) is str and v:
+            return v
+    return None
+
+
+def _remote_attrs(copy: ClassAd, prefix: str, user: str, eup_of: Callable[[str], float],
+                  floor_of: Callable[[str], float], groups: Optional["GroupView"]) -> None:
+    copy.set_node(prefix + "RemoteUserPrio", _literal(float(eup_of(user))))
+    copy.set_node(prefix + "RemoteUserFloor", _literal(float(floor_of(user))))
+    copy.set_node(prefix + "RemoteUserResourcesInUse", ast.call("ResourcesInUseByUser", (_literal(user),)))
+    if groups is not None:
+        group = groups.group_of(user)
+        copy.set_node(prefix + "RemoteGroup", _literal(group))
+        copy.set_node(prefix + "RemoteGroupResourcesInUse",
+                      ast.call("ResourcesInUseByUsersGroup", (_literal(user),)))
+        quota = groups.previous_quota(group)
+        if quota is not None:
+            copy.set_node(prefix + "RemoteGroupQuota", _literal(float(quota)))
+
+
+class GroupView:
+    """What slot annotation needs to know about groups (only when groups exist)."""
+
+    def __init__(self, group_of: Callable[[str], str],
+                 previous_quotas: Optional[Mapping[str, float]] = None) -> None:
+        self.group_of = group_of
+        self._quotas = previous_quotas
+
+    def previous_quota(self, group: str) -> Optional[float]:
+        """The group's quota from the previous cycle's last round (None on the first cycle)."""
+        return None if self._quotas is None else self._quotas.get(group)
+
+
+def annotate_slot(slot: Slot, *, now: float, eup_of: Callable[[str], float],
+                  floor_of: Callable[[str], float] = lambda _u: 0.0,
+                  consider_preemption: bool = True, cross_slot_prios: bool = False,
+                  resource_prefix: str = "slot", slot_weight_expr: Optional[ast.Node] = None,
+                  force_slot_weight: bool = False, groups: Optional[GroupView] = None) -> NegotiationAd:
+    """A copy of a slot ad prepared for this cycle (spec §1.2, §2.2)."""
+    ad = slot.ad
+    copy = NegotiationAd(ad)
+    neg_req = ad.get_node("NegotiatorRequirements")
+    if neg_req is not None:
+        copy.set_node("Requirements", neg_req)
+    if slot_weight_expr is not None and (force_slot_weight or ad.get_node("SlotWeight") is None):
+        copy.set_node("SlotWeight", slot_weight_expr)
+    if not consider_preemption:
+        return copy
+    if slot.remote:
+        _remote_attrs(copy, "", slot.remote, eup_of, floor_of, groups)
+    preempting_rank = ad.get_node("PreemptingRank")
+    if preempting_rank is not None:
+        copy.set_node("CurrentRank", preempting_rank)
+    if cross_slot_prios:
+        total = evaluate_top(ad.get_node("TotalSlots") or _literal(0), ad, new_state(ad, clock=lambda: now))
+        count = total if type(total) is int else 0
+        for n in range(1, count + 1):
+            prefix = f"{resource_prefix}{n}_"
+            user = _first_string(ad, [prefix + s for s in _REMOTE_SOURCES], now)
+            if user:
+                _remote_attrs(copy, prefix, user, eup_of, floor_of, groups)
+    return copy
+
+
+__all__ = [
+    "ROOT_GROUP", "GroupView", "LiveUsage", "MatchState", "NegotiationAd", "Priorities", "StaticPriorities", "annotate_request",
+    "annotate_slot", "refresh_request",
+]

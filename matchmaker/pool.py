@@ -1,0 +1,428 @@
+"""The pool of one negotiation cycle: slots, jobs and submitters read from ad files.
+
+Design: ads are read once and never modified; everything the cycle needs from
+them (slot weight, the user a claim is charged to, a job's submitter and its
+place in the schedd's queue) is extracted here into small records that keep a
+reference to the ad and to the ``file:line`` it came from, so later messages can
+point at the ad.  Problems that make an ad unusable for negotiation (no
+``ClusterId``, no ``User``/``Owner``, no ``Name``) raise :class:`FormatError`;
+problems HTCondor tolerates (no ``Requirements``, which simply never matches)
+become warnings.
+
+Slot weight (spec §3.3): ``SlotWeight`` evaluated in the slot ad, or the
+``SLOT_WEIGHT`` expression when the ad has none or ``FORCE_NEGOTIATOR_SLOT_WEIGHT``
+is set; a missing, non-numeric or negative value counts as 1.0, and with
+``NEGOTIATOR_USE_SLOT_WEIGHTS = false`` every slot weighs 1.0.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional, Sequence
+
+from classad.ad import ClassAd
+from classad.ast import Node
+from classad.errors import FormatError
+from classad.evaluate import evaluate_top, new_state
+from classad.parser import parse_expr, parse_expr_at
+from classad.values import ERROR, truthiness
+
+# States in which a slot's claim is charged to its user (spec §3.3, CheckMatches).
+CHARGED_STATES = frozenset(("claimed", "preempting", "matched"))
+IDLE, RUNNING = 1, 2
+DEFAULT_CONCURRENCY_LIMIT = 2308032.0
+_SLOT_WEIGHT = parse_expr("Cpus")
+
+
+@dataclass(eq=False)
+class Slot:
+    """One slot ad and what the cycle reads from it."""
+
+    ad: ClassAd
+    name: str
+    index: int                      # position in the slot list: the last sort tie-breaker
+    weight: float                   # SlotWeight, already defaulted (see module docstring)
+    remote: Optional[str]           # whose claim preemption would end (spec §1.8)
+    customer: Optional[str]         # whom the claim is charged to (AccountingGroup, else RemoteUser)
+    state: str                      # the State attribute, lower-cased ("" when absent)
+    partitionable: bool
+    source: str                     # "file:line" of the ad
+
+    @property
+    def charged(self) -> bool:
+        """Whether the claim counts as current usage of ``customer`` (spec §3.3)."""
+        return self.customer is not None and (self.state in CHARGED_STATES or not self.state)
+
+
+@dataclass(eq=False)
+class Job:
+    """One job ad and its identity in the queue."""
+
+    ad: ClassAd
+    cluster: int
+    proc: int
+    submitter: str                  # accounting principal: AccountingGroup@domain, else User
+    status: int                     # JobStatus (1 idle, 2 running, ...)
+    source: str
+
+    @property
+    def id(self) -> str:
+        """``ClusterId.ProcId``."""
+        return f"{self.cluster}.{self.proc}"
+
+
+@dataclass
+class Pool:
+    """Slots and jobs of one cycle plus the warnings found while reading them."""
+
+    slots: list[Slot]
+    jobs: list[Job]
+    warnings: list[str] = field(default_factory=list)
+
+    def idle_jobs(self) -> list[Job]:
+        """Jobs that the schedd would offer (JobStatus idle)."""
+        return [j for j in self.jobs if j.status == IDLE]
+
+    def submitter_counts(self) -> dict[str, tuple[int, int]]:
+        """``{submitter: (idle, running)}`` in first-seen order."""
+        counts: dict[str, list[int]] = {}
+        for job in self.jobs:
+            c = counts.setdefault(job.submitter, [0, 0])
+            if job.status == IDLE:
+                c[0] += 1
+            elif job.status == RUNNING:
+                c[1] += 1
+        return {name: (c[0], c[1]) for name, c in counts.items()}
+
+
+# ---- reading ad files ---------------------------------------------------------------
+
+
+def read_ads(path: str | os.PathLike) -> list[tuple[ClassAd, str]]:
+    """Read an old-format ad file: ``Name = value`` lines, a blank line between ads.
+
+    Returns ``(ad, "file:line")`` pairs, the line being the ad's first line.  A
+    syntax error raises :class:`classad.errors.ParseError` with file and line; an
+    unreadable file or a line without ``=`` raises :class:`FormatError`.
+    """
+    name = os.fspath(path)
+    try:
+        with open(name, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise FormatError(f"cannot read ad file: {exc.strerror or exc}", file=name) from None
+    except UnicodeDecodeError:
+        raise FormatError("ad file is not UTF-8 text", file=name) from None
+    return parse_old_ads(text, name)
+
+
+def parse_old_ads(text: str, source: str = "<string>") -> list[tuple[ClassAd, str]]:
+    """The ads of old-format ``text`` (see :func:`read_ads`)."""
+    ads: list[tuple[ClassAd, str]] = []
+    current: Optional[ClassAd] = None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            current = None
+            continue
+        if line.startswith("#"):
+            continue
+        attr, eq, value = line.partition("=")
+        attr = attr.strip()
+        if not eq or not attr:
+            raise FormatError(f"expected 'Name = value', found {line[:40]!r}", file=source, line=lineno)
+        node = parse_expr_at(value.strip(), source, lineno, old_strings=True)
+        if current is None:
+            current = ClassAd()
+            ads.append((current, f"{source}:{lineno}"))
+        current.set_node(attr, node)
+    return ads
+
+
+# ---- slots ----------------------------------------------------------------------------
+
+
+def _solo(ad: ClassAd) -> object:
+    """An evaluation state for ``ad`` alone; its clock is fixed (library code never reads
+    the wall clock), so ``time()`` in a weight or name expression gives 0."""
+    return new_state(ad, clock=_zero_clock)
+
+
+def _zero_clock() -> float:
+    return 0.0
+
+
+def _string_attr(ad: ClassAd, name: str) -> Optional[str]:
+    node = ad.get_node(name)
+    if node is None:
+        return None
+    value = evaluate_top(node, ad, _solo(ad))
+    return value if type(value) is str else None
+
+
+def _number(value: object) -> Optional[float]:
+    t = type(value)
+    if t is int or t is float:
+        return float(value)  # type: ignore[arg-type]
+    if t is bool:
+        return 1.0 if value else 0.0
+    return None
+
+
+def slot_weight(ad: ClassAd, *, use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None,
+                force: bool = False) -> float:
+    """The weight of a slot ad (spec §3.3)."""
+    if not use_slot_weights:
+        return 1.0
+    node = ad.get_node("SlotWeight")
+    if node is None or force:
+        node = slot_weight_expr if slot_weight_expr is not None else _SLOT_WEIGHT
+    w = _number(evaluate_top(node, ad, _solo(ad)))
+    return 1.0 if w is None or w < 0 else w
+
+
+def remote_user(ad: ClassAd) -> Optional[str]:
+    """First defined of PreemptingAccountingGroup, PreemptingUser, AccountingGroup, RemoteUser."""
+    for attr in ("PreemptingAccountingGroup", "PreemptingUser", "AccountingGroup", "RemoteUser"):
+        value = _string_attr(ad, attr)
+        if value:
+            return value
+    return None
+
+
+def make_slots(ads: Sequence[tuple[ClassAd, str]], *, use_slot_weights: bool = True,
+               slot_weight_expr: Optional[Node] = None, force_slot_weight: bool = False,
+               warnings: Optional[list[str]] = None) -> list[Slot]:
+    """Slot records for ``(ad, source)`` pairs, in list order."""
+    slots: list[Slot] = []
+    for ad, source in ads:
+        name = _string_attr(ad, "Name")
+        if not name:
+            raise FormatError("slot ad has no Name", **_where(source))
+        if warnings is not None and ad.get_node("Requirements") is None \
+                and ad.get_node("NegotiatorRequirements") is None:
+            warnings.append(f"{source}: warning: slot {name} has no Requirements; it matches no job")
+        customer = _string_attr(ad, "AccountingGroup") or _string_attr(ad, "RemoteUser")
+        slots.append(Slot(
+            ad=ad, name=name, index=len(slots),
+            weight=slot_weight(ad, use_slot_weights=use_slot_weights,
+                               slot_weight_expr=slot_weight_expr, force=force_slot_weight),
+            remote=remote_user(ad), customer=customer,
+            state=(_string_attr(ad, "State") or "").lower(),
+            partitionable=_is_true(ad, "PartitionableSlot"),
+            source=source))
+    return slots
+
+
+def _is_true(ad: ClassAd, attr: str) -> bool:
+    node = ad.get_node(attr)
+    return node is not None and truthiness(evaluate_top(node, ad, _solo(ad))) is True
+
+
+def _where(source: str) -> dict:
+    file, _, line = source.rpartition(":")
+    return {"file": file, "line": int(line)} if line.isdigit() else {"file": source}
+
+
+# ---- jobs -----------------------------------------------------------------------------
+
+
+def _int_attr(ad: ClassAd, name: str) -> Optional[int]:
+    node = ad.get_node(name)
+    if node is None:
+        return None
+    value = evaluate_top(node, ad, _solo(ad))
+    if type(value) is int:
+        return value
+    if type(value) is float and value == value and abs(value) < 2**63:
+        return int(value)
+    return None
+
+
+def submitter_name(ad: ClassAd, uid_domain: Optional[str] = None) -> Optional[str]:
+    """The accounting principal of a job: ``AccountingGroup@domain``, else ``User``
+    (else ``Owner@UID_DOMAIN``); the domain is taken from ``User`` when it has one."""
+    user = _string_attr(ad, "User")
+    domain = user.rpartition("@")[2] if user and "@" in user else uid_domain
+    group = _string_attr(ad, "AccountingGroup")
+    if group:
+        return group if "@" in group or not domain else f"{group}@{domain}"
+    if user:
+        return user
+    owner = _string_attr(ad, "Owner")
+    if owner:
+        return owner if "@" in owner or not domain else f"{owner}@{domain}"
+    return None
+
+
+def make_jobs(ads: Sequence[tuple[ClassAd, str]], *, uid_domain: Optional[str] = None,
+              warnings: Optional[list[str]] = None) -> list[Job]:
+    """Job records for ``(ad, source)`` pairs."""
+    jobs: list[Job] = []
+    for ad, source in ads:
+        cluster = _int_attr(ad, "ClusterId")
+        if cluster is None:
+            raise FormatError("job ad has no integer ClusterId", **_where(source))
+        proc = _int_attr(ad, "ProcId") or 0
+        name = submitter_name(ad, uid_domain)
+        if name is None:
+            raise FormatError(f"job {cluster}.{proc} has no User, Owner or AccountingGroup",
+                              **_where(source))
+        status = _int_attr(ad, "JobStatus")
+        job = Job(ad, cluster, proc, name, IDLE if status is None else status, source)
+        if warnings is not None and job.status == IDLE and ad.get_node("Requirements") is None:
+            warnings.append(f"{source}: warning: job {job.id} has no Requirements; it matches no slot")
+        jobs.append(job)
+    return jobs
+
+
+def load_pool(slot_path: str | os.PathLike, job_path: str | os.PathLike, *,
+              use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None,
+              force_slot_weight: bool = False, uid_domain: Optional[str] = None) -> Pool:
+    """Read a slot file and a job file into a :class:`Pool`."""
+    warnings: list[str] = []
+    slots = make_slots(read_ads(slot_path), use_slot_weights=use_slot_weights,
+                       slot_weight_expr=slot_weight_expr, force_slot_weight=force_slot_weight,
+                       warnings=warnings)
+    jobs = make_jobs(read_ads(job_path), uid_domain=uid_domain, warnings=warnings)
+    return Pool(slots, jobs, warnings)
+
+
+def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], **kw: object) -> Pool:
+    """A :class:`Pool` from ads built in memory (tests, benchmarks); sources are ``slot#N``/``job#N``."""
+    weights = {k: kw[k] for k in ("use_slot_weights", "slot_weight_expr", "force_slot_weight") if k in kw}
+    warnings: list[str] = []
+    slots = make_slots([(ad, f"slot#{i}") for i, ad in enumerate(slot_ads)], warnings=warnings,
+                       **weights)  # type: ignore[arg-type]
+    jobs = make_jobs([(ad, f"job#{i}") for i, ad in enumerate(job_ads)],
+                     uid_domain=kw.get("uid_domain"), warnings=warnings)  # type: ignore[arg-type]
+    return Pool(slots, jobs, warnings)
+
+
+# ---- concurrency limits held by claims (spec §1.13) ----------------------------------------------------------
+
+
+def parse_limits(text: str) -> list[tuple[str, float]]:
+    """``"a, b:2, set.member"`` -> ``[("a", 1.0), ("b", 2.0), ("set.member", 1.0)]``."""
+    out = []
+    for item in text.replace(",", " ").split():
+        name, _, amount = item.partition(":")
+        try:
+            value = float(amount) if amount else 1.0
+        except ValueError:
+            value = 1.0
+        if name:
+            out.append((name.lower(), value))
+    return out
+
+
+class ConcurrencyLimits:
+    """Counters of concurrency limits in use, against their capacities.
+
+    Limits are ``name[:amount]`` items, names case-insensitive; a claim holding them is
+    counted with :meth:`charge`; :meth:`exhausted` names those one more would overflow.
+    """
+
+    def __init__(self, capacity: Callable[[str], float] = lambda _name: DEFAULT_CONCURRENCY_LIMIT) -> None:
+        self.capacity = capacity
+        self.count: dict[str, float] = {}
+        self._caps: dict[str, float] = {}
+
+    def charge(self, limits: Sequence[tuple[str, float]]) -> None:
+        """Count a claim holding ``limits``."""
+        for name, amount in limits:
+            self.count[name] = self.count.get(name, 0.0) + amount
+
+    def exhausted(self, limits: Sequence[tuple[str, float]]) -> list[str]:
+        """Names of ``limits`` that one more claim would push over capacity."""
+        full = []
+        for name, amount in limits:
+            cap = self._caps.get(name)
+            if cap is None:
+                cap = self._caps[name] = float(self.capacity(name))
+            if self.count.get(name, 0.0) + amount > cap:
+                full.append(name)
+        return full
+
+
+def limits_reason(names: Sequence[str]) -> str:
+    """The rejection text for exhausted limits."""
+    return f"concurrency limit {', '.join(names)} reached"
+
+
+def claimed_limits(slots: Iterable[Slot], capacity: Callable[[str], float]) -> ConcurrencyLimits:
+    """The counters at cycle start: the ``ConcurrencyLimits`` and ``PreemptingConcurrencyLimits``
+    of every charged claim."""
+    limits = ConcurrencyLimits(capacity)
+    for s in slots:
+        if s.charged:
+            for attr in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
+                v = s.ad.evaluate(attr, state=_solo(s.ad))
+                if type(v) is str:
+                    limits.charge(parse_limits(v))
+    return limits
+
+
+# ---- pool sizes and usage ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PoolSize:
+    """What the pie is cut from (spec §1.3)."""
+
+    weighted: float     # sum of SlotWeight (or the slot count without weights)
+    min_weight: float   # the smallest SlotWeight of any slot ad
+    effective: float    # 1 per static/dynamic slot, Cpus per partitionable slot (HGQ, unweighted)
+
+
+def pool_size(slots: Sequence[Slot], *, use_slot_weights: bool = True,
+              constraint: Optional[Node] = None) -> PoolSize:
+    """Pool sizes over all slot ads, claimed or not; ``constraint`` restricts the counted
+    slots when it matches at least one (``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``)."""
+    counted = list(slots)
+    if constraint is not None:
+        chosen = [s for s in slots
+                  if truthiness(evaluate_top(constraint, s.ad, _solo(s.ad))) is True]
+        if chosen:
+            counted = chosen
+    weighted = sum(s.weight for s in counted) if use_slot_weights else float(len(counted))
+    effective = 0.0
+    for s in counted:
+        cpus = _number(s.ad.evaluate("Cpus", state=_solo(s.ad))) if s.partitionable else None
+        effective += cpus if cpus is not None and cpus > 0 else 1.0
+    min_weight = min((s.weight for s in slots), default=1.0)
+    return PoolSize(weighted, min_weight, effective)
+
+
+def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
+    """Current weighted usage per user: the weights of the slots charged to them (spec §3.3)."""
+    usage: dict[str, float] = {}
+    for s in slots:
+        if s.charged:
+            usage[s.customer] = usage.get(s.customer, 0.0) + s.weight  # type: ignore[index]
+    return usage
+
+
+def error_rank_slots(slots: Iterable[Slot]) -> list[Slot]:
+    """Slots whose Rank is an error on its own (HTCondor then uses 0 for it)."""
+    out = []
+    for s in slots:
+        node = s.ad.get_node("Rank")
+        if node is not None and evaluate_top(node, s.ad, _solo(s.ad)) is ERROR:
+            out.append(s)
+    return out
+
+
+def error_rank_warning(s: Slot) -> str:
+    """The warning for a slot of :func:`error_rank_slots`."""
+    return (f"{s.source}: warning: slot {s.name} has an error-valued Rank; "
+            f"it is treated as 0 (and NEGOTIATOR_PRE_JOB_RANK ranks the slot last)")
+
+
+__all__ = [
+    "CHARGED_STATES", "DEFAULT_CONCURRENCY_LIMIT", "IDLE", "RUNNING", "ConcurrencyLimits", "Job", "Pool",
+    "PoolSize", "Slot", "claimed_limits", "error_rank_slots", "error_rank_warning", "limits_reason",
+    "load_pool", "parse_limits", "make_jobs", "make_slots", "parse_old_ads", "pool_from_ads",
+    "pool_size", "read_ads", "remote_user", "slot_weight", "submitter_name", "usage_by_customer",
+]

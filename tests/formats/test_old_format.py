@@ -1,0 +1,177 @@
+"""The old ("long") format: ``Name = value`` lines, ads separated by blank lines (spec §5.1)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from classad import ClassAd, FormatError
+from classad.formats import ParserType, parseAds
+from classad.formats.old_format import _fast_literal, old_to_new, parse_line
+from classad.parser import parse_old_value
+
+
+def read(text: str, **kw):
+    return list(parseAds(text, ParserType.Old, **kw))
+
+
+def test_ads_are_separated_by_blank_lines():
+    """A blank line ends an ad; several blank lines make no empty ads."""
+    ads = read("a = 1\nb = 2\n\n\n\nc = 3\n")
+    assert [dict(ad) for ad in ads] == [{"a": 1, "b": 2}, {"c": 3}]
+
+
+def test_whitespace_only_line_ends_an_ad():
+    """Spaces, tabs or a carriage return alone on a line also end an ad."""
+    assert len(read("a = 1\n \t \nb = 2\n")) == 2
+    assert len(read("a = 1\r\nb = 2\r\n\r\nc = 3\r\n")) == 2
+
+
+def test_comment_lines_are_skipped_without_ending_the_ad():
+    """A line whose first non-blank character is # is a comment."""
+    ads = read("# header\na = 1\n   # indented comment\nb = 2\n")
+    assert [dict(ad) for ad in ads] == [{"a": 1, "b": 2}]
+
+
+def test_history_banner_ends_an_ad():
+    """A ``***`` line, as condor_history writes between ads, is a delimiter."""
+    ads = read("a = 1\n*** ArrivedAt = 123 Offset = 0\nb = 2\n")
+    assert [dict(ad) for ad in ads] == [{"a": 1}, {"b": 2}]
+
+
+def test_name_is_text_before_first_equals_trimmed():
+    """Leading and trailing blanks around the name and value are dropped."""
+    (ad,) = read("  Owner   =   \"alice\"  \n")
+    assert list(ad) == ["Owner"] and ad["Owner"] == "alice"
+
+
+def test_value_may_contain_equals_signs():
+    """Only the first ``=`` splits the line."""
+    (ad,) = read("Requirements = TARGET.x == 1 && y =?= undefined\n")
+    assert repr(ad.lookup("Requirements")) == "TARGET.x == 1 && y is undefined"
+
+
+def test_repeated_name_keeps_first_spelling_last_value():
+    """As in HTCondor (oracle: ``a=1`` then ``A=2`` gives ``[ a = 2 ]``)."""
+    (ad,) = read("a = 1\nA = 2\n")
+    assert list(ad) == ["a"] and ad["a"] == 2
+
+
+def test_values_are_new_syntax_expressions():
+    """Values are expressions, lists and nested ads written in new syntax."""
+    (ad,) = read('l = { 1,2.5,"s",[ q = 1 ] }\nn = [ x = 1; y = {  } ]\nr = 1E+20\n')
+    assert ad["r"] == 1e20
+    assert ad.eval("l")[3]["q"] == 1
+    assert ad["n"]["x"] == 1
+
+
+@pytest.mark.parametrize("line, value", [
+    ('a = "C:\\path\\"', "C:\\path\\"),      # \" ending the line closes a string ending in \
+    ('a = "x\\\\"', "x\\\\"),                 # two literal backslashes, then \" at the end
+    ('a = "x\\ty\\n"', "x\\ty\\n"),           # no escapes but \"
+    ('a = "x\\"y"', 'x"y'),                   # \" inside the string is a quote
+    ('a = "x\\101"', "x\\101"),               # octal escapes are not decoded
+    ('a = "ab\\"cd\\ef"', 'ab"cd\\ef'),       # the spec's printOld example
+])
+def test_old_string_lexing(line, value):
+    """Backslash is literal except before ``"`` (spec §1.4; oracle-checked cases)."""
+    (ad,) = read(line + "\n")
+    assert ad["a"] == value
+
+
+def test_old_strings_inside_expressions():
+    """Old string rules hold inside lists and calls too."""
+    (ad,) = read('a = { "a\\b", strcat("c\\d", x) }\n')
+    assert ad["a"][0] == "a\\b"
+    assert repr(ad.lookup("a")) == '{ "a\\\\b",strcat("c\\\\d",x) }'
+
+
+def test_error_column_maps_through_rewritten_strings():
+    """An error after a rewritten string points at the original column."""
+    with pytest.raises(FormatError) as info:
+        read('a = strcat("x\\y", ) \n')
+    assert (info.value.line, info.value.column) == (1, 19)
+
+
+@pytest.mark.parametrize("text, line, columns, words", [
+    ("a = 1\nno equals sign\n", 2, (1, 1), "Name = value"),
+    ("a = 1\n = 3\n", 2, (2, 2), "name"),
+    ("a = \n", 1, (3, 5), "missing value"),
+    ("a = 1\nb = 1 +\n", 2, (7, 8), "end of input"),  # at the '+' or just after it
+    ('a = 1\nb = "open\n', 2, (5, 5), "unterminated"),
+    ("a = 010\n", 1, (5, 5), "number"),
+])
+def test_errors_name_line_and_column(text, line, columns, words):
+    """Every problem is a FormatError at the line and column of the bad text."""
+    with pytest.raises(FormatError) as info:
+        read(text)
+    err = info.value
+    assert (err.file, err.line) == ("<string>", line)
+    assert columns[0] <= err.column <= columns[1]
+    assert words in err.message
+    assert err.kind == "format"
+
+
+def test_skip_drops_only_the_broken_ad():
+    """With on_error="skip" the broken ad is dropped and reading resumes after the blank line."""
+    ads = read("a = 1\n\nb = 1 +\nc = 2\n\nd = 4\n", on_error="skip")
+    assert [dict(ad) for ad in ads] == [{"a": 1}, {"d": 4}]
+
+
+def test_callback_sees_each_error():
+    """A callable on_error receives every error, in order, and reading goes on."""
+    seen = []
+    ads = read("x = (\n\ny = 2\n\nz = )\n", on_error=seen.append)
+    assert [dict(ad) for ad in ads] == [{"y": 2}]
+    assert [e.line for e in seen] == [1, 5]
+
+
+def test_trailing_text_after_value_is_an_error():
+    """HTCondor ignores ``a = 1 junk``; we report it (a deliberate difference)."""
+    with pytest.raises(FormatError) as info:
+        read("a = 1 junk\n")
+    assert info.value.column == 7
+
+
+def test_parse_line_returns_name_and_node():
+    """The line parser used by the reader is public for tools that read line by line."""
+    name, node = parse_line("Cpus = 4", "f", 1)
+    assert name == "Cpus" and node.value == 4
+
+
+def test_old_to_new_rewrites_only_strings():
+    """The string rewrite leaves the rest of the text untouched."""
+    text, _ = old_to_new('x + "a\\b" // "c\\d"')
+    assert text == 'x + "a\\\\b" // "c\\d"'
+
+
+LITERAL_TEXTS = st.one_of(
+    st.integers(-(2 ** 70), 2 ** 70).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(lambda x: "%.16G" % x),
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters='\x00"\\\n\r'),
+            max_size=10).map(lambda s: '"' + s + '"'),
+    st.sampled_from(["true", "FALSE", "Undefined", "error", "-0", "1.5e3", "01", "1.", "-x"]),
+)
+
+
+@given(LITERAL_TEXTS)
+def test_fast_literal_agrees_with_parser(text):
+    """The regex shortcut builds exactly the node the parser would, or defers to it."""
+    node = _fast_literal(text)
+    if node is None:
+        return
+    parsed = parse_old_value(text)
+    assert type(parsed.value) is type(node.value)
+    assert parsed.value == node.value or (parsed.value != parsed.value and node.value != node.value)
+
+
+def test_writer_prints_tool_order_and_blank_lines():
+    """condor_q -l style: names sorted case-insensitively, a blank line after each ad."""
+    import io
+
+    from classad.formats import write_ads
+
+    buf = io.StringIO()
+    write_ads([ClassAd('[b = 1; A = "x"; c = a + 1]'), ClassAd("[z = 2]")], buf, "old")
+    assert buf.getvalue() == 'A = "x"\nb = 1\nc = a + 1\n\nz = 2\n\n'

@@ -1,0 +1,230 @@
+"""The ``matchmaker`` command line, run as a subprocess over examples/negotiator/ and over
+broken inputs: exit status, one-line error messages, warnings, and an accountant database
+left consistent."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "negotiator"
+NOW = "1700000000"
+ALICE, CAROL, GUEST, BOB = "alice@example.org", "carol@example.org", "guest@visitor.org", "bob@example.org"
+
+
+def mm(*args: object) -> subprocess.CompletedProcess:
+    """Run ``python -m matchmaker.cli`` from the repository root."""
+    return subprocess.run([sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def negotiate(*extra: object, config=EXAMPLE / "negotiator.config", slots=EXAMPLE / "slots.ads",
+              jobs=EXAMPLE / "jobs.ads") -> subprocess.CompletedProcess:
+    return mm("negotiate", "--config", config, "--slots", slots, "--jobs", jobs, "--now", NOW, *extra)
+
+
+def assert_one_error_line(proc: subprocess.CompletedProcess, prefix: str) -> None:
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(prefix), lines[0]
+
+
+# ---- the example ---------------------------------------------------------------------------------
+
+
+def test_example_shows_every_reason():
+    """The example pool (derivation in examples/negotiator/README.md): alice takes the idle
+    slot, then preempts guest (EUP 5e6) twice for priority; carol preempts bob by machine RANK."""
+    proc = negotiate("--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert [(m["job"], m["submitter"], m["slot"], m["reason"], m["preempted"]) for m in doc["matches"]] == [
+        ("1.0", ALICE, "slot1@node1.example.org", "no-preemption", None),
+        ("1.1", ALICE, "slot1@node2.example.org", "priority", GUEST),
+        ("2.0", CAROL, "slot1@node3.example.org", "rank", BOB),
+        ("1.2", ALICE, "slot2@node2.example.org", "priority", GUEST),
+    ]
+    subs = {s["name"]: s for s in doc["submitters"]}
+    assert [s["name"] for s in doc["submitters"]] == [ALICE, CAROL, GUEST]
+    assert subs[ALICE]["eup"] == 500.0 and subs[GUEST]["eup"] == 5e6
+    # Pool of 6; shares (1/500) : (1/500) : (1/5e6) of 6.
+    assert subs[ALICE]["limit"] == pytest.approx(6 * 10000 / 20001)
+    assert subs[GUEST]["limit"] == pytest.approx(6 / 20001)
+    assert [s["matched"] for s in doc["submitters"]] == [3, 1, 0]
+    assert doc["rejected"] == [{"job": "3.4", "reason": "no match found"}]
+    assert set(doc) == {"matches", "submitters", "rejected"}
+
+
+def test_example_human_output():
+    """The table lists matches with their reason and a submitter summary."""
+    proc = negotiate()
+    assert proc.returncode == 0 and proc.stderr == ""
+    out = proc.stdout
+    for word in ("no-preemption", "priority", "rank", "SUBMITTER", "EUP", "LIMIT", "MATCHED", "3.4"):
+        assert word in out
+    assert "Matches: 4" in out
+
+
+def test_state_is_charged_and_reported(tmp_path):
+    """With --state the matches are charged: userprio shows the usage now in use."""
+    db = tmp_path / "acct.db"
+    assert negotiate("--state", db).returncode == 0
+    proc = mm("userprio", "--state", db, "--json")
+    assert proc.returncode == 0, proc.stderr
+    users = {u["name"]: u for u in json.loads(proc.stdout)["users"]}
+    assert users[ALICE]["weighted_resources_used"] == 3
+    assert users[CAROL]["weighted_resources_used"] == 1
+    assert users[GUEST]["weighted_resources_used"] == 2      # 4 claims, 2 preempted
+    assert users[GUEST]["priority_factor"] == 1e7            # remote domain
+    assert json.loads(proc.stdout)["last_update"] == float(NOW)
+
+
+def test_userprio_edits(tmp_path):
+    """--setprio, --setfactor, --resetusage and --delete edit the records."""
+    db = tmp_path / "acct.db"
+    assert negotiate("--state", db).returncode == 0
+    proc = mm("userprio", "--state", db, "--json", "--setprio", ALICE, "10", "--setfactor", CAROL, "2000",
+              "--delete", BOB, "--resetusage", GUEST, "--now", NOW)
+    assert proc.returncode == 0, proc.stderr
+    users = {u["name"]: u for u in json.loads(proc.stdout)["users"]}
+    assert users[ALICE]["effective_priority"] == 10 * 1000
+    assert users[CAROL]["priority_factor"] == 2000
+    assert BOB not in users
+    assert users[GUEST]["accumulated_usage_hours"] == 0
+    text = mm("userprio", "--state", db)
+    assert text.returncode == 0 and ALICE in text.stdout
+
+
+def test_priorities_move_between_cycles(tmp_path):
+    """A second cycle an hour later ages the RUPs of the users charged in the first."""
+    db = tmp_path / "acct.db"
+    assert negotiate("--state", db).returncode == 0
+    assert mm("negotiate", "--config", EXAMPLE / "negotiator.config", "--slots", EXAMPLE / "slots.ads",
+              "--jobs", EXAMPLE / "jobs.ads", "--now", int(NOW) + 3600, "--state", db).returncode == 0
+    users = {u["name"]: u for u in json.loads(mm("userprio", "--state", db, "--json").stdout)["users"]}
+    assert users[ALICE]["real_priority"] > 0.5 and users[BOB]["real_priority"] == 0.5
+
+
+# ---- bad input -------------------------------------------------------------------------------------
+
+
+def test_unknown_knob_value(tmp_path):
+    cfg = tmp_path / "neg.config"
+    cfg.write_text("PRIORITY_HALFLIFE = 86400\nNEGOTIATOR_CONSIDER_PREEMPTION = maybe\n")
+    proc = negotiate(config=cfg)
+    assert_one_error_line(proc, f"matchmaker: {cfg}:2: config: NEGOTIATOR_CONSIDER_PREEMPTION")
+
+
+def test_bad_expression_knob(tmp_path):
+    cfg = tmp_path / "neg.config"
+    cfg.write_text("# comment\nPREEMPTION_REQUIREMENTS = RemoteUserPrio >\n")
+    assert_one_error_line(negotiate(config=cfg), f"matchmaker: {cfg}:2: config: PREEMPTION_REQUIREMENTS")
+
+
+def test_config_syntax_error(tmp_path):
+    cfg = tmp_path / "neg.config"
+    cfg.write_text("A = 1\nthis line has no operator\n")
+    assert_one_error_line(negotiate(config=cfg), f"matchmaker: {cfg}:2: config:")
+
+
+def test_missing_files(tmp_path):
+    assert_one_error_line(negotiate(config=tmp_path / "none.config"), f"matchmaker: {tmp_path / 'none.config'}: config:")
+    assert_one_error_line(negotiate(jobs=tmp_path / "none.ads"), f"matchmaker: {tmp_path / 'none.ads'}: format:")
+    assert_one_error_line(mm("userprio", "--state", tmp_path / "none.db"), f"matchmaker: {tmp_path / 'none.db'}: state:")
+
+
+def test_ad_syntax_error(tmp_path):
+    jobs = tmp_path / "jobs.ads"
+    jobs.write_text('ClusterId = 1\nUser = "a@d"\n\nClusterId = 2\nRequirements = (TARGET.Memory >\n')
+    assert_one_error_line(negotiate(jobs=jobs), f"matchmaker: {jobs}:5: syntax:")
+
+
+def test_job_without_identity(tmp_path):
+    jobs = tmp_path / "jobs.ads"
+    jobs.write_text("ClusterId = 7\nRequirements = true\n")
+    assert_one_error_line(negotiate(jobs=jobs), f"matchmaker: {jobs}:1: format: job 7.0 has no User")
+
+
+def test_ads_missing_requirements_warn(tmp_path):
+    """A job or slot without Requirements never matches; each gets a warning, exit status 0."""
+    slots = tmp_path / "slots.ads"
+    slots.write_text('Name = "s1"\nCpus = 1\n\nName = "s2"\nCpus = 1\nRequirements = true\n')
+    jobs = tmp_path / "jobs.ads"
+    jobs.write_text('ClusterId = 1\nUser = "a@d"\n\nClusterId = 2\nUser = "a@d"\nRequirements = true\n')
+    proc = negotiate("--json", slots=slots, jobs=jobs)
+    assert proc.returncode == 0
+    assert proc.stderr.splitlines() == [
+        f"matchmaker: {slots}:1: warning: slot s1 has no Requirements; it matches no job",
+        f"matchmaker: {jobs}:1: warning: job 1.0 has no Requirements; it matches no slot"]
+    doc = json.loads(proc.stdout)
+    assert [(m["job"], m["slot"]) for m in doc["matches"]] == [("2.0", "s2")]
+    assert doc["rejected"] == [{"job": "1.0", "reason": "no match found"}]
+
+
+def test_error_valued_slot_rank(tmp_path):
+    """A slot whose Rank is an error is warned about; HTCondor's rules still apply (the
+    PRE_JOB_RANK it feeds is not a number, so the slot sorts last)."""
+    slots = tmp_path / "slots.ads"
+    slots.write_text('Name = "bad"\nCpus = 1\nMemory = 1\nRequirements = true\nRank = 1/0 + error\n\n'
+                     'Name = "good"\nCpus = 1\nMemory = 1\nRequirements = true\nRank = 0\n')
+    jobs = tmp_path / "jobs.ads"
+    jobs.write_text('ClusterId = 1\nUser = "a@d"\nRequirements = true\n')
+    proc = negotiate("--json", slots=slots, jobs=jobs)
+    assert proc.returncode == 0
+    assert proc.stderr.splitlines() == [f"matchmaker: {slots}:1: warning: slot bad has an error-valued Rank; "
+                                        "it is treated as 0 (and NEGOTIATOR_PRE_JOB_RANK ranks the slot last)"]
+    assert [m["slot"] for m in json.loads(proc.stdout)["matches"]] == ["good"]
+
+
+def test_failed_cycle_leaves_the_accountant_unchanged(tmp_path):
+    """An error after a good cycle leaves the database exactly as the good cycle left it."""
+    db = tmp_path / "acct.db"
+    assert negotiate("--state", db).returncode == 0
+    before = mm("userprio", "--state", db, "--json").stdout
+    copy = tmp_path / "copy.db"
+    shutil.copy(db, copy)
+    bad_jobs = tmp_path / "jobs.ads"
+    bad_jobs.write_text("ClusterId = \n")
+    proc = mm("negotiate", "--config", EXAMPLE / "negotiator.config", "--slots", EXAMPLE / "slots.ads",
+              "--jobs", bad_jobs, "--now", int(NOW) + 60, "--state", db)
+    assert_one_error_line(proc, f"matchmaker: {bad_jobs}:1: syntax:")
+    assert db.read_bytes() == copy.read_bytes()
+    assert mm("userprio", "--state", db, "--json").stdout == before
+
+
+def test_bad_config_creates_no_database(tmp_path):
+    cfg = tmp_path / "neg.config"
+    cfg.write_text("DEFAULT_PRIO_FACTOR = lots\n")
+    db = tmp_path / "acct.db"
+    assert_one_error_line(negotiate("--state", db, config=cfg), f"matchmaker: {cfg}:1: config: DEFAULT_PRIO_FACTOR")
+    assert not db.exists()
+
+
+def test_corrupt_state(tmp_path):
+    db = tmp_path / "acct.db"
+    db.write_text("not a database\n" * 100)
+    assert_one_error_line(negotiate("--state", db), f"matchmaker: {db}: state:")
+
+
+def test_bad_userprio_value(tmp_path):
+    db = tmp_path / "acct.db"
+    assert negotiate("--state", db).returncode == 0
+    assert_one_error_line(mm("userprio", "--state", db, "--setfactor", ALICE, "lots"),
+                          f"matchmaker: {db}: error: --setfactor")
+
+
+def test_in_process_main(capsys):
+    """``main(argv)`` returns the exit status without raising."""
+    from matchmaker.cli import main
+
+    assert main(["negotiate", "--config", str(EXAMPLE / "negotiator.config"), "--slots",
+                 str(EXAMPLE / "slots.ads"), "--jobs", str(EXAMPLE / "jobs.ads"), "--now", NOW]) == 0
+    assert "Matches: 4" in capsys.readouterr().out

@@ -1,0 +1,169 @@
+"""Ephemeral attributes (negotiator.md section 2): what requests and slots carry while
+negotiated, the live ResourcesInUseBy* functions, and that the ads read are never changed."""
+
+from __future__ import annotations
+
+from classad.ad import ClassAd
+from classad.parser import parse_expr
+from classad.values import ERROR
+from matchmaker.ephemeral import LiveUsage, MatchState, annotate_request, annotate_slot
+from matchmaker.knobs import Knobs
+from matchmaker.negotiator import Settings, StaticPriorities, negotiate
+from matchmaker.pool import make_slots, parse_old_ads, pool_from_ads
+
+ALICE, GUEST = "alice@d", "guest@v"
+
+
+def ads(text: str) -> list[ClassAd]:
+    return [ad for ad, _ in parse_old_ads(text)]
+
+
+def slots_text(n_free: int, guest_slots: int) -> str:
+    out = [f'Name = "free{i}"\nCpus = 1\nRequirements = true\n' for i in range(n_free)]
+    out += [f'Name = "g{i}"\nCpus = 1\nRequirements = true\nState = "Claimed"\nRemoteUser = "{GUEST}"\n'
+            f'RemoteOwner = "{GUEST}"\nCurrentRank = 0.0\n' for i in range(guest_slots)]
+    return "\n".join(out)
+
+
+def jobs_text(user: str, n: int, extra: str = "") -> str:
+    return "\n".join(f'ClusterId = 1\nProcId = {p}\nUser = "{user}"\nJobStatus = 1\nRequirements = true\n{extra}\n'
+                     for p in range(n))
+
+
+def run(slot_text: str, job_text: str, config: str, eups=None):
+    pool = pool_from_ads(ads(slot_text), ads(job_text))
+    before = [dict((k, repr(v)) for k, v in ad.items()) for ad in [s.ad for s in pool.slots] + [j.ad for j in pool.jobs]]
+    result = negotiate(pool, Settings.from_knobs(Knobs.from_string(config)),
+                       StaticPriorities(eups or {ALICE: 500.0, GUEST: 5e6}), 0.0)
+    after = [dict((k, repr(v)) for k, v in ad.items()) for ad in [s.ad for s in pool.slots] + [j.ad for j in pool.jobs]]
+    assert before == after, "negotiation modified an ad read from a file"
+    return result
+
+
+# ---- requests -----------------------------------------------------------------------------------
+
+
+def test_request_copy_carries_submitter_attributes():
+    """SubmitterUserPrio, SubmittorPrio, SubmitterUserResourcesInUse, SubmitterNegotiatingGroup,
+    SubmitterAutoregroup; the job ad itself is unchanged."""
+    job = ClassAd({"ClusterId": 1, "Requirements": True})
+    req = annotate_request(job, eup=750.0, usage=3.0)
+    assert req.eval("SubmitterUserPrio") == 750.0 and req.eval("SubmittorPrio") == 750.0
+    assert req.eval("SubmitterUserResourcesInUse") == 3.0
+    assert req.eval("SubmitterNegotiatingGroup") == "<none>"
+    assert req.eval("SubmitterAutoregroup") is False
+    assert "SubmitterGroup" not in req
+    assert "SubmitterUserPrio" not in job
+
+
+def test_request_copy_with_group_attributes():
+    """With groups the request also carries SubmitterGroup, its usage and quota."""
+    req = annotate_request(ClassAd(), eup=1.0, usage=0.0, negotiating_group="g", group="g",
+                           group_usage=4.0, group_quota=10.0)
+    assert (req.eval("SubmitterGroup"), req.eval("SubmitterGroupResourcesInUse"),
+            req.eval("SubmitterGroupQuota"), req.eval("SubmitterNegotiatingGroup")) == ("g", 4.0, 10.0, "g")
+
+
+# ---- slots ----------------------------------------------------------------------------------------
+
+
+def _slot(text: str):
+    (s,) = make_slots(parse_old_ads(text))
+    return s
+
+
+def test_slot_copy_carries_remote_attributes():
+    """RemoteUserPrio is the EUP of the running user; RemoteUserResourcesInUse is an expression."""
+    s = _slot('Name = "s"\nRemoteUser = "bob@d"\nAccountingGroup = "grp.bob@d"\nPreemptingRank = 7\nCurrentRank = 1\n')
+    copy = annotate_slot(s, now=0.0, eup_of={"grp.bob@d": 42.0}.get, floor_of=lambda _u: 2.0)
+    assert copy.eval("RemoteUserPrio") == 42.0          # AccountingGroup wins over RemoteUser
+    assert copy.eval("RemoteUserFloor") == 2.0
+    assert str(copy.lookup("RemoteUserResourcesInUse")) == 'ResourcesInUseByUser("grp.bob@d")'
+    assert copy.eval("CurrentRank") == 7                # PreemptingRank replaces CurrentRank
+    assert "RemoteUserPrio" not in s.ad and s.ad.eval("CurrentRank") == 1
+
+
+def test_no_remote_attributes_without_preemption():
+    s = _slot('Name = "s"\nRemoteUser = "bob@d"\n')
+    copy = annotate_slot(s, now=0.0, eup_of=lambda _u: 1.0, consider_preemption=False)
+    assert "RemoteUserPrio" not in copy
+
+
+def test_cross_slot_prios():
+    """NEGOTIATOR_CROSS_SLOT_PRIOS adds slot<N>_RemoteUserPrio from slot<N>_RemoteUser."""
+    s = _slot('Name = "s"\nTotalSlots = 3\nslot1_RemoteUser = "a@d"\nslot3_RemoteUser = "c@d"\n')
+    copy = annotate_slot(s, now=0.0, eup_of={"a@d": 1.0, "c@d": 3.0}.get, cross_slot_prios=True)
+    assert copy.eval("slot1_RemoteUserPrio") == 1.0 and copy.eval("slot3_RemoteUserPrio") == 3.0
+    assert "slot2_RemoteUserPrio" not in copy
+
+
+def test_negotiator_requirements_replace_requirements():
+    s = _slot('Name = "s"\nRequirements = false\nNegotiatorRequirements = true\n')
+    assert annotate_slot(s, now=0.0, eup_of=lambda _u: 1.0).eval("Requirements") is True
+
+
+# ---- the live functions ---------------------------------------------------------------------------
+
+
+def test_resources_in_use_functions_need_a_negotiation():
+    """Outside a cycle (no usage in the evaluation state) the functions give Error."""
+    ad = ClassAd()
+    ad.set_node("x", parse_expr('ResourcesInUseByUser("a@d")'))
+    assert ad.evaluate("x") is ERROR
+    state = MatchState(LiveUsage({"a@d": 2.5}), 0.0)
+    assert ad.evaluate("x", state=state) == 2.5
+    ad.set_node("y", parse_expr("ResourcesInUseByUser(3)"))
+    assert ad.evaluate("y", state=state) is ERROR
+    ad.set_node("z", parse_expr('ResourcesInUseByUsersGroup("a@d")'))
+    assert ad.evaluate("z", state=state) == 2.5          # no groups: everyone is in <none>
+
+
+def test_remote_usage_is_read_live_when_not_stable():
+    """PREEMPTION_REQUIREMENTS on RemoteUserResourcesInUse: with the _STABLE knob false the
+    value is re-read, so alice stops preempting once guest is down to 2 slots."""
+    config = ("PREEMPTION_REQUIREMENTS = RemoteUserResourcesInUse > 2\n"
+              "PREEMPTION_REQUIREMENTS_STABLE = false\n")
+    r = run(slots_text(0, 4), jobs_text(ALICE, 3), config)
+    assert [(m.reason, m.preempted) for m in r.matches] == [("priority", GUEST)] * 2
+    assert [x.reason for x in r.rejected] == ["PREEMPTION_REQUIREMENTS == False"]
+
+
+def test_stable_preemption_requirements_reuse_the_match_list():
+    """With PREEMPTION_REQUIREMENTS_STABLE (the default) the list built for the autocluster is
+    reused as HTCondor does, so the stale value lets alice preempt a third slot."""
+    config = "PREEMPTION_REQUIREMENTS = RemoteUserResourcesInUse > 2\n"
+    r = run(slots_text(0, 4), jobs_text(ALICE, 3), config)
+    assert len(r.matches) == 3
+
+
+def test_submitter_usage_grows_during_the_cycle():
+    """SubmitterUserResourcesInUse is refreshed before each match; without match-list caching a
+    slot requirement on it stops alice at 2 slots."""
+    slots = "\n".join(f'Name = "s{i}"\nCpus = 1\nRequirements = TARGET.SubmitterUserResourcesInUse < 2\n'
+                      for i in range(5))
+    r = run(slots, jobs_text(ALICE, 5), "NEGOTIATOR_MATCHLIST_CACHING = false\n")
+    assert len(r.matches) == 2
+    assert r.rejected[0].reason == "no match found"
+
+
+def test_priority_margin_uses_both_prios():
+    """The UWCS-style margin RemoteUserPrio > SubmitterUserPrio * 1.2."""
+    config = "PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2\n"
+    r = run(slots_text(0, 1), jobs_text(ALICE, 1), config, eups={ALICE: 500.0, GUEST: 601.0})
+    assert [m.reason for m in r.matches] == ["priority"]
+    r = run(slots_text(0, 1), jobs_text(ALICE, 1), config, eups={ALICE: 500.0, GUEST: 599.0})
+    assert r.matches == []
+
+
+def test_preemption_moves_usage_between_users():
+    """Usage is charged at once: the preempted user loses the slot's weight, the new one gains it."""
+    config = "PREEMPTION_REQUIREMENTS = True\n"
+    r = run(slots_text(0, 3), jobs_text(ALICE, 2), config)
+    assert r.usage == {GUEST: 1.0, ALICE: 2.0}
+
+
+def test_state_has_fixed_clock():
+    """Evaluation inside the matchmaker reads the cycle's time, never the wall clock."""
+    ad = ClassAd()
+    ad.set_node("t", parse_expr("time()"))
+    assert ad.evaluate("t", state=MatchState(None, 1234.0)) == 1234

@@ -1,0 +1,227 @@
+"""The negotiation cycle (negotiator.md sections 1.3-1.7): pie math, submitter order, spins,
+floors and ceilings, autocluster skipping, job order, slot weights, knobs that trim the pool."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given, strategies as st
+
+from classad.ad import ClassAd
+from matchmaker.autocluster import Autoclusters, Queue, build_queues, job_order_key, significant_attributes
+from matchmaker.knobs import Knobs
+from matchmaker.negotiator import (Settings, StaticPriorities, SubmitterState, negotiate, pie_shares, pie_slices,
+                                   submitter_order_key)
+from matchmaker.pool import make_jobs, make_slots, parse_old_ads, pool_from_ads, pool_size
+
+A, B, C = "A@d", "B@d", "C@d"
+
+
+def ads(text: str) -> list[ClassAd]:
+    return [ad for ad, _ in parse_old_ads(text)]
+
+
+def slots(n: int, extra: str = "", start: int = 1) -> str:
+    return "\n".join(f'Name = "s{i}"\nSlotID = {i}\nCpus = 1\nRequirements = true\n{extra}\n'
+                     for i in range(start, start + n))
+
+
+def jobs(user: str, n: int, cluster: int = 1, extra: str = "") -> str:
+    return "\n".join(f'ClusterId = {cluster}\nProcId = {p}\nUser = "{user}"\nJobStatus = 1\n'
+                     f'Requirements = true\n{extra}\n' for p in range(n))
+
+
+def cycle(slot_text: str, job_text: str, eups: dict, config: str = "", **prio_kw):
+    settings = Settings.from_knobs(Knobs.from_string(config))
+    return negotiate(pool_from_ads(ads(slot_text), ads(job_text)), settings,
+                     StaticPriorities(eups, **prio_kw), 0.0)
+
+
+def count(result) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for m in result.matches:
+        out[m.submitter] = out.get(m.submitter, 0) + 1
+    return out
+
+
+# ---- pure pie math ---------------------------------------------------------------------------------
+
+eup_maps = st.dictionaries(st.text("abcdef", min_size=1, max_size=3),
+                           st.floats(min_value=0.5, max_value=1e10, allow_nan=False), min_size=1, max_size=8)
+
+
+@given(eup_maps, st.floats(min_value=1, max_value=1e6))
+def test_pie_slices_sum_to_the_pool(eups, total):
+    """Without usage the slices add up to the pool."""
+    assert sum(pie_slices(eups, total).values()) == pytest.approx(total, rel=1e-9)
+
+
+@given(eup_maps, st.floats(min_value=1, max_value=1e6))
+def test_better_eup_never_gets_a_smaller_slice(eups, total):
+    """A smaller (better) EUP never gets a smaller slice."""
+    slices = pie_slices(eups, total)
+    for a in eups:
+        for b in eups:
+            if eups[a] < eups[b]:
+                assert slices[a] >= slices[b]
+
+
+@given(eup_maps)
+def test_slices_are_inverse_to_eups(eups):
+    """share_a / share_b = EUP_b / EUP_a."""
+    names = sorted(eups)
+    assume(len(names) >= 2)
+    shares = pie_shares(eups)
+    a, b = names[0], names[1]
+    assert shares[a] / shares[b] == pytest.approx(eups[b] / eups[a], rel=1e-9)
+
+
+def test_usage_is_subtracted_and_floored_at_zero():
+    assert pie_slices({A: 1.0, B: 1.0}, 10, {A: 3.0, B: 7.5}) == {A: 2.0, B: 0.0}
+
+
+def test_submitter_order_tie_breaks():
+    """EUP first, then starvation (usage share), then name."""
+    def sub(name, eup, starvation):
+        s = SubmitterState(name, eup, 0.0, -1.0, Queue(name), 1, 0)
+        s.starvation = starvation
+        return s
+    subs = [sub("b", 5, 0.5), sub("c", 5, 0.1), sub("a", 5, 0.5), sub("z", 1, 0.9)]
+    assert [s.name for s in sorted(subs, key=submitter_order_key)] == ["z", "c", "a", "b"]
+
+
+# ---- the cycle --------------------------------------------------------------------------------------
+
+
+def test_floor_round_comes_first():
+    """B's floor of 3 is served in a floor round before the pie, despite B's bad EUP."""
+    r = cycle(slots(10), jobs(A, 10) + "\n" + jobs(B, 10, 2), {A: 500.0, B: 5e6}, floors={B: 3.0})
+    assert count(r) == {A: 7, B: 3}
+    assert [m.submitter for m in r.matches[:3]] == [B, B, B]
+
+
+def test_ceiling_caps_a_submitter():
+    """A ceiling of 2 stops A at 2 slots; the rest goes to B."""
+    r = cycle(slots(10), jobs(A, 10) + "\n" + jobs(B, 10, 2), {A: 500.0, B: 500.0}, ceilings={A: 2.0})
+    assert count(r) == {A: 2, B: 8}
+
+
+def test_ignore_user_priorities_gives_all_to_the_first():
+    r = cycle(slots(5), jobs(A, 10) + "\n" + jobs(B, 10, 2), {A: 500.0, B: 600.0},
+              "NEGOTIATOR_IGNORE_USER_PRIORITIES = true\n")
+    assert count(r) == {A: 5}
+    assert r.submitters[0].limit == float("inf")
+
+
+def test_rejection_skips_the_rest_of_the_autocluster():
+    """A rejected request's autocluster is skipped for the session; other autoclusters go on."""
+    text = jobs(A, 3, 1, "Requirements = TARGET.Memory > 100000") + "\n" + jobs(A, 2, 2)
+    r = cycle(slots(5), text, {A: 500.0})
+    assert [x.job for x in r.rejected] == ["1.0"]
+    assert [m.job for m in r.matches] == ["2.0", "2.1"]
+
+
+def test_negotiate_all_jobs_in_cluster_disables_skipping():
+    text = jobs(A, 3, 1, "Requirements = TARGET.Memory > 100000") + "\n" + jobs(A, 2, 2)
+    r = cycle(slots(5), text, {A: 500.0}, "NEGOTIATE_ALL_JOBS_IN_CLUSTER = true\n")
+    assert [x.job for x in r.rejected] == ["1.0", "1.1", "1.2"]
+    assert len(r.matches) == 2
+
+
+def test_job_order_priorities_then_cluster_and_proc():
+    """PreJobPrio1 > JobPrio > ClusterId/ProcId decide which jobs get the two slots."""
+    text = "\n".join([jobs(A, 1, 1), jobs(A, 1, 2, "JobPrio = 5"), jobs(A, 1, 3, "JobPrio = 5"),
+                      jobs(A, 1, 4, "PreJobPrio1 = 1\nJobPrio = -10")])
+    r = cycle(slots(3), text, {A: 500.0})
+    assert [m.job for m in r.matches] == ["4.0", "2.0", "3.0"]
+
+
+def test_job_order_key_by_qdate_is_the_manual_variant():
+    (j1, j2) = make_jobs(parse_old_ads('ClusterId = 1\nUser = "a@d"\nQDate = 50\n\nClusterId = 2\nUser = "a@d"\nQDate = 10\n'))
+    assert job_order_key(j1) < job_order_key(j2)
+    assert job_order_key(j2, by_qdate=True) < job_order_key(j1, by_qdate=True)
+
+
+def test_autoclusters_group_by_significant_attributes():
+    """Jobs that differ only in attributes nobody reads share an autocluster."""
+    text = (jobs(A, 2, 1, "RequestMemory = 100\nRequirements = TARGET.Memory >= RequestMemory\nCmd = \"x\"") + "\n" +
+            jobs(A, 1, 2, "RequestMemory = 100\nRequirements = TARGET.Memory >= RequestMemory\nCmd = \"y\"") + "\n" +
+            jobs(A, 1, 3, "RequestMemory = 200\nRequirements = TARGET.Memory >= RequestMemory"))
+    slot_ads = ads(slots(1, "Memory = 1024\nRank = TARGET.Department == \"x\""))
+    sig = significant_attributes(slot_ads)
+    assert "department" in sig and "memory" not in sig
+    queues = build_queues(make_jobs([(a, "x") for a in ads(text)]), Autoclusters(sig))
+    runs = queues[A].runs
+    assert [len(r.jobs) for r in runs] == [3, 1]
+
+
+def test_slot_weights_are_the_pie_units():
+    """A 4-core slot weighs 4.  Pool 8, EUPs 500/600: slices 4.36 and 3.64.  A's first
+    match is the 4-core slot (the default POST_JOB_RANK prefers SlotID 1), which uses 4 of
+    its 4.36; B takes three 1-core slots; the fourth stays idle (crumbs below weight 1)."""
+    text = slots(1, "Cpus = 4") + "\n" + slots(4, start=2)
+    r = cycle(text, jobs(A, 5) + "\n" + jobs(B, 5, 2), {A: 500.0, B: 600.0})
+    assert [(m.submitter, m.slot, m.weight) for m in r.matches] == [
+        (A, "s1", 4.0), (B, "s2", 1.0), (B, "s3", 1.0), (B, "s4", 1.0)]
+    r = cycle(text, jobs(A, 5) + "\n" + jobs(B, 5, 2), {A: 500.0, B: 600.0},
+              "NEGOTIATOR_USE_SLOT_WEIGHTS = false\n")
+    # Unweighted: a pool of 5, slices 2.73 and 2.27 -> 2 and 2, one crumb left idle.
+    assert count(r) == {A: 2, B: 2} and all(m.weight == 1 for m in r.matches)
+
+
+def test_partitionable_slot_is_one_candidate():
+    """A partitionable slot is matched once per cycle and costs its whole weight."""
+    text = 'Name = "pslot"\nPartitionableSlot = true\nCpus = 8\nRequirements = true\n'
+    r = cycle(text, jobs(A, 4, extra="RequestCpus = 1"), {A: 500.0})
+    assert [(m.job, m.slot, m.weight) for m in r.matches] == [("1.0", "pslot", 8.0)]
+    assert r.usage == {A: 8.0}
+
+
+def test_pool_size_counts_claimed_slots_and_min_weight():
+    """The pie is cut from all slots, claimed or not; the min weight is over all slot ads."""
+    text = slots(2, "Cpus = 2") + '\nName = "c"\nCpus = 1\nState = "Claimed"\nRemoteUser = "x@d"\n'
+    size = pool_size(make_slots(parse_old_ads(text)))
+    assert (size.weighted, size.min_weight) == (5.0, 1.0)
+
+
+def test_without_preemption_claimed_slots_are_trimmed():
+    """NEGOTIATOR_CONSIDER_PREEMPTION = false: claimed slots are never candidates, even by RANK."""
+    text = slots(1) + '\nName = "c"\nCpus = 1\nRequirements = true\nState = "Claimed"\nRemoteUser = "B@d"\nRank = 10\n'
+    r = cycle(text, jobs(A, 3), {A: 500.0, B: 500.0}, "NEGOTIATOR_CONSIDER_PREEMPTION = false\n")
+    assert [m.slot for m in r.matches] == ["s1"]
+
+
+def test_slot_constraint_and_job_constraint():
+    """NEGOTIATOR_SLOT_CONSTRAINT drops slots; NEGOTIATOR_JOB_CONSTRAINT drops jobs."""
+    config = "NEGOTIATOR_SLOT_CONSTRAINT = SlotID != 2\nNEGOTIATOR_JOB_CONSTRAINT = ProcId != 0\n"
+    r = cycle(slots(3), jobs(A, 3), {A: 500.0}, config)
+    assert sorted(m.slot for m in r.matches) == ["s1", "s3"]
+    assert "1.0" not in [m.job for m in r.matches]
+
+
+def test_retiring_slots_are_trimmed_unless_early_preemption():
+    text = ('Name = "c"\nCpus = 1\nRequirements = true\nState = "Claimed"\nRemoteUser = "B@d"\n'
+            'RetirementTimeRemaining = 100\nCurrentRank = 0\n')
+    config = "PREEMPTION_REQUIREMENTS = true\n"
+    assert cycle(text, jobs(A, 1), {A: 1.0, B: 500.0}, config).matches == []
+    r = cycle(text, jobs(A, 1), {A: 1.0, B: 500.0}, config + "NEGOTIATOR_CONSIDER_EARLY_PREEMPTION = true\n")
+    assert len(r.matches) == 1
+
+
+def test_submitter_with_only_running_jobs_takes_part_in_the_pie():
+    """A submitter with running but no idle jobs still counts in the normalisation."""
+    text = jobs(A, 10) + "\n" + jobs(B, 1, 2, "JobStatus = 2")
+    r = cycle(slots(10), text, {A: 500.0, B: 500.0})
+    assert count(r) == {A: 10}          # B's slice comes back to A in spin 2
+    assert [s.name for s in r.submitters] == [A, B]
+
+
+def test_submitter_constraint():
+    r = cycle(slots(4), jobs(A, 2) + "\n" + jobs(B, 2, 2), {A: 500.0, B: 500.0},
+              'NEGOTIATOR_SUBMITTER_CONSTRAINT = Name != "A@d"\n')
+    assert count(r) == {B: 2}
+
+
+def test_accounting_group_names_the_submitter():
+    text = jobs("u@d", 1, extra='AccountingGroup = "group_x.u"')
+    r = cycle(slots(1), text, {"group_x.u@d": 500.0})
+    assert r.matches[0].submitter == "group_x.u@d"
