@@ -38,6 +38,8 @@ _NEVER_PREFIXES = ("remoteuser", "remotegroup", "submitter")
 _ALWAYS = ("Requirements", "Rank", "ConcurrencyLimits")
 
 _refs_cache: dict[int, tuple[ast.Node, frozenset[str], frozenset[str]]] = {}
+_CACHE_LIMIT = 100_000
+_NONE: frozenset[str] = frozenset()
 
 
 def references(node: ast.Node) -> tuple[frozenset[str], frozenset[str]]:
@@ -46,6 +48,8 @@ def references(node: ast.Node) -> tuple[frozenset[str], frozenset[str]]:
     ``unscoped`` holds plain names and ``MY.x`` (resolved in the ad itself first);
     ``target`` holds ``TARGET.x`` / ``OTHER.x``.  Cached by node identity.
     """
+    if type(node) is ast.Literal:
+        return _NONE, _NONE
     hit = _refs_cache.get(id(node))
     if hit is not None and hit[0] is node:
         return hit[1], hit[2]
@@ -70,6 +74,8 @@ def references(node: ast.Node) -> tuple[frozenset[str], frozenset[str]]:
         else:
             stack.extend(_children(n))
     result = (frozenset(own), frozenset(other))
+    if len(_refs_cache) > _CACHE_LIMIT:
+        _refs_cache.clear()          # keeps a long-running process from holding every tree
     _refs_cache[id(node)] = (node, *result)
     return result
 
@@ -142,6 +148,8 @@ _dynamic_cache: dict[int, tuple[ast.Node, bool]] = {}
 def is_dynamic(node: ast.Node) -> bool:
     """Whether ``node`` may read attributes that its tree does not name (``eval("x")``,
     ``ad["x"]``, ``parent.x``, nested ads): then no static list of reads is complete."""
+    if type(node) is ast.Literal:
+        return False
     hit = _dynamic_cache.get(id(node))
     if hit is not None and hit[0] is node:
         return hit[1]
@@ -157,6 +165,8 @@ def is_dynamic(node: ast.Node) -> bool:
             found = not (type(base) is ast.AttrRef and base.lname in ("target", "other", "my"))
         else:
             stack.extend(_children(n))
+    if len(_dynamic_cache) > _CACHE_LIMIT:
+        _dynamic_cache.clear()
     _dynamic_cache[id(node)] = (node, found)
     return found
 

@@ -26,7 +26,8 @@ from typing import Any, Optional, Sequence, TextIO
 from classad.errors import ClassAdError
 
 from .accountant import Accountant, Claim
-from .errors import ConfigError, StateError
+from .errors import StateError
+from .groupmap import group_of_submitter, group_prio_factor
 from .knobs import Knobs
 from .negotiator import CycleResult, Settings, negotiate
 from .pool import load_pool
@@ -60,26 +61,27 @@ def run_cycle(config: str, slots: str, jobs: str, state: Optional[str], now: flo
     """Load everything, negotiate once, charge the accountant; returns the result and warnings."""
     knobs = Knobs.from_file(config)
     settings = Settings.from_knobs(knobs)
-    if knobs.group_names():
-        d = knobs.config.definition("GROUP_NAMES")
-        raise ConfigError("GROUP_NAMES is set, but group quotas are not supported by 'negotiate' yet",
-                          file=d.file if d else config, line=d.line if d else None)
+    tree = settings.group_tree
+    group_of = (lambda name: group_of_submitter(name, tree)) if tree is not None else (lambda name: None)
+    factor = (lambda name: group_prio_factor(name, tree)) if tree is not None else None
     pool = load_pool(slots, jobs, use_slot_weights=settings.use_slot_weights,
                      slot_weight_expr=settings.slot_weight_expr,
                      force_slot_weight=settings.force_slot_weight, uid_domain=settings.uid_domain)
-    acct = Accountant.from_knobs(state if state is not None else ":memory:", knobs)
+    acct = Accountant.from_knobs(state if state is not None else ":memory:", knobs, group_factor=factor)
     try:
         with acct.transaction():
             acct.update_priorities(now)
-            acct.sync_claims([Claim(s.name, s.customer, s.weight, start_time=now)  # type: ignore[arg-type]
-                              for s in pool.slots if s.charged], now)
-            usage = {name: acct.usage(name) for name in acct.names()}
+            acct.sync_claims([Claim(s.name, s.customer, s.weight, group_of(s.customer),  # type: ignore[arg-type]
+                                    start_time=now) for s in pool.slots if s.charged], now)
+            usage = {c.name: c.weighted_resources_used for c in map(acct.get, acct.names())
+                     if c is not None and not c.is_group}
             result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage)
             for m in result.matches:
-                acct.add_match(m.submitter, m.slot, m.weight, now)
+                acct.add_match(m.submitter, m.slot, m.weight, now, group=group_of(m.submitter))
     finally:
         acct.close()
-    return result, result.warnings
+    group_warnings = [f"{config}: warning: {w}" for w in (tree.warnings if tree is not None else ())]
+    return result, group_warnings + result.warnings
 
 
 # ---- printing ------------------------------------------------------------------------------

@@ -97,7 +97,7 @@ class LiveUsage:
         self.group[g] = max(0.0, self.group.get(g, 0.0) - weight)
 
 
-# ---- priorities (frozen for the cycle) ----------------------------------------------------------------------------
+# ---- priorities (frozen for the cycle) -------------------------------------------------------
 
 
 class Priorities(Protocol):
@@ -190,6 +190,28 @@ def annotate_request(job_ad: ClassAd, *, eup: float, usage: float, negotiating_g
     return req
 
 
+@dataclass(frozen=True)
+class GroupContext:
+    """Where a pie call sits in the group-quota loop: what its requests are told (spec §2.1)."""
+
+    negotiating_group: str = ROOT_GROUP               # SubmitterNegotiatingGroup
+    autoregroup: bool = False                         # SubmitterAutoregroup
+    quotas: Optional[Mapping[str, float]] = None      # SubmitterGroupQuota per group; None: no groups
+
+
+def annotate_for(job_ad: ClassAd, submitter: str, eup: float, usage: LiveUsage,
+                 ctx: Optional[GroupContext] = None) -> NegotiationAd:
+    """The request copy for ``submitter``'s job in a pie call with context ``ctx``."""
+    if ctx is None or ctx.quotas is None:
+        return annotate_request(job_ad, eup=eup, usage=usage.of(submitter),
+                                negotiating_group=ctx.negotiating_group if ctx else None,
+                                autoregroup=bool(ctx and ctx.autoregroup))
+    group = usage.group_of(submitter)
+    return annotate_request(job_ad, eup=eup, usage=usage.of(submitter), negotiating_group=ctx.negotiating_group,
+                            autoregroup=ctx.autoregroup, group=group, group_usage=usage.of_group(group),
+                            group_quota=ctx.quotas.get(group))
+
+
 def refresh_request(req: ClassAd, usage: float, group_usage: Optional[float] = None) -> None:
     """Update the usage attributes of a request before the next match attempt."""
     req.set_node("SubmitterUserResourcesInUse", _literal(float(usage)))
@@ -273,6 +295,6 @@ def annotate_slot(slot: Slot, *, now: float, eup_of: Callable[[str], float],
 
 
 __all__ = [
-    "ROOT_GROUP", "GroupView", "LiveUsage", "MatchState", "NegotiationAd", "Priorities", "StaticPriorities", "annotate_request",
-    "annotate_slot", "refresh_request",
+    "ROOT_GROUP", "GroupContext", "GroupView", "LiveUsage", "MatchState", "NegotiationAd", "Priorities",
+    "StaticPriorities", "annotate_for", "annotate_request", "annotate_slot", "refresh_request",
 ]

@@ -48,7 +48,6 @@ _MISS = object()
 _KINDS = 10
 _ATTR_OF = {_S_REQ: "requirements", _S_RANK: "rank", _S_CURRENT: "currentrank",
             _J_REQ: "requirements", _J_RANK: "rank", _J_LIMITS: "concurrencylimits"}
-_CONVERT: dict = {}          # filled below, once the conversions are defined
 _LABELS = {_S_RANK: "Rank", _S_PRE: "NEGOTIATOR_PRE_JOB_RANK", _S_POST: "NEGOTIATOR_POST_JOB_RANK",
            _S_PRANK: "PREEMPTION_RANK"}
 
@@ -77,8 +76,7 @@ def _is_true(v: object) -> bool:
 
 
 def _rank_or_zero(v: object) -> float:
-    r = rank_value(v)
-    return 0.0 if r is None else r
+    return rank_value(v) or 0.0
 
 
 def _knob_rank(v: object) -> float:
@@ -88,9 +86,9 @@ def _knob_rank(v: object) -> float:
     return -math.inf if r is None else float32(r)
 
 
-_CONVERT.update({_S_REQ: _is_true, _J_REQ: _is_true, _S_PREQ: _is_true, _S_RANK: _rank_or_zero,
-                 _S_CURRENT: _rank_or_zero, _J_RANK: _rank_or_zero, _S_PRE: _knob_rank, _S_POST: _knob_rank,
-                 _S_PRANK: _knob_rank, _J_LIMITS: lambda v: v})
+_CONVERT = {_S_REQ: _is_true, _J_REQ: _is_true, _S_PREQ: _is_true, _S_RANK: _rank_or_zero,
+            _S_CURRENT: _rank_or_zero, _J_RANK: _rank_or_zero, _S_PRE: _knob_rank, _S_POST: _knob_rank,
+            _S_PRANK: _knob_rank, _J_LIMITS: lambda v: v}   # how each kind's raw value is used
 
 
 def permits(used: float, allowed: float, cost: float) -> bool:
@@ -371,6 +369,7 @@ class Matcher:
         out = CandidateList(autocluster, only_rank, [])
         items = out.items
         prereq = pol.preemption_requirements
+        prereq_const = _is_true(prereq.value) if type(prereq) is ast.Literal else None  # the default False
         check_expr_limits = not static_limits and req.get_node("concurrencylimits") is not None
         submitter_eup = self.eup_of(submitter) if pol.preemption_needs_better_eup else 0.0
         for cls in classes:
@@ -398,7 +397,8 @@ class Matcher:
                     else:
                         if pol.preemption_needs_better_eup and not submitter_eup < self.eup_of(remote):
                             continue
-                        if prereq is not None and not ev.value(e, _S_PREQ):
+                        if prereq is not None and not (prereq_const if prereq_const is not None
+                                                       else ev.value(e, _S_PREQ)):
                             out.no_preemption_req = True
                             continue
                         if not rank_same:

@@ -20,7 +20,8 @@ Time budgets (NEGOTIATOR_MAX_TIME_*) are not modelled: library code has no clock
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from classad import ast
@@ -29,11 +30,13 @@ from classad.evaluate import evaluate_top
 from classad.values import truthiness
 
 from .autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
-from .ephemeral import (LiveUsage, MatchState, Priorities, StaticPriorities, annotate_request, annotate_slot,
-                        refresh_request)
+from .ephemeral import (ROOT_GROUP, GroupContext, GroupView, LiveUsage, MatchState, Priorities, StaticPriorities,
+                        annotate_for, annotate_slot, refresh_request)
+from .groupmap import group_demand, group_of_submitter, negotiating_members
+from .groups import (GroupConfig, GroupPass, GroupStats, GroupTree, assign_quotas, build_tree, run_rounds)
 from .matching import (NO_PREEMPTION, REASONS, Budget, CandidateList, Evaluator, Matcher, MatchPolicy, SlotEntry,
                        group_slots)
-from .pool import (IDLE, Pool, Slot, claimed_limits, error_rank_slots, error_rank_warning, limits_reason,
+from .pool import (IDLE, RUNNING, Pool, Slot, claimed_limits, error_rank_slots, error_rank_warning, limits_reason,
                    pool_size, slot_weight, usage_by_customer)
 
 INF = math.inf
@@ -68,39 +71,31 @@ class Settings:
     uid_domain: Optional[str] = None
     concurrency_capacity: Callable[[str], float] = lambda _n: 2308032.0
     job_order_by_qdate: bool = False
+    # group quotas (spec §4); no tree: GROUP_NAMES is empty
+    group_tree: Optional[GroupTree] = None
+    allow_quota_oversubscription: bool = True
+    strict_enforce_quota: bool = True
+    max_allocation_rounds: int = 3
+    round_robin_rate: float = 1e100
+    group_sort_expr: Optional[ast.Node] = None
+    use_weighted_demand: bool = True
 
     @classmethod
     def from_knobs(cls, knobs: Any) -> "Settings":
         """Read every knob now, so a bad value fails before any work (ConfigError)."""
         g = knobs.get
-        policy = MatchPolicy(
-            consider_preemption=g("NEGOTIATOR_CONSIDER_PREEMPTION"),
-            preemption_requirements=g("PREEMPTION_REQUIREMENTS"),
-            preemption_rank=g("PREEMPTION_RANK"),
-            pre_job_rank=g("NEGOTIATOR_PRE_JOB_RANK"), post_job_rank=g("NEGOTIATOR_POST_JOB_RANK"),
-            ignore_job_ranks=g("NEGOTIATOR_IGNORE_JOB_RANKS"),
-            matchlist_caching=g("NEGOTIATOR_MATCHLIST_CACHING"),
-            preemption_requirements_stable=g("PREEMPTION_REQUIREMENTS_STABLE"),
-            preemption_rank_stable=g("PREEMPTION_RANK_STABLE"),
-            preemption_needs_better_eup=_optional(knobs, "MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP", False),
-            skip_claimed_idle=_optional(knobs, "MATCHMAKER_SKIP_CLAIMED_IDLE", False))
-        sig = g("SIGNIFICANT_ATTRIBUTES")
-        return cls(
-            policy=policy, use_slot_weights=g("NEGOTIATOR_USE_SLOT_WEIGHTS"),
-            slot_weight_expr=g("SLOT_WEIGHT"), force_slot_weight=g("FORCE_NEGOTIATOR_SLOT_WEIGHT"),
-            ignore_user_priorities=g("NEGOTIATOR_IGNORE_USER_PRIORITIES"),
-            consider_early_preemption=g("NEGOTIATOR_CONSIDER_EARLY_PREEMPTION"),
-            negotiate_all_jobs_in_cluster=g("NEGOTIATE_ALL_JOBS_IN_CLUSTER"),
-            cross_slot_prios=g("NEGOTIATOR_CROSS_SLOT_PRIOS"), resource_prefix=g("STARTD_RESOURCE_PREFIX") or "slot",
-            slot_constraint=g("NEGOTIATOR_SLOT_CONSTRAINT"),
-            poolsize_constraint=g("NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT"),
-            submitter_constraint=g("NEGOTIATOR_SUBMITTER_CONSTRAINT"), job_constraint=g("NEGOTIATOR_JOB_CONSTRAINT"),
-            significant_attributes=tuple(sig) if sig is not None else None,
-            add_significant=tuple(g("ADD_SIGNIFICANT_ATTRIBUTES") or ()),
-            remove_significant=tuple(g("REMOVE_SIGNIFICANT_ATTRIBUTES") or ()),
-            remove_significant_regex=g("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX"),
-            uid_domain=g("UID_DOMAIN"), concurrency_capacity=knobs.concurrency_limit,
-            job_order_by_qdate=_optional(knobs, "MATCHMAKER_JOB_ORDER_BY_QDATE", False))
+        policy = MatchPolicy(**{f: g(k) for f, k in _POLICY_KNOBS.items()},
+                             preemption_needs_better_eup=_optional(knobs, _MANUAL_EUP, False),
+                             skip_claimed_idle=_optional(knobs, _MANUAL_CLAIMED_IDLE, False))
+        values = {f: g(k) for f, k in _CYCLE_KNOBS.items()}
+        for f in ("significant_attributes", "add_significant", "remove_significant"):
+            if values[f] is not None:
+                values[f] = tuple(values[f])
+            elif f != "significant_attributes":
+                values[f] = ()
+        return cls(policy=policy, resource_prefix=g("STARTD_RESOURCE_PREFIX") or "slot",
+                   concurrency_capacity=knobs.concurrency_limit, group_tree=group_tree_from_knobs(knobs),
+                   job_order_by_qdate=_optional(knobs, _MANUAL_QDATE, False), **values)
 
     @classmethod
     def defaults(cls, **changes: Any) -> "Settings":
@@ -111,6 +106,44 @@ class Settings:
         fields = MatchPolicy.__dataclass_fields__
         policy = replace(base.policy, **{k: v for k, v in changes.items() if k in fields})
         return replace(base, policy=policy, **{k: v for k, v in changes.items() if k not in fields})
+
+
+# Settings fields and the knobs they come from.
+_POLICY_KNOBS = {
+    "consider_preemption": "NEGOTIATOR_CONSIDER_PREEMPTION", "preemption_requirements": "PREEMPTION_REQUIREMENTS",
+    "preemption_rank": "PREEMPTION_RANK", "pre_job_rank": "NEGOTIATOR_PRE_JOB_RANK",
+    "post_job_rank": "NEGOTIATOR_POST_JOB_RANK", "ignore_job_ranks": "NEGOTIATOR_IGNORE_JOB_RANKS",
+    "matchlist_caching": "NEGOTIATOR_MATCHLIST_CACHING",
+    "preemption_requirements_stable": "PREEMPTION_REQUIREMENTS_STABLE",
+    "preemption_rank_stable": "PREEMPTION_RANK_STABLE"}
+_CYCLE_KNOBS = {
+    "use_slot_weights": "NEGOTIATOR_USE_SLOT_WEIGHTS", "slot_weight_expr": "SLOT_WEIGHT",
+    "force_slot_weight": "FORCE_NEGOTIATOR_SLOT_WEIGHT", "ignore_user_priorities": "NEGOTIATOR_IGNORE_USER_PRIORITIES",
+    "consider_early_preemption": "NEGOTIATOR_CONSIDER_EARLY_PREEMPTION",
+    "negotiate_all_jobs_in_cluster": "NEGOTIATE_ALL_JOBS_IN_CLUSTER", "cross_slot_prios": "NEGOTIATOR_CROSS_SLOT_PRIOS",
+    "slot_constraint": "NEGOTIATOR_SLOT_CONSTRAINT", "poolsize_constraint": "NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT",
+    "submitter_constraint": "NEGOTIATOR_SUBMITTER_CONSTRAINT", "job_constraint": "NEGOTIATOR_JOB_CONSTRAINT",
+    "significant_attributes": "SIGNIFICANT_ATTRIBUTES", "add_significant": "ADD_SIGNIFICANT_ATTRIBUTES",
+    "remove_significant": "REMOVE_SIGNIFICANT_ATTRIBUTES",
+    "remove_significant_regex": "REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "uid_domain": "UID_DOMAIN",
+    "allow_quota_oversubscription": "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION",
+    "strict_enforce_quota": "NEGOTIATOR_STRICT_ENFORCE_QUOTA",
+    "max_allocation_rounds": "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", "round_robin_rate": "GROUP_QUOTA_ROUND_ROBIN_RATE",
+    "group_sort_expr": "GROUP_SORT_EXPR", "use_weighted_demand": "NEGOTIATOR_USE_WEIGHTED_DEMAND"}
+# The manual's behaviour where it differs from the code (spec §1.15); read if the table declares them.
+_MANUAL_EUP = "MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP"
+_MANUAL_CLAIMED_IDLE = "MATCHMAKER_SKIP_CLAIMED_IDLE"
+_MANUAL_QDATE = "MATCHMAKER_JOB_ORDER_BY_QDATE"
+
+
+def group_tree_from_knobs(knobs: Any) -> Optional[GroupTree]:
+    """The group tree of ``GROUP_NAMES`` and the ``GROUP_*_<g>`` knobs; None without groups."""
+    names = knobs.group_names()
+    if not names:
+        return None
+    return build_tree(GroupConfig(g, knobs.group_quota(g), knobs.group_quota_dynamic(g),
+                                  knobs.group_accept_surplus(g), knobs.group_autoregroup(g),
+                                  knobs.group_prio_factor(g)) for g in names)
 
 
 def _optional(knobs: Any, name: str, default: Any) -> Any:
@@ -164,6 +197,7 @@ class CycleResult:
     warnings: list[str]
     usage: dict[str, float]
     spins: int = 0
+    group_quotas: dict[str, float] = field(default_factory=dict)    # last round's quotas (groups only)
 
 
 # ---- the cycle ------------------------------------------------------------------------------------
@@ -191,8 +225,8 @@ class Cycle:
 
     def __init__(self, pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
                  usage: Optional[Mapping[str, float]] = None,
-                 group_of: Optional[Callable[[str], str]] = None) -> None:
-        self.settings, self.priorities, self.now = settings, priorities, now
+                 group_of: Optional[Callable[[str], str]] = None, groups: Optional[GroupView] = None) -> None:
+        self.settings, self.priorities, self.now, self.groups = settings, priorities, now, groups
         pol = settings.policy
         # Weights follow this cycle's settings, whatever the pool was loaded with.
         slots = [replace(s, weight=slot_weight(s.ad, use_slot_weights=settings.use_slot_weights,
@@ -201,7 +235,7 @@ class Cycle:
                  for s in pool.slots if self._accepts(settings.slot_constraint, s.ad)]
         size = pool_size(slots, use_slot_weights=settings.use_slot_weights,
                          constraint=settings.poolsize_constraint)
-        self.pool_weight, self.min_weight = size.weighted, size.min_weight
+        self.pool_weight, self.min_weight, self.effective_pool = size.weighted, size.min_weight, size.effective
         self.usage = LiveUsage(usage_by_customer(slots) if usage is None else usage, group_of)
         self.limits = claimed_limits(slots, settings.concurrency_capacity)
         self.state = MatchState(self.usage, now)
@@ -247,7 +281,8 @@ class Cycle:
         cp = st.policy.consider_preemption
         ad = annotate_slot(s, now=self.now, eup_of=pr.eup, floor_of=pr.floor, consider_preemption=cp,
                            cross_slot_prios=st.cross_slot_prios, resource_prefix=st.resource_prefix,
-                           slot_weight_expr=st.slot_weight_expr, force_slot_weight=st.force_slot_weight)
+                           slot_weight_expr=st.slot_weight_expr, force_slot_weight=st.force_slot_weight,
+                           groups=self.groups)
         activity = s.ad.evaluate("Activity", state=MatchState(None, self.now))
         idle = s.state == "claimed" and type(activity) is str and activity.lower() == "idle"
         return SlotEntry(s, ad, s.remote if cp else None, claimed_idle=idle)
@@ -343,7 +378,7 @@ class Cycle:
         return CycleResult(self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins)
 
 
-# ---- the pie ------------------------------------------------------------------------------------
+# ---- the pie ---------------------------------------------------------------------------------------
 
 
 def pie_shares(eups: Mapping[str, float]) -> dict[str, float]:
@@ -384,8 +419,14 @@ def submitter_order_key(s: SubmitterState) -> tuple:
 
 
 def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, floor_round: bool = False,
-                         group_quota: float = INF, group_name: Optional[str] = None) -> list[SubmitterState]:
-    """Spin the pie for ``submitters`` (spec §1.5); returns them in spin-1 order."""
+                         group_quota: float = INF, group_name: Optional[str] = None,
+                         context: Optional[GroupContext] = None) -> list[SubmitterState]:
+    """Spin the pie for ``submitters`` (spec §1.5); returns them in spin-1 order.
+
+    ``group_quota`` caps the weight the call may hand out and ``group_name`` names the
+    group whose usage counts against it (None: uncapped, as without groups or in the
+    autoregroup root pass); ``context`` says what the requests learn about groups.
+    """
     cp = cycle.settings.policy.consider_preemption
     subs = list(submitters)
     order: list[SubmitterState] = []
@@ -418,7 +459,8 @@ def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, 
         cycle.pie_left = pie_left
         pie_orig, n_orig = pie_left, len(subs)
         for s in list(subs):
-            if grouped and not ignore_limit and cycle.usage.of_group(group_name) >= group_quota:  # type: ignore[arg-type]
+            if grouped and not ignore_limit and \
+                    cycle.usage.of_group(group_name) >= group_quota:  # type: ignore[arg-type]
                 break
             share = shares[s.name]
             lim, lim_unclaimed = _limits(cycle, s, share, total, floor_round, group_quota, group_usage, grouped)
@@ -434,7 +476,7 @@ def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, 
             elif ceil_left == 0 or ceil_left < cycle.min_weight:
                 result = DONE
             else:
-                result = negotiate_submitter(cycle, s, lim, lim_unclaimed, ceil_left, ignore_limit)
+                result = negotiate_submitter(cycle, s, lim, lim_unclaimed, ceil_left, ignore_limit, context)
             if result == DONE:
                 subs.remove(s)
         if not (cycle.pie_left < pie_orig or len(subs) < n_orig) or not subs or floor_round \
@@ -444,7 +486,7 @@ def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, 
 
 
 def negotiate_submitter(cycle: Cycle, s: SubmitterState, lim: float, lim_unclaimed: float, ceil_left: float,
-                        ignore_limit: bool) -> str:
+                        ignore_limit: bool, context: Optional[GroupContext] = None) -> str:
     """One submitter's session (spec §1.6); returns DONE or RESUME."""
     st, pol = cycle.settings, cycle.settings.policy
     budget = Budget(lim, lim_unclaimed)
@@ -464,9 +506,9 @@ def negotiate_submitter(cycle: Cycle, s: SubmitterState, lim: float, lim_unclaim
             if budget.used >= ceil_left:
                 return RESUME
             if req is None:
-                req = annotate_request(run.current().ad, eup=s.eup, usage=cycle.usage.of(s.name))
+                req = annotate_for(run.current().ad, s.name, s.eup, cycle.usage, context)
             else:
-                refresh_request(req, cycle.usage.of(s.name))
+                refresh_request(req, cycle.usage.of(s.name), cycle.usage.of_group(cycle.usage.group_of(s.name)))
             cand, reason, by_limit = cycle.find(req, run.autocluster, s, only_rank, budget, cache)
             if cand is None:
                 cycle.reject(run.current().id, reason)
@@ -480,8 +522,12 @@ def negotiate_submitter(cycle: Cycle, s: SubmitterState, lim: float, lim_unclaim
 
 
 def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
-              usage: Optional[Mapping[str, float]] = None) -> CycleResult:
-    """Run one cycle without group quotas: the floor round, then the pie (spec §1.4)."""
+              usage: Optional[Mapping[str, float]] = None,
+              previous_quotas: Optional[Mapping[str, float]] = None) -> CycleResult:
+    """Run one cycle (spec §1.4): without groups the floor round, then the pie; with
+    ``settings.group_tree`` the group-quota rounds, one pie per group."""
+    if settings.group_tree is not None:
+        return negotiate_groups(pool, settings, priorities, now, usage=usage, previous_quotas=previous_quotas)
     cycle = Cycle(pool, settings, priorities, now, usage=usage)
     below = [s for s in cycle.submitters if s.floor > 0 and cycle.usage.of(s.name) < s.floor]
     if below:
@@ -490,8 +536,76 @@ def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float
     return cycle.result(order)
 
 
+def negotiate_groups(pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
+                     usage: Optional[Mapping[str, float]] = None,
+                     previous_quotas: Optional[Mapping[str, float]] = None) -> CycleResult:
+    """Hierarchical group quotas (spec §4.4): ``groups.run_rounds`` allocates and orders the
+    groups; each of its passes runs the floor round and the pie for that group's submitters."""
+    tree = settings.group_tree
+    assert tree is not None
+    group_of = partial(group_of_submitter, tree=tree)
+    cycle = Cycle(pool, settings, priorities, now, usage=usage, group_of=group_of,
+                  groups=GroupView(group_of, previous_quotas))
+    weighted = settings.use_slot_weights
+    total = cycle.pool_weight if weighted else cycle.effective_pool
+    quotas = assign_quotas(tree, total, settings.allow_quota_oversubscription)
+    by_name = {s.name: s for s in cycle.submitters}
+    members = negotiating_members(tree, by_name)
+    demand = group_demand(tree, _demand(pool, by_name, settings.use_weighted_demand).items())
+    order: list[SubmitterState] = []
+    round_quotas: dict[str, float] = dict(quotas.quota)
+
+    def run_pass(p: GroupPass) -> Mapping[str, float]:
+        subs = [by_name[n] for n in members[p.group]]
+        ctx = GroupContext(p.negotiate_as or ROOT_GROUP, tree.autoregroup and p.negotiate_as is None, round_quotas)
+        below = [s for s in subs if s.floor > 0 and cycle.usage.of(s.name) < s.floor]
+        if below:
+            negotiate_with_group(cycle, below, floor_round=True, group_quota=p.limit, group_name=p.negotiate_as,
+                                 context=ctx)
+        seen = {s.name for s in order}
+        order.extend(s for s in negotiate_with_group(cycle, subs, group_quota=p.limit, group_name=p.negotiate_as,
+                                                     context=ctx) if s.name not in seen)
+        return dict(cycle.usage.group)
+
+    record = run_rounds(tree, quotas, demand, dict(cycle.usage.group), run_pass, pool_size=total,
+                        groups_with_submitters={group_of(n) for n in by_name}, weighted_slots=weighted,
+                        consider_preemption=settings.policy.consider_preemption,
+                        strict_enforce=settings.strict_enforce_quota, max_rounds=settings.max_allocation_rounds,
+                        round_robin_rate=settings.round_robin_rate, sort_key=_group_sort_key(settings, now),
+                        now=now)
+    result = cycle.result(order + [s for s in cycle.submitters if s not in order])
+    result.group_quotas = dict(record.rounds[-1].allocation.quota) if record.rounds else {}
+    return result
+
+
+def _demand(pool: Pool, submitters: Mapping[str, SubmitterState], weighted: bool) -> dict[str, float]:
+    """Each submitter's idle plus running jobs, weighted by RequestCpus (the schedd's default
+    job weight) under NEGOTIATOR_USE_WEIGHTED_DEMAND."""
+    out = {name: 0.0 for name in submitters}
+    for job in pool.jobs:
+        if job.submitter in out and job.status in (IDLE, RUNNING):
+            w = job.ad.evaluate("RequestCpus", state=MatchState(None, 0.0)) if weighted else 1
+            out[job.submitter] += float(w) if type(w) in (int, float) and w > 0 else 1.0
+    return out
+
+
+def _group_sort_key(settings: Settings, now: float) -> Optional[Callable[[GroupStats], Optional[float]]]:
+    """GROUP_SORT_EXPR over an ad of AccountingGroup, GroupQuota, GroupResources{Allocated,InUse}."""
+    expr = settings.group_sort_expr
+    if expr is None:
+        return None
+
+    def key(stats: GroupStats) -> Optional[float]:
+        ad = ClassAd({"AccountingGroup": stats.name, "GroupQuota": stats.quota,
+                      "GroupResourcesAllocated": stats.allocated, "GroupResourcesInUse": stats.usage})
+        v = evaluate_top(expr, ad, MatchState(None, now))
+        return float(v) if type(v) in (int, float) else None
+    return key
+
+
 __all__ = [
-    "Cycle", "CycleResult", "DONE", "Match", "Priorities", "RESUME", "Rejection", "Settings", "StaticPriorities",
-    "SubmitterState", "SubmitterSummary", "negotiate", "pie_shares", "pie_slices", "negotiate_submitter", "negotiate_with_group",
+    "DONE", "RESUME", "Cycle", "CycleResult", "GroupContext", "Match", "Priorities", "Rejection", "Settings",
+    "StaticPriorities", "SubmitterState", "SubmitterSummary", "group_tree_from_knobs", "negotiate",
+    "negotiate_groups", "negotiate_submitter", "negotiate_with_group", "pie_shares", "pie_slices",
     "submitter_order_key",
 ]

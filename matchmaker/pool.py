@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
 from classad.ad import ClassAd
 from classad.ast import Node
 from classad.errors import FormatError
 from classad.evaluate import evaluate_top, new_state
-from classad.parser import parse_expr, parse_expr_at
+from classad import ParserType, parseAds
+from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
 
 # States in which a slot's claim is charged to its user (spec §3.3, CheckMatches).
@@ -102,9 +104,8 @@ class Pool:
 def read_ads(path: str | os.PathLike) -> list[tuple[ClassAd, str]]:
     """Read an old-format ad file: ``Name = value`` lines, a blank line between ads.
 
-    Returns ``(ad, "file:line")`` pairs, the line being the ad's first line.  A
-    syntax error raises :class:`classad.errors.ParseError` with file and line; an
-    unreadable file or a line without ``=`` raises :class:`FormatError`.
+    Returns ``(ad, "file:line")`` pairs, the line being the ad's first line.  A file
+    that cannot be read or parsed raises :class:`FormatError` with file and line.
     """
     name = os.fspath(path)
     try:
@@ -114,30 +115,29 @@ def read_ads(path: str | os.PathLike) -> list[tuple[ClassAd, str]]:
         raise FormatError(f"cannot read ad file: {exc.strerror or exc}", file=name) from None
     except UnicodeDecodeError:
         raise FormatError("ad file is not UTF-8 text", file=name) from None
-    return parse_old_ads(text, name)
+    return _with_lines(list(parseAds(Path(name), ParserType.Old)), text, name)
 
 
 def parse_old_ads(text: str, source: str = "<string>") -> list[tuple[ClassAd, str]]:
     """The ads of old-format ``text`` (see :func:`read_ads`)."""
-    ads: list[tuple[ClassAd, str]] = []
-    current: Optional[ClassAd] = None
+    return _with_lines(list(parseAds(text, ParserType.Old)), text, source)
+
+
+def _with_lines(ads: list[ClassAd], text: str, source: str) -> list[tuple[ClassAd, str]]:
+    """Pair each ad with ``source:line`` of its first line (the old format's ad boundaries:
+    a blank line or a ``***`` banner ends an ad, ``#`` lines are comments)."""
+    starts: list[int] = []
+    inside = False
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
-        if not line:
-            current = None
-            continue
-        if line.startswith("#"):
-            continue
-        attr, eq, value = line.partition("=")
-        attr = attr.strip()
-        if not eq or not attr:
-            raise FormatError(f"expected 'Name = value', found {line[:40]!r}", file=source, line=lineno)
-        node = parse_expr_at(value.strip(), source, lineno, old_strings=True)
-        if current is None:
-            current = ClassAd()
-            ads.append((current, f"{source}:{lineno}"))
-        current.set_node(attr, node)
-    return ads
+        if not line or line.startswith("***"):
+            inside = False
+        elif not line.startswith("#") and not inside:
+            inside = True
+            starts.append(lineno)
+    if len(starts) != len(ads):          # cannot tell which ad is which: name the file only
+        return [(ad, source) for ad in ads]
+    return [(ad, f"{source}:{line}") for ad, line in zip(ads, starts)]
 
 
 # ---- slots ----------------------------------------------------------------------------
@@ -300,7 +300,7 @@ def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], **kw:
     return Pool(slots, jobs, warnings)
 
 
-# ---- concurrency limits held by claims (spec §1.13) ----------------------------------------------------------
+# ---- concurrency limits held by claims (spec §1.13) ------------------------------------------
 
 
 def parse_limits(text: str) -> list[tuple[str, float]]:

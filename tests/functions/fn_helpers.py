@@ -14,6 +14,7 @@ from classad.evaluate import EvalState
 from classad.testing import canonical
 
 DATA = Path(__file__).parent / "data"
+_TRACE = os.environ.get("FN_TRACE")
 
 
 def normalize(value: Any) -> Any:
@@ -29,7 +30,10 @@ def ours(expr: str, scope: Optional[str] = None, clock: Optional[float] = None) 
         return "parse-error"
     ad = classad.ClassAd(scope) if scope else None
     if clock is None:
-        return normalize(canonical(tree.eval(ad)))
+        try:
+            return normalize(canonical(tree.eval(ad)))
+        except (OverflowError, ValueError):  # an absolute time outside Python's datetime range
+            return "unconvertible"
     state = EvalState(ad, None, clock=lambda: clock)
     from classad.ad import value_to_python
 
@@ -40,9 +44,13 @@ def theirs(oracle: Any, expr: str, scope: Optional[str] = None) -> Any:
     """Canonical value of ``expr`` evaluated by HTCondor's library (``classad2``).
 
     "parse-error" for text it rejects, "hard-failure" for an evaluation failure
-    (which this library reports as Error), None when the result cannot even be
-    converted to Python (a string that is not UTF-8).
+    (which this library reports as Error), "unconvertible" for an absolute time
+    outside Python's ``datetime`` range, None when the result is a string that
+    is not UTF-8.
     """
+    if _TRACE:  # FN_TRACE=<file>: the last expression sent to the oracle (to find a crash)
+        with open(_TRACE, "w", encoding="utf-8") as f:
+            f.write(f"{expr}\n{scope}\n")
     try:
         tree = oracle.ExprTree(expr)
     except Exception:
@@ -51,6 +59,8 @@ def theirs(oracle: Any, expr: str, scope: Optional[str] = None) -> Any:
         value = tree.eval(oracle.ClassAd(scope)) if scope else tree.eval()
     except UnicodeDecodeError:
         return None
+    except (OverflowError, ValueError):
+        return "unconvertible"
     except Exception:
         return "hard-failure"
     return normalize(canonical(value))

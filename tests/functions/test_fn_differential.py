@@ -32,8 +32,22 @@ def _out_of_range_time(expr: str, reference: object) -> bool:
     return big and ("splittime" in expr.lower() or "formattime" in expr.lower())
 
 
+_LIST_MAKERS = ("split(", "splitusername(", "splitslotname(", "argstolist(")
+
+
+def _crashes_reference(expr: str) -> bool:
+    """HTCondor 25.x segfaults when evalInEachContext/countMatches gets a list that a
+    function built (``evalInEachContext(x, split("a"))``); never send it those."""
+    low = expr.lower()
+    users = low.count("evalineachcontext(") + low.count("countmatches(")
+    if users == 0:
+        return False
+    return users > 1 or any(name in low for name in _LIST_MAKERS)
+
+
 def _compare(oracle, expr: str, scope: str | None) -> None:
     assume(not any(p in expr for p in CORE_PENDING))
+    assume(not _crashes_reference(expr))
     mine = ours(expr, scope)
     reference = theirs(oracle, expr, scope)
     if reference in ("hard-failure", None) or _out_of_range_time(expr, reference):

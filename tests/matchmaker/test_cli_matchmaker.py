@@ -136,15 +136,16 @@ def test_config_syntax_error(tmp_path):
 
 
 def test_missing_files(tmp_path):
-    assert_one_error_line(negotiate(config=tmp_path / "none.config"), f"matchmaker: {tmp_path / 'none.config'}: config:")
-    assert_one_error_line(negotiate(jobs=tmp_path / "none.ads"), f"matchmaker: {tmp_path / 'none.ads'}: format:")
-    assert_one_error_line(mm("userprio", "--state", tmp_path / "none.db"), f"matchmaker: {tmp_path / 'none.db'}: state:")
+    cfg, ads, db = tmp_path / "none.config", tmp_path / "none.ads", tmp_path / "none.db"
+    assert_one_error_line(negotiate(config=cfg), f"matchmaker: {cfg}: config:")
+    assert_one_error_line(negotiate(jobs=ads), f"matchmaker: {ads}: format:")
+    assert_one_error_line(mm("userprio", "--state", db), f"matchmaker: {db}: state:")
 
 
 def test_ad_syntax_error(tmp_path):
     jobs = tmp_path / "jobs.ads"
     jobs.write_text('ClusterId = 1\nUser = "a@d"\n\nClusterId = 2\nRequirements = (TARGET.Memory >\n')
-    assert_one_error_line(negotiate(jobs=jobs), f"matchmaker: {jobs}:5: syntax:")
+    assert_one_error_line(negotiate(jobs=jobs), f"matchmaker: {jobs}:5: format:")
 
 
 def test_job_without_identity(tmp_path):
@@ -195,7 +196,7 @@ def test_failed_cycle_leaves_the_accountant_unchanged(tmp_path):
     bad_jobs.write_text("ClusterId = \n")
     proc = mm("negotiate", "--config", EXAMPLE / "negotiator.config", "--slots", EXAMPLE / "slots.ads",
               "--jobs", bad_jobs, "--now", int(NOW) + 60, "--state", db)
-    assert_one_error_line(proc, f"matchmaker: {bad_jobs}:1: syntax:")
+    assert_one_error_line(proc, f"matchmaker: {bad_jobs}:1: format:")
     assert db.read_bytes() == copy.read_bytes()
     assert mm("userprio", "--state", db, "--json").stdout == before
 
@@ -228,3 +229,21 @@ def test_in_process_main(capsys):
     assert main(["negotiate", "--config", str(EXAMPLE / "negotiator.config"), "--slots",
                  str(EXAMPLE / "slots.ads"), "--jobs", str(EXAMPLE / "jobs.ads"), "--now", NOW]) == 0
     assert "Matches: 4" in capsys.readouterr().out
+
+
+def test_group_quotas_charge_group_records(tmp_path):
+    """With GROUP_NAMES the cycle runs per group and the accountant charges the group too."""
+    cfg = tmp_path / "neg.config"
+    cfg.write_text("GROUP_NAMES = group_physics\nGROUP_QUOTA_group_physics = 2\n")
+    slots = tmp_path / "slots.ads"
+    slots.write_text("\n".join(f'Name = "s{i}"\nCpus = 1\nRequirements = true\n' for i in range(4)))
+    jobs = tmp_path / "jobs.ads"
+    jobs.write_text("\n".join(f'ClusterId = 1\nProcId = {p}\nUser = "u@d"\nAccountingGroup = "group_physics.u"\n'
+                              f'Requirements = true\n' for p in range(4)))
+    db = tmp_path / "acct.db"
+    proc = negotiate("--json", "--state", db, config=cfg, slots=slots, jobs=jobs)
+    assert proc.returncode == 0, proc.stderr
+    assert [m["submitter"] for m in json.loads(proc.stdout)["matches"]] == ["group_physics.u@d"] * 2
+    users = {u["name"]: u for u in json.loads(mm("userprio", "--state", db, "--json").stdout)["users"]}
+    assert users["group_physics"]["is_group"] and users["group_physics"]["weighted_resources_used"] == 2
+    assert users["group_physics.u@d"]["weighted_resources_used"] == 2

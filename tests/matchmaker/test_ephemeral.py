@@ -32,10 +32,11 @@ def jobs_text(user: str, n: int, extra: str = "") -> str:
 
 def run(slot_text: str, job_text: str, config: str, eups=None):
     pool = pool_from_ads(ads(slot_text), ads(job_text))
-    before = [dict((k, repr(v)) for k, v in ad.items()) for ad in [s.ad for s in pool.slots] + [j.ad for j in pool.jobs]]
+    ads_read = [s.ad for s in pool.slots] + [j.ad for j in pool.jobs]
+    before = [{k: repr(v) for k, v in ad.items()} for ad in ads_read]
     result = negotiate(pool, Settings.from_knobs(Knobs.from_string(config)),
                        StaticPriorities(eups or {ALICE: 500.0, GUEST: 5e6}), 0.0)
-    after = [dict((k, repr(v)) for k, v in ad.items()) for ad in [s.ad for s in pool.slots] + [j.ad for j in pool.jobs]]
+    after = [{k: repr(v) for k, v in ad.items()} for ad in ads_read]
     assert before == after, "negotiation modified an ad read from a file"
     return result
 
@@ -167,3 +168,17 @@ def test_state_has_fixed_clock():
     ad = ClassAd()
     ad.set_node("t", parse_expr("time()"))
     assert ad.evaluate("t", state=MatchState(None, 1234.0)) == 1234
+
+
+def test_group_attributes_in_requests():
+    """With group quotas a request carries SubmitterGroup, SubmitterGroupQuota (this round's
+    quota) and, in the autoregroup pass of the root, SubmitterAutoregroup = true."""
+    config = ("GROUP_NAMES = a, b\nGROUP_QUOTA_a = 1\nGROUP_QUOTA_b = 1\nGROUP_AUTOREGROUP = TRUE\n"
+              "NEGOTIATOR_CONSIDER_PREEMPTION = false\nNEGOTIATOR_USE_SLOT_WEIGHTS = false\n")
+    slots = "\n".join(f'Name = "s{i}"\nCpus = 1\nRequirements = TARGET.SubmitterAutoregroup =!= true && '
+                      f'TARGET.SubmitterGroupQuota == 1 && TARGET.SubmitterGroup == TARGET.SubmitterNegotiatingGroup\n'
+                      for i in range(4))
+    jobs = "\n".join(f'ClusterId = {c}\nProcId = {p}\nUser = "u@d"\nAccountingGroup = "{g}.u"\nJobStatus = 1\n'
+                     f'Requirements = true\n' for c, g in ((1, "a"), (2, "b")) for p in range(3))
+    r = run(slots, jobs, config, eups={})
+    assert sorted(m.submitter for m in r.matches) == ["a.u@d", "b.u@d"]

@@ -136,7 +136,8 @@ def test_job_order_priorities_then_cluster_and_proc():
 
 
 def test_job_order_key_by_qdate_is_the_manual_variant():
-    (j1, j2) = make_jobs(parse_old_ads('ClusterId = 1\nUser = "a@d"\nQDate = 50\n\nClusterId = 2\nUser = "a@d"\nQDate = 10\n'))
+    text = 'ClusterId = 1\nUser = "a@d"\nQDate = 50\n\nClusterId = 2\nUser = "a@d"\nQDate = 10\n'
+    (j1, j2) = make_jobs(parse_old_ads(text))
     assert job_order_key(j1) < job_order_key(j2)
     assert job_order_key(j2, by_qdate=True) < job_order_key(j1, by_qdate=True)
 
@@ -225,3 +226,33 @@ def test_accounting_group_names_the_submitter():
     text = jobs("u@d", 1, extra='AccountingGroup = "group_x.u"')
     r = cycle(slots(1), text, {"group_x.u@d": 500.0})
     assert r.matches[0].submitter == "group_x.u@d"
+
+
+# ---- group quotas: the pie per group (examples 7.6 and 7.9 end to end) ------------------------------
+
+
+def group_jobs(group_user: str, n: int, cluster: int) -> str:
+    return jobs("u@d", n, cluster, f'AccountingGroup = "{group_user}"')
+
+
+def test_static_group_quotas_cap_each_group():
+    """7.6: quotas 20 and 10 on a pool of 30 with large demand: 20 / 10, `<none>` gets 0."""
+    config = "GROUP_NAMES = group_physics, group_chemistry\nGROUP_QUOTA_group_physics = 20\n" \
+             "GROUP_QUOTA_group_chemistry = 10\n"
+    text = group_jobs("group_physics.einstein", 40, 1) + "\n" + group_jobs("group_chemistry.curie", 40, 2)
+    r = cycle(slots(30), text, {}, config)
+    assert count(r) == {"group_physics.einstein@d": 20, "group_chemistry.curie@d": 10}
+    assert r.group_quotas == {"<none>": 0.0, "group_physics": 20.0, "group_chemistry": 10.0}
+    r = cycle(slots(60), text, {}, config)
+    assert r.group_quotas["<none>"] == 30.0
+    assert count(r) == {"group_physics.einstein@d": 20, "group_chemistry.curie@d": 10}
+
+
+def test_autoregroup_passes_then_the_root():
+    """7.9: groups a, b with quota 1, autoregroup, b sorted first: b (1), a (1), then the root
+    pass splits the rest by user priority: 2 jobs each."""
+    config = ("GROUP_NAMES = a, b\nGROUP_QUOTA_a = 1\nGROUP_QUOTA_b = 1\nGROUP_AUTOREGROUP = TRUE\n"
+              "NEGOTIATOR_CONSIDER_PREEMPTION = false\nNEGOTIATOR_USE_SLOT_WEIGHTS = false\n"
+              'GROUP_SORT_EXPR = ifThenElse(AccountingGroup =?= "b", 1, ifThenElse(AccountingGroup =?= "a", 2, 3))\n')
+    r = cycle(slots(4), group_jobs("a.user", 10, 1) + "\n" + group_jobs("b.user", 10, 2), {}, config)
+    assert [m.submitter for m in r.matches] == ["b.user@d", "a.user@d", "a.user@d", "b.user@d"]
