@@ -17,6 +17,7 @@ A circular reference evaluates to Undefined, as HTCondor 25.x does.
 
 from __future__ import annotations
 
+import operator
 import random
 import sys
 import time
@@ -324,10 +325,15 @@ def _compile_attr(node: ast.AttrRef) -> Callable:
             return lookup_in_chain(_root(ad, st), lname, st)
         return absolute
 
+    literal = ast.Literal
+
     def ref(ad: Any, st: EvalState) -> Any:
         if ad is not None:
-            found = ad._lookup_node(lname)
-            if found is not None:
+            entry = ad._attrs.get(lname)  # the hot path: an attribute of the ad itself
+            if entry is not None:
+                found = entry[1]
+                if type(found) is literal:
+                    return found.value
                 return eval_attribute(ad, lname, found, st)
         return lookup_name(ad, lname, st)
 
@@ -426,6 +432,27 @@ def _compile_binary(node: ast.Binary) -> Callable:
             return r if r is ERROR else not r
         return isnt
     apply = BINARY[op]
+    fast = _FAST_NUMERIC.get(op)
+    if fast is not None:
+        # Same-type int or real operands are by far the most common: answer them with
+        # Python's operator, checking only the 64-bit range / +INF rule of the result.
+        def numeric(ad: Any, st: EvalState) -> Any:
+            a = left(ad, st)
+            b = right(ad, st)
+            ta = type(a)
+            if ta is type(b) and (ta is int or ta is float):
+                r = fast(a, b)
+                if type(r) is bool or (ta is int and -9223372036854775808 <= r <= 9223372036854775807) \
+                        or (ta is float and r != _INF):
+                    return r
+                return apply(a, b)
+            if a is ERROR or b is ERROR:
+                return ERROR
+            if a is UNDEFINED or b is UNDEFINED:
+                return UNDEFINED
+            return apply(a, b)
+
+        return numeric
 
     def strict(ad: Any, st: EvalState) -> Any:
         a = left(ad, st)
@@ -437,6 +464,15 @@ def _compile_binary(node: ast.Binary) -> Callable:
         return apply(a, b)
 
     return strict
+
+
+_INF = float("inf")
+# Operators whose Python meaning equals the ClassAd meaning for two ints or two reals
+# (NaN comparisons included), up to the range checks done in the closure above.
+_FAST_NUMERIC: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+    ">": operator.gt, ">=": operator.ge, "+": operator.add, "-": operator.sub, "*": operator.mul,
+}
 
 
 def _compile_unary(node: ast.Unary) -> Callable:
