@@ -17,12 +17,13 @@ import io
 import os
 import re
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence, TextIO
 
 from .ad import ClassAd, ExprTree
-from .errors import ClassAdError, ParseError
-from .evaluate import set_strict_mode
+from .errors import ClassAdError, FormatError, ParseError
+from .evaluate import default_strict, set_strict_mode
 from .formats import parseAds, write_ads
 from .formats.detect import to_parser_type
 from .formats.printers import OLD
@@ -31,10 +32,6 @@ from .values import truthiness
 PROG = "classad"
 INPUT_FORMATS = ("auto", "old", "new", "json", "xml")
 OUTPUT_FORMATS = ("old", "new", "pretty", "json", "jsonl", "xml")
-
-
-class _Failure(Exception):
-    """A problem already described in one line; main() prints it and exits 1."""
 
 
 # Undecodable input bytes travel as surrogate escapes; show them as the bytes they were.
@@ -92,9 +89,11 @@ def _parse_arg_expr(text: str, label: str) -> ExprTree:
 
 
 def _first_ad(name: str, fmt: str) -> ClassAd:
-    ad = next(_read_ads([name], fmt, "raise"), None)
+    with closing(_read_ads([name], fmt, "raise")) as ads:
+        ad = next(ads, None)
     if ad is None:
-        raise _Failure(f"{PROG}: {name}: format: no ad in the input")
+        label = "<stdin>" if name == "-" else name
+        raise FormatError("no ad in the input", file=label, line=1, column=1)
     return ad
 
 
@@ -113,8 +112,17 @@ def _as_ad(text: str) -> Optional[ClassAd]:
 
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     """Evaluate each expression; assignments extend the ad (HTCondor's classad_eval)."""
-    if args.strict:
-        set_strict_mode(True)
+    if not args.strict:
+        return _evaluate_all(args, out)
+    previous = default_strict()
+    set_strict_mode(True)
+    try:
+        return _evaluate_all(args, out)
+    finally:
+        set_strict_mode(previous)
+
+
+def _evaluate_all(args: argparse.Namespace, out: TextIO) -> int:
     my = ClassAd()
     if args.my is not None:
         my = _first_ad(args.my, args.input_format)
@@ -276,8 +284,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return status
     except ClassAdError as exc:
         print(_error_line(exc), file=sys.stderr)
-    except _Failure as exc:
-        print(str(exc), file=sys.stderr)
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             # The reader went away (``| head``): stop quietly, as cat does.

@@ -1,20 +1,25 @@
-"""User-priority accounting (spec §3): pure priority math plus a durable SQLite store.
+"""The accountant's durable store (spec §3.1, §3.3, §3.5): one SQLite file.
 
-The math is a handful of pure functions over plain numbers (decay factor, RUP
-update, partial-interval charges, priority factors); they never read a clock,
-every time is passed in.  :class:`Accountant` keeps one record per principal
-(a submitter ``user@domain`` or a group name such as ``group_physics`` or
-``<none>``) and one per claimed slot, in memory, and writes them to SQLite at
-the end of each transaction.  A transaction that raises is discarded and the
-last committed state reloaded, so a crash mid-cycle loses nothing committed.
-Use ``with acct.transaction():`` around one negotiation cycle; each public
-mutator outside such a block commits on its own.
+:class:`Accountant` keeps one record per principal (a submitter ``user@domain``
+or a group name such as ``group_physics`` or ``<none>``) and one per claimed
+slot, in memory, and writes them to SQLite at the end of each transaction; the
+priority math it applies lives in :mod:`matchmaker.priority_math`.  A
+transaction that raises is discarded and the last committed state reloaded, so
+a crash mid-cycle loses nothing committed.  Use ``with acct.transaction():``
+around one negotiation cycle; each public mutator outside such a block commits
+on its own.
 
 Usage model (spec §3.3): a match adds its slot weight to the submitter's and
 its group's in-use usage at once, and a negative "uncharged time" so the next
 :meth:`Accountant.update_priorities` charges only the part of the interval
 after the match; ending a match adds the used part back.  Group records also
 carry hierarchical usage summed over the group and every dotted ancestor.
+
+The store also keeps the quota table of the last negotiation cycle (one
+:class:`QuotaRecord` per group, its last allocation round): the next cycle
+reads it for ``RemoteGroupQuota`` (spec §2.2: slot ads are annotated before
+the cycle computes its own quotas) and ``matchmaker userprio --quotas`` prints
+it, as ``condor_userprio -quotas`` prints the negotiator's last report.
 """
 
 from __future__ import annotations
@@ -26,112 +31,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from .errors import StateError
+from .priority_math import (MIN_PRIORITY, FactorPolicy, default_prio_factor, effective_priority, group_ancestors,
+                            match_end_charge, match_start_charge, recent_usage, updated_priority)
 
-MIN_PRIORITY = 0.5          # every RUP starts here and never goes below it
-NONE_GROUP = "<none>"       # the root of the group tree
-SCHEMA_VERSION = 1
-
-# ---- pure math --------------------------------------------------------------------------
-
-
-def decay_factor(dt: float, halflife: float) -> float:
-    """β = 0.5^(Δt/h): the weight the old RUP keeps after ``dt`` seconds."""
-    return 0.5 ** (dt / halflife)
-
-
-def updated_priority(rup: float, recent: float, dt: float, halflife: float) -> float:
-    """RUP after ``dt`` seconds of average usage ``recent``: max(0.5, β·RUP + (1−β)·recent).
-
-    A stored RUP below 0.5 (or 0, "never set") counts as 0.5.  With constant usage this
-    is exact for any spacing of updates: RUP(t) = ρ + (RUP0 − ρ)·0.5^(t/h).
-    """
-    beta = decay_factor(dt, halflife)
-    return max(MIN_PRIORITY, max(rup, MIN_PRIORITY) * beta + recent * (1.0 - beta))
-
-
-def recent_usage(weighted_in_use: float, weighted_uncharged: float, dt: float,
-                 hier_in_use: float = 0.0) -> float:
-    """Average weighted usage over the last ``dt`` seconds (a group uses its subtree's)."""
-    if hier_in_use > 0:
-        return hier_in_use
-    return weighted_in_use + weighted_uncharged / dt
-
-
-def match_start_charge(weight: float, start: float, last_update: float) -> float:
-    """Uncharged-time change when a match starts at ``start``: the slice before it is not used."""
-    return -(start - last_update) * weight
-
-
-def match_end_charge(weight: float, end: float, last_update: float) -> float:
-    """Uncharged-time change when a match ends at ``end``: everything since the last update.
-
-    This also cancels the negative charge of a match that started after the last update,
-    so a match that starts and ends within one interval is charged exactly its duration.
-    (HTCondor adds ``end - max(start, last_update)``, which under-charges such a match by
-    ``start - last_update``; listed in the differences document.)
-    """
-    return (end - last_update) * weight
-
-
-def effective_priority(rup: float, factor: float) -> float:
-    """EUP = max(RUP, 0.5) × priority factor (smaller is better)."""
-    return max(rup, MIN_PRIORITY) * factor
-
-
-def submitter_domain(name: str) -> str:
-    """The domain of ``user@domain`` (text after the last ``@``; empty if none)."""
-    return name.rpartition("@")[2] if "@" in name else ""
-
-
-def group_ancestors(group: Optional[str]) -> list[str]:
-    """``a.b.c`` -> ``[a.b.c, a.b, a]``; the root ``<none>`` has none."""
-    if not group or group == NONE_GROUP:
-        return []
-    parts = group.split(".")
-    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
-
-
-@dataclass(frozen=True)
-class FactorPolicy:
-    """The configured defaults a new principal's priority factor comes from (spec §3.4)."""
-
-    default: float = 1000.0             # DEFAULT_PRIO_FACTOR
-    nice_user: float = 1e10             # NICE_USER_PRIO_FACTOR
-    remote: float = 1e7                 # REMOTE_PRIO_FACTOR
-    local_domain: str = ""              # ACCOUNTANT_LOCAL_DOMAIN; empty: everyone is local
-    nice_prefix: str = "nice-user"      # NICE_USER_ACCOUNTING_GROUP_NAME
-    # name -> GROUP_PRIO_FACTOR of the name's assigned group (None/0: unset); from the groups module
-    group_factor: Optional[Callable[[str], Optional[float]]] = None
-
-    @classmethod
-    def from_knobs(cls, knobs: Any, group_factor: Optional[Callable[[str], Optional[float]]] = None
-                   ) -> "FactorPolicy":
-        """Read the factor knobs from a :class:`matchmaker.knobs.Knobs`."""
-        return cls(default=knobs.get("DEFAULT_PRIO_FACTOR"), nice_user=knobs.get("NICE_USER_PRIO_FACTOR"),
-                   remote=knobs.get("REMOTE_PRIO_FACTOR"),
-                   local_domain=knobs.get("ACCOUNTANT_LOCAL_DOMAIN") or "",
-                   nice_prefix=knobs.get("NICE_USER_ACCOUNTING_GROUP_NAME") or "nice-user",
-                   group_factor=group_factor)
-
-
-def default_prio_factor(name: str, policy: FactorPolicy) -> float:
-    """Factor for a principal with none stored: nice user > group factor > remote > default."""
-    if name.startswith(policy.nice_prefix):
-        return policy.nice_user
-    group = policy.group_factor(name) if policy.group_factor is not None else None
-    if group:
-        return group
-    if policy.local_domain and submitter_domain(name) != policy.local_domain:
-        return policy.remote
-    return policy.default
-
-
-def resolve_prio_factor(stored: float, name: str, policy: FactorPolicy) -> float:
-    """The stored factor if it is set (≥ 1), else the default for ``name``."""
-    return stored if stored >= 1.0 else default_prio_factor(name, policy)
-
-
-# ---- records ----------------------------------------------------------------------------
+SCHEMA_VERSION = 2
 
 
 @dataclass
@@ -172,27 +75,27 @@ class Claim:
     limits: str = ""                        # matched concurrency limits
 
 
-@dataclass(frozen=True)
-class PrioRow:
-    """One line of ``condor_userprio`` (spec §3.7)."""
+@dataclass
+class QuotaRecord:
+    """One group of the last cycle's quota table (what ``condor_userprio -quotas`` shows)."""
 
     name: str
-    is_group: bool
-    effective_priority: float
-    real_priority: float
-    priority_factor: float
-    resources_used: float
-    weighted_resources_used: float
-    accumulated_usage_hours: float          # weighted
-    begin_usage_time: float
-    last_usage_time: float
-    time_since_last_usage: float            # LastUpdate − LastUsageTime; 0 prints as "<now>"
-    floor: float
-    ceiling: float
+    quota: float = 0.0                      # effective quota of the last allocation round
+    config_quota: float = 0.0               # GROUP_QUOTA_<g>, or the GROUP_QUOTA_DYNAMIC_<g> fraction
+    is_static: bool = True
+    subtree_quota: float = 0.0
+    surplus: str = "no"                     # "no", "ByQuota" (accepts surplus) or "Regroup" (autoregroup)
+    requested: float = 0.0                  # demand at cycle start: running + idle, weighted
+    allocated: float = 0.0                  # GroupResourcesAllocated of the last round
+    usage: float = 0.0                      # weighted usage of the group node after the cycle
+    sort_key: float = 0.0                   # GROUP_SORT_EXPR value of the last round
+    position: int = 0                       # place in the last round's group order, from 1
+    matched: int = 0                        # matches its submitters made in the cycle
 
 
 _CUSTOMER_COLUMNS = [f.name for f in fields(Customer)]
 _CLAIM_COLUMNS = [f.name for f in fields(Claim)]
+_QUOTA_COLUMNS = [f.name for f in fields(QuotaRecord)]
 
 
 def _columns(names: list[str]) -> str:
@@ -200,13 +103,17 @@ def _columns(names: list[str]) -> str:
     return ", ".join(f'"{n}"' for n in names)
 
 
+_QUOTA_TABLE = f'CREATE TABLE group_quotas ({_columns(_QUOTA_COLUMNS)}, PRIMARY KEY ("name"));'
 _SCHEMA = f"""
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value REAL);
 CREATE TABLE customers ({_columns(_CUSTOMER_COLUMNS)}, PRIMARY KEY ("name"));
 CREATE TABLE claims ({_columns(_CLAIM_COLUMNS)}, PRIMARY KEY ("slot"));
+{_QUOTA_TABLE}
 INSERT INTO schema_version VALUES ({SCHEMA_VERSION});
 """
+# Version 1 had no quota table; adding it is the whole upgrade.
+_UPGRADES = {1: _QUOTA_TABLE}
 
 
 def _connect(path: str) -> sqlite3.Connection:
@@ -220,6 +127,11 @@ def _connect(path: str) -> sqlite3.Connection:
             raise StateError("not an accountant database (no schema_version table)", file=path)
         else:
             row = conn.execute("SELECT version FROM schema_version").fetchone()
+            if row is not None and row[0] in _UPGRADES:
+                with conn:
+                    conn.execute(_UPGRADES[row[0]])
+                    conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+                row = (SCHEMA_VERSION,)
             if row is None or row[0] != SCHEMA_VERSION:
                 raise StateError(f"accountant schema version {row and row[0]}, this program "
                                  f"reads version {SCHEMA_VERSION}", file=path)
@@ -287,10 +199,16 @@ class Accountant:
                          self._conn.execute(f"SELECT {_columns(_CUSTOMER_COLUMNS)} FROM customers")}
             claims = {r[0]: Claim(*r) for r in
                       self._conn.execute(f"SELECT {_columns(_CLAIM_COLUMNS)} FROM claims")}
+            quotas = [QuotaRecord(*r) for r in self._conn.execute(
+                f"SELECT {_columns(_QUOTA_COLUMNS)} FROM group_quotas ORDER BY position, name")]
         except (sqlite3.Error, TypeError, ValueError) as exc:
             raise StateError(f"corrupt accountant database: {exc}", file=self.path) from None
         for c in customers.values():
             c.is_group = bool(c.is_group)
+        for q in quotas:
+            q.is_static = bool(q.is_static)
+        self._quotas: Optional[list[QuotaRecord]] = None    # None: unchanged since the load
+        self._stored_quotas = quotas
         self._customers = customers
         self._claims = claims
         self._last_update: Optional[float] = meta.get("last_update_time")
@@ -331,6 +249,11 @@ class Accountant:
                 if self._last_update is not None:
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('last_update_time', ?)",
                                        (self._last_update,))
+                if self._quotas is not None:
+                    self._conn.execute("DELETE FROM group_quotas")
+                    self._conn.executemany("INSERT INTO group_quotas VALUES "
+                                           f"({', '.join('?' * len(_QUOTA_COLUMNS))})",
+                                           [astuple(q) for q in self._quotas])
         except sqlite3.Error as exc:
             self._load()
             raise StateError(f"cannot write accountant database: {exc}", file=self.path) from None
@@ -338,6 +261,8 @@ class Accountant:
         self._gone.clear()
         self._dirty_claims.clear()
         self._gone_claims.clear()
+        if self._quotas is not None:
+            self._stored_quotas, self._quotas = self._quotas, None
 
     # ---- reading ------------------------------------------------------------------------
 
@@ -350,6 +275,10 @@ class Accountant:
         """Every principal with a record, sorted."""
         return sorted(self._customers)
 
+    def customers(self) -> list[Customer]:
+        """Copies of every principal's record, sorted by name."""
+        return [replace(self._customers[n]) for n in sorted(self._customers)]
+
     def get(self, name: str) -> Optional[Customer]:
         """A copy of ``name``'s record, or ``None``."""
         c = self._customers.get(name)
@@ -358,6 +287,17 @@ class Accountant:
     def claims(self) -> list[Claim]:
         """Copies of the slot records, sorted by slot name."""
         return [replace(self._claims[s]) for s in sorted(self._claims)]
+
+    def group_quotas(self) -> list[QuotaRecord]:
+        """The last cycle's quota table, in that cycle's group order (empty before any
+        cycle with groups, and after a cycle without them)."""
+        rows = self._quotas if self._quotas is not None else self._stored_quotas
+        return [replace(q) for q in rows]
+
+    def previous_quotas(self) -> Optional[dict[str, float]]:
+        """Effective quota per group of the last cycle; None when there is no table."""
+        rows = self.group_quotas()
+        return {q.name: q.quota for q in rows} if rows else None
 
     def rup(self, name: str) -> float:
         """Real user priority (0.5 for an unknown principal)."""
@@ -498,6 +438,11 @@ class Accountant:
             c.uncharged_time += (c.resources_used - count) * elapsed
             c.resources_used = count
 
+    def set_group_quotas(self, rows: Iterable[QuotaRecord]) -> None:
+        """Replace the quota table with this cycle's (an empty list clears it)."""
+        with self.transaction():
+            self._quotas = [replace(q) for q in rows]
+
     # ---- condor_userprio edits (spec §3.5) ----------------------------------------------
 
     def _edit(self, name: str, **values: float) -> None:
@@ -551,59 +496,4 @@ class Accountant:
                 self._gone.add(name)
                 self._dirty.discard(name)
 
-    def admin(self, command: str, name: str, value: Optional[str] = None, *, now: float = 0.0) -> None:
-        """Apply one ``condor_userprio`` edit by its option name (``setprio``, ``-delete``, ...)."""
-        numeric = {"setprio": self.set_priority, "setfactor": self.set_factor,
-                   "setaccum": self.set_accumulated_usage, "setbegin": self.set_begin_usage_time,
-                   "setlast": self.set_last_usage_time, "setceiling": self.set_ceiling,
-                   "setfloor": self.set_floor}
-        command = command.lstrip("-").lower()
-        if command in numeric:
-            if value is None:
-                raise ValueError(f"{command} needs a value")
-            numeric[command](name, float(value))
-        elif command == "resetusage":
-            self.reset_usage(name, now)
-        elif command == "delete":
-            self.delete(name)
-        else:
-            raise ValueError(f"unknown condor_userprio edit {command!r}")
-
-    # ---- report -------------------------------------------------------------------------
-
-    def report(self, *, names: Optional[Iterable[str]] = None, all_users: bool = False,
-               now: Optional[float] = None, window: float = 86400.0) -> list[PrioRow]:
-        """The rows ``condor_userprio`` shows, best (smallest) effective priority first.
-
-        By default only principals used within ``window`` seconds of ``now`` (default: the
-        last update); ``all_users`` shows every record, ``names`` exactly those named.
-        """
-        last = self._last_update or 0.0
-        ref = last if now is None else now
-        wanted = set(names) if names is not None else None
-        rows = []
-        for c in self._customers.values():
-            if wanted is not None:
-                if c.name not in wanted:
-                    continue
-            elif not all_users and (c.last_usage_time <= 0 or c.last_usage_time < ref - window):
-                continue
-            factor = resolve_prio_factor(c.factor, c.name, self.factors)
-            rows.append(PrioRow(
-                name=c.name, is_group=c.is_group, effective_priority=effective_priority(c.rup, factor),
-                real_priority=c.rup, priority_factor=factor, resources_used=c.resources_used,
-                weighted_resources_used=c.weighted_resources_used,
-                accumulated_usage_hours=c.weighted_accumulated_usage / 3600.0,
-                begin_usage_time=c.begin_usage_time, last_usage_time=c.last_usage_time,
-                time_since_last_usage=max(0.0, last - c.last_usage_time) if c.last_usage_time else 0.0,
-                floor=c.floor, ceiling=c.ceiling))
-        rows.sort(key=lambda r: (r.effective_priority, r.name))
-        return rows
-
-
-__all__ = [
-    "MIN_PRIORITY", "NONE_GROUP", "SCHEMA_VERSION", "Accountant", "Claim", "Customer", "FactorPolicy",
-    "PrioRow", "decay_factor", "default_prio_factor", "effective_priority", "group_ancestors",
-    "match_end_charge", "match_start_charge", "recent_usage", "resolve_prio_factor", "submitter_domain",
-    "updated_priority",
-]
+__all__ = ["SCHEMA_VERSION", "Accountant", "Claim", "Customer", "QuotaRecord"]

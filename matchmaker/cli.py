@@ -1,16 +1,20 @@
-"""``matchmaker``: run one negotiation cycle, or show and edit user priorities.
+"""``matchmaker``: run one negotiation cycle, or show and edit user priorities and quotas.
 
     matchmaker negotiate --config FILE --slots FILE --jobs FILE [--state DB] [--now EPOCH] [--json]
     matchmaker userprio --state DB [--json] [--setprio NAME VALUE] [--setfactor NAME VALUE]
                         [--resetusage NAME] [--delete NAME] [--now EPOCH]
+    matchmaker userprio --state DB --quotas [--allusers] [--json]
 
 A thin layer over the library: argument parsing, one call per phase, printing.
 With ``--state`` the accountant is loaded, aged to ``--now``, brought up to date
-with the claimed slots, charged for the cycle's matches and saved, all in one
-transaction: a failure leaves the database as it was.  Errors print one line
-``matchmaker: <file>:<line>: <kind>: <message>`` on stderr and exit with 1;
-warnings print ``matchmaker: <file>:<line>: warning: <message>`` and do not
-change the exit status.
+with the claimed slots, charged for the cycle's matches and saved together with
+the cycle's group quota table, all in one transaction
+(:func:`matchmaker.session.run_cycle`): a failure leaves the database as it
+was.  ``userprio --quotas`` prints that stored table, as ``condor_userprio
+-quotas`` prints what the negotiator last computed, so it needs no ``--config``.
+Errors print one line ``matchmaker: <file>:<line>: <kind>: <message>`` on stderr
+and exit with 1; warnings print ``matchmaker: <file>:<line>: warning: <message>``
+and do not change the exit status.
 """
 
 from __future__ import annotations
@@ -25,35 +29,17 @@ from typing import Any, Optional, Sequence, TextIO
 
 from classad.errors import ClassAdError
 
-from .accountant import Accountant, Claim
+from .accountant import Accountant
 from .errors import StateError
-from .groupmap import group_of_submitter, group_prio_factor
 from .knobs import Knobs
-from .negotiator import CycleResult, Settings, negotiate
+from .negotiator import CycleResult
 from .pool import load_pool
+from .session import open_accountant, run_cycle as run_session_cycle
+from .settings import Settings
+from .userprio import (format_priorities, format_quotas, priorities_json, priority_report, quota_report,
+                       quotas_json, surplus_policy, user_count)
 
 PROG = "matchmaker"
-
-
-class AccountantPriorities:
-    """The accountant as the cycle's :class:`~matchmaker.negotiator.Priorities` (EUPs frozen)."""
-
-    def __init__(self, acct: Accountant) -> None:
-        self.acct = acct
-        self._eup: dict[str, float] = {}
-
-    def eup(self, name: str) -> float:
-        if name not in self._eup:
-            self._eup[name] = self.acct.eup(name)
-        return self._eup[name]
-
-    def floor(self, name: str) -> float:
-        c = self.acct.get(name)
-        return c.floor if c is not None else 0.0
-
-    def ceiling(self, name: str) -> float:
-        c = self.acct.get(name)
-        return c.ceiling if c is not None else -1.0
 
 
 def run_cycle(config: str, slots: str, jobs: str, state: Optional[str], now: float
@@ -62,22 +48,12 @@ def run_cycle(config: str, slots: str, jobs: str, state: Optional[str], now: flo
     knobs = Knobs.from_file(config)
     settings = Settings.from_knobs(knobs)
     tree = settings.group_tree
-    group_of = (lambda name: group_of_submitter(name, tree)) if tree is not None else (lambda name: None)
-    factor = (lambda name: group_prio_factor(name, tree)) if tree is not None else None
     pool = load_pool(slots, jobs, use_slot_weights=settings.use_slot_weights,
-                     slot_weight_expr=settings.slot_weight_expr,
-                     force_slot_weight=settings.force_slot_weight, uid_domain=settings.uid_domain)
-    acct = Accountant.from_knobs(state if state is not None else ":memory:", knobs, group_factor=factor)
+                     slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight,
+                     uid_domain=settings.uid_domain, group_mapping=settings.group_mapping)
+    acct = open_accountant(state if state is not None else ":memory:", knobs, settings)
     try:
-        with acct.transaction():
-            acct.update_priorities(now)
-            acct.sync_claims([Claim(s.name, s.customer, s.weight, group_of(s.customer),  # type: ignore[arg-type]
-                                    start_time=now) for s in pool.slots if s.charged], now)
-            usage = {c.name: c.weighted_resources_used for c in map(acct.get, acct.names())
-                     if c is not None and not c.is_group}
-            result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage)
-            for m in result.matches:
-                acct.add_match(m.submitter, m.slot, m.weight, now, group=group_of(m.submitter))
+        result = run_session_cycle(pool, settings, acct, now)
     finally:
         acct.close()
     group_warnings = [f"{config}: warning: {w}" for w in (tree.warnings if tree is not None else ())]
@@ -92,14 +68,28 @@ def _num(x: float) -> Optional[float]:
 
 
 def result_json(result: CycleResult) -> dict[str, Any]:
-    """The ``--json`` document of a cycle."""
-    return {
-        "matches": [{"job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
-                     "preempted": m.preempted} for m in result.matches],
+    """The ``--json`` document of a cycle; with group quotas also a ``groups`` list and
+    each match's group and negotiating pass."""
+    grouped = bool(result.groups)
+    matches = []
+    for m in result.matches:
+        row: dict[str, Any] = {"job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
+                               "preempted": m.preempted}
+        if grouped:
+            row.update(group=m.group, negotiating_group=m.negotiating_group, autoregroup=m.autoregroup)
+        matches.append(row)
+    doc: dict[str, Any] = {
+        "matches": matches,
         "submitters": [{"name": s.name, "eup": s.eup, "limit": _num(s.limit), "matched": s.matched}
                        for s in result.submitters],
         "rejected": [{"job": r.job, "reason": r.reason} for r in result.rejected],
     }
+    if grouped:
+        doc["groups"] = [{"name": g.name, "quota": g.quota, "allocated": g.allocated, "usage": g.usage,
+                          "matched": g.matched, "order": g.order, "config_quota": g.config_quota,
+                          "subtree_quota": g.subtree_quota, "surplus": g.surplus, "requested": g.requested,
+                          "sort_key": _num(g.sort_key)} for g in result.groups]
+    return doc
 
 
 def _table(rows: Sequence[Sequence[str]], out: TextIO, right: Sequence[int] = ()) -> None:
@@ -114,31 +104,27 @@ def _fmt(x: float) -> str:
 
 
 def print_result(result: CycleResult, out: TextIO) -> None:
-    """The human-readable report: matches, submitters, rejected requests."""
+    """The human-readable report: matches, submitters, groups (with quotas), rejected requests."""
+    grouped = bool(result.groups)
     out.write(f"Matches: {len(result.matches)}\n")
     if result.matches:
-        _table([("JOB", "SUBMITTER", "SLOT", "REASON", "PREEMPTS")] +
-               [(m.job, m.submitter, m.slot, m.reason, m.preempted or "-") for m in result.matches], out)
+        head = ("JOB", "SUBMITTER", "SLOT", "REASON", "PREEMPTS") + (("PASS",) if grouped else ())
+        _table([head] + [(m.job, m.submitter, m.slot, m.reason, m.preempted or "-") +
+                         ((m.negotiating_group + (" (autoregroup)" if m.autoregroup else ""),) if grouped else ())
+                         for m in result.matches], out)
     out.write(f"\nSubmitters: {len(result.submitters)}\n")
     if result.submitters:
         _table([("SUBMITTER", "EUP", "LIMIT", "MATCHED")] +
                [(s.name, f"{s.eup:.2f}", _fmt(s.limit), str(s.matched)) for s in result.submitters],
                out, right=(1, 2, 3))
+    if grouped:
+        out.write(f"\nGroups: {len(result.groups)}\n")
+        _table([("ORDER", "GROUP", "QUOTA", "SURPLUS", "REQUESTED", "ALLOCATED", "IN USE", "MATCHED")] +
+               [(str(g.order), g.name, f"{g.quota:.2f}", g.surplus, f"{g.requested:g}", f"{g.allocated:.2f}",
+                 f"{g.usage:g}", str(g.matched)) for g in result.groups], out, right=(0, 2, 4, 5, 6, 7))
     if result.rejected:
         out.write(f"\nRejected: {len(result.rejected)}\n")
         _table([("JOB", "REASON")] + [(r.job, r.reason) for r in result.rejected], out)
-
-
-def print_userprio(rows: list, out: TextIO) -> None:
-    """A ``condor_userprio``-like table."""
-    if not rows:
-        out.write("No users.\n")
-        return
-    _table([("USER", "EFFECTIVE", "REAL", "FACTOR", "IN USE", "USAGE (HRS)", "FLOOR", "CEILING")] +
-           [(r.name, f"{r.effective_priority:.2f}", f"{r.real_priority:.2f}", f"{r.priority_factor:.2f}",
-             f"{r.weighted_resources_used:g}", f"{r.accumulated_usage_hours:.2f}",
-             f"{r.floor:g}" if r.floor else "", f"{r.ceiling:g}" if r.ceiling >= 0 else "")
-            for r in rows], out, right=(1, 2, 3, 4, 5, 6, 7))
 
 
 # ---- commands --------------------------------------------------------------------------------
@@ -161,12 +147,14 @@ def cmd_negotiate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    now = _now(args)
     if not os.path.exists(args.state):
         raise StateError("no such accountant database (run 'matchmaker negotiate --state' first)",
                          file=args.state)
     acct = Accountant.load(args.state)
     try:
+        if args.quotas:
+            return _show_quotas(acct, args, out)
+        now = _now(args) if args.resetusage else 0.0
         with acct.transaction():
             for name, value in args.setprio or ():
                 acct.set_priority(name, _float(value, "--setprio", args.state))
@@ -176,21 +164,32 @@ def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 acct.reset_usage(name, now)
             for name in args.delete or ():
                 acct.delete(name)
-        rows = acct.report(all_users=True)
+        rows = priority_report(acct, all_users=True)
         last = acct.last_update_time
     finally:
         acct.close()
     if args.json:
-        json.dump({"last_update": last, "users": [{
-            "name": r.name, "is_group": r.is_group, "effective_priority": r.effective_priority,
-            "real_priority": r.real_priority, "priority_factor": r.priority_factor,
-            "resources_used": r.resources_used, "weighted_resources_used": r.weighted_resources_used,
-            "accumulated_usage_hours": r.accumulated_usage_hours, "begin_usage_time": r.begin_usage_time,
-            "last_usage_time": r.last_usage_time, "floor": r.floor, "ceiling": r.ceiling} for r in rows]},
-            out, indent=2)
+        json.dump(priorities_json(rows, last), out, indent=2)
         out.write("\n")
     else:
-        print_userprio(rows, out)
+        out.write(format_priorities(rows))
+    return 0
+
+
+def _show_quotas(acct: Accountant, args: argparse.Namespace, out: TextIO) -> int:
+    """``userprio --quotas``: the last cycle's group quota table."""
+    if args.setprio or args.setfactor or args.resetusage or args.delete:
+        raise ClassAdError("--quotas only shows; run the edits without it", file=args.state)
+    every = acct.group_quotas()
+    rows = quota_report(acct, all_groups=args.allusers)
+    doc = dict(last_update=acct.last_update_time, users=user_count(acct), policy=surplus_policy(every))
+    if args.json:
+        json.dump(quotas_json(rows, **doc), out, indent=2)
+        out.write("\n")
+    elif not every:
+        out.write("No group quotas (the last cycle ran without GROUP_NAMES).\n")
+    else:
+        out.write(format_quotas(rows, **doc))
     return 0
 
 
@@ -224,9 +223,13 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--now", type=float, help="the cycle's time, seconds since the epoch")
     n.add_argument("--json", action="store_true", help="print one JSON object")
     n.set_defaults(run=cmd_negotiate)
-    u = sub.add_parser("userprio", help="show (and edit) user priorities")
+    u = sub.add_parser("userprio", help="show (and edit) user priorities, or show group quotas")
     u.add_argument("--state", required=True, help="accountant database (SQLite)")
     u.add_argument("--json", action="store_true")
+    u.add_argument("--quotas", action="store_true",
+                   help="the last cycle's group quotas (condor_userprio -quotas)")
+    u.add_argument("--allusers", action="store_true",
+                   help="with --quotas: also groups without demand or usage, and <none>")
     u.add_argument("--setprio", nargs=2, action="append", metavar=("NAME", "VALUE"))
     u.add_argument("--setfactor", nargs=2, action="append", metavar=("NAME", "VALUE"))
     u.add_argument("--resetusage", action="append", metavar="NAME")

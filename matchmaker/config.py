@@ -1,7 +1,8 @@
 """The HTCondor configuration language, as much of it as a negotiator needs (spec §6).
 
-Design: a file is read once, statement by statement, into a table of raw
-definitions (name -> unexpanded text plus the file and line that set it).
+Design: a file is read once, statement by statement (the statements are
+:mod:`matchmaker.config_reader`'s), into this module's table of raw definitions
+(name -> unexpanded text plus the file and line that set it).
 ``$(NAME)`` references are expanded only when a value is looked up, so a later
 redefinition of a referenced macro is seen, as in HTCondor.  Two things happen
 while reading, because HTCondor does them then: a self-reference
@@ -24,7 +25,10 @@ Not supported, each raising :class:`ConfigError`: command includes
 (``include : cmd |``), ``use POLICY : ...`` (policy templates change
 negotiator knobs, so ignoring them would silently change matchmaking), and
 the other ``$FUNC(...)`` helpers.  ``use ROLE/FEATURE/SECURITY : ...`` only
-configure daemons' plumbing, so they are ignored and a warning is recorded.
+configure daemons' plumbing, so they are ignored and a warning is recorded --
+except ``use FEATURE : AssignAccountingGroup(map [, check_request])``, the
+schedd-side template that maps users to accounting groups, which sets the
+matchmaker's map-file knobs.
 """
 
 from __future__ import annotations
@@ -35,13 +39,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from .config_reader import ENVIRONMENT, MAX_INCLUDE_DEPTH, NAME_RE as _NAME_RE, Definition, Reader
 from .errors import ConfigError
 
 # The HTCondor version ``if version ...`` compares against: the release of the
 # reference wheel the differential tests run, so both agree on conditionals.
 EMULATED_VERSION = (25, 14, 1)
-MAX_INCLUDE_DEPTH = 20
-ENVIRONMENT = "<environment>"
 
 # Daemon names whose ``NAME.X`` definitions are per-daemon overrides.  Needed to
 # tell ``NEGOTIATOR.X = $(X) y`` (a self-reference) from a dotted group knob.
@@ -49,44 +52,7 @@ SUBSYSTEMS = frozenset("""MASTER COLLECTOR NEGOTIATOR SCHEDD STARTD STARTER SHAD
     SUBMIT TOOL GRIDMANAGER CREDD DEFRAG GANGLIAD HAD REPLICATION KBDD ROOSTER
     JOB_ROUTER SHARED_PORT TRANSFERD ANNEXD""".split())
 
-_NAME_RE = re.compile(r"[A-Za-z0-9_.]+\Z")
-_ASSIGN_RE = re.compile(r"(?P<name>[^=:]*?)\s*(?P<op>\+[,;|&*]{0,2}=|@=|=|:)\s*(?P<value>.*)\Z", re.S)
-_KEYWORD_RE = re.compile(r"(?P<kw>@?include|use|error|warning)\b(?P<args>[^:=]*):\s*(?P<rest>.*)\Z",
-                         re.I | re.S)
-_CONDITIONALS = ("if", "elif", "else", "endif")
-_VERSION_RE = re.compile(r"(!?)\s*version\s*(==|!=|>=|<=|>|<)\s*(\S+)\Z", re.I)
-_DEFINED_RE = re.compile(r"(!?)\s*defined\b\s*(.*)\Z", re.I | re.S)
 _OPEN_RE = re.compile(r"\$([A-Za-z_]*)\(")
-_TRUE = frozenset(("true", "yes"))
-_FALSE = frozenset(("false", "no"))
-
-
-@dataclass(frozen=True)
-class Definition:
-    """One winning ``NAME = value``: the raw (unexpanded) text and where it was set."""
-
-    name: str
-    value: str
-    file: str
-    line: Optional[int]
-
-    def location(self) -> str:
-        """``file:line`` (or the environment variable) for error messages."""
-        if self.file == ENVIRONMENT:
-            return f"environment variable _CONDOR_{self.name}"
-        return f"{self.file}:{self.line}" if self.line is not None else self.file
-
-
-class _Frame:
-    """One open ``if`` block: whether a branch was taken, whether lines are live."""
-
-    __slots__ = ("parent_live", "taken", "live", "seen_else")
-
-    def __init__(self, parent_live: bool, value: bool) -> None:
-        self.parent_live = parent_live
-        self.taken = value
-        self.live = parent_live and value
-        self.seen_else = False
 
 
 class Config:
@@ -136,7 +102,7 @@ class Config:
 
     def read_text(self, text: str, source: str = "<string>", _depth: int = 0) -> None:
         """Add the statements of ``text`` (named ``source`` in errors) to this configuration."""
-        _Reader(self, text, source, _depth).run()
+        Reader(self, text, source, _depth).run()
 
     def apply_environment(self) -> None:
         """Let ``_CONDOR_NAME`` variables override every file definition of NAME."""
@@ -306,195 +272,4 @@ def _error(message: str, where: Optional[Definition]) -> ConfigError:
     return ConfigError(message, file=where.file, line=where.line)
 
 
-class _Reader:
-    """Reads one file's statements into a :class:`Config`."""
-
-    def __init__(self, config: Config, text: str, source: str, depth: int) -> None:
-        self.cfg = config
-        self.source = source
-        self.depth = depth
-        self.lines = text.splitlines()
-        self.pos = 0
-        self.stack: list[_Frame] = []
-
-    def fail(self, message: str, line: int, column: Optional[int] = None) -> ConfigError:
-        return ConfigError(message, file=self.source, line=line, column=column)
-
-    def expand(self, text: str, lineno: int) -> str:
-        """Expand macros now (in a condition or statement), reporting errors at this line."""
-        return self.cfg.expand(text, Definition("", text, self.source, lineno))
-
-    def next_line(self) -> Optional[tuple[int, str]]:
-        """The next logical line (continuations joined, comments and blanks skipped)."""
-        while self.pos < len(self.lines):
-            lineno = self.pos + 1
-            line = self.lines[self.pos].strip()
-            self.pos += 1
-            if not line or line.startswith("#"):
-                continue
-            while line.endswith("\\"):
-                line = line[:-1]
-                while self.pos < len(self.lines) and self.lines[self.pos].lstrip().startswith("#"):
-                    self.pos += 1        # a comment inside a continuation is dropped (spec §6)
-                if self.pos >= len(self.lines):
-                    break
-                line += self.lines[self.pos].strip()
-                self.pos += 1
-            return lineno, line.rstrip()
-        return None
-
-    @property
-    def live(self) -> bool:
-        return not self.stack or self.stack[-1].live
-
-    def run(self) -> None:
-        while (item := self.next_line()) is not None:
-            lineno, line = item
-            first = re.split(r"[\s:]", line, maxsplit=1)[0].lower()
-            if first in _CONDITIONALS:
-                self.conditional(first, line[len(first):].strip(), lineno)
-            elif self.live:
-                self.statement(line, lineno)
-            elif (m := _ASSIGN_RE.match(line)) and m.group("op") == "@=":
-                self.block(lineno, m.group("value"))   # a dead block is skipped whole
-        if self.stack:
-            raise self.fail("missing endif before end of file", len(self.lines))
-
-    def conditional(self, word: str, cond: str, lineno: int) -> None:
-        if word == "if":
-            self.stack.append(_Frame(self.live, self.live and self.condition(cond, lineno)))
-            return
-        if not self.stack:
-            raise self.fail(f"{word} without matching if", lineno)
-        frame = self.stack[-1]
-        if word == "endif":
-            self.stack.pop()
-        elif frame.seen_else:
-            raise self.fail(f"{word} is not allowed after else", lineno)
-        elif word == "else":
-            frame.seen_else = True
-            frame.live = frame.parent_live and not frame.taken
-            frame.taken = True
-        else:   # elif: the condition is only evaluated if no earlier branch was taken
-            value = (not frame.taken and frame.parent_live and self.condition(cond, lineno))
-            frame.live = value
-            frame.taken = frame.taken or value
-
-    def condition(self, cond: str, lineno: int) -> bool:
-        """Evaluate one ``if``/``elif`` condition (no compound conditions, as HTCondor)."""
-        if not cond:
-            raise self.fail("if/elif needs a condition", lineno)
-        if "&&" in cond or "||" in cond:
-            raise self.fail(f"invalid if condition {cond!r}: compound conditions are not supported", lineno)
-        m = _DEFINED_RE.match(cond)
-        if m:
-            name = m.group(2).strip()
-            if name and not _NAME_RE.match(name):
-                raise self.fail(f"invalid if condition {cond!r}: bad name after defined", lineno)
-            return bool(name and self.cfg.defined(name)) != bool(m.group(1))
-        m = _VERSION_RE.match(cond)
-        if m:
-            return self.version_test(m.group(2), m.group(3), cond, lineno) != bool(m.group(1))
-        negate = cond.startswith("!")
-        text = self.expand(cond[1:] if negate else cond, lineno).strip().lower()
-        if text in _TRUE or text in _FALSE or text == "":
-            value = text in _TRUE
-        else:
-            try:
-                value = float(text) != 0.0
-            except ValueError:
-                raise self.fail(f"invalid if condition {cond!r}: not a boolean, number, "
-                                "'defined NAME' or 'version OP x.y.z'", lineno) from None
-        return value != negate
-
-    def version_test(self, op: str, literal: str, cond: str, lineno: int) -> bool:
-        parts = literal.split(".")
-        if len(parts) < 2 or not all(p.isdigit() for p in parts):
-            raise self.fail(f"invalid if condition {cond!r}: version must be x.y or x.y.z", lineno)
-        want = tuple(int(p) for p in parts[:3])
-        have = self.cfg.version[:len(want)]
-        return {"==": have == want, "!=": have != want, ">=": have >= want,
-                "<=": have <= want, ">": have > want, "<": have < want}[op]
-
-    def statement(self, line: str, lineno: int) -> None:
-        m = _KEYWORD_RE.match(line)
-        if m:
-            self.keyword(m.group("kw").lower(), m.group("args").split(), m.group("rest").strip(), lineno)
-            return
-        m = _ASSIGN_RE.match(line)
-        if m is None:
-            if line.startswith("["):
-                return        # an ini-style section header: HTCondor ignores it
-            raise self.fail(f"expected NAME = value, got {line!r}", lineno, 1)
-        name, op, value = m.group("name"), m.group("op"), m.group("value")
-        if not _NAME_RE.match(name):
-            raise self.fail(f"illegal name {name!r} (letters, digits, '_' and '.' only)", lineno, 1)
-        if op == ":":
-            self.cfg.warnings.append(f"{self.source}:{lineno}: obsolete ':' used for assignment of {name}")
-        elif op == "@=":
-            value = self.block(lineno, value)
-        elif op.startswith("+"):
-            self.cfg._set(name, self.append(name, op, value), self.source, lineno)
-            return
-        self.cfg.define(name, value, self.source, lineno)
-
-    def append(self, name: str, op: str, value: str) -> str:
-        old = self.cfg._table.get(name.upper())
-        value = self.cfg._replace_self(name, value)
-        if old is None or old.value == "":
-            return value
-        seps = op[1:-1]
-        joiner = " " if not seps else (f" {seps} " if len(seps) == 2 else seps)
-        return old.value + joiner + value
-
-    def block(self, lineno: int, tag: str) -> str:
-        """Collect the lines of a ``NAME @=tag`` block up to the line ``@tag``."""
-        tag = tag.strip()
-        if not re.fullmatch(r"\w+", tag):
-            raise self.fail(f"bad @= block tag {tag!r}", lineno)
-        body: list[str] = []
-        while (item := self.next_line()) is not None:
-            if item[1] == "@" + tag:
-                return "\n".join(body)
-            body.append(item[1])
-        raise self.fail(f"end of file while looking for @{tag} (block opened at line {lineno})",
-                        len(self.lines))
-
-    def keyword(self, kw: str, args: list[str], rest: str, lineno: int) -> None:
-        words = [a.lower() for a in args]
-        if kw in ("include", "@include"):
-            self.include(words, rest, lineno)
-        elif kw == "error":
-            raise self.fail(f"error statement: {self.expand(rest, lineno)}", lineno)
-        elif kw == "warning":
-            self.cfg.warnings.append(f"{self.source}:{lineno}: {self.expand(rest, lineno)}")
-        else:   # use CATEGORY : templates
-            category = words[0].upper() if words else ""
-            if category in ("ROLE", "FEATURE", "SECURITY"):
-                self.cfg.warnings.append(f"{self.source}:{lineno}: 'use {category} : {rest}' ignored "
-                                         "(templates are not modelled)")
-            elif category == "POLICY":
-                raise self.fail(f"'use POLICY : {rest}' is not supported: write the policy's "
-                                "knobs out explicitly", lineno)
-            else:
-                raise self.fail(f"unknown use category {category!r}", lineno)
-
-    def include(self, words: list[str], target: str, lineno: int) -> None:
-        ifexist = "ifexist" in words
-        if "command" in words or "into" in words or target.endswith("|"):
-            raise self.fail("command includes are not supported", lineno)
-        if set(words) - {"ifexist"}:
-            raise self.fail(f"unknown include option(s): {' '.join(words)}", lineno)
-        target = self.expand(target, lineno).strip()
-        if not target:
-            raise self.fail("include needs a file name", lineno)
-        if self.depth + 1 > MAX_INCLUDE_DEPTH:
-            raise self.fail(f"includes nested more than {MAX_INCLUDE_DEPTH} deep", lineno)
-        path = Path(target)
-        if not path.is_absolute() and not self.source.startswith("<"):
-            path = Path(self.source).parent / path   # relative to the including file
-        if not path.is_file():
-            if ifexist:
-                return
-            raise self.fail(f"cannot include {target!r}: no such file", lineno)
-        self.cfg.read_file(path, self.depth + 1)
+__all__ = ["EMULATED_VERSION", "ENVIRONMENT", "MAX_INCLUDE_DEPTH", "SUBSYSTEMS", "Config", "Definition"]

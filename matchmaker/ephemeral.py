@@ -27,7 +27,7 @@ a global, and give Error outside a negotiation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Optional, Protocol
+from typing import Any, Callable, Iterable, Mapping, Optional, Protocol
 
 from classad import ast
 from classad.ad import ClassAd
@@ -40,24 +40,58 @@ from .pool import Slot
 ROOT_GROUP = "<none>"
 
 
+class _RecordingAttrs(dict):
+    """An ad's attribute table that can log the names looked up in it.
+
+    The language's evaluator reads attributes straight from this table on its hot path
+    (``_attrs.get``) as well as through ``ClassAd._lookup_node``, so the log sits here,
+    where every lookup passes, rather than on a method the evaluator may bypass."""
+
+    __slots__ = ("reads",)
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self.reads: Optional[list[str]] = None
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if self.reads is not None:
+            self.reads.append(key)
+        return dict.get(self, key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        if self.reads is not None:
+            self.reads.append(key)
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        if self.reads is not None:
+            self.reads.append(key)  # type: ignore[arg-type]
+        return dict.__contains__(self, key)
+
+
 class NegotiationAd(ClassAd):
     """A copy of an ad used during negotiation; records attribute reads when asked.
 
     ``reads`` is None normally; set it to a list and every lookup of a name in this
-    ad appends the (lower-case) name, whether or not the ad has it.
+    ad appends the (lower-case) name, whether or not the ad has it.  The matcher's
+    memo (:mod:`matchmaker.evaluator`) is keyed on these reads, so a lookup that
+    escaped the log would make two different evaluations look alike.
     """
 
-    __slots__ = ("reads",)
+    __slots__ = ()
 
     def __init__(self, source: Optional[ClassAd] = None) -> None:
         super().__init__(source)
-        self.reads: Optional[list[str]] = None
+        self._attrs = _RecordingAttrs(self._attrs)
 
-    def _lookup_node(self, lname: str) -> Optional[ast.Node]:
-        reads = self.reads
-        if reads is not None:
-            reads.append(lname)
-        return ClassAd._lookup_node(self, lname)
+    @property
+    def reads(self) -> Optional[list[str]]:
+        """The list lookups are appended to, or None when not recording."""
+        return self._attrs.reads  # type: ignore[attr-defined, no-any-return]
+
+    @reads.setter
+    def reads(self, value: Optional[list[str]]) -> None:
+        self._attrs.reads = value  # type: ignore[attr-defined]
 
 
 class LiveUsage:

@@ -5,6 +5,11 @@ and finds the configured group it negotiates in (negotiator.md section 4.2); the
 side maps a user to the groups they may use with an accounting-group map file (the
 AssignAccountingGroup feature).
 
+:class:`GroupMapping` applies a map to a job as that transform does: a job
+without a group gets its owner's default group, and a job that claims a group
+its owner may not use is refused (or, with ``check_request`` off, moved to the
+default group) -- the claim is never simply trusted.
+
 Map file format, one rule per line (blank lines and lines whose first field starts with
 `#` are skipped)::
 
@@ -146,6 +151,34 @@ class GroupMap:
                 if fold(group) == fold(requested):
                     return group
         return groups[0]
+
+
+@dataclass(frozen=True)
+class GroupMapping:
+    """The map file in force, as the schedd's AssignAccountingGroup transform applies it."""
+
+    groups: GroupMap
+    source: str                    # the map file, as named in refusals
+    check_request: bool = True     # refuse a job that asks for a group its owner may not use
+
+    def assign(self, owner: str, requested: Optional[str]) -> tuple[Optional[str], Optional[str]]:
+        """``(group, refusal)`` for a job of ``owner`` that asked for ``requested`` (None: no
+        group).  The job gets the requested group if the owner may use it (spelled as the
+        map spells it), else -- with ``check_request`` off -- the owner's default; with it
+        on, the job is refused and ``refusal`` says why.  A job without a group gets the
+        owner's default group; an owner no rule names may use no group at all."""
+        allowed = self.groups.allowed_groups(owner) or []
+        if requested is None:
+            return (allowed[0] if allowed else None), None
+        for group in allowed:
+            if fold(group) == fold(requested):
+                return group, None
+        if not self.check_request:
+            return (allowed[0] if allowed else None), None
+        why = (f"it may use {', '.join(allowed)}" if allowed
+               else "no rule of the map names that user")
+        return None, (f"accounting group {requested!r} is not allowed for user {owner!r} "
+                      f"({why}; map file {self.source})")
 
 
 def _substitute(template: str, captured: list[str]) -> str:

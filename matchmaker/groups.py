@@ -433,11 +433,13 @@ def run_rounds(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
                weighted_slots: bool = True, consider_preemption: bool = True,
                strict_enforce: bool = True, max_rounds: int = 3,
                round_robin_rate: float = 1e100, sort_key: Optional[SortKey] = None,
-               rr_times: Optional[Mapping[str, float]] = None, now: float = 0.0) -> CycleResult:
+               rr_times: Optional[Mapping[str, float]] = None, now: float = 0.0,
+               on_round: Optional[Callable[[int, Allocation, tuple[str, ...]], None]] = None) -> CycleResult:
     """`hgq_negotiate_all` (section 4.4): allocate, order, hand each group its limit in
     round-robin steps, then re-allocate what was not used, up to `max_rounds` times.
     `negotiate(pass)` runs the floor round and the pie for that group and returns every
-    group's weighted usage afterwards (the accountant's per-group records)."""
+    group's weighted usage afterwards; `on_round(round, allocation, order)` hears each
+    round's quotas before its passes (requests carry them as `SubmitterGroupQuota`)."""
     requested = _per_group(tree, demand)
     at_start = _per_group(tree, usage)   # refreshed only between rounds, like the reference
     live = dict(at_start)
@@ -457,6 +459,8 @@ def run_rounds(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
         allocated_total = _add(alloc.allocated[g] for g in tree.order)
         maxdelta = max(max(0.0, goal[g] - at_start[g]) for g in tree.order)
         order = group_order(tree, alloc, at_start, sort_key)
+        if on_round is not None:
+            on_round(round_no, alloc, tuple(order))
         n = 0.0
         while True:
             n = min(n + max(1.0, round_robin_rate), maxdelta)   # the knob's floor is 1

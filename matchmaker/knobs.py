@@ -140,6 +140,18 @@ _TABLE = (
          "removed from the significant attributes"),
     Knob("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "string", "^Slot[0-9]*_", "attributes matching this are removed"),
     Knob("CLAIM_PARTITIONABLE_LEFTOVERS", "bool", "$(NEGOTIATOR_USE_SLOT_WEIGHTS)", "schedd reuses pslot leftovers"),
+    # set by `use FEATURE : AssignAccountingGroup(map [, check_request])` (the schedd's job transform)
+    Knob("MATCHMAKER_ACCOUNTING_GROUP_MAP_FILE", "string", None,
+         "accounting-group map file: user -> the groups they may use, first = default (not HTCondor's name)"),
+    Knob("MATCHMAKER_ACCOUNTING_GROUP_CHECK_REQUEST", "bool", "true",
+         "refuse a job that asks for a group its owner may not use (false: give it the default group)"),
+    # where HTCondor's manual and code disagree (spec §1.15): the code by default, the manual if set
+    Knob("MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP", "bool", "false",
+         "manual: priority preemption also needs a better EUP than the running user's (§1.15.1)"),
+    Knob("MATCHMAKER_SKIP_CLAIMED_IDLE", "bool", "false",
+         "manual: claimed slots whose Activity is Idle are never candidates (§1.15.2)"),
+    Knob("MATCHMAKER_JOB_ORDER_BY_QDATE", "bool", "false",
+         "manual: a submitter's jobs after priority in QDate order, not ClusterId/ProcId (§1.15.3)"),
 )
 
 _PATTERNS = (
@@ -149,7 +161,8 @@ _PATTERNS = (
     Knob("GROUP_AUTOREGROUP_<g>", "bool", None, "g also negotiates in <none>", fallback="GROUP_AUTOREGROUP"),
     Knob("GROUP_PRIO_FACTOR_<g>", "float", None, "default priority factor of g's members (0: unset)"),
     Knob("<x>_LIMIT", "float", None, "capacity of concurrency limit x"),
-    Knob("CONCURRENCY_LIMIT_DEFAULT_<p>", "float", None, "capacity of limits p.*", fallback="CONCURRENCY_LIMIT_DEFAULT"),
+    Knob("CONCURRENCY_LIMIT_DEFAULT_<p>", "float", None, "capacity of limits p.*",
+         fallback="CONCURRENCY_LIMIT_DEFAULT"),
 )
 
 KNOBS: Mapping[str, Knob] = {k.name: k for k in _TABLE}

@@ -7,14 +7,18 @@ Phases, each a function or method over plain data:
    submitter's request queue, EUPs frozen for the cycle.
 2. :func:`negotiate_with_group` -- the pie engine: per spin, each submitter's
    slice ``(1/EUP) / sum(1/EUP) * total - usage``, submitters in EUP order,
-   spinning until a spin neither uses pie nor retires a submitter.  The
-   group-quota loop (spec §4) calls it once per group with ``group_quota`` and
-   ``group_name``; without groups it runs once (after the floor round, §1.4).
+   spinning until a spin neither uses pie nor retires a submitter.  Without
+   groups it runs once after the floor round (§1.4); with ``GROUP_NAMES`` the
+   group-quota loop of :mod:`matchmaker.group_cycle` calls it once per group
+   pass with ``group_quota`` and ``group_name``.
 3. :func:`negotiate_submitter` -- one submitter's session: requests in queue
    order, the submitter limit with the round-up-once rule, RANK-only preemption
    past the limit in spin 1, autocluster skipping after a rejection.
 
-Time budgets (NEGOTIATOR_MAX_TIME_*) are not modelled: library code has no clock.
+:func:`negotiate` is the entry point.  Its settings come from
+:mod:`matchmaker.settings`; jobs the accounting-group map refused at submit time
+(``Pool.refused``) are reported first among the rejected requests.  Time budgets
+(NEGOTIATOR_MAX_TIME_*) are not modelled: library code has no clock.
 """
 
 from __future__ import annotations
@@ -32,126 +36,17 @@ from classad.values import truthiness
 from .autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
 from .ephemeral import (ROOT_GROUP, GroupContext, GroupView, LiveUsage, MatchState, Priorities, StaticPriorities,
                         annotate_for, annotate_slot, refresh_request)
-from .groupmap import group_demand, group_of_submitter, negotiating_members
-from .groups import (GroupConfig, GroupPass, GroupStats, GroupTree, assign_quotas, build_tree, run_rounds)
-from .matching import (NO_PREEMPTION, REASONS, Budget, CandidateList, Evaluator, Matcher, MatchPolicy, SlotEntry,
-                       group_slots)
-from .pool import (IDLE, RUNNING, Pool, Slot, claimed_limits, error_rank_slots, error_rank_warning, limits_reason,
-                   pool_size, slot_weight, usage_by_customer)
+from .evaluator import Evaluator, SlotEntry, group_slots
+from .group_cycle import GroupSummary, negotiate_groups
+from .groupmap import group_of_submitter
+from .matching import NO_PREEMPTION, REASONS, Budget, CandidateList, Matcher
+from .pool import (IDLE, Pool, Slot, claimed_limits, error_rank_slots, error_rank_warning, limits_reason, pool_size,
+                   slot_weight, usage_by_customer)
+from .settings import Settings, group_tree_from_knobs
 
 INF = math.inf
 FLT_MAX = 3.4028234663852886e38
 DONE, RESUME = "done", "resume"
-
-
-# ---- settings -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Every knob the cycle reads, typed; build with :meth:`from_knobs` or :meth:`defaults`."""
-
-    policy: MatchPolicy
-    use_slot_weights: bool = True
-    slot_weight_expr: Optional[ast.Node] = None
-    force_slot_weight: bool = False
-    ignore_user_priorities: bool = False
-    consider_early_preemption: bool = False
-    negotiate_all_jobs_in_cluster: bool = False
-    cross_slot_prios: bool = False
-    resource_prefix: str = "slot"
-    slot_constraint: Optional[ast.Node] = None
-    poolsize_constraint: Optional[ast.Node] = None
-    submitter_constraint: Optional[ast.Node] = None
-    job_constraint: Optional[ast.Node] = None
-    significant_attributes: Optional[tuple[str, ...]] = None
-    add_significant: tuple[str, ...] = ()
-    remove_significant: tuple[str, ...] = ()
-    remove_significant_regex: Optional[str] = "^Slot[0-9]*_"
-    uid_domain: Optional[str] = None
-    concurrency_capacity: Callable[[str], float] = lambda _n: 2308032.0
-    job_order_by_qdate: bool = False
-    # group quotas (spec §4); no tree: GROUP_NAMES is empty
-    group_tree: Optional[GroupTree] = None
-    allow_quota_oversubscription: bool = True
-    strict_enforce_quota: bool = True
-    max_allocation_rounds: int = 3
-    round_robin_rate: float = 1e100
-    group_sort_expr: Optional[ast.Node] = None
-    use_weighted_demand: bool = True
-
-    @classmethod
-    def from_knobs(cls, knobs: Any) -> "Settings":
-        """Read every knob now, so a bad value fails before any work (ConfigError)."""
-        g = knobs.get
-        policy = MatchPolicy(**{f: g(k) for f, k in _POLICY_KNOBS.items()},
-                             preemption_needs_better_eup=_optional(knobs, _MANUAL_EUP, False),
-                             skip_claimed_idle=_optional(knobs, _MANUAL_CLAIMED_IDLE, False))
-        values = {f: g(k) for f, k in _CYCLE_KNOBS.items()}
-        for f in ("significant_attributes", "add_significant", "remove_significant"):
-            if values[f] is not None:
-                values[f] = tuple(values[f])
-            elif f != "significant_attributes":
-                values[f] = ()
-        return cls(policy=policy, resource_prefix=g("STARTD_RESOURCE_PREFIX") or "slot",
-                   concurrency_capacity=knobs.concurrency_limit, group_tree=group_tree_from_knobs(knobs),
-                   job_order_by_qdate=_optional(knobs, _MANUAL_QDATE, False), **values)
-
-    @classmethod
-    def defaults(cls, **changes: Any) -> "Settings":
-        """HTCondor's defaults, with ``changes`` applied (``consider_preemption=`` etc. go to the policy)."""
-        from .knobs import Knobs
-
-        base = cls.from_knobs(Knobs())
-        fields = MatchPolicy.__dataclass_fields__
-        policy = replace(base.policy, **{k: v for k, v in changes.items() if k in fields})
-        return replace(base, policy=policy, **{k: v for k, v in changes.items() if k not in fields})
-
-
-# Settings fields and the knobs they come from.
-_POLICY_KNOBS = {
-    "consider_preemption": "NEGOTIATOR_CONSIDER_PREEMPTION", "preemption_requirements": "PREEMPTION_REQUIREMENTS",
-    "preemption_rank": "PREEMPTION_RANK", "pre_job_rank": "NEGOTIATOR_PRE_JOB_RANK",
-    "post_job_rank": "NEGOTIATOR_POST_JOB_RANK", "ignore_job_ranks": "NEGOTIATOR_IGNORE_JOB_RANKS",
-    "matchlist_caching": "NEGOTIATOR_MATCHLIST_CACHING",
-    "preemption_requirements_stable": "PREEMPTION_REQUIREMENTS_STABLE",
-    "preemption_rank_stable": "PREEMPTION_RANK_STABLE"}
-_CYCLE_KNOBS = {
-    "use_slot_weights": "NEGOTIATOR_USE_SLOT_WEIGHTS", "slot_weight_expr": "SLOT_WEIGHT",
-    "force_slot_weight": "FORCE_NEGOTIATOR_SLOT_WEIGHT", "ignore_user_priorities": "NEGOTIATOR_IGNORE_USER_PRIORITIES",
-    "consider_early_preemption": "NEGOTIATOR_CONSIDER_EARLY_PREEMPTION",
-    "negotiate_all_jobs_in_cluster": "NEGOTIATE_ALL_JOBS_IN_CLUSTER", "cross_slot_prios": "NEGOTIATOR_CROSS_SLOT_PRIOS",
-    "slot_constraint": "NEGOTIATOR_SLOT_CONSTRAINT", "poolsize_constraint": "NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT",
-    "submitter_constraint": "NEGOTIATOR_SUBMITTER_CONSTRAINT", "job_constraint": "NEGOTIATOR_JOB_CONSTRAINT",
-    "significant_attributes": "SIGNIFICANT_ATTRIBUTES", "add_significant": "ADD_SIGNIFICANT_ATTRIBUTES",
-    "remove_significant": "REMOVE_SIGNIFICANT_ATTRIBUTES",
-    "remove_significant_regex": "REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "uid_domain": "UID_DOMAIN",
-    "allow_quota_oversubscription": "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION",
-    "strict_enforce_quota": "NEGOTIATOR_STRICT_ENFORCE_QUOTA",
-    "max_allocation_rounds": "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", "round_robin_rate": "GROUP_QUOTA_ROUND_ROBIN_RATE",
-    "group_sort_expr": "GROUP_SORT_EXPR", "use_weighted_demand": "NEGOTIATOR_USE_WEIGHTED_DEMAND"}
-# The manual's behaviour where it differs from the code (spec §1.15); read if the table declares them.
-_MANUAL_EUP = "MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP"
-_MANUAL_CLAIMED_IDLE = "MATCHMAKER_SKIP_CLAIMED_IDLE"
-_MANUAL_QDATE = "MATCHMAKER_JOB_ORDER_BY_QDATE"
-
-
-def group_tree_from_knobs(knobs: Any) -> Optional[GroupTree]:
-    """The group tree of ``GROUP_NAMES`` and the ``GROUP_*_<g>`` knobs; None without groups."""
-    names = knobs.group_names()
-    if not names:
-        return None
-    return build_tree(GroupConfig(g, knobs.group_quota(g), knobs.group_quota_dynamic(g),
-                                  knobs.group_accept_surplus(g), knobs.group_autoregroup(g),
-                                  knobs.group_prio_factor(g)) for g in names)
-
-
-def _optional(knobs: Any, name: str, default: Any) -> Any:
-    """A knob that the table may not declare yet (the manual-behaviour switches)."""
-    try:
-        return knobs.get(name)
-    except KeyError:
-        return default
 
 
 # ---- results ---------------------------------------------------------------------------------
@@ -159,7 +54,11 @@ def _optional(knobs: Any, name: str, default: Any) -> Any:
 
 @dataclass(frozen=True)
 class Match:
-    """One match: the job, its submitter, the slot, why the slot was available, whom it preempts."""
+    """One match: the job, its submitter, the slot, why the slot was available, whom it preempts.
+
+    With groups, ``group`` is the submitter's group and ``negotiating_group`` /
+    ``autoregroup`` say in which pass the match was made: what the claim then publishes
+    as ``RemoteGroup``, ``RemoteNegotiatingGroup`` and ``RemoteAutoregroup`` (spec §1.9)."""
 
     job: str
     submitter: str
@@ -167,6 +66,9 @@ class Match:
     reason: str                    # "no-preemption" | "rank" | "priority"
     preempted: Optional[str]
     weight: float = 1.0
+    group: Optional[str] = None
+    negotiating_group: str = ROOT_GROUP
+    autoregroup: bool = False
 
 
 @dataclass(frozen=True)
@@ -197,7 +99,12 @@ class CycleResult:
     warnings: list[str]
     usage: dict[str, float]
     spins: int = 0
-    group_quotas: dict[str, float] = field(default_factory=dict)    # last round's quotas (groups only)
+    groups: list[GroupSummary] = field(default_factory=list)    # group quotas only, in group order
+
+    @property
+    def group_quotas(self) -> dict[str, float]:
+        """Each group's effective quota of the last allocation round (empty without groups)."""
+        return {g.name: g.quota for g in self.groups}
 
 
 # ---- the cycle ------------------------------------------------------------------------------------
@@ -253,6 +160,7 @@ class Cycle:
         self._matched_jobs: set[str] = set()
         self.pie_left = 0.0
         self.spins = 0
+        self.refused = list(pool.refused)
         bad_rank = error_rank_slots(slots)
         self.warnings = list(pool.warnings) + [error_rank_warning(s) for s in bad_rank]
         self.evaluator.quiet = {s.index for s in bad_rank}    # reported once, here
@@ -319,7 +227,8 @@ class Cycle:
         """Whether any slot is still available."""
         return self._available > 0
 
-    def commit(self, s: SubmitterState, run: Any, cand: Any, req: ClassAd, budget: Budget) -> None:
+    def commit(self, s: SubmitterState, run: Any, cand: Any, req: ClassAd, budget: Budget,
+               context: Optional[GroupContext] = None) -> None:
         """Record a match: the slot leaves the cycle, usage and limits are charged at once."""
         e = cand.entry
         slot, cost = e.slot, e.slot.weight
@@ -341,7 +250,11 @@ class Cycle:
         self.pie_left -= cost
         self._matched_jobs.add(job.id)
         self._rejected.pop(job.id, None)
-        self.matches.append(Match(job.id, s.name, slot.name, REASONS[cand.state], preempted, cost))
+        grouped = context is not None and context.quotas is not None
+        self.matches.append(Match(job.id, s.name, slot.name, REASONS[cand.state], preempted, cost,
+                                  self.usage.group_of(s.name) if grouped else None,
+                                  context.negotiating_group if context else ROOT_GROUP,
+                                  bool(context and context.autoregroup)))
 
     def reject(self, job_id: str, reason: str) -> None:
         """Record a rejected request (the last reason wins)."""
@@ -370,12 +283,13 @@ class Cycle:
         cand, _ = m.pop(cl, req, s.name, budget)
         return (cand, "", False) if cand is not None else (None, cl.reason(), cl.limited)
 
-    def result(self, order: Sequence[SubmitterState]) -> CycleResult:
-        """The cycle's outcome."""
+    def result(self, order: Sequence[SubmitterState], groups: Sequence[GroupSummary] = ()) -> CycleResult:
+        """The cycle's outcome; requests refused at submit time come first among the rejected."""
         subs = [SubmitterSummary(s.name, s.eup, s.limit, s.matched) for s in order]
-        rejected = [Rejection(j, r) for j, r in self._rejected.items() if j not in self._matched_jobs]
+        rejected = [Rejection(j, r) for j, r in self.refused] + \
+            [Rejection(j, r) for j, r in self._rejected.items() if j not in self._matched_jobs]
         warnings = self.warnings + list(self.evaluator.warnings.values())
-        return CycleResult(self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins)
+        return CycleResult(self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins, list(groups))
 
 
 # ---- the pie ---------------------------------------------------------------------------------------
@@ -517,7 +431,7 @@ def negotiate_submitter(cycle: Cycle, s: SubmitterState, lim: float, lim_unclaim
                 if limited and not pol.consider_preemption and not st.use_slot_weights:
                     return RESUME
                 break
-            cycle.commit(s, run, cand, req, budget)
+            cycle.commit(s, run, cand, req, budget, context)
     return RESUME if budget.used >= budget.lim or limited else DONE
 
 
@@ -525,87 +439,27 @@ def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float
               usage: Optional[Mapping[str, float]] = None,
               previous_quotas: Optional[Mapping[str, float]] = None) -> CycleResult:
     """Run one cycle (spec §1.4): without groups the floor round, then the pie; with
-    ``settings.group_tree`` the group-quota rounds, one pie per group."""
-    if settings.group_tree is not None:
-        return negotiate_groups(pool, settings, priorities, now, usage=usage, previous_quotas=previous_quotas)
-    cycle = Cycle(pool, settings, priorities, now, usage=usage)
-    below = [s for s in cycle.submitters if s.floor > 0 and cycle.usage.of(s.name) < s.floor]
-    if below:
-        negotiate_with_group(cycle, below, floor_round=True)
-    order = negotiate_with_group(cycle, cycle.submitters)
-    return cycle.result(order)
+    ``settings.group_tree`` the group-quota rounds, one pie per group pass.
 
-
-def negotiate_groups(pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
-                     usage: Optional[Mapping[str, float]] = None,
-                     previous_quotas: Optional[Mapping[str, float]] = None) -> CycleResult:
-    """Hierarchical group quotas (spec §4.4): ``groups.run_rounds`` allocates and orders the
-    groups; each of its passes runs the floor round and the pie for that group's submitters."""
+    ``usage`` is each submitter's weighted usage at cycle start (default: the claimed
+    slots); ``previous_quotas`` is the last cycle's quota table, the source of the slots'
+    ``RemoteGroupQuota`` (absent, as on HTCondor's first cycle, when None)."""
     tree = settings.group_tree
-    assert tree is not None
+    if tree is None:
+        cycle = Cycle(pool, settings, priorities, now, usage=usage)
+        below = [s for s in cycle.submitters if s.floor > 0 and cycle.usage.of(s.name) < s.floor]
+        if below:
+            negotiate_with_group(cycle, below, floor_round=True)
+        order = negotiate_with_group(cycle, cycle.submitters)
+        return cycle.result(order)
     group_of = partial(group_of_submitter, tree=tree)
     cycle = Cycle(pool, settings, priorities, now, usage=usage, group_of=group_of,
                   groups=GroupView(group_of, previous_quotas))
-    weighted = settings.use_slot_weights
-    total = cycle.pool_weight if weighted else cycle.effective_pool
-    quotas = assign_quotas(tree, total, settings.allow_quota_oversubscription)
-    by_name = {s.name: s for s in cycle.submitters}
-    members = negotiating_members(tree, by_name)
-    demand = group_demand(tree, _demand(pool, by_name, settings.use_weighted_demand).items())
-    order: list[SubmitterState] = []
-    round_quotas: dict[str, float] = dict(quotas.quota)
-
-    def run_pass(p: GroupPass) -> Mapping[str, float]:
-        subs = [by_name[n] for n in members[p.group]]
-        ctx = GroupContext(p.negotiate_as or ROOT_GROUP, tree.autoregroup and p.negotiate_as is None, round_quotas)
-        below = [s for s in subs if s.floor > 0 and cycle.usage.of(s.name) < s.floor]
-        if below:
-            negotiate_with_group(cycle, below, floor_round=True, group_quota=p.limit, group_name=p.negotiate_as,
-                                 context=ctx)
-        seen = {s.name for s in order}
-        order.extend(s for s in negotiate_with_group(cycle, subs, group_quota=p.limit, group_name=p.negotiate_as,
-                                                     context=ctx) if s.name not in seen)
-        return dict(cycle.usage.group)
-
-    record = run_rounds(tree, quotas, demand, dict(cycle.usage.group), run_pass, pool_size=total,
-                        groups_with_submitters={group_of(n) for n in by_name}, weighted_slots=weighted,
-                        consider_preemption=settings.policy.consider_preemption,
-                        strict_enforce=settings.strict_enforce_quota, max_rounds=settings.max_allocation_rounds,
-                        round_robin_rate=settings.round_robin_rate, sort_key=_group_sort_key(settings, now),
-                        now=now)
-    result = cycle.result(order + [s for s in cycle.submitters if s not in order])
-    result.group_quotas = dict(record.rounds[-1].allocation.quota) if record.rounds else {}
-    return result
-
-
-def _demand(pool: Pool, submitters: Mapping[str, SubmitterState], weighted: bool) -> dict[str, float]:
-    """Each submitter's idle plus running jobs, weighted by RequestCpus (the schedd's default
-    job weight) under NEGOTIATOR_USE_WEIGHTED_DEMAND."""
-    out = {name: 0.0 for name in submitters}
-    for job in pool.jobs:
-        if job.submitter in out and job.status in (IDLE, RUNNING):
-            w = job.ad.evaluate("RequestCpus", state=MatchState(None, 0.0)) if weighted else 1
-            out[job.submitter] += float(w) if type(w) in (int, float) and w > 0 else 1.0
-    return out
-
-
-def _group_sort_key(settings: Settings, now: float) -> Optional[Callable[[GroupStats], Optional[float]]]:
-    """GROUP_SORT_EXPR over an ad of AccountingGroup, GroupQuota, GroupResources{Allocated,InUse}."""
-    expr = settings.group_sort_expr
-    if expr is None:
-        return None
-
-    def key(stats: GroupStats) -> Optional[float]:
-        ad = ClassAd({"AccountingGroup": stats.name, "GroupQuota": stats.quota,
-                      "GroupResourcesAllocated": stats.allocated, "GroupResourcesInUse": stats.usage})
-        v = evaluate_top(expr, ad, MatchState(None, now))
-        return float(v) if type(v) in (int, float) else None
-    return key
+    return negotiate_groups(cycle, pool, pie=negotiate_with_group)
 
 
 __all__ = [
-    "DONE", "RESUME", "Cycle", "CycleResult", "GroupContext", "Match", "Priorities", "Rejection", "Settings",
-    "StaticPriorities", "SubmitterState", "SubmitterSummary", "group_tree_from_knobs", "negotiate",
-    "negotiate_groups", "negotiate_submitter", "negotiate_with_group", "pie_shares", "pie_slices",
-    "submitter_order_key",
+    "DONE", "RESUME", "Cycle", "CycleResult", "GroupContext", "GroupSummary", "Match", "Priorities", "Rejection",
+    "Settings", "StaticPriorities", "SubmitterState", "SubmitterSummary", "group_tree_from_knobs", "negotiate",
+    "negotiate_submitter", "negotiate_with_group", "pie_shares", "pie_slices", "submitter_order_key",
 ]

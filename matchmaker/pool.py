@@ -9,6 +9,14 @@ point at the ad.  Problems that make an ad unusable for negotiation (no
 problems HTCondor tolerates (no ``Requirements``, which simply never matches)
 become warnings.
 
+Accounting principals (spec §4.2, seed "Group Accounting"): a job's submitter
+is its accounting user within its accounting group when set, else its ``User``;
+jobs of different owners with the same accounting user are one submitter, run
+first-in first-out.  With an accounting-group map (``use FEATURE :
+AssignAccountingGroup``) each job's group is checked as the schedd would at
+submit time: a refused job never enters the queue and is listed in
+:attr:`Pool.refused` with the reason.
+
 Slot weight (spec §3.3): ``SlotWeight`` evaluated in the slot ad, or the
 ``SLOT_WEIGHT`` expression when the ad has none or ``FORCE_NEGOTIATOR_SLOT_WEIGHT``
 is set; a missing, non-numeric or negative value counts as 1.0, and with
@@ -20,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from classad.ad import ClassAd
 from classad.ast import Node
@@ -29,6 +37,8 @@ from classad.evaluate import evaluate_top, new_state
 from classad import ParserType, parseAds
 from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
+
+from .groupmap import GroupMapping
 
 # States in which a slot's claim is charged to its user (spec §3.3, CheckMatches).
 CHARGED_STATES = frozenset(("claimed", "preempting", "matched"))
@@ -81,6 +91,7 @@ class Pool:
     slots: list[Slot]
     jobs: list[Job]
     warnings: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)   # (job id, reason): never queued
 
     def idle_jobs(self) -> list[Job]:
         """Jobs that the schedd would offer (JobStatus idle)."""
@@ -240,14 +251,46 @@ def _int_attr(ad: ClassAd, name: str) -> Optional[int]:
     return None
 
 
+def owner_name(ad: ClassAd) -> Optional[str]:
+    """The job's owner: ``Owner``, else the user part of ``User``."""
+    owner = _string_attr(ad, "Owner")
+    if owner:
+        return owner
+    user = _string_attr(ad, "User")
+    return user.rpartition("@")[0] or user if user else None
+
+
+def requested_group(ad: ClassAd) -> tuple[Optional[str], Optional[str]]:
+    """``(group, accounting user)`` as the submit side set them (spec §4.2): ``AcctGroup``
+    and ``AcctGroupUser``, else read back from ``AccountingGroup = "group.user"``; a
+    dot-free ``AccountingGroup`` is an accounting user alone.  The user defaults to the
+    job's owner."""
+    group, user = _string_attr(ad, "AcctGroup"), _string_attr(ad, "AcctGroupUser")
+    combined = (_string_attr(ad, "AccountingGroup") or "").partition("@")[0]
+    if not group and combined:
+        head, dot, tail = combined.rpartition(".")
+        group, user = (head, user or tail) if dot else (None, user or combined)
+    elif group and combined.startswith(group + ".") and not user:
+        user = combined[len(group) + 1:]
+    return group or None, user or owner_name(ad)
+
+
 def submitter_name(ad: ClassAd, uid_domain: Optional[str] = None) -> Optional[str]:
-    """The accounting principal of a job: ``AccountingGroup@domain``, else ``User``
-    (else ``Owner@UID_DOMAIN``); the domain is taken from ``User`` when it has one."""
+    """The accounting principal of a job: ``AcctGroupUser`` within ``AccountingGroup`` when
+    set (``AccountingGroup@domain``, or ``AcctGroup.AcctGroupUser@domain``), else ``User``
+    (else ``Owner@UID_DOMAIN``).  The domain is taken from ``User`` when it has one.
+    Jobs of different owners with the same accounting user are one submitter."""
     user = _string_attr(ad, "User")
     domain = user.rpartition("@")[2] if user and "@" in user else uid_domain
-    group = _string_attr(ad, "AccountingGroup")
-    if group:
-        return group if "@" in group or not domain else f"{group}@{domain}"
+    name = _string_attr(ad, "AccountingGroup")
+    if not name:
+        group, acct_user = _string_attr(ad, "AcctGroup"), _string_attr(ad, "AcctGroupUser")
+        if group:
+            name = f"{group}.{acct_user or owner_name(ad)}"
+        elif acct_user:
+            name = acct_user
+    if name:
+        return name if "@" in name or not domain else f"{name}@{domain}"
     if user:
         return user
     owner = _string_attr(ad, "Owner")
@@ -256,15 +299,36 @@ def submitter_name(ad: ClassAd, uid_domain: Optional[str] = None) -> Optional[st
     return None
 
 
+def assign_group(ad: ClassAd, mapping: GroupMapping) -> tuple[ClassAd, Optional[str]]:
+    """Apply the accounting-group map to a job as the schedd's transform does: a copy of the
+    ad with ``AcctGroup``, ``AcctGroupUser`` and ``AccountingGroup`` set to the group it gets,
+    and the refusal reason if it claimed a group its owner may not use."""
+    requested, user = requested_group(ad)
+    group, refusal = mapping.assign(owner_name(ad) or "", requested)
+    if refusal is not None or group is None or user is None:
+        return ad, refusal
+    out = ClassAd(ad)
+    out.update({"AcctGroup": group, "AcctGroupUser": user, "AccountingGroup": f"{group}.{user}"})
+    return out, None
+
+
 def make_jobs(ads: Sequence[tuple[ClassAd, str]], *, uid_domain: Optional[str] = None,
-              warnings: Optional[list[str]] = None) -> list[Job]:
-    """Job records for ``(ad, source)`` pairs."""
+              warnings: Optional[list[str]] = None, group_mapping: Optional[GroupMapping] = None,
+              refused: Optional[list[tuple[str, str]]] = None) -> list[Job]:
+    """Job records for ``(ad, source)`` pairs.  With ``group_mapping`` each job's group is
+    checked first; a refused job is left out and ``(job id, reason)`` goes to ``refused``."""
     jobs: list[Job] = []
     for ad, source in ads:
         cluster = _int_attr(ad, "ClusterId")
         if cluster is None:
             raise FormatError("job ad has no integer ClusterId", **_where(source))
         proc = _int_attr(ad, "ProcId") or 0
+        if group_mapping is not None:
+            ad, refusal = assign_group(ad, group_mapping)
+            if refusal is not None:
+                if refused is not None:
+                    refused.append((f"{cluster}.{proc}", refusal))
+                continue
         name = submitter_name(ad, uid_domain)
         if name is None:
             raise FormatError(f"job {cluster}.{proc} has no User, Owner or AccountingGroup",
@@ -279,25 +343,29 @@ def make_jobs(ads: Sequence[tuple[ClassAd, str]], *, uid_domain: Optional[str] =
 
 def load_pool(slot_path: str | os.PathLike, job_path: str | os.PathLike, *,
               use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None,
-              force_slot_weight: bool = False, uid_domain: Optional[str] = None) -> Pool:
+              force_slot_weight: bool = False, uid_domain: Optional[str] = None,
+              group_mapping: Optional[GroupMapping] = None) -> Pool:
     """Read a slot file and a job file into a :class:`Pool`."""
     warnings: list[str] = []
+    refused: list[tuple[str, str]] = []
     slots = make_slots(read_ads(slot_path), use_slot_weights=use_slot_weights,
                        slot_weight_expr=slot_weight_expr, force_slot_weight=force_slot_weight,
                        warnings=warnings)
-    jobs = make_jobs(read_ads(job_path), uid_domain=uid_domain, warnings=warnings)
-    return Pool(slots, jobs, warnings)
+    jobs = make_jobs(read_ads(job_path), uid_domain=uid_domain, warnings=warnings,
+                     group_mapping=group_mapping, refused=refused)
+    return Pool(slots, jobs, warnings, refused)
 
 
-def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], **kw: object) -> Pool:
-    """A :class:`Pool` from ads built in memory (tests, benchmarks); sources are ``slot#N``/``job#N``."""
+def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], **kw: Any) -> Pool:
+    """A :class:`Pool` from ads built in memory (tests, benchmarks); sources are ``slot#N``/``job#N``.
+    Keywords as :func:`load_pool`."""
     weights = {k: kw[k] for k in ("use_slot_weights", "slot_weight_expr", "force_slot_weight") if k in kw}
     warnings: list[str] = []
-    slots = make_slots([(ad, f"slot#{i}") for i, ad in enumerate(slot_ads)], warnings=warnings,
-                       **weights)  # type: ignore[arg-type]
-    jobs = make_jobs([(ad, f"job#{i}") for i, ad in enumerate(job_ads)],
-                     uid_domain=kw.get("uid_domain"), warnings=warnings)  # type: ignore[arg-type]
-    return Pool(slots, jobs, warnings)
+    refused: list[tuple[str, str]] = []
+    slots = make_slots([(ad, f"slot#{i}") for i, ad in enumerate(slot_ads)], warnings=warnings, **weights)
+    jobs = make_jobs([(ad, f"job#{i}") for i, ad in enumerate(job_ads)], uid_domain=kw.get("uid_domain"),
+                     warnings=warnings, group_mapping=kw.get("group_mapping"), refused=refused)
+    return Pool(slots, jobs, warnings, refused)
 
 
 # ---- concurrency limits held by claims (spec §1.13) ------------------------------------------
@@ -423,6 +491,7 @@ def error_rank_warning(s: Slot) -> str:
 __all__ = [
     "CHARGED_STATES", "DEFAULT_CONCURRENCY_LIMIT", "IDLE", "RUNNING", "ConcurrencyLimits", "Job", "Pool",
     "PoolSize", "Slot", "claimed_limits", "error_rank_slots", "error_rank_warning", "limits_reason",
-    "load_pool", "parse_limits", "make_jobs", "make_slots", "parse_old_ads", "pool_from_ads",
-    "pool_size", "read_ads", "remote_user", "slot_weight", "submitter_name", "usage_by_customer",
+    "assign_group", "load_pool", "parse_limits", "make_jobs", "make_slots", "owner_name", "parse_old_ads",
+    "pool_from_ads", "pool_size", "read_ads", "remote_user", "requested_group", "slot_weight", "submitter_name",
+    "usage_by_customer",
 ]

@@ -27,8 +27,7 @@ from ..errors import FormatError, ParseError
 from ..parser import parse_expr
 from ..unparse import unparse_value
 from ..values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED, AbsTime, ListValue, RelTime
-from .order import container_items, tool_items
-from .printers import unparse_new
+from .printers import container_items, tool_items, unparse_new
 from .sources import LineSource
 from .splitter import JSON_SYNTAX, split_records
 

@@ -1,11 +1,12 @@
 """The new ad format: ``[ Name = expr; ... ]`` records, and its printers.
 
-Files hold ads concatenated (``[..][..]``), one per line (``condor_q -long:new``
-in HTCondor's "newl" form), inside a list (``{ [..], [..] }``, the
-``-long:new`` form), or pretty-printed over many lines.  The
+Files hold ads concatenated (``[..][..]``), one per line (HTCondor's "newl"
+form), inside a list (``{ [..], [..] }``, the ``condor_q -long:new`` form), or
+pretty-printed over many lines.  The
 :mod:`~classad.formats.splitter` cuts the stream into one text per ad, which
-the expression parser reads; a syntax error is reported at its line and
-column in the file and only that ad is lost.
+the expression parser reads (value by value, through the expression cache);
+a syntax error is reported at its line and column in the file and only that
+ad is lost.
 
 Printers: :func:`write_ad` is the one-line form (``repr()`` of an ad);
 :func:`write_ad_pretty` is the indented form of ``str()`` in ``classad2``
@@ -14,13 +15,13 @@ Printers: :func:`write_ad` is the one-line form (``repr()`` of an ad);
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, Optional, TextIO
+import re
+from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
 
 from ..ad import ClassAd
 from ..errors import FormatError, ParseError
-from ..parser import parse_record
-from .order import container_items, tool_items
-from .printers import ad_line, ad_pretty
+from ..parser import KEYWORDS, parse_expr, parse_record
+from .printers import ad_line, ad_pretty, container_items, tool_items
 from .sources import LineSource
 from .splitter import NEW_SYNTAX, split_records
 
@@ -31,13 +32,67 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     """Ads from new-syntax text; each broken ad goes to ``handle`` and is skipped."""
     name = src.name
     for rec in split_records(src, NEW_SYNTAX, handle):
-        try:
-            record = parse_record(rec.text)
-        except ParseError as exc:
-            handle(_located(exc, name, rec.line, rec.column))
-            continue
+        pairs = _split_attributes(rec.text)
+        if pairs is None:
+            try:
+                pairs = parse_record(rec.text).attrs
+            except ParseError as exc:
+                handle(_located(exc, name, rec.line, rec.column))
+                continue
         src.last_end = (rec.end_line, rec.end_column)
-        yield ClassAd._from_nodes(record.attrs)
+        yield ClassAd._from_nodes(pairs)
+
+
+# Tokens that matter for cutting an ad into attributes: strings, quoted names,
+# comments, brackets and semicolons.  Everything else is skipped by finditer.
+_CUT_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|//[^\n]*|/\*.*?\*/|[\[\]{}();]', re.S)
+_ASSIGNMENT = re.compile(r"[ \t\n\r\f\v]*([A-Za-z_][A-Za-z0-9_]*)[ \t\n\r\f\v]*=(.*)", re.S)
+
+
+def _split_attributes(text: str) -> Optional[tuple]:
+    """The (name, node) pairs of a plain ``[ a = 1; b = 2 ]`` ad, or None to use the full parser.
+
+    Each value is parsed on its own through the expression cache, so values that
+    repeat from ad to ad (``Requirements``, ``Arch``...) are parsed once and their
+    trees shared.  Anything unusual (quoted names, comments between attributes,
+    a syntax error anywhere) returns None: the whole-ad parser then decides, and
+    reports errors with their exact position.
+    """
+    pieces: list[str] = []
+    depth = 0
+    start = 1
+    for m in _CUT_TOKENS.finditer(text):
+        c = m.group()[0]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                pieces.append(text[start:m.start()])
+                break
+        elif c == ";" and depth == 1:
+            pieces.append(text[start:m.start()])
+            start = m.end()
+    merged: dict[str, tuple[str, Any]] = {}
+    for piece in pieces:
+        m = _ASSIGNMENT.match(piece)
+        if m is None:
+            if piece.strip(" \t\n\r\f\v"):
+                return None
+            continue
+        attr = m.group(1)
+        if attr.lower() in KEYWORDS:
+            return None
+        try:
+            node = parse_expr(m.group(2).strip(" \t\n\r\f\v"))
+        except ParseError:
+            return None
+        key = attr.lower()
+        old = merged.get(key)
+        merged[key] = (old[0] if old else attr, node)
+    if not merged and len(pieces) > 1:
+        return None  # "[ ; ]" is an error; let the parser say so
+    return tuple(merged.values())
 
 
 def _located(exc: ParseError, name: str, line: int, column: int) -> FormatError:

@@ -26,8 +26,7 @@ from ..errors import FormatError, ParseError
 from ..parser import parse_expr, parse_old_value
 from ..unparse import quote_name, quote_string
 from ..values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED
-from .order import container_items, tool_items
-from .printers import old_name, unparse_old
+from .printers import container_items, old_name, tool_items, unparse_old
 from .sources import LineSource
 
 ErrorHandler = Callable[[FormatError], None]
@@ -157,6 +156,13 @@ _BLANKS = " \t\n\r\f\v"
 _LINE = re.compile(r"[ \t\n\r\f\v]*([^=]*?)[ \t]*= *(.*)", re.S)
 
 
+def _name(text: str) -> str:
+    """The attribute name; ``'odd name'`` (as ``printOld()`` quotes it) loses its quotes."""
+    if len(text) > 1 and text[0] == "'" and text[-1] == "'":
+        return text[1:-1].replace("\\'", "'")
+    return text
+
+
 def parse_line(text: str, source: str, line: int) -> tuple[str, ast.Node]:
     """``(name, node)`` from one ``Name = value`` line (its terminator removed)."""
     m = _LINE.match(text)
@@ -164,9 +170,9 @@ def parse_line(text: str, source: str, line: int) -> tuple[str, ast.Node]:
         value = m.group(2)
         node = _fast_literal(value)
         if node is not None:
-            return m.group(1), node
+            return _name(m.group(1)), node
         if value.strip(_BLANKS):
-            return m.group(1), parse_value(value, source, line, m.start(2) + 1)
+            return _name(m.group(1)), parse_value(value, source, line, m.start(2) + 1)
     return _parse_line_slowly(text, source, line)
 
 
@@ -184,12 +190,7 @@ def _parse_line_slowly(text: str, source: str, line: int) -> tuple[str, ast.Node
     value = text[value_start:]
     if not value.strip(_BLANKS):
         raise FormatError(f"missing value after '{name} ='", file=source, line=line, column=eq + 2)
-    return name, parse_value(value, source, line, value_start + 1)
-
-
-def is_delimiter(text: str) -> bool:
-    """True for a line that ends an ad: white space only, or a ``***`` history banner."""
-    return not text.strip(_BLANKS) or text.startswith("***")
+    return _name(name), parse_value(value, source, line, value_start + 1)
 
 
 def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
@@ -200,6 +201,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     for text in src:
         if text[-1:] == "\n":
             text = text[:-2] if text[-2:] == "\r\n" else text[:-1]
+        # White space alone, or a condor_history "***" banner, ends the ad.
         if not text.strip(_BLANKS) or text.startswith("***"):
             if attrs and not broken:
                 src.last_end = (src.lineno + 1, 0)
@@ -252,4 +254,4 @@ def write_ads(ads: Iterable[ClassAd], out: TextIO) -> int:
 
 
 __all__ = ["iter_ads", "parse_line", "parse_value", "old_to_new", "write_ad", "write_ads",
-           "print_old", "is_delimiter"]
+           "print_old"]

@@ -1,21 +1,52 @@
-"""Expression printers that lay nested ads out exactly as HTCondor does.
+"""How HTCondor lays ads out when it prints them: attribute orders and printers.
 
-The core printer (:mod:`classad.unparse`) knows every node kind; these
-subclasses change only what the file formats need to match HTCondor byte for
-byte: nested ads in container order (byte length of the name, then
-``strcasecmp``; see :mod:`.order`), names in old syntax quoted the way
-``printOld()`` quotes them (only ``'`` escaped), and the indented layout of
-``str()`` (ads indented by 4 and lists by 3, one element per line).
+Two attribute orders:
+
+* **Container order** (``repr()``, ``printOld()``, ``printJson()``, nested ads
+  everywhere): HTCondor keeps attributes sorted by the *byte* length of the
+  name, then by ``strcasecmp``, which folds ASCII letters only.
+* **Tool order** (``condor_q -l``, ``condor_status -json``...): the tools sort
+  the top-level names with ``strcasecmp`` alone.
+
+Both compare UTF-8 bytes, so names outside ASCII sort as HTCondor sorts them.
+
+The core printer (:mod:`classad.unparse`) knows every node kind; the
+subclasses here change only what the file formats need to match HTCondor
+byte for byte: nested ads in container order, names in old syntax quoted the
+way ``printOld()`` quotes them (only ``'`` escaped), and the indented layout
+of ``str()`` (ads indented by 4 and lists by 3, one element per line).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from .. import ast
 from ..unparse import _Printer, quote_name
 from ..values import ListValue
-from .order import container_items
+
+_FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+
+
+def _folded(name: str) -> bytes:
+    return name.encode("utf-8", "surrogateescape").translate(_FOLD)
+
+
+def container_key(name: str) -> tuple[int, bytes]:
+    """Sort key of HTCondor's attribute container: byte length, then ``strcasecmp``."""
+    raw = name.encode("utf-8", "surrogateescape")
+    return len(raw), raw.translate(_FOLD)
+
+
+def container_items(pairs: Iterable[tuple[str, Any]]) -> list:
+    """(name, value) pairs in container order."""
+    return sorted(pairs, key=lambda kv: container_key(kv[0]))
+
+
+def tool_items(pairs: Iterable[tuple[str, Any]]) -> list:
+    """(name, value) pairs in the order HTCondor's command-line tools print them."""
+    return sorted(pairs, key=lambda kv: _folded(kv[0]))
+
 
 _AD_INDENT = 4
 _LIST_INDENT = 3
@@ -123,5 +154,5 @@ def ad_pretty(items: list) -> str:
     return PrettyPrinter().record(items)
 
 
-__all__ = ["LinePrinter", "PrettyPrinter", "unparse_new", "unparse_old", "ad_line", "ad_pretty",
-           "old_name"]
+__all__ = ["container_key", "container_items", "tool_items", "LinePrinter", "PrettyPrinter",
+           "unparse_new", "unparse_old", "ad_line", "ad_pretty", "old_name"]

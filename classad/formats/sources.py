@@ -53,9 +53,10 @@ def _split_chunks(chunks: Iterable[Any]) -> Iterator[str]:
 class LineSource:
     """Numbered lines of one input, with push-back for format detection.
 
-    ``lineno`` is the number of the line last returned.  With ``track`` set,
-    the file position before each line is remembered (for ``parseNext``,
-    which must leave a file just after the ad it read).
+    ``lineno`` is the number of the line last returned.  Given ``tell``, the
+    file position before each line is remembered (for ``parseNext``, which
+    must leave a file just after the ad it read).  :meth:`push_back` is for
+    looking ahead before reading starts, not during iteration.
     """
 
     def __init__(self, lines: Iterator[str], name: str, closer: Optional[Callable[[], None]] = None,

@@ -31,8 +31,7 @@ from ..ad import ClassAd
 from ..errors import FormatError
 from ..unparse import unparse_value
 from ..values import ERROR, UNDEFINED, AbsTime, ListValue, RelTime, format_real, string_bytes
-from .order import container_items, tool_items
-from .printers import unparse_new
+from .printers import container_items, tool_items, unparse_new
 from .sources import LineSource
 from .xml_builder import AdBuilder
 

@@ -10,7 +10,7 @@ it follows.
 from __future__ import annotations
 
 from . import registry
-from . import types, conversions, math, strings, lists, stringlists, regex, time, meta, htcondor  # noqa: F401
+from . import types, math, strings, lists, stringlists, regex, time, meta, htcondor  # noqa: F401
 from .registry import FUNCTIONS, builtin, lookup, register
 
 __all__ = ["FUNCTIONS", "builtin", "lookup", "register", "registry"]

@@ -73,7 +73,7 @@ def find_attr(ctx: Any, ad: Any, lname: str, partner: bool = True) -> Optional[t
     enclosing ads (and, in compat mode, the partner ad of a match), or None."""
     cur = ad
     while cur is not None:
-        node = cur._lookup_node(lname)
+        node = ad_node(cur, lname)
         if node is not None:
             return node, cur
         cur = ad_parent(ctx, cur)
@@ -322,13 +322,6 @@ def to_int(v: Any) -> Any:
     return ERROR
 
 
-def str_bytes(s: str) -> bytes:
-    """The bytes of a string value, cut at the first NUL as C string functions do."""
-    b = string_bytes(s)
-    nul = b.find(b"\0")
-    return b if nul < 0 else b[:nul]
-
-
 def from_bytes(b: bytes) -> str:
     """A string value from bytes."""
     return bytes_to_string(b)
@@ -468,11 +461,6 @@ def iter_list(lst: ListValue, ctx: Any) -> Iterator[Any]:
     return lst.iter_values(ctx.state)
 
 
-def list_values(lst: ListValue, ctx: Any) -> list:
-    """Every element value of a list."""
-    return lst.evaluate(ctx.state)
-
-
 def make_list(items: list) -> ListValue:
     """A list value of ready values."""
     return ListValue.of(items)
@@ -489,8 +477,8 @@ def make_ad(pairs: list) -> Any:
 
 
 __all__ = [
-    "INT32_MIN", "INT64_MIN", "Cell", "ad_node", "ad_parent", "find_attr", "root_ad", "add", "c_div", "c_mod", "compare", "divide_real", "from_bytes",
-    "is_ad", "iter_list", "list_values", "make_ad", "make_list", "promote", "reltime_secs_int",
-    "scan_double", "str_bytes", "strtod", "to_int", "to_real", "to_string", "trunc32", "trunc64",
-    "type_tag", "wrap32",
+    "INT32_MIN", "INT64_MIN", "Cell", "ad_node", "ad_parent", "add", "c_div", "c_mod", "compare", "divide_real",
+    "find_attr", "from_bytes", "is_ad", "iter_list", "make_ad", "make_list", "promote", "reltime_secs_int",
+    "root_ad", "scan_double", "strtod", "to_int", "to_real", "to_string", "trunc32", "trunc64", "type_tag",
+    "wrap32",
 ]

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 from .. import ast
 from ..errors import ParseError
 from ..values import ERROR, UNDEFINED, ListValue
-from .common import ad_parent, is_ad, root_ad, to_string
+from .common import ad_node, ad_parent, is_ad, root_ad, to_string
 from .registry import builtin
 
 
@@ -52,7 +52,7 @@ def eval_(ctx: Any, v: Any) -> Any:
         return ERROR
     try:
         node = ctx.parse(text)
-    except ParseError:
+    except (ParseError, RecursionError):
         return ERROR
     return ctx.eval(node)
 
@@ -154,7 +154,7 @@ def unparse_(ctx: Any, node: ast.Node) -> Any:
     ad = getattr(ctx, "ad", None)
     if lname is None or ad is None:
         return ""
-    expr = ad._lookup_node(lname)
+    expr = ad_node(ad, lname)
     if expr is None:
         return ""
     return pretty_unparse(expr)
@@ -184,7 +184,7 @@ class _RefWalker:
         """(status, node-or-ad, ad where found): status 'ok', 'ad' or 'undef'."""
         cur = start
         while cur is not None:
-            node = cur._lookup_node(lname)
+            node = ad_node(cur, lname)
             if node is not None:
                 return "ok", node, cur
             sup = None if cur is self.top else ad_parent(self.ctx, cur)
@@ -306,7 +306,7 @@ def unresolved(ctx: Any, node: ast.Node, *rest: ast.Node) -> Any:
         pv = ctx.eval(rest[0])
         if type(pv) is not str:
             return ERROR
-        from .regex import compile_pattern, search_bytes
+        from .pcre import compile_pattern, search_bytes
         import regex as _rx
 
         if compile_pattern(pv, _rx.IGNORECASE) is None:

@@ -23,7 +23,7 @@ import math
 from typing import Any, Optional
 
 from ..values import ERROR, UNDEFINED, AbsTime, RelTime
-from .common import c_div, c_mod, is_ad, make_ad, reltime_secs_int, to_int, trunc32, wrap32
+from .common import ad_node, c_div, c_mod, is_ad, make_ad, reltime_secs_int, to_int, trunc32, wrap32
 from .registry import builtin
 from .timetext import (  # noqa: F401  (re-exported for the parser and the unparser)
     c_strftime, format_abstime, format_reltime, gm_fields, local_offset, local_tm, parse_abstime_literal,
@@ -33,7 +33,6 @@ from .timetext import (  # noqa: F401  (re-exported for the parser and the unpar
 
 def _now(ctx: Any) -> int:
     return int(math.floor(ctx.state.now()))
-
 
 
 # --- functions ------------------------------------------------------------------------
@@ -248,7 +247,7 @@ def split_time(ctx: Any, v: Any) -> Any:
 
 
 def _ad_int(ctx: Any, ad: Any, name: str) -> Optional[int]:
-    node = ad._lookup_node(name.lower())
+    node = ad_node(ad, name.lower())
     if node is None:
         return None
     val = ctx.eval_in(node, ad)

@@ -5,9 +5,15 @@ from __future__ import annotations
 import io
 
 import pytest
+from fmt_compare import canonical
+from fmt_strategies import ANY_ADS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from classad import ClassAd, FormatError
 from classad.formats import ParserType, format_ad, parseAds, write_ads
+from classad.formats.new_format import _split_attributes
+from classad.parser import parse_record
 
 
 def read(text: str, **kw):
@@ -141,3 +147,22 @@ def test_file_writer_styles(style, expected):
     write_ads([ClassAd("[B = 2; a = 1]"), ClassAd("[c = 3]")], buf, "new", new_style=style)
     assert buf.getvalue() == expected
     assert names(read(buf.getvalue())) == [["B", "a"], ["c"]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(ANY_ADS, st.sampled_from(["new", "pretty"]))
+def test_attribute_cutting_agrees_with_the_parser(ad, fmt):
+    """The fast path (one cached parse per value) builds what the whole-ad parser builds."""
+    text = format_ad(ad, fmt).strip()
+    pairs = _split_attributes(text)
+    full = parse_record(text).attrs
+    if pairs is not None:
+        assert [(n, canonical(v)) for n, v in pairs] == [(n, canonical(v)) for n, v in full]
+
+
+@pytest.mark.parametrize("text", [
+    "[ a = 1; // note\n b = 2 ]", "[ 'q n' = 1 ]", "[ ; ]", "[ a = 1 b = 2 ]", "[ true = 1 ]", "[ a = ]",
+])
+def test_attribute_cutting_defers_on_unusual_text(text):
+    """Comments between attributes, quoted names and errors go to the whole-ad parser."""
+    assert _split_attributes(text) is None

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from classad import ClassAd, FormatError
-from classad.formats import ParserType, parseAds
+from classad.formats import ParserType, format_ad, parseAds
 from classad.formats.old_format import _fast_literal, old_to_new, parse_line
 from classad.parser import parse_old_value
 
@@ -132,6 +132,17 @@ def test_trailing_text_after_value_is_an_error():
     with pytest.raises(FormatError) as info:
         read("a = 1 junk\n")
     assert info.value.column == 7
+
+
+def test_quoted_names_lose_their_quotes():
+    """printOld() quotes odd names; reading them back removes the quotes (HTCondor keeps them)."""
+    ad = ClassAd()
+    ad["odd name"] = 1
+    ad["it's"] = 2
+    text = format_ad(ad, "old")
+    assert text == "'it\\'s' = 2\n'odd name' = 1\n"  # classad2's printOld() for this ad
+    (back,) = read(text)
+    assert dict(back) == {"odd name": 1, "it's": 2}
 
 
 def test_parse_line_returns_name_and_node():

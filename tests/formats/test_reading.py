@@ -166,14 +166,18 @@ def test_parse_next_needs_a_parser_for_pipes():
     assert parseNext(Pipe(OLD), ParserType.Old)["a"] == 1
 
 
-def test_streaming_memory_stays_flat(tmp_path):
+@pytest.mark.parametrize("fmt", ["old", "new", "json", "xml"])
+def test_streaming_memory_stays_flat(tmp_path, fmt):
     """Reading many ads holds one ad at a time: peak memory does not grow with the file."""
-    one = "".join(f"Attr{i} = \"value {i} of a fairly long string\"\n" for i in range(40)) + "\n"
-    small, big = tmp_path / "small.ad", tmp_path / "big.ad"
-    small.write_text(one * 200)
-    big.write_text(one * 4000)
+    from classad.formats import write_ads
 
-    def peak(path: Path) -> int:
+    one = ClassAd({f"Attr{i}": f"value {i} of a fairly long string" for i in range(40)})
+    small, big = tmp_path / "small.ad", tmp_path / "big.ad"
+    for path, count in ((small, 200), (big, 4000)):
+        with open(path, "w") as out:
+            write_ads((one for _ in range(count)), out, fmt)
+
+    def peak(path: Path) -> tuple:
         tracemalloc.start()
         count = sum(1 for _ in parseAds(path))
         _, top = tracemalloc.get_traced_memory()

@@ -17,10 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matchmaker.accountant import (
-    MIN_PRIORITY, Accountant, Claim, FactorPolicy, decay_factor, default_prio_factor, effective_priority,
-    group_ancestors, recent_usage, resolve_prio_factor, updated_priority,
+from matchmaker.accountant import Accountant, Claim
+from matchmaker.priority_math import (
+    MIN_PRIORITY, FactorPolicy, decay_factor, default_prio_factor, effective_priority, group_ancestors,
+    recent_usage, resolve_prio_factor, updated_priority,
 )
+from matchmaker.userprio import admin, priority_report
 from matchmaker.errors import StateError
 from matchmaker.knobs import Knobs
 
@@ -191,7 +193,7 @@ def test_usage_and_accumulated_hours_with_slot_weight(acct):
     acct.add_match("u@d", "s1", 2.0, 0.0)
     assert acct.usage("u@d") == 2.0
     acct.update_priorities(3600.0)
-    [row] = acct.report()
+    [row] = priority_report(acct)
     assert row.accumulated_usage_hours == pytest.approx(2.0)
     assert row.weighted_resources_used == 2.0 and row.resources_used == 1.0
 
@@ -261,22 +263,22 @@ def test_clock_going_backwards_changes_nothing(acct):
 
 def test_admin_edits(acct):
     """setprio, setfactor, setaccum, resetusage, delete (spec §3.5)."""
-    acct.admin("-setprio", "u@d", "42")
-    acct.admin("setfactor", "u@d", "3")
-    acct.admin("setaccum", "u@d", "7200")
+    admin(acct, "-setprio", "u@d", "42")
+    admin(acct, "setfactor", "u@d", "3")
+    admin(acct, "setaccum", "u@d", "7200")
     assert (acct.rup("u@d"), acct.prio_factor("u@d"), acct.eup("u@d")) == (42.0, 3.0, 126.0)
-    acct.admin("resetusage", "u@d", now=500.0)
+    admin(acct, "resetusage", "u@d", now=500.0)
     c = acct.get("u@d")
     assert c.weighted_accumulated_usage == 0.0 and c.begin_usage_time == 500.0
     acct.set_ceiling("u@d", 10)
     acct.set_floor("u@d", 2)
     assert (acct.get("u@d").ceiling, acct.get("u@d").floor) == (10.0, 2.0)
-    acct.admin("delete", "u@d")
+    admin(acct, "delete", "u@d")
     assert acct.get("u@d") is None and acct.rup("u@d") == 0.5
     with pytest.raises(ValueError):
-        acct.admin("setprio", "u@d")
+        admin(acct, "setprio", "u@d")
     with pytest.raises(ValueError):
-        acct.admin("explode", "u@d")
+        admin(acct, "explode", "u@d")
 
 
 def test_report_rows_and_filters(acct):
@@ -288,12 +290,12 @@ def test_report_rows_and_filters(acct):
     acct.remove_match("s2", 3600.0)
     acct.set_priority("idle@d", 3.0)
     acct.update_priorities(3600.0 + 2 * DAY)
-    rows = acct.report()
+    rows = priority_report(acct)
     assert [r.name for r in rows] == ["busy@d"]
-    every = acct.report(all_users=True)
+    every = priority_report(acct, all_users=True)
     assert [r.name for r in every] == sorted([r.name for r in every], key=lambda n: acct.eup(n))
     assert {r.name for r in every} == {"busy@d", "old@d", "idle@d"}
-    [old] = acct.report(names=["old@d"])
+    [old] = priority_report(acct, names=["old@d"])
     assert old.time_since_last_usage == pytest.approx(2 * DAY)
     assert old.real_priority == acct.rup("old@d") and old.priority_factor == 1000
     assert old.effective_priority == pytest.approx(old.real_priority * 1000)

@@ -12,8 +12,9 @@ from classad.parser import parse_expr
 from classad.values import truthiness
 from matchmaker.ephemeral import LiveUsage, MatchState, NegotiationAd
 from matchmaker.knobs import Knobs
-from matchmaker.matching import (_J_REQ, _S_REQ, NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Evaluator,
-                                 MatchPolicy, SlotEntry, float32, parse_limits, permits, sort_key)
+from matchmaker.evaluator import J_REQ, S_REQ, Evaluator, SlotEntry, float32
+from matchmaker.matching import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, MatchPolicy, permits, sort_key
+from matchmaker.pool import parse_limits
 from matchmaker.negotiator import Settings, StaticPriorities, negotiate
 from matchmaker.pool import make_slots, parse_old_ads, pool_from_ads
 
@@ -236,8 +237,8 @@ def test_memoized_requirements_agree_with_direct_evaluation(slot_specs, job_spec
         for e in entries:
             want_job = truthiness(job.evaluate("Requirements", state=new_state(job, e.slot.ad))) is True
             want_slot = truthiness(e.slot.ad.evaluate("Requirements", state=new_state(e.slot.ad, job))) is True
-            assert ev.value(e, _J_REQ) is want_job
-            assert ev.value(e, _S_REQ) is want_slot
+            assert ev.value(e, J_REQ) is want_job
+            assert ev.value(e, S_REQ) is want_slot
 
 
 def test_volatile_values_are_never_memoized():
@@ -249,9 +250,9 @@ def test_volatile_values_are_never_memoized():
     e = SlotEntry(s, NegotiationAd(ad), None)
     ev = Evaluator(MatchState(usage, 0.0), MatchPolicy())
     ev.use_request(NegotiationAd(ClassAd({"Requirements": True})))
-    assert ev.value(e, _S_REQ) is True
+    assert ev.value(e, S_REQ) is True
     usage.remove(BOB, 1.0)
-    assert ev.value(e, _S_REQ) is False
+    assert ev.value(e, S_REQ) is False
 
 
 def test_slot_classes_do_not_change_results():

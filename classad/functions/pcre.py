@@ -1,0 +1,399 @@
+"""PCRE2 semantics on top of the ``regex`` package: pattern translation and the
+reference's match and substitution loops.
+
+The reference uses PCRE2 on bytes without UTF mode.  We run the ``regex``
+package on bytes, which has the same byte-oriented semantics (``.`` is one
+byte, ``\\w`` and caseless matching are ASCII-only) and supports PCRE's
+possessive quantifiers, atomic groups, POSIX classes and verbs.
+:func:`pcre_to_python` rewrites the PCRE spellings Python lacks (``\\Q...\\E``,
+``\\e``, ``\\z``/``\\Z``, ``\\h``/``\\v``/``\\R``/``\\N``, ``\\x{..}``, ``\\o{..}``,
+``\\cX``, ``\\g`` and ``\\k`` references, ``(?#...)``, a ``{,n}`` that PCRE2 before
+10.43 reads literally) and rejects what PCRE2 rejects but Python accepts (a
+quantified anchor or verb, a repeated quantifier, ``[\\w-z]``, duplicate group
+names).  Every match runs with a time limit, so a catastrophic pattern gives
+Error instead of hanging.
+"""
+
+from __future__ import annotations
+
+import functools
+import re as _re
+from typing import Any, Optional
+
+import regex as _rx
+
+from ..values import ERROR, string_bytes
+from .common import from_bytes
+
+MATCH_TIMEOUT = 2.0
+"""Seconds one regular-expression match may run before the call gives Error."""
+
+
+class _Timeout(Exception):
+    pass
+
+
+_BRACE_COMMA = _re.compile(rb",[0-9]*\}")
+_SIMPLE = {
+    ord("e"): rb"\x1b",
+    ord("h"): rb"[\t \xa0]",
+    ord("H"): rb"[^\t \xa0]",
+    ord("v"): rb"[\n\x0b\x0c\r\x85]",
+    ord("V"): rb"[^\n\x0b\x0c\r\x85]",
+    ord("R"): rb"(?:\r\n|[\n\x0b\x0c\r\x85])",
+    ord("N"): rb"[^\n]",
+}
+_IN_CLASS = {ord("e"): rb"\x1b", ord("h"): rb"\t \xa0", ord("v"): rb"\n\x0b\x0c\r\x85"}
+
+
+def _escape_literal(data: bytes, in_class: bool) -> bytes:
+    out = bytearray()
+    for b in data:
+        if chr(b).isalnum() and b < 0x80:
+            out.append(b)
+        else:
+            out += b"\\x%02x" % b
+    return bytes(out)
+
+
+_QUANT = _re.compile(rb"[*+?]|\{[0-9]+(?:,[0-9]*)?\}")
+_ANCHOR_ESCAPES = frozenset(b"bBAzZGK")
+_NAMED_GROUP = _re.compile(rb"\(\?(?:P?<([A-Za-z_][A-Za-z0-9_]*)>|'([A-Za-z_][A-Za-z0-9_]*)')")
+
+
+_NAMED_REF = _re.compile(rb"\\k(?:<([A-Za-z_][A-Za-z0-9_]*)>|'([A-Za-z_][A-Za-z0-9_]*)'|\{([A-Za-z_][A-Za-z0-9_]*)\})")
+
+
+_BRACED_NUM = _re.compile(rb"\\([xo])\{([0-9A-Fa-f]*)\}")
+_GREF = _re.compile(rb"\\g(?:\{(-?[0-9]+)\}|(-?[0-9]+)|<([A-Za-z_][A-Za-z0-9_]*|[0-9]+)>|'([A-Za-z_][A-Za-z0-9_]*|[0-9]+)')")
+_CLASS_ESCAPES = frozenset(b"dDsSwWhHvVpPNR")
+
+
+def _code_escape(p: bytes, i: int) -> Optional[tuple]:
+    """``\\x{..}``, ``\\o{..}`` or ``\\cX`` at ``i``: (Python escape, next index); None if absent."""
+    m = _BRACED_NUM.match(p, i)
+    if m:
+        kind, digits = m.group(1), m.group(2)
+        try:
+            value = int(digits, 16 if kind == b"x" else 8) if digits else 0
+        except ValueError:
+            raise _Invalid() from None
+        if value > 0xFF:
+            raise _Invalid()
+        return b"\\x%02x" % value, m.end()
+    if p[i + 1:i + 2] == b"c":
+        if i + 2 >= len(p) or not 0x20 <= p[i + 2] < 0x7F:
+            raise _Invalid()
+        return b"\\x%02x" % (ord(chr(p[i + 2]).upper()) ^ 0x40), i + 3
+    return None
+
+
+class _Invalid(Exception):
+    """The pattern is one PCRE2 rejects although Python's engine would accept it."""
+
+
+def pcre_to_python(p: bytes, extended: bool = False) -> bytes:
+    """Rewrite the PCRE-only spellings of a pattern for the ``regex`` package.
+
+    Raises :class:`_Invalid` for patterns PCRE2 rejects but Python accepts: a
+    quantifier on an anchor (``^*``, ``\\b+``, ``\\A?``), a repeated quantifier
+    (``a{2}{3}``) and duplicate group names.
+    """
+    names = [m.group(1) or m.group(2) for m in _NAMED_GROUP.finditer(p)]
+    if len(names) != len(set(names)):
+        raise _Invalid()
+    out = bytearray()
+    i, n = 0, len(p)
+    in_class = False
+    prev = "none"  # what a quantifier here would apply to: none, atom, anchor, quant, quantmod
+    groups = 0  # capturing groups opened so far (for relative \\g{-n})
+    while i < n:
+        c = p[i]
+        if in_class:
+            if c == 0x5C and i + 1 < n:
+                d = p[i + 1]
+                if d == ord("Q"):
+                    j = p.find(rb"\E", i + 2)
+                    end = n if j < 0 else j
+                    out += _escape_literal(p[i + 2:end], True)
+                    i = n if j < 0 else j + 2
+                    continue
+                if d == ord("E"):
+                    i += 2
+                    continue
+                code = _code_escape(p, i)
+                if code is not None:
+                    out += code[0]
+                    i = code[1]
+                    continue
+                if d in _CLASS_ESCAPES and p[i + 2:i + 3] == b"-" and p[i + 3:i + 4] not in (b"]", b""):
+                    raise _Invalid()  # PCRE2: invalid range in character class ([\\w-z])
+                out += _IN_CLASS.get(d, p[i:i + 2])
+                i += 2
+                continue
+            if c == ord("-") and p[i + 1:i + 2] == b"\\" and p[i + 2:i + 3] and p[i + 2] in _CLASS_ESCAPES \
+                    and out[-1:] not in (b"[", b"^"):
+                raise _Invalid()  # [a-\\d]
+            if c == ord("[") and p[i + 1:i + 2] == b":":
+                j = p.find(b":]", i + 2)
+                if j >= 0:
+                    out += p[i:j + 2]
+                    i = j + 2
+                    continue
+                out += rb"\["
+            elif c == ord("]"):
+                in_class = False
+                out.append(c)
+            elif c == ord("["):
+                out += rb"\["
+            else:
+                out.append(c)
+            i += 1
+            continue
+        if extended and c in b" \t\n\r\x0b\x0c":
+            out.append(c)
+            i += 1
+            continue
+        if extended and c == ord("#"):
+            j = p.find(b"\n", i)
+            j = n if j < 0 else j
+            out += p[i:j]
+            i = j
+            continue
+        m = _QUANT.match(p, i)
+        if m:
+            if prev == "anchor" or prev == "quantmod" or (prev == "quant" and m.group(0) not in (b"?", b"+")):
+                raise _Invalid()
+            prev = "quantmod" if prev == "quant" else "quant"
+            out += m.group(0)
+            i = m.end()
+            continue
+        if c == 0x5C:  # backslash
+            if i + 1 >= n:
+                out.append(c)
+                i += 1
+                continue
+            d = p[i + 1]
+            if d == ord("Q"):
+                j = p.find(rb"\E", i + 2)
+                end = n if j < 0 else j
+                lit = p[i + 2:end]
+                out += _escape_literal(lit, False)
+                i = n if j < 0 else j + 2
+                if lit:
+                    prev = "atom"
+                continue
+            if d == ord("E"):
+                i += 2
+                continue
+            prev = "anchor" if d in _ANCHOR_ESCAPES else "atom"
+            if d == ord("N") and p[i + 2:i + 3] == b"{" and not _QUANT.match(p, i + 2):
+                raise _Invalid()  # \\N{name} exists only in UTF mode
+            code = _code_escape(p, i)
+            if code is not None:
+                out += code[0]
+                i = code[1]
+                continue
+            gref = _GREF.match(p, i)
+            if gref:
+                num = gref.group(1) or gref.group(2)
+                if num is not None:
+                    k = int(num)
+                    if k < 0:
+                        k = groups + 1 + k
+                    if k <= 0:
+                        raise _Invalid()
+                    out += b"(?:\\%d)" % k
+                else:
+                    target = gref.group(3) or gref.group(4)
+                    out += b"(?" + (target if target.isdigit() else b"&" + target) + b")"
+                i = gref.end()
+                continue
+            ref = _NAMED_REF.match(p, i)
+            if ref:
+                out += b"(?P=" + (ref.group(1) or ref.group(2) or ref.group(3)) + b")"
+                i = ref.end()
+                continue
+            if d in _SIMPLE:
+                out += _SIMPLE[d]
+            elif d == ord("z"):
+                out += rb"\Z"
+            elif d == ord("Z"):
+                out += rb"(?=\n?\Z)"
+            else:
+                out += p[i:i + 2]
+            i += 2
+            continue
+        if c == ord("(") and p[i + 1:i + 2] == b"*":  # a backtracking verb such as (*FAIL)
+            j = p.find(b")", i)
+            j = n - 1 if j < 0 else j
+            out += p[i:j + 1]
+            i = j + 1
+            prev = "anchor"  # verbs cannot be repeated
+            continue
+        if c == ord("(") and p[i + 1:i + 3] == b"?#":
+            j = p.find(b")", i)
+            i = n if j < 0 else j + 1
+            continue
+        if c == ord("["):
+            out.append(c)
+            i += 1
+            if i < n and p[i] == ord("^"):
+                out.append(p[i])
+                i += 1
+            if i < n and p[i] == ord("]"):
+                out += rb"\]"
+                i += 1
+            in_class = True
+            prev = "atom"
+            continue
+        if c == ord("{") and _BRACE_COMMA.match(p, i + 1):
+            out += rb"\{"
+            prev = "atom"
+            i += 1
+            continue
+        if c == ord("(") and (p[i + 1:i + 2] != b"?" or p[i + 1:i + 4] == b"?P<"
+                              or (p[i + 1:i + 3] in (b"?<", b"?'") and p[i + 3:i + 4] not in (b"=", b"!"))):
+            groups += 1
+        if c in b"(|":
+            prev = "none"
+        elif c in b"^$":
+            prev = "anchor"
+        else:
+            prev = "atom"
+        out.append(c)
+        i += 1
+    return bytes(out)
+
+
+def parse_options(opts: str, any_case: bool = False) -> tuple:
+    """(regex flags, full, global) for an options string."""
+    text = opts if not any_case else opts.lower()
+    flags = 0
+    if "i" in text:
+        flags |= _rx.IGNORECASE
+    if "m" in text:
+        flags |= _rx.MULTILINE
+    if "s" in text:
+        flags |= _rx.DOTALL
+    if "x" in text:
+        flags |= _rx.VERBOSE
+    return flags, "f" in text, "g" in text
+
+
+@functools.lru_cache(maxsize=512)
+def _compile(pattern: bytes, flags: int) -> Optional[tuple]:
+    """(pattern, anchored-non-empty pattern), or None when PCRE would reject it."""
+    if b"\0" in pattern:
+        pattern = pattern.split(b"\0", 1)[0]
+    try:
+        text = pcre_to_python(pattern, bool(flags & _rx.VERBOSE))
+        rx = _rx.compile(text, flags | _rx.VERSION0)
+        nonempty = _rx.compile(b"(?:" + text + b"\n)(?!\\G)" if (flags & _rx.VERBOSE or b"(?x" in text)
+                               else b"(?:" + text + b")(?!\\G)", flags | _rx.VERSION0)
+    except (_Invalid, _rx.error, ValueError, OverflowError, RecursionError):
+        return None
+    return rx, nonempty
+
+
+def compile_pattern(pattern: str, flags: int) -> Optional[tuple]:
+    """Compile a ClassAd pattern string (bytes semantics); None if it is invalid."""
+    return _compile(string_bytes(pattern), flags)
+
+
+# What the engine may raise at match time for a pattern PCRE2 would have refused
+# (runaway recursion such as ``(?R)?+``) or for a time-out: the call gives Error.
+_ENGINE_FAILURES = (TimeoutError, MemoryError, RecursionError, RuntimeError, OverflowError, _rx.error)
+
+
+def _search(rx: Any, subject: bytes, pos: int = 0) -> Any:
+    try:
+        return rx.search(subject, pos, timeout=MATCH_TIMEOUT)
+    except _ENGINE_FAILURES:
+        raise _Timeout() from None
+
+
+def _match(rx: Any, subject: bytes, pos: int) -> Any:
+    try:
+        return rx.match(subject, pos, timeout=MATCH_TIMEOUT)
+    except _ENGINE_FAILURES:
+        raise _Timeout() from None
+
+
+def search_bytes(pattern: str, subject: str, flags: int, notempty: bool = False) -> Any:
+    """True/False for an unanchored search, or ERROR (bad pattern or time limit)."""
+    compiled = compile_pattern(pattern, flags)
+    if compiled is None:
+        return ERROR
+    rx, nonempty = compiled
+    data = string_bytes(subject)
+    try:
+        if not notempty:
+            return _search(rx, data) is not None
+        return any(_match(nonempty, data, p) is not None for p in range(len(data) + 1))
+    except _Timeout:
+        return ERROR
+
+
+def _group_count(m: Any, groups: int) -> int:
+    top = 0
+    for g in range(1, groups + 1):
+        if m.span(g)[0] >= 0:
+            top = g
+    return top + 1
+
+
+def substitute(pattern: str, subject: str, repl: str, flags: int, full: bool, every: bool) -> Any:
+    """The reference's substitution loop (``regexps``/``replace``/``replaceAll``), byte for byte."""
+    compiled = compile_pattern(pattern, flags)
+    if compiled is None:
+        return ERROR
+    rx, nonempty = compiled
+    target = string_bytes(subject)
+    rbytes = string_bytes(repl).split(b"\0", 1)[0]
+    n = len(target)
+    out = bytearray()
+    idx = 0
+    empty = False
+    try:
+        while True:
+            if idx > n:
+                return ERROR  # PCRE2_ERROR_BADOFFSET after copying the terminating NUL
+            if empty:
+                m = _match(nonempty, target, idx)
+                if m is None:
+                    out += target[idx:idx + 1] if idx < n else b"\0"
+                    idx += 1
+                    empty = False
+                    if not every:
+                        break
+                    continue
+            else:
+                m = _search(rx, target, idx)
+                if m is None:
+                    break
+            ngroups = _group_count(m, rx.groups)
+            if full:
+                out += target[idx:m.start()]
+            i = 0
+            while i < len(rbytes):
+                c = rbytes[i]
+                if c == 0x5C and i + 1 < len(rbytes) and 0x30 <= rbytes[i + 1] <= 0x39:
+                    k = rbytes[i + 1] - 0x30
+                    i += 1
+                    if k >= ngroups:
+                        return ERROR
+                    out += m.group(k) or b""
+                else:
+                    out.append(c)
+                i += 1
+            idx = m.end()
+            if m.start() == m.end():
+                empty = True
+            if not every:
+                break
+    except _Timeout:
+        return ERROR
+    if full:
+        out += target[idx:]
+    return from_bytes(bytes(out))

@@ -1,0 +1,125 @@
+"""User-priority math (spec §3.2-§3.4) as pure functions over plain numbers.
+
+Nothing here reads a clock or a database: every time is passed in, so the worked
+examples of spec §7.4-§7.5 are plain asserts and Hypothesis can drive the functions
+directly.  :mod:`matchmaker.accountant` is the store that applies them to records.
+
+* RUP update: ``π(t) = β·π(t−δt) + (1−β)·ρ``, ``β = 0.5^(δt/h)``, never below 0.5.
+  With constant usage this is exact for any spacing of updates.
+* Charging: a match that starts (or ends) inside an update interval moves
+  "uncharged time" so the next update charges only the part actually used.
+* EUP = max(RUP, 0.5) × priority factor; a principal without a stored factor gets
+  one by the rules of :func:`default_prio_factor`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+MIN_PRIORITY = 0.5          # every RUP starts here and never goes below it
+NONE_GROUP = "<none>"       # the root of the group tree
+
+
+def decay_factor(dt: float, halflife: float) -> float:
+    """β = 0.5^(Δt/h): the weight the old RUP keeps after ``dt`` seconds."""
+    return 0.5 ** (dt / halflife)
+
+
+def updated_priority(rup: float, recent: float, dt: float, halflife: float) -> float:
+    """RUP after ``dt`` seconds of average usage ``recent``: max(0.5, β·RUP + (1−β)·recent).
+
+    A stored RUP below 0.5 (or 0, "never set") counts as 0.5.  With constant usage this
+    is exact for any spacing of updates: RUP(t) = ρ + (RUP0 − ρ)·0.5^(t/h).
+    """
+    beta = decay_factor(dt, halflife)
+    return max(MIN_PRIORITY, max(rup, MIN_PRIORITY) * beta + recent * (1.0 - beta))
+
+
+def recent_usage(weighted_in_use: float, weighted_uncharged: float, dt: float,
+                 hier_in_use: float = 0.0) -> float:
+    """Average weighted usage over the last ``dt`` seconds (a group uses its subtree's)."""
+    if hier_in_use > 0:
+        return hier_in_use
+    return weighted_in_use + weighted_uncharged / dt
+
+
+def match_start_charge(weight: float, start: float, last_update: float) -> float:
+    """Uncharged-time change when a match starts at ``start``: the slice before it is not used."""
+    return -(start - last_update) * weight
+
+
+def match_end_charge(weight: float, end: float, last_update: float) -> float:
+    """Uncharged-time change when a match ends at ``end``: everything since the last update.
+
+    This also cancels the negative charge of a match that started after the last update,
+    so a match that starts and ends within one interval is charged exactly its duration.
+    (HTCondor adds ``end - max(start, last_update)``, which under-charges such a match by
+    ``start - last_update``; listed in the differences document.)
+    """
+    return (end - last_update) * weight
+
+
+def effective_priority(rup: float, factor: float) -> float:
+    """EUP = max(RUP, 0.5) × priority factor (smaller is better)."""
+    return max(rup, MIN_PRIORITY) * factor
+
+
+def submitter_domain(name: str) -> str:
+    """The domain of ``user@domain`` (text after the last ``@``; empty if none)."""
+    return name.rpartition("@")[2] if "@" in name else ""
+
+
+def group_ancestors(group: Optional[str]) -> list[str]:
+    """``a.b.c`` -> ``[a.b.c, a.b, a]``; the root ``<none>`` has none."""
+    if not group or group == NONE_GROUP:
+        return []
+    parts = group.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+
+
+@dataclass(frozen=True)
+class FactorPolicy:
+    """The configured defaults a new principal's priority factor comes from (spec §3.4)."""
+
+    default: float = 1000.0             # DEFAULT_PRIO_FACTOR
+    nice_user: float = 1e10             # NICE_USER_PRIO_FACTOR
+    remote: float = 1e7                 # REMOTE_PRIO_FACTOR
+    local_domain: str = ""              # ACCOUNTANT_LOCAL_DOMAIN; empty: everyone is local
+    nice_prefix: str = "nice-user"      # NICE_USER_ACCOUNTING_GROUP_NAME
+    # name -> GROUP_PRIO_FACTOR of the name's assigned group (None/0: unset); from the groups module
+    group_factor: Optional[Callable[[str], Optional[float]]] = None
+
+    @classmethod
+    def from_knobs(cls, knobs: Any, group_factor: Optional[Callable[[str], Optional[float]]] = None
+                   ) -> "FactorPolicy":
+        """Read the factor knobs from a :class:`matchmaker.knobs.Knobs`."""
+        return cls(default=knobs.get("DEFAULT_PRIO_FACTOR"), nice_user=knobs.get("NICE_USER_PRIO_FACTOR"),
+                   remote=knobs.get("REMOTE_PRIO_FACTOR"),
+                   local_domain=knobs.get("ACCOUNTANT_LOCAL_DOMAIN") or "",
+                   nice_prefix=knobs.get("NICE_USER_ACCOUNTING_GROUP_NAME") or "nice-user",
+                   group_factor=group_factor)
+
+
+def default_prio_factor(name: str, policy: FactorPolicy) -> float:
+    """Factor for a principal with none stored: nice user > group factor > remote > default."""
+    if name.startswith(policy.nice_prefix):
+        return policy.nice_user
+    group = policy.group_factor(name) if policy.group_factor is not None else None
+    if group:
+        return group
+    if policy.local_domain and submitter_domain(name) != policy.local_domain:
+        return policy.remote
+    return policy.default
+
+
+def resolve_prio_factor(stored: float, name: str, policy: FactorPolicy) -> float:
+    """The stored factor if it is set (≥ 1), else the default for ``name``."""
+    return stored if stored >= 1.0 else default_prio_factor(name, policy)
+
+
+__all__ = [
+    "MIN_PRIORITY", "NONE_GROUP", "FactorPolicy", "decay_factor", "default_prio_factor", "effective_priority",
+    "group_ancestors", "match_end_charge", "match_start_charge", "recent_usage", "resolve_prio_factor",
+    "submitter_domain", "updated_priority",
+]

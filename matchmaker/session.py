@@ -1,0 +1,142 @@
+"""Negotiation cycles against the accountant store, one after another.
+
+:func:`matchmaker.negotiator.negotiate` is pure: it reads priorities and usage
+and returns matches.  A real negotiator also keeps books between cycles, and
+this module is that glue, shared by the CLI and by multi-cycle simulations:
+
+* :func:`run_cycle` -- in one accountant transaction: age the priorities to
+  ``now``, bring the claim records in line with the claimed slots (HTCondor's
+  CheckMatches), negotiate with EUPs frozen from the store, charge every match to
+  its submitter and group, and store the cycle's quota table (the next cycle's
+  source of ``RemoteGroupQuota``, and what ``userprio --quotas`` prints).  A
+  failure leaves the store as it was.
+* :func:`advance_pool` -- the pool as the next cycle would find it when every
+  match was claimed and nothing finished: matched slots Claimed/Busy by their
+  submitter (publishing ``RemoteGroup``-style attributes the startd would),
+  matched jobs running, preempted jobs idle again.  A partitionable slot is
+  claimed whole, as the negotiator charged it (spec §1.10).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable, Optional
+
+from classad.ad import ClassAd
+from classad.evaluate import evaluate_top
+
+from .accountant import Accountant, Claim, QuotaRecord
+from .ephemeral import MatchState
+from .groupmap import group_of_submitter, group_prio_factor
+from .negotiator import CycleResult, negotiate
+from .pool import IDLE, RUNNING, Pool, make_jobs, make_slots
+from .settings import Settings
+
+
+class AccountantPriorities:
+    """The accountant as the cycle's :class:`~matchmaker.ephemeral.Priorities` (EUPs frozen)."""
+
+    def __init__(self, acct: Accountant) -> None:
+        self.acct = acct
+        self._eup: dict[str, float] = {}
+
+    def eup(self, name: str) -> float:
+        if name not in self._eup:
+            self._eup[name] = self.acct.eup(name)
+        return self._eup[name]
+
+    def floor(self, name: str) -> float:
+        c = self.acct.get(name)
+        return c.floor if c is not None else 0.0
+
+    def ceiling(self, name: str) -> float:
+        c = self.acct.get(name)
+        return c.ceiling if c is not None else -1.0
+
+
+def group_function(settings: Settings) -> Callable[[Optional[str]], Optional[str]]:
+    """The group a submitter is charged to (None without group quotas)."""
+    tree = settings.group_tree
+    if tree is None:
+        return lambda _name: None
+    return lambda name: group_of_submitter(name, tree) if name else None
+
+
+def open_accountant(path: str, knobs: Any, settings: Settings) -> Accountant:
+    """The accountant store at ``path`` (``":memory:"`` for none), configured by the knobs;
+    a group's ``GROUP_PRIO_FACTOR`` is its members' default factor."""
+    tree = settings.group_tree
+    factor = (lambda name: group_prio_factor(name, tree)) if tree is not None else None
+    return Accountant.from_knobs(path, knobs, group_factor=factor)
+
+
+def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float) -> CycleResult:
+    """One cycle with the books kept (see the module docstring); one transaction."""
+    group_of = group_function(settings)
+    with acct.transaction():
+        acct.update_priorities(now)
+        claims = [Claim(s.name, s.customer, s.weight, group_of(s.customer), start_time=now)  # type: ignore[arg-type]
+                  for s in pool.slots if s.charged]
+        acct.sync_claims(claims, now)
+        usage = {c.name: c.weighted_resources_used for c in acct.customers() if not c.is_group}
+        result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage,
+                           previous_quotas=acct.previous_quotas())
+        for m in result.matches:
+            acct.add_match(m.submitter, m.slot, m.weight, now, group=group_of(m.submitter))
+        acct.set_group_quotas(QuotaRecord(g.name, g.quota, g.config_quota, g.is_static, g.subtree_quota, g.surplus,
+                                          g.requested, g.allocated, g.usage, g.sort_key, g.order, g.matched)
+                              for g in result.groups)
+    return result
+
+
+def advance_pool(pool: Pool, result: CycleResult, settings: Settings) -> Pool:
+    """The pool after ``result``'s matches were claimed (see the module docstring)."""
+    jobs = {j.id: j for j in pool.jobs}
+    job_ads = {j.id: j.ad for j in pool.jobs}
+    slot_ads = {s.name: s.ad for s in pool.slots}
+    for m in result.matches:
+        old = slot_ads[m.slot]
+        if m.preempted is not None:
+            was = old.evaluate("JobId", state=MatchState(None, 0.0))
+            if type(was) is str and was in job_ads:
+                job_ads[was] = _with(job_ads[was], JobStatus=IDLE)
+        job = jobs[m.job]
+        claim: dict[str, object] = {"State": "Claimed", "Activity": "Busy", "RemoteUser": m.submitter,
+                                    "RemoteOwner": m.submitter, "JobId": m.job,
+                                    "CurrentRank": _slot_rank(old, job.ad)}
+        if m.submitter != _user(job.ad):
+            claim["AccountingGroup"] = m.submitter     # the startd publishes the charged principal
+        if m.group is not None:
+            claim.update({"RemoteGroup": m.group, "RemoteNegotiatingGroup": m.negotiating_group,
+                          "RemoteAutoregroup": m.autoregroup})
+        slot_ads[m.slot] = _with(old, **claim)
+        job_ads[m.job] = _with(job.ad, JobStatus=RUNNING, RemoteHost=m.slot)
+    slots = make_slots([(slot_ads[s.name], s.source) for s in pool.slots], use_slot_weights=settings.use_slot_weights,
+                       slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight)
+    new_jobs = make_jobs([(job_ads[j.id], j.source) for j in pool.jobs], uid_domain=settings.uid_domain)
+    return replace(pool, slots=slots, jobs=new_jobs, refused=[])
+
+
+def _with(ad: ClassAd, **values: object) -> ClassAd:
+    out = ClassAd(ad)
+    out.update(values)
+    return out
+
+
+def _user(ad: ClassAd) -> Optional[str]:
+    v = ad.evaluate("User", state=MatchState(None, 0.0))
+    return v if type(v) is str else None
+
+
+def _slot_rank(slot: ClassAd, job: ClassAd) -> float:
+    """The slot's Rank for the job it now runs: its CurrentRank (0 if not a number)."""
+    node = slot.get_node("Rank")
+    if node is None:
+        return 0.0
+    state = MatchState(None, 0.0)
+    state.my, state.target = slot, job
+    v = evaluate_top(node, slot, state)
+    return float(v) if type(v) in (int, float) else 0.0
+
+
+__all__ = ["AccountantPriorities", "advance_pool", "group_function", "open_accountant", "run_cycle"]

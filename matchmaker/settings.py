@@ -1,0 +1,159 @@
+"""Every knob one negotiation cycle reads, typed and read once (spec §5).
+
+:class:`Settings` is a frozen record built from :class:`matchmaker.knobs.Knobs`
+by :meth:`Settings.from_knobs`, which reads every knob at once so a bad value
+fails before any work is done (``ConfigError`` naming the file and line).  The
+cycle never sees raw configuration: the group tree (``GROUP_NAMES`` and the
+``GROUP_*_<g>`` knobs) is built here, and the accounting-group map file named by
+``MATCHMAKER_ACCOUNTING_GROUP_MAP_FILE`` (set by ``use FEATURE :
+AssignAccountingGroup(...)``) is read and parsed here, so a bad map line is a
+``ConfigError`` naming the map file, line and column.
+
+The three ``MATCHMAKER_*`` switches select the manual's behaviour where
+HTCondor's manual and code disagree (spec §1.15); the defaults follow the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from classad import ast
+
+from .config_reader import ACCOUNTING_GROUP_MAP_KNOBS
+from .errors import ConfigError
+from .evaluator import MatchPolicy
+from .groupmap import GroupMapping, MapFileError, parse_group_map
+from .groups import GroupConfig, GroupTree, build_tree
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every knob the cycle reads, typed; build with :meth:`from_knobs` or :meth:`defaults`."""
+
+    policy: MatchPolicy
+    use_slot_weights: bool = True
+    slot_weight_expr: Optional[ast.Node] = None
+    force_slot_weight: bool = False
+    ignore_user_priorities: bool = False
+    consider_early_preemption: bool = False
+    negotiate_all_jobs_in_cluster: bool = False
+    cross_slot_prios: bool = False
+    resource_prefix: str = "slot"
+    slot_constraint: Optional[ast.Node] = None
+    poolsize_constraint: Optional[ast.Node] = None
+    submitter_constraint: Optional[ast.Node] = None
+    job_constraint: Optional[ast.Node] = None
+    significant_attributes: Optional[tuple[str, ...]] = None
+    add_significant: tuple[str, ...] = ()
+    remove_significant: tuple[str, ...] = ()
+    remove_significant_regex: Optional[str] = "^Slot[0-9]*_"
+    uid_domain: Optional[str] = None
+    concurrency_capacity: Callable[[str], float] = lambda _n: 2308032.0
+    job_order_by_qdate: bool = False
+    # group quotas (spec §4); no tree: GROUP_NAMES is empty
+    group_tree: Optional[GroupTree] = None
+    allow_quota_oversubscription: bool = True
+    strict_enforce_quota: bool = True
+    max_allocation_rounds: int = 3
+    round_robin_rate: float = 1e100
+    group_sort_expr: Optional[ast.Node] = None
+    use_weighted_demand: bool = True
+    # the submit side: which group a job may claim (None: every claim is trusted, as by default)
+    group_mapping: Optional[GroupMapping] = None
+
+    @classmethod
+    def from_knobs(cls, knobs: Any) -> "Settings":
+        """Read every knob now, so a bad value fails before any work (ConfigError)."""
+        g = knobs.get
+        policy = MatchPolicy(**{f: g(k) for f, k in _POLICY_KNOBS.items()})
+        values = {f: g(k) for f, k in _CYCLE_KNOBS.items()}
+        for f in ("significant_attributes", "add_significant", "remove_significant"):
+            if values[f] is not None:
+                values[f] = tuple(values[f])
+            elif f != "significant_attributes":
+                values[f] = ()
+        return cls(policy=policy, resource_prefix=g("STARTD_RESOURCE_PREFIX") or "slot",
+                   concurrency_capacity=knobs.concurrency_limit, group_tree=group_tree_from_knobs(knobs),
+                   group_mapping=group_mapping_from_knobs(knobs), **values)
+
+    @classmethod
+    def defaults(cls, **changes: Any) -> "Settings":
+        """HTCondor's defaults, with ``changes`` applied (``consider_preemption=`` etc. go to the policy)."""
+        from .knobs import Knobs
+
+        base = cls.from_knobs(Knobs())
+        fields = MatchPolicy.__dataclass_fields__
+        policy = replace(base.policy, **{k: v for k, v in changes.items() if k in fields})
+        return replace(base, policy=policy, **{k: v for k, v in changes.items() if k not in fields})
+
+
+# Settings fields and the knobs they come from.
+_POLICY_KNOBS = {
+    "consider_preemption": "NEGOTIATOR_CONSIDER_PREEMPTION", "preemption_requirements": "PREEMPTION_REQUIREMENTS",
+    "preemption_rank": "PREEMPTION_RANK", "pre_job_rank": "NEGOTIATOR_PRE_JOB_RANK",
+    "post_job_rank": "NEGOTIATOR_POST_JOB_RANK", "ignore_job_ranks": "NEGOTIATOR_IGNORE_JOB_RANKS",
+    "matchlist_caching": "NEGOTIATOR_MATCHLIST_CACHING",
+    "preemption_requirements_stable": "PREEMPTION_REQUIREMENTS_STABLE",
+    "preemption_rank_stable": "PREEMPTION_RANK_STABLE",
+    "preemption_needs_better_eup": "MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP",
+    "skip_claimed_idle": "MATCHMAKER_SKIP_CLAIMED_IDLE"}
+_CYCLE_KNOBS = {
+    "use_slot_weights": "NEGOTIATOR_USE_SLOT_WEIGHTS", "slot_weight_expr": "SLOT_WEIGHT",
+    "force_slot_weight": "FORCE_NEGOTIATOR_SLOT_WEIGHT", "ignore_user_priorities": "NEGOTIATOR_IGNORE_USER_PRIORITIES",
+    "consider_early_preemption": "NEGOTIATOR_CONSIDER_EARLY_PREEMPTION",
+    "negotiate_all_jobs_in_cluster": "NEGOTIATE_ALL_JOBS_IN_CLUSTER", "cross_slot_prios": "NEGOTIATOR_CROSS_SLOT_PRIOS",
+    "slot_constraint": "NEGOTIATOR_SLOT_CONSTRAINT", "poolsize_constraint": "NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT",
+    "submitter_constraint": "NEGOTIATOR_SUBMITTER_CONSTRAINT", "job_constraint": "NEGOTIATOR_JOB_CONSTRAINT",
+    "significant_attributes": "SIGNIFICANT_ATTRIBUTES", "add_significant": "ADD_SIGNIFICANT_ATTRIBUTES",
+    "remove_significant": "REMOVE_SIGNIFICANT_ATTRIBUTES",
+    "remove_significant_regex": "REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "uid_domain": "UID_DOMAIN",
+    "job_order_by_qdate": "MATCHMAKER_JOB_ORDER_BY_QDATE",
+    "allow_quota_oversubscription": "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION",
+    "strict_enforce_quota": "NEGOTIATOR_STRICT_ENFORCE_QUOTA",
+    "max_allocation_rounds": "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", "round_robin_rate": "GROUP_QUOTA_ROUND_ROBIN_RATE",
+    "group_sort_expr": "GROUP_SORT_EXPR", "use_weighted_demand": "NEGOTIATOR_USE_WEIGHTED_DEMAND"}
+
+
+def group_tree_from_knobs(knobs: Any) -> Optional[GroupTree]:
+    """The group tree of ``GROUP_NAMES`` and the ``GROUP_*_<g>`` knobs; None without groups."""
+    names = knobs.group_names()
+    if not names:
+        return None
+    return build_tree(GroupConfig(g, knobs.group_quota(g), knobs.group_quota_dynamic(g),
+                                  knobs.group_accept_surplus(g), knobs.group_autoregroup(g),
+                                  knobs.group_prio_factor(g)) for g in names)
+
+
+def group_mapping_from_knobs(knobs: Any) -> Optional[GroupMapping]:
+    """Read and parse the accounting-group map file, if one is configured.
+
+    A relative file name is taken relative to the configuration file that names it
+    (as includes are).  An unreadable file is a ``ConfigError`` at that config line; a
+    malformed map line is a ``ConfigError`` naming the map file, line and column.
+    """
+    map_knob, check_knob = ACCOUNTING_GROUP_MAP_KNOBS
+    name = knobs.get(map_knob)
+    check = bool(knobs.get(check_knob))
+    if not name:
+        return None
+    where = knobs.config.definition(map_knob)
+    path = Path(name)
+    if not path.is_absolute() and where is not None and not where.file.startswith("<"):
+        path = Path(where.file).parent / path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"{map_knob}: cannot read accounting-group map file {str(path)!r}: {reason}",
+                          file=where.file if where else None, line=where.line if where else None) from None
+    try:
+        groups = parse_group_map(text)
+    except MapFileError as exc:
+        raise ConfigError(f"accounting-group map: {exc.message}", file=str(path), line=exc.line,
+                          column=exc.column) from None
+    return GroupMapping(groups, str(path), check)
+
+
+__all__ = ["Settings", "group_mapping_from_knobs", "group_tree_from_knobs"]

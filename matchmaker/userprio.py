@@ -1,0 +1,200 @@
+"""What ``condor_userprio`` shows and edits (spec §3.5, §3.7), over the accountant store.
+
+Two views of :class:`~matchmaker.accountant.Accountant`:
+
+* the priority table: one :class:`PrioRow` per principal (EUP, RUP, factor, usage),
+  best effective priority first;
+* the quota table (``-quotas``): the group quotas of the last negotiation cycle,
+  which the cycle stores in the accountant (:class:`~matchmaker.accountant.QuotaRecord`),
+  so the view needs no configuration and shows what the negotiator last used --
+  as ``condor_userprio`` asks the running negotiator rather than reading config.
+
+Design: rows are plain data built by pure functions; the text renderers return
+strings and never touch a terminal, so the CLI only chooses and prints.  Dates
+are printed in UTC so output does not depend on the machine's time zone.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional, Sequence
+
+from .accountant import Accountant, QuotaRecord
+from .priority_math import NONE_GROUP, effective_priority, resolve_prio_factor
+
+DAY = 86400.0
+_RULE = "-" * 24 + " " + "-" * 9 + " " + "-" * 9 + " " + "-" * 7 + " " + "-" * 9 + " " + "-" * 10
+
+
+@dataclass(frozen=True)
+class PrioRow:
+    """One line of ``condor_userprio`` (spec §3.7)."""
+
+    name: str
+    is_group: bool
+    effective_priority: float
+    real_priority: float
+    priority_factor: float
+    resources_used: float
+    weighted_resources_used: float
+    accumulated_usage_hours: float          # weighted
+    begin_usage_time: float
+    last_usage_time: float
+    time_since_last_usage: float            # LastUpdate − LastUsageTime; 0 prints as "<now>"
+    floor: float
+    ceiling: float
+
+
+def priority_report(acct: Accountant, *, names: Optional[Iterable[str]] = None, all_users: bool = False,
+                    now: Optional[float] = None, window: float = DAY) -> list[PrioRow]:
+    """The rows ``condor_userprio`` shows, best (smallest) effective priority first.
+
+    By default only principals used within ``window`` seconds of ``now`` (default: the
+    last update); ``all_users`` shows every record, ``names`` exactly those named.
+    """
+    last = acct.last_update_time or 0.0
+    ref = last if now is None else now
+    wanted = set(names) if names is not None else None
+    rows = []
+    for c in acct.customers():
+        if wanted is not None:
+            if c.name not in wanted:
+                continue
+        elif not all_users and (c.last_usage_time <= 0 or c.last_usage_time < ref - window):
+            continue
+        factor = resolve_prio_factor(c.factor, c.name, acct.factors)
+        rows.append(PrioRow(
+            name=c.name, is_group=c.is_group, effective_priority=effective_priority(c.rup, factor),
+            real_priority=c.rup, priority_factor=factor, resources_used=c.resources_used,
+            weighted_resources_used=c.weighted_resources_used,
+            accumulated_usage_hours=c.weighted_accumulated_usage / 3600.0,
+            begin_usage_time=c.begin_usage_time, last_usage_time=c.last_usage_time,
+            time_since_last_usage=max(0.0, last - c.last_usage_time) if c.last_usage_time else 0.0,
+            floor=c.floor, ceiling=c.ceiling))
+    rows.sort(key=lambda r: (r.effective_priority, r.name))
+    return rows
+
+
+def admin(acct: Accountant, command: str, name: str, value: Optional[str] = None, *, now: float = 0.0) -> None:
+    """Apply one ``condor_userprio`` edit by its option name (``setprio``, ``-delete``, ...)."""
+    numeric = {"setprio": acct.set_priority, "setfactor": acct.set_factor,
+               "setaccum": acct.set_accumulated_usage, "setbegin": acct.set_begin_usage_time,
+               "setlast": acct.set_last_usage_time, "setceiling": acct.set_ceiling,
+               "setfloor": acct.set_floor}
+    command = command.lstrip("-").lower()
+    if command in numeric:
+        if value is None:
+            raise ValueError(f"{command} needs a value")
+        numeric[command](name, float(value))
+    elif command == "resetusage":
+        acct.reset_usage(name, now)
+    elif command == "delete":
+        acct.delete(name)
+    else:
+        raise ValueError(f"unknown condor_userprio edit {command!r}")
+
+
+# ---- the quota table (-quotas) ---------------------------------------------------------------
+
+
+def quota_report(acct: Accountant, *, all_groups: bool = False) -> list[QuotaRecord]:
+    """The groups ``-quotas`` lists, in the last cycle's group order.
+
+    Like ``condor_userprio``'s default of showing only active records, a group is listed
+    when it had demand or usage in the last cycle; ``all_groups`` lists every configured
+    group and the root ``<none>``.
+    """
+    rows = acct.group_quotas()
+    if not all_groups:
+        rows = [q for q in rows if q.name != NONE_GROUP and (q.requested > 0 or q.usage > 0)]
+    return rows
+
+
+def surplus_policy(rows: Sequence[QuotaRecord]) -> str:
+    """The footer's pool-wide policy: surplus is shared in proportion to quota
+    (``ByQuota``), or ``Regroup`` when some group also negotiates in ``<none>``."""
+    return "Regroup" if any(q.surplus == "Regroup" for q in rows) else "ByQuota"
+
+
+def user_count(acct: Accountant) -> int:
+    """Submitter records (not groups) in the accountant: the footer's "Number of users"."""
+    return sum(1 for c in acct.customers() if not c.is_group)
+
+
+def _quantity(x: float) -> str:
+    """A demand: whole numbers without decimals (job counts), else two decimals."""
+    return f"{x:.0f}" if float(x).is_integer() else f"{x:.2f}"
+
+
+def format_time(epoch: Optional[float]) -> str:
+    """``MM/DD HH:MM`` in UTC, or ``never``."""
+    if epoch is None:
+        return "never"
+    return time.strftime("%m/%d %H:%M", time.gmtime(epoch))
+
+
+def format_quotas(rows: Sequence[QuotaRecord], *, last_update: Optional[float], users: int,
+                  policy: str) -> str:
+    """The ``condor_userprio -quotas`` table (column layout of spec §3.7)."""
+    lines = [f"Last Priority Update: {format_time(last_update)}",
+             "Group                    Effective  Config     Use    Subtree  Requested",
+             "Name                       Quota     Quota   Surplus   Quota   Resources",
+             _RULE]
+    for q in rows:
+        lines.append(f"{q.name:<24} {q.quota:9.2f} {q.config_quota:9.2f} {q.surplus:<7} "
+                     f"{q.subtree_quota:9.2f} {_quantity(q.requested):>10}")
+    lines.append(_RULE)
+    lines.append(f"{'Number of users: ' + str(users):<51}{policy}")
+    return "\n".join(lines) + "\n"
+
+
+def quotas_json(rows: Sequence[QuotaRecord], *, last_update: Optional[float], users: int,
+                policy: str) -> dict[str, Any]:
+    """The ``--quotas --json`` document."""
+    return {"last_update": last_update, "users": users, "surplus_policy": policy, "groups": [
+        {"name": q.name, "effective_quota": q.quota, "config_quota": q.config_quota,
+         "quota_is_static": q.is_static, "use_surplus": q.surplus, "subtree_quota": q.subtree_quota,
+         "requested": q.requested, "allocated": q.allocated, "usage": q.usage,
+         "sort_key": q.sort_key if math.isfinite(q.sort_key) else None, "order": q.position,
+         "matched": q.matched} for q in rows]}
+
+
+# ---- the priority table ----------------------------------------------------------------------
+
+
+def _table(rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for row in rows:
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        out.append("  ".join(cells).rstrip())
+    return "\n".join(out) + "\n"
+
+
+def format_priorities(rows: Sequence[PrioRow]) -> str:
+    """A ``condor_userprio``-like table of priorities and usage."""
+    if not rows:
+        return "No users.\n"
+    return _table([("USER", "EFFECTIVE", "REAL", "FACTOR", "IN USE", "USAGE (HRS)", "FLOOR", "CEILING")] +
+                  [(r.name, f"{r.effective_priority:.2f}", f"{r.real_priority:.2f}", f"{r.priority_factor:.2f}",
+                    f"{r.weighted_resources_used:g}", f"{r.accumulated_usage_hours:.2f}",
+                    f"{r.floor:g}" if r.floor else "", f"{r.ceiling:g}" if r.ceiling >= 0 else "")
+                   for r in rows], right=(1, 2, 3, 4, 5, 6, 7))
+
+
+def priorities_json(rows: Sequence[PrioRow], last_update: Optional[float]) -> dict[str, Any]:
+    """The ``--json`` document of the priority table."""
+    return {"last_update": last_update, "users": [{
+        "name": r.name, "is_group": r.is_group, "effective_priority": r.effective_priority,
+        "real_priority": r.real_priority, "priority_factor": r.priority_factor,
+        "resources_used": r.resources_used, "weighted_resources_used": r.weighted_resources_used,
+        "accumulated_usage_hours": r.accumulated_usage_hours, "begin_usage_time": r.begin_usage_time,
+        "last_usage_time": r.last_usage_time, "floor": r.floor, "ceiling": r.ceiling} for r in rows]}
+
+
+__all__ = [
+    "PrioRow", "admin", "format_priorities", "format_quotas", "format_time", "priorities_json",
+    "priority_report", "quota_report", "quotas_json", "surplus_policy", "user_count",
+]
