@@ -63,6 +63,11 @@ class ClassAd(MutableMapping):
         entry = self._attrs.get(lname)
         return entry[1] if entry is not None else None
 
+    def lookup_node(self, lname: str) -> Optional[ast.Node]:
+        """The expression node of attribute ``lname`` (already lower-case) in this ad only."""
+        entry = self._attrs.get(lname)
+        return entry[1] if entry is not None else None
+
     def node_items(self) -> Iterator[tuple[str, ast.Node]]:
         """(spelling, expression node) pairs in insertion order."""
         return iter(self._attrs.values())

@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 from . import ast
 from .functions import registry
 from .operators import BINARY, UNARY, meta_equal
-from .values import ERROR, UNDEFINED, ListValue, truthiness
+from .values import ERROR, UNDEFINED, ListValue, RelTime, truthiness
 
 # Closures call closures; Python 3.11 does not use the C stack for these calls,
 # so a higher limit is safe and lets deep (but legal) expressions evaluate.
@@ -313,6 +313,11 @@ def _found_in_chain(ad: Any, lname: str, state: EvalState) -> bool:
 
 def _compile_literal(node: ast.Literal) -> Callable:
     value = node.value
+    if type(value) is RelTime:
+        # A folded relTime("...") literal prints as relTime but evaluates to a real, as in
+        # HTCondor: isRelTime(relTime("5")) is false, relTime("90") + relTime(1) is error.
+        secs = float(value.secs)
+        return lambda ad, st: secs
     return lambda ad, st: value
 
 
@@ -320,8 +325,9 @@ def _compile_attr(node: ast.AttrRef) -> Callable:
     lname = node.lname
     if node.absolute:
         def absolute(ad: Any, st: EvalState) -> Any:
-            if ad is None:
-                return UNDEFINED
+            if ad is None or st.my is None:
+                # No root ad: a hard evaluation failure in HTCondor, Error here.
+                return ERROR
             return lookup_in_chain(_root(ad, st), lname, st)
         return absolute
 

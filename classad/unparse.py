@@ -16,8 +16,7 @@ from typing import Any
 
 from . import ast
 from .values import (
-    ERROR, UNDEFINED, AbsTime, ListValue, RelTime, format_real, format_real_old, real_to_string,
-    string_bytes,
+    ERROR, UNDEFINED, AbsTime, ListValue, RelTime, format_real, format_real_old, string_bytes,
 )
 
 RESERVED_NAMES = frozenset({"error", "false", "is", "isnt", "parent", "true", "undefined"})
@@ -192,7 +191,8 @@ def unparse_ad(ad: Any) -> str:
 def value_to_string(v: Any) -> str:
     """What ``string(v)`` gives for a non-Undefined, non-Error value.
 
-    Reals use ``%1.15E``; strings are themselves; times print without the
+    Reals print as the unparser prints them (``%1.15E``, ``0.0``, ``real("NaN")``);
+    strings are themselves; times print without the
     ``absTime(...)`` wrapper; lists and ads are unparsed.
     """
     t = type(v)
@@ -203,7 +203,10 @@ def value_to_string(v: Any) -> str:
     if t is int:
         return str(v)
     if t is float:
-        return real_to_string(v)
-    if t is AbsTime or t is RelTime:
+        return format_real(v)
+    if t is AbsTime:
         return _time_text(v)
+    if t is RelTime:  # read through a time_t: whole seconds only
+        secs = v.secs
+        return _time_text(RelTime(float(int(secs))))
     return _NEW.value(v)

@@ -203,17 +203,6 @@ def format_real(x: float) -> str:
     return "%1.15E" % x
 
 
-def real_to_string(x: float) -> str:
-    """A real converted to a string value (``string()``, ``strcat``): ``%1.15E``."""
-    if x != x:
-        return "NaN" if math.copysign(1.0, x) > 0 else "-NaN"
-    if x == math.inf:
-        return "INF"
-    if x == -math.inf:
-        return "-INF"
-    return "%1.15E" % x
-
-
 def format_real_old(x: float) -> str:
     """A real as old-syntax and JSON printers write it (``%.16G``, ``.0`` added if bare)."""
     if x != x:

@@ -1,13 +1,20 @@
 """Group membership: submitter name -> negotiating group (negotiator.md 4.2) and the
-accounting-group map file of seed 002 ("Setting Accounting Group automatically per user")."""
+accounting-group map file of seed 002 ("Setting Accounting Group automatically per user"):
+its syntax, how it is applied to jobs at submit time, and the knobs that name it."""
 
 from __future__ import annotations
 
 import pytest
 
-from matchmaker.groupmap import (MapFileError, group_demand, group_of_submitter,
+from classad.ad import ClassAd
+from matchmaker.errors import ConfigError
+from matchmaker.groupmap import (GroupMapping, MapFileError, group_demand, group_of_submitter,
                                  group_prio_factor, negotiating_members, parse_group_map)
 from matchmaker.groups import ROOT, GroupConfig, build_tree
+from matchmaker.knobs import Knobs
+from matchmaker.negotiator import StaticPriorities, negotiate
+from matchmaker.pool import pool_from_ads
+from matchmaker.settings import Settings
 
 SEED_MAP = """\
 * Alice\tgroup_physics
@@ -132,3 +139,104 @@ def test_bad_lines_raise_with_position(text, line, column, words):
     assert isinstance(err, ValueError)
     assert (err.line, err.column) == (line, column)
     assert words in err.message and f"line {line}" in str(err)
+
+
+# ----------------------------------------------------------------- applying a map to jobs
+
+def mapping(check_request: bool = True) -> GroupMapping:
+    return GroupMapping(parse_group_map("* alice group_physics,group_chemistry\n* bob group_atlas\n"),
+                        "groups.map", check_request)
+
+
+def test_assign_requested_default_and_refused():
+    """Seed: the first group of the list is the default, the list is what the user may opt
+    into; a request outside it is refused, naming group, user, allowed groups and map."""
+    m = mapping()
+    assert m.assign("alice", None) == ("group_physics", None)
+    assert m.assign("alice", "GROUP_CHEMISTRY") == ("group_chemistry", None)   # the map's spelling
+    group, reason = m.assign("alice", "group_atlas")
+    assert group is None
+    assert reason == ("accounting group 'group_atlas' is not allowed for user 'alice' "
+                      "(it may use group_physics, group_chemistry; map file groups.map)")
+    assert m.assign("carol", None) == (None, None)                             # no rule: no group
+    assert "no rule of the map names that user" in (m.assign("carol", "group_atlas")[1] or "")
+
+
+def test_assign_without_check_moves_to_the_default():
+    """``AssignAccountingGroup(map, false)``: an invalid request is ignored, not refused."""
+    m = mapping(check_request=False)
+    assert m.assign("alice", "group_atlas") == ("group_physics", None)
+    assert m.assign("carol", "group_atlas") == (None, None)
+
+
+def _job(cluster: int, owner: str, **attrs: object) -> ClassAd:
+    return ClassAd({"ClusterId": cluster, "ProcId": 0, "Owner": owner, "User": f"{owner}@d", "JobStatus": 1,
+                    "Requirements": True, **attrs})
+
+
+def test_pool_applies_the_map_at_submit_time():
+    """A job without a group gets its owner's default group (AcctGroup, AcctGroupUser and
+    AccountingGroup set, as the transform does); a job claiming a forbidden group never
+    enters the queue and is listed as refused; a permitted claim is kept."""
+    pool = pool_from_ads([], [_job(1, "alice"), _job(2, "alice", AccountingGroup="group_atlas.alice"),
+                              _job(3, "alice", AcctGroup="group_chemistry", AcctGroupUser="x")],
+                         group_mapping=mapping())
+    assert [(j.id, j.submitter) for j in pool.jobs] == [("1.0", "group_physics.alice@d"),
+                                                       ("3.0", "group_chemistry.x@d")]
+    assert pool.jobs[0].ad["AccountingGroup"] == "group_physics.alice"
+    assert pool.jobs[0].ad["AcctGroup"] == "group_physics"
+    assert [job for job, _ in pool.refused] == ["2.0"]
+
+
+def test_refused_jobs_are_reported_by_the_cycle():
+    """The cycle lists refused requests first among the rejected, with the reason, and
+    never matches them."""
+    slots = [ClassAd({"Name": f"s{i}", "Cpus": 1, "Requirements": True}) for i in range(3)]
+    pool = pool_from_ads(slots, [_job(1, "bob", AccountingGroup="group_physics.bob"), _job(2, "bob")],
+                         group_mapping=mapping())
+    r = negotiate(pool, Settings.defaults(), StaticPriorities(), 0.0)
+    assert [(m.job, m.submitter) for m in r.matches] == [("2.0", "group_atlas.bob@d")]
+    assert r.rejected[0].job == "1.0"
+    assert "accounting group 'group_physics' is not allowed for user 'bob'" in r.rejected[0].reason
+
+
+# ----------------------------------------------------------------- the configuration knobs
+
+def test_use_feature_assign_accounting_group_reads_the_map(tmp_path):
+    """``use FEATURE : AssignAccountingGroup(map)`` (the seed's spelling) sets the map file,
+    found next to the config file; a second argument ``false`` turns the check off."""
+    (tmp_path / "groups.map").write_text("* alice group_physics\n")
+    config = tmp_path / "negotiator.config"
+    config.write_text("use FEATURE : AssignAccountingGroup(groups.map)\n")
+    m = Settings.from_knobs(Knobs.from_file(config)).group_mapping
+    assert m is not None and m.check_request is True
+    assert m.groups.default_group("alice") == "group_physics"
+    config.write_text("use feature : assignaccountinggroup( groups.map , false )\n")
+    m = Settings.from_knobs(Knobs.from_file(config)).group_mapping
+    assert m is not None and m.check_request is False
+    assert Settings.from_knobs(Knobs.from_string("")).group_mapping is None
+
+
+def test_bad_map_line_is_a_config_error_naming_the_map(tmp_path):
+    """A malformed map line is a ConfigError with the map file, line and column."""
+    (tmp_path / "groups.map").write_text("* alice group_physics\n* bob\n")
+    config = tmp_path / "negotiator.config"
+    config.write_text("MATCHMAKER_ACCOUNTING_GROUP_MAP_FILE = groups.map\n")
+    with pytest.raises(ConfigError) as info:
+        Settings.from_knobs(Knobs.from_file(config))
+    err = info.value
+    assert (err.file, err.line, err.column) == (str(tmp_path / "groups.map"), 2, 6)
+    assert "missing accounting group" in err.message
+
+
+def test_missing_map_file_and_bad_template_arguments(tmp_path):
+    """A map file that cannot be read is reported at the config line naming it; the
+    template needs one or two arguments."""
+    config = tmp_path / "negotiator.config"
+    config.write_text("# groups\nuse FEATURE : AssignAccountingGroup(nosuch.map)\n")
+    with pytest.raises(ConfigError) as info:
+        Settings.from_knobs(Knobs.from_file(config))
+    assert (info.value.file, info.value.line) == (str(config), 2)
+    assert "nosuch.map" in info.value.message
+    with pytest.raises(ConfigError, match="map file name"):
+        Knobs.from_string("use FEATURE : AssignAccountingGroup(a, b, c)\n")

@@ -1,0 +1,204 @@
+"""The ``matchmaker`` command line with accounting groups: the ``groups`` list of
+``negotiate --json`` and its human table, ``userprio --quotas`` (the manual's
+``condor_userprio -quotas`` illustration), the quota table kept in the state database
+for the next cycle's ``RemoteGroupQuota``, the accounting-group map file, and the
+example in examples/groups/ (numbers derived by hand in its README)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "groups"
+NOW = "1700000000"
+
+HEP_LEP = """\
+GROUP_NAMES = group_physics, group_physics.hep, group_physics.lep, group_chemistry
+GROUP_QUOTA_group_physics     =   20
+GROUP_QUOTA_group_physics.hep =   15
+GROUP_QUOTA_group_physics.lep =    5
+GROUP_QUOTA_group_chemistry   =   10
+"""
+
+
+def mm(*args: object) -> subprocess.CompletedProcess:
+    """Run ``python -m matchmaker.cli`` from the repository root."""
+    return subprocess.run([sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def slots_text(n: int, claimed_by: Optional[str] = None) -> str:
+    ads = []
+    for i in range(1, n + 1):
+        ad = f'Name = "slot{i}@host"\nSlotID = {i}\nCpus = 1\nRequirements = true\n'
+        if claimed_by:
+            ad += (f'State = "Claimed"\nActivity = "Busy"\nRemoteUser = "{claimed_by}"\n'
+                   f'AccountingGroup = "{claimed_by}"\nCurrentRank = 0\n')
+        ads.append(ad)
+    return "\n".join(ads)
+
+
+def jobs_text(*clusters: tuple[str, int, int]) -> str:
+    """``(group.user, count, JobStatus)`` per cluster; users are in domain d."""
+    ads = []
+    for cluster, (name, n, status) in enumerate(clusters, 1):
+        owner = name.rpartition(".")[2]
+        for proc in range(n):
+            ads.append(f'ClusterId = {cluster}\nProcId = {proc}\nOwner = "{owner}"\nUser = "{owner}@d"\n'
+                       f'AccountingGroup = "{name}"\nJobStatus = {status}\nRequirements = true\n')
+    return "\n".join(ads)
+
+
+def files(tmp: Path, config: str, slots: str, jobs: str, tag: str = "") -> list[str]:
+    (tmp / f"neg{tag}.config").write_text(config)
+    (tmp / f"slots{tag}.ads").write_text(slots)
+    (tmp / f"jobs{tag}.ads").write_text(jobs)
+    return ["--config", str(tmp / f"neg{tag}.config"), "--slots", str(tmp / f"slots{tag}.ads"),
+            "--jobs", str(tmp / f"jobs{tag}.ads")]
+
+
+def test_userprio_quotas_reproduces_the_manuals_table(tmp_path):
+    """Spec §3.7 / seed: the hep/lep example with 60 jobs queued in each group gives
+    exactly the manual's ``condor_userprio -quotas`` rows and footer (2 users, ByQuota)."""
+    db = tmp_path / "acct.db"
+    args = files(tmp_path, HEP_LEP, slots_text(30),
+                 jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)))
+    assert mm("negotiate", *args, "--now", NOW, "--state", db).returncode == 0
+    proc = mm("userprio", "--state", db, "--quotas")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "Last Priority Update: 11/14 22:13"        # 1700000000 in UTC
+    assert lines[1:] == [
+        "Group                    Effective  Config     Use    Subtree  Requested",
+        "Name                       Quota     Quota   Surplus   Quota   Resources",
+        "------------------------ --------- --------- ------- --------- ----------",
+        "group_physics.hep            15.00     15.00 no          15.00         60",
+        "group_physics.lep             5.00      5.00 no           5.00         60",
+        "------------------------ --------- --------- ------- --------- ----------",
+        "Number of users: 2                                 ByQuota",
+    ]
+
+
+def test_userprio_quotas_json_and_allusers(tmp_path):
+    """``--json`` gives the same rows as data; ``--allusers`` adds the groups without
+    demand or usage and `<none>` (physics keeps its subtree quota 20 as its own under the
+    default oversubscription; `<none>` keeps 30 - (20 + 10) = 0 of the pool of 30)."""
+    db = tmp_path / "acct.db"
+    args = files(tmp_path, HEP_LEP, slots_text(30),
+                 jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)))
+    assert mm("negotiate", *args, "--now", NOW, "--state", db).returncode == 0
+    doc = json.loads(mm("userprio", "--state", db, "--quotas", "--json").stdout)
+    assert (doc["users"], doc["surplus_policy"]) == (2, "ByQuota")
+    assert [(g["name"], g["effective_quota"], g["config_quota"], g["use_surplus"], g["subtree_quota"],
+             g["requested"]) for g in doc["groups"]] == [
+        ("group_physics.hep", 15, 15, "no", 15, 60), ("group_physics.lep", 5, 5, "no", 5, 60)]
+    every = json.loads(mm("userprio", "--state", db, "--quotas", "--allusers", "--json").stdout)
+    quotas = {g["name"]: g["effective_quota"] for g in every["groups"]}
+    assert quotas == {"group_chemistry": 10, "group_physics": 20, "group_physics.hep": 15,
+                      "group_physics.lep": 5, "<none>": 0}
+
+
+def test_negotiate_json_has_a_groups_list(tmp_path):
+    """``negotiate --json`` lists each group with quota, allocation, usage, matches and
+    order.  hep and lep are allocated and matched their quotas 15 and 5; all sort keys tie
+    at 0 except `<none>` (3.4e38), so the order is breadth-first: chemistry, physics,
+    hep, lep, `<none>`."""
+    args = files(tmp_path, HEP_LEP, slots_text(30),
+                 jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)))
+    proc = mm("negotiate", *args, "--now", NOW, "--json")
+    assert proc.returncode == 0, proc.stderr
+    groups = json.loads(proc.stdout)["groups"]
+    assert [(g["name"], g["quota"], g["allocated"], g["usage"], g["matched"], g["order"]) for g in groups] == [
+        ("group_chemistry", 10, 0, 0, 0, 1), ("group_physics", 20, 0, 0, 0, 2),
+        ("group_physics.hep", 15, 15, 15, 15, 3), ("group_physics.lep", 5, 5, 5, 5, 4), ("<none>", 0, 0, 0, 0, 5)]
+    match = json.loads(proc.stdout)["matches"][0]
+    assert (match["group"], match["negotiating_group"], match["autoregroup"]) == \
+        ("group_physics.hep", "group_physics.hep", False)
+
+
+def test_human_output_has_a_groups_table_only_with_groups(tmp_path):
+    """The human report adds a "Groups" table (and a PASS column) when groups exist."""
+    args = files(tmp_path, HEP_LEP, slots_text(4), jobs_text(("group_physics.hep.higgs", 2, 1)))
+    out = mm("negotiate", *args, "--now", NOW).stdout
+    assert "\nGroups: 5\n" in out and "PASS" in out
+    args = files(tmp_path, "", slots_text(4), jobs_text(("u", 2, 1)), tag="2")
+    out = mm("negotiate", *args, "--now", NOW).stdout
+    assert "Groups:" not in out and "PASS" not in out
+
+
+def test_quota_table_in_the_state_feeds_remote_group_quota(tmp_path):
+    """Cycle 1 (a alone) takes all 10 slots with surplus and stores quotas a 5, b 5.
+    Cycle 2, same database: b preempts a while a is over its previous quota
+    (``RemoteGroupResourcesInUse > RemoteGroupQuota``): 5 slots.  The same cycle-2 files
+    with a new database have no RemoteGroupQuota, and nothing is preempted."""
+    config = ("GROUP_NAMES = a, b\nGROUP_QUOTA_a = 5\nGROUP_QUOTA_b = 5\nGROUP_ACCEPT_SURPLUS = true\n"
+              "PREEMPTION_REQUIREMENTS = RemoteGroupResourcesInUse > RemoteGroupQuota\n"
+              "PREEMPTION_REQUIREMENTS_STABLE = false\n")
+    db = tmp_path / "acct.db"
+    first = files(tmp_path, config, slots_text(10), jobs_text(("a.user", 20, 1)), tag="1")
+    doc = json.loads(mm("negotiate", *first, "--now", NOW, "--state", db, "--json").stdout)
+    assert len(doc["matches"]) == 10
+    second = files(tmp_path, config, slots_text(10, claimed_by="a.user@d"),
+                   jobs_text(("a.user", 10, 2), ("a.user", 10, 1), ("b.user", 10, 1)), tag="2")
+    doc = json.loads(mm("negotiate", *second, "--now", str(int(NOW) + 60), "--state", db, "--json").stdout)
+    assert [(m["submitter"], m["reason"], m["preempted"]) for m in doc["matches"]] == \
+        [("b.user@d", "priority", "a.user@d")] * 5
+    doc = json.loads(mm("negotiate", *second, "--now", NOW, "--state", tmp_path / "new.db", "--json").stdout)
+    assert doc["matches"] == []
+
+
+def test_userprio_quotas_without_groups_and_with_edits(tmp_path):
+    """A database from a cycle without groups has no quota table; --quotas does no edits."""
+    db = tmp_path / "acct.db"
+    args = files(tmp_path, "", slots_text(2), jobs_text(("u", 1, 1)))
+    assert mm("negotiate", *args, "--now", NOW, "--state", db).returncode == 0
+    proc = mm("userprio", "--state", db, "--quotas")
+    assert proc.returncode == 0 and "No group quotas" in proc.stdout
+    proc = mm("userprio", "--state", db, "--quotas", "--delete", "u@d")
+    assert proc.returncode == 1 and "--quotas only shows" in proc.stderr
+
+
+def test_bad_map_line_is_one_error_line(tmp_path):
+    """A malformed accounting-group map line: exit 1, one line naming map file, line, column."""
+    (tmp_path / "groups.map").write_text("* alice group_physics\n* bob\n")
+    args = files(tmp_path, "use FEATURE : AssignAccountingGroup(groups.map)\n", slots_text(1),
+                 jobs_text(("u", 1, 1)))
+    proc = mm("negotiate", *args, "--now", NOW)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [f"matchmaker: {tmp_path / 'groups.map'}:2: config: column 6: "
+                                        "accounting-group map: missing accounting group list"]
+
+
+def test_groups_example_numbers(tmp_path):
+    """examples/groups (README): quotas 20/10 and 15/5 fit the 30 slots; demand hep 24,
+    lep 2 (fermi's jobs get their default group from the map), chemistry 12; lep's 3
+    unused go to hep as surplus: chemistry 10, hep 18, lep 2.  Curie's job claiming hep
+    is refused with the map's reason."""
+    proc = mm("negotiate", "--config", EXAMPLE / "groups.config", "--slots", EXAMPLE / "slots.ads",
+              "--jobs", EXAMPLE / "jobs.ads", "--now", NOW, "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    by_group = {g["name"]: (g["requested"], g["allocated"], g["matched"]) for g in doc["groups"]}
+    assert by_group["group_chemistry"] == (12, 10, 10)
+    assert by_group["group_physics.hep"] == (24, 18, 18)
+    assert by_group["group_physics.lep"] == (2, 2, 2)
+    assert {m["submitter"] for m in doc["matches"] if m["group"] == "group_physics.lep"} == \
+        {"group_physics.lep.fermi@example.org"}
+    refused = doc["rejected"][0]
+    assert refused["job"] == "4.0"
+    assert refused["reason"].startswith("accounting group 'group_physics.hep' is not allowed for user 'curie'")
+
+
+def test_groups_example_readme_shows_the_real_output(tmp_path):
+    """The outputs quoted in examples/groups/README.md are what the commands print."""
+    readme = (EXAMPLE / "README.md").read_text()
+    db = tmp_path / "groups.db"
+    out = mm("negotiate", "--config", "examples/groups/groups.config", "--slots", "examples/groups/slots.ads",
+             "--jobs", "examples/groups/jobs.ads", "--now", NOW, "--state", db).stdout
+    assert out.strip() in readme
+    for extra in ((), ("--allusers",)):
+        assert mm("userprio", "--state", db, "--quotas", *extra).stdout.strip() in readme
