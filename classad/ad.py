@@ -197,19 +197,15 @@ class ClassAd(MutableMapping):
         return unparse_ad(self)
 
     def __str__(self) -> str:
-        from .unparse import quote_name, ad_items_in_print_order
+        from .formats import new_format
 
-        if not self._attrs:
-            return "\n    [\n    ]\n"
-        lines = [quote_name(n) + " = " + unparse(v) for n, v in ad_items_in_print_order(self)]
-        return "\n    [\n        " + "; \n        ".join(lines) + "\n    ]\n"
+        return new_format.write_ad_pretty(self)
 
     def printOld(self) -> str:  # noqa: N802 - classad2 name
-        """The ad in old ("long") format: ``Name = value`` lines sorted by name."""
-        from .unparse import unparse_old
+        """The ad in old ("long") format: ``Name = value`` lines, as ``classad2`` prints them."""
+        from .formats import old_format
 
-        items = sorted(self._attrs.values(), key=lambda kv: kv[0])
-        return "".join(f"{name} = {unparse_old(node)}\n" for name, node in items)
+        return old_format.print_old(self)
 
     def printJson(self) -> str:  # noqa: N802 - classad2 name
         """The ad as a JSON object, as ``condor_q -json`` prints it."""

@@ -179,10 +179,12 @@ def same_tree(a: object, b: object) -> bool:
     if isinstance(a, ListExpr):
         return len(a.items) == len(b.items) and all(  # type: ignore[union-attr]
             same_tree(x, y) for x, y in zip(a.items, b.items))  # type: ignore[union-attr]
-    if isinstance(a, Record):
-        return len(a.attrs) == len(b.attrs) and all(  # type: ignore[union-attr]
-            na.lower() == nb.lower() and same_tree(x, y)
-            for (na, x), (nb, y) in zip(a.attrs, b.attrs))  # type: ignore[union-attr]
+    if isinstance(a, Record):  # an ad is a mapping: attribute order does not matter
+        if len(a.attrs) != len(b.attrs):  # type: ignore[union-attr]
+            return False
+        other = {name.lower(): node for name, node in b.attrs}  # type: ignore[union-attr]
+        return all(name.lower() in other and same_tree(node, other[name.lower()])
+                   for name, node in a.attrs)
     if isinstance(a, Call):
         return a.lname == b.lname and len(a.args) == len(b.args) and all(  # type: ignore[union-attr]
             same_tree(x, y) for x, y in zip(a.args, b.args))  # type: ignore[union-attr]

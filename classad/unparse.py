@@ -77,15 +77,21 @@ def _time_text(v: Any) -> str:
     return format_abstime(v) if type(v) is AbsTime else format_reltime(v)
 
 
+_FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+
+
+def container_key(name: str) -> tuple[int, bytes]:
+    """Sort key of HTCondor's attribute container: byte length, then ``strcasecmp``."""
+    raw = name.encode("utf-8", "surrogateescape")
+    return len(raw), raw.translate(_FOLD)
+
+
 def ad_items_in_print_order(ad: Any) -> list:
-    """(name, node) pairs of an ad in the order HTCondor's container prints them.
-
-    HTCondor's attribute table orders by name length, then case-insensitively.
-    """
-    return sorted(ad.node_items(), key=lambda kv: (len(kv[0]), kv[0].lower()))
+    """(name, node) pairs of an ad in the order HTCondor's container prints them."""
+    return sorted(ad.node_items(), key=lambda kv: container_key(kv[0]))
 
 
-class _Printer:
+class Printer:
     """One printer; ``old`` selects old-syntax spelling."""
 
     def __init__(self, old: bool = False) -> None:
@@ -151,13 +157,16 @@ class _Printer:
         if t is ast.ListExpr:
             return self.list_items([self.node(i) for i in n.items])
         if t is ast.Record:
-            items = sorted(n.attrs, key=lambda kv: (len(kv[0]), kv[0].lower()))
+            items = sorted(n.attrs, key=lambda kv: container_key(kv[0]))
             return "[ " + "; ".join(quote_name(k) + " = " + self.node(v) for k, v in items) + " ]"
         raise TypeError(f"cannot print {n!r}")
 
 
-_NEW = _Printer(False)
-_OLD = _Printer(True)
+# The old private name, kept for subclasses written against it.
+_Printer = Printer
+
+_NEW = Printer(False)
+_OLD = Printer(True)
 
 
 def unparse(node: ast.Node) -> str:

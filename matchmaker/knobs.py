@@ -342,14 +342,11 @@ def _parse_value(knob: Knob, raw: str) -> Any:
 
 def _parse_expr(text: str) -> Any:
     """Parse with the language's cached parser; a syntax error becomes ``ValueError``."""
-    import classad
+    from classad import parse_expr
     from classad.errors import ClassAdError
 
-    parse = getattr(classad, "parse_expr", None)
-    if parse is None:      # the package facade may not re-export it yet
-        from classad.parser import parse_expr as parse
     try:
-        return parse(text)
+        return parse_expr(text)
     except ClassAdError as exc:
         raise ValueError(f"{text!r} is not a valid ClassAd expression: {exc.message}") from None
 

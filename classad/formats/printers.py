@@ -22,20 +22,11 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from .. import ast
-from ..unparse import _Printer, quote_name
+from ..unparse import _FOLD, Printer, container_key, quote_name
 from ..values import ListValue
-
-_FOLD = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
-
 
 def _folded(name: str) -> bytes:
     return name.encode("utf-8", "surrogateescape").translate(_FOLD)
-
-
-def container_key(name: str) -> tuple[int, bytes]:
-    """Sort key of HTCondor's attribute container: byte length, then ``strcasecmp``."""
-    raw = name.encode("utf-8", "surrogateescape")
-    return len(raw), raw.translate(_FOLD)
 
 
 def container_items(pairs: Iterable[tuple[str, Any]]) -> list:
@@ -58,7 +49,7 @@ def old_name(name: str) -> str:
     return escaped if quote_name(escaped) == escaped else "'" + escaped + "'"
 
 
-class LinePrinter(_Printer):
+class LinePrinter(Printer):
     """The one-line printer (``repr()`` in new syntax, ``printOld()`` values in old)."""
 
     def name(self, name: str) -> str:

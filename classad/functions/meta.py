@@ -70,7 +70,7 @@ def _pretty_printer() -> Any:
     """The reference's ``PrettyPrint``: the one-line printer, but ads indent by 4 and lists by 3."""
     from .. import unparse as up
 
-    class Pretty(up._Printer):  # type: ignore[name-defined,misc]
+    class Pretty(up.Printer):  # type: ignore[name-defined,misc]
         def __init__(self) -> None:
             super().__init__(False)
             self.level = 0

@@ -80,7 +80,7 @@ def test_quote_and_unquote() -> None:
 def test_pretty_and_one_line_printing() -> None:
     ad = ClassAd("[b = 2; a = 3]")
     assert repr(ad) == "[ a = 3; b = 2 ]"
-    assert str(ad) == "\n    [\n        a = 3; \n        b = 2\n    ]\n"
+    assert str(ad) == "\n    [\n        a = 3; \n        b = 2\n    ]"
     assert ad.printOld() == "a = 3\nb = 2\n"
 
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matchmaker.accountant import Accountant, Claim
+from matchmaker.accountant import Accountant, Claim, QuotaRecord
 from matchmaker.priority_math import (
     MIN_PRIORITY, FactorPolicy, decay_factor, default_prio_factor, effective_priority, group_ancestors,
     recent_usage, resolve_prio_factor, updated_priority,
@@ -454,3 +454,41 @@ def test_accountant_matches_closed_form(usage, dts):
     assert a.rup("u@d") == pytest.approx(expected, rel=1e-9)
     assert a.get("u@d").weighted_accumulated_usage == pytest.approx(usage * now, rel=1e-9, abs=1e-6)
     a.close()
+
+
+def test_quota_table_is_stored_with_the_transaction(tmp_path):
+    """The last cycle's quota table is saved with the cycle's transaction, replaced whole by
+    the next one, and discarded with a failed transaction."""
+    path = tmp_path / "acct.db"
+    acct = Accountant.load(path)
+    assert acct.group_quotas() == [] and acct.previous_quotas() is None
+    acct.set_group_quotas([QuotaRecord("a", quota=5, config_quota=5, position=1),
+                           QuotaRecord("<none>", quota=0, is_static=False, position=2)])
+    acct.close()
+    acct = Accountant.load(path)
+    assert [(q.name, q.quota, q.is_static) for q in acct.group_quotas()] == [("a", 5, True), ("<none>", 0, False)]
+    assert acct.previous_quotas() == {"a": 5.0, "<none>": 0.0}
+    with pytest.raises(RuntimeError):
+        with acct.transaction():
+            acct.set_group_quotas([])
+            raise RuntimeError("cycle failed")
+    assert acct.previous_quotas() == {"a": 5.0, "<none>": 0.0}
+    acct.set_group_quotas([])
+    assert acct.previous_quotas() is None
+    acct.close()
+
+
+def test_version_1_database_is_upgraded(tmp_path):
+    """A database of schema version 1 (no quota table) is upgraded in place on load."""
+    path = tmp_path / "v1.db"
+    acct = Accountant.load(path)
+    acct.set_priority("u@d", 7.0)
+    acct.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE group_quotas")
+        conn.execute("UPDATE schema_version SET version = 1")
+    acct = Accountant.load(path)
+    assert acct.rup("u@d") == 7.0 and acct.group_quotas() == []
+    acct.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchone() == (2,)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional
 
+import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from classad.ad import ClassAd
@@ -187,6 +188,17 @@ def test_submitter_group_usage_grows_during_the_cycle():
     assert {m.group for m in r.matches} == {"g"}
 
 
+def test_submitter_group_quota_is_the_rounds_quota():
+    """SubmitterGroupQuota is the group's quota in the current allocation round: for
+    `<none>` that is the pool minus its children's quotas (4 - 1 - 1 = 2), but the whole
+    pool (4) once some group autoregroups (spec §4.5)."""
+    config = "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 1\nGROUP_QUOTA_b = 1\n"
+    for extra, quota in (("", 2), ("GROUP_AUTOREGROUP_a = true\n", 4)):
+        slots = [slot(i, Requirements=parse_expr(f"TARGET.SubmitterGroupQuota == {quota}")) for i in range(1, 5)]
+        r = run(config + extra, slots, jobs("carol", 2, 1))
+        assert [(m.submitter, m.group) for m in r.matches] == [("carol@d", "<none>")] * 2, extra
+
+
 def test_uwcs_style_policy_preempts_only_within_the_group():
     """``SubmitterGroup =?= RemoteGroup`` (the UWCS template's first clause): a.x may
     preempt a.y (same group) but not b.z.  a.x's slice in a's pass is 1 of a's 2."""
@@ -209,13 +221,15 @@ def test_remote_group_in_a_job_rank():
     assert [(m.slot, m.preempted) for m in r.matches] == [("slot2@host", "c.y@d")]
 
 
-def test_remote_autoregroup_marks_claims_made_on_surplus():
+@pytest.mark.parametrize("policy", ["MY.RemoteAutoregroup =?= true", 'MY.RemoteNegotiatingGroup =?= "<none>"'])
+def test_remote_autoregroup_marks_claims_made_on_surplus(policy):
     """Cycle 1: only a has jobs; its own pass gives it its quota of 2, the autoregroup
-    pass of `<none>` 2 more, and those claims publish RemoteAutoregroup = true.  Cycle 2:
-    b arrives under ``PREEMPTION_REQUIREMENTS = MY.RemoteAutoregroup =?= true`` and takes
-    back exactly those two slots; a keeps the two it got within its quota."""
+    pass of `<none>` 2 more, and those claims publish RemoteAutoregroup = true and
+    RemoteNegotiatingGroup = "<none>".  Cycle 2: b arrives under a PREEMPTION_REQUIREMENTS
+    that reads either, and takes back exactly those two slots; a keeps the two it got
+    within its quota."""
     config = "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 2\nGROUP_QUOTA_b = 2\nGROUP_AUTOREGROUP = true\n" \
-             "PREEMPTION_REQUIREMENTS = MY.RemoteAutoregroup =?= true\n"
+             f"PREEMPTION_REQUIREMENTS = {policy}\n"
     settings = settings_of(config)
     pool = pool_from_ads([slot(i) for i in range(1, 5)], jobs("a.u", 10, 1))
     first = negotiate(pool, settings, StaticPriorities(), 0.0)

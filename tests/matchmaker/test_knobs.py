@@ -40,7 +40,9 @@ REQUIRED = """PRIORITY_HALFLIFE DEFAULT_PRIO_FACTOR NICE_USER_PRIO_FACTOR REMOTE
     PREEMPTION_REQUIREMENTS_STABLE PREEMPTION_RANK_STABLE NEGOTIATOR_CROSS_SLOT_PRIOS
     NEGOTIATOR_IGNORE_USER_PRIORITIES NEGOTIATOR_DEPTH_FIRST GROUP_NAMES GROUP_ACCEPT_SURPLUS
     GROUP_AUTOREGROUP GROUP_SORT_EXPR NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION
-    GROUP_QUOTA_ROUND_ROBIN_RATE GROUP_QUOTA_MAX_ALLOCATION_ROUNDS NEGOTIATOR_STRICT_ENFORCE_QUOTA""".split()
+    GROUP_QUOTA_ROUND_ROBIN_RATE GROUP_QUOTA_MAX_ALLOCATION_ROUNDS NEGOTIATOR_STRICT_ENFORCE_QUOTA
+    MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP MATCHMAKER_SKIP_CLAIMED_IDLE MATCHMAKER_JOB_ORDER_BY_QDATE
+    MATCHMAKER_ACCOUNTING_GROUP_MAP_FILE MATCHMAKER_ACCOUNTING_GROUP_CHECK_REQUEST""".split()
 
 
 def test_required_knobs_are_declared_with_a_type_and_doc():
@@ -338,3 +340,18 @@ def test_concurrency_limits_spec_example():
     assert k.concurrency_limit("other.license") == 5.0
     assert k.concurrency_limit("fileserver") == 5.0
     assert knobs().concurrency_limit("anything") == 2308032.0
+
+
+def test_manual_behaviour_switches_reach_the_settings():
+    """The three spec §1.15 switches are declared knobs, off by default (the code's
+    behaviour), and Settings carries them to the cycle."""
+    from matchmaker.settings import Settings
+
+    default = Settings.from_knobs(knobs())
+    assert (default.policy.preemption_needs_better_eup, default.policy.skip_claimed_idle,
+            default.job_order_by_qdate) == (False, False, False)
+    on = Settings.from_knobs(knobs("MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP = true\n"
+                                   "MATCHMAKER_SKIP_CLAIMED_IDLE = yes\nMATCHMAKER_JOB_ORDER_BY_QDATE = 1\n"))
+    assert (on.policy.preemption_needs_better_eup, on.policy.skip_claimed_idle, on.job_order_by_qdate) == \
+        (True, True, True)
+    bad("MATCHMAKER_SKIP_CLAIMED_IDLE = perhaps\n", "MATCHMAKER_SKIP_CLAIMED_IDLE", 1, "boolean")

@@ -10,13 +10,13 @@ from classad.ad import ClassAd
 from classad.evaluate import new_state
 from classad.parser import parse_expr
 from classad.values import truthiness
+from classad.evaluate import evaluate_top
 from matchmaker.ephemeral import LiveUsage, MatchState, NegotiationAd
+from matchmaker.evaluator import J_REQ, S_PREQ, S_REQ, Evaluator, SlotEntry, float32
 from matchmaker.knobs import Knobs
-from matchmaker.evaluator import J_REQ, S_REQ, Evaluator, SlotEntry, float32
 from matchmaker.matching import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, MatchPolicy, permits, sort_key
-from matchmaker.pool import parse_limits
 from matchmaker.negotiator import Settings, StaticPriorities, negotiate
-from matchmaker.pool import make_slots, parse_old_ads, pool_from_ads
+from matchmaker.pool import make_slots, parse_limits, parse_old_ads, pool_from_ads
 
 ALICE, BOB = "alice@d", "bob@d"
 
@@ -260,3 +260,29 @@ def test_slot_classes_do_not_change_results():
     text = "\n".join(slot(f"s{i}", f"SlotID = {i}") for i in range(1, 6))
     r = cycle(text, jobs(ALICE, 5, "Requirements = TARGET.Memory >= 1024"))
     assert sorted(m.slot for m in r.matches) == [f"s{i}" for i in range(1, 6)]
+
+
+def test_negotiation_ads_log_every_attribute_read():
+    """The memo is keyed on what an evaluation read, so every lookup must be logged --
+    also the evaluator's direct read of an ad's own attribute table (its fast path)."""
+    ad = NegotiationAd(ClassAd({"RemoteUserPrio": 5e6, "Other": 1}))
+    st = MatchState(None, 0.0)
+    st.my, st.target = ad, ad
+    ad.reads = []
+    assert evaluate_top(parse_expr("RemoteUserPrio > 1000 && Missing =?= undefined"), ad, st) is True
+    reads, ad.reads = ad.reads, None
+    assert "remoteuserprio" in reads and "missing" in reads and "other" not in reads
+
+
+def test_memo_tells_slots_apart_by_the_values_read():
+    """PREEMPTION_REQUIREMENTS read from two slots with different RemoteUserPrio gives two
+    answers, however the first one was cached."""
+    policy = MatchPolicy(preemption_requirements=parse_expr("RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2"))
+    ev = Evaluator(MatchState(LiveUsage(), 0.0), policy)
+    entries = []
+    for name, prio in (("s1", 500.0), ("s2", 5e6)):
+        ad = ClassAd({"Name": name, "Cpus": 1, "Requirements": True, "RemoteUserPrio": prio})
+        (s,) = make_slots([(ad, name)])
+        entries.append(SlotEntry(s, NegotiationAd(ad), "x@d"))
+    ev.use_request(NegotiationAd(ClassAd({"SubmitterUserPrio": 500.0})))
+    assert [ev.value(e, S_PREQ) for e in entries] == [False, True]

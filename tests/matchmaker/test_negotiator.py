@@ -142,6 +142,15 @@ def test_job_order_key_by_qdate_is_the_manual_variant():
     assert job_order_key(j2, by_qdate=True) < job_order_key(j1, by_qdate=True)
 
 
+def test_job_order_by_qdate_knob_in_a_cycle():
+    """MATCHMAKER_JOB_ORDER_BY_QDATE = true (spec §1.15.3, the manual): the older job by
+    QDate gets the one slot although its cluster id is larger."""
+    text = "\n".join([jobs(A, 1, 1, "QDate = 50"), jobs(A, 1, 2, "QDate = 10")])
+    assert [m.job for m in cycle(slots(1), text, {A: 500.0}).matches] == ["1.0"]
+    r = cycle(slots(1), text, {A: 500.0}, "MATCHMAKER_JOB_ORDER_BY_QDATE = true\n")
+    assert [m.job for m in r.matches] == ["2.0"]
+
+
 def test_autoclusters_group_by_significant_attributes():
     """Jobs that differ only in attributes nobody reads share an autocluster."""
     text = (jobs(A, 2, 1, "RequestMemory = 100\nRequirements = TARGET.Memory >= RequestMemory\nCmd = \"x\"") + "\n" +
