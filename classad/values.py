@@ -190,14 +190,22 @@ def real_to_int(x: float) -> int:
     return int(x)
 
 
-def format_real(x: float) -> str:
-    """A real as the new-syntax unparser prints it (``%1.15E``, special cases for 0/INF/NaN)."""
+def _nonfinite_text(x: float) -> str | None:
+    """How every printer writes NaN and the infinities (there are no such literals)."""
     if x != x:
         return 'real("NaN")'
     if x == math.inf:
         return 'real("INF")'
     if x == -math.inf:
         return 'real("-INF")'
+    return None
+
+
+def format_real(x: float) -> str:
+    """A real as the new-syntax unparser prints it (``%1.15E``, special cases for 0/INF/NaN)."""
+    special = _nonfinite_text(x)
+    if special is not None:
+        return special
     if x == 0.0:
         return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
     return "%1.15E" % x
@@ -205,12 +213,9 @@ def format_real(x: float) -> str:
 
 def format_real_old(x: float) -> str:
     """A real as old-syntax and JSON printers write it (``%.16G``, ``.0`` added if bare)."""
-    if x != x:
-        return 'real("NaN")'
-    if x == math.inf:
-        return 'real("INF")'
-    if x == -math.inf:
-        return 'real("-INF")'
+    special = _nonfinite_text(x)
+    if special is not None:
+        return special
     text = "%.16G" % x
     if "." not in text and "E" not in text and "e" not in text:
         text += ".0"

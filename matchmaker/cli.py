@@ -247,6 +247,13 @@ def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout, err: Te
     except ClassAdError as exc:
         err.write(error_line(exc, getattr(args, "config", None)) + "\n")
         return 1
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as cat does.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the final flush
+        except OSError:
+            pass
+        return 1
     except OSError as exc:
         err.write(f"{PROG}: {exc.filename or '<system>'}: error: {exc.strerror or exc}\n")
         return 1

@@ -163,8 +163,25 @@ def _name(text: str) -> str:
     return text
 
 
+# Whole lines repeat across the ads of a dump (MyType, Requirements, Arch, ...), so
+# each distinct line is parsed once; the result is immutable and safe to share.
+_LINE_CACHE: dict[str, tuple[str, ast.Node]] = {}
+_LINE_CACHE_LIMIT = 200_000
+
+
 def parse_line(text: str, source: str, line: int) -> tuple[str, ast.Node]:
     """``(name, node)`` from one ``Name = value`` line (its terminator removed)."""
+    hit = _LINE_CACHE.get(text)
+    if hit is not None:
+        return hit
+    result = _parse_line(text, source, line)
+    if len(_LINE_CACHE) >= _LINE_CACHE_LIMIT:
+        _LINE_CACHE.clear()
+    _LINE_CACHE[text] = result
+    return result
+
+
+def _parse_line(text: str, source: str, line: int) -> tuple[str, ast.Node]:
     m = _LINE.match(text)
     if m is not None and m.group(1) and m.group(2):
         value = m.group(2)
