@@ -420,17 +420,15 @@ _FAST_STRING = re.compile(r'"[^"\\\n]*"\Z')
 _FAST_WORDS = {"true": _TRUE, "false": _FALSE, "undefined": _UNDEF, "error": _ERROR}
 
 
-def _fast_literal(text: str) -> Optional[ast.Node]:
+def fast_literal(text: str) -> Optional[ast.Node]:
     """The node of ``text`` when it is one simple literal, else None (use the full parser)."""
     text = text.strip(" \t")
     if not text:
         return None
     first = text[0]
     if first == '"':
-        if _FAST_STRING.match(text):
-            body = text[1:-1]
-            if body.isprintable():
-                return ast.Literal(body)
+        if _FAST_STRING.match(text):  # no escapes: the body is the value, in both syntaxes
+            return ast.Literal(text[1:-1])
         return None
     if first.isdigit() or first == "-":
         if _FAST_INT.match(text):
@@ -444,7 +442,7 @@ def _fast_literal(text: str) -> Optional[ast.Node]:
 @functools.lru_cache(maxsize=65536)
 def parse_expr(text: str) -> ast.Node:
     """Parse one expression; identical text returns the identical (shared) tree."""
-    fast = _fast_literal(text)
+    fast = fast_literal(text)
     if fast is not None:
         return fast
     node = _parse(text, "expr", False, None)
@@ -455,7 +453,7 @@ def parse_expr(text: str) -> ast.Node:
 @functools.lru_cache(maxsize=65536)
 def parse_old_value(text: str) -> ast.Node:
     """Parse the value of an old-format ``Name = value`` line (old string escapes)."""
-    fast = _fast_literal(text)
+    fast = fast_literal(text)
     if fast is not None:
         return fast
     node = _parse(text, "expr", True, None)

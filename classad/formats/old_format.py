@@ -23,38 +23,12 @@ from typing import Callable, Iterable, Iterator, Optional, TextIO
 from .. import ast
 from ..ad import ClassAd
 from ..errors import FormatError, ParseError
-from ..parser import parse_expr, parse_old_value
+from ..parser import fast_literal, parse_expr, parse_old_value
 from ..unparse import quote_name, quote_string
-from ..values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED
 from .printers import container_items, old_name, tool_items, unparse_old
 from .sources import LineSource
 
 ErrorHandler = Callable[[FormatError], None]
-
-_INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
-_REAL = re.compile(r"-?(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)\Z")
-_PLAIN_STRING = re.compile(r'"[^"\\]*"\Z')
-_KEYWORD_LITERALS = {"true": ast.Literal(True), "false": ast.Literal(False),
-                     "undefined": ast.Literal(UNDEFINED), "error": ast.Literal(ERROR)}
-
-
-def _fast_literal(text: str) -> Optional[ast.Node]:
-    """The literal node for a plain number, string or keyword; None for anything else."""
-    first = text[:1]
-    if first == '"':
-        if _PLAIN_STRING.match(text):
-            return ast.Literal(text[1:-1])
-        return None
-    if first.isdigit() or first == "-":
-        if _INT.match(text):
-            value = int(text)
-            # As the C++ lexer does, an integer beyond 64 bits reads as 0.
-            return ast.Literal(value if INT64_MIN <= value <= INT64_MAX else 0)
-        if _REAL.match(text):
-            return ast.Literal(float(text))
-        return None
-    return _KEYWORD_LITERALS.get(text.lower()) if len(text) <= 9 else None
-
 
 def _read_old_string(text: str, start: int, delim: str) -> Optional[tuple[str, int]]:
     """Decode an old-syntax string (or quoted name) opening at ``start``.
@@ -132,7 +106,7 @@ def _map_column(marks: list[tuple[int, int]], column: int) -> int:
 
 def parse_value(text: str, source: str, line: int, column: int) -> ast.Node:
     """Parse an old-format value that starts at ``column`` of ``line``."""
-    node = _fast_literal(text)
+    node = fast_literal(text)
     if node is not None:
         return node
     marks = None
@@ -185,7 +159,7 @@ def _parse_line(text: str, source: str, line: int) -> tuple[str, ast.Node]:
     m = _LINE.match(text)
     if m is not None and m.group(1) and m.group(2):
         value = m.group(2)
-        node = _fast_literal(value)
+        node = fast_literal(value)
         if node is not None:
             return _name(m.group(1)), node
         if value.strip(_BLANKS):

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from classad import ClassAd, FormatError
 from classad.formats import ParserType, format_ad, parseAds
-from classad.formats.old_format import _fast_literal, old_to_new, parse_line
+from classad.formats.old_format import old_to_new, parse_line
+from classad.parser import _parse, fast_literal
 from classad.parser import parse_old_value
 
 
@@ -168,11 +169,11 @@ LITERAL_TEXTS = st.one_of(
 
 @given(LITERAL_TEXTS)
 def test_fast_literal_agrees_with_parser(text):
-    """The regex shortcut builds exactly the node the parser would, or defers to it."""
-    node = _fast_literal(text)
+    """The regex shortcut builds exactly the node the Lark parser would, or defers to it."""
+    node = fast_literal(text)
     if node is None:
         return
-    parsed = parse_old_value(text)
+    parsed = _parse(text, "expr", True, None)  # the full parser, bypassing the shortcut
     assert type(parsed.value) is type(node.value)
     assert parsed.value == node.value or (parsed.value != parsed.value and node.value != node.value)
 
