@@ -10,7 +10,6 @@ from classad import ClassAd, FormatError
 from classad.formats import ParserType, format_ad, parseAds
 from classad.formats.old_format import old_to_new, parse_line
 from classad.parser import _parse, fast_literal
-from classad.parser import parse_old_value
 
 
 def read(text: str, **kw):
