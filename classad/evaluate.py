@@ -541,24 +541,22 @@ def _compile_call(node: ast.Call) -> Callable:
     args = node.args
     nargs = len(args)
     arg_fns = tuple(_fn(a) for a in args)
-    cache: dict = {}
-
-    def resolve() -> Optional[registry.Builtin]:
-        gen = _registry_generation[0]
-        if cache.get("gen") != gen:
-            entry = registry.lookup(lname)
-            cache["entry"] = entry if entry is not None and entry.accepts(nargs) else None
-            cache["gen"] = gen
-        return cache["entry"]
+    # The registry entry is looked up once and again only after the registry changes.
+    resolved: list = [-1, None]  # [registry generation, entry or None]
 
     def call(ad: Any, st: EvalState) -> Any:
-        entry = resolve()
+        if resolved[0] != _registry_generation[0]:
+            entry = registry.lookup(lname)
+            resolved[1] = entry if entry is not None and entry.accepts(nargs) else None
+            resolved[0] = _registry_generation[0]
+        entry = resolved[1]
         if entry is None:
             return ERROR  # unknown function or wrong arity: arguments are never evaluated
         ctx = CallContext(ad, st)
-        if entry.kind == "eager":
+        kind = entry.kind
+        if kind == "eager":
             return entry.impl(ctx, *[f(ad, st) for f in arg_fns])
-        if entry.kind == "lazy":
+        if kind == "lazy":
             return entry.impl(ctx, *[_thunk(f, ad, st) for f in arg_fns])
         return entry.impl(ctx, *args)
 
