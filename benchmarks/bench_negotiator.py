@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from classad.ad import ClassAd  # noqa: E402
 from classad.parser import parse_expr  # noqa: E402
-from matchmaker.negotiator import Settings, StaticPriorities, negotiate  # noqa: E402
-from matchmaker.pool import pool_from_ads  # noqa: E402
+from matchmaker.cycle.negotiator import Settings, StaticPriorities, negotiate  # noqa: E402
+from matchmaker.pool.ads import pool_from_ads  # noqa: E402
 
 SLOT_REQ = parse_expr("START && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory")
 JOB_REQ = (parse_expr('TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory'),

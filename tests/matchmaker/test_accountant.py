@@ -17,14 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matchmaker.accountant import Accountant, Claim, QuotaRecord
-from matchmaker.priority_math import (
+from matchmaker.accounting.store import Accountant, Claim, QuotaRecord
+from matchmaker.accounting.priority_math import (
     MIN_PRIORITY, FactorPolicy, decay_factor, default_prio_factor, effective_priority, group_ancestors,
     recent_usage, resolve_prio_factor, updated_priority,
 )
-from matchmaker.userprio import admin, priority_report
+from matchmaker.accounting.reports import admin, priority_report
 from matchmaker.errors import StateError
-from matchmaker.knobs import Knobs
+from matchmaker.config.knobs import Knobs
 
 DAY = 86400.0
 ROOT = Path(__file__).resolve().parents[2]      # the repository, so a child process can import us
@@ -342,7 +342,7 @@ def test_process_killed_mid_cycle_loses_only_that_cycle(tmp_path):
     path = tmp_path / "acct.db"
     script = textwrap.dedent(f"""
         import os
-        from matchmaker.accountant import Accountant
+        from matchmaker.accounting.store import Accountant
         a = Accountant.load({str(path)!r})
         with a.transaction():
             a.update_priorities(0.0)

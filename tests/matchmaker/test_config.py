@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from classad.errors import ClassAdError
-from matchmaker.config import ENVIRONMENT, Config
+from matchmaker.config.language import ENVIRONMENT, Config
 from matchmaker.errors import ConfigError
 
 

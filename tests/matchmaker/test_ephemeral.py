@@ -6,10 +6,10 @@ from __future__ import annotations
 from classad.ad import ClassAd
 from classad.parser import parse_expr
 from classad.values import ERROR
-from matchmaker.ephemeral import LiveUsage, MatchState, annotate_request, annotate_slot
-from matchmaker.knobs import Knobs
-from matchmaker.negotiator import Settings, StaticPriorities, negotiate
-from matchmaker.pool import make_slots, parse_old_ads, pool_from_ads
+from matchmaker.cycle.ephemeral import LiveUsage, MatchState, annotate_request, annotate_slot
+from matchmaker.config.knobs import Knobs
+from matchmaker.cycle.negotiator import Settings, StaticPriorities, negotiate
+from matchmaker.pool.ads import make_slots, parse_old_ads, pool_from_ads
 
 ALICE, GUEST = "alice@d", "guest@v"
 

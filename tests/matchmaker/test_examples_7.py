@@ -13,11 +13,11 @@ import pytest
 
 from classad.ad import ClassAd
 from classad.parser import parse_expr
-from matchmaker.accountant import Accountant
-from matchmaker.knobs import Knobs
-from matchmaker.matching import sort_key
-from matchmaker.negotiator import Settings, StaticPriorities, negotiate, pie_shares
-from matchmaker.pool import pool_from_ads
+from matchmaker.accounting.store import Accountant
+from matchmaker.config.knobs import Knobs
+from matchmaker.cycle.matching import sort_key
+from matchmaker.cycle.negotiator import Settings, StaticPriorities, negotiate, pie_shares
+from matchmaker.pool.ads import pool_from_ads
 
 A, B, C = "A@d", "B@d", "C@d"
 DAY = 86400.0
@@ -155,7 +155,7 @@ TABLE = [("slot1", 100, 1, 10), ("slot2", 100, 2, 20), ("slot3", 100, 2, 30), ("
 
 def test_7_11_sort_key_orders_the_manual_table():
     """Sorted by PRE_JOB_RANK, job Rank, POST_JOB_RANK: slot5, slot3, slot2, slot1, slot4."""
-    from matchmaker.matching import NO_PREEMPTION
+    from matchmaker.cycle.matching import NO_PREEMPTION
     keyed = sorted((sort_key(pre, rank, post, NO_PREEMPTION, -3.4e38, i), name)
                    for i, (name, pre, rank, post) in enumerate(TABLE))
     assert [name for _, name in keyed] == ["slot5", "slot3", "slot2", "slot1", "slot4"]

@@ -17,13 +17,13 @@ import pytest
 
 from classad.ad import ClassAd
 from classad.parser import parse_expr
-from matchmaker.accountant import Accountant
-from matchmaker.groupmap import group_of_submitter
-from matchmaker.knobs import Knobs
-from matchmaker.negotiator import CycleResult, StaticPriorities, negotiate
-from matchmaker.pool import Pool, pool_from_ads
-from matchmaker.session import advance_pool, run_cycle
-from matchmaker.settings import Settings
+from matchmaker.accounting.store import Accountant
+from matchmaker.groups.membership import group_of_submitter
+from matchmaker.config.knobs import Knobs
+from matchmaker.cycle.negotiator import CycleResult, StaticPriorities, negotiate
+from matchmaker.pool.ads import Pool, pool_from_ads
+from matchmaker.cycle.session import advance_pool, run_cycle
+from matchmaker.config.settings import Settings
 
 PHYS, CHEM, HEP, LEP = "group_physics", "group_chemistry", "group_physics.hep", "group_physics.lep"
 
@@ -155,8 +155,8 @@ def test_7_7_surplus_inside_a_capped_parent(demand, physics_accepts, oversub, al
 def _first_round_allocation(config: str, jobs: list[ClassAd]) -> dict[str, float]:
     """Round 1's allocation for these jobs' demand (the cycle reports the last round's,
     which re-allocates what round 1 left unused)."""
-    from matchmaker.groups import allocate, assign_quotas
-    from matchmaker.groupmap import group_demand
+    from matchmaker.groups.quotas import allocate, assign_quotas
+    from matchmaker.groups.membership import group_demand
     settings = settings_of(config)
     tree = settings.group_tree
     assert tree is not None

@@ -16,13 +16,13 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 from classad.ad import ClassAd
 from classad.parser import parse_expr
-from matchmaker.accountant import Accountant
-from matchmaker.groupmap import group_of_submitter
-from matchmaker.knobs import Knobs
-from matchmaker.negotiator import CycleResult, StaticPriorities, negotiate
-from matchmaker.pool import pool_from_ads, submitter_name
-from matchmaker.session import advance_pool, run_cycle
-from matchmaker.settings import Settings
+from matchmaker.accounting.store import Accountant
+from matchmaker.groups.membership import group_of_submitter
+from matchmaker.config.knobs import Knobs
+from matchmaker.cycle.negotiator import CycleResult, StaticPriorities, negotiate
+from matchmaker.pool.ads import pool_from_ads, submitter_name
+from matchmaker.cycle.session import advance_pool, run_cycle
+from matchmaker.config.settings import Settings
 
 PHYS, CHEM = "group_physics", "group_chemistry"
 

@@ -8,13 +8,13 @@ import pytest
 
 from classad.ad import ClassAd
 from matchmaker.errors import ConfigError
-from matchmaker.groupmap import (GroupMapping, MapFileError, group_demand, group_of_submitter,
+from matchmaker.groups.membership import (GroupMapping, MapFileError, group_demand, group_of_submitter,
                                  group_prio_factor, negotiating_members, parse_group_map)
-from matchmaker.groups import ROOT, GroupConfig, build_tree
-from matchmaker.knobs import Knobs
-from matchmaker.negotiator import StaticPriorities, negotiate
-from matchmaker.pool import pool_from_ads
-from matchmaker.settings import Settings
+from matchmaker.groups.quotas import ROOT, GroupConfig, build_tree
+from matchmaker.config.knobs import Knobs
+from matchmaker.cycle.negotiator import StaticPriorities, negotiate
+from matchmaker.pool.ads import pool_from_ads
+from matchmaker.config.settings import Settings
 
 SEED_MAP = """\
 * Alice\tgroup_physics

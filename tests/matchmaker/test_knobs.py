@@ -14,9 +14,9 @@ import sys
 import pytest
 
 import classad.parser
-from matchmaker.config import Config
+from matchmaker.config.language import Config
 from matchmaker.errors import ConfigError
-from matchmaker.knobs import DEFAULTS, KNOBS, PATTERNS, TYPES, Knobs
+from matchmaker.config.knobs import DEFAULTS, KNOBS, PATTERNS, TYPES, Knobs
 
 
 def knobs(text: str = "", environ: dict | None = None) -> Knobs:
@@ -345,7 +345,7 @@ def test_concurrency_limits_spec_example():
 def test_manual_behaviour_switches_reach_the_settings():
     """The three spec §1.15 switches are declared knobs, off by default (the code's
     behaviour), and Settings carries them to the cycle."""
-    from matchmaker.settings import Settings
+    from matchmaker.config.settings import Settings
 
     default = Settings.from_knobs(knobs())
     assert (default.policy.preemption_needs_better_eup, default.policy.skip_claimed_idle,

@@ -11,12 +11,12 @@ from classad.evaluate import new_state
 from classad.parser import parse_expr
 from classad.values import truthiness
 from classad.evaluate import evaluate_top
-from matchmaker.ephemeral import LiveUsage, MatchState, NegotiationAd
-from matchmaker.evaluator import J_REQ, S_PREQ, S_REQ, Evaluator, SlotEntry, float32
-from matchmaker.knobs import Knobs
-from matchmaker.matching import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, MatchPolicy, permits, sort_key
-from matchmaker.negotiator import Settings, StaticPriorities, negotiate
-from matchmaker.pool import make_slots, parse_limits, parse_old_ads, pool_from_ads
+from matchmaker.cycle.ephemeral import LiveUsage, MatchState, NegotiationAd
+from matchmaker.cycle.evaluator import J_REQ, S_PREQ, S_REQ, Evaluator, SlotEntry, float32
+from matchmaker.config.knobs import Knobs
+from matchmaker.cycle.matching import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, MatchPolicy, permits, sort_key
+from matchmaker.cycle.negotiator import Settings, StaticPriorities, negotiate
+from matchmaker.pool.ads import make_slots, parse_limits, parse_old_ads, pool_from_ads
 
 ALICE, BOB = "alice@d", "bob@d"
 

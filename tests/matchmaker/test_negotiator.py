@@ -7,11 +7,11 @@ import pytest
 from hypothesis import assume, given, strategies as st
 
 from classad.ad import ClassAd
-from matchmaker.autocluster import Autoclusters, Queue, build_queues, job_order_key, significant_attributes
-from matchmaker.knobs import Knobs
-from matchmaker.negotiator import (Settings, StaticPriorities, SubmitterState, negotiate, pie_shares, pie_slices,
+from matchmaker.pool.autocluster import Autoclusters, Queue, build_queues, job_order_key, significant_attributes
+from matchmaker.config.knobs import Knobs
+from matchmaker.cycle.negotiator import (Settings, StaticPriorities, SubmitterState, negotiate, pie_shares, pie_slices,
                                    submitter_order_key)
-from matchmaker.pool import make_jobs, make_slots, parse_old_ads, pool_from_ads, pool_size
+from matchmaker.pool.ads import make_jobs, make_slots, parse_old_ads, pool_from_ads, pool_size
 
 A, B, C = "A@d", "B@d", "C@d"
 

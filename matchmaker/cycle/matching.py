@@ -27,7 +27,7 @@ from classad.evaluate import evaluate_top
 from .ephemeral import NegotiationAd
 from .evaluator import (J_LIMITS, J_RANK, J_REQ, S_CURRENT, S_POST, S_PRANK, S_PRE, S_PREQ, S_RANK, S_REQ,
                         Evaluator, MatchPolicy, SlotClass, SlotEntry, float32, is_true)
-from .pool import ConcurrencyLimits, limits_reason, parse_limits
+from ..pool.ads import ConcurrencyLimits, limits_reason, parse_limits
 
 NO_PREEMPTION, RANK_PREEMPTION, PRIO_PREEMPTION = 2, 1, 0
 REASONS = {NO_PREEMPTION: "no-preemption", RANK_PREEMPTION: "rank", PRIO_PREEMPTION: "priority"}

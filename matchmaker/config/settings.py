@@ -21,11 +21,11 @@ from typing import Any, Callable, Optional
 
 from classad import ast
 
-from .config_reader import ACCOUNTING_GROUP_MAP_KNOBS
-from .errors import ConfigError
-from .evaluator import MatchPolicy
-from .groupmap import GroupMapping, MapFileError, parse_group_map
-from .groups import GroupConfig, GroupTree, build_tree
+from .statements import ACCOUNTING_GROUP_MAP_KNOBS
+from ..errors import ConfigError
+from ..cycle.evaluator import MatchPolicy
+from ..groups.membership import GroupMapping, MapFileError, parse_group_map
+from ..groups.quotas import GroupConfig, GroupTree, build_tree
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ group's submitters.  This module connects the two halves:
   ``RemoteGroupQuota`` in slot ads (spec §2.2).
 
 The pie engine is passed in (``pie=``), the same shape as ``run_rounds(negotiate=)``,
-so this module sits beside :mod:`matchmaker.negotiator` rather than under it.
+so this module sits beside :mod:`matchmaker.cycle.negotiator` rather than under it.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
 
 from .ephemeral import ROOT_GROUP, GroupContext, MatchState
-from .groupmap import group_demand, group_of_submitter, negotiating_members
-from .groups import (FLT_MAX, Allocation, GroupPass, GroupStats, GroupTree, Quotas, SortKey, assign_quotas,
+from ..groups.membership import group_demand, group_of_submitter, negotiating_members
+from ..groups.quotas import (FLT_MAX, Allocation, GroupPass, GroupStats, GroupTree, Quotas, SortKey, assign_quotas,
                      run_rounds, starvation_key)
-from .pool import IDLE, RUNNING, Pool
+from ..pool.ads import IDLE, RUNNING, Pool
 
 if TYPE_CHECKING:
     from .negotiator import Cycle, CycleResult, SubmitterState

@@ -9,14 +9,14 @@ Phases, each a function or method over plain data:
    slice ``(1/EUP) / sum(1/EUP) * total - usage``, submitters in EUP order,
    spinning until a spin neither uses pie nor retires a submitter.  Without
    groups it runs once after the floor round (§1.4); with ``GROUP_NAMES`` the
-   group-quota loop of :mod:`matchmaker.group_cycle` calls it once per group
+   group-quota loop of :mod:`matchmaker.cycle.group_passes` calls it once per group
    pass with ``group_quota`` and ``group_name``.
 3. :func:`negotiate_submitter` -- one submitter's session: requests in queue
    order, the submitter limit with the round-up-once rule, RANK-only preemption
    past the limit in spin 1, autocluster skipping after a rejection.
 
 :func:`negotiate` is the entry point.  Its settings come from
-:mod:`matchmaker.settings`; jobs the accounting-group map refused at submit time
+:mod:`matchmaker.config.settings`; jobs the accounting-group map refused at submit time
 (``Pool.refused``) are reported first among the rejected requests.  Time budgets
 (NEGOTIATOR_MAX_TIME_*) are not modelled: library code has no clock.
 """
@@ -33,16 +33,16 @@ from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
 from classad.values import truthiness
 
-from .autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
+from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
 from .ephemeral import (ROOT_GROUP, GroupContext, GroupView, LiveUsage, MatchState, Priorities, StaticPriorities,
                         annotate_for, annotate_slot, refresh_request)
 from .evaluator import Evaluator, SlotEntry, group_slots
-from .group_cycle import GroupSummary, negotiate_groups
-from .groupmap import group_of_submitter
+from .group_passes import GroupSummary, negotiate_groups
+from ..groups.membership import group_of_submitter
 from .matching import NO_PREEMPTION, REASONS, Budget, CandidateList, Matcher
-from .pool import (IDLE, Pool, Slot, claimed_limits, error_rank_slots, error_rank_warning, limits_reason, pool_size,
+from ..pool.ads import (IDLE, Pool, Slot, claimed_limits, error_rank_slots, error_rank_warning, limits_reason, pool_size,
                    slot_weight, usage_by_customer)
-from .settings import Settings, group_tree_from_knobs
+from ..config.settings import Settings, group_tree_from_knobs
 
 INF = math.inf
 FLT_MAX = 3.4028234663852886e38

@@ -29,7 +29,7 @@ from classad.evaluate import evaluate_top, new_state
 from classad.unparse import unparse
 from classad.values import truthiness
 
-from .pool import IDLE, Job
+from .ads import IDLE, Job
 
 # Names the negotiator never sends as significant: slot-side or ephemeral attributes.
 _NEVER = frozenset(("currenttime", "kflops", "mips", "slotid", "target", "my", "other", "ad",

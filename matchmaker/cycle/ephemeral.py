@@ -35,7 +35,7 @@ from classad.evaluate import EvalState, default_strict, evaluate_top, new_state
 from classad.functions.registry import register
 from classad.values import ERROR
 
-from .pool import Slot
+from ..pool.ads import Slot
 
 ROOT_GROUP = "<none>"
 
@@ -74,7 +74,7 @@ class NegotiationAd(ClassAd):
 
     ``reads`` is None normally; set it to a list and every lookup of a name in this
     ad appends the (lower-case) name, whether or not the ad has it.  The matcher's
-    memo (:mod:`matchmaker.evaluator`) is keyed on these reads, so a lookup that
+    memo (:mod:`matchmaker.cycle.evaluator`) is keyed on these reads, so a lookup that
     escaped the log would make two different evaluations look alike.
     """
 

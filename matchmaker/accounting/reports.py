@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Sequence
 
-from .accountant import Accountant, QuotaRecord
+from .store import Accountant, QuotaRecord
 from .priority_math import NONE_GROUP, effective_priority, resolve_prio_factor
 
 DAY = 86400.0

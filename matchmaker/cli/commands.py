@@ -29,14 +29,14 @@ from typing import Any, Optional, Sequence, TextIO
 
 from classad.errors import ClassAdError
 
-from .accountant import Accountant
-from .errors import StateError
-from .knobs import Knobs
-from .negotiator import CycleResult
-from .pool import load_pool
-from .session import open_accountant, run_cycle as run_session_cycle
-from .settings import Settings
-from .userprio import (format_priorities, format_quotas, priorities_json, priority_report, quota_report,
+from ..accounting.store import Accountant
+from ..errors import StateError
+from ..config.knobs import Knobs
+from ..cycle.negotiator import CycleResult
+from ..pool.ads import load_pool
+from ..cycle.session import open_accountant, run_cycle as run_session_cycle
+from ..config.settings import Settings
+from ..accounting.reports import (format_priorities, format_quotas, priorities_json, priority_report, quota_report,
                        quotas_json, surplus_policy, user_count)
 
 PROG = "matchmaker"
@@ -261,6 +261,3 @@ def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout, err: Te
         err.write(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)\n")
         return 1
 
-
-if __name__ == "__main__":
-    sys.exit(main())

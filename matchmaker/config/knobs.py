@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from .config import ENVIRONMENT, Config, Definition
-from .errors import ConfigError
+from .language import ENVIRONMENT, Config, Definition
+from ..errors import ConfigError
 
 TYPES = ("bool", "int", "float", "string", "expr", "list")
 
@@ -204,7 +204,7 @@ class Knobs:
             return self._cache[key]
         knob = KNOBS.get(key)
         if knob is None:
-            raise KeyError(f"{name} is not a declared knob (add it to matchmaker.knobs)")
+            raise KeyError(f"{name} is not a declared knob (add it to matchmaker.config.knobs)")
         d = self._definition(knob.name, knob.alias)
         value = self._convert(knob, knob.name, d, knob.default)
         self._cache[key] = value

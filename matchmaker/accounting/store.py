@@ -3,7 +3,7 @@
 :class:`Accountant` keeps one record per principal (a submitter ``user@domain``
 or a group name such as ``group_physics`` or ``<none>``) and one per claimed
 slot, in memory, and writes them to SQLite at the end of each transaction; the
-priority math it applies lives in :mod:`matchmaker.priority_math`.  A
+priority math it applies lives in :mod:`matchmaker.accounting.priority_math`.  A
 transaction that raises is discarded and the last committed state reloaded, so
 a crash mid-cycle loses nothing committed.  Use ``with acct.transaction():``
 around one negotiation cycle; each public mutator outside such a block commits
@@ -30,7 +30,7 @@ from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-from .errors import StateError
+from ..errors import StateError
 from .priority_math import (MIN_PRIORITY, FactorPolicy, default_prio_factor, effective_priority, group_ancestors,
                             match_end_charge, match_start_charge, recent_usage, updated_priority)
 

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from .groups import ROOT, GroupTree, fold
+from .quotas import ROOT, GroupTree, fold
 
 
 def group_of_submitter(submitter: str, tree: GroupTree) -> str:

@@ -1,6 +1,6 @@
 """Hierarchical group quotas (negotiator.md section 4): group tree, quota assignment,
 surplus sharing, integer remainder rounds, strict caps, group order, allocation rounds.
-Who belongs to which group lives in `matchmaker.groupmap`.
+Who belongs to which group lives in `matchmaker.groups.membership`.
 
 Design: HTCondor keeps the working values on the tree nodes and interleaves this math with
 the negotiation loop.  Here the tree is immutable (built once per reconfig) and each phase

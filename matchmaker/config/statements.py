@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 if TYPE_CHECKING:
-    from .config import Config
+    from .language import Config
 
 MAX_INCLUDE_DEPTH = 20
 ENVIRONMENT = "<environment>"

@@ -2,7 +2,7 @@
 
 Nothing here reads a clock or a database: every time is passed in, so the worked
 examples of spec §7.4-§7.5 are plain asserts and Hypothesis can drive the functions
-directly.  :mod:`matchmaker.accountant` is the store that applies them to records.
+directly.  :mod:`matchmaker.accounting.store` is the store that applies them to records.
 
 * RUP update: ``π(t) = β·π(t−δt) + (1−β)·ρ``, ``β = 0.5^(δt/h)``, never below 0.5.
   With constant usage this is exact for any spacing of updates.

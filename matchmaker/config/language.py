@@ -1,7 +1,7 @@
 """The HTCondor configuration language, as much of it as a negotiator needs (spec §6).
 
 Design: a file is read once, statement by statement (the statements are
-:mod:`matchmaker.config_reader`'s), into this module's table of raw definitions
+:mod:`matchmaker.config.statements`'s), into this module's table of raw definitions
 (name -> unexpanded text plus the file and line that set it).
 ``$(NAME)`` references are expanded only when a value is looked up, so a later
 redefinition of a referenced macro is seen, as in HTCondor.  Two things happen
@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from .config_reader import ENVIRONMENT, MAX_INCLUDE_DEPTH, NAME_RE as _NAME_RE, Definition, Reader
-from .errors import ConfigError
+from .statements import ENVIRONMENT, MAX_INCLUDE_DEPTH, NAME_RE as _NAME_RE, Definition, Reader
+from ..errors import ConfigError
 
 # The HTCondor version ``if version ...`` compares against: the release of the
 # reference wheel the differential tests run, so both agree on conditionals.

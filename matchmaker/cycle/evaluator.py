@@ -28,7 +28,7 @@ from classad.evaluate import eval_attribute, evaluate_top
 from classad.values import ERROR, UNDEFINED, truthiness
 
 from .ephemeral import MatchState, NegotiationAd
-from .pool import Slot
+from ..pool.ads import Slot
 
 _F32 = struct.Struct("f")
 _FLT_MAX = 3.4028234663852886e38

@@ -25,12 +25,12 @@ from typing import Any, Callable, Optional
 from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
 
-from .accountant import Accountant, Claim, QuotaRecord
+from ..accounting.store import Accountant, Claim, QuotaRecord
 from .ephemeral import MatchState
-from .groupmap import group_of_submitter, group_prio_factor
+from ..groups.membership import group_of_submitter, group_prio_factor
 from .negotiator import CycleResult, negotiate
-from .pool import IDLE, RUNNING, Pool, make_jobs, make_slots
-from .settings import Settings
+from ..pool.ads import IDLE, RUNNING, Pool, make_jobs, make_slots
+from ..config.settings import Settings
 
 
 class AccountantPriorities:

@@ -38,7 +38,7 @@ from classad import ParserType, parseAds
 from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
 
-from .groupmap import GroupMapping
+from ..groups.membership import GroupMapping
 
 # States in which a slot's claim is charged to its user (spec §3.3, CheckMatches).
 CHARGED_STATES = frozenset(("claimed", "preempting", "matched"))
