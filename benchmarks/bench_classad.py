@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import classad  # noqa: E402
 
 try:
-    import htcondor2  # noqa: F401,E402  (must precede classad2: HTCondor's default mode)
     import classad2  # noqa: E402
+    import htcondor2  # noqa: F401,E402  (must precede classad2: HTCondor's default mode)
 except ImportError:  # pragma: no cover
     classad2 = None
 
@@ -55,7 +55,7 @@ def slot_ad_text(i: int, rng: random.Random) -> str:
         f'CondorVersion = "$CondorVersion: 24.0.{rng.randint(1, 9)} 2024-01-01 BuildID: 1 $"',
         "Start = true",
         "Requirements = START && (TARGET.RequestCpus <= MY.Cpus) && (TARGET.RequestMemory <= MY.Memory)",
-        "IsWakeAble = false", f"TotalSlots = 8", "WantAdRevaluate = true",
+        "IsWakeAble = false", "TotalSlots = 8", "WantAdRevaluate = true",
         f"DetectedMemory = {memory * 2}", f"UpdateSequenceNumber = {rng.randint(1, 1000)}",
     ]
     return "\n".join(lines) + "\n"

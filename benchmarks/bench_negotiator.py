@@ -24,7 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from classad.ad import ClassAd  # noqa: E402
 from classad.parser import parse_expr  # noqa: E402
-from matchmaker.cycle.negotiator import Settings, StaticPriorities, negotiate  # noqa: E402
+from matchmaker.config.settings import Settings
+from matchmaker.cycle.ephemeral import StaticPriorities
+from matchmaker.cycle.negotiator import negotiate  # noqa: E402
 from matchmaker.pool.ads import pool_from_ads  # noqa: E402
 
 SLOT_REQ = parse_expr("START && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory")

@@ -28,6 +28,8 @@ ERROR = Value.Error
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 _MASK64 = (1 << 64) - 1
+# C's FLT_MAX: the largest finite single-precision value (HTCondor's ranks, stringListMin/Max).
+FLT_MAX = 3.4028234663852886e38
 
 
 def wrap64(n: int) -> int:

@@ -1,0 +1,35 @@
+"""An HTCondor-style matchmaker: the negotiation cycle over slot and job ads.
+
+The package is layered; each subpackage imports only from those listed before it (and
+from :mod:`classad`), a rule ``tests/test_layers.py`` checks:
+
+* :mod:`matchmaker.errors` -- the exceptions raised at the edges;
+* :mod:`matchmaker.groups` -- the accounting-group quota tree and its math, map files;
+* :mod:`matchmaker.accounting` -- user-priority math, the SQLite store, userprio reports;
+* :mod:`matchmaker.config` -- HTCondor's configuration language, the knob table, settings;
+* :mod:`matchmaker.pool` -- ads to slots, jobs, submitters, autoclusters, limits;
+* :mod:`matchmaker.cycle` -- one negotiation cycle: ephemeral attributes, matching, pie, groups;
+* :mod:`matchmaker.api` -- the public entry points re-exported here;
+* :mod:`matchmaker.cli` -- the ``matchmaker`` command.
+
+Typical use::
+
+    import matchmaker
+    loaded = matchmaker.load("negotiator.config", "slots.ads", "jobs.ads")
+    result = matchmaker.negotiate(loaded, now=1700000000, state="prio.db")
+    for m in result.matches:
+        print(m.job, m.slot, m.reason)
+"""
+
+from .accounting.store import Accountant
+from .api import Loaded, load, negotiate
+from .config.knobs import Knobs
+from .config.settings import Settings
+from .cycle.results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
+from .errors import ConfigError, StateError
+from .pool.ads import Job, Pool, Slot
+
+__all__ = [
+    "Accountant", "ConfigError", "CycleResult", "GroupSummary", "Job", "Knobs", "Loaded", "Match", "Pool", "Rejection",
+    "Settings", "Slot", "StateError", "SubmitterSummary", "load", "negotiate",
+]

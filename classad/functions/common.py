@@ -25,7 +25,7 @@ from typing import Any, Iterator, Optional
 
 from ..values import (
     ERROR, INT64_MIN, UNDEFINED, AbsTime, ListValue, RelTime, bytes_to_string, compare_strings,
-    compare_strings_nocase, format_real, real_to_int, string_bytes, wrap64,
+    compare_strings_nocase, format_real, real_to_int, wrap64,
 )
 
 INT32_MIN = -(1 << 31)

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..values import ERROR, UNDEFINED, ascii_lower, string_bytes
+from ..values import ERROR, FLT_MAX, UNDEFINED, ascii_lower, string_bytes
 from .common import from_bytes, make_list, scan_double, trunc64
 from .registry import builtin
 
 _C_SPACE = b" \t\n\v\f\r"
-_FLT_MAX = 3.4028234663852886e38
 _FLT_MIN = 1.1754943508222875e-38
 
 
@@ -60,7 +59,7 @@ def _summarize(lst: Any, rest: tuple, kind: str) -> Any:
     if type(lst) is not str or type(delims) is not str:
         return ERROR
     if kind == "min":
-        acc = _FLT_MAX
+        acc = FLT_MAX
     elif kind == "max":
         acc = _FLT_MIN
     else:

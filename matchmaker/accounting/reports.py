@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Sequence
 
-from .store import Accountant, QuotaRecord
 from .priority_math import NONE_GROUP, effective_priority, resolve_prio_factor
+from .store import Accountant, QuotaRecord
 
 DAY = 86400.0
 _RULE = "-" * 24 + " " + "-" * 9 + " " + "-" * 9 + " " + "-" * 7 + " " + "-" * 9 + " " + "-" * 10

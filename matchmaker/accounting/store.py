@@ -31,8 +31,17 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ..errors import StateError
-from .priority_math import (MIN_PRIORITY, FactorPolicy, default_prio_factor, effective_priority, group_ancestors,
-                            match_end_charge, match_start_charge, recent_usage, updated_priority)
+from .priority_math import (
+    MIN_PRIORITY,
+    FactorPolicy,
+    default_prio_factor,
+    effective_priority,
+    group_ancestors,
+    match_end_charge,
+    match_start_charge,
+    recent_usage,
+    updated_priority,
+)
 
 SCHEMA_VERSION = 2
 

@@ -9,7 +9,7 @@ A thin layer over the library: argument parsing, one call per phase, printing.
 With ``--state`` the accountant is loaded, aged to ``--now``, brought up to date
 with the claimed slots, charged for the cycle's matches and saved together with
 the cycle's group quota table, all in one transaction
-(:func:`matchmaker.session.run_cycle`): a failure leaves the database as it
+(:func:`matchmaker.negotiate`): a failure leaves the database as it
 was.  ``userprio --quotas`` prints that stored table, as ``condor_userprio
 -quotas`` prints what the negotiator last computed, so it needs no ``--config``.
 Errors print one line ``matchmaker: <file>:<line>: <kind>: <message>`` on stderr
@@ -29,35 +29,22 @@ from typing import Any, Optional, Sequence, TextIO
 
 from classad.errors import ClassAdError
 
+from ..accounting.reports import (
+    format_priorities,
+    format_quotas,
+    priorities_json,
+    priority_report,
+    quota_report,
+    quotas_json,
+    surplus_policy,
+    user_count,
+)
 from ..accounting.store import Accountant
-from ..errors import StateError
-from ..config.knobs import Knobs
+from ..api import load, negotiate
 from ..cycle.negotiator import CycleResult
-from ..pool.ads import load_pool
-from ..cycle.session import open_accountant, run_cycle as run_session_cycle
-from ..config.settings import Settings
-from ..accounting.reports import (format_priorities, format_quotas, priorities_json, priority_report, quota_report,
-                       quotas_json, surplus_policy, user_count)
+from ..errors import StateError
 
 PROG = "matchmaker"
-
-
-def run_cycle(config: str, slots: str, jobs: str, state: Optional[str], now: float
-              ) -> tuple[CycleResult, list[str]]:
-    """Load everything, negotiate once, charge the accountant; returns the result and warnings."""
-    knobs = Knobs.from_file(config)
-    settings = Settings.from_knobs(knobs)
-    tree = settings.group_tree
-    pool = load_pool(slots, jobs, use_slot_weights=settings.use_slot_weights,
-                     slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight,
-                     uid_domain=settings.uid_domain, group_mapping=settings.group_mapping)
-    acct = open_accountant(state if state is not None else ":memory:", knobs, settings)
-    try:
-        result = run_session_cycle(pool, settings, acct, now)
-    finally:
-        acct.close()
-    group_warnings = [f"{config}: warning: {w}" for w in (tree.warnings if tree is not None else ())]
-    return result, group_warnings + result.warnings
 
 
 # ---- printing ------------------------------------------------------------------------------
@@ -135,7 +122,9 @@ def _now(args: argparse.Namespace) -> float:
 
 
 def cmd_negotiate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    result, warnings = run_cycle(args.config, args.slots, args.jobs, args.state, _now(args))
+    loaded = load(args.config, args.slots, args.jobs)
+    result = negotiate(loaded, now=_now(args), state=args.state)
+    warnings = list(loaded.warnings) + result.warnings
     for w in warnings:
         err.write(f"{PROG}: {w}\n")
     if args.json:
@@ -239,8 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Entry point; returns the exit status."""
+def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
+    """Entry point; returns the exit status (output to ``sys.stdout``/``sys.stderr`` by default)."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
     args = build_parser().parse_args(argv)
     try:
         return args.run(args, out, err)

@@ -24,8 +24,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from .language import ENVIRONMENT, Config, Definition
+from classad.errors import ClassAdError
+from classad.evaluate import evaluate_top, new_state
+from classad.parser import parse_expr
+
 from ..errors import ConfigError
+from .language import ENVIRONMENT, Config, Definition
 
 TYPES = ("bool", "int", "float", "string", "expr", "list")
 
@@ -342,9 +346,6 @@ def _parse_value(knob: Knob, raw: str) -> Any:
 
 def _parse_expr(text: str) -> Any:
     """Parse with the language's cached parser; a syntax error becomes ``ValueError``."""
-    from classad import parse_expr
-    from classad.errors import ClassAdError
-
     try:
         return parse_expr(text)
     except ClassAdError as exc:
@@ -353,8 +354,6 @@ def _parse_expr(text: str) -> Any:
 
 def _constant(text: str) -> Any:
     """The value of a constant ClassAd expression such as ``3600*24`` (no ad in scope)."""
-    from classad.evaluate import evaluate_top, new_state
-
     return evaluate_top(_parse_expr(text), None, new_state())
 
 

@@ -21,11 +21,29 @@ from typing import Any, Callable, Optional
 
 from classad import ast
 
-from .statements import ACCOUNTING_GROUP_MAP_KNOBS
 from ..errors import ConfigError
-from ..cycle.evaluator import MatchPolicy
 from ..groups.membership import GroupMapping, MapFileError, parse_group_map
 from ..groups.quotas import GroupConfig, GroupTree, build_tree
+from .knobs import Knobs
+from .statements import ACCOUNTING_GROUP_MAP_KNOBS
+
+
+@dataclass(frozen=True)
+class MatchPolicy:
+    """The knobs that shape candidate selection."""
+
+    consider_preemption: bool = True
+    preemption_requirements: Optional[ast.Node] = None
+    preemption_rank: Optional[ast.Node] = None
+    pre_job_rank: Optional[ast.Node] = None
+    post_job_rank: Optional[ast.Node] = None
+    ignore_job_ranks: bool = False
+    matchlist_caching: bool = True
+    preemption_requirements_stable: bool = True
+    preemption_rank_stable: bool = True
+    # The manual's behaviour where it differs from the code (spec §1.15); off = the code.
+    preemption_needs_better_eup: bool = False
+    skip_claimed_idle: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,8 +99,6 @@ class Settings:
     @classmethod
     def defaults(cls, **changes: Any) -> "Settings":
         """HTCondor's defaults, with ``changes`` applied (``consider_preemption=`` etc. go to the policy)."""
-        from .knobs import Knobs
-
         base = cls.from_knobs(Knobs())
         fields = MatchPolicy.__dataclass_fields__
         policy = replace(base.policy, **{k: v for k, v in changes.items() if k in fields})

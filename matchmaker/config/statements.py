@@ -18,12 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import Optional, Protocol
 
 from ..errors import ConfigError
-
-if TYPE_CHECKING:
-    from .language import Config
 
 MAX_INCLUDE_DEPTH = 20
 ENVIRONMENT = "<environment>"
@@ -69,10 +66,25 @@ class _Frame:
         self.seen_else = False
 
 
+class ConfigTable(Protocol):
+    """What a :class:`Reader` fills: the macro table of :mod:`matchmaker.config.language`."""
+
+    version: tuple[int, ...]
+    warnings: list[str]
+    _table: dict[str, "Definition"]
+
+    def define(self, name: str, value: str, file: str, line: Optional[int]) -> None: ...
+    def _set(self, name: str, raw: str, file: str, line: Optional[int]) -> None: ...
+    def _replace_self(self, name: str, value: str) -> str: ...
+    def defined(self, name: str) -> bool: ...
+    def expand(self, text: str, where: Optional["Definition"] = None) -> str: ...
+    def read_file(self, path: str, _depth: int = 0) -> None: ...
+
+
 class Reader:
     """Reads one file's statements into a :class:`~matchmaker.config.Config`."""
 
-    def __init__(self, config: Config, text: str, source: str, depth: int) -> None:
+    def __init__(self, config: ConfigTable, text: str, source: str, depth: int) -> None:
         self.cfg = config
         self.source = source
         self.depth = depth

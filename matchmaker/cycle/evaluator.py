@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from classad import ast
 from classad.evaluate import eval_attribute, evaluate_top
-from classad.values import ERROR, UNDEFINED, truthiness
+from classad.values import ERROR, FLT_MAX, UNDEFINED, truthiness
 
-from .ephemeral import MatchState, NegotiationAd
+from ..config.settings import MatchPolicy
 from ..pool.ads import Slot
+from .ephemeral import MatchState, NegotiationAd
 
 _F32 = struct.Struct("f")
-_FLT_MAX = 3.4028234663852886e38
 _MISS = object()
 # The expressions evaluated per (request, slot): slot-side ones (the slot as MY) first,
 # then job-side ones (the request as MY).
@@ -48,7 +47,7 @@ def float32(x: float) -> float:
     """``x`` rounded to single precision, as C's ``(float)x`` (overflow gives infinity)."""
     if x != x or math.isinf(x):
         return x
-    if abs(x) > _FLT_MAX:
+    if abs(x) > FLT_MAX:
         return math.copysign(math.inf, x)
     return _F32.unpack(_F32.pack(x))[0]
 
@@ -87,22 +86,6 @@ _CONVERT = {S_REQ: is_true, J_REQ: is_true, S_PREQ: is_true, S_RANK: _rank_or_ze
 # ---- the knobs ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MatchPolicy:
-    """The knobs that shape candidate selection."""
-
-    consider_preemption: bool = True
-    preemption_requirements: Optional[ast.Node] = None
-    preemption_rank: Optional[ast.Node] = None
-    pre_job_rank: Optional[ast.Node] = None
-    post_job_rank: Optional[ast.Node] = None
-    ignore_job_ranks: bool = False
-    matchlist_caching: bool = True
-    preemption_requirements_stable: bool = True
-    preemption_rank_stable: bool = True
-    # The manual's behaviour where it differs from the code (spec §1.15); off = the code.
-    preemption_needs_better_eup: bool = False
-    skip_claimed_idle: bool = False
 
 
 # ---- per-cycle slot entries and the memoizing evaluator ---------------------------------
@@ -286,5 +269,5 @@ def _attr(ad: NegotiationAd, lname: str, st: MatchState) -> object:
 
 __all__ = [
     "J_LIMITS", "J_RANK", "J_REQ", "S_CURRENT", "S_POST", "S_PRANK", "S_PRE", "S_PREQ", "S_RANK", "S_REQ",
-    "Evaluator", "MatchPolicy", "SlotClass", "SlotEntry", "float32", "group_slots", "is_true", "rank_value",
+    "Evaluator", "SlotClass", "SlotEntry", "float32", "group_slots", "is_true", "rank_value",
 ]

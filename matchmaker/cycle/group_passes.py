@@ -26,38 +26,28 @@ so this module sits beside :mod:`matchmaker.cycle.negotiator` rather than under 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
 
-from .ephemeral import ROOT_GROUP, GroupContext, MatchState
 from ..groups.membership import group_demand, group_of_submitter, negotiating_members
-from ..groups.quotas import (FLT_MAX, Allocation, GroupPass, GroupStats, GroupTree, Quotas, SortKey, assign_quotas,
-                     run_rounds, starvation_key)
+from ..groups.quotas import (
+    FLT_MAX,
+    Allocation,
+    GroupPass,
+    GroupStats,
+    GroupTree,
+    Quotas,
+    SortKey,
+    assign_quotas,
+    run_rounds,
+    starvation_key,
+)
 from ..pool.ads import IDLE, RUNNING, Pool
-
-if TYPE_CHECKING:
-    from .negotiator import Cycle, CycleResult, SubmitterState
-
-
-@dataclass(frozen=True)
-class GroupSummary:
-    """One group's line of the cycle's quota table (the last allocation round's values)."""
-
-    name: str
-    quota: float               # effective quota (GroupQuota)
-    config_quota: float        # GROUP_QUOTA_<g>, or the GROUP_QUOTA_DYNAMIC_<g> fraction
-    is_static: bool
-    subtree_quota: float
-    surplus: str               # "no", "ByQuota" (GROUP_ACCEPT_SURPLUS) or "Regroup" (GROUP_AUTOREGROUP)
-    requested: float           # demand at cycle start: running + idle jobs of its submitters
-    allocated: float           # GroupResourcesAllocated
-    usage: float               # weighted usage of the group node when the cycle ended
-    sort_key: float            # GROUP_SORT_EXPR value (FLT_MAX when it failed)
-    order: int                 # place in the last round's negotiation order, from 1
-    matched: int               # matches its submitters made in this cycle
+from .ephemeral import ROOT_GROUP, GroupContext, MatchState
+from .results import CycleResult, GroupSummary
+from .state import Cycle, SubmitterState
 
 
 def group_sort_key(expr: Any, now: float) -> SortKey:
@@ -110,8 +100,8 @@ class _Rounds:
             self.keys[name] = FLT_MAX if value is None or math.isnan(value) else float(value)
 
 
-def negotiate_groups(cycle: "Cycle", pool: Pool, *,
-                     pie: Callable[..., list["SubmitterState"]]) -> "CycleResult":
+def negotiate_groups(cycle: Cycle, pool: Pool, *,
+                     pie: Callable[..., list[SubmitterState]]) -> CycleResult:
     """Hierarchical group quotas (spec §4.4) for a cycle built with the group tree: the
     rounds of ``groups.run_rounds``, each pass running the floor round and ``pie`` (the
     pie engine, :func:`matchmaker.negotiator.negotiate_with_group`) for its group."""

@@ -23,18 +23,33 @@ from typing import Callable, Optional, Sequence
 
 from classad import ast
 from classad.evaluate import evaluate_top
+from classad.values import FLT_MAX
 
+from ..pool.limits import ConcurrencyLimits, limits_reason, parse_limits
 from .ephemeral import NegotiationAd
-from .evaluator import (J_LIMITS, J_RANK, J_REQ, S_CURRENT, S_POST, S_PRANK, S_PRE, S_PREQ, S_RANK, S_REQ,
-                        Evaluator, MatchPolicy, SlotClass, SlotEntry, float32, is_true)
-from ..pool.ads import ConcurrencyLimits, limits_reason, parse_limits
+from .evaluator import (
+    J_LIMITS,
+    J_RANK,
+    J_REQ,
+    S_CURRENT,
+    S_POST,
+    S_PRANK,
+    S_PRE,
+    S_PREQ,
+    S_RANK,
+    S_REQ,
+    Evaluator,
+    SlotClass,
+    SlotEntry,
+    float32,
+    is_true,
+)
 
 NO_PREEMPTION, RANK_PREEMPTION, PRIO_PREEMPTION = 2, 1, 0
 REASONS = {NO_PREEMPTION: "no-preemption", RANK_PREEMPTION: "rank", PRIO_PREEMPTION: "priority"}
 NO_MATCH = "no match found"
 SUBMITTER_LIMIT = "submitter limit exceeded"
 PREEMPTION_REQ_FALSE = "PREEMPTION_REQUIREMENTS == False"
-_FLT_MAX = 3.4028234663852886e38
 
 
 def permits(used: float, allowed: float, cost: float) -> bool:
@@ -174,7 +189,7 @@ class Matcher:
         post = ev.value(e, S_POST) if pol.post_job_rank is not None else -math.inf
         rank = 0.0 if pol.ignore_job_ranks else ev.value(e, J_RANK)
         if state == NO_PREEMPTION:
-            prank = -_FLT_MAX
+            prank = -FLT_MAX
         elif pol.preemption_rank is None:
             prank = -math.inf
         else:
@@ -241,5 +256,5 @@ def sort_key(pre: float, rank: float, post: float, state: int, prank: float, ind
 
 __all__ = [
     "NO_MATCH", "NO_PREEMPTION", "PREEMPTION_REQ_FALSE", "PRIO_PREEMPTION", "RANK_PREEMPTION", "REASONS",
-    "SUBMITTER_LIMIT", "Budget", "Candidate", "CandidateList", "MatchPolicy", "Matcher", "permits", "sort_key",
+    "SUBMITTER_LIMIT", "Budget", "Candidate", "CandidateList", "Matcher", "permits", "sort_key",
 ]

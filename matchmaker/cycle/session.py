@@ -26,11 +26,11 @@ from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
 
 from ..accounting.store import Accountant, Claim, QuotaRecord
-from .ephemeral import MatchState
-from ..groups.membership import group_of_submitter, group_prio_factor
-from .negotiator import CycleResult, negotiate
-from ..pool.ads import IDLE, RUNNING, Pool, make_jobs, make_slots
 from ..config.settings import Settings
+from ..groups.membership import group_of_submitter, group_prio_factor
+from ..pool.ads import IDLE, RUNNING, Pool, make_jobs, make_slots
+from .ephemeral import MatchState
+from .negotiator import CycleResult, negotiate
 
 
 class AccountantPriorities:

@@ -21,8 +21,9 @@ from dataclasses import dataclass, replace
 from functools import reduce
 from typing import Callable, Collection, Iterable, Mapping, Optional
 
+from classad.values import FLT_MAX
+
 ROOT = "<none>"
-FLT_MAX = 3.4028234663852886e38      # GROUP_SORT_EXPR that fails to give a number
 _ROOT_SORT = 3.4e38                  # the default GROUP_SORT_EXPR's value for <none> ...
 _ZERO_QUOTA_SORT = 3.3e38            # ... and for a group whose quota is 0
 _NO_RR_TIME = sys.float_info.max     # rr time of a subtree that wants nothing

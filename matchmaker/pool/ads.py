@@ -28,13 +28,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
+from classad import ParserType, parseAds
 from classad.ad import ClassAd
 from classad.ast import Node
 from classad.errors import FormatError
 from classad.evaluate import evaluate_top, new_state
-from classad import ParserType, parseAds
 from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
 
@@ -43,7 +43,6 @@ from ..groups.membership import GroupMapping
 # States in which a slot's claim is charged to its user (spec §3.3, CheckMatches).
 CHARGED_STATES = frozenset(("claimed", "preempting", "matched"))
 IDLE, RUNNING = 1, 2
-DEFAULT_CONCURRENCY_LIMIT = 2308032.0
 _SLOT_WEIGHT = parse_expr("Cpus")
 
 
@@ -154,7 +153,7 @@ def _with_lines(ads: list[ClassAd], text: str, source: str) -> list[tuple[ClassA
 # ---- slots ----------------------------------------------------------------------------
 
 
-def _solo(ad: ClassAd) -> object:
+def alone_state(ad: ClassAd) -> object:
     """An evaluation state for ``ad`` alone; its clock is fixed (library code never reads
     the wall clock), so ``time()`` in a weight or name expression gives 0."""
     return new_state(ad, clock=_zero_clock)
@@ -168,7 +167,7 @@ def _string_attr(ad: ClassAd, name: str) -> Optional[str]:
     node = ad.get_node(name)
     if node is None:
         return None
-    value = evaluate_top(node, ad, _solo(ad))
+    value = evaluate_top(node, ad, alone_state(ad))
     return value if type(value) is str else None
 
 
@@ -189,7 +188,7 @@ def slot_weight(ad: ClassAd, *, use_slot_weights: bool = True, slot_weight_expr:
     node = ad.get_node("SlotWeight")
     if node is None or force:
         node = slot_weight_expr if slot_weight_expr is not None else _SLOT_WEIGHT
-    w = _number(evaluate_top(node, ad, _solo(ad)))
+    w = _number(evaluate_top(node, ad, alone_state(ad)))
     return 1.0 if w is None or w < 0 else w
 
 
@@ -228,7 +227,7 @@ def make_slots(ads: Sequence[tuple[ClassAd, str]], *, use_slot_weights: bool = T
 
 def _is_true(ad: ClassAd, attr: str) -> bool:
     node = ad.get_node(attr)
-    return node is not None and truthiness(evaluate_top(node, ad, _solo(ad))) is True
+    return node is not None and truthiness(evaluate_top(node, ad, alone_state(ad))) is True
 
 
 def _where(source: str) -> dict:
@@ -243,7 +242,7 @@ def _int_attr(ad: ClassAd, name: str) -> Optional[int]:
     node = ad.get_node(name)
     if node is None:
         return None
-    value = evaluate_top(node, ad, _solo(ad))
+    value = evaluate_top(node, ad, alone_state(ad))
     if type(value) is int:
         return value
     if type(value) is float and value == value and abs(value) < 2**63:
@@ -368,70 +367,6 @@ def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], **kw:
     return Pool(slots, jobs, warnings, refused)
 
 
-# ---- concurrency limits held by claims (spec §1.13) ------------------------------------------
-
-
-def parse_limits(text: str) -> list[tuple[str, float]]:
-    """``"a, b:2, set.member"`` -> ``[("a", 1.0), ("b", 2.0), ("set.member", 1.0)]``."""
-    out = []
-    for item in text.replace(",", " ").split():
-        name, _, amount = item.partition(":")
-        try:
-            value = float(amount) if amount else 1.0
-        except ValueError:
-            value = 1.0
-        if name:
-            out.append((name.lower(), value))
-    return out
-
-
-class ConcurrencyLimits:
-    """Counters of concurrency limits in use, against their capacities.
-
-    Limits are ``name[:amount]`` items, names case-insensitive; a claim holding them is
-    counted with :meth:`charge`; :meth:`exhausted` names those one more would overflow.
-    """
-
-    def __init__(self, capacity: Callable[[str], float] = lambda _name: DEFAULT_CONCURRENCY_LIMIT) -> None:
-        self.capacity = capacity
-        self.count: dict[str, float] = {}
-        self._caps: dict[str, float] = {}
-
-    def charge(self, limits: Sequence[tuple[str, float]]) -> None:
-        """Count a claim holding ``limits``."""
-        for name, amount in limits:
-            self.count[name] = self.count.get(name, 0.0) + amount
-
-    def exhausted(self, limits: Sequence[tuple[str, float]]) -> list[str]:
-        """Names of ``limits`` that one more claim would push over capacity."""
-        full = []
-        for name, amount in limits:
-            cap = self._caps.get(name)
-            if cap is None:
-                cap = self._caps[name] = float(self.capacity(name))
-            if self.count.get(name, 0.0) + amount > cap:
-                full.append(name)
-        return full
-
-
-def limits_reason(names: Sequence[str]) -> str:
-    """The rejection text for exhausted limits."""
-    return f"concurrency limit {', '.join(names)} reached"
-
-
-def claimed_limits(slots: Iterable[Slot], capacity: Callable[[str], float]) -> ConcurrencyLimits:
-    """The counters at cycle start: the ``ConcurrencyLimits`` and ``PreemptingConcurrencyLimits``
-    of every charged claim."""
-    limits = ConcurrencyLimits(capacity)
-    for s in slots:
-        if s.charged:
-            for attr in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
-                v = s.ad.evaluate(attr, state=_solo(s.ad))
-                if type(v) is str:
-                    limits.charge(parse_limits(v))
-    return limits
-
-
 # ---- pool sizes and usage ---------------------------------------------------------------
 
 
@@ -451,13 +386,13 @@ def pool_size(slots: Sequence[Slot], *, use_slot_weights: bool = True,
     counted = list(slots)
     if constraint is not None:
         chosen = [s for s in slots
-                  if truthiness(evaluate_top(constraint, s.ad, _solo(s.ad))) is True]
+                  if truthiness(evaluate_top(constraint, s.ad, alone_state(s.ad))) is True]
         if chosen:
             counted = chosen
     weighted = sum(s.weight for s in counted) if use_slot_weights else float(len(counted))
     effective = 0.0
     for s in counted:
-        cpus = _number(s.ad.evaluate("Cpus", state=_solo(s.ad))) if s.partitionable else None
+        cpus = _number(s.ad.evaluate("Cpus", state=alone_state(s.ad))) if s.partitionable else None
         effective += cpus if cpus is not None and cpus > 0 else 1.0
     min_weight = min((s.weight for s in slots), default=1.0)
     return PoolSize(weighted, min_weight, effective)
@@ -477,7 +412,7 @@ def error_rank_slots(slots: Iterable[Slot]) -> list[Slot]:
     out = []
     for s in slots:
         node = s.ad.get_node("Rank")
-        if node is not None and evaluate_top(node, s.ad, _solo(s.ad)) is ERROR:
+        if node is not None and evaluate_top(node, s.ad, alone_state(s.ad)) is ERROR:
             out.append(s)
     return out
 
@@ -489,9 +424,9 @@ def error_rank_warning(s: Slot) -> str:
 
 
 __all__ = [
-    "CHARGED_STATES", "DEFAULT_CONCURRENCY_LIMIT", "IDLE", "RUNNING", "ConcurrencyLimits", "Job", "Pool",
-    "PoolSize", "Slot", "claimed_limits", "error_rank_slots", "error_rank_warning", "limits_reason",
-    "assign_group", "load_pool", "parse_limits", "make_jobs", "make_slots", "owner_name", "parse_old_ads",
+    "CHARGED_STATES", "IDLE", "RUNNING", "Job", "Pool",
+    "PoolSize", "Slot", "error_rank_slots", "error_rank_warning",
+    "assign_group", "load_pool", "make_jobs", "make_slots", "owner_name", "parse_old_ads",
     "pool_from_ads", "pool_size", "read_ads", "remote_user", "requested_group", "slot_weight", "submitter_name",
     "usage_by_customer",
 ]

@@ -14,17 +14,23 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from matchmaker.accounting.store import Accountant, Claim, QuotaRecord
 from matchmaker.accounting.priority_math import (
-    MIN_PRIORITY, FactorPolicy, decay_factor, default_prio_factor, effective_priority, group_ancestors,
-    recent_usage, resolve_prio_factor, updated_priority,
+    MIN_PRIORITY,
+    FactorPolicy,
+    decay_factor,
+    default_prio_factor,
+    effective_priority,
+    group_ancestors,
+    recent_usage,
+    resolve_prio_factor,
+    updated_priority,
 )
 from matchmaker.accounting.reports import admin, priority_report
-from matchmaker.errors import StateError
+from matchmaker.accounting.store import Accountant, Claim, QuotaRecord
 from matchmaker.config.knobs import Knobs
+from matchmaker.errors import StateError
 
 DAY = 86400.0
 ROOT = Path(__file__).resolve().parents[2]      # the repository, so a child process can import us

@@ -16,7 +16,8 @@ import sys
 import pytest
 
 from classad.errors import ClassAdError
-from matchmaker.config.language import ENVIRONMENT, Config
+from matchmaker.config.language import Config
+from matchmaker.config.statements import ENVIRONMENT
 from matchmaker.errors import ConfigError
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from classad.ad import ClassAd
 from classad.parser import parse_expr
 from classad.values import ERROR
-from matchmaker.cycle.ephemeral import LiveUsage, MatchState, annotate_request, annotate_slot
 from matchmaker.config.knobs import Knobs
-from matchmaker.cycle.negotiator import Settings, StaticPriorities, negotiate
+from matchmaker.config.settings import Settings
+from matchmaker.cycle.ephemeral import LiveUsage, MatchState, StaticPriorities, annotate_request, annotate_slot
+from matchmaker.cycle.negotiator import negotiate
 from matchmaker.pool.ads import make_slots, parse_old_ads, pool_from_ads
 
 ALICE, GUEST = "alice@d", "guest@v"

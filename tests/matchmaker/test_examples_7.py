@@ -15,8 +15,11 @@ from classad.ad import ClassAd
 from classad.parser import parse_expr
 from matchmaker.accounting.store import Accountant
 from matchmaker.config.knobs import Knobs
+from matchmaker.config.settings import Settings
+from matchmaker.cycle.ephemeral import StaticPriorities
 from matchmaker.cycle.matching import sort_key
-from matchmaker.cycle.negotiator import Settings, StaticPriorities, negotiate, pie_shares
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.cycle.pie import pie_shares
 from matchmaker.pool.ads import pool_from_ads
 
 A, B, C = "A@d", "B@d", "C@d"

@@ -18,12 +18,14 @@ import pytest
 from classad.ad import ClassAd
 from classad.parser import parse_expr
 from matchmaker.accounting.store import Accountant
-from matchmaker.groups.membership import group_of_submitter
 from matchmaker.config.knobs import Knobs
-from matchmaker.cycle.negotiator import CycleResult, StaticPriorities, negotiate
-from matchmaker.pool.ads import Pool, pool_from_ads
-from matchmaker.cycle.session import advance_pool, run_cycle
 from matchmaker.config.settings import Settings
+from matchmaker.cycle.ephemeral import StaticPriorities
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.cycle.results import CycleResult
+from matchmaker.cycle.session import advance_pool, run_cycle
+from matchmaker.groups.membership import group_of_submitter
+from matchmaker.pool.ads import Pool, pool_from_ads
 
 PHYS, CHEM, HEP, LEP = "group_physics", "group_chemistry", "group_physics.hep", "group_physics.lep"
 
@@ -155,8 +157,8 @@ def test_7_7_surplus_inside_a_capped_parent(demand, physics_accepts, oversub, al
 def _first_round_allocation(config: str, jobs: list[ClassAd]) -> dict[str, float]:
     """Round 1's allocation for these jobs' demand (the cycle reports the last round's,
     which re-allocates what round 1 left unused)."""
-    from matchmaker.groups.quotas import allocate, assign_quotas
     from matchmaker.groups.membership import group_demand
+    from matchmaker.groups.quotas import allocate, assign_quotas
     settings = settings_of(config)
     tree = settings.group_tree
     assert tree is not None

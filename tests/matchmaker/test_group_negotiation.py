@@ -17,12 +17,14 @@ from hypothesis import given, settings as hsettings, strategies as st
 from classad.ad import ClassAd
 from classad.parser import parse_expr
 from matchmaker.accounting.store import Accountant
-from matchmaker.groups.membership import group_of_submitter
 from matchmaker.config.knobs import Knobs
-from matchmaker.cycle.negotiator import CycleResult, StaticPriorities, negotiate
-from matchmaker.pool.ads import pool_from_ads, submitter_name
-from matchmaker.cycle.session import advance_pool, run_cycle
 from matchmaker.config.settings import Settings
+from matchmaker.cycle.ephemeral import StaticPriorities
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.cycle.results import CycleResult
+from matchmaker.cycle.session import advance_pool, run_cycle
+from matchmaker.groups.membership import group_of_submitter
+from matchmaker.pool.ads import pool_from_ads, submitter_name
 
 PHYS, CHEM = "group_physics", "group_chemistry"
 

@@ -7,14 +7,22 @@ from __future__ import annotations
 import pytest
 
 from classad.ad import ClassAd
-from matchmaker.errors import ConfigError
-from matchmaker.groups.membership import (GroupMapping, MapFileError, group_demand, group_of_submitter,
-                                 group_prio_factor, negotiating_members, parse_group_map)
-from matchmaker.groups.quotas import ROOT, GroupConfig, build_tree
 from matchmaker.config.knobs import Knobs
-from matchmaker.cycle.negotiator import StaticPriorities, negotiate
-from matchmaker.pool.ads import pool_from_ads
 from matchmaker.config.settings import Settings
+from matchmaker.cycle.ephemeral import StaticPriorities
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.errors import ConfigError
+from matchmaker.groups.membership import (
+    GroupMapping,
+    MapFileError,
+    group_demand,
+    group_of_submitter,
+    group_prio_factor,
+    negotiating_members,
+    parse_group_map,
+)
+from matchmaker.groups.quotas import ROOT, GroupConfig, build_tree
+from matchmaker.pool.ads import pool_from_ads
 
 SEED_MAP = """\
 * Alice\tgroup_physics

@@ -13,9 +13,23 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from matchmaker.groups.membership import group_demand, group_of_submitter, negotiating_members
-from matchmaker.groups.quotas import (FLT_MAX, ROOT, Allocation, GroupConfig, GroupPass, GroupStats,
-                               GroupTree, allocate, assign_quotas, build_tree, group_order,
-                               run_rounds, starvation_key, strict_cap, subtree_usage)
+from matchmaker.groups.quotas import (
+    FLT_MAX,
+    ROOT,
+    Allocation,
+    GroupConfig,
+    GroupPass,
+    GroupStats,
+    GroupTree,
+    allocate,
+    assign_quotas,
+    build_tree,
+    group_order,
+    run_rounds,
+    starvation_key,
+    strict_cap,
+    subtree_usage,
+)
 
 PHYS, CHEM, HEP, LEP = "group_physics", "group_chemistry", "group_physics.hep", "group_physics.lep"
 

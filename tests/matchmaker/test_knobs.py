@@ -14,9 +14,9 @@ import sys
 import pytest
 
 import classad.parser
+from matchmaker.config.knobs import DEFAULTS, KNOBS, PATTERNS, TYPES, Knobs
 from matchmaker.config.language import Config
 from matchmaker.errors import ConfigError
-from matchmaker.config.knobs import DEFAULTS, KNOBS, PATTERNS, TYPES, Knobs
 
 
 def knobs(text: str = "", environ: dict | None = None) -> Knobs:

@@ -7,16 +7,17 @@ from __future__ import annotations
 from hypothesis import given, settings as hsettings, strategies as st
 
 from classad.ad import ClassAd
-from classad.evaluate import new_state
+from classad.evaluate import evaluate_top, new_state
 from classad.parser import parse_expr
 from classad.values import truthiness
-from classad.evaluate import evaluate_top
-from matchmaker.cycle.ephemeral import LiveUsage, MatchState, NegotiationAd
-from matchmaker.cycle.evaluator import J_REQ, S_PREQ, S_REQ, Evaluator, SlotEntry, float32
 from matchmaker.config.knobs import Knobs
-from matchmaker.cycle.matching import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, MatchPolicy, permits, sort_key
-from matchmaker.cycle.negotiator import Settings, StaticPriorities, negotiate
-from matchmaker.pool.ads import make_slots, parse_limits, parse_old_ads, pool_from_ads
+from matchmaker.config.settings import MatchPolicy, Settings
+from matchmaker.cycle.ephemeral import LiveUsage, MatchState, NegotiationAd, StaticPriorities
+from matchmaker.cycle.evaluator import J_REQ, S_PREQ, S_REQ, Evaluator, SlotEntry, float32
+from matchmaker.cycle.matching import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, permits, sort_key
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.pool.ads import make_slots, parse_old_ads, pool_from_ads
+from matchmaker.pool.limits import parse_limits
 
 ALICE, BOB = "alice@d", "bob@d"
 

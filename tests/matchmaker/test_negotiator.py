@@ -7,11 +7,14 @@ import pytest
 from hypothesis import assume, given, strategies as st
 
 from classad.ad import ClassAd
-from matchmaker.pool.autocluster import Autoclusters, Queue, build_queues, job_order_key, significant_attributes
 from matchmaker.config.knobs import Knobs
-from matchmaker.cycle.negotiator import (Settings, StaticPriorities, SubmitterState, negotiate, pie_shares, pie_slices,
-                                   submitter_order_key)
+from matchmaker.config.settings import Settings
+from matchmaker.cycle.ephemeral import StaticPriorities
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.cycle.pie import pie_shares, pie_slices, submitter_order_key
+from matchmaker.cycle.state import SubmitterState
 from matchmaker.pool.ads import make_jobs, make_slots, parse_old_ads, pool_from_ads, pool_size
+from matchmaker.pool.autocluster import Autoclusters, Queue, build_queues, job_order_key, significant_attributes
 
 A, B, C = "A@d", "B@d", "C@d"
 

@@ -1,0 +1,89 @@
+"""What one negotiation cycle decided: matches, rejections, per-submitter and per-group lines.
+
+Plain frozen records, built by :mod:`matchmaker.cycle.state` at the end of a cycle and
+read by the CLI, the accountant session and the tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .ephemeral import ROOT_GROUP
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    """One group's line of the cycle's quota table (the last allocation round's values)."""
+
+    name: str
+    quota: float               # effective quota (GroupQuota)
+    config_quota: float        # GROUP_QUOTA_<g>, or the GROUP_QUOTA_DYNAMIC_<g> fraction
+    is_static: bool
+    subtree_quota: float
+    surplus: str               # "no", "ByQuota" (GROUP_ACCEPT_SURPLUS) or "Regroup" (GROUP_AUTOREGROUP)
+    requested: float           # demand at cycle start: running + idle jobs of its submitters
+    allocated: float           # GroupResourcesAllocated
+    usage: float               # weighted usage of the group node when the cycle ended
+    sort_key: float            # GROUP_SORT_EXPR value (FLT_MAX when it failed)
+    order: int                 # place in the last round's negotiation order, from 1
+    matched: int               # matches its submitters made in this cycle
+
+
+@dataclass(frozen=True)
+class Match:
+    """One match: the job, its submitter, the slot, why the slot was available, whom it preempts.
+
+    With groups, ``group`` is the submitter's group and ``negotiating_group`` /
+    ``autoregroup`` say in which pass the match was made: what the claim then publishes
+    as ``RemoteGroup``, ``RemoteNegotiatingGroup`` and ``RemoteAutoregroup`` (spec §1.9)."""
+
+    job: str
+    submitter: str
+    slot: str
+    reason: str                    # "no-preemption" | "rank" | "priority"
+    preempted: Optional[str]
+    weight: float = 1.0
+    group: Optional[str] = None
+    negotiating_group: str = ROOT_GROUP
+    autoregroup: bool = False
+
+
+@dataclass(frozen=True)
+class SubmitterSummary:
+    """A submitter's EUP, its pie slice at the first spin (``inf`` when unlimited), matches made."""
+
+    name: str
+    eup: float
+    limit: float
+    matched: int
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A request that got no slot, with HTCondor's rejection text (spec §1.14)."""
+
+    job: str
+    reason: str
+
+
+@dataclass
+class CycleResult:
+    """Everything one cycle decided."""
+
+    matches: list[Match]
+    submitters: list[SubmitterSummary]
+    rejected: list[Rejection]
+    warnings: list[str]
+    usage: dict[str, float]
+    spins: int = 0
+    groups: list[GroupSummary] = field(default_factory=list)    # group quotas only, in group order
+
+    @property
+    def group_quotas(self) -> dict[str, float]:
+        """Each group's effective quota of the last allocation round (empty without groups)."""
+        return {g.name: g.quota for g in self.groups}
+
+
+
+__all__ = ["CycleResult", "GroupSummary", "Match", "Rejection", "SubmitterSummary"]

@@ -1,0 +1,222 @@
+"""The state of one negotiation cycle: the trimmed, annotated pool and each submitter's queue.
+
+:class:`Cycle` is built once per cycle (pool sizes over all slot ads, usage from the
+claimed slots, the annotated slot list, autoclusters and request queues, EUPs frozen
+for the cycle) and shared by the pie (:mod:`matchmaker.cycle.pie`) and the group
+passes (:mod:`matchmaker.cycle.group_passes`); :meth:`Cycle.result` turns it into a
+:class:`~matchmaker.cycle.results.CycleResult`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from classad import ast
+from classad.ad import ClassAd
+from classad.evaluate import evaluate_top
+from classad.values import truthiness
+
+from ..config.settings import Settings
+from ..pool.ads import (
+    IDLE,
+    Pool,
+    Slot,
+    error_rank_slots,
+    error_rank_warning,
+    pool_size,
+    slot_weight,
+    usage_by_customer,
+)
+from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
+from ..pool.limits import claimed_limits, limits_reason
+from .ephemeral import ROOT_GROUP, GroupContext, GroupView, LiveUsage, MatchState, Priorities, annotate_slot
+from .evaluator import Evaluator, SlotEntry, group_slots
+from .matching import NO_PREEMPTION, REASONS, Budget, CandidateList, Matcher
+from .results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
+
+
+@dataclass(eq=False)
+class SubmitterState:
+    """A submitter during the cycle."""
+
+    name: str
+    eup: float
+    floor: float
+    ceiling: float
+    queue: Queue
+    idle: int
+    running: int
+    share: float = 0.0
+    limit: float = 0.0
+    starvation: float = 0.0
+    matched: int = 0
+
+
+class Cycle:
+    """State shared by the phases of one negotiation cycle."""
+
+    def __init__(self, pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
+                 usage: Optional[Mapping[str, float]] = None,
+                 group_of: Optional[Callable[[str], str]] = None, groups: Optional[GroupView] = None) -> None:
+        self.settings, self.priorities, self.now, self.groups = settings, priorities, now, groups
+        pol = settings.policy
+        # Weights follow this cycle's settings, whatever the pool was loaded with.
+        slots = [replace(s, weight=slot_weight(s.ad, use_slot_weights=settings.use_slot_weights,
+                                               slot_weight_expr=settings.slot_weight_expr,
+                                               force=settings.force_slot_weight))
+                 for s in pool.slots if self._accepts(settings.slot_constraint, s.ad)]
+        size = pool_size(slots, use_slot_weights=settings.use_slot_weights,
+                         constraint=settings.poolsize_constraint)
+        self.pool_weight, self.min_weight, self.effective_pool = size.weighted, size.min_weight, size.effective
+        self.usage = LiveUsage(usage_by_customer(slots) if usage is None else usage, group_of)
+        self.limits = claimed_limits(slots, settings.concurrency_capacity)
+        self.state = MatchState(self.usage, now)
+        self.evaluator = Evaluator(self.state, pol)
+        self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
+        entries = [self._entry(s) for s in slots if self._keep(s)]
+        self.queues = self._queues(pool, slots)
+        names = decisive_names([e.ad for e in entries], [j.ad for j in pool.jobs if j.status == IDLE]) \
+            if entries else None
+        self.classes = group_slots(entries, names)
+        self._available = len(entries)
+        self.submitters = self._submitters(pool)
+        self.matches: list[Match] = []
+        self._rejected: dict[str, str] = {}
+        self._matched_jobs: set[str] = set()
+        self.pie_left = 0.0
+        self.spins = 0
+        self.refused = list(pool.refused)
+        bad_rank = error_rank_slots(slots)
+        self.warnings = list(pool.warnings) + [error_rank_warning(s) for s in bad_rank]
+        self.evaluator.quiet = {s.index for s in bad_rank}    # reported once, here
+
+    def _accepts(self, constraint: Optional[ast.Node], ad: ClassAd) -> bool:
+        if constraint is None:
+            return True
+        return truthiness(evaluate_top(constraint, ad, MatchState(None, self.now))) is True
+
+    def _keep(self, s: Slot) -> bool:
+        """The trim of spec §1.3."""
+        cp = self.settings.policy.consider_preemption
+        ad, st = s.ad, MatchState(None, self.now)
+        if cp and not self.settings.consider_early_preemption:
+            v = ad.evaluate("RetirementTimeRemaining", state=st)
+            if type(v) in (int, float) and v > 0:
+                return False
+        if not cp and s.state in ("claimed", "preempting") and not s.partitionable:
+            return False
+        if s.partitionable and s.state == "claimed" and ad.evaluate("WantMatching", state=st) is False:
+            return False
+        return True
+
+    def _entry(self, s: Slot) -> SlotEntry:
+        st, pr = self.settings, self.priorities
+        cp = st.policy.consider_preemption
+        ad = annotate_slot(s, now=self.now, eup_of=pr.eup, floor_of=pr.floor, consider_preemption=cp,
+                           cross_slot_prios=st.cross_slot_prios, resource_prefix=st.resource_prefix,
+                           slot_weight_expr=st.slot_weight_expr, force_slot_weight=st.force_slot_weight,
+                           groups=self.groups)
+        activity = s.ad.evaluate("Activity", state=MatchState(None, self.now))
+        idle = s.state == "claimed" and type(activity) is str and activity.lower() == "idle"
+        return SlotEntry(s, ad, s.remote if cp else None, claimed_idle=idle)
+
+    def _queues(self, pool: Pool, slots: Sequence[Slot]) -> dict[str, Queue]:
+        st, pol = self.settings, self.settings.policy
+        sig = significant_attributes(
+            (s.ad for s in slots),
+            (pol.preemption_requirements, pol.preemption_rank, pol.pre_job_rank, pol.post_job_rank,
+             st.job_constraint),
+            add=st.add_significant, remove=st.remove_significant, remove_regex=st.remove_significant_regex)
+        acs = Autoclusters(sig, fixed=st.significant_attributes, remove=st.remove_significant,
+                           every_job_alone=st.negotiate_all_jobs_in_cluster)
+        return build_queues(pool.jobs, acs, by_qdate=st.job_order_by_qdate, job_constraint=st.job_constraint)
+
+    def _submitters(self, pool: Pool) -> list[SubmitterState]:
+        out = []
+        pr = self.priorities
+        for name, (idle_count, running) in sorted(pool.submitter_counts().items()):
+            queue = self.queues.get(name) or Queue(name)
+            idle = queue.idle
+            if idle + running <= 0:
+                continue
+            if self.settings.submitter_constraint is not None:
+                ad = ClassAd({"Name": name, "IdleJobs": idle, "RunningJobs": running})
+                if not self._accepts(self.settings.submitter_constraint, ad):
+                    continue
+            out.append(SubmitterState(name, pr.eup(name), pr.floor(name), pr.ceiling(name), queue, idle, running))
+        return out
+
+    # ---- what the phases call --------------------------------------------------------------
+
+    def slots_left(self) -> bool:
+        """Whether any slot is still available."""
+        return self._available > 0
+
+    def commit(self, s: SubmitterState, run: Any, cand: Any, req: ClassAd, budget: Budget,
+               context: Optional[GroupContext] = None) -> None:
+        """Record a match: the slot leaves the cycle, usage and limits are charged at once."""
+        e = cand.entry
+        slot, cost = e.slot, e.slot.weight
+        job = run.current()
+        run.next += 1
+        s.idle -= 1
+        s.matched += 1
+        e.alive = False
+        e.cls.dead += 1
+        self._available -= 1
+        preempted = e.remote if cand.state != NO_PREEMPTION else None
+        if preempted is not None and slot.charged:
+            self.usage.remove(slot.customer, cost)       # AddMatch ends the previous claim
+        self.usage.add(s.name, cost)
+        self.limits.charge(self.matcher.matched_limits(req, e))
+        budget.used += cost
+        if e.remote is None:
+            budget.used_unclaimed += cost
+        self.pie_left -= cost
+        self._matched_jobs.add(job.id)
+        self._rejected.pop(job.id, None)
+        grouped = context is not None and context.quotas is not None
+        self.matches.append(Match(job.id, s.name, slot.name, REASONS[cand.state], preempted, cost,
+                                  self.usage.group_of(s.name) if grouped else None,
+                                  context.negotiating_group if context else ROOT_GROUP,
+                                  bool(context and context.autoregroup)))
+
+    def reject(self, job_id: str, reason: str) -> None:
+        """Record a rejected request (the last reason wins)."""
+        self._rejected.pop(job_id, None)
+        self._rejected[job_id] = reason
+
+    def find(self, req: ClassAd, autocluster: int, s: SubmitterState, only_rank: bool, budget: Budget,
+             cache: list) -> tuple[Any, str, bool]:
+        """The best candidate for ``req``, else ``(None, reason, limited)``: ``limited`` says
+        whether the submitter limit turned any slot away.  ``cache`` holds the match list."""
+        m, pol = self.matcher, self.settings.policy
+        static = m.request_limits(req)
+        if static:
+            full = self.limits.exhausted(static)
+            if full:
+                return None, limits_reason(full), False
+        cl: Optional[CandidateList] = cache[0]
+        if cl is not None and cl.autocluster == autocluster and cl.only_rank == only_rank:
+            cand, rebuild = m.pop(cl, req, s.name, budget)
+            if cand is not None:
+                return cand, "", False
+            if not rebuild:
+                return None, cl.reason(), cl.limited
+        cl = m.build(req, autocluster, s.name, self.classes, only_rank, budget, static is not None)
+        cache[0] = cl if pol.matchlist_caching else None
+        cand, _ = m.pop(cl, req, s.name, budget)
+        return (cand, "", False) if cand is not None else (None, cl.reason(), cl.limited)
+
+    def result(self, order: Sequence[SubmitterState], groups: Sequence[GroupSummary] = ()) -> CycleResult:
+        """The cycle's outcome; requests refused at submit time come first among the rejected."""
+        subs = [SubmitterSummary(s.name, s.eup, s.limit, s.matched) for s in order]
+        rejected = [Rejection(j, r) for j, r in self.refused] + \
+            [Rejection(j, r) for j, r in self._rejected.items() if j not in self._matched_jobs]
+        warnings = self.warnings + list(self.evaluator.warnings.values())
+        return CycleResult(self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins, list(groups))
+
+
+
+__all__ = ["Cycle", "SubmitterState"]

@@ -1,0 +1,78 @@
+"""Concurrency limits: the ``name[:amount]`` items jobs ask for, counted against capacities.
+
+Claims already running hold their slot's ``ConcurrencyLimits`` (and
+``PreemptingConcurrencyLimits``); :func:`claimed_limits` counts those at cycle start, and
+the matcher charges each new match, refusing one that would overflow a limit.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+from .ads import Slot, alone_state
+
+DEFAULT_CONCURRENCY_LIMIT = 2308032.0     # HTCondor's CONCURRENCY_LIMIT_DEFAULT
+
+
+def parse_limits(text: str) -> list[tuple[str, float]]:
+    """``"a, b:2, set.member"`` -> ``[("a", 1.0), ("b", 2.0), ("set.member", 1.0)]``."""
+    out = []
+    for item in text.replace(",", " ").split():
+        name, _, amount = item.partition(":")
+        try:
+            value = float(amount) if amount else 1.0
+        except ValueError:
+            value = 1.0
+        if name:
+            out.append((name.lower(), value))
+    return out
+
+
+class ConcurrencyLimits:
+    """Counters of concurrency limits in use, against their capacities.
+
+    Limits are ``name[:amount]`` items, names case-insensitive; a claim holding them is
+    counted with :meth:`charge`; :meth:`exhausted` names those one more would overflow.
+    """
+
+    def __init__(self, capacity: Callable[[str], float] = lambda _name: DEFAULT_CONCURRENCY_LIMIT) -> None:
+        self.capacity = capacity
+        self.count: dict[str, float] = {}
+        self._caps: dict[str, float] = {}
+
+    def charge(self, limits: Sequence[tuple[str, float]]) -> None:
+        """Count a claim holding ``limits``."""
+        for name, amount in limits:
+            self.count[name] = self.count.get(name, 0.0) + amount
+
+    def exhausted(self, limits: Sequence[tuple[str, float]]) -> list[str]:
+        """Names of ``limits`` that one more claim would push over capacity."""
+        full = []
+        for name, amount in limits:
+            cap = self._caps.get(name)
+            if cap is None:
+                cap = self._caps[name] = float(self.capacity(name))
+            if self.count.get(name, 0.0) + amount > cap:
+                full.append(name)
+        return full
+
+
+def limits_reason(names: Sequence[str]) -> str:
+    """The rejection text for exhausted limits."""
+    return f"concurrency limit {', '.join(names)} reached"
+
+
+def claimed_limits(slots: Iterable[Slot], capacity: Callable[[str], float]) -> ConcurrencyLimits:
+    """The counters at cycle start: the ``ConcurrencyLimits`` and ``PreemptingConcurrencyLimits``
+    of every charged claim."""
+    limits = ConcurrencyLimits(capacity)
+    for s in slots:
+        if s.charged:
+            for attr in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
+                v = s.ad.evaluate(attr, state=alone_state(s.ad))
+                if type(v) is str:
+                    limits.charge(parse_limits(v))
+    return limits
+
+
+__all__ = ["DEFAULT_CONCURRENCY_LIMIT", "ConcurrencyLimits", "claimed_limits", "limits_reason", "parse_limits"]
