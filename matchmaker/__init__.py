@@ -8,7 +8,10 @@ from :mod:`classad`), a rule ``tests/test_layers.py`` checks:
 * :mod:`matchmaker.accounting` -- user-priority math, the SQLite store, userprio reports;
 * :mod:`matchmaker.config` -- HTCondor's configuration language, the knob table, settings;
 * :mod:`matchmaker.pool` -- ads to slots, jobs, submitters, autoclusters, limits;
+* :mod:`matchmaker.policies` -- priority models (HTCondor's RUP/EUP, LSF, Maui, DIRAC, Slurm);
 * :mod:`matchmaker.cycle` -- one negotiation cycle: ephemeral attributes, matching, pie, groups;
+* :mod:`matchmaker.simulate` -- many cycles over virtual time, series and plots;
+* :mod:`matchmaker.analyze` -- why a job does not match: clause counts, verdicts;
 * :mod:`matchmaker.api` -- the public entry points re-exported here;
 * :mod:`matchmaker.cli` -- the ``matchmaker`` command.
 

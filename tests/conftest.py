@@ -17,3 +17,11 @@ def oracle():
     import classad2
 
     return classad2
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that use the oracle fixture are marked ``oracle`` (``-m "not oracle"`` runs
+    without the htcondor wheel's answers)."""
+    for item in items:
+        if "oracle" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.oracle)

@@ -15,7 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # matchmaker's layers, lowest first: a module may import its own layer and those below.
-MATCHMAKER_LAYERS = ["errors", "groups", "accounting", "config", "pool", "cycle", "api", "cli"]
+MATCHMAKER_LAYERS = ["errors", "groups", "accounting", "config", "pool", "policies", "cycle", "simulate", "analyze",
+                     "api", "cli"]
 
 
 def module_name(path: Path) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from classad.testing import CONTEXT_MY
@@ -58,6 +59,7 @@ def _compare(oracle, expr: str, scope: str | None) -> None:
     assert mine == reference, f"{expr}\n  reference: {reference!r}\n  ours:      {mine!r}"
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, **_SETTINGS)
 @given(calls(3))
 def test_calls_without_an_ad(oracle, expr: str) -> None:
@@ -68,6 +70,7 @@ def test_calls_without_an_ad(oracle, expr: str) -> None:
     _compare(oracle, expr, None)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, **_SETTINGS)
 @given(calls(3))
 def test_calls_inside_an_ad(oracle, expr: str) -> None:
@@ -75,6 +78,7 @@ def test_calls_inside_an_ad(oracle, expr: str) -> None:
     _compare(oracle, expr, CONTEXT_MY)
 
 
+@pytest.mark.slow
 @settings(max_examples=800, **_SETTINGS)
 @given(regex_calls())
 def test_regex_calls(oracle, expr: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +65,7 @@ def _is_data(v) -> bool:
     return type(v) in (bool, int, float, str)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(expressions(max_leaves=5), expressions(max_leaves=5))
 def test_and_or_commute_on_boolean_operands(a: str, b: str) -> None:
