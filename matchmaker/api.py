@@ -10,6 +10,7 @@ The ``matchmaker`` command is a thin layer over these two functions.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Optional
@@ -18,6 +19,7 @@ from .config.knobs import Knobs
 from .config.settings import Settings
 from .cycle.results import CycleResult
 from .cycle.session import open_accountant, run_cycle
+from .errors import StateError
 from .pool.ads import Pool, load_pool
 
 
@@ -44,14 +46,33 @@ def load(config: str | os.PathLike, slots: str | os.PathLike, jobs: str | os.Pat
     return Loaded(knobs, settings, pool, warnings)
 
 
-def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = None) -> CycleResult:
+def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = None,
+              allow_clock_skew: bool = False) -> CycleResult:
     """One negotiation cycle at time ``now`` with the accountant at ``state`` (in memory
-    when None), committed in one transaction; a failure leaves the store unchanged."""
-    acct = open_accountant(str(state) if state is not None else ":memory:", loaded.knobs, loaded.settings)
+    when None), committed in one transaction; a failure leaves the store unchanged.
+
+    ``now`` must be finite and, unless ``allow_clock_skew``, not earlier than the store's
+    last update: a clock that goes back and forth would charge usage that never happened.
+    Another command writing the store during the cycle makes the cycle fail
+    (``StateError``) rather than overwrite that command's edit."""
+    check_time(now, "now")
+    path = str(state) if state is not None else ":memory:"
+    acct = open_accountant(path, loaded.knobs, loaded.settings)
     try:
+        last = acct.last_update_time
+        if not allow_clock_skew and last is not None and now < last:
+            raise StateError(f"the time of this cycle ({now:.0f}) is earlier than the accountant's last update "
+                             f"({last:.0f}); use the right time, or allow clock skew explicitly", file=path)
         return run_cycle(loaded.pool, loaded.settings, acct, now)
     finally:
         acct.close()
 
 
-__all__ = ["Loaded", "load", "negotiate"]
+def check_time(value: float, what: str) -> float:
+    """``value`` if it is a finite number of seconds since the epoch, else ``StateError``."""
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise StateError(f"{what}: {value!r} is not a finite time (seconds since the epoch)")
+    return float(value)
+
+
+__all__ = ["Loaded", "check_time", "load", "negotiate"]

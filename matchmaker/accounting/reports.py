@@ -77,8 +77,44 @@ def priority_report(acct: Accountant, *, names: Optional[Iterable[str]] = None, 
     return rows
 
 
+# The edits of ``condor_userprio`` this store supports, in the order the CLI applies them,
+# with what each one's value means (the CLI's help text).
+EDITS = {
+    "setprio": "set the real user priority (RUP; a number > 0)",
+    "setfactor": "set the priority factor (a number >= 1, as condor_userprio requires)",
+    "setaccum": "set the accumulated usage (weighted slot-seconds, >= 0)",
+    "setbegin": "set the time usage began (seconds since the epoch)",
+    "setlast": "set the time of the last usage (seconds since the epoch)",
+    "setfloor": "set the floor: weighted usage guaranteed before the pie (>= 0)",
+    "setceiling": "set the ceiling: the most weighted usage allowed (-1 for none)",
+}
+
+
+def check_edit(acct: Accountant, command: str, name: str, value: Optional[float]) -> None:
+    """Refuse an edit ``condor_userprio`` would refuse, or one that would create a record by
+    mistake: ``ValueError`` stating the rule."""
+    if not name or any(c.isspace() for c in name):
+        raise ValueError(f"{command}: {name!r} is not a submitter or group name")
+    if "@" not in name and acct.get(name) is None:
+        raise ValueError(f"{command}: {name!r} is neither user@domain nor a principal in the store "
+                         "(a group gets a record at its first cycle)")
+    if value is None:
+        return
+    if not math.isfinite(value):
+        raise ValueError(f"{command}: {value!r} is not a finite number")
+    if command == "setfactor" and value < 1.0:
+        raise ValueError(f"setfactor: the priority factor must be at least 1, not {value:g}")
+    if command == "setprio" and value <= 0.0:
+        raise ValueError(f"setprio: the priority must be greater than 0, not {value:g}")
+    if command in ("setaccum", "setfloor") and value < 0.0:
+        raise ValueError(f"{command}: the value must not be negative, not {value:g}")
+    if command == "setceiling" and value < 0.0 and value != -1.0:
+        raise ValueError(f"setceiling: the ceiling must be >= 0, or -1 for none, not {value:g}")
+
+
 def admin(acct: Accountant, command: str, name: str, value: Optional[str] = None, *, now: float = 0.0) -> None:
-    """Apply one ``condor_userprio`` edit by its option name (``setprio``, ``-delete``, ...)."""
+    """Apply one ``condor_userprio`` edit by its option name (``setprio``, ``-delete``, ...),
+    after :func:`check_edit`; a refused edit raises ``ValueError`` and changes nothing."""
     numeric = {"setprio": acct.set_priority, "setfactor": acct.set_factor,
                "setaccum": acct.set_accumulated_usage, "setbegin": acct.set_begin_usage_time,
                "setlast": acct.set_last_usage_time, "setceiling": acct.set_ceiling,
@@ -87,10 +123,18 @@ def admin(acct: Accountant, command: str, name: str, value: Optional[str] = None
     if command in numeric:
         if value is None:
             raise ValueError(f"{command} needs a value")
-        numeric[command](name, float(value))
+        try:
+            number = float(value)
+        except ValueError:
+            raise ValueError(f"{command}: {value!r} is not a number") from None
+        check_edit(acct, command, name, number)
+        numeric[command](name, number)
     elif command == "resetusage":
+        check_edit(acct, command, name, None)
         acct.reset_usage(name, now)
     elif command == "delete":
+        if acct.get(name) is None:
+            raise ValueError(f"delete: no principal {name!r} in the store")
         acct.delete(name)
     else:
         raise ValueError(f"unknown condor_userprio edit {command!r}")

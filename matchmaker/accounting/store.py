@@ -125,29 +125,54 @@ INSERT INTO schema_version VALUES ({SCHEMA_VERSION});
 _UPGRADES = {1: _QUOTA_TABLE}
 
 
+BUSY_TIMEOUT = 10.0     # seconds a command waits for another one's write lock before failing
+
+
 def _connect(path: str) -> sqlite3.Connection:
-    """Open ``path``, creating the schema in a new database and checking it in an old one."""
-    conn = sqlite3.connect(path)
+    """Open ``path``, creating the schema in a new database and checking it in an old one.
+
+    The schema of a new database is created in one transaction, so a kill half-way leaves
+    either no tables or all of them; a database another command is writing is waited for
+    at most :data:`BUSY_TIMEOUT` seconds."""
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
     try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not tables:
-            conn.executescript(_SCHEMA)
-        elif "schema_version" not in tables:
-            raise StateError("not an accountant database (no schema_version table)", file=path)
-        else:
-            row = conn.execute("SELECT version FROM schema_version").fetchone()
-            if row is not None and row[0] in _UPGRADES:
-                with conn:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not tables:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+            elif "schema_version" not in tables:
+                raise StateError("not an accountant database (no schema_version table)", file=path)
+            else:
+                row = conn.execute("SELECT version FROM schema_version").fetchone()
+                if row is not None and row[0] in _UPGRADES:
                     conn.execute(_UPGRADES[row[0]])
                     conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
-                row = (SCHEMA_VERSION,)
-            if row is None or row[0] != SCHEMA_VERSION:
-                raise StateError(f"accountant schema version {row and row[0]}, this program "
-                                 f"reads version {SCHEMA_VERSION}", file=path)
+                    row = (SCHEMA_VERSION,)
+                if row is None or row[0] != SCHEMA_VERSION:
+                    raise StateError(f"accountant schema version {row and row[0]}, this program "
+                                     f"reads version {SCHEMA_VERSION}", file=path)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        conn.isolation_level = ""      # back to Python's default: explicit transactions below
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _generation(conn: sqlite3.Connection) -> float:
+    """The store's write counter: every committed write adds one."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+    return row[0] if row is not None and row[0] is not None else 0.0
+
+
+class _Conflict(Exception):
+    """Another command committed between this one's read and its write."""
 
 
 # ---- the store --------------------------------------------------------------------------
@@ -221,6 +246,8 @@ class Accountant:
         self._customers = customers
         self._claims = claims
         self._last_update: Optional[float] = meta.get("last_update_time")
+        self._loaded_generation = meta.get("generation") or 0.0
+        self._stored_last_update = self._last_update
         self._dirty: set[str] = set()
         self._gone: set[str] = set()
         self._dirty_claims: set[str] = set()
@@ -232,6 +259,8 @@ class Accountant:
 
         If the block raises, every change since the last commit is discarded.
         """
+        if self._depth == 0 and not self._has_changes():
+            self._refresh()
         self._depth += 1
         try:
             yield self
@@ -244,11 +273,30 @@ class Accountant:
         if self._depth == 0:
             self._flush()
 
+    def _has_changes(self) -> bool:
+        return bool(self._dirty or self._gone or self._dirty_claims or self._gone_claims
+                    or self._quotas is not None)
+
+    def _refresh(self) -> None:
+        """Reread the store if another command committed since it was read."""
+        try:
+            changed = _generation(self._conn) != self._loaded_generation
+        except sqlite3.Error as exc:
+            raise StateError(f"cannot read accountant database: {exc}", file=self.path) from None
+        if changed:
+            self._load()
+
     def _flush(self) -> None:
+        if not self._has_changes() and self._last_update == self._stored_last_update:
+            return
         customers = [astuple(self._customers[n]) for n in self._dirty if n in self._customers]
         claims = [astuple(self._claims[s]) for s in self._dirty_claims if s in self._claims]
         try:
             with self._conn:       # one SQLite transaction: all of it lands or none
+                self._conn.execute("BEGIN IMMEDIATE")
+                generation = _generation(self._conn)
+                if generation != self._loaded_generation:
+                    raise _Conflict()
                 self._conn.executemany("DELETE FROM customers WHERE name = ?", [(n,) for n in self._gone])
                 self._conn.executemany("INSERT OR REPLACE INTO customers VALUES "
                                        f"({', '.join('?' * len(_CUSTOMER_COLUMNS))})", customers)
@@ -258,14 +306,21 @@ class Accountant:
                 if self._last_update is not None:
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('last_update_time', ?)",
                                        (self._last_update,))
+                self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (generation + 1,))
                 if self._quotas is not None:
                     self._conn.execute("DELETE FROM group_quotas")
                     self._conn.executemany("INSERT INTO group_quotas VALUES "
                                            f"({', '.join('?' * len(_QUOTA_COLUMNS))})",
                                            [astuple(q) for q in self._quotas])
+        except _Conflict:
+            self._load()
+            raise StateError("the accountant database changed while this command ran (another command "
+                             "wrote it); nothing was written: run the command again", file=self.path) from None
         except sqlite3.Error as exc:
             self._load()
             raise StateError(f"cannot write accountant database: {exc}", file=self.path) from None
+        self._loaded_generation = generation + 1
+        self._stored_last_update = self._last_update
         self._dirty.clear()
         self._gone.clear()
         self._dirty_claims.clear()

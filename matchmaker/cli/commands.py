@@ -30,6 +30,8 @@ from typing import Any, Optional, Sequence, TextIO
 from classad.errors import ClassAdError
 
 from ..accounting.reports import (
+    EDITS,
+    admin,
     format_priorities,
     format_quotas,
     priorities_json,
@@ -118,12 +120,15 @@ def print_result(result: CycleResult, out: TextIO) -> None:
 
 
 def _now(args: argparse.Namespace) -> float:
-    return float(args.now) if args.now is not None else time.time()   # the CLI is the edge: it may
+    """``--now``, or the wall clock: the CLI is the edge, where reading the clock belongs."""
+    if args.now is None:
+        return time.time()
+    return _float(args.now, "--now", getattr(args, "state", None) or "<command line>")
 
 
 def cmd_negotiate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     loaded = load(args.config, args.slots, args.jobs)
-    result = negotiate(loaded, now=_now(args), state=args.state)
+    result = negotiate(loaded, now=_now(args), state=args.state, allow_clock_skew=args.allow_clock_skew)
     warnings = list(loaded.warnings) + result.warnings
     for w in warnings:
         err.write(f"{PROG}: {w}\n")
@@ -135,24 +140,34 @@ def cmd_negotiate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _edits(args: argparse.Namespace) -> list[tuple[str, str, Optional[str]]]:
+    """The requested ``condor_userprio`` edits as (edit, name, value), in a fixed order."""
+    edits: list[tuple[str, str, Optional[str]]] = []
+    for edit in EDITS:
+        edits += [(edit, name, value) for name, value in getattr(args, edit) or ()]
+    edits += [("resetusage", name, None) for name in args.resetusage or ()]
+    edits += [("delete", name, None) for name in args.delete or ()]
+    return edits
+
+
 def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if not os.path.exists(args.state):
-        raise StateError("no such accountant database (run 'matchmaker negotiate --state' first)",
-                         file=args.state)
+    edits = _edits(args)
+    if args.quotas and edits:
+        raise ClassAdError("--quotas only shows; run the edits without it", file=args.state)
+    if not os.path.exists(args.state) and not edits:
+        raise StateError("no such accountant database (run 'matchmaker negotiate --state' first, "
+                         "or give an edit such as --setfactor to create it)", file=args.state)
+    now = _now(args) if args.resetusage else 0.0
     acct = Accountant.load(args.state)
     try:
         if args.quotas:
             return _show_quotas(acct, args, out)
-        now = _now(args) if args.resetusage else 0.0
         with acct.transaction():
-            for name, value in args.setprio or ():
-                acct.set_priority(name, _float(value, "--setprio", args.state))
-            for name, value in args.setfactor or ():
-                acct.set_factor(name, _float(value, "--setfactor", args.state))
-            for name in args.resetusage or ():
-                acct.reset_usage(name, now)
-            for name in args.delete or ():
-                acct.delete(name)
+            for edit, name, value in edits:
+                try:
+                    admin(acct, edit, name, value, now=now)
+                except ValueError as exc:
+                    raise ClassAdError(f"--{exc}", file=args.state) from None
         rows = priority_report(acct, all_users=True)
         last = acct.last_update_time
     finally:
@@ -167,8 +182,6 @@ def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _show_quotas(acct: Accountant, args: argparse.Namespace, out: TextIO) -> int:
     """``userprio --quotas``: the last cycle's group quota table."""
-    if args.setprio or args.setfactor or args.resetusage or args.delete:
-        raise ClassAdError("--quotas only shows; run the edits without it", file=args.state)
     every = acct.group_quotas()
     rows = quota_report(acct, all_groups=args.allusers)
     doc = dict(last_update=acct.last_update_time, users=user_count(acct), policy=surplus_policy(every))
@@ -209,21 +222,25 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--slots", required=True, help="slot ads, old (condor_status -l) format")
     n.add_argument("--jobs", required=True, help="job ads, old (condor_q -l) format")
     n.add_argument("--state", help="accountant database (SQLite); created if missing")
-    n.add_argument("--now", type=float, help="the cycle's time, seconds since the epoch")
+    n.add_argument("--now", help="the cycle's time, seconds since the epoch (default: the clock); "
+                   "not earlier than the state's last update")
+    n.add_argument("--allow-clock-skew", action="store_true",
+                   help="accept a --now earlier than the state's last update (the interval restarts)")
     n.add_argument("--json", action="store_true", help="print one JSON object")
     n.set_defaults(run=cmd_negotiate)
     u = sub.add_parser("userprio", help="show (and edit) user priorities, or show group quotas")
     u.add_argument("--state", required=True, help="accountant database (SQLite)")
-    u.add_argument("--json", action="store_true")
+    u.add_argument("--json", action="store_true", help="print one JSON object")
     u.add_argument("--quotas", action="store_true",
                    help="the last cycle's group quotas (condor_userprio -quotas)")
     u.add_argument("--allusers", action="store_true",
                    help="with --quotas: also groups without demand or usage, and <none>")
-    u.add_argument("--setprio", nargs=2, action="append", metavar=("NAME", "VALUE"))
-    u.add_argument("--setfactor", nargs=2, action="append", metavar=("NAME", "VALUE"))
-    u.add_argument("--resetusage", action="append", metavar="NAME")
-    u.add_argument("--delete", action="append", metavar="NAME")
-    u.add_argument("--now", type=float, help="time for --resetusage, seconds since the epoch")
+    for edit, meaning in EDITS.items():
+        u.add_argument(f"--{edit}", nargs=2, action="append", metavar=("NAME", "VALUE"), help=meaning)
+    u.add_argument("--resetusage", action="append", metavar="NAME",
+                   help="reset the accumulated usage and the priority to its minimum")
+    u.add_argument("--delete", action="append", metavar="NAME", help="remove the principal's record")
+    u.add_argument("--now", help="time for --resetusage, seconds since the epoch")
     u.set_defaults(run=cmd_userprio)
     return p
 
@@ -241,14 +258,14 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, as cat does.
         try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the final flush
+            sys.stdout = open(os.devnull, "w")
         except OSError:
             pass
         return 1
     except OSError as exc:
         err.write(f"{PROG}: {exc.filename or '<system>'}: error: {exc.strerror or exc}\n")
         return 1
-    except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
+    except Exception as exc:
         err.write(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)\n")
         return 1
 

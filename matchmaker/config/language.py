@@ -40,8 +40,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from ..errors import ConfigError
-from .statements import ENVIRONMENT, MAX_INCLUDE_DEPTH, Definition, Reader
-from .statements import NAME_RE as _NAME_RE
+from .statements import ENVIRONMENT, MAX_INCLUDE_DEPTH, NAME_RE as _NAME_RE, Definition, Reader
 
 # The HTCondor version ``if version ...`` compares against: the release of the
 # reference wheel the differential tests run, so both agree on conditionals.

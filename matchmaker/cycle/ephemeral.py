@@ -97,7 +97,7 @@ class NegotiationAd(ClassAd):
 class LiveUsage:
     """Weighted usage per user and per group node, changing as matches are made."""
 
-    def __init__(self, usage: Mapping[str, float] = {},  # noqa: B006 - read only
+    def __init__(self, usage: Mapping[str, float] = {},
                  group_of: Optional[Callable[[str], str]] = None) -> None:
         self.user: dict[str, float] = {k: float(v) for k, v in usage.items()}
         self._group_of = group_of

@@ -135,7 +135,7 @@ class Cycle:
     def _submitters(self, pool: Pool) -> list[SubmitterState]:
         out = []
         pr = self.priorities
-        for name, (idle_count, running) in sorted(pool.submitter_counts().items()):
+        for name, (_idle, running) in sorted(pool.submitter_counts().items()):
             queue = self.queues.get(name) or Queue(name)
             idle = queue.idle
             if idle + running <= 0:

@@ -1,0 +1,169 @@
+"""The accountant store under concurrent commands, bad clocks, bad edits and kills:
+an edit is kept or refused, never lost; a committed cycle is never half-written."""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from matchmaker.accounting.reports import admin
+from matchmaker.accounting.store import Accountant
+from matchmaker.errors import StateError
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "negotiator"
+NOW = 1700000000
+
+
+def mm(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def negotiate_args(db: Path, now: object) -> list[object]:
+    return ["negotiate", "--config", EXAMPLE / "negotiator.config", "--slots", EXAMPLE / "slots.ads",
+            "--jobs", EXAMPLE / "jobs.ads", "--state", db, f"--now={now}"]
+
+
+def one_error(proc: subprocess.CompletedProcess, *words: str) -> None:
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+    for w in words:
+        assert w in proc.stderr, proc.stderr
+
+
+# ---- lost updates --------------------------------------------------------------------------
+
+
+def test_an_edit_made_during_a_cycle_is_not_overwritten(tmp_path):
+    """The cycle read the store before the edit and commits after it: the cycle is refused
+    with a clear error and the edit stays."""
+    db = tmp_path / "a.db"
+    cycle, editor = Accountant.load(db), Accountant.load(db)
+    try:
+        with pytest.raises(StateError, match="changed while this command ran"):
+            with cycle.transaction():
+                cycle.update_priorities(100.0)
+                cycle.set_priority("u@d", 5.0)
+                editor.set_factor("u@d", 7.0)        # another command commits meanwhile
+        assert Accountant.load(db).get("u@d").factor == 7.0
+        # the refused command's next attempt sees the edit and succeeds
+        with cycle.transaction():
+            cycle.set_priority("u@d", 5.0)
+        fresh = Accountant.load(db)
+        assert (fresh.get("u@d").factor, fresh.get("u@d").priority) == (7.0, 5.0)
+    finally:
+        cycle.close()
+        editor.close()
+
+
+def test_a_long_lived_accountant_sees_other_commits(tmp_path):
+    db = tmp_path / "a.db"
+    first, second = Accountant.load(db), Accountant.load(db)
+    second.set_factor("v@d", 3.0)
+    with first.transaction():
+        first.set_priority("u@d", 2.0)
+    assert first.get("v@d").factor == 3.0
+    first.close()
+    second.close()
+
+
+# ---- clocks --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("now", ["inf", "-inf", "nan", "soon"])
+def test_a_non_finite_or_bad_time_is_refused_and_nothing_is_stored(tmp_path, now):
+    db = tmp_path / "a.db"
+    one_error(mm(*negotiate_args(db, now)), "--now")
+    assert not db.exists() or mm("userprio", "--state", db).returncode == 0
+
+
+def test_the_clock_may_not_go_back(tmp_path):
+    db = tmp_path / "a.db"
+    assert mm(*negotiate_args(db, NOW)).returncode == 0
+    before = mm("userprio", "--state", db, "--json").stdout
+    one_error(mm(*negotiate_args(db, NOW - 1000)), str(NOW - 1000), str(NOW), "earlier")
+    assert mm("userprio", "--state", db, "--json").stdout == before
+    assert mm(*negotiate_args(db, NOW - 1000), "--allow-clock-skew").returncode == 0
+
+
+# ---- userprio edits ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("edit, name, value, words", [
+    ("--setfactor", "alice@example.org", "0", ["at least 1"]),
+    ("--setfactor", "alice@example.org", "-1", ["at least 1"]),
+    ("--setfactor", "alice@example.org", "nan", ["finite"]),
+    ("--setprio", "alice@example.org", "0", ["greater than 0"]),
+    ("--setprio", "alice", "5", ["user@domain"]),
+    ("--setaccum", "alice@example.org", "-5", ["negative"]),
+    ("--setceiling", "alice@example.org", "-2", ["-1 for none"]),
+])
+def test_bad_edits_are_refused_and_change_nothing(tmp_path, edit, name, value, words):
+    db = tmp_path / "a.db"
+    assert mm(*negotiate_args(db, NOW)).returncode == 0
+    before = mm("userprio", "--state", db, "--json").stdout
+    one_error(mm("userprio", "--state", db, "--setfactor", "bob@example.org", "4", edit, name, value), *words)
+    assert mm("userprio", "--state", db, "--json").stdout == before
+
+
+def test_edits_create_the_state_on_first_use(tmp_path):
+    """As condor_userprio can set factors on a fresh negotiator, before any cycle."""
+    db = tmp_path / "new.db"
+    proc = mm("userprio", "--state", db, "--setfactor", "alice@example.org", "10",
+              "--setfloor", "alice@example.org", "2", "--setceiling", "alice@example.org", "8")
+    assert proc.returncode == 0, proc.stderr
+    acct = Accountant.load(db)
+    c = acct.get("alice@example.org")
+    assert (c.factor, c.floor, c.ceiling) == (10.0, 2.0, 8.0)
+    acct.close()
+    # showing a missing store without edits is still an error, and creates nothing
+    one_error(mm("userprio", "--state", tmp_path / "none.db"), "no such accountant database")
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_every_edit_option_has_help():
+    out = mm("userprio", "--help").stdout
+    for option in ("--setprio", "--setfactor", "--setaccum", "--setbegin", "--setlast", "--setfloor",
+                   "--setceiling", "--resetusage", "--delete", "--json"):
+        line = next(line for line in out.splitlines() if line.strip().startswith(option))
+        rest = out[out.index(line) + len(line):].split("\n", 1)[0] + line.split(option, 1)[1]
+        assert len(rest.split()) > 2 or "NAME" in line, (option, out)
+
+
+def test_admin_refuses_what_condor_userprio_refuses(tmp_path):
+    with Accountant.load(tmp_path / "a.db") as acct:
+        for edit, value in (("setfactor", "0.5"), ("setprio", "-3"), ("setfactor", "inf")):
+            with pytest.raises(ValueError):
+                admin(acct, edit, "u@d", value)
+        assert acct.get("u@d") is None
+        with pytest.raises(ValueError, match="user@domain"):
+            admin(acct, "setfactor", "nodomain", "2")
+
+
+# ---- kills ---------------------------------------------------------------------------------
+
+
+def test_a_killed_cycle_leaves_a_usable_store(tmp_path):
+    """kill -9 at random moments of first and later cycles: afterwards the store opens, and
+    holds either nothing or a whole committed cycle."""
+    rng = random.Random(7)
+    for trial in range(6):
+        db = tmp_path / f"k{trial}.db"
+        if trial % 2:
+            assert mm(*negotiate_args(db, NOW)).returncode == 0
+        proc = subprocess.Popen([sys.executable, "-m", "matchmaker.cli", *map(str, negotiate_args(db, NOW + 60))],
+                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.0, 0.6))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        shown = mm("userprio", "--state", db, "--json")
+        if db.exists() and db.stat().st_size > 0:
+            assert shown.returncode == 0, shown.stderr
+            assert mm(*negotiate_args(db, NOW + 120)).returncode == 0
