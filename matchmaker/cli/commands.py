@@ -219,8 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     n = sub.add_parser("negotiate", help="run one negotiation cycle")
     n.add_argument("--config", required=True, help="negotiator configuration (HTCondor syntax)")
-    n.add_argument("--slots", required=True, help="slot ads, old (condor_status -l) format")
-    n.add_argument("--jobs", required=True, help="job ads, old (condor_q -l) format")
+    n.add_argument("--slots", required=True, help="slot ads: condor_status -l, -json, -xml or [ ... ] format")
+    n.add_argument("--jobs", required=True, help="job ads: condor_q -l, -json, -xml or [ ... ] format")
     n.add_argument("--state", help="accountant database (SQLite); created if missing")
     n.add_argument("--now", help="the cycle's time, seconds since the epoch (default: the clock); "
                    "not earlier than the state's last update")

@@ -34,6 +34,7 @@ from classad import ParserType, parseAds
 from classad.ad import ClassAd
 from classad.ast import Node
 from classad.errors import FormatError
+from classad.formats.detect import WHITESPACE, classify
 from classad.evaluate import evaluate_top, new_state
 from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
@@ -112,10 +113,12 @@ class Pool:
 
 
 def read_ads(path: str | os.PathLike) -> list[tuple[ClassAd, str]]:
-    """Read an old-format ad file: ``Name = value`` lines, a blank line between ads.
+    """Read an ad file in any format: old (``condor_status -l``), new (``[ ... ]``), JSON
+    (``-json``) or XML (``-xml``), told apart by its first characters.
 
-    Returns ``(ad, "file:line")`` pairs, the line being the ad's first line.  A file
-    that cannot be read or parsed raises :class:`FormatError` with file and line.
+    Returns ``(ad, where)`` pairs: ``"file:line"`` of the ad's first line in the old
+    format, ``"file: ad N"`` in the others.  A file that cannot be read or parsed raises
+    :class:`FormatError` with file and line.
     """
     name = os.fspath(path)
     try:
@@ -125,6 +128,9 @@ def read_ads(path: str | os.PathLike) -> list[tuple[ClassAd, str]]:
         raise FormatError(f"cannot read ad file: {exc.strerror or exc}", file=name) from None
     except UnicodeDecodeError:
         raise FormatError("ad file is not UTF-8 text", file=name) from None
+    fmt = classify("".join(text.lstrip(WHITESPACE)[:64].split())[:2])
+    if fmt != ParserType.Old and not text.lstrip(WHITESPACE).startswith("#"):
+        return [(ad, f"{name}: ad {i}") for i, ad in enumerate(parseAds(Path(name), fmt), 1)]
     return _with_lines(list(parseAds(Path(name), ParserType.Old)), text, name)
 
 

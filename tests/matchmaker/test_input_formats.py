@@ -1,0 +1,47 @@
+"""``matchmaker negotiate`` reads slot and job ads in every ad-file format, with the same
+result as from the old format."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from classad.formats import parseAds, write_ads
+from classad.formats.detect import ParserType
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "negotiator"
+
+
+def negotiate(slots: Path, jobs: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "matchmaker.cli", "negotiate", "--config",
+                           str(EXAMPLE / "negotiator.config"), "--slots", str(slots), "--jobs", str(jobs),
+                           "--now", "1700000000", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def convert(src: Path, dst: Path, fmt: str) -> Path:
+    with open(dst, "w", encoding="utf-8") as out:
+        write_ads(parseAds(src, ParserType.Old), out, fmt)
+    return dst
+
+
+@pytest.mark.parametrize("fmt", ["new", "json", "xml"])
+def test_every_format_gives_the_same_cycle(tmp_path, fmt):
+    expected = negotiate(EXAMPLE / "slots.ads", EXAMPLE / "jobs.ads")
+    assert expected.returncode == 0, expected.stderr
+    slots = convert(EXAMPLE / "slots.ads", tmp_path / f"slots.{fmt}", fmt)
+    jobs = convert(EXAMPLE / "jobs.ads", tmp_path / f"jobs.{fmt}", fmt)
+    got = negotiate(slots, jobs)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == expected.stdout
+
+
+def test_a_broken_json_file_is_one_error_line(tmp_path):
+    bad = tmp_path / "slots.json"
+    bad.write_text('[{"Name": "slot1", "Cpus": 4,\n')
+    proc = negotiate(bad, EXAMPLE / "jobs.ads")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and str(bad) in proc.stderr, proc.stderr
