@@ -34,8 +34,8 @@ from classad import ParserType, parseAds
 from classad.ad import ClassAd
 from classad.ast import Node
 from classad.errors import FormatError
-from classad.formats.detect import WHITESPACE, classify
 from classad.evaluate import evaluate_top, new_state
+from classad.formats.detect import WHITESPACE, classify
 from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
 
