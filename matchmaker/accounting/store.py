@@ -158,7 +158,7 @@ def _connect(path: str) -> sqlite3.Connection:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-        conn.isolation_level = ""      # back to Python's default: explicit transactions below
+        conn.isolation_level = "DEFERRED"      # back to Python's default: implicit BEGIN before writes
     except BaseException:
         conn.close()
         raise

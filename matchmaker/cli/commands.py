@@ -184,7 +184,8 @@ def _show_quotas(acct: Accountant, args: argparse.Namespace, out: TextIO) -> int
     """``userprio --quotas``: the last cycle's group quota table."""
     every = acct.group_quotas()
     rows = quota_report(acct, all_groups=args.allusers)
-    doc = dict(last_update=acct.last_update_time, users=user_count(acct), policy=surplus_policy(every))
+    doc: dict[str, Any] = dict(last_update=acct.last_update_time, users=user_count(acct),
+                               policy=surplus_policy(every))
     if args.json:
         json.dump(quotas_json(rows, **doc), out, indent=2)
         out.write("\n")

@@ -237,7 +237,7 @@ def _macros(text: str):
             continue
         m = _OPEN_RE.match(text, i)
         close = _matching_paren(text, m.end() - 1) if m else -1
-        if close < 0:
+        if m is None or close < 0:
             i += 1
             continue
         func, body = m.group(1).upper() or None, text[m.end():close]

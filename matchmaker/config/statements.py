@@ -287,7 +287,7 @@ class Reader:
             if ifexist:
                 return
             raise self.fail(f"cannot include {target!r}: no such file", lineno)
-        self.cfg.read_file(path, self.depth + 1)
+        self.cfg.read_file(str(path), self.depth + 1)
 
 
 __all__ = ["ACCOUNTING_GROUP_MAP_KNOBS", "ENVIRONMENT", "MAX_INCLUDE_DEPTH", "NAME_RE", "Definition", "Reader"]

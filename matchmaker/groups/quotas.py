@@ -296,7 +296,8 @@ def allocate(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float], *,
 
     def round_robin(name: str, surplus: float) -> float:
         node = w[name]
-        node.subtree_requested = outstanding = math.floor(node.subtree_requested)
+        outstanding: float = math.floor(node.subtree_requested)
+        node.subtree_requested = outstanding
         if outstanding <= 0 or surplus < 1:
             return surplus
         rows = members(name)
@@ -381,7 +382,9 @@ def subtree_usage(tree: GroupTree, usage: Mapping[str, float]) -> dict[str, floa
     """Own usage plus all descendants' usage, per group."""
     total = _per_group(tree, usage)
     for name in reversed(tree.order[1:]):
-        total[tree.nodes[name].parent] += total[name]
+        parent = tree.nodes[name].parent
+        assert parent is not None      # only the root has none, and it is order[0]
+        total[parent] += total[name]
     return total
 
 

@@ -34,7 +34,7 @@ from classad import ParserType, parseAds
 from classad.ad import ClassAd
 from classad.ast import Node
 from classad.errors import FormatError
-from classad.evaluate import evaluate_top, new_state
+from classad.evaluate import EvalState, evaluate_top, new_state
 from classad.formats.detect import WHITESPACE, classify
 from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
@@ -159,7 +159,7 @@ def _with_lines(ads: list[ClassAd], text: str, source: str) -> list[tuple[ClassA
 # ---- slots ----------------------------------------------------------------------------
 
 
-def alone_state(ad: ClassAd) -> object:
+def alone_state(ad: ClassAd) -> EvalState:
     """An evaluation state for ``ad`` alone; its clock is fixed (library code never reads
     the wall clock), so ``time()`` in a weight or name expression gives 0."""
     return new_state(ad, clock=_zero_clock)
@@ -408,8 +408,8 @@ def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
     """Current weighted usage per user: the weights of the slots charged to them (spec §3.3)."""
     usage: dict[str, float] = {}
     for s in slots:
-        if s.charged:
-            usage[s.customer] = usage.get(s.customer, 0.0) + s.weight  # type: ignore[index]
+        if s.charged and s.customer is not None:
+            usage[s.customer] = usage.get(s.customer, 0.0) + s.weight
     return usage
 
 

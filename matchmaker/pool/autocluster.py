@@ -58,10 +58,9 @@ def references(node: ast.Node) -> tuple[frozenset[str], frozenset[str]]:
     stack = [node]
     while stack:
         n = stack.pop()
-        t = type(n)
-        if t is ast.AttrRef:
+        if type(n) is ast.AttrRef:
             own.add(n.lname)
-        elif t is ast.Select:
+        elif type(n) is ast.Select:
             base = n.base
             if type(base) is ast.AttrRef and base.lname in ("target", "other"):
                 other.add(n.lname)
@@ -69,7 +68,7 @@ def references(node: ast.Node) -> tuple[frozenset[str], frozenset[str]]:
                 own.add(n.lname)
             else:
                 stack.append(base)
-        elif t is ast.Literal:
+        elif type(n) is ast.Literal:
             continue
         else:
             stack.extend(_children(n))
@@ -81,24 +80,23 @@ def references(node: ast.Node) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _children(n: ast.Node) -> Iterable[ast.Node]:
-    t = type(n)
-    if t is ast.Binary:
+    if type(n) is ast.Binary:
         return (n.left, n.right)
-    if t is ast.Unary:
+    if type(n) is ast.Unary:
         return (n.operand,)
-    if t is ast.Conditional:
+    if type(n) is ast.Conditional:
         return (n.cond, n.then, n.other)
-    if t is ast.Elvis:
+    if type(n) is ast.Elvis:
         return (n.left, n.right)
-    if t is ast.Paren:
+    if type(n) is ast.Paren:
         return (n.inner,)
-    if t is ast.ListExpr:
+    if type(n) is ast.ListExpr:
         return n.items
-    if t is ast.Call:
+    if type(n) is ast.Call:
         return n.args
-    if t is ast.Subscript:
+    if type(n) is ast.Subscript:
         return (n.base, n.index)
-    if t is ast.Record:
+    if type(n) is ast.Record:
         return tuple(v for _, v in n.attrs)
     return ()
 
@@ -157,10 +155,9 @@ def is_dynamic(node: ast.Node) -> bool:
     stack = [node]
     while stack and not found:
         n = stack.pop()
-        t = type(n)
-        if t is ast.Call and n.lname in _DYNAMIC_CALLS or t is ast.Subscript or t is ast.Record:
+        if type(n) is ast.Call and n.lname in _DYNAMIC_CALLS or type(n) is ast.Subscript or type(n) is ast.Record:
             found = True
-        elif t is ast.Select:
+        elif type(n) is ast.Select:
             base = n.base
             found = not (type(base) is ast.AttrRef and base.lname in ("target", "other", "my"))
         else:
