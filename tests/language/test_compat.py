@@ -142,6 +142,14 @@ def test_datetime_microseconds_are_dropped(when: datetime.datetime, text: str) -
     assert repr(ad) == f'[ t = absTime("{text[:10]}T{text[11:19]}-00:00") ]'
 
 
+def test_aware_datetime_keeps_its_instant() -> None:
+    # classad2 stores 00:00+02:00 as 00:00Z (docs/differences.md L11); the instant is kept here
+    ad = ClassAd()
+    ad["t"] = datetime.datetime(2020, 1, 1, 0, 0, 0, 999999,
+                                tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
+    assert ad["t"] == datetime.datetime(2019, 12, 31, 22, 0, tzinfo=UTC)
+
+
 def test_datetime_matches_classad2_live(c) -> None:
     now = datetime.datetime.now(tz=UTC)
     theirs, ours = c.ClassAd(), ClassAd()
