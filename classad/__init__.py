@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import functions as _functions  # noqa: F401  (registers the built-in library)
 from .ad import ClassAd, ExprTree
 from .errors import ClassAdError, ClassAdException, FormatError, ParseError
+from .errors import last_error as _last_error
 from .evaluate import default_strict, set_strict_mode
 from .parser import parse_expr
 from .unparse import quote_string as _quote_string
@@ -29,6 +30,13 @@ def quote(s: str) -> str:
     return _quote_string(s)
 
 
+def lastError() -> str:  # noqa: N802 - classad2 name
+    """The message of the library's last explained error, as ``classad2.lastError()``:
+    after ``ExprTree('7 == "7"').eval()`` it is ``"strings can only be compared to strings"``.
+    Success does not clear it; "" until the first such error."""
+    return _last_error()
+
+
 def unquote(s: str) -> str:
     """The string value of a new-syntax string literal (inverse of :func:`quote`)."""
     from . import ast
@@ -41,6 +49,6 @@ def unquote(s: str) -> str:
 
 __all__ = [
     "ClassAd", "ExprTree", "Value", "ClassAdError", "ClassAdException", "ParseError", "FormatError",
-    "parse_expr", "quote", "unquote", "set_strict_mode", "default_strict",
+    "parse_expr", "quote", "unquote", "lastError", "set_strict_mode", "default_strict",
     "parseAds", "parseOne", "parseNext", "ParserType", "Parser",
 ]

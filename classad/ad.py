@@ -21,7 +21,7 @@ from . import ast
 from .errors import ParseError
 from .evaluate import EvalState, evaluate_top, new_state
 from .parser import parse_expr, parse_record
-from .unparse import unparse, unparse_ad
+from .unparse import container_key, unparse, unparse_ad
 from .values import ERROR, UNDEFINED, AbsTime, ListValue, RelTime, Value, truthiness
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
@@ -107,7 +107,8 @@ class ClassAd(MutableMapping):
         del self._attrs[key.lower()]
 
     def __iter__(self) -> Iterator[str]:
-        return (name for name, _ in list(self._attrs.values()))
+        # classad2's order (its hash container's): by byte length, then case-insensitively.
+        return iter(sorted((name for name, _ in self._attrs.values()), key=container_key))
 
     def __len__(self) -> int:
         return len(self._attrs)
@@ -186,6 +187,23 @@ class ClassAd(MutableMapping):
             return False
         return truthiness(value) is True
 
+    def externalRefs(self, expr: Any) -> list[str]:  # noqa: N802 - classad2 name
+        """Names ``expr`` uses that this ad does not define: with ``[bar = 2]``,
+        ``externalRefs(ExprTree("foo =?= bar"))`` is ``["foo"]``.  ValueError if the
+        references cannot be determined (a selection from a non-ad)."""
+        from .refs import external_refs
+
+        return external_refs(self, expr)
+
+    def internalRefs(self, expr: Any) -> list[str]:  # noqa: N802 - classad2 name
+        """Names ``expr`` uses that this ad defines (``["bar"]`` in the example above)."""
+        from .refs import internal_refs
+
+        return internal_refs(self, expr)
+
+    external_refs = externalRefs
+    internal_refs = internalRefs
+
     def flatten(self, expr: Any) -> "ExprTree":
         """Evaluate ``expr`` in this ad and return the value as an expression."""
         tree = expr if isinstance(expr, ExprTree) else ExprTree(str(expr))
@@ -222,8 +240,10 @@ class ExprTree:
 
     __slots__ = ("_node",)
 
-    def __init__(self, text: Any) -> None:
-        if isinstance(text, ExprTree):
+    def __init__(self, text: Any = None) -> None:
+        if text is None:  # classad2: no argument is the expression ``undefined``
+            self._node = ast.Literal(UNDEFINED)
+        elif isinstance(text, ExprTree):
             self._node = text._node
         elif isinstance(text, str):
             self._node = parse_expr(text)
@@ -284,6 +304,8 @@ def python_to_node(value: Any) -> ast.Node:
     t = type(value)
     if t is bool or t is int or t is float or t is str:
         return ast.Literal(value)
+    if t is bytes:  # classad2 stores byte strings as (UTF-8) strings
+        return ast.Literal(value.decode("utf-8"))
     if isinstance(value, Value):
         return ast.Literal(UNDEFINED if value == Value.Undefined else ERROR)
     if isinstance(value, ClassAd):
@@ -296,9 +318,9 @@ def python_to_node(value: Any) -> ast.Node:
         if value.tzinfo is None:
             value = value.astimezone()
         offset = value.utcoffset()
-        secs = (value - _EPOCH).total_seconds()
-        return ast.Literal(AbsTime(int(secs) if secs == int(secs) else secs,
-                                   int(offset.total_seconds()) if offset else 0))
+        # Whole seconds, rounded down, as classad2 stores them (microseconds are dropped).
+        secs = (value - _EPOCH) // datetime.timedelta(seconds=1)
+        return ast.Literal(AbsTime(secs, int(offset.total_seconds()) if offset else 0))
     if isinstance(value, datetime.timedelta):
         return ast.Literal(RelTime(value.total_seconds()))
     if isinstance(value, int):  # int subclasses (e.g. IntEnum members other than Value)

@@ -21,13 +21,14 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence, TextIO
 
+import codecs
+
 from .ad import ClassAd, ExprTree
 from .errors import ClassAdError, FormatError, ParseError
 from .evaluate import default_strict, set_strict_mode
 from .formats import parseAds, write_ads
 from .formats.detect import to_parser_type
-from .formats.printers import OLD
-from .values import truthiness
+from . import cli_query
 
 PROG = "classad"
 INPUT_FORMATS = ("auto", "old", "new", "json", "xml")
@@ -164,29 +165,23 @@ def _ad_argument(text: str, label: str) -> ClassAd:
 # ---- query ---------------------------------------------------------------------------------
 
 
-def autoformat(value: Any) -> str:
-    """One ``-af`` column: strings as they are, anything else in old syntax."""
-    return value if type(value) is str else OLD.value(value)
-
-
 def cmd_query(args: argparse.Namespace, out: TextIO) -> int:
-    """Print the ads that satisfy a constraint, whole or as ``-af`` columns."""
-    constraint = _parse_arg_expr(args.constraint, "<constraint>") if args.constraint else None
-    columns = [_parse_arg_expr(a, f"<af{i}>") for i, a in enumerate(args.af or (), start=1)]
+    """Print the ads that satisfy a constraint: whole, as ``-af`` columns or ``-format`` text."""
+    constraint = cli_query.parse_expr_arg(args.constraint, "<constraint>") if args.constraint else None
+    sort = [cli_query.parse_expr_arg(s, f"<sort{i}>") for i, s in enumerate(args.sort, start=1)]
     failures: list = []
     ads = _read_ads(args.files, args.input_format, _error_policy(args.keep_going, failures))
-
-    def selected() -> Iterator[ClassAd]:
-        for ad in ads:
-            if constraint is None or truthiness(constraint.evaluate(ad)) is True:
-                yield ad
-
-    if columns:
-        for ad in selected():
-            out.write(" ".join(autoformat(c.evaluate(ad)) for c in columns) + "\n")
+    chosen = cli_query.select(ads, constraint, sort, args.limit)
+    if args.af:
+        cli_query.write_autoformat(chosen, args.af, args.af_opts, out)
+    elif args.formats:
+        cli_query.write_formats(chosen, args.formats, out)
     else:
-        write_ads(selected(), out, args.output)
+        write_ads(chosen, out, args.output)
     return 1 if failures else 0
+
+
+autoformat = cli_query.autoformat
 
 
 # ---- convert -------------------------------------------------------------------------------
@@ -195,7 +190,7 @@ def cmd_query(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
     """Read ads in one format and write them in another."""
     failures: list = []
-    ads = _read_ads([args.file], args.input_format, _error_policy(args.keep_going, failures))
+    ads = _read_ads(args.files or ["-"], args.input_format, _error_policy(args.keep_going, failures))
     write_ads(ads, out, args.to, new_style="list" if args.list else "lines")
     return 1 if failures else 0
 
@@ -229,26 +224,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("expressions", nargs="+", metavar="EXPR", help="expression or assignment")
     ev.set_defaults(run=cmd_eval)
 
-    qu = sub.add_parser("query", help="select ads from files (like condor_status -constraint -af)",
-                        description="Print the ads of FILE... ('-' for stdin) for which the constraint "
-                                    "is true, evaluated in each ad alone.")
-    qu.add_argument("files", nargs="+", metavar="FILE", help="ad file in any format, or - for stdin")
-    qu.add_argument("-c", "--constraint", metavar="EXPR", help="keep ads where EXPR is true")
-    qu.add_argument("--af", "--autoformat", dest="af", nargs="+", metavar="ATTR",
-                    help="print these attributes or expressions, space separated, one line per ad")
-    shape = qu.add_mutually_exclusive_group()
-    for flag, fmt in (("--long", "old"), ("--new", "new"), ("--json", "json"), ("--xml", "xml")):
-        shape.add_argument(flag, dest="output", action="store_const", const=fmt,
-                           help=f"print whole ads in {fmt} format" + (" (default)" if fmt == "old" else ""))
-    qu.add_argument("--from", dest="input_format", choices=INPUT_FORMATS, default="auto",
-                    help="format of the input (default: detect)")
-    qu.add_argument("-k", "--keep-going", action="store_true",
-                    help="report broken ads and go on (exit status 1 at the end)")
-    qu.set_defaults(run=cmd_query, output="old")
+    # The query options are read by cli_query (HTCondor's spellings, files anywhere);
+    # this entry only lists the subcommand in the top-level help.
+    sub.add_parser("query", help="select ads from files (like condor_status -constraint -af)",
+                   add_help=False)
 
-    co = sub.add_parser("convert", help="convert an ad file to another format",
-                        description="Read the ads of FILE ('-' for stdin) and print them in another format.")
-    co.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file (default: stdin)")
+    co = sub.add_parser("convert", help="convert ad files to another format",
+                        description="Read the ads of FILE... ('-' for stdin) and print them in another "
+                                    "format, in order.")
+    co.add_argument("files", nargs="*", metavar="FILE", help="input files (default: stdin)")
     co.add_argument("--to", required=True, choices=OUTPUT_FORMATS,
                     help="output format: old (condor_q -l), new (one ad per line), pretty, "
                          "json (condor_q -json), jsonl (one object per line), xml")
@@ -262,20 +246,72 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _write_string_bytes(exc: UnicodeError) -> tuple[bytes, int]:
+    """Encoding error handler: lone surrogates become the bytes the C++ library would hold.
+
+    ``\udc80``-``\udcff`` stand for undecodable input bytes and are written back as those
+    bytes; any other lone surrogate (a JSON ``\ud800`` escape) is written as its three-byte
+    UTF-8-style sequence, as HTCondor writes it.
+    """
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = bytearray()
+    for ch in exc.object[exc.start:exc.end]:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(code - 0xDC00)
+        else:
+            out += ch.encode("utf-8", "surrogatepass")
+    return bytes(out), exc.end
+
+
+codecs.register_error("classad-bytes", _write_string_bytes)
+
+
 def _utf8_stdout() -> TextIO:
     # ClassAd strings are bytes: write them back as they came (invalid UTF-8 included).
     out = sys.stdout
     if hasattr(out, "reconfigure"):
         try:
-            out.reconfigure(encoding="utf-8", errors="surrogateescape")
+            out.reconfigure(encoding="utf-8", errors="classad-bytes")
+        except (ValueError, io.UnsupportedOperation):
+            pass
+    err = sys.stderr
+    if hasattr(err, "reconfigure"):
+        try:
+            err.reconfigure(errors="backslashreplace")
         except (ValueError, io.UnsupportedOperation):
             pass
     return out
 
 
+def _parse(argv: Sequence[str]) -> argparse.Namespace:
+    """The command line: ``query`` by its own reader, the rest by argparse."""
+    if argv and argv[0] == "query":
+        args = cli_query.parse_args(argv[1:])
+        args.run = cmd_query
+        return args
+    return build_parser().parse_args(argv)
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: send the rest (and the final flush) nowhere."""
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the final flush
+    except OSError:
+        pass
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parse(argv)
+    except cli_query.HelpRequested:
+        cli_query.print_help(sys.stdout)
+        return 0
+    except cli_query.UsageError as exc:
+        return cli_query.usage_error(str(exc))
     out = _utf8_stdout()
     run: Callable[[argparse.Namespace, TextIO], int] = args.run
     try:
@@ -284,19 +320,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return status
     except ClassAdError as exc:
         print(_error_line(exc), file=sys.stderr)
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as cat does.
+        _quiet_stdout()
+        return 1
     except OSError as exc:
-        if isinstance(exc, BrokenPipeError):
-            # The reader went away (``| head``): stop quietly, as cat does.
-            try:
-                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the final flush
-            except OSError:
-                pass
-            return 1
         where = exc.filename if exc.filename is not None else "<input>"
         print(f"{PROG}: {where}: io: {exc.strerror or exc}", file=sys.stderr)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except RecursionError:
+        print(f"{PROG}: <input>: error: input nested too deeply", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - the last resort: never a traceback
+        print(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)",
+              file=sys.stderr)
+        return 2
     return 1
 
 

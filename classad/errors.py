@@ -53,5 +53,20 @@ class FormatError(ClassAdError):
     kind = "format"
 
 
+# The library's last error message (``classad.lastError()``), as the C++ library keeps it:
+# set by the few evaluation failures that explain themselves, never cleared by success.
+_last_error = [""]
+
+
+def last_error() -> str:
+    """The message of the last explained error ("" if there was none)."""
+    return _last_error[0]
+
+
+def set_last_error(message: str) -> None:
+    """Record ``message`` as the last error."""
+    _last_error[0] = message
+
+
 # The name the ``classad2`` module uses for its one exception type.
 ClassAdException = ClassAdError

@@ -208,8 +208,8 @@ def eval_attribute(ad: Any, lname: str, node: ast.Node, state: EvalState) -> Any
     Re-entering an attribute that is already being evaluated is a circular
     reference: the inner use is Undefined.
     """
-    if type(node) is ast.Literal:  # no references inside: nothing can recurse
-        return node.value
+    if type(node) is ast.Literal and type(node.value) is not RelTime:
+        return node.value  # no references inside: nothing can recurse
     key = (id(ad), lname)
     active = state.active
     if key in active:
@@ -338,7 +338,7 @@ def _compile_attr(node: ast.AttrRef) -> Callable:
             entry = ad._attrs.get(lname)  # the hot path: an attribute of the ad itself
             if entry is not None:
                 found = entry[1]
-                if type(found) is literal:
+                if type(found) is literal and type(found.value) is not RelTime:
                     return found.value
                 return eval_attribute(ad, lname, found, st)
         return lookup_name(ad, lname, st)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from .errors import set_last_error
 from .values import (
     ERROR, INT64_MIN, UNDEFINED, AbsTime, ListValue, RelTime, compare_strings, compare_strings_nocase,
     real_result, wrap64,
@@ -145,7 +146,13 @@ def _compare(a: Any, b: Any) -> Any:
         return (x > y) - (x < y)
     if ta is tb and (ta is AbsTime or ta is RelTime):
         return (a.secs > b.secs) - (a.secs < b.secs)
+    if (ta is str) is not (tb is str) and (ta in _SCALARS or tb in _SCALARS):
+        set_last_error("strings can only be compared to strings")
     return ERROR
+
+
+# Non-string values whose comparison with a string explains itself in lastError().
+_SCALARS = frozenset({bool, int, float, AbsTime, RelTime})
 
 
 def _cmp_op(test: Callable[[int], bool], nan_result: bool):

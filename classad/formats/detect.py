@@ -6,7 +6,8 @@ names, same numbers), so code written for the ``htcondor`` wheel keeps working.
 ``classad2`` only tells old from new (``Auto``: a first character ``[`` or
 ``/`` means new, anything else old).  :func:`detect` also recognises JSON and
 XML, which is what HTCondor's own file reader (``FileAuto``) does; both names
-use it here.  The rules look at the first two significant characters:
+use it here.  The rules look at the first two significant characters, after any
+``//`` or ``/* */`` comments:
 
 =====================  ==========================================
 first characters       format
@@ -15,7 +16,7 @@ first characters       format
 ``[`` then ``{``       JSON list of objects (``condor_q -json``)
 ``{`` then ``[``       new-syntax list (``condor_q -long:new``)
 ``{`` otherwise        JSON object(s), one per line or concatenated
-``[`` or ``/``         new syntax (``[ a = 1 ]``, comments)
+``[`` or ``/``         new syntax (``[ a = 1 ]``)
 anything else          old (``Name = value`` lines)
 =====================  ==========================================
 """
@@ -71,22 +72,41 @@ WHITESPACE = " \t\n\r\f\v"
 def _significant(src: LineSource, count: int) -> tuple[list[str], str]:
     """Read lines until ``count`` significant characters are seen; return lines read and chars.
 
-    ``#`` comment lines count as one significant character (they mean old format).
+    ``#`` comment lines count as one significant character (they mean old format);
+    ``//`` and ``/* ... */`` comments before the first significant character are skipped.
     """
     lines: list[str] = []
     chars = ""
+    in_block = False
     while len(chars) < count:
         line = src.readline()
         if line is None:
             break
         lines.append(line)
         text = line.strip(WHITESPACE)
+        if not chars:
+            text, in_block = _after_comments(text, in_block)
         if not text:
             continue
         if not chars and text.startswith("#"):
             return lines, "#"
         chars += "".join(text.split())[: count - len(chars)]
     return lines, chars
+
+
+def _after_comments(text: str, in_block: bool) -> tuple[str, bool]:
+    """``text`` without leading ``//`` / ``/* */`` comments; whether a block is still open."""
+    while True:
+        if in_block:
+            end = text.find("*/")
+            if end < 0:
+                return "", True
+            text, in_block = text[end + 2:].lstrip(WHITESPACE), False
+        if text.startswith("//"):
+            return "", False
+        if not text.startswith("/*"):
+            return text, False
+        text, in_block = text[2:], True
 
 
 def detect(src: LineSource) -> ParserType:

@@ -5,8 +5,9 @@ reader follows HTCondor's line reader: the name is the text before the first
 ``=`` (surrounding blanks trimmed), the value is the rest, parsed as a
 new-syntax expression with *old* string lexing (a backslash is literal except
 before ``"``, and a ``\\"`` that ends the line ends the string).  Lines whose
-first non-blank character is ``#`` are comments; a line of white space, or a
-``***`` banner as ``condor_history`` writes, ends an ad.
+first non-blank character is ``#`` are comments, and so are lines that start with
+``//`` or with a ``/* ... */`` block (which may span lines); a line of white space, or
+a ``***`` banner as ``condor_history`` writes, ends an ad.
 
 Most values in real dumps are plain numbers and strings, so those skip the
 parser (a regular expression recognises them and builds the literal at once);
@@ -189,9 +190,14 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     attrs: dict[str, tuple[str, ast.Node]] = {}
     broken = False
     name_of = src.name
+    comment_at: Optional[tuple[int, int]] = None  # where an open /* ... */ began
     for text in src:
         if text[-1:] == "\n":
             text = text[:-2] if text[-2:] == "\r\n" else text[:-1]
+        if comment_at is not None or text.lstrip(" \t").startswith("/"):
+            text, comment_at = _skip_comment(text, comment_at, src.lineno)
+            if not text:
+                continue
         # White space alone, or a condor_history "***" banner, ends the ad.
         if not text.strip(_BLANKS) or text.startswith("***"):
             if attrs and not broken:
@@ -213,9 +219,35 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
         old = attrs.get(key)
         # A repeated name: the last value wins, the first spelling stays.
         attrs[key] = (old[0] if old else name, node)
+    if comment_at is not None:
+        handle(FormatError("unterminated /* comment", file=name_of, line=comment_at[0],
+                           column=comment_at[1]))
+        broken = True
     if attrs and not broken:
         src.last_end = (src.lineno + 1, 0)
         yield ClassAd._from_nodes(tuple(attrs.values()))
+
+
+def _skip_comment(text: str, open_at: Optional[tuple[int, int]], lineno: int
+                  ) -> tuple[str, Optional[tuple[int, int]]]:
+    """Drop whole-line comments: ``// ...`` and ``/* ... */`` starting a line (a block may
+    span lines; blank lines inside it do not end the ad).  Returns the text left to read
+    (empty for none) and where a still-open block began."""
+    while True:
+        if open_at is None:
+            body = text.lstrip(" \t")
+            if body.startswith("//"):
+                return "", None
+            if not body.startswith("/*"):
+                return text, None
+            open_at = (lineno, len(text) - len(body) + 1)
+            text = body[2:]
+        end = text.find("*/")
+        if end < 0:
+            return "", open_at
+        text, open_at = text[end + 2:], None
+        if not text.strip(_BLANKS):
+            return "", None
 
 
 # ---- writing -----------------------------------------------------------------------------
