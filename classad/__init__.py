@@ -19,10 +19,7 @@ from .parser import parse_expr
 from .unparse import quote_string as _quote_string
 from .values import Value
 
-try:  # the ad-file readers and writers
-    from .formats import Parser, ParserType, parseAds, parseNext, parseOne  # noqa: F401
-except ImportError:  # pragma: no cover - only while the formats package is being built
-    pass
+from .formats import Parser, ParserType, parseAds, parseNext, parseOne  # noqa: F401  (re-exported)
 
 
 def quote(s: str) -> str:

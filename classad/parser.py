@@ -461,15 +461,6 @@ def parse_old_value(text: str) -> ast.Node:
     return node
 
 
-def parse_expr_at(text: str, source: Optional[str] = None, line: int = 1, old_strings: bool = False) -> ast.Node:
-    """Parse an expression, reporting errors against ``source`` at line ``line``."""
-    try:
-        return parse_old_value(text) if old_strings else parse_expr(text)
-    except ParseError as exc:
-        raise ParseError(exc.message, file=source, line=(exc.line or 1) + line - 1,
-                         column=exc.column, context=exc.context) from None
-
-
 def parse_record(text: str, source: Optional[str] = None) -> ast.Record:
     """Parse a whole ``[ ... ]`` ad."""
     node = _parse(text, "classad", False, source)

@@ -19,7 +19,11 @@ import datetime
 import math
 from typing import Any
 
-from hypothesis import strategies as st
+try:
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover - exercised by tests/language/test_testing_module.py
+    raise ImportError("classad.testing provides Hypothesis strategies and needs the 'hypothesis' package: "
+                      "pip install hypothesis (it is in the project's [test] extra)") from None
 
 #: Names defined in :data:`CONTEXT_MY` / :data:`CONTEXT_TARGET`, plus some that are not.
 REF_NAMES = ["a", "b", "s", "u", "e", "l", "r", "t", "n", "z", "f", "cyc", "nested", "missing",

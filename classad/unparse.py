@@ -187,11 +187,6 @@ def unparse_value(v: Any) -> str:
     return _NEW.value(v)
 
 
-def unparse_value_old(v: Any) -> str:
-    """Old-syntax literal text of a value."""
-    return _OLD.value(v)
-
-
 def unparse_ad(ad: Any) -> str:
     """One-line new-syntax text of an ad: ``[ a = 1; b = 2 ]``."""
     return _NEW.ad(ad)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 
 class Value(enum.IntEnum):
@@ -140,23 +140,6 @@ def is_int(v: Any) -> bool:
     return type(v) is int
 
 
-def is_number(v: Any) -> bool:
-    """True for int or real (bool excluded)."""
-    t = type(v)
-    return t is int or t is float
-
-
-def is_numeric_or_bool(v: Any) -> bool:
-    """True for the types that promote in arithmetic: bool, int, real."""
-    t = type(v)
-    return t is int or t is float or t is bool
-
-
-def is_exceptional(v: Any) -> bool:
-    """True for Undefined or Error."""
-    return v is UNDEFINED or v is ERROR
-
-
 def truthiness(v: Any) -> Any:
     """The boolean-equivalent of ``v``: a bool, or Undefined/Error.
 
@@ -275,4 +258,3 @@ def compare_strings(a: str, b: str) -> int:
     return (a > b) - (a < b)
 
 
-ValueFn = Callable[..., Any]
