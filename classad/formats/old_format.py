@@ -25,6 +25,8 @@ from ..ad import ClassAd
 from ..errors import FormatError, ParseError
 from ..parser import fast_literal, parse_expr, parse_old_value
 from ..unparse import quote_name, quote_string
+from ..limits import LIMITS
+from .names import check_name
 from .printers import container_items, old_name, tool_items, unparse_old
 from .sources import LineSource
 
@@ -149,6 +151,9 @@ def parse_line(text: str, source: str, line: int) -> tuple[str, ast.Node]:
     if hit is not None:
         return hit
     result = _parse_line(text, source, line)
+    check_name(result[0], source, line, len(text) - len(text.lstrip(_BLANKS)) + 1)
+    if len(text) > 4096:
+        return result  # long lines rarely repeat; do not keep them alive
     if len(_LINE_CACHE) >= _LINE_CACHE_LIMIT:
         _LINE_CACHE.clear()
     _LINE_CACHE[text] = result
@@ -189,7 +194,12 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     attrs: dict[str, tuple[str, ast.Node]] = {}
     broken = False
     name_of = src.name
+    size = 0
     for text in src:
+        size += len(text)
+        if size > LIMITS.max_ad and not broken:
+            attrs, broken = {}, True
+            handle(FormatError(f"ad longer than {LIMITS.max_ad} characters", file=name_of, line=src.lineno))
         if text[-1:] == "\n":
             text = text[:-2] if text[-2:] == "\r\n" else text[:-1]
         # White space alone, or a condor_history "***" banner, ends the ad.
@@ -199,6 +209,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
                 yield ClassAd._from_nodes(tuple(attrs.values()))
             attrs = {}
             broken = False
+            size = 0
             continue
         if broken or text.lstrip(" \t").startswith("#"):
             continue
