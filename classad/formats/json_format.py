@@ -258,7 +258,11 @@ class _Decoder:
         merged: dict[str, tuple[str, ast.Node]] = {}
         for key, value in pairs:
             if key.startswith(_MARK):
-                key = json.loads(self.exprs[int(key[1:])][0])
+                token, offset = self.exprs[int(key[1:])]
+                try:
+                    key = json.loads(token)
+                except json.JSONDecodeError as exc:
+                    raise self.error(exc.msg, offset + exc.pos) from None
             problem = name_problem(key)
             if problem is not None:
                 raise self.error(problem[1], 0)
@@ -295,7 +299,10 @@ class _Decoder:
             raise self.error(f"{code} is a lone surrogate, not a character", max(where, 0))
 
     def expression(self, token: str, offset: int) -> ast.Node:
-        inner = json.loads(token)[len("/Expr("):-len(")/")]
+        try:
+            inner = json.loads(token)[len("/Expr("):-len(")/")]
+        except json.JSONDecodeError as exc:  # e.g. a raw control character inside the token
+            raise self.error(exc.msg, offset + exc.pos) from None
         try:
             return parse_expr(inner)
         except ParseError as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import os
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from classad import limits
@@ -79,6 +79,7 @@ def test_random_bytes(data, parser):
 
 @FUZZ
 @given(st.sampled_from(list(SEEDS)), st.lists(_edit, min_size=1, max_size=6), st.sampled_from(PARSERS))
+@example(ParserType.JSON, [(0, 45, b"\0")], ParserType.JSON)  # a raw NUL inside "\/Expr(...)\/"
 def test_mutated_valid_ads(kind, edits, parser):
     consume(mutate(SEEDS[kind], edits), parser)
 
