@@ -33,8 +33,8 @@ import time
 from typing import Any, Callable, Optional
 
 from . import ast
-from .limits import LIMITS
 from .functions import registry
+from .limits import LIMITS
 from .operators import BINARY, UNARY, meta_equal
 from .values import ERROR, UNDEFINED, ListValue, RelTime, truthiness
 

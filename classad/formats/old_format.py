@@ -23,9 +23,9 @@ from typing import Callable, Iterable, Iterator, Optional, TextIO
 from .. import ast
 from ..ad import ClassAd
 from ..errors import FormatError, ParseError
+from ..limits import LIMITS
 from ..parser import fast_literal, parse_expr, parse_old_value
 from ..unparse import quote_name, quote_string
-from ..limits import LIMITS
 from .names import check_name
 from .printers import container_items, old_name, tool_items, unparse_old
 from .sources import LineSource

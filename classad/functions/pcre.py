@@ -25,10 +25,9 @@ from typing import Any, Optional
 
 import regex as _rx
 
+from ..limits import LIMITS
 from ..values import ERROR, string_bytes
 from .common import from_bytes
-
-from ..limits import LIMITS
 
 # (pattern, flags, subject, notempty) of matches that used up the full per-call time.
 _HOPELESS: dict = {}

@@ -13,7 +13,13 @@ from typing import Any, Callable, Iterable
 
 from ..limits import LIMITS
 from ..values import (
-    ERROR, UNDEFINED, ListValue, ascii_lower, ascii_upper, compare_strings, compare_strings_nocase,
+    ERROR,
+    UNDEFINED,
+    ListValue,
+    ascii_lower,
+    ascii_upper,
+    compare_strings,
+    compare_strings_nocase,
     string_bytes,
 )
 from .common import from_bytes, iter_list, to_string, wrap32

@@ -222,3 +222,29 @@ def test_only_documented_errors_escape():
             parseOne(junk)
         except ClassAdError:
             pass
+
+
+# ---- large records -------------------------------------------------------------------------
+
+
+def test_large_record_quick_path_equals_the_parser():
+    from classad.parser import _parse
+
+    body = "; ".join(f"A{i} = {{ {i}, a{i} + 1, [ x = {i} ] }}" for i in range(400))
+    for text in (f"[ {body}; a1 = 5; B = \"s;]\" ]", f"  [ {body}; ]\n"):
+        assert len(text) > 4096
+        quick = classad.ClassAd(text)
+        slow = classad.ClassAd._from_nodes(_parse(text, "classad", False, None).attrs)
+        assert quick == slow and list(quick) == list(slow)
+    with pytest.raises(ParseError):
+        classad.ClassAd(f"[ {body} ] junk")
+    with pytest.raises(ParseError):
+        classad.ClassAd(f"[ {body} ")
+
+
+def test_hundred_thousand_attributes():
+    text = "[ " + "; ".join(f"Attr{i} = {i}" for i in range(100_000)) + " ]"
+    ad = classad.ClassAd(text)
+    assert len(ad) == 100_000 and ad["Attr99999"] == 99999
+    (ad,) = read(text, ParserType.New)
+    assert len(ad) == 100_000
