@@ -248,3 +248,21 @@ def test_hundred_thousand_attributes():
     assert len(ad) == 100_000 and ad["Attr99999"] == 99999
     (ad,) = read(text, ParserType.New)
     assert len(ad) == 100_000
+
+
+def test_file_like_object_without_sized_readline(restore_limits):
+    class Lines:
+        name = "<wrapped>"
+
+        def __init__(self, data: bytes) -> None:
+            self._f = io.BytesIO(data)
+
+        def readline(self):
+            return self._f.readline()
+
+    (ad,) = read(Lines(b"a = 1\n"), ParserType.Old)
+    assert ad["a"] == 1
+    limits.configure(max_line=10)
+    with pytest.raises(FormatError) as info:
+        read(Lines(b"a = 1\nb = 12345678901234567890\n"), ParserType.Old)
+    assert (info.value.file, info.value.line) == ("<wrapped>", 2)
