@@ -13,6 +13,15 @@ looked up in the current ad, then the special names (``parent``, ``self``,
 enclosing ads; at the top of the chain ``target``/``other`` name the partner ad
 of a match; finally, in compat mode, the lookup is repeated in the partner ad.
 A circular reference evaluates to Undefined, as HTCondor 25.x does.
+
+Within one top-level evaluation (the outermost attribute or expression; the
+state's ``my``/``target`` cannot change during it) the value of each attribute
+of each ad is memoised, so ``e_i = e_(i-1) + e_(i-1)`` costs one step per
+attribute.  A value is not memoised when its computation met a circular
+reference, the depth limit or ``random()``, since it could then differ on
+another path.  The budgets of :mod:`classad.limits` (steps, sizes built by
+functions, regular-expression time) are reset at the start of each top-level
+evaluation; exceeding one gives Error.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from typing import Any, Callable, Optional
 
 from . import ast
 from .functions import registry
+from .limits import LIMITS
 from .operators import BINARY, UNARY, meta_equal
 from .values import ERROR, UNDEFINED, ListValue, RelTime, truthiness
 
@@ -48,7 +58,8 @@ class EvalState:
     built when a lookup walks past the top of an ad.
     """
 
-    __slots__ = ("strict", "clock", "random", "my", "target", "active", "depth", "_match")
+    __slots__ = ("strict", "clock", "random", "my", "target", "active", "depth", "_match",
+                 "memo", "steps", "alloc", "regex_left", "taint", "running")
 
     def __init__(self, my: Any = None, target: Any = None, strict: bool = False,
                  clock: Optional[Callable[[], float]] = None, rng: Optional[random.Random] = None) -> None:
@@ -60,6 +71,18 @@ class EvalState:
         self.active: set = set()
         self.depth = 0
         self._match: Optional[tuple] = None
+        self.memo: dict = {}  # (id(ad), lname) -> (ad, value), for one top-level evaluation
+        self.taint = 0  # bumped by anything that makes a value path-dependent
+        self.running = False  # a top-level evaluation is under way
+        self.begin()
+
+    def begin(self) -> None:
+        """Start a top-level evaluation: fresh budgets, empty memo."""
+        self.steps = LIMITS.eval_steps
+        self.alloc = LIMITS.alloc_budget
+        self.regex_left = LIMITS.regex_eval_seconds
+        if self.memo:
+            self.memo = {}
 
     def now(self) -> float:
         """The current time in seconds since the epoch (from the state's clock)."""
@@ -173,11 +196,24 @@ def evaluate_node(node: ast.Node, ad: Any, state: EvalState) -> Any:
 
 
 def evaluate_top(node: ast.Node, ad: Any, state: EvalState) -> Any:
-    """Like :func:`evaluate_node`, but never raises: runaway depth becomes Error."""
+    """Like :func:`evaluate_node`, but never raises: runaway depth becomes Error.
+
+    Outside any evaluation this starts a top-level one (fresh budgets and memo).
+    """
+    if state.running:
+        try:
+            return evaluate_node(node, ad, state)
+        except RecursionError:
+            return ERROR
+    state.begin()
+    state.running = True
     try:
         return evaluate_node(node, ad, state)
     except RecursionError:
         return ERROR
+    finally:
+        state.running = False
+        state.memo = {}
 
 
 def compile_node(node: ast.Node) -> Callable:
@@ -206,24 +242,51 @@ def eval_attribute(ad: Any, lname: str, node: ast.Node, state: EvalState) -> Any
     """Evaluate the attribute ``lname`` (whose expression is ``node``) of ``ad``.
 
     Re-entering an attribute that is already being evaluated is a circular
-    reference: the inner use is Undefined.
+    reference: the inner use is Undefined.  Values are memoised for the rest of
+    the top-level evaluation (see the module notes); every call is one step of
+    the evaluation's budget.
     """
     if type(node) is ast.Literal and type(node.value) is not RelTime:
         return node.value  # no references inside: nothing can recurse
+    if not state.running:
+        return _outermost(ad, lname, node, state)
+    state.steps -= 1
+    if state.steps < 0:
+        return ERROR  # the step budget is spent: every later step fails too
     key = (id(ad), lname)
+    hit = state.memo.get(key)
+    if hit is not None:
+        return hit[1]
     active = state.active
     if key in active:
+        state.taint += 1
         return UNDEFINED
     if state.depth >= MAX_EVAL_DEPTH:
+        state.taint += 1
         return ERROR
+    taint = state.taint
     active.add(key)
     state.depth += 1
     try:
         fn = node.fn or compile_node(node)
-        return fn(ad, state)
+        value = fn(ad, state)
     finally:
         state.depth -= 1
         active.discard(key)
+    if state.taint == taint:
+        state.memo[key] = (ad, value)  # the ad is kept alive so its id is not reused
+    return value
+
+
+def _outermost(ad: Any, lname: str, node: ast.Node, state: EvalState) -> Any:
+    """An attribute evaluation that starts a top-level evaluation."""
+    state.begin()
+    state.running = True
+    try:
+        return eval_attribute(ad, lname, node, state)
+    finally:
+        state.running = False
+        state.memo = {}
 
 
 def _special(name: str, ad: Any, state: EvalState) -> Any:
@@ -555,12 +618,34 @@ def _compile_call(node: ast.Call) -> Callable:
         ctx = CallContext(ad, st)
         kind = entry.kind
         if kind == "eager":
-            return entry.impl(ctx, *[f(ad, st) for f in arg_fns])
-        if kind == "lazy":
-            return entry.impl(ctx, *[_thunk(f, ad, st) for f in arg_fns])
-        return entry.impl(ctx, *args)
+            result = entry.impl(ctx, *[f(ad, st) for f in arg_fns])
+        elif kind == "lazy":
+            result = entry.impl(ctx, *[_thunk(f, ad, st) for f in arg_fns])
+        else:
+            result = entry.impl(ctx, *args)
+        if volatile:
+            st.taint += 1  # a fresh random number on every use: never memoise what depends on it
+        t = type(result)
+        if t is str:
+            return _charge(result, len(result), LIMITS.max_string, st)
+        if t is ListValue and result.nodes is None:
+            return _charge(result, len(result), LIMITS.max_list, st)
+        return result
 
+    volatile = lname in _VOLATILE
     return call
+
+
+# Functions whose value changes from one call to the next.
+_VOLATILE = frozenset({"random"})
+
+
+def _charge(result: Any, size: int, cap: int, st: EvalState) -> Any:
+    """``result`` if its size fits the cap and the evaluation's allocation budget, else Error."""
+    if size > cap:
+        return ERROR
+    st.alloc -= size
+    return ERROR if st.alloc < 0 else result
 
 
 def _thunk(f: Callable, ad: Any, st: EvalState) -> Callable[[], Any]:

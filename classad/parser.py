@@ -23,6 +23,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 
 from . import ast
 from .errors import ParseError
+from .limits import LIMITS
 from .values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED, bytes_to_string, string_bytes
 
 # Nesting deeper than this is a parse error, not a RecursionError (the C++ parser
@@ -94,6 +95,8 @@ def unescape_old(body: str) -> str:
 
 
 def _to_int(text: str) -> int:
+    if len(text) > 20:  # beyond int64 whatever the digits; int() refuses thousands of them
+        return 0
     value = int(text)
     # The C++ lexer turns a literal beyond the int64 range into 0.
     if value > INT64_MAX or value < INT64_MIN:
@@ -125,7 +128,7 @@ class _Builder(Transformer):
             parts = []
             for m in _QNAME_PART.finditer(str(tok)):
                 text = unescape_new(m.group(1))
-                if text is None:
+                if text is None or "\0" in text:
                     raise _TokenError(tok, "a quoted name cannot contain a NUL byte")
                 parts.append(text)
             name = "".join(parts)
@@ -213,6 +216,8 @@ class _Builder(Transformer):
     NEG_REAL = REAL
 
     def STRING(self, tok: Token) -> ast.Node:
+        if "\0" in tok:
+            raise _TokenError(tok, "a string cannot contain a NUL byte")
         parts = []
         for m in _STRING_PART.finditer(str(tok)):
             if self.old_strings:
@@ -320,8 +325,39 @@ def _caret(text: str, line: int, column: int) -> str:
     return src + "\n" + " " * max(0, column - 1) + "^"
 
 
+# Strings, quoted names and brackets: what the size and nesting pre-check looks at.
+_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[\[\](){}]', re.S)
+_PRECHECK_FROM = 1 << 16  # shorter texts parse quickly whatever they hold
+
+
+def _precheck(text: str, limit: int, source: Optional[str], line_offset: int) -> None:
+    """Refuse, before the slow parser runs, text that is too long or nested too deeply.
+
+    String literals do not count towards ``limit``: a long string is one token.
+    """
+    code = len(text)
+    depth = 0
+    for m in _SCAN.finditer(text):
+        c = m.group()
+        if len(c) > 1 or c in "\"'":
+            code -= len(c)
+        elif c in "([{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _error(text, f"expression nested more than {MAX_DEPTH} levels deep",
+                             text.count("\n", 0, m.start()) + 1,
+                             m.start() - text.rfind("\n", 0, m.start()), source, line_offset)
+        else:
+            depth -= 1
+    if code > limit:
+        raise ParseError(f"expression text longer than {limit} characters (outside strings)",
+                         file=source, line=None if source is None else 1 + line_offset)
+
+
 def _parse(text: str, start: str, old_strings: bool, source: Optional[str],
            line_offset: int = 0) -> Any:
+    if len(text) > _PRECHECK_FROM:
+        _precheck(text, LIMITS.max_ad if start == "classad" else LIMITS.max_expr, source, line_offset)
     _builder.old_strings = old_strings
     try:
         result = _lark.parse(text, start=start)
@@ -416,7 +452,7 @@ def _children(n: ast.Node) -> tuple:
 # Lark without changing what they mean.
 _FAST_INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 _FAST_REAL = re.compile(r"-?(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)\Z")
-_FAST_STRING = re.compile(r'"[^"\\\n]*"\Z')
+_FAST_STRING = re.compile(r'"[^"\\\n\0]*"\Z')
 _FAST_WORDS = {"true": _TRUE, "false": _FALSE, "undefined": _UNDEF, "error": _ERROR}
 
 
@@ -462,7 +498,18 @@ def parse_old_value(text: str) -> ast.Node:
 
 
 def parse_record(text: str, source: Optional[str] = None) -> ast.Record:
-    """Parse a whole ``[ ... ]`` ad."""
+    """Parse a whole ``[ ... ]`` ad.
+
+    A large ad is first read value by value (each through the expression
+    cache), which is linear and several times faster than one parse of the
+    whole text; anything that path cannot read goes to the full parser.
+    """
+    if len(text) > 4096:
+        from .formats.new_format import quick_record
+
+        pairs = quick_record(text)
+        if pairs is not None:
+            return ast.Record(pairs)
     node = _parse(text, "classad", False, source)
     _check_depth(node, text, source)
     return node

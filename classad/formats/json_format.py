@@ -27,6 +27,7 @@ from ..errors import FormatError, ParseError
 from ..parser import parse_expr
 from ..unparse import unparse_value
 from ..values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED, AbsTime, ListValue, RelTime
+from .names import name_problem
 from .printers import container_items, tool_items, unparse_new
 from .sources import LineSource
 from .splitter import JSON_SYNTAX, split_records
@@ -36,7 +37,9 @@ ErrorHandler = Callable[[FormatError], None]
 # ---- writing -------------------------------------------------------------------------------
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_NEEDS_ESCAPE = re.compile(r'["\\\x01-\x1f]')
+# NUL and lone surrogates too (the latter stand for bytes that are not UTF-8), so
+# the output is always valid JSON in valid UTF-8.
+_NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
 
 
 def _escape_char(m: re.Match) -> str:
@@ -45,7 +48,11 @@ def _escape_char(m: re.Match) -> str:
 
 
 def json_string(s: str) -> str:
-    """``s`` as a JSON string literal, escaped as HTCondor escapes it (UTF-8 left as is)."""
+    """``s`` as a JSON string literal, escaped as HTCondor escapes it (UTF-8 left as is).
+
+    Bytes that are not UTF-8 (held as lone surrogates U+DC80..U+DCFF) are written
+    as ``\\uDCxx`` escapes; the reader turns them back into the same bytes.
+    """
     return '"' + _NEEDS_ESCAPE.sub(_escape_char, s) + '"'
 
 
@@ -156,6 +163,11 @@ _MARK = "\x00"
 _LENIENT = re.compile(r'"(?:[^"\\]|\\.)*"|,(?=\s*[}\]])|\b(?i:true|false|null)\b', re.S)
 
 
+# A \\u0000 escape that is not itself escaped; surrogates that stand for no byte.
+_ESCAPED_NUL = re.compile(r"(?<!\\)(?:\\\\)*\\u0000", re.I)
+_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
 class _Pairs(list):
     """The key/value pairs of one JSON object, in order (a list, to keep duplicates)."""
 
@@ -165,6 +177,8 @@ def _reject_constant(name: str) -> Any:
 
 
 def _to_int(text: str) -> int:
+    if len(text) > 20:  # beyond int64 whatever the digits; as the C++ lexer
+        return 0
     value = int(text)
     return value if INT64_MIN <= value <= INT64_MAX else 0  # as the C++ lexer does
 
@@ -215,6 +229,9 @@ class _Decoder:
                           parse_constant=_reject_constant)
 
     def decode(self) -> ClassAd:
+        nul = _ESCAPED_NUL.search(self.text)
+        if nul is not None:  # also keeps user text apart from the expression markers
+            raise self.error("a string cannot contain a NUL character", nul.end() - 6)
         marked = self._mark_expressions()
         try:
             pairs = self._loads(marked)
@@ -241,7 +258,15 @@ class _Decoder:
         merged: dict[str, tuple[str, ast.Node]] = {}
         for key, value in pairs:
             if key.startswith(_MARK):
-                key = json.loads(self.exprs[int(key[1:])][0])
+                token, offset = self.exprs[int(key[1:])]
+                try:
+                    key = json.loads(token)
+                except json.JSONDecodeError as exc:
+                    raise self.error(exc.msg, offset + exc.pos) from None
+            problem = name_problem(key)
+            if problem is not None:
+                raise self.error(problem[1], 0)
+            self.check_text(key)
             node = self.node(value)
             folded = key.lower()
             old = merged.get(folded)
@@ -255,6 +280,7 @@ class _Decoder:
                 return self.expression(*self.exprs[int(v[1:])])
             if _MARK in v:
                 raise self.error("a string cannot contain a NUL character", 0)
+            self.check_text(v)
             return ast.Literal(v)
         if t is int or t is float or t is bool:
             return ast.Literal(v)
@@ -264,8 +290,19 @@ class _Decoder:
             return self.record(v)
         return ast.ListExpr(tuple(self.node(item) for item in v))
 
+    def check_text(self, v: str) -> None:
+        """Refuse a lone surrogate escape (``"\\ud800"``): it is no character and no byte."""
+        m = _LONE_SURROGATE.search(v)
+        if m is not None:
+            code = "\\u%04x" % ord(m.group())
+            where = self.text.lower().find(code)
+            raise self.error(f"{code} is a lone surrogate, not a character", max(where, 0))
+
     def expression(self, token: str, offset: int) -> ast.Node:
-        inner = json.loads(token)[len("/Expr("):-len(")/")]
+        try:
+            inner = json.loads(token)[len("/Expr("):-len(")/")]
+        except json.JSONDecodeError as exc:  # e.g. a raw control character inside the token
+            raise self.error(exc.msg, offset + exc.pos) from None
         try:
             return parse_expr(inner)
         except ParseError as exc:

@@ -49,7 +49,16 @@ _CUT_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|//[^\n]*|/\*.*
 _ASSIGNMENT = re.compile(r"[ \t\n\r\f\v]*([A-Za-z_][A-Za-z0-9_]*)[ \t\n\r\f\v]*=(.*)", re.S)
 
 
-def _split_attributes(text: str) -> Optional[tuple]:
+def quick_record(text: str) -> Optional[tuple]:
+    """The (name, node) pairs of a whole-ad text ``[ ... ]`` read value by value, or None
+    when the full parser must decide (anything unusual, or text after the closing ``]``)."""
+    body = text.strip(" \t\n\r\f\v")
+    if body[:1] != "[":
+        return None
+    return _split_attributes(body, whole=True)
+
+
+def _split_attributes(text: str, whole: bool = False) -> Optional[tuple]:
     """The (name, node) pairs of a plain ``[ a = 1; b = 2 ]`` ad, or None to use the full parser.
 
     Each value is parsed on its own through the expression cache, so values that
@@ -69,10 +78,15 @@ def _split_attributes(text: str) -> Optional[tuple]:
             depth -= 1
             if depth == 0:
                 pieces.append(text[start:m.start()])
+                if whole and m.end() != len(text):
+                    return None
                 break
         elif c == ";" and depth == 1:
             pieces.append(text[start:m.start()])
             start = m.end()
+    else:
+        if whole:
+            return None  # never closed
     merged: dict[str, tuple[str, Any]] = {}
     for piece in pieces:
         m = _ASSIGNMENT.match(piece)

@@ -24,8 +24,10 @@ from typing import Callable, Iterable, Iterator, Optional, TextIO
 from .. import ast
 from ..ad import ClassAd
 from ..errors import FormatError, ParseError
+from ..limits import LIMITS
 from ..parser import fast_literal, parse_expr, parse_old_value
 from ..unparse import quote_name, quote_string
+from .names import check_name
 from .printers import container_items, old_name, tool_items, unparse_old
 from .sources import LineSource
 
@@ -150,6 +152,9 @@ def parse_line(text: str, source: str, line: int) -> tuple[str, ast.Node]:
     if hit is not None:
         return hit
     result = _parse_line(text, source, line)
+    check_name(result[0], source, line, len(text) - len(text.lstrip(_BLANKS)) + 1)
+    if len(text) > 4096:
+        return result  # long lines rarely repeat; do not keep them alive
     if len(_LINE_CACHE) >= _LINE_CACHE_LIMIT:
         _LINE_CACHE.clear()
     _LINE_CACHE[text] = result
@@ -191,7 +196,12 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     broken = False
     name_of = src.name
     comment_at: Optional[tuple[int, int]] = None  # where an open /* ... */ began
+    size = 0
     for text in src:
+        size += len(text)
+        if size > LIMITS.max_ad and not broken:
+            attrs, broken = {}, True
+            handle(FormatError(f"ad longer than {LIMITS.max_ad} characters", file=name_of, line=src.lineno))
         if text[-1:] == "\n":
             text = text[:-2] if text[-2:] == "\r\n" else text[:-1]
         if comment_at is not None or text.lstrip(" \t").startswith("/"):
@@ -205,6 +215,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
                 yield ClassAd._from_nodes(tuple(attrs.values()))
             attrs = {}
             broken = False
+            size = 0
             continue
         if broken or text.lstrip(" \t").startswith("#"):
             continue

@@ -7,7 +7,10 @@ flat memory.  Bytes are decoded as UTF-8 with ``surrogateescape``, the same
 convention the language uses for its byte strings, so invalid UTF-8 survives a
 round trip instead of stopping the read.  Lines end at ``\\n`` only; a ``\\r``
 is left for the format reader to judge (old-format files may hold raw ``\\r``
-inside string values).
+inside string values).  A line longer than ``max_line`` of
+:mod:`classad.limits` raises :class:`~classad.errors.FormatError` (file and
+line) before more of it is read, so endless input such as ``/dev/zero``
+cannot exhaust memory.
 """
 
 from __future__ import annotations
@@ -16,12 +19,30 @@ import io
 import os
 from typing import Any, Callable, Iterable, Iterator, Optional
 
+from ..errors import FormatError
+from ..limits import LIMITS
+
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
 
 
-def _split_chunks(chunks: Iterable[Any]) -> Iterator[str]:
+def _too_long(name: str, line: int, limit: int) -> FormatError:
+    return FormatError(f"line longer than {limit} characters (is this an ad file?)",
+                       file=name, line=line, column=limit + 1)
+
+
+def _split_chunks(chunks: Iterable[Any], name: str = "<string>") -> Iterator[str]:
     """Lines from text (or bytes) pieces of any size, split at ``\\n``."""
+    limit = LIMITS.max_line
+    count = 0
+    for line in _split_unbounded(chunks, name, limit):
+        count += 1
+        if len(line) > limit:
+            raise _too_long(name, count, limit)
+        yield line
+
+
+def _split_unbounded(chunks: Iterable[Any], name: str, limit: int) -> Iterator[str]:
     partial = ""
     for chunk in chunks:
         if isinstance(chunk, (bytes, bytearray)):
@@ -35,6 +56,9 @@ def _split_chunks(chunks: Iterable[Any]) -> Iterator[str]:
             end = chunk.find("\n")
             if end < 0:
                 partial += chunk
+                if len(partial) > limit:
+                    yield partial  # the caller refuses it; nothing more is gathered
+                    return
                 continue
             yield partial + chunk[: end + 1]
             partial = ""
@@ -43,6 +67,9 @@ def _split_chunks(chunks: Iterable[Any]) -> Iterator[str]:
             end = chunk.find("\n", start)
             if end < 0:
                 partial = chunk[start:]
+                if len(partial) > limit:
+                    yield partial
+                    return
                 break
             yield chunk[start: end + 1]
             start = end + 1
@@ -120,13 +147,31 @@ class LineSource:
         self.close()
 
 
-def _file_lines(f: Any) -> Iterator[str]:
-    """Lines of a file object, decoding bytes; uses ``readline`` so ``tell`` stays valid."""
+def _file_lines(f: Any, name: str = "<stream>") -> Iterator[str]:
+    """Lines of a file object, decoding bytes; uses ``readline`` so ``tell`` stays valid.
+
+    Each read is capped just past the line limit, so a file without newlines
+    is refused after ``max_line`` characters instead of being read whole (when
+    ``readline`` takes a size, as every file object of :mod:`io` does).
+    """
     readline = f.readline
+    limit = LIMITS.max_line
+    count = 0
+    sized = True
     while True:
-        line = readline()
+        if sized:
+            try:
+                line = readline(limit + 1)
+            except TypeError:  # a file-like object whose readline takes no size
+                sized = False
+                line = readline()
+        else:
+            line = readline()
         if not line:
             return
+        count += 1
+        if len(line) > limit:
+            raise _too_long(name, count, limit)
         if isinstance(line, (bytes, bytearray)):
             line = bytes(line).decode(ENCODING, ERRORS)
         yield line
@@ -157,12 +202,12 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
     """
     label = name or source_name(input)
     if isinstance(input, str):
-        return LineSource(_split_chunks((input,)), label)
+        return LineSource(_split_chunks((input,), label), label)
     if isinstance(input, (bytes, bytearray, memoryview)):
-        return LineSource(_split_chunks((bytes(input),)), label)
+        return LineSource(_split_chunks((bytes(input),), label), label)
     if isinstance(input, os.PathLike):
         f = open_text(input)  # closed by LineSource.close
-        return LineSource(iter(f), label, closer=f.close)
+        return LineSource(_file_lines(f, label), label, closer=f.close)
     if hasattr(input, "readline"):
         tell = None
         if track:
@@ -171,11 +216,9 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
                     tell = input.tell
             except (AttributeError, OSError, ValueError):
                 tell = None
-        if tell is None and isinstance(input, io.TextIOBase):
-            return LineSource(iter(input), label)
-        return LineSource(_file_lines(input), label, tell=tell)
+        return LineSource(_file_lines(input, label), label, tell=tell)
     if isinstance(input, Iterable):
-        return LineSource(_split_chunks(input), label)
+        return LineSource(_split_chunks(input, label), label)
     raise TypeError(f"cannot read ads from {type(input).__name__}; "
                     "pass a string, bytes, a file object or a pathlib.Path")
 

@@ -27,6 +27,7 @@ import re
 from typing import Callable, Iterator, NamedTuple
 
 from ..errors import FormatError
+from ..limits import LIMITS
 from .sources import LineSource
 
 ErrorHandler = Callable[[FormatError], None]
@@ -93,6 +94,7 @@ def split_records(src: LineSource, syn: Syntax, handle: ErrorHandler) -> Iterato
     in_comment = False
     junk = False
     recovering = False  # after an unterminated string: skip to the next record start
+    size = 0  # characters of the open record so far
 
     def fail(message: str, line: int, column: int) -> None:
         handle(FormatError(message, file=name, line=line, column=column))
@@ -190,6 +192,10 @@ def split_records(src: LineSource, syn: Syntax, handle: ErrorHandler) -> Iterato
                 last_sig, pos = c, i + 1
         if depth:
             pieces.append(line[seg:])
+            size = size + n - seg if len(pieces) > 1 else n - seg
+            if size > LIMITS.max_ad:
+                fail(f"{syn.what} opened here is longer than {LIMITS.max_ad} characters", *start)
+                depth, pieces, recovering = 0, [], True
     if depth:
         fail(f"{syn.what} opened here is never closed (missing {closer!r})", *start)
     elif in_comment:

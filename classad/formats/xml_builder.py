@@ -22,6 +22,7 @@ from ..errors import FormatError, ParseError
 from ..parser import parse_expr, unescape_new
 from ..unparse import quote_string
 from ..values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED
+from .names import name_problem
 
 ErrorHandler = Callable[[FormatError], None]
 
@@ -55,7 +56,11 @@ def _int_value(text: str) -> Any:
     m = _INT_PREFIX.match(text)
     if m is None:
         return ERROR
-    return max(INT64_MIN, min(INT64_MAX, int(m.group(1))))  # strtoll saturates
+    digits = m.group(1).lstrip("+-").lstrip("0")
+    if len(digits) > 19:
+        return ERROR  # out of the int64 range, as the reference reader decides
+    value = int(m.group(1))
+    return value if INT64_MIN <= value <= INT64_MAX else ERROR
 
 
 def _real_value(text: str) -> Any:
@@ -153,6 +158,9 @@ class AdBuilder:
             decoded = unescape_new(name) if name else None
             if not decoded:
                 raise self.error('<a> without a valid n="name"', tok)
+            problem = name_problem(decoded)
+            if problem is not None:
+                raise self.error(problem[1], tok)
             self.stack.append(_Frame("a", tok.line, tok.column, decoded))
             return None
         if tok.name == "c" and tok.kind == "end":

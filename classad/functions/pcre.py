@@ -10,23 +10,28 @@ possessive quantifiers, atomic groups, POSIX classes and verbs.
 ``\\cX``, ``\\g`` and ``\\k`` references, ``(?#...)``, a ``{,n}`` that PCRE2 before
 10.43 reads literally) and rejects what PCRE2 rejects but Python accepts (a
 quantified anchor or verb, a repeated quantifier, ``[\\w-z]``, duplicate group
-names).  Every match runs with a time limit, so a catastrophic pattern gives
-Error instead of hanging.
+names).  Every match runs with a time limit (given by the caller from the
+evaluation's budget, see :mod:`classad.limits`), so a catastrophic pattern
+gives Error instead of hanging; a (pattern, subject) pair that ran out of the
+full per-call time is remembered and gives Error at once next time.
 """
 
 from __future__ import annotations
 
 import functools
 import re as _re
+import time as _time
 from typing import Any, Optional
 
 import regex as _rx
 
+from ..limits import LIMITS
 from ..values import ERROR, string_bytes
 from .common import from_bytes
 
-MATCH_TIMEOUT = 2.0
-"""Seconds one regular-expression match may run before the call gives Error."""
+# (pattern, flags, subject, notempty) of matches that used up the full per-call time.
+_HOPELESS: dict = {}
+_HOPELESS_SIZE = 256
 
 
 class _Timeout(Exception):
@@ -306,32 +311,55 @@ def compile_pattern(pattern: str, flags: int) -> Optional[tuple]:
 _ENGINE_FAILURES = (TimeoutError, MemoryError, RecursionError, RuntimeError, OverflowError, _rx.error)
 
 
-def _search(rx: Any, subject: bytes, pos: int = 0) -> Any:
+def _left(deadline: float) -> float:
+    left = deadline - _time.perf_counter()
+    if left <= 0:
+        raise _Timeout()
+    return left
+
+
+def _search(rx: Any, subject: bytes, pos: int, deadline: float) -> Any:
     try:
-        return rx.search(subject, pos, timeout=MATCH_TIMEOUT)
+        return rx.search(subject, pos, timeout=_left(deadline))
     except _ENGINE_FAILURES:
         raise _Timeout() from None
 
 
-def _match(rx: Any, subject: bytes, pos: int) -> Any:
+def _match(rx: Any, subject: bytes, pos: int, deadline: float) -> Any:
     try:
-        return rx.match(subject, pos, timeout=MATCH_TIMEOUT)
+        return rx.match(subject, pos, timeout=_left(deadline))
     except _ENGINE_FAILURES:
         raise _Timeout() from None
 
 
-def search_bytes(pattern: str, subject: str, flags: int, notempty: bool = False) -> Any:
+def _remember_hopeless(key: tuple, timeout: float) -> None:
+    small = sum(len(k) for k in key if type(k) is str) <= 1 << 16
+    if timeout >= LIMITS.regex_call_seconds and small:
+        if len(_HOPELESS) >= _HOPELESS_SIZE:
+            _HOPELESS.clear()
+        _HOPELESS[key] = True
+
+
+def search_bytes(pattern: str, subject: str, flags: int, notempty: bool = False,
+                 timeout: Optional[float] = None) -> Any:
     """True/False for an unanchored search, or ERROR (bad pattern or time limit)."""
     compiled = compile_pattern(pattern, flags)
     if compiled is None:
         return ERROR
+    if timeout is None:
+        timeout = LIMITS.regex_call_seconds
+    key = (pattern, flags, subject, notempty)
+    if key in _HOPELESS:
+        return ERROR
     rx, nonempty = compiled
     data = string_bytes(subject)
+    deadline = _time.perf_counter() + timeout
     try:
         if not notempty:
-            return _search(rx, data) is not None
-        return any(_match(nonempty, data, p) is not None for p in range(len(data) + 1))
+            return _search(rx, data, 0, deadline) is not None
+        return any(_match(nonempty, data, p, deadline) is not None for p in range(len(data) + 1))
     except _Timeout:
+        _remember_hopeless(key, timeout)
         return ERROR
 
 
@@ -343,11 +371,22 @@ def _group_count(m: Any, groups: int) -> int:
     return top + 1
 
 
-def substitute(pattern: str, subject: str, repl: str, flags: int, full: bool, every: bool) -> Any:
-    """The reference's substitution loop (``regexps``/``replace``/``replaceAll``), byte for byte."""
+def substitute(pattern: str, subject: str, repl: str, flags: int, full: bool, every: bool,
+               timeout: Optional[float] = None) -> Any:
+    """The reference's substitution loop (``regexps``/``replace``/``replaceAll``), byte for byte.
+
+    A result longer than the string limit of :mod:`classad.limits` is Error.
+    """
     compiled = compile_pattern(pattern, flags)
     if compiled is None:
         return ERROR
+    if timeout is None:
+        timeout = LIMITS.regex_call_seconds
+    key = (pattern, flags, subject, repl, full, every)
+    if key in _HOPELESS:
+        return ERROR
+    cap = LIMITS.max_string
+    deadline = _time.perf_counter() + timeout
     rx, nonempty = compiled
     target = string_bytes(subject)
     rbytes = string_bytes(repl).split(b"\0", 1)[0]
@@ -360,7 +399,7 @@ def substitute(pattern: str, subject: str, repl: str, flags: int, full: bool, ev
             if idx > n:
                 return ERROR  # PCRE2_ERROR_BADOFFSET after copying the terminating NUL
             if empty:
-                m = _match(nonempty, target, idx)
+                m = _match(nonempty, target, idx, deadline)
                 if m is None:
                     out += target[idx:idx + 1] if idx < n else b"\0"
                     idx += 1
@@ -369,7 +408,7 @@ def substitute(pattern: str, subject: str, repl: str, flags: int, full: bool, ev
                         break
                     continue
             else:
-                m = _search(rx, target, idx)
+                m = _search(rx, target, idx, deadline)
                 if m is None:
                     break
             ngroups = _group_count(m, rx.groups)
@@ -388,11 +427,14 @@ def substitute(pattern: str, subject: str, repl: str, flags: int, full: bool, ev
                     out.append(c)
                 i += 1
             idx = m.end()
+            if len(out) > cap:
+                return ERROR
             if m.start() == m.end():
                 empty = True
             if not every:
                 break
     except _Timeout:
+        _remember_hopeless(key, timeout)
         return ERROR
     if full:
         out += target[idx:]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..limits import run_regex
 from ..values import ERROR, UNDEFINED, ListValue
 from .common import iter_list
 from .pcre import compile_pattern, parse_options, search_bytes, substitute
@@ -45,7 +46,7 @@ def regexp(ctx: Any, pattern: Any, subject: Any, *rest: Any) -> Any:
     if type(pattern) is not str or type(subject) is not str:
         return ERROR
     flags = parse_options(rest[0])[0] if rest else 0
-    return search_bytes(pattern, subject, flags)
+    return run_regex(ctx.state, search_bytes, pattern, subject, flags)
 
 
 @builtin("regexpMember", 2, 3)
@@ -71,12 +72,12 @@ def regexp_member(ctx: Any, pattern: Any, lst: Any, *rest: Any) -> Any:
                 maybe_undefined = True
                 continue
             return ERROR
-        if search_bytes(pattern, elem, flags) is True:
+        if run_regex(ctx.state, search_bytes, pattern, elem, flags) is True:
             return True
     return UNDEFINED if maybe_undefined else False
 
 
-def _subst_call(pattern: Any, subject: Any, repl: Any, rest: tuple, extra: str) -> Any:
+def _subst_call(ctx: Any, pattern: Any, subject: Any, repl: Any, rest: tuple, extra: str) -> Any:
     bad = _check_args([pattern, subject, repl, *rest])
     if bad is not None:
         return bad
@@ -86,7 +87,7 @@ def _subst_call(pattern: Any, subject: Any, repl: Any, rest: tuple, extra: str) 
     if type(pattern) is not str or type(subject) is not str or type(repl) is not str:
         return ERROR
     flags, full, every = parse_options(opts)
-    return substitute(pattern, subject, repl, flags, full, every)
+    return run_regex(ctx.state, substitute, pattern, subject, repl, flags, full, every)
 
 
 @builtin("regexps", 3, 4)
@@ -98,13 +99,13 @@ def regexps(ctx: Any, pattern: Any, subject: Any, repl: Any, *rest: Any) -> Any:
     With option ``f`` the whole subject is returned with the match replaced; with
     ``g`` every match is processed.
     """
-    return _subst_call(pattern, subject, repl, rest, "")
+    return _subst_call(ctx, pattern, subject, repl, rest, "")
 
 
 @builtin("replace", 3, 4)
 def replace(ctx: Any, pattern: Any, subject: Any, repl: Any, *rest: Any) -> Any:
     """Replace the first match in the subject: ``replace("b", "abcb", "X")`` is ``"aXcb"``."""
-    return _subst_call(pattern, subject, repl, rest, "f")
+    return _subst_call(ctx, pattern, subject, repl, rest, "f")
 
 
 @builtin("replaceAll", 3, 4)
@@ -115,7 +116,7 @@ def replace_all(ctx: Any, pattern: Any, subject: Any, repl: Any, *rest: Any) -> 
     subject the reference runs past the end and gives Error
     (``replaceAll("a*", "baaac", "-")``).
     """
-    return _subst_call(pattern, subject, repl, rest, "fg")
+    return _subst_call(ctx, pattern, subject, repl, rest, "fg")
 
 
 @builtin("stringList_regexpMember", 2, 4)
@@ -138,7 +139,7 @@ def string_list_regexp_member(ctx: Any, pattern: Any, lst: Any, *rest: Any) -> A
         return UNDEFINED
     found = False
     for item in items:
-        r = search_bytes(pattern, item, flags)
+        r = run_regex(ctx.state, search_bytes, pattern, item, flags)
         if r is ERROR:
             return ERROR
         if r:

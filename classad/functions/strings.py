@@ -11,8 +11,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
+from ..limits import LIMITS
 from ..values import (
-    ERROR, UNDEFINED, ListValue, ascii_lower, ascii_upper, compare_strings, compare_strings_nocase,
+    ERROR,
+    UNDEFINED,
+    ListValue,
+    ascii_lower,
+    ascii_upper,
+    compare_strings,
+    compare_strings_nocase,
     string_bytes,
 )
 from .common import from_bytes, iter_list, to_string, wrap32
@@ -26,8 +33,14 @@ def _concat(values: Iterable[Any], is_join: bool) -> Any:
     sep = ""
     parts: list = []
     have_text = False
+    size = 0
+    cap = LIMITS.max_string
     for i, v in enumerate(values):
         s = v if type(v) is str else to_string(v)
+        if type(s) is str:
+            size += len(s) + (len(sep) if have_text else 0)
+            if size > cap:
+                return ERROR  # checked before joining, so the text is never built
         if s is UNDEFINED:
             undef = True
             if is_join:
