@@ -54,6 +54,10 @@ SUBSYSTEMS = frozenset("""MASTER COLLECTOR NEGOTIATOR SCHEDD STARTD STARTER SHAD
 
 _OPEN_RE = re.compile(r"\$([A-Za-z_]*)\(")
 
+# The longest text one macro expansion may produce: ``M2 = $(M1)$(M1)``, ``M3 = $(M2)$(M2)``
+# ... doubles at each step, and a few lines would otherwise expand for minutes.
+MAX_EXPANSION = 1 << 20
+
 
 class Config:
     """A parsed configuration as one daemon (``subsystem``) sees it."""
@@ -69,6 +73,7 @@ class Config:
         # as HTCondor's built-in parameter table does.
         self._defaults = {k.upper(): v for k, v in (defaults or {}).items()}
         self._environ = os.environ if environ is None else environ
+        self._memo: Optional[dict[str, str]] = None    # macro values during one expansion
 
     # ---- construction -------------------------------------------------------------
 
@@ -144,7 +149,7 @@ class Config:
         d = self.definition(name)
         if d is None:
             return default
-        value = self._expand(d.value, (d.name.upper(),), d).strip()
+        value = self._top_expand(d.value, (d.name.upper(),), d).strip()
         return value if value else default
 
     def names(self) -> list[str]:
@@ -153,7 +158,7 @@ class Config:
 
     def expand(self, text: str, where: Optional[Definition] = None) -> str:
         """Expand every ``$(...)`` in ``text``; errors are reported at ``where`` if given."""
-        return self._expand(text, (), where)
+        return self._top_expand(text, (), where)
 
     # ---- macro expansion ----------------------------------------------------------
 
@@ -181,13 +186,27 @@ class Config:
         out.append(value[pos:])
         return "".join(out)
 
+    def _top_expand(self, text: str, active: tuple[str, ...], origin: Optional[Definition]) -> str:
+        """One whole expansion: each macro's value is expanded once and remembered for the
+        rest of it, and no text longer than :data:`MAX_EXPANSION` is built."""
+        outer = self._memo
+        self._memo = {} if outer is None else outer
+        try:
+            return self._expand(text, active, origin)
+        finally:
+            self._memo = outer
+
     def _expand(self, text: str, active: tuple[str, ...], origin: Optional[Definition]) -> str:
         if "$" not in text:
             return text
-        out, pos = [], 0
+        out, pos, size = [], 0, 0
         for m in _macros(text):
-            out.append(text[pos:m.begin])
-            out.append(self._macro_value(m, active, origin))
+            piece = text[pos:m.begin] + self._macro_value(m, active, origin)
+            size += len(piece)
+            if size > MAX_EXPANSION:
+                raise _error(f"macro expansion longer than {MAX_EXPANSION} characters "
+                             "(a definition that doubles its own size?)", origin)
+            out.append(piece)
             pos = m.end
         out.append(text[pos:])
         return "".join(out)
@@ -203,7 +222,13 @@ class Config:
             if key in active:
                 chain = " -> ".join(active + (key,))
                 raise _error(f"macro expansion loop: {chain}", origin or d)
-            return self._expand(d.value, active + (key,), d)
+            memo = self._memo
+            if memo is not None and key in memo:
+                return memo[key]
+            value = self._expand(d.value, active + (key,), d)
+            if memo is not None:
+                memo[key] = value
+            return value
         body = self._expand(m.body, active, origin)
         if m.func == "ENV":
             var, sep, dflt = body.partition(":")

@@ -92,6 +92,12 @@ class Reader:
         self.pos = 0
         self.stack: list[_Frame] = []
 
+    def quoted(self, text: str) -> str:
+        """``text`` for an error message: quoted in the file given on the command line,
+        withheld in included files, which need not be configuration (``include :
+        /etc/shadow`` must not print a line of it)."""
+        return repr(text) if self.depth == 0 else "(text of an included file not shown)"
+
     def fail(self, message: str, line: int, column: Optional[int] = None) -> ConfigError:
         return ConfigError(message, file=self.source, line=line, column=column)
 
@@ -160,12 +166,12 @@ class Reader:
         if not cond:
             raise self.fail("if/elif needs a condition", lineno)
         if "&&" in cond or "||" in cond:
-            raise self.fail(f"invalid if condition {cond!r}: compound conditions are not supported", lineno)
+            raise self.fail(f"invalid if condition {self.quoted(cond)}: compound conditions are not supported", lineno)
         m = _DEFINED_RE.match(cond)
         if m:
             name = m.group(2).strip()
             if name and not NAME_RE.match(name):
-                raise self.fail(f"invalid if condition {cond!r}: bad name after defined", lineno)
+                raise self.fail(f"invalid if condition {self.quoted(cond)}: bad name after defined", lineno)
             return bool(name and self.cfg.defined(name)) != bool(m.group(1))
         m = _VERSION_RE.match(cond)
         if m:
@@ -178,14 +184,14 @@ class Reader:
             try:
                 value = float(text) != 0.0
             except ValueError:
-                raise self.fail(f"invalid if condition {cond!r}: not a boolean, number, "
+                raise self.fail(f"invalid if condition {self.quoted(cond)}: not a boolean, number, "
                                 "'defined NAME' or 'version OP x.y.z'", lineno) from None
         return value != negate
 
     def version_test(self, op: str, literal: str, cond: str, lineno: int) -> bool:
         parts = literal.split(".")
         if len(parts) < 2 or not all(p.isdigit() for p in parts):
-            raise self.fail(f"invalid if condition {cond!r}: version must be x.y or x.y.z", lineno)
+            raise self.fail(f"invalid if condition {self.quoted(cond)}: version must be x.y or x.y.z", lineno)
         want = tuple(int(p) for p in parts[:3])
         have = self.cfg.version[:len(want)]
         return {"==": have == want, "!=": have != want, ">=": have >= want,
@@ -200,10 +206,10 @@ class Reader:
         if m is None:
             if line.startswith("["):
                 return        # an ini-style section header: HTCondor ignores it
-            raise self.fail(f"expected NAME = value, got {line!r}", lineno, 1)
+            raise self.fail(f"expected NAME = value, got {self.quoted(line)}", lineno, 1)
         name, op, value = m.group("name"), m.group("op"), m.group("value")
         if not NAME_RE.match(name):
-            raise self.fail(f"illegal name {name!r} (letters, digits, '_' and '.' only)", lineno, 1)
+            raise self.fail(f"illegal name {self.quoted(name)} (letters, digits, '_' and '.' only)", lineno, 1)
         if op == ":":
             self.cfg.warnings.append(f"{self.source}:{lineno}: obsolete ':' used for assignment of {name}")
         elif op == "@=":
