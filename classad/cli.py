@@ -62,8 +62,8 @@ class _NamedStream:
         self._stream = stream
         self.name = name
 
-    def readline(self) -> Any:
-        return self._stream.readline()
+    def readline(self, size: int = -1) -> Any:
+        return self._stream.readline(size)
 
 
 def _read_ads(names: Sequence[str], fmt: str, on_error: Any) -> Iterator[ClassAd]:
