@@ -43,6 +43,7 @@ from ..accounting.store import Accountant
 from ..api import load, negotiate
 from ..cycle.negotiator import CycleResult
 from ..errors import StateError
+from . import simulate as simulate_command
 
 PROG = "matchmaker"
 
@@ -225,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--delete", action="append", metavar="NAME")
     u.add_argument("--now", type=float, help="time for --resetusage, seconds since the epoch")
     u.set_defaults(run=cmd_userprio)
+    simulate_command.register(sub)
     return p
 
 
