@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Optional
 
 from classad.ad import ClassAd
+from classad.evaluate import seeded_random
 
 from ..accounting.priority_math import effective_priority, resolve_prio_factor
 from ..accounting.store import Accountant
@@ -162,7 +163,10 @@ class _Run:
 def run_simulation(pool: Pool, settings: Settings, acct: Accountant, *, start: float, duration: float,
                    interval: float, job_duration: float, seed: Optional[int] = None,
                    progress: Optional[Progress] = None) -> Simulation:
-    """Run the cycles (see the module docstring) against ``acct`` and return the series."""
+    """Run the cycles (see the module docstring) against ``acct`` and return the series.
+
+    ``seed`` seeds ``random()`` in ``SimJobDuration`` and, for the run, in every other
+    expression the cycles evaluate (``Rank``, ``Requirements``, policy knobs)."""
     if interval <= 0:
         raise ValueError("the interval must be positive")
     if duration < 0:
@@ -172,16 +176,17 @@ def run_simulation(pool: Pool, settings: Settings, acct: Accountant, *, start: f
     cycles = int(duration // interval) + 1
     sim = Simulation(start=start, interval=interval, duration=duration, seed=seed, job_duration=job_duration,
                      pool_weight=run.pool_weight)
-    for k in range(cycles):
-        t = start + k * interval
-        run.before_cycle(t)
-        cur = run.pool(first=k == 0)
-        result = run_cycle(cur, settings, acct, t)
-        preempted = run.after_cycle(cur, result, t)
-        sim.record(k, t, run, result, preempted)
-        run.warnings.extend(w for w in result.warnings if w not in run.warnings)
-        if progress is not None:
-            progress(k + 1, cycles)
+    with seeded_random(seed):
+        for k in range(cycles):
+            t = start + k * interval
+            run.before_cycle(t)
+            cur = run.pool(first=k == 0)
+            result = run_cycle(cur, settings, acct, t)
+            preempted = run.after_cycle(cur, result, t)
+            sim.record(k, t, run, result, preempted)
+            run.warnings.extend(w for w in result.warnings if w not in run.warnings)
+            if progress is not None:
+                progress(k + 1, cycles)
     sim.finish(run.jobs, run.spans + list(run.open.values()), run.warnings + durations.warnings)
     return sim
 

@@ -121,6 +121,18 @@ def test_deterministic_for_a_seed():
     assert busy_pool(4).rows != one.rows
 
 
+def test_seed_covers_random_in_requirements():
+    jobs = job_text(1, "alice", 30, "SimJobDuration = 300").replace("Requirements = true", "Requirements = random(2) == 0")
+    loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 600"), ads(slot_text(8)), ads(jobs))
+
+    def matched(seed: int) -> list:
+        return matchmaker.simulate(loaded, start=START, duration=6 * HOUR, seed=seed).column(ALICE, "matched")
+
+    assert matched(11) == matched(11)
+    assert matched(11) != matched(12)
+    assert 0 < sum(matched(11)) < 30 * 8
+
+
 def test_conservation():
     sim = busy_pool()
     sizes = {ALICE: 20, BOB: 15, "carol@example.org": 5}
