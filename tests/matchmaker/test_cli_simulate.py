@@ -123,3 +123,13 @@ def test_progress_bar_on_a_terminal(monkeypatch):
     quiet = _Terminal()
     assert main([*argv, "--no-progress"], out=io.StringIO(), err=quiet) == 0
     assert quiet.parts == []
+
+
+def test_state_database_is_kept(tmp_path):
+    db = tmp_path / "prio.db"
+    proc = simulate_cli("grow-decay", "--duration", "24h", "--interval", "6h", "--state", db)
+    assert proc.returncode == 0, proc.stderr
+    shown = subprocess.run([sys.executable, "-m", "matchmaker.cli", "userprio", "--state", str(db), "--json"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "alice@example.org" in shown.stdout and "50.25" in shown.stdout

@@ -258,3 +258,15 @@ def test_plots_without_a_display(tmp_path, monkeypatch):
         assert (width, height) == (1000, 500)
         assert len(data) > 10_000
     assert math.isfinite(sim.pool_weight)
+
+
+def test_group_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    from matchmaker.simulate.plots import write_plots
+
+    config = Knobs.from_string("GROUP_NAMES = group_a\nGROUP_QUOTA_group_a = 2\nNEGOTIATOR_INTERVAL = 600\n")
+    jobs = ads(job_text(1, "alice", 4, 'AcctGroup = "group_a"') + job_text(2, "bob", 4))
+    sim = matchmaker.simulate(matchmaker.load_ads(config, ads(slot_text(4)), jobs), start=START, duration=HOUR)
+    names = sorted(f.name for f in write_plots(sim, tmp_path))
+    assert names == sorted(["priorities.png", "running.png", "shares.png",
+                            "group-priorities.png", "group-running.png", "group-shares.png"])
