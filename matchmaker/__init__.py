@@ -22,6 +22,7 @@ Typical use::
     result = matchmaker.negotiate(loaded, now=1700000000, state="prio.db")
     for m in result.matches:
         print(m.job, m.slot, m.reason)
+    sim = matchmaker.simulate(loaded, start=1700000000, duration=48 * 3600)   # rows per cycle
 """
 
 from .accounting.store import Accountant

@@ -113,7 +113,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                        job_duration=args.job_duration, factors=factors, progress=bar)
     finally:
         bar.close()
-    for w in loaded.pool.warnings + sim.warnings:
+    for w in sim.warnings:                   # includes the pool's own warnings
         err.write(f"{PROG}: {w}\n")
     if args.out:
         directory = Path(args.out)

@@ -8,7 +8,6 @@ two users with equal factors end up with half of the pool each.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
@@ -257,7 +256,6 @@ def test_plots_without_a_display(tmp_path, monkeypatch):
         width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
         assert (width, height) == (1000, 500)
         assert len(data) > 10_000
-    assert math.isfinite(sim.pool_weight)
 
 
 def test_group_plots(tmp_path):
@@ -270,3 +268,12 @@ def test_group_plots(tmp_path):
     names = sorted(f.name for f in write_plots(sim, tmp_path))
     assert names == sorted(["priorities.png", "running.png", "shares.png",
                             "group-priorities.png", "group-running.png", "group-shares.png"])
+
+
+def test_bad_duration_warns_and_uses_the_default():
+    jobs = ads(job_text(1, "alice", 1, 'SimJobDuration = "long"') + job_text(2, "bob", 1))
+    loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 600"), ads(slot_text(2)), jobs)
+    sim = matchmaker.simulate(loaded, start=START, duration=2 * HOUR, job_duration=1800)
+    assert [w for w in sim.warnings if "SimJobDuration" in w] == [
+        "job#0: warning: job 1.0: SimJobDuration is not a non-negative number; it runs for the default 1800 s"]
+    assert sim.at(0.5, ALICE)["done"] == 1 and sim.at(0.5, BOB)["done"] == 1
