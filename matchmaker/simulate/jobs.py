@@ -18,7 +18,7 @@ progress).  A job is charged to its submitter only through its slot's claim.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from classad.ad import ClassAd
@@ -45,7 +45,6 @@ class SimJob:
     runs: int = 0                       # runs completed
     starts: int = 0
     preemptions: int = 0
-    history: list[tuple[float, float]] = field(default_factory=list)   # (start, end) of completed runs
 
     @property
     def id(self) -> str:

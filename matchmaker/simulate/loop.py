@@ -114,7 +114,6 @@ class _Run:
                     self._close(j.slot, t)
                     i = index[j.slot]
                     self.slots[i] = released(self.slots[i], self.settings)
-                j.history.append((j.began if j.began is not None else t, j.end))
                 j.runs += 1
                 j.slot, j.end = None, None
                 if j.repeats_left != 0:
