@@ -30,6 +30,8 @@ import operator
 import random
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Callable, Optional
 
 from . import ast
@@ -141,6 +143,21 @@ _RIGHT_CTX = (("other", ".LEFT"), ("target", ".LEFT"), ("my", ".RIGHT"), ("ad", 
 
 
 _default_random = random.Random()
+
+
+@contextmanager
+def seeded_random(seed: Optional[int]) -> Iterator[None]:
+    """Within the block, ``random()`` in evaluations without a source of their own draws
+    from ``seed`` (None: unchanged); the previous sequence resumes afterwards."""
+    if seed is None:
+        yield
+        return
+    saved = _default_random.getstate()
+    _default_random.seed(seed)
+    try:
+        yield
+    finally:
+        _default_random.setstate(saved)
 _default_mode = {"strict": False}
 
 

@@ -22,17 +22,19 @@ Typical use::
     result = matchmaker.negotiate(loaded, now=1700000000, state="prio.db")
     for m in result.matches:
         print(m.job, m.slot, m.reason)
+    sim = matchmaker.simulate(loaded, start=1700000000, duration=48 * 3600)   # rows per cycle
 """
 
 from .accounting.store import Accountant
-from .api import Loaded, load, negotiate
+from .api import Loaded, load, load_ads, negotiate, simulate
 from .config.knobs import Knobs
 from .config.settings import Settings
 from .cycle.results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
 from .errors import ConfigError, StateError
 from .pool.ads import Job, Pool, Slot
+from .simulate import Simulation
 
 __all__ = [
     "Accountant", "ConfigError", "CycleResult", "GroupSummary", "Job", "Knobs", "Loaded", "Match", "Pool", "Rejection",
-    "Settings", "Slot", "StateError", "SubmitterSummary", "load", "negotiate",
+    "Settings", "Simulation", "Slot", "StateError", "SubmitterSummary", "load", "load_ads", "negotiate", "simulate",
 ]

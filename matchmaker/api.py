@@ -1,26 +1,32 @@
-"""The public entry points: load a pool from files, negotiate with the books kept.
+"""The public entry points: load a pool, negotiate with the books kept, simulate.
 
 :func:`load` reads the configuration, builds the typed :class:`Settings` and reads the
 slot and job ad files with every setting that shapes the pool applied (``SLOT_WEIGHT``,
 ``UID_DOMAIN``, the accounting-group map, ...).  :func:`negotiate` runs one cycle over
 a loaded pool against an accountant store -- an SQLite file, or memory when ``state``
 is None -- aging priorities to ``now`` and charging the matches, in one transaction.
-The ``matchmaker`` command is a thin layer over these two functions.
+:func:`load_ads` is :func:`load` for ads built in memory, and :func:`simulate` runs
+cycles over virtual time (:mod:`matchmaker.simulate`).  The ``matchmaker`` command is
+a thin layer over these functions.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
+
+from classad.ad import ClassAd
 
 from .config.knobs import Knobs
 from .config.settings import Settings
 from .cycle.results import CycleResult
 from .cycle.session import open_accountant, run_cycle
 from .errors import StateError
-from .pool.ads import Pool, load_pool
+from .pool.ads import Pool, load_pool, pool_from_ads
+from .simulate import Simulation, run_simulation
 
 
 @dataclass(frozen=True)
@@ -38,12 +44,32 @@ def load(config: str | os.PathLike, slots: str | os.PathLike, jobs: str | os.Pat
     (``ConfigError`` or ``FormatError``) naming file, line and column."""
     knobs = Knobs.from_file(str(config))
     settings = Settings.from_knobs(knobs)
-    pool = load_pool(slots, jobs, use_slot_weights=settings.use_slot_weights,
-                     slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight,
-                     uid_domain=settings.uid_domain, group_mapping=settings.group_mapping)
+    pool = load_pool(slots, jobs, **pool_options(settings))
+    return Loaded(knobs, settings, pool, _tree_warnings(settings, str(config)))
+
+
+def load_ads(config: str | os.PathLike | Knobs, slots: Iterable[ClassAd], jobs: Iterable[ClassAd]) -> Loaded:
+    """:func:`load` for ads built in memory; ``config`` is a file or a :class:`Knobs`
+    (``Knobs.from_string(text)``).  Every setting that shapes the pool is applied, as by
+    :func:`load`; sources are ``slot#N`` and ``job#N``."""
+    knobs = config if isinstance(config, Knobs) else Knobs.from_file(str(config))
+    settings = Settings.from_knobs(knobs)
+    pool = pool_from_ads(slots, jobs, **pool_options(settings))
+    return Loaded(knobs, settings, pool, _tree_warnings(settings, "<config>" if isinstance(config, Knobs)
+                                                        else str(config)))
+
+
+def pool_options(settings: Settings) -> dict[str, Any]:
+    """The settings that shape a pool read from ads (slot weights, ``UID_DOMAIN``, the
+    accounting-group map), as keywords of ``load_pool`` and ``pool_from_ads``."""
+    return dict(use_slot_weights=settings.use_slot_weights, slot_weight_expr=settings.slot_weight_expr,
+                force_slot_weight=settings.force_slot_weight, uid_domain=settings.uid_domain,
+                group_mapping=settings.group_mapping)
+
+
+def _tree_warnings(settings: Settings, where: str) -> tuple[str, ...]:
     tree = settings.group_tree
-    warnings = tuple(f"{config}: warning: {w}" for w in (tree.warnings if tree is not None else ()))
-    return Loaded(knobs, settings, pool, warnings)
+    return tuple(f"{where}: warning: {w}" for w in (tree.warnings if tree is not None else ()))
 
 
 def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = None,
@@ -75,4 +101,27 @@ def check_time(value: float, what: str) -> float:
     return float(value)
 
 
-__all__ = ["Loaded", "check_time", "load", "negotiate"]
+def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optional[float] = None,
+             state: Optional[str | os.PathLike] = None, seed: Optional[int] = None, job_duration: float = 3600.0,
+             factors: Optional[Mapping[str, float]] = None,
+             progress: Optional[Callable[[int, int], None]] = None) -> Simulation:
+    """Negotiation cycles every ``interval`` seconds (default ``NEGOTIATOR_INTERVAL``) from
+    ``start`` to ``start + duration`` inclusive, with the accountant at ``state`` (in memory
+    when None).  Jobs run ``SimJobDuration`` seconds (default ``job_duration``); ``seed``
+    seeds ``random()`` in those durations; ``factors`` sets priority factors before the
+    first cycle; ``progress(done, total)`` is called after each cycle.  Returns the
+    :class:`~matchmaker.simulate.Simulation` (its rows; ``.to_frame()`` with pandas)."""
+    check_time(start, "start")
+    step = float(interval if interval is not None else loaded.knobs.get("NEGOTIATOR_INTERVAL"))
+    acct = open_accountant(str(state) if state is not None else ":memory:", loaded.knobs, loaded.settings)
+    try:
+        with acct.transaction():
+            for name, value in (factors or {}).items():
+                acct.set_factor(name, value)
+        return run_simulation(loaded.pool, loaded.settings, acct, start=start, duration=duration, interval=step,
+                              job_duration=job_duration, seed=seed, progress=progress)
+    finally:
+        acct.close()
+
+
+__all__ = ["Loaded", "check_time", "load", "load_ads", "negotiate", "pool_options", "simulate"]

@@ -45,6 +45,7 @@ from ..accounting.store import Accountant
 from ..api import load, negotiate
 from ..cycle.negotiator import CycleResult
 from ..errors import StateError
+from . import simulate as simulate_command
 
 PROG = "matchmaker"
 
@@ -243,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--delete", action="append", metavar="NAME", help="remove the principal's record")
     u.add_argument("--now", help="time for --resetusage, seconds since the epoch")
     u.set_defaults(run=cmd_userprio)
+    simulate_command.register(sub)
     return p
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 from classad import ParserType, parseAds
 from classad.ad import ClassAd
@@ -361,15 +361,19 @@ def load_pool(slot_path: str | os.PathLike, job_path: str | os.PathLike, *,
     return Pool(slots, jobs, warnings, refused)
 
 
-def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], **kw: Any) -> Pool:
-    """A :class:`Pool` from ads built in memory (tests, benchmarks); sources are ``slot#N``/``job#N``.
-    Keywords as :func:`load_pool`."""
-    weights = {k: kw[k] for k in ("use_slot_weights", "slot_weight_expr", "force_slot_weight") if k in kw}
+def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], *,
+                  use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None,
+                  force_slot_weight: bool = False, uid_domain: Optional[str] = None,
+                  group_mapping: Optional[GroupMapping] = None) -> Pool:
+    """A :class:`Pool` from ads built in memory; sources are ``slot#N``/``job#N``.  Keywords as
+    :func:`load_pool` (``matchmaker.load_ads`` passes them all from the configuration)."""
     warnings: list[str] = []
     refused: list[tuple[str, str]] = []
-    slots = make_slots([(ad, f"slot#{i}") for i, ad in enumerate(slot_ads)], warnings=warnings, **weights)
-    jobs = make_jobs([(ad, f"job#{i}") for i, ad in enumerate(job_ads)], uid_domain=kw.get("uid_domain"),
-                     warnings=warnings, group_mapping=kw.get("group_mapping"), refused=refused)
+    slots = make_slots([(ad, f"slot#{i}") for i, ad in enumerate(slot_ads)], warnings=warnings,
+                       use_slot_weights=use_slot_weights, slot_weight_expr=slot_weight_expr,
+                       force_slot_weight=force_slot_weight)
+    jobs = make_jobs([(ad, f"job#{i}") for i, ad in enumerate(job_ads)], uid_domain=uid_domain,
+                     warnings=warnings, group_mapping=group_mapping, refused=refused)
     return Pool(slots, jobs, warnings, refused)
 
 

@@ -1,0 +1,167 @@
+"""``matchmaker simulate``: negotiation cycles over virtual time, with series and plots.
+
+    matchmaker simulate --config FILE --slots FILE --jobs FILE --duration 48h [--start EPOCH]
+                        [--interval 5m] [--state DB] [--seed N] [--job-duration 1h]
+                        [--setfactor NAME VALUE] [--out DIR] [--plot] [--json] [--no-progress]
+
+A thin layer over :func:`matchmaker.api.simulate`: it prints a summary per submitter
+(and group) at the end, writes ``series.csv`` and ``series.json`` into ``--out``, and
+with ``--plot`` the PNG figures next to them.  A progress bar (rich) appears on stderr
+when it is a terminal and the run takes more than a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from classad.errors import ClassAdError
+
+from ..api import load, simulate
+
+PROG = "matchmaker"
+_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+_SPAN = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([smhdw]?)\s*")
+
+
+def parse_span(text: str) -> float:
+    """Seconds in ``90``, ``90s``, ``5m``, ``1.5h``, ``2d`` or ``1w``."""
+    m = _SPAN.fullmatch(text)
+    if m is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time span (e.g. 300, 5m, 48h, 2d)")
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def _positive_span(text: str) -> float:
+    value = parse_span(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be longer than zero")
+    return value
+
+
+class _Bar:
+    """A rich progress bar on ``err`` that shows itself once a run has taken a second."""
+
+    def __init__(self, err: TextIO, enabled: bool) -> None:
+        self.err, self.enabled = err, enabled
+        self.began = time.monotonic()
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.began < 1.0:
+                return
+            try:
+                from rich.console import Console
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+            except ImportError:
+                self.enabled = False
+                return
+            self.bar = Progress("cycles", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                console=Console(file=self.err), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("simulate", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def summary(sim: Any) -> dict[str, Any]:
+    """The last cycle's row of every submitter and group, with the run's parameters."""
+    last = sim.rows[-1]["cycle"] if sim.rows else None
+    final = [r for r in sim.rows if r["cycle"] == last]
+    return {"meta": sim.meta(), "final": final, "warnings": sim.warnings}
+
+
+def print_summary(sim: Any, out: TextIO) -> None:
+    """A short table of the last cycle."""
+    meta = sim.meta()
+    out.write(f"Simulated {meta['duration'] / 3600:g} h in {meta['cycles']} cycles of {meta['interval']:g} s "
+              f"over a pool of weight {meta['pool_weight']:g}.\n")
+    head = ("KIND", "NAME", "RUNNING", "IDLE", "PENDING", "DONE", "SHARE", "RUP", "EUP", "CHARGED (slot-h)")
+    rows = [head]
+    for r in summary(sim)["final"]:
+        prio = ("-", "-") if r["rup"] is None else (f"{r['rup']:.3f}", f"{r['eup']:.3f}")
+        rows.append((r["kind"], r["name"], str(r["running"]), str(r["idle"]), str(r["pending"]), str(r["done"]),
+                     f"{100 * r['share']:.1f}%", *prio, f"{r['charged'] / 3600:.1f}"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    for row in rows:
+        out.write("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
+                  .rstrip() + "\n")
+
+
+def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.plot and not args.out:
+        raise ClassAdError("--plot needs --out DIR", file="<command line>")
+    factors = {name: _factor(value) for name, value in args.setfactor or ()}
+    loaded = load(args.config, args.slots, args.jobs)
+    for w in loaded.warnings:
+        err.write(f"{PROG}: {w}\n")
+    bar = _Bar(err, enabled=not args.no_progress and err.isatty())
+    try:
+        sim = simulate(loaded, start=args.start if args.start is not None else time.time(),
+                       duration=args.duration, interval=args.interval, state=args.state, seed=args.seed,
+                       job_duration=args.job_duration, factors=factors, progress=bar)
+    finally:
+        bar.close()
+    for w in sim.warnings:                   # includes the pool's own warnings
+        err.write(f"{PROG}: {w}\n")
+    if args.out:
+        directory = Path(args.out)
+        directory.mkdir(parents=True, exist_ok=True)
+        sim.write_csv(directory / "series.csv")
+        sim.write_json(directory / "series.json")
+        if args.plot:
+            from ..simulate.plots import write_plots
+            write_plots(sim, directory)
+    if args.json:
+        json.dump(summary(sim), out, indent=2)
+        out.write("\n")
+    else:
+        print_summary(sim, out)
+    return 0
+
+
+def _factor(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value == value or value in (float("inf"), float("-inf")):
+        raise ClassAdError(f"--setfactor: {text!r} is not a finite number", file="<command line>")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``simulate`` subcommand."""
+    s = subparsers.add_parser("simulate", help="run negotiation cycles over virtual time")
+    s.add_argument("--config", required=True, help="negotiator configuration (HTCondor syntax)")
+    s.add_argument("--slots", required=True, help="slot ads, old (condor_status -l) format")
+    s.add_argument("--jobs", required=True, help="job ads, old (condor_q -l) format")
+    s.add_argument("--duration", required=True, type=parse_span, help="virtual time to simulate (e.g. 48h)")
+    s.add_argument("--start", type=float, help="virtual start time, seconds since the epoch (default: now)")
+    s.add_argument("--interval", type=_positive_span,
+                   help="time between cycles (default: NEGOTIATOR_INTERVAL of the configuration)")
+    s.add_argument("--state", help="accountant database (SQLite; default: in memory)")
+    s.add_argument("--seed", type=int, help="seed for random() in SimJobDuration")
+    s.add_argument("--job-duration", type=parse_span, default=3600.0,
+                   help="run time of jobs without SimJobDuration (default 1h)")
+    s.add_argument("--setfactor", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                   help="priority factor of a submitter before the first cycle (repeatable)")
+    s.add_argument("--out", help="directory for series.csv, series.json (and the plots)")
+    s.add_argument("--plot", action="store_true", help="also draw PNG plots into --out")
+    s.add_argument("--json", action="store_true", help="print the summary as JSON")
+    s.add_argument("--no-progress", action="store_true", help="never show the progress bar")
+    s.set_defaults(run=cmd_simulate)
+
+
+__all__ = ["parse_span", "print_summary", "register", "summary"]

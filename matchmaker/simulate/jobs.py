@@ -1,0 +1,129 @@
+"""The simulated queue: when each job arrives, how long it runs, where it runs.
+
+A job's life in a simulation is *pending* (its ``QDate`` is still in the future),
+*idle*, *running* on one slot, and finally *done*.  Two job-ad attributes steer it:
+
+* ``SimJobDuration`` -- seconds of run time, evaluated in the job ad each time the
+  job starts (so ``3600 + random(600)`` draws a new length per run, from the
+  simulation's seeded random source); missing or not a non-negative number: the
+  simulation's default duration.
+* ``SimJobRepeat`` -- how many more times the job runs after it completes (it goes
+  straight back to idle, like a user who resubmits at once); negative: forever.
+  Absent or 0: the job is done after one run.
+
+A preempted job goes back to idle and starts over (vanilla-universe jobs keep no
+progress).  A job is charged to its submitter only through its slot's claim.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Optional
+
+from classad.ad import ClassAd
+from classad.evaluate import evaluate_top, new_state
+
+from ..pool.ads import IDLE, RUNNING, Job
+
+DURATION_ATTR = "SimJobDuration"
+REPEAT_ATTR = "SimJobRepeat"
+PENDING, QUEUED_IDLE, QUEUED_RUNNING, DONE = "pending", "idle", "running", "done"
+
+
+@dataclass(eq=False)
+class SimJob:
+    """One job's simulated life; ``record`` is its current pool record (status and ad)."""
+
+    record: Job
+    arrival: float
+    phase: str
+    repeats_left: int
+    began: Optional[float] = None       # when the current run started
+    end: Optional[float] = None         # when the current run completes
+    slot: Optional[str] = None          # where it runs
+    runs: int = 0                       # runs completed
+    starts: int = 0
+    preemptions: int = 0
+
+    @property
+    def id(self) -> str:
+        """``ClusterId.ProcId``."""
+        return self.record.id
+
+    @property
+    def submitter(self) -> str:
+        """The accounting principal the job is charged to."""
+        return self.record.submitter
+
+
+class DurationSource:
+    """Evaluates ``SimJobDuration`` with the simulation's clock and seeded random source."""
+
+    def __init__(self, default: float, seed: Optional[int]) -> None:
+        self.default = float(default)
+        self.rng = random.Random(seed)
+        self.warnings: list[str] = []
+        self._warned: set[str] = set()
+
+    def duration(self, job: Job, now: float) -> float:
+        """Seconds the job runs when started at ``now``."""
+        node = job.ad.get_node(DURATION_ATTR)
+        if node is None:
+            return self.default
+        value = evaluate_top(node, job.ad, new_state(job.ad, clock=lambda: now, rng=self.rng))
+        if type(value) in (int, float) and value >= 0 and value == value and value != float("inf"):
+            return float(value)
+        if job.id not in self._warned:
+            self._warned.add(job.id)
+            self.warnings.append(f"{job.source}: warning: job {job.id}: {DURATION_ATTR} is not a non-negative "
+                                 f"number; it runs for the default {self.default:g} s")
+        return self.default
+
+
+def _number(ad: ClassAd, attr: str, now: float) -> Optional[float]:
+    node = ad.get_node(attr)
+    if node is None:
+        return None
+    value = evaluate_top(node, ad, new_state(ad, clock=lambda: now))
+    return float(value) if type(value) in (int, float) and value == value else None
+
+
+def initial_jobs(records: list[Job], start: float) -> list[SimJob]:
+    """The simulated queue at ``start``: idle and running jobs of the input (held, removed
+    and completed ones take no part); a ``QDate`` after ``start`` makes an idle job pending."""
+    out = []
+    for rec in records:
+        if rec.status not in (IDLE, RUNNING):
+            continue
+        qdate = _number(rec.ad, "QDate", start)
+        repeat = _number(rec.ad, REPEAT_ATTR, start)
+        repeats = int(repeat) if repeat is not None and abs(repeat) < 2**31 else 0
+        if rec.status == IDLE and qdate is not None and qdate > start:
+            out.append(SimJob(rec, qdate, PENDING, repeats))
+        else:
+            phase = QUEUED_RUNNING if rec.status == RUNNING else QUEUED_IDLE
+            out.append(SimJob(rec, start, phase, repeats))
+    return out
+
+
+def job_start_date(job: SimJob, start: float) -> float:
+    """When a job that was already running at ``start`` began (``JobCurrentStartDate``)."""
+    began = _number(job.record.ad, "JobCurrentStartDate", start)
+    return began if began is not None and began <= start else start
+
+
+def idle_record(job: Job) -> Job:
+    """The job's record back in the queue, idle, without its run's attributes."""
+    ad = ClassAd(job.ad)
+    ad["JobStatus"] = IDLE
+    for attr in ("RemoteHost", "JobCurrentStartDate"):
+        if attr in ad:
+            del ad[attr]
+    return Job(ad, job.cluster, job.proc, job.submitter, IDLE, job.source)
+
+
+__all__ = [
+    "DONE", "DURATION_ATTR", "PENDING", "QUEUED_IDLE", "QUEUED_RUNNING", "REPEAT_ATTR", "DurationSource", "SimJob",
+    "idle_record", "initial_jobs", "job_start_date",
+]

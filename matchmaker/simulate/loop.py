@@ -1,0 +1,193 @@
+"""The virtual-time loop: negotiation cycles every ``interval`` seconds with the books kept.
+
+Cycles run at ``start``, ``start + interval``, ... up to and including ``start +
+duration``.  Before each cycle, at its time ``t``:
+
+1. jobs whose run ended by ``t`` complete: their slot is released (the accountant
+   sees the claim end at ``t``, as HTCondor's negotiator notices a released claim
+   at its next cycle) and the job is done, or idle again when it repeats;
+2. jobs whose ``QDate`` is at or before ``t`` join the queue.
+
+Then :func:`~matchmaker.cycle.session.run_cycle` ages priorities to ``t``, brings the
+claims in line with the claimed slots, negotiates and charges the matches, and
+:func:`~matchmaker.cycle.session.advance_pool` turns the matches into claimed slots
+and running jobs (a preempted job goes back to idle).  One row per submitter, per
+group and for the pool is recorded after every cycle (see :mod:`.series`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Optional
+
+from classad.ad import ClassAd
+from classad.evaluate import seeded_random
+
+from ..accounting.priority_math import effective_priority, resolve_prio_factor
+from ..accounting.store import Accountant
+from ..config.settings import Settings
+from ..cycle.results import CycleResult
+from ..cycle.session import advance_pool, group_function, run_cycle
+from ..pool.ads import Pool, Slot, make_slots
+from .jobs import (
+    DONE,
+    PENDING,
+    QUEUED_IDLE,
+    QUEUED_RUNNING,
+    DurationSource,
+    SimJob,
+    idle_record,
+    initial_jobs,
+    job_start_date,
+)
+from .series import ClaimSpan, Simulation
+
+# Attributes a startd publishes for a claim; a released slot drops them.
+_CLAIM_ATTRS = ("RemoteUser", "RemoteOwner", "AccountingGroup", "JobId", "CurrentRank", "RemoteGroup",
+                "RemoteNegotiatingGroup", "RemoteAutoregroup", "PreemptingUser", "PreemptingAccountingGroup",
+                "PreemptingRank", "RemoteGroupQuota", "RemoteUserPrio", "RemoteUserResourcesInUse",
+                "RemoteGroupResourcesInUse", "GlobalJobId", "ClientMachine")
+
+Progress = Callable[[int, int], None]
+
+
+def released(slot: Slot, settings: Settings) -> Slot:
+    """The slot record after its claim ended: Unclaimed/Idle, without claim attributes."""
+    ad = ClassAd(slot.ad)
+    for attr in _CLAIM_ATTRS:
+        if attr in ad:
+            del ad[attr]
+    ad.update({"State": "Unclaimed", "Activity": "Idle"})
+    (fresh,) = make_slots([(ad, slot.source)], use_slot_weights=settings.use_slot_weights,
+                          slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight)
+    return replace(fresh, index=slot.index)
+
+
+class _Run:
+    """The mutable state of one simulation."""
+
+    def __init__(self, pool: Pool, settings: Settings, acct: Accountant, start: float,
+                 durations: DurationSource) -> None:
+        self.settings, self.acct, self.durations = settings, acct, durations
+        self.slots = list(pool.slots)
+        self.refused = list(pool.refused)
+        self.warnings = list(pool.warnings)
+        self.jobs = initial_jobs(pool.jobs, start)
+        self.by_id = {j.id: j for j in self.jobs}
+        self.on_slot: dict[str, SimJob] = {}
+        self.open: dict[str, ClaimSpan] = {}
+        self.spans: list[ClaimSpan] = []
+        self.group_of = group_function(settings)
+        self.pool_weight = sum(s.weight for s in self.slots)
+        for s in self.slots:
+            if s.charged:
+                self._open(s.name, s.customer or "", s.weight, start)
+        for j in self.jobs:
+            if j.phase == QUEUED_RUNNING:
+                host = j.record.ad.get("RemoteHost")
+                began = job_start_date(j, start)
+                j.starts, j.end = 1, began + durations.duration(j.record, began)
+                if isinstance(host, str) and host in self.open and host not in self.on_slot:
+                    j.slot = host
+                    self.on_slot[host] = j
+                j.began = began
+        customers = [s.customer for s in self.slots if s.charged and s.customer]
+        self.submitters = list(dict.fromkeys([j.submitter for j in self.jobs] + customers))
+
+    def _open(self, slot: str, customer: str, weight: float, t: float) -> None:
+        self.open[slot] = ClaimSpan(slot, customer, weight, t)
+
+    def _close(self, slot: str, t: float) -> None:
+        span = self.open.pop(slot, None)
+        if span is not None:
+            span.end = t
+            self.spans.append(span)
+
+    def before_cycle(self, t: float) -> None:
+        """Completions, then arrivals, at ``t``."""
+        index = {s.name: i for i, s in enumerate(self.slots)}
+        for j in self.jobs:
+            if j.phase == QUEUED_RUNNING and j.end is not None and j.end <= t:
+                if j.slot is not None:
+                    self.on_slot.pop(j.slot, None)
+                    self._close(j.slot, t)
+                    i = index[j.slot]
+                    self.slots[i] = released(self.slots[i], self.settings)
+                j.runs += 1
+                j.slot, j.end = None, None
+                if j.repeats_left != 0:
+                    j.repeats_left -= 1 if j.repeats_left > 0 else 0
+                    j.phase, j.record = QUEUED_IDLE, idle_record(j.record)
+                else:
+                    j.phase = DONE
+            elif j.phase == PENDING and j.arrival <= t:
+                j.phase = QUEUED_IDLE
+
+    def pool(self, first: bool) -> Pool:
+        queued = [j.record for j in self.jobs if j.phase in (QUEUED_IDLE, QUEUED_RUNNING)]
+        return Pool(self.slots, queued, [], self.refused if first else [])
+
+    def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
+        """Apply the matches; returns preemptions per submitter."""
+        nxt = advance_pool(pool, result, self.settings)
+        records = {r.id: r for r in nxt.jobs}
+        slots = {s.name: s for s in nxt.slots}
+        preempted: dict[str, int] = {}
+        for m in result.matches:
+            victim = self.on_slot.pop(m.slot, None)
+            if victim is not None and victim.id != m.job:
+                victim.phase, victim.slot, victim.end = QUEUED_IDLE, None, None
+                victim.preemptions += 1
+                victim.record = idle_record(victim.record)
+                preempted[victim.submitter] = preempted.get(victim.submitter, 0) + 1
+            self._close(m.slot, t)
+            job = self.by_id[m.job]
+            job.phase, job.slot, job.record = QUEUED_RUNNING, m.slot, records[m.job]
+            job.starts += 1
+            job.began = t
+            job.end = t + self.durations.duration(job.record, t)
+            self.on_slot[m.slot] = job
+            self._open(m.slot, m.submitter, slots[m.slot].weight, t)
+        self.slots = list(nxt.slots)
+        return preempted
+
+    def eup(self, name: str) -> float:
+        """EUP without storing a default factor for a principal not yet seen."""
+        c = self.acct.get(name)
+        factor = resolve_prio_factor(c.factor if c is not None else 0.0, name, self.acct.factors)
+        return effective_priority(self.acct.rup(name), factor)
+
+
+def run_simulation(pool: Pool, settings: Settings, acct: Accountant, *, start: float, duration: float,
+                   interval: float, job_duration: float, seed: Optional[int] = None,
+                   progress: Optional[Progress] = None) -> Simulation:
+    """Run the cycles (see the module docstring) against ``acct`` and return the series.
+
+    ``seed`` seeds ``random()`` in ``SimJobDuration`` and, for the run, in every other
+    expression the cycles evaluate (``Rank``, ``Requirements``, policy knobs)."""
+    if interval <= 0:
+        raise ValueError("the interval must be positive")
+    if duration < 0:
+        raise ValueError("the duration must not be negative")
+    durations = DurationSource(job_duration, seed)
+    run = _Run(pool, settings, acct, start, durations)
+    cycles = int(duration // interval) + 1
+    sim = Simulation(start=start, interval=interval, duration=duration, seed=seed, job_duration=job_duration,
+                     pool_weight=run.pool_weight)
+    with seeded_random(seed):
+        for k in range(cycles):
+            t = start + k * interval
+            run.before_cycle(t)
+            cur = run.pool(first=k == 0)
+            result = run_cycle(cur, settings, acct, t)
+            preempted = run.after_cycle(cur, result, t)
+            sim.record(k, t, run, result, preempted)
+            run.warnings.extend(w for w in result.warnings if w not in run.warnings)
+            if progress is not None:
+                progress(k + 1, cycles)
+    sim.finish(run.jobs, run.spans + list(run.open.values()), run.warnings + durations.warnings)
+    return sim
+
+
+__all__ = ["released", "run_simulation"]

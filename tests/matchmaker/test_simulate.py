@@ -1,0 +1,279 @@
+"""The simulation over virtual time: seed 002's worked examples, the bookkeeping rules, the API.
+
+Expected numbers come from the seed's priority formula (RUP(t) = β·RUP(t−δt) + (1−β)·ρ,
+β = 0.5^(δt/h)) and its worked examples: 100 cores claimed from a RUP of 0.5 give 50.25
+after one half-life and 75.125 after two; with no usage the RUP halves every half-life;
+two users with equal factors end up with half of the pool each.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import matchmaker
+from classad import ParserType, parseAds
+from matchmaker.config.knobs import Knobs
+from matchmaker.simulate import COLUMNS, Simulation
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "simulate"
+START = 1700000000.0
+HOUR = 3600.0
+ALICE, BOB = "alice@example.org", "bob@example.org"
+
+
+def scenario(name: str) -> matchmaker.Loaded:
+    d = EXAMPLES / name
+    return matchmaker.load(d / "negotiator.config", EXAMPLES / "slots.ad", d / "jobs.ad")
+
+
+def ads(text: str) -> list:
+    return list(parseAds(text, ParserType.Old))
+
+
+def slot_text(n: int, cpus: int = 1, start: int = 0) -> str:
+    return "".join(f'Name = "slot{i}@node"\nCpus = {cpus}\nState = "Unclaimed"\nRequirements = true\nRank = 0\n\n'
+                   for i in range(start, start + n))
+
+
+def job_text(cluster: int, owner: str, n: int, extra: str = "") -> str:
+    return "".join(f'ClusterId = {cluster}\nProcId = {p}\nOwner = "{owner}"\nUser = "{owner}@example.org"\n'
+                   f"JobStatus = 1\nRequirements = true\n{extra}\n\n" for p in range(n))
+
+
+# ---- seed 002's graphs --------------------------------------------------------------------
+
+
+def test_rup_growth_100_cores_for_48_hours():
+    sim = matchmaker.simulate(scenario("rup-growth"), start=START, duration=48 * HOUR)
+    assert sim.meta()["interval"] == 300          # NEGOTIATOR_INTERVAL of the example
+    assert sim.at(0, ALICE)["rup"] == 0.5
+    assert sim.at(24, ALICE)["rup"] == pytest.approx(50.25, rel=1e-12)
+    assert sim.at(48, ALICE)["rup"] == pytest.approx(75.125, rel=1e-12)
+    assert all(r == 100 for r in sim.column(ALICE, "running"))
+    # in between it follows the closed form RUP(t) = 100 + (0.5 - 100) * 0.5^(t/h)
+    for h in (1, 6, 12.5, 36):
+        assert sim.at(h, ALICE)["rup"] == pytest.approx(100 - 99.5 * 0.5 ** (h / 24), rel=1e-12)
+
+
+def test_rup_grows_then_decays():
+    sim = matchmaker.simulate(scenario("grow-decay"), start=START, duration=72 * HOUR, interval=HOUR)
+    assert sim.at(24, ALICE)["rup"] == pytest.approx(50.25, rel=1e-12)
+    assert sim.at(24, ALICE)["running"] == 0 and sim.at(24, ALICE)["done"] == 100
+    for h in (30, 48, 72):
+        assert sim.at(h, ALICE)["rup"] == pytest.approx(50.25 * 0.5 ** ((h - 24) / 24), rel=1e-12)
+    assert sim.at(72, ALICE)["charged"] == pytest.approx(100 * 24 * HOUR)
+
+
+def test_two_users_share_the_pool():
+    sim = matchmaker.simulate(scenario("fair-share"), start=START, duration=120 * HOUR, interval=HOUR)
+    before = sim.at(47, ALICE)
+    assert before["running"] == 100 and sim.at(47, BOB)["pending"] == 100
+    at48 = sim.at(48, ALICE), sim.at(48, BOB)
+    # "User A's RUP should be about 75.0 at the 48 hour mark ... User B deserves 150 times User A"
+    assert at48[0]["rup"] == pytest.approx(75.125, rel=1e-9)
+    assert at48[0]["eup"] / at48[1]["eup"] == pytest.approx(150.25, rel=1e-9)
+    # A drops from the whole pool to (rounded up) one core, then rebounds towards half of it
+    assert at48[0]["running"] <= 1
+    after = sim.column(ALICE, "running")[48:]
+    assert all(b >= a for a, b in zip(after, after[1:]))
+    assert sim.at(120, ALICE)["share"] == pytest.approx(0.5, abs=0.03)
+    assert sim.at(120, BOB)["share"] == pytest.approx(0.5, abs=0.03)
+
+
+def test_unequal_factors_follow_the_inverse_eup_ratio():
+    """With factors 1 and 4 each cycle splits the pool by 1/EUP; since a RUP settles at the
+    usage, u_A / u_B = EUP_B / EUP_A = (u_B * 4) / (u_A * 1): the shares settle at 2 : 1."""
+    sim = matchmaker.simulate(scenario("fair-share"), start=START + 48 * HOUR, duration=240 * HOUR,
+                              interval=HOUR, factors={BOB: 4})
+    first = sim.at(0, ALICE), sim.at(0, BOB)
+    assert (first[0]["running"], first[1]["running"]) == (80, 20)         # EUPs 0.5 and 2.0
+    end = sim.at(240, ALICE), sim.at(240, BOB)
+    assert end[0]["running"] / end[1]["running"] == pytest.approx(2.0, abs=0.1)
+    assert end[1]["eup"] / end[0]["eup"] == pytest.approx(2.0, abs=0.1)
+
+
+# ---- bookkeeping rules --------------------------------------------------------------------
+
+PREEMPTING = """
+PRIORITY_HALFLIFE = 3600
+NEGOTIATOR_INTERVAL = 600
+DEFAULT_PRIO_FACTOR = 1
+PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2
+"""
+
+
+def busy_pool(seed: int = 3) -> Simulation:
+    slots = ads(slot_text(6) + slot_text(3, cpus=2, start=6))
+    jobs = ads(job_text(1, "alice", 20, "SimJobDuration = 600 + random(7200)\nSimJobRepeat = 1\nRequestCpus = 1")
+               + job_text(2, "bob", 15, f"QDate = {START + 2 * HOUR:.0f}\nSimJobDuration = 300 + random(3600)")
+               + job_text(3, "carol", 5, f"QDate = {START + 5 * HOUR:.0f}"))
+    loaded = matchmaker.load_ads(Knobs.from_string(PREEMPTING), slots, jobs)
+    return matchmaker.simulate(loaded, start=START, duration=12 * HOUR, seed=seed, job_duration=1800)
+
+
+def test_deterministic_for_a_seed():
+    one, two = busy_pool(3), busy_pool(3)
+    assert one.rows == two.rows and one.jobs == two.jobs
+    assert busy_pool(4).rows != one.rows
+
+
+def test_seed_covers_random_in_requirements():
+    jobs = job_text(1, "alice", 30, "SimJobDuration = 300").replace("Requirements = true", "Requirements = random(2) == 0")
+    loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 600"), ads(slot_text(8)), ads(jobs))
+
+    def matched(seed: int) -> list:
+        return matchmaker.simulate(loaded, start=START, duration=6 * HOUR, seed=seed).column(ALICE, "matched")
+
+    assert matched(11) == matched(11)
+    assert matched(11) != matched(12)
+    assert 0 < sum(matched(11)) < 30 * 8
+
+
+def test_conservation():
+    sim = busy_pool()
+    sizes = {ALICE: 20, BOB: 15, "carol@example.org": 5}
+    for r in sim:
+        if r["kind"] == "submitter":
+            assert r["running"] + r["idle"] + r["pending"] + r["done"] == sizes[r["name"]]
+        if r["kind"] == "pool":
+            assert r["usage"] <= sim.pool_weight
+    assert sum(r["preempted"] for r in sim if r["kind"] == "pool") > 0      # the policy did preempt
+    assert any(j.preemptions for j in sim.jobs)
+    # a slot is never claimed twice at once
+    by_slot: dict[str, list] = {}
+    for span in sim.spans:
+        by_slot.setdefault(span.slot, []).append(span)
+    for spans in by_slot.values():
+        for a, b in zip(spans, spans[1:]):
+            assert a.end is not None and a.end <= b.start
+    # usage charged = sum of claimed weight x time, per submitter and in total
+    end = START + 12 * HOUR
+    final = {r["name"]: r for r in sim if r["cycle"] == sim.rows[-1]["cycle"]}
+    for name in sizes:
+        expected = sum(s.charge(end) for s in sim.spans if s.customer == name)
+        assert final[name]["charged"] == pytest.approx(expected, rel=1e-9)
+    assert final["pool"]["charged"] == pytest.approx(sum(s.charge(end) for s in sim.spans), rel=1e-9)
+    assert {s.weight for s in sim.spans} == {1.0, 2.0}
+
+
+def test_preempted_jobs_go_back_to_idle_and_rerun():
+    sim = busy_pool()
+    rows = [r for r in sim if r["kind"] == "submitter" and r["name"] == ALICE and r["preempted"]]
+    assert rows
+    prev = {r["cycle"]: r for r in sim if r["kind"] == "submitter" and r["name"] == ALICE}
+    for r in rows:
+        before = prev[r["cycle"] - 1]
+        # the preempted jobs are idle again (none of them finished in that cycle's bookkeeping)
+        assert r["idle"] + r["running"] + r["done"] == before["idle"] + before["running"] + before["done"]
+        assert r["idle"] >= r["preempted"]
+
+
+def test_arrivals_wait_for_their_qdate():
+    sim = busy_pool()
+    assert sim.at(1.5 + 1 / 6, BOB)["pending"] == 15
+    assert sim.at(2, BOB)["pending"] == 0
+    assert all(r["pending"] == 5 for r in sim if r["name"] == "carol@example.org" and r["hours"] < 5)
+
+
+def test_initial_claims_and_held_jobs():
+    slots = ads('Name = "s1"\nState = "Claimed"\nRemoteUser = "dave@example.org"\nRequirements = true\n\n'
+                + slot_text(1, start=2))
+    jobs = ads('ClusterId = 9\nProcId = 0\nUser = "dave@example.org"\nJobStatus = 2\nRemoteHost = "s1"\n'
+               f"JobCurrentStartDate = {START - 600:.0f}\nSimJobDuration = 1800\nRequirements = true\n\n"
+               + job_text(10, "erin", 1, "JobStatus = 5"))
+    loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 300"), slots, jobs)
+    sim = matchmaker.simulate(loaded, start=START, duration=HOUR)
+    # dave's job started 10 minutes before the start and runs 30 minutes: done at +20 min
+    assert sim.at(0, "dave@example.org")["running"] == 1
+    assert sim.at(20 / 60, "dave@example.org")["done"] == 1
+    assert sim.at(1, "dave@example.org")["charged"] == pytest.approx(1200)
+    assert "erin@example.org" not in sim.names()          # held: takes no part
+
+
+def test_groups_have_rows():
+    config = Knobs.from_string("GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 3\nGROUP_QUOTA_group_b = 1\n"
+                               "NEGOTIATOR_INTERVAL = 600\n")
+    jobs = ads(job_text(1, "alice", 6, 'AcctGroup = "group_a"\nSimJobDuration = 3000')
+               + job_text(2, "bob", 6, 'AcctGroup = "group_b"\nSimJobDuration = 3000'))
+    sim = matchmaker.simulate(matchmaker.load_ads(config, ads(slot_text(4)), jobs), start=START, duration=3 * HOUR)
+    assert set(sim.names("group")) == {"group_a", "group_b"}
+    for r in sim:
+        if r["kind"] == "group":
+            members = [m for m in sim if m["kind"] == "submitter" and m["group"] == r["name"]
+                       and m["cycle"] == r["cycle"]]
+            assert r["running"] == sum(m["running"] for m in members)
+            assert r["usage"] == sum(m["usage"] for m in members)
+    assert sim.at(0, "group_a", kind="group")["running"] == 3
+    assert sim.at(0, "group_b", kind="group")["running"] == 1
+
+
+# ---- the facade ---------------------------------------------------------------------------
+
+
+def test_load_ads_applies_the_pool_settings(tmp_path):
+    (tmp_path / "map").write_text("* frank group_x\n")
+    (tmp_path / "cfg").write_text("UID_DOMAIN = site.org\nSLOT_WEIGHT = Cpus * 2\nGROUP_NAMES = group_x\n"
+                                  "GROUP_QUOTA_group_x = 10\nuse FEATURE : AssignAccountingGroup(map)\n")
+    jobs = ads('ClusterId = 1\nOwner = "frank"\nJobStatus = 1\nRequirements = true\n\n'
+               'ClusterId = 2\nOwner = "gina"\nJobStatus = 1\nRequirements = true\n\n')
+    loaded = matchmaker.load_ads(tmp_path / "cfg", ads(slot_text(1, cpus=3)), jobs)
+    assert [s.weight for s in loaded.pool.slots] == [6.0]
+    assert [j.submitter for j in loaded.pool.jobs] == ["group_x.frank@site.org", "gina@site.org"]
+
+
+def test_simulation_rows_and_frame():
+    sim = matchmaker.simulate(scenario("grow-decay"), start=START, duration=2 * HOUR, interval=HOUR)
+    assert len(sim) == 3 * 2 and sim[0]["kind"] == "submitter"
+    assert list(sim[0]) == list(COLUMNS)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pandas"):
+            sim.to_frame()
+    else:
+        assert len(sim.to_frame()) == len(sim)
+
+
+def test_bad_interval():
+    with pytest.raises(ValueError):
+        matchmaker.simulate(scenario("grow-decay"), start=START, duration=HOUR, interval=0)
+
+
+def test_plots_without_a_display(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    from matchmaker.simulate.plots import write_plots
+
+    sim = matchmaker.simulate(scenario("fair-share"), start=START, duration=60 * HOUR, interval=2 * HOUR)
+    files = write_plots(sim, tmp_path / "png")
+    assert sorted(f.name for f in files) == ["priorities.png", "running.png", "shares.png"]
+    for f in files:
+        data = f.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        assert (width, height) == (1000, 500)
+        assert len(data) > 10_000
+
+
+def test_group_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    from matchmaker.simulate.plots import write_plots
+
+    config = Knobs.from_string("GROUP_NAMES = group_a\nGROUP_QUOTA_group_a = 2\nNEGOTIATOR_INTERVAL = 600\n")
+    jobs = ads(job_text(1, "alice", 4, 'AcctGroup = "group_a"') + job_text(2, "bob", 4))
+    sim = matchmaker.simulate(matchmaker.load_ads(config, ads(slot_text(4)), jobs), start=START, duration=HOUR)
+    names = sorted(f.name for f in write_plots(sim, tmp_path))
+    assert names == sorted(["priorities.png", "running.png", "shares.png",
+                            "group-priorities.png", "group-running.png", "group-shares.png"])
+
+
+def test_bad_duration_warns_and_uses_the_default():
+    jobs = ads(job_text(1, "alice", 1, 'SimJobDuration = "long"') + job_text(2, "bob", 1))
+    loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 600"), ads(slot_text(2)), jobs)
+    sim = matchmaker.simulate(loaded, start=START, duration=2 * HOUR, job_duration=1800)
+    assert [w for w in sim.warnings if "SimJobDuration" in w] == [
+        "job#0: warning: job 1.0: SimJobDuration is not a non-negative number; it runs for the default 1800 s"]
+    assert sim.at(0.5, ALICE)["done"] == 1 and sim.at(0.5, BOB)["done"] == 1
