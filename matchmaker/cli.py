@@ -239,8 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Optional[Sequence[str]] = None, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Entry point; returns the exit status."""
+def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
+    """Entry point; returns the exit status (``out``/``err``: the streams now current by default)."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
     args = build_parser().parse_args(argv)
     try:
         return args.run(args, out, err)

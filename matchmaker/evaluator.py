@@ -103,6 +103,8 @@ class MatchPolicy:
     # The manual's behaviour where it differs from the code (spec §1.15); off = the code.
     preemption_needs_better_eup: bool = False
     skip_claimed_idle: bool = False
+    # How candidate lists are computed (same results): whole columns at once, or pair by pair.
+    columnar: bool = True
 
 
 # ---- per-cycle slot entries and the memoizing evaluator ---------------------------------

@@ -112,6 +112,12 @@ class Matcher:
         """All candidates for ``req`` among the available slots, sorted (spec §1.8)."""
         ev, pol = self.ev, self.policy
         ev.use_request(req)
+        if pol.columnar:
+            from .columnar_match import build as build_columnar
+
+            built = build_columnar(self, req, autocluster, submitter, classes, only_rank, budget, static_limits)
+            if built is not None:
+                return built
         out = CandidateList(autocluster, only_rank, [])
         items = out.items
         prereq = pol.preemption_requirements

@@ -98,7 +98,7 @@ _POLICY_KNOBS = {
     "preemption_requirements_stable": "PREEMPTION_REQUIREMENTS_STABLE",
     "preemption_rank_stable": "PREEMPTION_RANK_STABLE",
     "preemption_needs_better_eup": "MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP",
-    "skip_claimed_idle": "MATCHMAKER_SKIP_CLAIMED_IDLE"}
+    "skip_claimed_idle": "MATCHMAKER_SKIP_CLAIMED_IDLE", "columnar": "MATCHMAKER_COLUMNAR"}
 _CYCLE_KNOBS = {
     "use_slot_weights": "NEGOTIATOR_USE_SLOT_WEIGHTS", "slot_weight_expr": "SLOT_WEIGHT",
     "force_slot_weight": "FORCE_NEGOTIATOR_SLOT_WEIGHT", "ignore_user_priorities": "NEGOTIATOR_IGNORE_USER_PRIORITIES",

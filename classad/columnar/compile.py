@@ -472,52 +472,63 @@ def _needs_scalar(table: AdTable, other: Any) -> bool:
 
 
 def evaluate_column(expr: Any, table: AdTable, *, row_side: str = "my", other: Any = None,
-                    state: Any = None) -> Column:
-    """The value of ``expr`` on every row of ``table`` (see the package docstring)."""
+                    state: Any = None, rows: Optional[np.ndarray] = None) -> Column:
+    """The value of ``expr`` on every row of ``table`` (see the package docstring), or
+    on the rows at the sorted positions ``rows`` only."""
     from ..ad import ExprTree
     from ..parser import parse_expr
 
     node = parse_expr(expr) if isinstance(expr, str) else expr.node if isinstance(expr, ExprTree) else expr
     run = _run(table, other, state, row_side)
     scope = ROW if row_side == "my" else FIXED
-    rows = table.all_rows
+    if rows is None:
+        rows = table.all_rows
     if _needs_scalar(table, other):
         return run.scalar(node, scope, rows, frozenset())
     try:
-        return as_column(run.ev(node, scope, rows, frozenset()), table.n, table.pool)
+        return as_column(run.ev(node, scope, rows, frozenset()), len(rows), table.pool)
     except RecursionError:
         return run.scalar(node, scope, rows, frozenset())
 
 
 def evaluate_attribute(table: AdTable, name: str, *, row_side: str = "my", other: Any = None,
-                       state: Any = None) -> Column:
+                       state: Any = None, rows: Optional[np.ndarray] = None) -> Column:
     """Attribute ``name`` evaluated as ``ad.evaluate(name)`` does: of each row's ad
     (``row_side="my"``) or of the fixed ad ``other`` against each row (``"target"``).
     Undefined where the ad has no such attribute."""
     lname = name.lower()
     run = _run(table, other, state, row_side)
+    if rows is None:
+        rows = table.all_rows
     if row_side == "target" and lname not in run.fixed_attrs:
-        return Column.empty(table.n, table.pool)
+        return Column.empty(len(rows), table.pool)
     if _needs_scalar(table, other):
-        return _attr_scalar(run, lname, row_side)
+        return _attr_scalar(run, lname, row_side, rows)
     try:
         if row_side == "my":
-            return run.row_attr(lname, table.all_rows, frozenset()).copy()
-        return as_column(run.fixed_attr(lname, table.all_rows, frozenset()), table.n, table.pool)
+            return run.row_attr(lname, rows, frozenset()).copy()
+        return as_column(run.fixed_attr(lname, rows, frozenset()), len(rows), table.pool)
     except RecursionError:
-        return _attr_scalar(run, lname, row_side)
+        return _attr_scalar(run, lname, row_side, rows)
 
 
-def _attr_scalar(run: Run, lname: str, row_side: str) -> Column:
-    table, rows = run.t, run.t.all_rows
+def _attr_scalar(run: Run, lname: str, row_side: str, rows: np.ndarray) -> Column:
+    table = run.t
     if row_side == "my":
-        out = Column.empty(table.n, table.pool)
-        col = table.column(lname)
-        for r in np.nonzero(col.holds != HOLDS_NOTHING)[0].tolist():
+        out = Column.empty(len(rows), table.pool)
+        holds = table.column(lname).holds[rows]
+        for p in np.nonzero(holds != HOLDS_NOTHING)[0].tolist():
+            r = rows[p]
             node = table.ads[r]._attrs[lname][1]
-            out.put(np.array([r]), run.scalar(node, ROW, rows[r:r + 1], frozenset({(ROW, lname)})))
+            if type(node) is ast.Literal:
+                out.put(np.array([p]), Const(node.value))
+            else:
+                out.put(np.array([p]), run.scalar(node, ROW, rows[p:p + 1], frozenset({(ROW, lname)})))
         return out
-    return run.scalar(run.fixed_attrs[lname][1], FIXED, rows, frozenset({(FIXED, lname)}))
+    node = run.fixed_attrs[lname][1]
+    if type(node) is ast.Literal:
+        return as_column(Const(node.value), len(rows), table.pool)
+    return run.scalar(node, FIXED, rows, frozenset({(FIXED, lname)}))
 
 
 __all__ = ["Run", "evaluate_attribute", "evaluate_column"]
