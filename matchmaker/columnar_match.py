@@ -49,8 +49,6 @@ from .pool import parse_limits
 
 NO_PREEMPTION, RANK_PREEMPTION, PRIO_PREEMPTION = 2, 1, 0
 _FLT_MAX = 3.4028234663852886e38
-_LABELS = {S_RANK: "Rank", S_PRE: "NEGOTIATOR_PRE_JOB_RANK", S_POST: "NEGOTIATOR_POST_JOB_RANK",
-           S_PRANK: "PREEMPTION_RANK"}
 
 
 class SlotTable:
@@ -123,7 +121,7 @@ def _slots(matcher: Any, classes: Sequence[SlotClass]) -> SlotTable:
 def build(matcher: Any, req: NegotiationAd, autocluster: int, submitter: str, classes: Sequence[SlotClass],
           only_rank: bool, budget: Any, static_limits: bool) -> Optional[Any]:
     """The candidate list of ``req`` (as ``Matcher.build``), or None to let the scalar path do it."""
-    from .matching import CandidateList, permits  # noqa: F401  (same rules as the scalar path)
+    from .matching import CandidateList
 
     ev, pol = matcher.ev, matcher.policy
     slots = _slots(matcher, classes)
@@ -237,11 +235,13 @@ def build(matcher: Any, req: NegotiationAd, autocluster: int, submitter: str, cl
     keys = [-ranks[S_PRE], -job_rank, -ranks[S_POST], -prank]
     if any(np.isnan(k).any() for k in keys):
         return None
+    # Errors are reported by the scalar evaluator, so that the same slots are named
+    # (it reports an error once per distinct set of values read).
     for r, kind in warn:
         e = slots.entries[r]
         if kind == S_RANK:
             e = next((x for x in e.cls.entries if x.alive), e) if e.cls is not None else e
-        ev._warn_error(e.slot, _LABELS[kind])
+        ev.value(e, kind)
     order = np.lexsort((slots.index[rows], keys[3], -state, keys[2], keys[1], keys[0]))
     out.items = LazyCandidates(slots, rows[order], state[order], [k[order] for k in keys])  # type: ignore[assignment]
     return out

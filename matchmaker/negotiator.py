@@ -150,8 +150,9 @@ class Cycle:
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
         entries = [self._entry(s) for s in slots if self._keep(s)]
         self.queues = self._queues(pool, slots)
+        # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
         names = decisive_names([e.ad for e in entries], [j.ad for j in pool.jobs if j.status == IDLE]) \
-            if entries else None
+            if entries and not pol.columnar else None
         self.classes = group_slots(entries, names)
         self._available = len(entries)
         self.submitters = self._submitters(pool)

@@ -35,6 +35,8 @@ KNOBS = [
      "preemption_rank": "TARGET.JobPrio + RemoteUserResourcesInUse"},
     {"pre_job_rank": "-LoadAvg", "post_job_rank": "KFlops"},
     {"post_job_rank": "-KFlops", "preemption_rank": "-KeyboardIdle"},
+    {"pre_job_rank": "1 / (Cpus - 2)", "preemption_rank": "TARGET.JobPrio / (Cpus - 1)",
+     "preemption_requirements": "RemoteUserResourcesInUse > 1"},
     {"preemption_requirements": "true", "preemption_rank": "Memory", "pre_job_rank": "TARGET.Owner"},
 ]
 
@@ -105,3 +107,16 @@ def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
                for on in (True, False)]
     assert _summary(results[0]) == _summary(results[1])
     assert sorted(results[0].warnings) == sorted(results[1].warnings)
+
+
+def test_rank_errors_reported_as_by_the_scalar_engine(match_engine):
+    """A knob rank that is an error is reported once per distinct set of values it read."""
+    slots = [ClassAd({"Name": f"s{i}", "Cpus": 2, "Memory": 100, "Requirements": True, "State": "Unclaimed",
+                      "Activity": "Idle"}) for i in range(3)]
+    jobs = [ClassAd({"ClusterId": 1, "ProcId": p, "User": "u@x", "Owner": "u", "JobStatus": 1, "RequestCpus": 1,
+                     "RequestMemory": 1, "Requirements": True}) for p in range(2)]
+    result = negotiate(pool_from_ads(slots, jobs), Settings.defaults(pre_job_rank=parse_expr("1 / (Cpus - 2)")),
+                       StaticPriorities({}), 0.0)
+    assert [m.slot for m in result.matches] == ["s0", "s1"]
+    assert result.warnings == ["slot#0: warning: slot s0: NEGOTIATOR_PRE_JOB_RANK evaluates to error; "
+                               "treated as the lowest rank"]
