@@ -86,3 +86,40 @@ def test_row_side_checks():
         evaluate_column("1", _rows("[a = 1]"), row_side="target")
     with pytest.raises(ValueError):
         evaluate_column("1", _rows("[a = 1]"), row_side="left")
+
+
+def test_select_ads_keeps_order_across_batches():
+    from classad.columnar.select import select_ads
+
+    ads = [ClassAd({"i": i, "s": "x" if i % 3 else "X"}) for i in range(25)]
+    got = [ad["i"] for ad in select_ads('s == "x" && i % 2 == 0', ads, batch=4)]
+    assert got == [ad["i"] for ad in ads if ExprTree('s == "x" && i % 2 == 0').eval(ad) is True]
+
+
+def test_select_ads_yields_what_was_read_before_an_error():
+    from classad.columnar.select import select_ads
+
+    def source():
+        yield ClassAd({"i": 1})
+        yield ClassAd({"i": 2})
+        raise OSError("disk gone")
+
+    seen = []
+    with pytest.raises(OSError):
+        for ad in select_ads("i > 0", source(), batch=10):
+            seen.append(ad["i"])
+    assert seen == [1, 2]
+
+
+def test_nested_rows_use_the_scalar_evaluator():
+    outer = ClassAd("[a = 5; inner = [b = a + 1]]")
+    inner = outer.evaluate("inner")
+    col = evaluate_column("b * 2", AdTable([inner]))
+    assert col.to_values() == [ExprTree("b * 2").evaluate(inner)] == [12]
+
+
+def test_subset_of_rows():
+    t = _rows("[a = 1]", "[a = 2]", "[a = 3]", "[b = 1]")
+    rows = np.array([1, 3])
+    assert evaluate_column("a * 10", t, rows=rows).to_values() == [20, UNDEFINED]
+    assert evaluate_attribute(t, "a", rows=rows).to_values() == [2, UNDEFINED]
