@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from classad import set_strict_mode
 from classad.ad import ClassAd
 from classad.parser import parse_expr
 from matchmaker.negotiator import Settings, StaticPriorities, negotiate
@@ -52,6 +53,7 @@ job = st.fixed_dictionaries({
     "user": st.sampled_from(USERS), "mem": st.sampled_from([512, 1024, 3000]), "cpus": st.integers(1, 2),
     "req": st.integers(0, len(JOB_REQ) - 1), "rank": st.integers(0, len(JOB_RANK) - 1),
     "prio": st.integers(0, 2), "count": st.integers(1, 4),
+    "limits": st.sampled_from([None, None, '"lic"', 'ifThenElse(TARGET.Cpus > 1, "big", "lic")']),
 })
 
 
@@ -80,6 +82,8 @@ def _job_ads(jobs: list[dict]) -> list[ClassAd]:
                           "JobPrio": d["prio"]})
             ad.set_node("Requirements", parse_expr(JOB_REQ[d["req"]]))
             ad.set_node("Rank", parse_expr(JOB_RANK[d["rank"]]))
+            if d["limits"] is not None:
+                ad.set_node("ConcurrencyLimits", parse_expr(d["limits"]))
             out.append(ad)
     return out
 
@@ -93,7 +97,8 @@ def _summary(result) -> tuple:
        knobs=st.integers(0, len(KNOBS) - 1), eups=st.lists(st.sampled_from([1.0, 10.0, 500.0]), min_size=3,
                                                            max_size=3),
        flags=st.fixed_dictionaries({"needs_eup": st.booleans(), "skip_idle": st.booleans(),
-                                    "ignore_ranks": st.booleans(), "cache": st.booleans()}))
+                                    "ignore_ranks": st.booleans(), "cache": st.booleans(),
+                                    "strict": st.booleans()}))
 def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
     if match_engine == "scalar":
         pytest.skip("compares the two engines itself")
@@ -102,9 +107,14 @@ def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
     base = Settings.defaults(preemption_needs_better_eup=flags["needs_eup"],
                              skip_claimed_idle=flags["skip_idle"], ignore_job_ranks=flags["ignore_ranks"],
                              matchlist_caching=flags["cache"], **knob_nodes)
+    base = replace(base, concurrency_capacity=lambda name: 2.0 if name == "lic" else 1.0)
     prios = StaticPriorities(dict(zip(USERS, eups)))
-    results = [negotiate(pool, replace(base, policy=replace(base.policy, columnar=on)), prios, 1000.0)
-               for on in (True, False)]
+    set_strict_mode(flags["strict"])
+    try:
+        results = [negotiate(pool, replace(base, policy=replace(base.policy, columnar=on)), prios, 1000.0)
+                   for on in (True, False)]
+    finally:
+        set_strict_mode(False)
     assert _summary(results[0]) == _summary(results[1])
     assert sorted(results[0].warnings) == sorted(results[1].warnings)
 
