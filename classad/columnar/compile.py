@@ -486,7 +486,9 @@ def evaluate_column(expr: Any, table: AdTable, *, row_side: str = "my", other: A
     if _needs_scalar(table, other):
         return run.scalar(node, scope, rows, frozenset())
     try:
-        return as_column(run.ev(node, scope, rows, frozenset()), len(rows), table.pool)
+        result = run.ev(node, scope, rows, frozenset())
+        # A bare attribute reference may return the table's own column: never hand that out.
+        return result.copy() if type(result) is Column else as_column(result, len(rows), table.pool)
     except RecursionError:
         return run.scalar(node, scope, rows, frozenset())
 
