@@ -64,9 +64,14 @@ class _Fallback(Exception):
 
 
 def _pure(entry: Any) -> bool:
-    """Whether a registered function's result depends on its argument values only."""
-    return entry.kind == "eager" and getattr(entry.impl, "__module__", "") in _PURE_MODULES \
-        and entry.name.lower() != "random"
+    """Whether a registered function's result depends on its argument values only, at
+    least within one evaluation (an implementation may say so with a true
+    ``stable_in_evaluation`` attribute)."""
+    if entry.kind != "eager":
+        return False
+    if getattr(entry.impl, "stable_in_evaluation", False):
+        return True
+    return getattr(entry.impl, "__module__", "") in _PURE_MODULES and entry.name.lower() != "random"
 
 
 class Run:
