@@ -98,7 +98,7 @@ def _summary(result) -> tuple:
                                                            max_size=3),
        flags=st.fixed_dictionaries({"needs_eup": st.booleans(), "skip_idle": st.booleans(),
                                     "ignore_ranks": st.booleans(), "cache": st.booleans(),
-                                    "strict": st.booleans()}))
+                                    "strict": st.booleans(), "stable": st.booleans()}))
 def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
     if match_engine == "scalar":
         pytest.skip("compares the two engines itself")
@@ -106,7 +106,8 @@ def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
     knob_nodes = {k: parse_expr(v) for k, v in KNOBS[knobs].items()}
     base = Settings.defaults(preemption_needs_better_eup=flags["needs_eup"],
                              skip_claimed_idle=flags["skip_idle"], ignore_job_ranks=flags["ignore_ranks"],
-                             matchlist_caching=flags["cache"], **knob_nodes)
+                             matchlist_caching=flags["cache"], preemption_rank_stable=flags["stable"],
+                             preemption_requirements_stable=flags["stable"], **knob_nodes)
     base = replace(base, concurrency_capacity=lambda name: 2.0 if name == "lic" else 1.0)
     prios = StaticPriorities(dict(zip(USERS, eups)))
     set_strict_mode(flags["strict"])
