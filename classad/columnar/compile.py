@@ -41,6 +41,7 @@ from .column import (
     Values,
     as_column,
 )
+from .functions import NUMERIC
 from .table import HOLDS_EXPR, HOLDS_NOTHING, AdTable
 
 ROW, FIXED = 0, 1
@@ -426,6 +427,13 @@ class Run:
         ctx = CallContext(self.fixed if scope == FIXED else None, self.st)
         if all(type(a) is Const for a in args):
             return Const(entry.impl(ctx, *[a.value for a in args]))
+        vector = NUMERIC.get(lname)
+        if vector is not None and entry.impl.__module__ == vector[0] and len(args) == 1:
+            out, rest = vector[1](args[0])
+            if rest.any():
+                pos = np.nonzero(rest)[0]
+                out.put(pos, self.distinct_calls(node, entry, ctx, [args[0].take(pos)], scope, rows[pos], active))
+            return out
         return self.distinct_calls(node, entry, ctx, args, scope, rows, active)
 
     def distinct_calls(self, node: ast.Call, entry: Any, ctx: Any, args: list, scope: int, rows: np.ndarray,

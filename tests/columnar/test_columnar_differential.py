@@ -28,7 +28,8 @@ REFS = NAMES + ["MY." + n for n in NAMES[:6]] + ["TARGET." + n for n in NAMES[:8
 OPS = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "=?=", "=!=", "&&", "||", "&", "|", "^",
        "<<", ">>"]
 CALLS = ["isUndefined({})", "isError({})", "isString({})", "isInteger({})", "isReal({})", "isBoolean({})",
-         "int({})", "real({})", "floor({})", "ceiling({})", "toLower({})", "size({})", "member({}, {{1, \"x\", 2.0}})",
+         "int({})", "real({})", "floor({})", "ceiling({})", "round({})", "int({} * 1.5)",
+         "toLower({})", "size({})", "member({}, {{1, \"x\", 2.0}})",
          "stringListMember({}, \"x,y\")", "ifThenElse({0}, {0} + 1, {0})", "strcat({}, \"x\")"]
 
 
