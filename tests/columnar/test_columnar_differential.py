@@ -164,8 +164,9 @@ def test_no_rows(expr):
 
 
 _simple_refs = st.sampled_from(["a", "b", "n", "TARGET.a", "TARGET.b", "MY.n", "a", "b", "missing"])
-simple_leaf = st.one_of(_simple_refs, _simple_refs, _simple_refs, small_num, st.sampled_from(["undefined", "error", "1e308", "-1e308", 'real("NaN")',
-                                                    "9223372036854775807", "-9223372036854775808", "3"]))
+_edge_values = st.sampled_from(["undefined", "error", "1e308", "-1e308", 'real("NaN")', "9223372036854775807",
+                                "-9223372036854775808", "3"])
+simple_leaf = st.one_of(_simple_refs, _simple_refs, _simple_refs, small_num, _edge_values)
 simple_expr = st.one_of(
     st.tuples(simple_leaf, st.sampled_from(OPS), simple_leaf).map(lambda t: f"{t[0]} {t[1]} {t[2]}"),
     st.tuples(simple_leaf, st.sampled_from(OPS), simple_leaf, st.sampled_from(OPS), simple_leaf).map(
