@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -92,6 +93,10 @@ def _check_one(node, table, rows, fixed, row_side) -> None:
     else:
         expected = [evaluate_top(node, fixed, new_state(fixed, r, clock=_clock)) for r in rows]
     _same(col.to_values(), expected)
+    every_other = np.arange(0, len(rows), 2)
+    col = evaluate_column(node, table, row_side=row_side, other=fixed, state=new_state(clock=_clock),
+                          rows=every_other)
+    _same(col.to_values(), expected[::2])
 
 
 def _check_attrs(table, rows, fixed, row_side) -> None:
