@@ -34,7 +34,7 @@ Public API:
 from __future__ import annotations
 
 from .column import Column, Const, StringPool
-from .compile import evaluate_attribute, evaluate_column
+from .evaluate import evaluate_attribute, evaluate_column
 from .ranks import knob_rank_array, rank_array, true_mask
 from .table import AdTable
 

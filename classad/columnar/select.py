@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .compile import evaluate_column
+from .evaluate import evaluate_column
 from .table import AdTable
 
 BATCH = 4096
