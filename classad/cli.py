@@ -13,6 +13,7 @@ with exit status 1; an interrupt exits with 130.
 from __future__ import annotations
 
 import argparse
+import codecs
 import io
 import os
 import re
@@ -21,14 +22,12 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence, TextIO
 
-import codecs
-
+from . import cli_query
 from .ad import ClassAd, ExprTree
 from .errors import ClassAdError, FormatError, ParseError
 from .evaluate import default_strict, set_strict_mode
 from .formats import parseAds, write_ads
 from .formats.detect import to_parser_type
-from . import cli_query
 
 PROG = "classad"
 INPUT_FORMATS = ("auto", "old", "new", "json", "xml")

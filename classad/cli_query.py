@@ -30,9 +30,10 @@ import sys
 from typing import Any, Iterable, Iterator, Optional, Sequence, TextIO
 
 from .ad import ClassAd, ExprTree
+from .columnar.select import select_ads
 from .errors import ParseError
 from .formats.printers import OLD
-from .values import ERROR, UNDEFINED, AbsTime, RelTime, Value, truthiness
+from .values import ERROR, UNDEFINED, AbsTime, RelTime, Value
 
 USAGE = "usage: classad query [OPTIONS] FILE... (options and files in any order)"
 
@@ -212,8 +213,8 @@ def _sort_key(value: Any) -> tuple:
 def select(ads: Iterable[ClassAd], constraint: Optional[ExprTree], sort: Sequence[ExprTree],
            limit: Optional[int]) -> Iterator[ClassAd]:
     """The ads where ``constraint`` is true, ordered by ``sort``, at most ``limit`` of them."""
-    chosen: Iterable[ClassAd] = (ad for ad in ads
-                                 if constraint is None or truthiness(constraint.evaluate(ad)) is True)
+    # The columnar engine filters whole batches of ads at once, with the same answers.
+    chosen: Iterable[ClassAd] = ads if constraint is None else select_ads(constraint, ads)
     if sort:
         chosen = sorted(chosen, key=lambda ad: tuple(_sort_key(e.evaluate(ad)) for e in sort))
     for count, ad in enumerate(chosen):

@@ -156,6 +156,9 @@ _TABLE = (
          "manual: claimed slots whose Activity is Idle are never candidates (§1.15.2)"),
     Knob("MATCHMAKER_JOB_ORDER_BY_QDATE", "bool", "false",
          "manual: a submitter's jobs after priority in QDate order, not ClusterId/ProcId (§1.15.3)"),
+    # how the matchmaker computes, not what it decides
+    Knob("MATCHMAKER_COLUMNAR", "bool", "true",
+         "build candidate lists with the columnar (NumPy) engine; false: the scalar evaluator"),
 )
 
 _PATTERNS = (

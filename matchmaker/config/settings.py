@@ -44,6 +44,8 @@ class MatchPolicy:
     # The manual's behaviour where it differs from the code (spec §1.15); off = the code.
     preemption_needs_better_eup: bool = False
     skip_claimed_idle: bool = False
+    # How candidate lists are computed (same results): whole columns at once, or pair by pair.
+    columnar: bool = True
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ _POLICY_KNOBS = {
     "preemption_requirements_stable": "PREEMPTION_REQUIREMENTS_STABLE",
     "preemption_rank_stable": "PREEMPTION_RANK_STABLE",
     "preemption_needs_better_eup": "MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP",
-    "skip_claimed_idle": "MATCHMAKER_SKIP_CLAIMED_IDLE"}
+    "skip_claimed_idle": "MATCHMAKER_SKIP_CLAIMED_IDLE", "columnar": "MATCHMAKER_COLUMNAR"}
 _CYCLE_KNOBS = {
     "use_slot_weights": "NEGOTIATOR_USE_SLOT_WEIGHTS", "slot_weight_expr": "SLOT_WEIGHT",
     "force_slot_weight": "FORCE_NEGOTIATOR_SLOT_WEIGHT", "ignore_user_priorities": "NEGOTIATOR_IGNORE_USER_PRIORITIES",

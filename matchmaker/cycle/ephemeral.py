@@ -27,6 +27,7 @@ a global, and give Error outside a negotiation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol
 
 from classad import ast
@@ -193,6 +194,10 @@ def _in_use_by_group(ctx: object, name: object) -> object:
     return usage.of_group(usage.group_of(name))
 
 
+# Both read the usage at evaluation time, so any two calls with the same argument in one
+# evaluation agree: the columnar engine may call them once per distinct argument.
+_in_use_by_user.stable_in_evaluation = True  # type: ignore[attr-defined]
+_in_use_by_group.stable_in_evaluation = True  # type: ignore[attr-defined]
 register("ResourcesInUseByUser", _in_use_by_user, 1, 1, kind="eager")
 register("ResourcesInUseByUsersGroup", _in_use_by_group, 1, 1, kind="eager")
 
@@ -269,16 +274,21 @@ def _first_string(ad: ClassAd, names: Iterable[str], now: float) -> Optional[str
     return None
 
 
+@lru_cache(maxsize=4096)
+def _usage_call(function: str, user: str) -> ast.Call:
+    """``function("<user>")``; one shared node per user, so slots of one user form one group."""
+    return ast.call(function, (_literal(user),))
+
+
 def _remote_attrs(copy: ClassAd, prefix: str, user: str, eup_of: Callable[[str], float],
                   floor_of: Callable[[str], float], groups: Optional["GroupView"]) -> None:
     copy.set_node(prefix + "RemoteUserPrio", _literal(float(eup_of(user))))
     copy.set_node(prefix + "RemoteUserFloor", _literal(float(floor_of(user))))
-    copy.set_node(prefix + "RemoteUserResourcesInUse", ast.call("ResourcesInUseByUser", (_literal(user),)))
+    copy.set_node(prefix + "RemoteUserResourcesInUse", _usage_call("ResourcesInUseByUser", user))
     if groups is not None:
         group = groups.group_of(user)
         copy.set_node(prefix + "RemoteGroup", _literal(group))
-        copy.set_node(prefix + "RemoteGroupResourcesInUse",
-                      ast.call("ResourcesInUseByUsersGroup", (_literal(user),)))
+        copy.set_node(prefix + "RemoteGroupResourcesInUse", _usage_call("ResourcesInUseByUsersGroup", user))
         quota = groups.previous_quota(group)
         if quota is not None:
             copy.set_node(prefix + "RemoteGroupQuota", _literal(float(quota)))

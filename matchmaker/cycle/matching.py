@@ -17,7 +17,6 @@ list, kept per (autocluster, RANK-only) and consumed in order.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Callable, Optional, Sequence
 
@@ -25,7 +24,17 @@ from classad import ast
 from classad.evaluate import evaluate_top
 from classad.values import FLT_MAX
 
-from ..pool.limits import ConcurrencyLimits, limits_reason, parse_limits
+from ..pool.limits import ConcurrencyLimits, parse_limits
+from .candidates import (
+    NO_PREEMPTION,
+    PRIO_PREEMPTION,
+    RANK_PREEMPTION,
+    Budget,
+    Candidate,
+    CandidateList,
+    permits,
+)
+from .columnar_match import build as build_columnar
 from .ephemeral import NegotiationAd
 from .evaluator import (
     J_LIMITS,
@@ -41,65 +50,8 @@ from .evaluator import (
     Evaluator,
     SlotClass,
     SlotEntry,
-    float32,
     is_true,
 )
-
-NO_PREEMPTION, RANK_PREEMPTION, PRIO_PREEMPTION = 2, 1, 0
-REASONS = {NO_PREEMPTION: "no-preemption", RANK_PREEMPTION: "rank", PRIO_PREEMPTION: "priority"}
-NO_MATCH = "no match found"
-SUBMITTER_LIMIT = "submitter limit exceeded"
-PREEMPTION_REQ_FALSE = "PREEMPTION_REQUIREMENTS == False"
-
-
-def permits(used: float, allowed: float, cost: float) -> bool:
-    """The submitter-limit test with HTCondor's round-up-once rule (spec §1.6)."""
-    return used + cost <= allowed or (used <= 0 and allowed > 0)
-
-
-# ---- candidates ------------------------------------------------------------------------------
-
-
-@dataclass
-class Budget:
-    """What this submitter may still take in this spin (spec §1.6)."""
-
-    lim: float
-    lim_unclaimed: float
-    used: float = 0.0
-    used_unclaimed: float = 0.0
-
-
-@dataclass(eq=False)
-class Candidate:
-    """A slot that can take the request, with its sort key (smaller sorts first)."""
-
-    entry: SlotEntry
-    state: int
-    key: tuple
-
-
-@dataclass(eq=False)
-class CandidateList:
-    """The sorted candidates of one request, consumed in order (HTCondor's match list)."""
-
-    autocluster: int
-    only_rank: bool
-    items: list[Candidate]
-    pos: int = 0
-    no_preemption_req: bool = False     # some slot was refused by PREEMPTION_REQUIREMENTS
-    limited: bool = False               # some slot was refused by the submitter limit
-    concurrency: list[str] = field(default_factory=list)
-
-    def reason(self) -> str:
-        """Why nothing could be offered, in HTCondor's order of precedence (spec §1.14)."""
-        if self.concurrency:
-            return limits_reason(sorted(set(self.concurrency)))
-        if self.no_preemption_req:
-            return PREEMPTION_REQ_FALSE
-        if self.limited:
-            return SUBMITTER_LIMIT
-        return NO_MATCH
 
 
 class Matcher:
@@ -127,6 +79,10 @@ class Matcher:
         """All candidates for ``req`` among the available slots, sorted (spec §1.8)."""
         ev, pol = self.ev, self.policy
         ev.use_request(req)
+        if pol.columnar:
+            built = build_columnar(self, req, autocluster, submitter, classes, only_rank, budget, static_limits)
+            if built is not None:
+                return built
         out = CandidateList(autocluster, only_rank, [])
         items = out.items
         prereq = pol.preemption_requirements
@@ -247,14 +203,4 @@ class Matcher:
         return parse_limits(v) if type(v) is str else []
 
 
-def sort_key(pre: float, rank: float, post: float, state: int, prank: float, index: int) -> tuple:
-    """The candidate order of spec §1.8 as an ascending key: PRE_JOB_RANK, job Rank,
-    POST_JOB_RANK, preemption state and PREEMPTION_RANK descending (the knob ranks
-    compared in single precision, as HTCondor does), then slot list order."""
-    return (-float32(pre), -rank, -float32(post), -state, -float32(prank), index)
-
-
-__all__ = [
-    "NO_MATCH", "NO_PREEMPTION", "PREEMPTION_REQ_FALSE", "PRIO_PREEMPTION", "RANK_PREEMPTION", "REASONS",
-    "SUBMITTER_LIMIT", "Budget", "Candidate", "CandidateList", "Matcher", "permits", "sort_key",
-]
+__all__ = ["Matcher"]

@@ -11,8 +11,8 @@ from typing import Mapping, Optional, Sequence
 
 from classad.values import FLT_MAX
 
+from .candidates import Budget
 from .ephemeral import GroupContext, annotate_for, refresh_request
-from .matching import Budget
 from .state import Cycle, SubmitterState
 
 INF = math.inf

@@ -30,9 +30,10 @@ from ..pool.ads import (
 )
 from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
 from ..pool.limits import claimed_limits, limits_reason
+from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
 from .ephemeral import ROOT_GROUP, GroupContext, GroupView, LiveUsage, MatchState, Priorities, annotate_slot
 from .evaluator import Evaluator, SlotEntry, group_slots
-from .matching import NO_PREEMPTION, REASONS, Budget, CandidateList, Matcher
+from .matching import Matcher
 from .results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
 
 
@@ -76,8 +77,9 @@ class Cycle:
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
         entries = [self._entry(s) for s in slots if self._keep(s)]
         self.queues = self._queues(pool, slots)
+        # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
         names = decisive_names([e.ad for e in entries], [j.ad for j in pool.jobs if j.status == IDLE]) \
-            if entries else None
+            if entries and not pol.columnar else None
         self.classes = group_slots(entries, names)
         self._available = len(entries)
         self.submitters = self._submitters(pool)

@@ -16,8 +16,8 @@ from classad.parser import parse_expr
 from matchmaker.accounting.store import Accountant
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
+from matchmaker.cycle.candidates import sort_key
 from matchmaker.cycle.ephemeral import StaticPriorities
-from matchmaker.cycle.matching import sort_key
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.cycle.pie import pie_shares
 from matchmaker.pool.ads import pool_from_ads
@@ -158,7 +158,7 @@ TABLE = [("slot1", 100, 1, 10), ("slot2", 100, 2, 20), ("slot3", 100, 2, 30), ("
 
 def test_7_11_sort_key_orders_the_manual_table():
     """Sorted by PRE_JOB_RANK, job Rank, POST_JOB_RANK: slot5, slot3, slot2, slot1, slot4."""
-    from matchmaker.cycle.matching import NO_PREEMPTION
+    from matchmaker.cycle.candidates import NO_PREEMPTION
     keyed = sorted((sort_key(pre, rank, post, NO_PREEMPTION, -3.4e38, i), name)
                    for i, (name, pre, rank, post) in enumerate(TABLE))
     assert [name for _, name in keyed] == ["slot5", "slot3", "slot2", "slot1", "slot4"]

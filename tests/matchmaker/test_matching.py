@@ -12,9 +12,9 @@ from classad.parser import parse_expr
 from classad.values import truthiness
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import MatchPolicy, Settings
+from matchmaker.cycle.candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, permits, sort_key
 from matchmaker.cycle.ephemeral import LiveUsage, MatchState, NegotiationAd, StaticPriorities
 from matchmaker.cycle.evaluator import J_REQ, S_PREQ, S_REQ, Evaluator, SlotEntry, float32
-from matchmaker.cycle.matching import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, permits, sort_key
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.pool.ads import make_slots, parse_old_ads, pool_from_ads
 from matchmaker.pool.limits import parse_limits

@@ -1,0 +1,254 @@
+"""Columns of ClassAd values: a kind code per row plus typed payload arrays.
+
+A :class:`Column` holds one value per row.  ``kind`` says which payload is
+meaningful: ``i`` (int64) for integers and booleans (0/1), ``f`` (float64) for
+reals, ``s`` (codes into a :class:`StringPool`) for strings, and the object
+array ``o`` for everything else (lists, nested ads, times).  Undefined and
+Error need no payload.  A :class:`Const` is a value that is the same on every
+row; operators keep constants scalar as long as they can, which is what makes
+one side of a match cost nothing per row.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional, Union
+
+import numpy as np
+
+from ..values import ERROR, UNDEFINED, ascii_lower
+
+# Kind codes of a column.
+K_UNDEF, K_ERROR, K_BOOL, K_INT, K_REAL, K_STR, K_OTHER = range(7)
+KIND_NAMES = ("undefined", "error", "bool", "int", "real", "string", "other")
+
+
+class StringPool:
+    """Interned strings shared by the columns of one table.
+
+    Every distinct string gets a code; ``fold`` maps a code to the code of its
+    ASCII-lower-cased form, so case-insensitive equality is an integer test.
+    """
+
+    __slots__ = ("codes", "strings", "_fold", "_fold_arr", "_fcodes")
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {}
+        self.strings: list[str] = []
+        self._fold: list[int] = []
+        self._fcodes: dict[str, int] = {}
+        self._fold_arr: Optional[np.ndarray] = None
+
+    def code(self, s: str) -> int:
+        """The code of ``s`` (interned on first sight)."""
+        c = self.codes.get(s)
+        if c is None:
+            c = self.codes[s] = len(self.strings)
+            self.strings.append(s)
+            low = ascii_lower(s)
+            fc = self._fcodes.get(low)
+            if fc is None:
+                fc = self._fcodes[low] = len(self._fcodes)
+            self._fold.append(fc)
+            self._fold_arr = None
+        return c
+
+    def fold_code(self, s: str) -> int:
+        """The case-folded code of ``s``."""
+        return self._fold[self.code(s)]
+
+    def folded(self) -> np.ndarray:
+        """Code -> case-folded code, as an array."""
+        if self._fold_arr is None:
+            self._fold_arr = np.asarray(self._fold, dtype=np.int64)
+        return self._fold_arr
+
+
+class Const:
+    """A value that is the same on every row."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Const({self.value!r})"
+
+
+def kind_of(v: Any) -> int:
+    """The kind code of one scalar value."""
+    t = type(v)
+    if t is bool:
+        return K_BOOL
+    if t is int:
+        return K_INT
+    if t is float:
+        return K_REAL
+    if t is str:
+        return K_STR
+    if v is UNDEFINED:
+        return K_UNDEF
+    if v is ERROR:
+        return K_ERROR
+    return K_OTHER
+
+
+class Column:
+    """Values of a sequence of rows (see the module docstring for the layout)."""
+
+    __slots__ = ("kind", "i", "f", "s", "o", "pool")
+
+    def __init__(self, kind: np.ndarray, i: np.ndarray, f: np.ndarray, s: np.ndarray,
+                 o: Optional[np.ndarray], pool: StringPool) -> None:
+        self.kind, self.i, self.f, self.s, self.o, self.pool = kind, i, f, s, o, pool
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    # ---- building ---------------------------------------------------------------------
+
+    @classmethod
+    def empty(cls, n: int, pool: StringPool, kind: int = K_UNDEF) -> "Column":
+        """``n`` rows all of ``kind`` with zero payloads."""
+        return cls(np.full(n, kind, dtype=np.int8), np.zeros(n, np.int64), np.zeros(n, np.float64),
+                   np.zeros(n, np.int64), None, pool)
+
+    @classmethod
+    def of_bools(cls, b: np.ndarray, pool: StringPool) -> "Column":
+        """A boolean column from a bool array."""
+        n = len(b)
+        return cls(np.full(n, K_BOOL, np.int8), b.astype(np.int64), np.zeros(n, np.float64),
+                   np.zeros(n, np.int64), None, pool)
+
+    @classmethod
+    def of_values(cls, values: Iterable[Any], pool: StringPool) -> "Column":
+        """A column from language values (as the scalar evaluator returns them)."""
+        values = list(values)
+        n = len(values)
+        col = cls.empty(n, pool)
+        kind, iv, fv, sv = col.kind, col.i, col.f, col.s
+        obj = None
+        for r, v in enumerate(values):
+            t = type(v)
+            if t is bool:
+                kind[r] = K_BOOL
+                iv[r] = v
+            elif t is int:
+                kind[r] = K_INT
+                iv[r] = v
+            elif t is float:
+                kind[r] = K_REAL
+                fv[r] = v
+            elif t is str:
+                kind[r] = K_STR
+                sv[r] = pool.code(v)
+            elif v is UNDEFINED:
+                pass
+            elif v is ERROR:
+                kind[r] = K_ERROR
+            else:
+                kind[r] = K_OTHER
+                if obj is None:
+                    obj = np.empty(n, dtype=object)
+                obj[r] = v
+        col.o = obj
+        return col
+
+    @classmethod
+    def broadcast(cls, value: Any, n: int, pool: StringPool) -> "Column":
+        """``n`` rows holding ``value``."""
+        k = kind_of(value)
+        col = cls.empty(n, pool, k)
+        if k == K_BOOL or k == K_INT:
+            col.i[:] = int(value)
+        elif k == K_REAL:
+            col.f[:] = value
+        elif k == K_STR:
+            col.s[:] = pool.code(value)
+        elif k == K_OTHER:
+            col.o = np.empty(n, dtype=object)
+            col.o[:] = [value] * n
+        return col
+
+    # ---- reading ----------------------------------------------------------------------
+
+    def value(self, r: int) -> Any:
+        """The language value of row ``r``."""
+        k = self.kind[r]
+        if k == K_BOOL:
+            return bool(self.i[r])
+        if k == K_INT:
+            return int(self.i[r])
+        if k == K_REAL:
+            return float(self.f[r])
+        if k == K_STR:
+            return self.pool.strings[self.s[r]]
+        if k == K_UNDEF:
+            return UNDEFINED
+        if k == K_ERROR:
+            return ERROR
+        return self.o[r]  # type: ignore[index]
+
+    def to_values(self) -> list:
+        """Every row's value, as the scalar evaluator returns values."""
+        return [self.value(r) for r in range(len(self.kind))]
+
+    def take(self, idx: np.ndarray) -> "Column":
+        """The rows at positions ``idx``."""
+        return Column(self.kind[idx], self.i[idx], self.f[idx], self.s[idx],
+                      None if self.o is None else self.o[idx], self.pool)
+
+    def put(self, pos: np.ndarray, part: "Values") -> None:
+        """Overwrite the rows at positions ``pos`` with ``part``."""
+        if len(pos) == 0:
+            return
+        col = as_column(part, len(pos), self.pool)
+        self.kind[pos] = col.kind
+        self.i[pos] = col.i
+        self.f[pos] = col.f
+        self.s[pos] = col.s
+        if col.o is not None:
+            if self.o is None:
+                self.o = np.empty(len(self.kind), dtype=object)
+            self.o[pos] = col.o
+
+    def copy(self) -> "Column":
+        """An independent copy."""
+        return Column(self.kind.copy(), self.i.copy(), self.f.copy(), self.s.copy(),
+                      None if self.o is None else self.o.copy(), self.pool)
+
+    def is_true(self) -> np.ndarray:
+        """Rows whose value counts as true (bool, or a non-zero number)."""
+        k, out = self.kind, np.zeros(len(self.kind), bool)
+        out |= (k == K_BOOL) & (self.i != 0)
+        out |= (k == K_INT) & (self.i != 0)
+        out |= (k == K_REAL) & (self.f != 0.0)
+        return out
+
+    def numbers(self) -> tuple[np.ndarray, np.ndarray]:
+        """(float value, is-number mask): int, real and bool (as 0/1) rows are numbers."""
+        k = self.kind
+        isnum = (k == K_INT) | (k == K_BOOL) | (k == K_REAL)
+        vals = np.where(k == K_REAL, self.f, self.i.astype(np.float64))
+        return vals, isnum
+
+
+Values = Union[Column, Const]
+
+
+def as_column(v: Values, n: int, pool: StringPool) -> Column:
+    """``v`` as a column of ``n`` rows."""
+    return v if type(v) is Column else Column.broadcast(v.value, n, pool)  # type: ignore[union-attr]
+
+
+def merge(n: int, parts: list[tuple[np.ndarray, Values]], pool: StringPool) -> Column:
+    """A column of ``n`` rows assembled from (positions, values) parts; rows no part
+    covers are Undefined."""
+    out = Column.empty(n, pool)
+    for pos, part in parts:
+        out.put(pos, part)
+    return out
+
+
+__all__ = ["Column", "Const", "StringPool", "Values", "as_column", "kind_of", "merge",
+           "K_UNDEF", "K_ERROR", "K_BOOL", "K_INT", "K_REAL", "K_STR", "K_OTHER", "KIND_NAMES"]

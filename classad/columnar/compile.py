@@ -1,0 +1,471 @@
+"""Evaluating one expression over every row of an :class:`AdTable` at once.
+
+An evaluation has two sides: the *rows* (each ad of the table in turn) and an
+optional *fixed* ad, the same for every row.  An expression lives on one side
+(its scope); ``MY`` is that side's ad and ``TARGET`` the other side's, and an
+unscoped name missing from its own ad is looked up in the other one (except in
+strict mode), exactly as :mod:`classad.evaluate` resolves names in a match.
+
+The walk mirrors the scalar evaluator node by node.  Values that do not depend
+on the row stay :class:`Const` (so the fixed ad's own attributes are computed
+once), the rest become :class:`Column` objects.  Lazy operators evaluate their
+right side only on the rows that need it.  Whatever has no vector form -- list
+and ad values, times, special names such as ``parent``, most functions -- is
+handed to the scalar evaluator for just the rows concerned, with an evaluation
+state that reproduces the scalar one (partner ad, circular-reference guard).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import ast
+from ..evaluate import MAX_EVAL_DEPTH, CallContext, evaluate_node
+from ..functions import registry
+from ..operators import BINARY, UNARY
+from ..operators import meta_equal as scalar_meta_equal
+from ..values import ERROR, UNDEFINED, ListValue, RelTime, truthiness
+from . import ops
+from .column import (
+    K_BOOL,
+    K_ERROR,
+    K_INT,
+    K_OTHER,
+    K_REAL,
+    K_STR,
+    K_UNDEF,
+    Column,
+    Const,
+    Values,
+    as_column,
+)
+from .functions import NUMERIC
+from .table import HOLDS_EXPR, HOLDS_NOTHING, AdTable
+
+ROW, FIXED = 0, 1
+
+# Names whose lookup involves more than the ad's own attributes and its partner.
+_WEIRD = frozenset({"parent", "self", "toplevel", "root", "my", "currenttime", "target", "other", "ad",
+                    "symmetricmatch", "leftmatchesright", "rightmatchesleft", "leftrankvalue",
+                    "rightrankvalue", "lctx", "rctx", "left", "right"})
+_ARITH = frozenset("+-*/%")
+_COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">="})
+_BITWISE = frozenset({"&", "|", "^", "<<", ">>", ">>>"})
+_PURE_MODULES = frozenset({"classad.functions.types", "classad.functions.math", "classad.functions.strings",
+                           "classad.functions.stringlists", "classad.functions.lists",
+                           "classad.functions.regex", "classad.functions.pcre"})
+_TYPE_TESTS = {"isundefined": (K_UNDEF,), "iserror": (K_ERROR,), "isstring": (K_STR,), "isinteger": (K_INT,),
+               "isreal": (K_REAL,), "isboolean": (K_BOOL,)}
+
+
+class _Fallback(Exception):
+    """Raised to hand the whole evaluation to the scalar evaluator."""
+
+
+def _pure(entry: Any) -> bool:
+    """Whether a registered function's result depends on its argument values only, at
+    least within one evaluation (an implementation may say so with a true
+    ``stable_in_evaluation`` attribute)."""
+    if entry.kind != "eager":
+        return False
+    if getattr(entry.impl, "stable_in_evaluation", False):
+        return True
+    return getattr(entry.impl, "__module__", "") in _PURE_MODULES and entry.name.lower() != "random"
+
+
+class Run:
+    """One evaluation over a table: the two sides, the state, per-run caches."""
+
+    def __init__(self, table: AdTable, fixed: Any, state: Any, row_is_my: bool) -> None:
+        self.t = table
+        self.fixed = fixed
+        self.st = state
+        self.strict = bool(state.strict)
+        self.row_is_my = row_is_my
+        self.pool = table.pool
+        self.fixed_attrs = dict(fixed._attrs) if fixed is not None else {}
+        self._fixed_memo: dict = {}
+        self._row_memo: dict = {}
+        self.fallbacks = 0
+
+    # ---- the scalar fallback ------------------------------------------------------------
+
+    def scalar(self, node: ast.Node, scope: int, rows: np.ndarray, active: frozenset) -> Column:
+        """``node`` evaluated by the scalar evaluator on ``rows``."""
+        st, fixed, ads = self.st, self.fixed, self.t.ads
+        saved = (st.my, st.target, st.active, st.depth, st._match)
+        out = []
+        self.fallbacks += len(rows)
+        try:
+            for r in rows.tolist():
+                ad = ads[r]
+                if self.row_is_my:
+                    st.my, st.target = ad, fixed
+                else:
+                    st.my, st.target = fixed, ad
+                st._match = None
+                st.active = {(id(ad) if side == ROW else id(fixed), name) for side, name in active}
+                st.depth = len(active)
+                try:
+                    v = evaluate_node(node, ad if scope == ROW else fixed, st)
+                except RecursionError:
+                    v = ERROR
+                out.append(v)
+        finally:
+            st.my, st.target, st.active, st.depth, st._match = saved
+        return Column.of_values(out, self.pool)
+
+    def merge_fallback(self, node: ast.Node, scope: int, rows: np.ndarray, active: frozenset,
+                       result: Column, fb: Optional[np.ndarray]) -> Column:
+        """``result`` with the rows of mask ``fb`` replaced by scalar evaluation."""
+        if fb is not None:
+            pos = np.nonzero(fb)[0]
+            result.put(pos, self.scalar(node, scope, rows[pos], active))
+        return result
+
+    # ---- the walk -------------------------------------------------------------------------
+
+    def ev(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Values:
+        """The value of ``node`` (scope ``scope``) on each of ``rows``."""
+        t = type(node)
+        if t is ast.Literal:
+            v = node.value
+            return Const(float(v.secs) if type(v) is RelTime else v)
+        if t is ast.Paren:
+            return self.ev(node.inner, scope, rows, active)
+        if t is ast.Binary:
+            return self.binary(node, scope, rows, active)
+        if t is ast.AttrRef:
+            if node.absolute:
+                return self.scalar(node, scope, rows, active)
+            r = self.name(node.lname, scope, rows, active)
+            return self.scalar(node, scope, rows, active) if r is None else r
+        if t is ast.Select:
+            r = self.select(node, scope, rows, active)
+            return self.scalar(node, scope, rows, active) if r is None else r
+        if t is ast.Unary:
+            return self.unary(node, scope, rows, active)
+        if t is ast.Conditional:
+            return self.choose(node, node.cond, node.then, node.other, scope, rows, active)
+        if t is ast.Elvis:
+            return self.elvis(node, scope, rows, active)
+        if t is ast.Call:
+            return self.call(node, scope, rows, active)
+        if t is ast.ListExpr and all(type(i) is ast.Literal for i in node.items):
+            return Const(ListValue(node.items, self.fixed if scope == FIXED else None))
+        return self.scalar(node, scope, rows, active)
+
+    # ---- names ----------------------------------------------------------------------------
+
+    def name(self, lname: str, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Values]:
+        """An unscoped name (None: leave it to the scalar evaluator)."""
+        if lname in _WEIRD:
+            if lname != "currenttime":
+                return None
+            if scope == FIXED:
+                if lname in self.fixed_attrs:
+                    return self.fixed_attr(lname, rows, active)
+                return Const(UNDEFINED if self.strict else int(self.st.now()))
+            col = self.row_attr(lname, rows, active)
+            missing = self.t.column(lname).holds[rows] == HOLDS_NOTHING
+            if missing.any():
+                col = col.copy()
+                col.put(np.nonzero(missing)[0], Const(UNDEFINED if self.strict else int(self.st.now())))
+            return col
+        if scope == FIXED:
+            if lname in self.fixed_attrs:
+                return self.fixed_attr(lname, rows, active)
+            if self.strict:
+                return Const(UNDEFINED)
+            return self.row_attr(lname, rows, active)
+        col = self.row_attr(lname, rows, active)
+        if self.fixed is None or self.strict or lname not in self.fixed_attrs:
+            return col
+        missing = self.t.column(lname).holds[rows] == HOLDS_NOTHING
+        if not missing.any():
+            return col
+        pos = np.nonzero(missing)[0]
+        col = col.copy()
+        col.put(pos, self.fixed_attr(lname, rows[pos], active))
+        return col
+
+    def chain(self, lname: str, side: int, rows: np.ndarray, active: frozenset) -> Optional[Values]:
+        """``lname`` looked up in one side's ad only (what ``ad.name`` does)."""
+        if lname in _WEIRD:
+            return None
+        if side == FIXED:
+            if lname in self.fixed_attrs:
+                return self.fixed_attr(lname, rows, active)
+            return Const(UNDEFINED)
+        return self.row_attr(lname, rows, active)
+
+    def select(self, node: ast.Select, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Values]:
+        """``MY.x``, ``TARGET.x``, ``OTHER.x``; None for any other selection."""
+        base = node.base
+        if type(base) is not ast.AttrRef or base.absolute or base.lname not in ("my", "target", "other"):
+            return None
+        b = base.lname
+        if scope == FIXED:
+            if b in self.fixed_attrs:
+                return None
+        elif (self.t.column(b).holds[rows] != HOLDS_NOTHING).any():
+            return None
+        has_target = self.fixed is not None
+        if b == "my":
+            if self.strict and not has_target:
+                return Const(UNDEFINED)
+            side = scope
+        else:
+            if not has_target:
+                return Const(UNDEFINED)
+            side = FIXED if scope == ROW else ROW
+        return self.chain(node.lname, side, rows, active)
+
+    def fixed_attr(self, lname: str, rows: np.ndarray, active: frozenset) -> Values:
+        """Attribute ``lname`` of the fixed ad, evaluated in its scope."""
+        node = self.fixed_attrs[lname][1]
+        if type(node) is ast.Literal:
+            return Const(node.value)
+        key = (FIXED, lname)
+        if key in active:
+            return Const(UNDEFINED)
+        if len(active) >= MAX_EVAL_DEPTH:
+            return Const(ERROR)
+        memo_key = (lname, active)
+        hit = self._fixed_memo.get(memo_key)
+        if hit is not None:
+            return hit
+        v = self.ev(node, FIXED, rows, active | {key})
+        if type(v) is Const:
+            self._fixed_memo[memo_key] = v
+        return v
+
+    def row_attr(self, lname: str, rows: np.ndarray, active: frozenset) -> Column:
+        """Attribute ``lname`` of each row's ad in its own scope (Undefined where absent)."""
+        ac = self.t.column(lname)
+        full = rows is self.t.all_rows
+        if not ac.nodes:
+            return ac.values if full else ac.values.take(rows)
+        memo_key = (lname, active)
+        if full:
+            hit = self._row_memo.get(memo_key)
+            if hit is not None:
+                return hit
+        col = ac.values.take(rows)
+        pos = np.nonzero(ac.holds[rows] == HOLDS_EXPR)[0]
+        key = (ROW, lname)
+        if key in active:
+            col.put(pos, Const(UNDEFINED))
+        elif len(active) >= MAX_EVAL_DEPTH:
+            col.put(pos, Const(ERROR))
+        else:
+            inner = active | {key}
+            groups = ac.group[rows[pos]]
+            if len(ac.nodes) == 1:
+                col.put(pos, self.ev(ac.nodes[0], ROW, rows[pos], inner))
+            else:
+                for g in np.unique(groups).tolist():
+                    gpos = pos[groups == g]
+                    col.put(gpos, self.ev(ac.nodes[g], ROW, rows[gpos], inner))
+        if full:
+            self._row_memo[memo_key] = col
+        return col
+
+    # ---- operators -------------------------------------------------------------------------
+
+    def binary(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Values:
+        op = node.op
+        if op == "&&" or op == "||":
+            return self.logical(node, op == "&&", scope, rows, active)
+        a = self.ev(node.left, scope, rows, active)
+        b = self.ev(node.right, scope, rows, active)
+        if type(a) is Const and type(b) is Const:
+            x, y = a.value, b.value
+            if op == "is":
+                return Const(scalar_meta_equal(x, y))
+            if op == "isnt":
+                r = scalar_meta_equal(x, y)
+                return Const(r if r is ERROR else not r)
+            if x is ERROR or y is ERROR:
+                return Const(ERROR)
+            if x is UNDEFINED or y is UNDEFINED:
+                return Const(UNDEFINED)
+            if type(x) is ListValue or type(y) is ListValue:
+                return self.scalar(node, scope, rows, active)
+            return Const(BINARY[op](x, y))
+        n, pool = len(rows), self.pool
+        ca, cb = as_column(a, n, pool), as_column(b, n, pool)
+        if op in _ARITH:
+            res, fb = ops.arithmetic(op, ca, cb)
+        elif op in _COMPARE:
+            res, fb = ops.compare(op, ca, cb)
+        elif op == "is" or op == "isnt":
+            res, fb = ops.meta_equal(ca, cb, op == "isnt")
+        elif op in _BITWISE:
+            res, fb = ops.bitwise(op, ca, cb)
+        else:
+            return self.scalar(node, scope, rows, active)
+        return self.merge_fallback(node, scope, rows, active, res, fb)
+
+    def logical(self, node: ast.Binary, is_and: bool, scope: int, rows: np.ndarray, active: frozenset) -> Values:
+        """``&&`` / ``||`` with the three-valued tables; the right side only where needed."""
+        stop = not is_and
+        a = self.ev(node.left, scope, rows, active)
+        if type(a) is Const:
+            ta = truthiness(a.value)
+            if ta is stop or ta is ERROR:
+                return Const(ta)
+            b = self.ev(node.right, scope, rows, active)
+            if type(b) is Const:
+                tb = truthiness(b.value)
+                if tb is ERROR:
+                    return Const(ERROR)
+                if ta is UNDEFINED:
+                    return Const(stop if tb is stop else UNDEFINED)
+                return Const(tb)
+            tcol = ops.truth(b)  # type: ignore[arg-type]
+            if ta is UNDEFINED:
+                out = Column.empty(len(rows), self.pool, K_UNDEF)
+                out.kind[tcol.kind == K_ERROR] = K_ERROR
+                hit = (tcol.kind == K_BOOL) & (tcol.i == int(stop))
+                out.kind[hit] = K_BOOL
+                out.i[hit] = int(stop)
+                return out
+            return tcol
+        ca = ops.truth(a)  # type: ignore[arg-type]
+        k = ca.kind
+        need = (k == K_UNDEF) | ((k == K_BOOL) & (ca.i != int(stop)))
+        if not need.any():
+            return ca
+        pos = np.nonzero(need)[0]
+        sub = rows if len(pos) == len(rows) else rows[pos]
+        b = self.ev(node.right, scope, sub, active)
+        cb = ops.truth(as_column(b, len(sub), self.pool))
+        ka = k[pos]
+        kb = cb.kind
+        res = Column.empty(len(sub), self.pool, K_BOOL)
+        res.i[:] = cb.i
+        res.kind[:] = kb
+        und_a = ka == K_UNDEF
+        # Undefined on the left: the right's stopping value wins, anything else stays Undefined.
+        keep_undef = und_a & (kb != K_ERROR) & ~((kb == K_BOOL) & (cb.i == int(stop)))
+        res.kind[keep_undef] = K_UNDEF
+        out = ca.copy() if len(pos) != len(rows) else res
+        if out is not res:
+            out.put(pos, res)
+        return out
+
+    def unary(self, node: ast.Unary, scope: int, rows: np.ndarray, active: frozenset) -> Values:
+        a = self.ev(node.operand, scope, rows, active)
+        if type(a) is Const:
+            v = a.value
+            if v is ERROR or v is UNDEFINED:
+                return a
+            return Const(UNARY[node.op](v))
+        res, fb = ops.unary(node.op, a)  # type: ignore[arg-type]
+        return self.merge_fallback(node, scope, rows, active, res, fb)
+
+    def choose(self, node: ast.Node, cond: ast.Node, then: ast.Node, other: ast.Node, scope: int,
+               rows: np.ndarray, active: frozenset) -> Values:
+        """``c ? a : b`` and ``ifThenElse(c, a, b)``: each branch only on its rows."""
+        c = self.ev(cond, scope, rows, active)
+        if type(c) is Const:
+            tc = truthiness(c.value)
+            if tc is True:
+                return self.ev(then, scope, rows, active)
+            if tc is False:
+                return self.ev(other, scope, rows, active)
+            return Const(tc)
+        cc = ops.truth(c)  # type: ignore[arg-type]
+        out = cc
+        for want, branch in ((1, then), (0, other)):
+            m = (cc.kind == K_BOOL) & (cc.i == want)
+            if m.all():
+                return self.ev(branch, scope, rows, active)
+            if m.any():
+                pos = np.nonzero(m)[0]
+                if out is cc:
+                    out = cc.copy()
+                out.put(pos, self.ev(branch, scope, rows[pos], active))
+        return out
+
+    def elvis(self, node: ast.Elvis, scope: int, rows: np.ndarray, active: frozenset) -> Values:
+        a = self.ev(node.left, scope, rows, active)
+        if type(a) is Const:
+            return self.ev(node.right, scope, rows, active) if a.value is UNDEFINED else a
+        m = a.kind == K_UNDEF  # type: ignore[union-attr]
+        if not m.any():
+            return a
+        if m.all():
+            return self.ev(node.right, scope, rows, active)
+        pos = np.nonzero(m)[0]
+        out = a.copy()  # type: ignore[union-attr]
+        out.put(pos, self.ev(node.right, scope, rows[pos], active))
+        return out
+
+    # ---- functions ---------------------------------------------------------------------------
+
+    def call(self, node: ast.Call, scope: int, rows: np.ndarray, active: frozenset) -> Values:
+        entry = registry.lookup(node.lname)
+        if entry is None or not entry.accepts(len(node.args)):
+            return Const(ERROR)
+        lname = node.lname
+        if lname == "ifthenelse" and entry.impl.__module__ == "classad.functions.meta":
+            cond, then, other = node.args
+            return self.choose(node, cond, then, other, scope, rows, active)
+        tests = _TYPE_TESTS.get(lname)
+        if tests is not None and entry.impl.__module__ == "classad.functions.types":
+            a = self.ev(node.args[0], scope, rows, active)
+            if type(a) is Const:
+                return Const(ops.is_kind(Column.broadcast(a.value, 1, self.pool), tests).value(0))
+            return ops.is_kind(a, tests)  # type: ignore[arg-type]
+        if not _pure(entry):
+            return self.scalar(node, scope, rows, active)
+        args = [self.ev(a, scope, rows, active) for a in node.args]
+        ctx = CallContext(self.fixed if scope == FIXED else None, self.st)
+        if all(type(a) is Const for a in args):
+            return Const(entry.impl(ctx, *[a.value for a in args]))
+        vector = NUMERIC.get(lname)
+        arg = args[0]
+        if vector is not None and entry.impl.__module__ == vector[0] and len(args) == 1 and type(arg) is Column:
+            out, rest = vector[1](arg)
+            if rest.any():
+                pos = np.nonzero(rest)[0]
+                out.put(pos, self.distinct_calls(node, entry, ctx, [arg.take(pos)], scope, rows[pos], active))
+            return out
+        return self.distinct_calls(node, entry, ctx, args, scope, rows, active)
+
+    def distinct_calls(self, node: ast.Call, entry: Any, ctx: Any, args: list, scope: int, rows: np.ndarray,
+                       active: frozenset) -> Column:
+        """A pure function called once per distinct combination of argument values."""
+        n = len(rows)
+        cols = [a for a in args if type(a) is Column]
+        other = np.zeros(n, bool)
+        keys = []
+        for c in cols:
+            other |= c.kind == K_OTHER
+            k = c.kind
+            payload = np.where((k == K_INT) | (k == K_BOOL), c.i,
+                               np.where(k == K_REAL, c.f.view(np.int64), np.where(k == K_STR, c.s, 0)))
+            keys.append(k.astype(np.int64))
+            keys.append(payload)
+        ok = np.nonzero(~other)[0]
+        out = Column.empty(n, self.pool)
+        if len(ok):
+            stacked = np.stack([k[ok] for k in keys])
+            _, first, inverse = np.unique(stacked, axis=1, return_index=True, return_inverse=True)
+            results = []
+            for j in first.tolist():
+                r = ok[j]
+                vals = [a.value if type(a) is Const else a.value(r) for a in args]
+                results.append(entry.impl(ctx, *vals))
+            out.put(ok, Column.of_values(results, self.pool).take(inverse.reshape(-1)))
+        if other.any():
+            pos = np.nonzero(other)[0]
+            out.put(pos, self.scalar(node, scope, rows[pos], active))
+        return out
+
+
+__all__ = ["FIXED", "ROW", "Run"]

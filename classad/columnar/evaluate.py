@@ -1,0 +1,97 @@
+"""The public entry points: evaluate an expression or an attribute over a table.
+
+They pick the side the expression lives on, run :class:`~classad.columnar.compile.Run`
+over the rows, and fall back to the scalar evaluator for the whole table when the
+vector walk cannot reproduce the scalar scoping (rows nested in other ads, the
+fixed ad being one of the rows) or runs out of stack.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import ast
+from ..evaluate import new_state
+from .column import Column, Const, as_column
+from .compile import FIXED, ROW, Run
+from .table import HOLDS_NOTHING, AdTable
+
+def _run(table: AdTable, other: Any, state: Any, row_side: str) -> Run:
+    if row_side not in ("my", "target"):
+        raise ValueError(f"row_side must be 'my' or 'target', not {row_side!r}")
+    if row_side == "target" and other is None:
+        raise ValueError("row_side='target' needs the fixed ad (other=)")
+    if state is None:
+        state = new_state()
+    return Run(table, other, state, row_side == "my")
+
+
+def _needs_scalar(table: AdTable, other: Any) -> bool:
+    return table.nested or (other is not None and (other.parent is not None or table.contains_ad(other)))
+
+
+def evaluate_column(expr: Any, table: AdTable, *, row_side: str = "my", other: Any = None,
+                    state: Any = None, rows: Optional[np.ndarray] = None) -> Column:
+    """The value of ``expr`` on every row of ``table`` (see the package docstring), or
+    on the rows at the sorted positions ``rows`` only."""
+    from ..ad import ExprTree
+    from ..parser import parse_expr
+
+    node = parse_expr(expr) if isinstance(expr, str) else expr.node if isinstance(expr, ExprTree) else expr
+    run = _run(table, other, state, row_side)
+    scope = ROW if row_side == "my" else FIXED
+    if rows is None:
+        rows = table.all_rows
+    if _needs_scalar(table, other):
+        return run.scalar(node, scope, rows, frozenset())
+    try:
+        result = run.ev(node, scope, rows, frozenset())
+        # A bare attribute reference may return the table's own column: never hand that out.
+        return result.copy() if type(result) is Column else as_column(result, len(rows), table.pool)
+    except RecursionError:
+        return run.scalar(node, scope, rows, frozenset())
+
+
+def evaluate_attribute(table: AdTable, name: str, *, row_side: str = "my", other: Any = None,
+                       state: Any = None, rows: Optional[np.ndarray] = None) -> Column:
+    """Attribute ``name`` evaluated as ``ad.evaluate(name)`` does: of each row's ad
+    (``row_side="my"``) or of the fixed ad ``other`` against each row (``"target"``).
+    Undefined where the ad has no such attribute."""
+    lname = name.lower()
+    run = _run(table, other, state, row_side)
+    if rows is None:
+        rows = table.all_rows
+    if row_side == "target" and lname not in run.fixed_attrs:
+        return Column.empty(len(rows), table.pool)
+    if _needs_scalar(table, other):
+        return _attr_scalar(run, lname, row_side, rows)
+    try:
+        if row_side == "my":
+            return run.row_attr(lname, rows, frozenset()).copy()
+        return as_column(run.fixed_attr(lname, rows, frozenset()), len(rows), table.pool)
+    except RecursionError:
+        return _attr_scalar(run, lname, row_side, rows)
+
+
+def _attr_scalar(run: Run, lname: str, row_side: str, rows: np.ndarray) -> Column:
+    table = run.t
+    if row_side == "my":
+        out = Column.empty(len(rows), table.pool)
+        holds = table.column(lname).holds[rows]
+        for p in np.nonzero(holds != HOLDS_NOTHING)[0].tolist():
+            r = rows[p]
+            node = table.ads[r]._attrs[lname][1]
+            if type(node) is ast.Literal:
+                out.put(np.array([p]), Const(node.value))
+            else:
+                out.put(np.array([p]), run.scalar(node, ROW, rows[p:p + 1], frozenset({(ROW, lname)})))
+        return out
+    node = run.fixed_attrs[lname][1]
+    if type(node) is ast.Literal:
+        return as_column(Const(node.value), len(rows), table.pool)
+    return run.scalar(node, FIXED, rows, frozenset({(FIXED, lname)}))
+
+
+__all__ = ["evaluate_attribute", "evaluate_column"]

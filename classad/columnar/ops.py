@@ -1,0 +1,219 @@
+"""ClassAd operator semantics on whole columns.
+
+Each function takes :class:`~classad.columnar.column.Column` operands of equal
+length and returns ``(result, fallback)``: ``fallback`` is a boolean mask of
+the rows this module does not decide (times, lists, ads, string ordering, bit
+shifts) -- the caller evaluates those rows with the scalar evaluator -- or
+None.  The rules are those of :mod:`classad.operators`: Error beats Undefined
+for the strict operators, bool promotes to int, int to real, integer
+arithmetic wraps at 64 bits, real results of +infinity are Error.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .column import K_BOOL, K_ERROR, K_INT, K_OTHER, K_REAL, K_STR, K_UNDEF, Column
+
+_I64_MIN = np.int64(-(1 << 63))
+_I64_MAX = np.int64((1 << 63) - 1)
+Result = tuple[Column, Optional[np.ndarray]]
+
+
+def _mask_or_none(m: np.ndarray) -> Optional[np.ndarray]:
+    return m if m.any() else None
+
+
+def truth(a: Column) -> Column:
+    """The boolean-equivalent of each row: bool, Undefined or Error (strings, lists... are Error)."""
+    k = a.kind
+    out = Column.empty(len(k), a.pool, K_ERROR)
+    out.kind[k == K_UNDEF] = K_UNDEF
+    isb = (k == K_BOOL) | (k == K_INT)
+    isr = k == K_REAL
+    out.kind[isb | isr] = K_BOOL
+    out.i[:] = np.where(isr, a.f != 0.0, a.i != 0)
+    return out
+
+
+def _strict_start(a: Column, b: Column) -> tuple[Column, np.ndarray]:
+    """The result skeleton: Error where either is Error, else Undefined where either is;
+    returns it and the mask of rows where both operands are data values."""
+    ka, kb = a.kind, b.kind
+    err = (ka == K_ERROR) | (kb == K_ERROR)
+    und = (ka == K_UNDEF) | (kb == K_UNDEF)
+    out = Column.empty(len(ka), a.pool, K_ERROR)
+    out.kind[und & ~err] = K_UNDEF
+    return out, ~(err | und)
+
+
+def _nums(c: Column) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    k = c.kind
+    isint = (k == K_INT) | (k == K_BOOL)
+    isreal = k == K_REAL
+    return isint, isreal, np.where(isreal, c.f, c.i.astype(np.float64))
+
+
+def arithmetic(op: str, a: Column, b: Column) -> Result:
+    """``+ - * / %``."""
+    out, data = _strict_start(a, b)
+    other = data & ((a.kind == K_OTHER) | (b.kind == K_OTHER))
+    ia, ra, fa = _nums(a)
+    ib, rb, fb = _nums(b)
+    both_int = data & ia & ib
+    real = data & (ia | ra) & (ib | rb) & ~both_int
+    x, y = a.i, b.i
+    with np.errstate(all="ignore"):
+        if both_int.any():
+            if op == "+":
+                r = x + y
+                ok = both_int
+            elif op == "-":
+                r = x - y
+                ok = both_int
+            elif op == "*":
+                r = x * y
+                ok = both_int
+            else:
+                zero = y == 0
+                safe_y = np.where(zero, 1, y)
+                ok = both_int & ~zero
+                if op == "/":
+                    q = x // safe_y
+                    rem = x - q * safe_y
+                    q = q + ((rem != 0) & ((x < 0) != (safe_y < 0)))
+                    r = np.where((x == _I64_MIN) & (safe_y == -1), _I64_MAX, q)
+                else:
+                    r = np.where(safe_y == -1, 0, np.fmod(x, np.where(safe_y == -1, 1, safe_y)))
+            out.kind[ok] = K_INT
+            out.i[ok] = r[ok]
+        if real.any():
+            if op == "%":
+                pass  # a real operand of % is Error
+            else:
+                if op == "+":
+                    r = fa + fb
+                    ok = real
+                elif op == "-":
+                    r = fa - fb
+                    ok = real
+                elif op == "*":
+                    r = fa * fb
+                    ok = real
+                else:
+                    zero = fb == 0.0
+                    r = fa / np.where(zero, 1.0, fb)
+                    nan_case = zero & ((fa == 0.0) | np.isnan(fa))
+                    neg_inf = zero & ~nan_case & ((fa > 0) != ~np.signbit(fb))
+                    r = np.where(nan_case, np.nan, np.where(neg_inf, -np.inf, r))
+                    ok = real & (~zero | nan_case | neg_inf)
+                ok = ok & (r != np.inf)
+                out.kind[ok] = K_REAL
+                out.f[ok] = r[ok]
+    return out, _mask_or_none(other)
+
+
+_NAN_RESULT = {"==": False, "!=": True, "<": False, "<=": False, ">": False, ">=": False}
+_CMP = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+        ">=": np.greater_equal}
+
+
+def compare(op: str, a: Column, b: Column) -> Result:
+    """``== != < <= > >=`` (strings compared without regard to case)."""
+    out, data = _strict_start(a, b)
+    ka, kb = a.kind, b.kind
+    other = data & ((ka == K_OTHER) | (kb == K_OTHER))
+    ia, ra, fa = _nums(a)
+    ib, rb, fb = _nums(b)
+    fn = _CMP[op]
+    both_int = data & ia & ib
+    real = data & (ia | ra) & (ib | rb) & ~both_int
+    strs = data & (ka == K_STR) & (kb == K_STR)
+    res = np.zeros(len(ka), bool)
+    if both_int.any():
+        res |= both_int & fn(a.i, b.i)
+    if real.any():
+        nan = np.isnan(fa) | np.isnan(fb)
+        with np.errstate(invalid="ignore"):
+            res |= real & np.where(nan, _NAN_RESULT[op], fn(fa, fb))
+    if strs.any():
+        if op in ("==", "!="):
+            fold = a.pool.folded()
+            res |= strs & fn(fold[a.s], fold[b.s])
+        else:
+            other = other | strs
+    decided = both_int | real | (strs & ~other)
+    out.kind[decided] = K_BOOL
+    out.i[:] = res
+    return out, _mask_or_none(other)
+
+
+def meta_equal(a: Column, b: Column, negate: bool) -> Result:
+    """``=?=`` (``negate`` False) or ``=!=``: same type and value, strings case-sensitively."""
+    ka, kb = a.kind, b.kind
+    same = ka == kb
+    res = np.zeros(len(ka), bool)
+    res |= same & ((ka == K_UNDEF) | (ka == K_ERROR))
+    res |= same & ((ka == K_INT) | (ka == K_BOOL)) & (a.i == b.i)
+    res |= same & (ka == K_REAL) & (a.f == b.f)
+    res |= same & (ka == K_STR) & (a.s == b.s)
+    other = same & (ka == K_OTHER)
+    out = Column.of_bools(res != negate, a.pool)
+    return out, _mask_or_none(other)
+
+
+def bitwise(op: str, a: Column, b: Column) -> Result:
+    """``& | ^`` on integers; shifts are left to the scalar evaluator."""
+    out, data = _strict_start(a, b)
+    both = data & (a.kind == K_INT) & (b.kind == K_INT)
+    if op in ("<<", ">>", ">>>"):
+        return out, _mask_or_none(both)
+    fn = {"&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}[op]
+    out.kind[both] = K_INT
+    out.i[both] = fn(a.i, b.i)[both]
+    return out, None
+
+
+def unary(op: str, a: Column) -> Result:
+    """``- + ! ~``."""
+    k = a.kind
+    out = Column.empty(len(k), a.pool, K_ERROR)
+    out.kind[k == K_UNDEF] = K_UNDEF
+    other = None
+    isint, isreal = k == K_INT, k == K_REAL
+    with np.errstate(all="ignore"):
+        if op == "-":
+            out.kind[isint] = K_INT
+            out.i[:] = -a.i
+            neg = -a.f
+            okr = isreal & (neg != np.inf)
+            out.kind[okr] = K_REAL
+            out.f[:] = neg
+            other = _mask_or_none(k == K_OTHER)
+        elif op == "+":
+            out.kind[isint] = K_INT
+            out.kind[isreal] = K_REAL
+            out.i[:] = a.i
+            out.f[:] = a.f
+            other = _mask_or_none(k == K_OTHER)
+        elif op == "!":
+            num = isint | isreal | (k == K_BOOL)
+            out.kind[num] = K_BOOL
+            out.i[:] = np.where(isreal, a.f == 0.0, a.i == 0)
+        else:  # "~"
+            out.kind[isint] = K_INT
+            out.i[:] = ~a.i
+    return out, other
+
+
+def is_kind(a: Column, kinds: tuple[int, ...]) -> Column:
+    """True where the row's kind is one of ``kinds`` (the is* type predicates)."""
+    m = np.zeros(len(a.kind), bool)
+    for k in kinds:
+        m |= a.kind == k
+    return Column.of_bools(m, a.pool)
+
+
+__all__ = ["arithmetic", "bitwise", "compare", "is_kind", "meta_equal", "truth", "unary"]

@@ -1,0 +1,247 @@
+"""The candidate list of one request computed over all slots at once (``MATCHMAKER_COLUMNAR``).
+
+:meth:`matchmaker.matching.Matcher.build` hands its work here when the knob is
+on.  The slots of the cycle become an :class:`~classad.columnar.AdTable` (built
+once per cycle: the annotated slot copies do not change during a cycle), and for
+each request the job's Requirements and Rank, the slots' Requirements, Rank and
+CurrentRank and the PREEMPTION_* / NEGOTIATOR_*_JOB_RANK knobs are evaluated as
+columns with the request as the fixed ad.  The filtering of spec §1.8 (states,
+submitter limits, PREEMPTION_REQUIREMENTS) runs on arrays and the candidates are
+ordered with ``numpy.lexsort`` on the same key as the scalar path; the candidate
+objects are only made when the negotiator asks for them.
+
+Everything is evaluated when the list is built, as the scalar path does, so
+values that change during the cycle (``ResourcesInUseBy*``, the request's
+ephemeral attributes) are read at the same moment.  A build whose ranks contain
+NaN (where Python's sort and ``lexsort`` disagree) is left to the scalar path.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from classad import ast
+from classad.columnar import (
+    AdTable,
+    evaluate_attribute,
+    evaluate_column,
+    knob_rank_array,
+    rank_array,
+    true_mask,
+)
+from classad.columnar.column import K_ERROR
+from classad.values import FLT_MAX
+
+from ..pool.limits import parse_limits
+from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Candidate, CandidateList
+from .ephemeral import NegotiationAd
+from .evaluator import (
+    J_LIMITS,
+    S_POST,
+    S_PRANK,
+    S_PRE,
+    S_RANK,
+    SlotClass,
+    SlotEntry,
+    is_true,
+)
+
+
+class SlotTable:
+    """The cycle's slots as columns, and which of them are still available."""
+
+    def __init__(self, classes: Sequence[SlotClass]) -> None:
+        entries = sorted((e for c in classes for e in c.entries), key=lambda e: e.index)
+        self.entries: list[SlotEntry] = entries
+        self.table = AdTable([e.ad for e in entries])
+        self.row_of = {id(e): r for r, e in enumerate(entries)}
+        self.alive = np.array([e.alive for e in entries], dtype=bool)
+        self.claimed = np.array([e.remote is not None for e in entries], dtype=bool)
+        self.claimed_idle = np.array([e.claimed_idle for e in entries], dtype=bool)
+        self.weight = np.array([e.weight for e in entries], dtype=np.float64)
+        self.index = np.array([e.index for e in entries], dtype=np.int64)
+        names: dict[str, int] = {}
+        self.remote = np.array([-1 if e.remote is None else names.setdefault(e.remote, len(names))
+                                for e in entries], dtype=np.int64)
+        self.remote_names = names
+        self.remote_eups: Optional[np.ndarray] = None
+        self.handed_out: list[SlotEntry] = []   # candidates given to the negotiator since the last build
+
+    def sync(self) -> None:
+        """Mark the slots matched since the last build (only handed-out candidates can be)."""
+        for e in self.handed_out:
+            if not e.alive:
+                self.alive[self.row_of[id(e)]] = False
+        self.handed_out.clear()
+
+    def eups(self, eup_of: Any) -> np.ndarray:
+        """The EUP of each claimed slot's current user (frozen for the cycle)."""
+        if self.remote_eups is None:
+            by_code = {code: float(eup_of(name)) for name, code in self.remote_names.items()}
+            self.remote_eups = np.array([by_code.get(c, math.inf) for c in self.remote.tolist()])
+        return self.remote_eups
+
+
+class LazyCandidates:
+    """The sorted candidates, made into :class:`~matchmaker.cycle.candidates.Candidate` objects on demand."""
+
+    def __init__(self, slots: SlotTable, rows: np.ndarray, states: np.ndarray, keys: list[np.ndarray]) -> None:
+        self.slots, self.rows, self.states, self.keys = slots, rows, states, keys
+        self._made: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i: int) -> Any:
+        c = self._made.get(i)
+        if c is None:
+
+            r = int(self.rows[i])
+            e = self.slots.entries[r]
+            key = tuple(float(k[i]) for k in self.keys[:3]) + (-int(self.states[i]), float(self.keys[3][i]),
+                                                                int(self.slots.index[r]))
+            c = self._made[i] = Candidate(e, int(self.states[i]), key)
+        self.slots.handed_out.append(c.entry)
+        return c
+
+
+def _slots(matcher: Any, classes: Sequence[SlotClass]) -> SlotTable:
+    cached = getattr(matcher, "_columnar_slots", None)
+    if cached is None or cached[0] is not classes:
+        cached = (classes, SlotTable(classes))
+        matcher._columnar_slots = cached
+    return cached[1]
+
+
+def build(matcher: Any, req: NegotiationAd, autocluster: int, submitter: str, classes: Sequence[SlotClass],
+          only_rank: bool, budget: Any, static_limits: bool) -> Optional[Any]:
+    """The candidate list of ``req`` (as ``Matcher.build``), or None to let the scalar path do it."""
+
+    ev, pol = matcher.ev, matcher.policy
+    slots = _slots(matcher, classes)
+    slots.sync()
+    table, st = slots.table, ev.state
+    out = CandidateList(autocluster, only_rank, [])
+    avail = slots.alive & slots.claimed if only_rank else slots.alive.copy()
+    rows = np.nonzero(avail)[0]
+
+    def job_side(attr: str, at: np.ndarray):
+        return evaluate_attribute(table, attr, row_side="target", other=req, state=st, rows=at)
+
+    def slot_side(attr: str, at: np.ndarray):
+        return evaluate_attribute(table, attr, row_side="my", other=req, state=st, rows=at)
+
+    def knob(node: ast.Node, at: np.ndarray):
+        return evaluate_column(node, table, row_side="my", other=req, state=st, rows=at)
+
+    # Both Requirements (the job's first, as the scalar path asks them).
+    if len(rows):
+        rows = rows[true_mask(job_side("requirements", rows))]
+    if len(rows):
+        rows = rows[true_mask(slot_side("requirements", rows))]
+    claimed = slots.claimed[rows]
+    if pol.skip_claimed_idle:
+        keep = ~(claimed & slots.claimed_idle[rows])
+        rows, claimed = rows[keep], claimed[keep]
+    state = np.full(len(rows), NO_PREEMPTION, dtype=np.int64)
+    keep = np.ones(len(rows), dtype=bool)
+    rank_errors: list[int] = []
+    cpos = np.nonzero(claimed)[0]
+    if len(cpos):
+        crow = rows[cpos]
+        rank_col = slot_side("rank", crow)
+        rank = rank_array(rank_col)
+        current = rank_array(slot_side("currentrank", crow))
+        rank_errors = crow[rank_col.kind == K_ERROR].tolist()
+        better = rank > current
+        same = rank >= current
+        state[cpos[better]] = RANK_PREEMPTION
+        rest = ~better
+        if only_rank:
+            keep[cpos[rest]] = False
+            rest[:] = False
+        else:
+            own = slots.remote_names.get(submitter)
+            if own is not None:
+                mine = rest & (slots.remote[crow] == own)
+                keep[cpos[mine]] = False
+                rest &= ~mine
+        if pol.preemption_needs_better_eup and rest.any():
+            worse = rest & ~(matcher.eup_of(submitter) < slots.eups(matcher.eup_of)[crow])
+            keep[cpos[worse]] = False
+            rest &= ~worse
+        prereq = pol.preemption_requirements
+        if prereq is not None and rest.any():
+            if type(prereq) is ast.Literal:
+                passed = np.full(len(crow), is_true(prereq.value))
+            else:
+                passed = np.zeros(len(crow), dtype=bool)
+                at = np.nonzero(rest)[0]
+                passed[at] = true_mask(knob(prereq, crow[at]))
+            refused = rest & ~passed
+            if refused.any():
+                out.no_preemption_req = True
+                keep[cpos[refused]] = False
+                rest &= passed
+        keep[cpos[rest & ~same]] = False
+        state[cpos[rest & same]] = PRIO_PREEMPTION
+    # Submitter limits (RANK preemption is not limited).
+    w = slots.weight[rows]
+    prio_ok = (budget.used + w <= budget.lim) | (budget.used <= 0 and budget.lim > 0)
+    free_ok = (budget.used_unclaimed + w <= budget.lim_unclaimed) | \
+        (budget.used_unclaimed <= 0 and budget.lim_unclaimed > 0)
+    limited = keep & (((state == PRIO_PREEMPTION) & ~prio_ok) | ((state == NO_PREEMPTION) & ~free_ok))
+    if limited.any():
+        out.limited = True
+        keep &= ~limited
+    rows, state = rows[keep], state[keep]
+    if not static_limits and req.get_node("concurrencylimits") is not None and len(rows):
+        ok = np.ones(len(rows), dtype=bool)
+        ev.use_request(req)
+        for p, r in enumerate(rows.tolist()):
+            v = ev.value(slots.entries[r], J_LIMITS)
+            full = matcher.limits.exhausted(parse_limits(v)) if type(v) is str else []
+            if full:
+                out.concurrency.extend(full)
+                ok[p] = False
+        rows, state = rows[ok], state[ok]
+    # The sort key of spec §1.8.
+    n = len(rows)
+    warn: list[tuple[int, int]] = [(r, S_RANK) for r in rank_errors]
+    ranks = {}
+    for kind, node in ((S_PRE, pol.pre_job_rank), (S_POST, pol.post_job_rank)):
+        if node is None or n == 0:
+            ranks[kind] = np.full(n, -math.inf)
+        else:
+            col = knob(node, rows)
+            ranks[kind] = knob_rank_array(col)
+            warn.extend((r, kind) for r in rows[col.kind == K_ERROR].tolist())
+    job_rank = np.zeros(n) if pol.ignore_job_ranks or n == 0 else rank_array(job_side("rank", rows))
+    prank = np.full(n, -FLT_MAX)
+    preempting = np.nonzero(state != NO_PREEMPTION)[0]
+    if len(preempting):
+        if pol.preemption_rank is None:
+            prank[preempting] = -math.inf
+        else:
+            col = knob(pol.preemption_rank, rows[preempting])
+            prank[preempting] = knob_rank_array(col)
+            warn.extend((r, S_PRANK) for r in rows[preempting][col.kind == K_ERROR].tolist())
+    keys = [-ranks[S_PRE], -job_rank, -ranks[S_POST], -prank]
+    if any(np.isnan(k).any() for k in keys):
+        return None
+    # Errors are reported by the scalar evaluator, so that the same slots are named
+    # (it reports an error once per distinct set of values read).
+    for r, kind in warn:
+        e = slots.entries[r]
+        if kind == S_RANK:
+            e = next((x for x in e.cls.entries if x.alive), e) if e.cls is not None else e
+        ev.value(e, kind)
+    order = np.lexsort((slots.index[rows], keys[3], -state, keys[2], keys[1], keys[0]))
+    out.items = LazyCandidates(slots, rows[order], state[order], [k[order] for k in keys])  # type: ignore[assignment]
+    return out
+
+
+__all__ = ["LazyCandidates", "SlotTable", "build"]
