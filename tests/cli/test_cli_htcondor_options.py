@@ -214,9 +214,7 @@ def test_broken_pipe_is_quiet(tmp_path):
 
 def test_endless_stdin_is_refused_not_read_forever():
     """``classad query -`` over a stream without newlines stops at the line limit."""
-    zeros = subprocess.Popen(["head", "-c", "20000000", "/dev/zero"], stdout=subprocess.PIPE)
-    proc = subprocess.run([sys.executable, "-m", "classad.cli", "query", "-"], stdin=zeros.stdout,
+    proc = subprocess.run([sys.executable, "-m", "classad.cli", "query", "-"], input=b"\0" * 17_000_000,
                           capture_output=True, cwd=ROOT, timeout=120)
-    zeros.wait()
     assert proc.returncode == 1 and b"Traceback" not in proc.stderr
     assert b"<stdin>:1:" in proc.stderr and b"line longer than" in proc.stderr
