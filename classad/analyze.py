@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence, TextIO
+from typing import Any, Optional, TextIO
 
 from . import ast
 from .ad import ClassAd
@@ -129,7 +130,7 @@ def _load(path: Optional[str], text: Optional[str], label: str) -> ClassAd:
                 first = first or exc
         assert first is not None
         raise ParseError(first.message, file=label, line=first.line, column=first.column)
-    from .formats import parseAds   # the readers sit above this module
+    from .formats import parseAds  # the readers sit above this module
 
     assert path is not None
     ads = parseAds(Path(path), on_error="raise")

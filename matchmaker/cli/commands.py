@@ -42,8 +42,9 @@ from ..accounting.reports import (
 from ..accounting.store import Accountant
 from ..api import load, negotiate
 from ..cycle.negotiator import CycleResult
-from .explained import preemption_json, print_explanations
 from ..errors import StateError
+from .analyze import register as register_analyze
+from .explained import preemption_json, print_explanations
 
 PROG = "matchmaker"
 
@@ -235,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--delete", action="append", metavar="NAME")
     u.add_argument("--now", type=float, help="time for --resetusage, seconds since the epoch")
     u.set_defaults(run=cmd_userprio)
+    register_analyze(sub)
     return p
 
 

@@ -22,8 +22,9 @@ independently of the matcher's memo, and only when a request is rejected.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 from classad.ad import ClassAd
 from classad.evaluate import eval_attribute, evaluate_top
@@ -196,7 +197,7 @@ def _subtree_usage(tree: Any, usage: Any) -> dict[str, float]:
 def limit_text(name: str, used: float, lim: float, eup: float, only_rank: bool, ceiling: bool = False) -> str:
     """The submitter-limit sentence."""
     what = "SUBMITTER_CEILING" if ceiling else f"pie slice at EUP {eup:.2f}"
-    head = f"submitter limit reached: {name} has taken {used:g} this spin of its limit {lim:.2f} ({what})"
+    head = f"submitter limit reached: {name} has taken {used:g} this spin of its limit {lim:.6g} ({what})"
     if only_rank:
         head += "; past its limit only preemption by machine Rank is tried, and no slot prefers this job"
     return head

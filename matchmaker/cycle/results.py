@@ -96,6 +96,7 @@ class CycleResult:
     usage: dict[str, float]
     spins: int = 0
     groups: list[GroupSummary] = field(default_factory=list)    # group quotas only, in group order
+    history: list[Rejection] = field(default_factory=list)      # every rejection in order, incl. later matched
 
     @property
     def group_quotas(self) -> dict[str, float]:

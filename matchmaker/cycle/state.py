@@ -86,6 +86,7 @@ class Cycle:
         self.submitters = self._submitters(pool)
         self.matches: list[Match] = []
         self._rejected: dict[str, tuple[str, str, str]] = {}
+        self.history: list[Rejection] = []     # every rejection in order, later matched or not
         self._matched_jobs: set[str] = set()
         self.pie_left = 0.0
         self.spins = 0
@@ -190,6 +191,7 @@ class Cycle:
         """Record a rejected request (the last reason wins) and what decided it."""
         self._rejected.pop(job_id, None)
         self._rejected[job_id] = (reason, mechanism, explanation or reason)
+        self.history.append(Rejection(job_id, *self._rejected[job_id]))
 
     def find(self, req: ClassAd, autocluster: int, s: SubmitterState, only_rank: bool, budget: Budget,
              cache: list) -> tuple[Any, str, bool]:
@@ -219,7 +221,8 @@ class Cycle:
         rejected = [Rejection(j, r, GROUP_MAP, r) for j, r in self.refused] + \
             [Rejection(j, *r) for j, r in self._rejected.items() if j not in self._matched_jobs]
         warnings = self.warnings + list(self.evaluator.warnings.values())
-        return CycleResult(self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins, list(groups))
+        return CycleResult(self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins, list(groups),
+                           list(self.history))
 
 
 
