@@ -18,19 +18,15 @@ from classad.errors import ClassAdError
 
 from ..analyze import analyze_job, analyze_slot, analyze_submitter, prepare
 from ..analyze.render import job_json, job_text, slot_json, slot_text
-from ..config.knobs import Knobs
-from ..config.settings import Settings
-from ..pool.ads import load_pool
+from ..api import load
 
 
 def cmd_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    knobs = Knobs.from_file(args.config)
-    settings = Settings.from_knobs(knobs)
-    pool = load_pool(args.slots, args.jobs, use_slot_weights=settings.use_slot_weights,
-                     slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight,
-                     uid_domain=settings.uid_domain, group_mapping=settings.group_mapping)
+    loaded = load(args.config, args.slots, args.jobs)
+    for w in loaded.warnings:
+        err.write(f"matchmaker: {w}\n")
     now = float(args.now) if args.now is not None else time.time()   # the CLI is the edge: it may
-    view = prepare(pool, settings, knobs, now, args.state)
+    view = prepare(loaded.pool, loaded.settings, loaded.knobs, now, args.state)
     try:
         if args.slot is not None:
             reports: list[Any] = [analyze_slot(view, args.slot)]
