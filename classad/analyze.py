@@ -24,7 +24,7 @@ from .ad import ClassAd
 from .errors import FormatError, ParseError
 from .evaluate import evaluate_top, new_state
 from .unparse import unparse, unparse_value
-from .values import ERROR, UNDEFINED
+from .values import ERROR, UNDEFINED, truthiness
 
 TRUE, FALSE, UNDEF, ERR, OTHER = "true", "false", "undefined", "error", "other"
 
@@ -53,14 +53,16 @@ def split_conjuncts(node: Optional[ast.Node]) -> list[Conjunct]:
             stack.append(n.left)
         else:
             out.append(n)
-    return [Conjunct(i, n, unparse(n)) for i, n in enumerate(out, 1)]
+    return [Conjunct(i, n, unparse(n).strip()) for i, n in enumerate(out, 1)]
 
 
 def outcome(value: object) -> str:
-    """How a match reads a clause's value: true, false, undefined, error or other."""
-    if value is True:
+    """How a match reads a clause's value: true or false (numbers count, non-zero is true),
+    undefined, error, or other (a string, list, ... : rejects like an error)."""
+    t = truthiness(value)
+    if t is True:
         return TRUE
-    if value is False:
+    if t is False:
         return FALSE
     if value is UNDEFINED:
         return UNDEF

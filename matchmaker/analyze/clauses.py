@@ -101,7 +101,7 @@ def _count_reverse(my: ClassAd, targets: Sequence[ClassAd], ev: Callable[..., ob
 def accepts(my: ClassAd, target: ClassAd, ev: Callable[..., object], attribute: str = "Requirements") -> bool:
     """Whether ``my.attribute`` is true against ``target`` (the whole expression)."""
     node = my.get_node(attribute)
-    return node is not None and ev(node, my, target) is True
+    return node is not None and outcome(ev(node, my, target)) == TRUE
 
 
 def first_failures(owners: Sequence[ClassAd], other: ClassAd, ev: Callable[..., object],
@@ -115,7 +115,7 @@ def first_failures(owners: Sequence[ClassAd], other: ClassAd, ev: Callable[..., 
         if node is None:
             out.setdefault(f"<no {attribute}>", []).append(pos)
             continue
-        if ev(node, ad, other) is True:
+        if outcome(ev(node, ad, other)) == TRUE:
             continue
         text = "<the expression as a whole>"
         for c in expanded(ad, attribute):

@@ -44,7 +44,7 @@ def test_job_1_2_first_refused_by_alices_slice(neg):
     assert r.outcome == "matched"
     assert r.history and r.history[0].startswith(SUBMITTER_LIMIT)
     slice_ = 6 * 10000 / 20001                # alice's share of the pool of 6
-    assert f"has taken 2 " in r.history[0] and f"{slice_:.6g}" in r.history[0]
+    assert "has taken 2 " in r.history[0] and f"{slice_:.6g}" in r.history[0]
     assert "slot2@node2.example.org" in r.verdict and "job 3.1 of guest@visitor.org" in r.verdict
     assert "RemoteUserPrio 5e+06" in r.verdict and "SubmitterUserPrio 500" in r.verdict
 
