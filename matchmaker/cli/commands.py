@@ -1,6 +1,8 @@
 """``matchmaker``: run one negotiation cycle, or show and edit user priorities and quotas.
 
-    matchmaker negotiate --config FILE --slots FILE --jobs FILE [--state DB] [--now EPOCH] [--json]
+    matchmaker negotiate --config FILE --slots FILE --jobs FILE [--state DB] [--now EPOCH] [--json] [--explain]
+    matchmaker analyze --config FILE --slots FILE --jobs FILE [--state DB] [--now EPOCH]
+                       [--job C.P | --submitter NAME | --slot NAME] [--json]
     matchmaker userprio --state DB [--json] [--setprio NAME VALUE] [--setfactor NAME VALUE]
                         [--resetusage NAME] [--delete NAME] [--now EPOCH]
     matchmaker userprio --state DB --quotas [--allusers] [--json]
