@@ -16,13 +16,15 @@ empty.  The cycle keeps that text in ``Rejection.reason`` and adds, from this mo
 ``accounting-group-map``   refused at submit time by the accounting-group map
 =========================  ==============================================================
 
-The slot tests here evaluate the expressions themselves with the language's evaluator,
-independently of the matcher's memo, and only when a request is rejected.
+Explaining a rejection asks the matcher's memoizing evaluator again for the pair tests,
+once per slot class, so it costs little next to the search it explains; the analyze
+reports (:mod:`matchmaker.analyze`) evaluate the same tests independently, with the
+language's evaluator.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -32,8 +34,10 @@ from classad.values import ERROR, UNDEFINED, truthiness
 
 from ..pool.limits import parse_limits
 from .ephemeral import MatchState
+from .evaluator import J_REQ, S_CURRENT, S_PREQ, S_RANK, S_REQ
 from .results import Preemption
 
+_KINDS = {"rank": S_RANK, "current": S_CURRENT, "preq": S_PREQ}
 REQUIREMENTS, UNAVAILABLE, PREEMPTION_REQUIREMENTS = "requirements", "unavailable", "preemption-requirements"
 SUBMITTER_LIMIT, GROUP_QUOTA, CONCURRENCY_LIMIT = "submitter-limit", "group-quota", "concurrency-limit"
 GROUP_MAP = "accounting-group-map"
@@ -49,6 +53,8 @@ ONLY_RANK = "claimed, machine Rank not better (the submitter is past its limit: 
 BETTER_PRIO = "claimed by a submitter with a better priority (MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP = true)"
 PREQ_FALSE = "claimed, PREEMPTION_REQUIREMENTS false"
 RANK_WORSE = "claimed, machine Rank worse for this job than for the running one"
+NOT_PREEMPTIBLE = "claimed, not preemptible by it (machine Rank not better, priority preemption not allowed)"
+EXAMINE = 16        # claims examined one by one per explained rejection
 TAKEABLE = (AVAILABLE, RANK_PREEMPTIBLE, PRIO_PREEMPTIBLE)
 
 
@@ -102,20 +108,38 @@ class Context:
     only_rank: bool = False
 
 
-def slot_availability(ctx: Context, entry: Any, req: ClassAd) -> str:
+def direct_values(ctx: Context, req: ClassAd) -> Callable[[str, Any], object]:
+    """``values(name, entry)`` for :func:`slot_availability` by plain evaluation: the slot's
+    ``rank`` and ``current`` (numbers) and ``preq`` (PREEMPTION_REQUIREMENTS, a bool)."""
+    def values(name: str, entry: Any) -> object:
+        if name == "preq":
+            node = ctx.policy.preemption_requirements
+            return truthiness(knob_value(node, entry.ad, req, ctx.usage, ctx.now)) is True
+        return number(attribute(entry.ad, "Rank" if name == "rank" else "CurrentRank", req, ctx.usage, ctx.now))
+    return values
+
+
+def slot_availability(ctx: Context, entry: Any, req: ClassAd,
+                      values: Optional[Callable[[str, Any], object]] = None) -> str:
     """Why ``entry`` (a slot both sides accept) is or is not a candidate for ``req``: the
     matcher's preemption tests (spec §1.8), without the submitter limit and concurrency
-    limits, which the caller reports separately."""
+    limits, which the caller reports separately.  ``values`` supplies the slot's Rank,
+    CurrentRank and PREEMPTION_REQUIREMENTS (default: :func:`direct_values`)."""
     if not entry.alive:
         return ALREADY_MATCHED
-    remote, pol = entry.remote, ctx.policy
-    if remote is None:
+    if entry.remote is None:
         return ONLY_RANK if ctx.only_rank else AVAILABLE
+    return _claimed_availability(ctx, entry, req, values)
+
+
+def _claimed_availability(ctx: Context, entry: Any, req: ClassAd,
+                          values: Optional[Callable[[str, Any], object]] = None) -> str:
+    remote, pol = entry.remote, ctx.policy
     if pol.skip_claimed_idle and entry.claimed_idle:
         return CLAIMED_IDLE
-    rank = number(attribute(entry.ad, "Rank", req, ctx.usage, ctx.now))
-    current = number(attribute(entry.ad, "CurrentRank", req, ctx.usage, ctx.now))
-    if rank > current:
+    get = values or direct_values(ctx, req)
+    rank, current = get("rank", entry), get("current", entry)
+    if rank > current:  # type: ignore[operator]
         return RANK_PREEMPTIBLE
     if ctx.only_rank:
         return ONLY_RANK
@@ -123,10 +147,9 @@ def slot_availability(ctx: Context, entry: Any, req: ClassAd) -> str:
         return SAME_SUBMITTER
     if pol.preemption_needs_better_eup and not ctx.submitter_eup < ctx.eup_of(remote):
         return BETTER_PRIO
-    prereq = pol.preemption_requirements
-    if prereq is not None and truthiness(knob_value(prereq, entry.ad, req, ctx.usage, ctx.now)) is not True:
+    if pol.preemption_requirements is not None and not get("preq", entry):
         return PREQ_FALSE
-    if rank < current:
+    if rank < current:  # type: ignore[operator]
         return RANK_WORSE
     return PRIO_PREEMPTIBLE
 
@@ -210,7 +233,96 @@ def unavailable_text(counts: dict[str, int]) -> str:
     return f"{total} slot{'s' if total != 1 else ''} accept it, none can take it now: {parts}"
 
 
-def explain_rejection(cycle: Any, s: Any, req: ClassAd, reason: str, *, only_rank: bool, budget: Any) -> tuple[str, str]:
+class _Index:
+    """The cycle's slots grouped by the matcher's slot classes (slots that agree on every
+    name the match tests read; each slot alone without classes), claimed slots further
+    by (claim holder, claimed-idle), with matched slots counted as the cycle goes."""
+
+    def __init__(self, entries: Sequence[Any]) -> None:
+        by: dict[int, int] = {}
+        self.reps: list[Any] = []
+        self.free: list[int] = []                         # unclaimed slots per group
+        self.claims: list[dict[tuple, list[Any]]] = []    # (remote, idle) -> claimed slots
+        self.dead: list[dict[Any, int]] = []              # None or (remote, idle) -> matched
+        self.where: dict[str, tuple[int, Any]] = {}
+        for e in entries:
+            key = id(getattr(e, "cls", None) or e)
+            g = by.get(key)
+            if g is None:
+                g = by[key] = len(self.reps)
+                self.reps.append(e)
+                self.free.append(0)
+                self.claims.append({})
+                self.dead.append({})
+            bucket = None if e.remote is None else (e.remote, e.claimed_idle)
+            if bucket is None:
+                self.free[g] += 1
+            else:
+                self.claims[g].setdefault(bucket, []).append(e)
+            self.where[e.slot.name] = (g, bucket)
+        self.seen = 0
+        self.accepting: dict[tuple, list[int]] = {}        # (submitter, autocluster) -> groups
+
+    def catch_up(self, matches: Sequence[Any]) -> None:
+        """Count the matches made since the last call."""
+        for m in matches[self.seen:]:
+            place = self.where.get(m.slot)
+            if place is not None:
+                dead = self.dead[place[0]]
+                dead[place[1]] = dead.get(place[1], 0) + 1
+        self.seen = len(matches)
+
+
+def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) -> dict[str, int]:
+    """The slots both sides accept, counted by :func:`slot_availability`.  The matcher's
+    memoizing evaluator answers the pair tests once per slot class and autocluster, the
+    preemption tests once per class and claim holder, for at most ``EXAMINE`` of those
+    (a large pool's other claims are counted as :data:`NOT_PREEMPTIBLE`)."""
+    index = cycle.explain_groups
+    if index is None:
+        index = cycle.explain_groups = _Index(cycle.entries)
+    index.catch_up(cycle.matches)
+    ev = cycle.evaluator
+    ev.use_request(req)
+    ctx = Context(s.name, s.eup, cycle.priorities.eup, cycle.settings.policy, cycle.usage, cycle.now)
+
+    def values(name: str, entry: Any) -> object:
+        return ev.value(entry, _KINDS[name])
+
+    counts: dict[str, int] = {}
+
+    def add(why: str, n: int) -> None:
+        if n > 0:
+            counts[why] = counts.get(why, 0) + n
+
+    key = (s.name, autocluster)
+    accepting = index.accepting.get(key) if autocluster is not None else None
+    if accepting is None:
+        accepting = [g for g, rep in enumerate(index.reps) if ev.value(rep, J_REQ) and ev.value(rep, S_REQ)]
+        if autocluster is not None:
+            index.accepting[key] = accepting
+    examined = 0
+    for g in accepting:
+        dead = index.dead[g]
+        add(ALREADY_MATCHED, sum(dead.values()))
+        add(AVAILABLE, index.free[g] - dead.get(None, 0))
+        for (remote, idle), claimed in index.claims[g].items():
+            alive = len(claimed) - dead.get((remote, idle), 0)
+            if alive <= 0:
+                continue
+            if remote == s.name and not idle:
+                why = SAME_SUBMITTER
+            elif examined < EXAMINE:
+                examined += 1
+                why = _claimed_availability(ctx, claimed[0], req, values)
+            else:
+                why = NOT_PREEMPTIBLE
+            add(why, alive)
+    return counts
+
+
+def explain_rejection(cycle: Any, s: Any, req: ClassAd, reason: str, *, only_rank: bool, budget: Any,
+                      autocluster: Optional[int] = None) -> tuple[str, str]:
     """(mechanism, sentence) for a request the cycle rejected with HTCondor's ``reason``.
 
     ``cycle`` is the running :class:`~matchmaker.cycle.state.Cycle` (its ``pass_cap`` says
@@ -226,12 +338,7 @@ def explain_rejection(cycle: Any, s: Any, req: ClassAd, reason: str, *, only_ran
                 text += "; only preemption by machine Rank is tried, and no slot prefers this job"
             return GROUP_QUOTA, text
         return SUBMITTER_LIMIT, limit_text(s.name, budget.used, budget.lim, s.eup, only_rank)
-    ctx = Context(s.name, s.eup, cycle.priorities.eup, cycle.settings.policy, cycle.usage, cycle.now)
-    counts: dict[str, int] = {}
-    for e in cycle.entries:
-        if both_accept(req, e.ad, cycle.usage, cycle.now):
-            why = slot_availability(ctx, e, req)
-            counts[why] = counts.get(why, 0) + 1
+    counts = _availability(cycle, s, req, autocluster)
     if reason == "PREEMPTION_REQUIREMENTS == False":
         return PREEMPTION_REQUIREMENTS, "PREEMPTION_REQUIREMENTS is false for the claimed slots it could " \
             "preempt by priority; " + unavailable_text(counts)

@@ -152,7 +152,8 @@ def negotiate_submitter(cycle: Cycle, s: SubmitterState, lim: float, lim_unclaim
             cand, reason, by_limit = cycle.find(req, run.autocluster, s, only_rank, budget, cache)
             if cand is None:
                 cycle.reject(run.current().id, reason,
-                             *explain_rejection(cycle, s, req, reason, only_rank=only_rank, budget=budget))
+                             *explain_rejection(cycle, s, req, reason, only_rank=only_rank, budget=budget,
+                                                autocluster=run.autocluster))
                 rejected.add(run.autocluster)
                 limited = limited or by_limit
                 if limited and not pol.consider_preemption and not st.use_slot_weights:

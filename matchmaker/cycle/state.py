@@ -81,6 +81,7 @@ class Cycle:
             if entries else None
         self.classes = group_slots(entries, names)
         self.entries = entries
+        self.explain_groups: Any = None     # built by cycle.explain on the first rejection
         self.pass_cap: tuple[Optional[str], float, Optional[Mapping[str, float]]] = (None, float("inf"), None)
         self._available = len(entries)
         self.submitters = self._submitters(pool)
