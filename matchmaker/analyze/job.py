@@ -16,8 +16,11 @@ For one idle job, over the slots the cycle considered (the trimmed, annotated po
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Optional
+
+from classad.ad import ClassAd
 
 from ..cycle.explain import (
     ALREADY_MATCHED,
@@ -26,6 +29,7 @@ from ..cycle.explain import (
     slot_availability,
 )
 from ..pool.ads import IDLE, Job
+from ..pool.limits import parse_limits
 from .clauses import ClauseCount, accepts, count_clauses, evaluator, first_failures
 from .pool_view import PoolView
 from .suggest import Suggestion, suggest
@@ -54,6 +58,7 @@ class JobReport:
     history: list[str] = field(default_factory=list)     # earlier refusals, "mechanism: explanation"
     suggestions: list[Suggestion] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)       # Undefined / Error findings
+    context: list[str] = field(default_factory=list)     # the submitter's slice, group quota, limits
 
     @property
     def both_ways(self) -> int:
@@ -97,7 +102,32 @@ def analyze_job(view: PoolView, job_id: str) -> JobReport:
                    [f"{c.text} is an error on {c.error} slot{'s' if c.error != 1 else ''}" for c in clauses if c.error]
     if req.get_node("Requirements") is None:
         report.notes.append("the job has no Requirements: it matches no slot")
+    report.context = _context(view, job, req)
     return report
+
+
+def _context(view: PoolView, job: Job, req: ClassAd) -> list[str]:
+    """The numbers the limits compare: the submitter's slice, its group's quota, the
+    concurrency limits the job asks for."""
+    out = []
+    sub = next((x for x in view.result.submitters if x.name == job.submitter), None)
+    if sub is not None:
+        limit = "unlimited" if math.isinf(sub.limit) else f"{sub.limit:.6g}"
+        out.append(f"submitter {sub.name}: EUP {sub.eup:.2f}, pie slice in spin 1 {limit}, "
+                   f"{sub.matched} matched this cycle")
+    if view.result.groups:
+        group = view.start.usage.group_of(job.submitter)
+        g = next((x for x in view.result.groups if x.name == group), None)
+        if g is not None:
+            out.append(f"group {g.name}: quota {g.quota:.2f}, allocated {g.allocated:.2f}, requested "
+                       f"{g.requested:g}, in use at the end {g.usage:g}, accepts surplus: {g.surplus}")
+    v = req.evaluate("ConcurrencyLimits")
+    if type(v) is str:
+        limits = view.start.limits
+        for name, amount in parse_limits(v):
+            out.append(f"concurrency limit {name}: asks {amount:g}, {limits.count.get(name, 0.0):g} in use at "
+                       f"cycle start, capacity {float(limits.capacity(name)):g}")
+    return out
 
 
 def analyze_submitter(view: PoolView, name: str) -> list[JobReport]:
@@ -130,8 +160,8 @@ def _verdict(view: PoolView, job: Job, both: int) -> tuple[str, str, str]:
         if m.preemption is not None:
             p = m.preemption
             who = f"job {p.job} of {p.user}" if p.job else f"the claim of {p.user}"
-            text += f", preempting {who} (RemoteUserPrio {p.remote_user_prio:.6g}, SubmitterUserPrio " \
-                    f"{p.submitter_user_prio:g}, slot Rank {p.rank_before:g} -> {p.rank_after:g})"
+            text += f", preempting {who} (RemoteUserPrio {p.remote_user_prio:.10g}, SubmitterUserPrio " \
+                    f"{p.submitter_user_prio:.10g}, slot Rank {p.rank_before:.10g} -> {p.rank_after:.10g})"
         return MATCHED, "", text
     if job.status != IDLE:
         return NOT_IDLE, "", f"not idle (JobStatus {job.status}): the cycle does not negotiate for it"

@@ -30,6 +30,7 @@ def job_text(r: JobReport) -> str:
     if r.outcome == "refused":
         return "\n".join(lines) + "\n"
     lines.append(f"Slots: {r.slots_total} in the pool, {r.slots_considered} considered by the cycle")
+    lines += [f"Context: {c}" for c in r.context]
     lines.append("The job's Requirements:")
     lines += _clause_table(r.clauses, "slots")
     lines.append(f"Its Requirements accept {r.job_accepts} slot(s); of those, {r.slot_accepts} slot(s) accept it.")

@@ -46,7 +46,7 @@ def test_job_1_2_first_refused_by_alices_slice(neg):
     slice_ = 6 * 10000 / 20001                # alice's share of the pool of 6
     assert "has taken 2 " in r.history[0] and f"{slice_:.6g}" in r.history[0]
     assert "slot2@node2.example.org" in r.verdict and "job 3.1 of guest@visitor.org" in r.verdict
-    assert "RemoteUserPrio 5e+06" in r.verdict and "SubmitterUserPrio 500" in r.verdict
+    assert "RemoteUserPrio 5000000," in r.verdict and "SubmitterUserPrio 500" in r.verdict
 
 
 def test_job_2_0_preempts_bob_by_machine_rank(neg):
@@ -217,3 +217,18 @@ def test_negotiate_explain_and_json():
     assert pre["1.0"] is None
     assert pre["2.0"] == {"job": None, "user": BOB, "RemoteUserPrio": 500.0, "SubmitterUserPrio": 500.0,
                           "rank_before": 0.0, "rank_after": 10.0}
+
+
+def test_concurrency_limit_names_its_numbers(tmp_path):
+    """FAST_LIMIT = 1 and two jobs asking for "fast": the second is refused by the limit,
+    and says so with the counter and the capacity."""
+    (tmp_path / "s.ads").write_text(SLOTS)
+    (tmp_path / "j.ads").write_text("\n".join(
+        f'ClusterId = 1\nProcId = {p}\nUser = "u@d"\nJobStatus = 1\nRequestMemory = 512\n'
+        f'ConcurrencyLimits = "fast"\nRequirements = TARGET.Memory >= RequestMemory\n' for p in range(2)))
+    (tmp_path / "c.config").write_text("FAST_LIMIT = 1\n")
+    view = view_of(tmp_path / "c.config", tmp_path / "s.ads", tmp_path / "j.ads")
+    r = analyze_job(view, "1.1")
+    assert r.mechanism == "concurrency-limit"
+    assert "fast: 1 in use + 1 asked > capacity 1" in r.verdict
+    assert "concurrency limit fast: asks 1, 0 in use at cycle start, capacity 1" in r.context
