@@ -232,3 +232,14 @@ def test_concurrency_limit_names_its_numbers(tmp_path):
     assert r.mechanism == "concurrency-limit"
     assert "fast: 1 in use + 1 asked > capacity 1" in r.verdict
     assert "concurrency limit fast: asks 1, 0 in use at cycle start, capacity 1" in r.context
+
+
+def test_docs_quote_real_output():
+    """docs/analyze.md and the negotiator README quote what the commands print."""
+    docs = (ROOT / "docs" / "analyze.md").read_text()
+    out = mm("analyze", *neg_args("--job", "1.2")).stdout
+    assert out in docs
+    readme = (NEG / "README.md").read_text()
+    explain = mm("negotiate", *neg_args("--explain")).stdout
+    tail = explain[explain.index("Preemptions:"):]
+    assert tail in readme

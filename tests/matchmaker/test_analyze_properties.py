@@ -19,7 +19,9 @@ SLOT_REQS = ["true", "TARGET.RequestMemory <= Memory", 'TARGET.Owner =!= "u1"', 
 JOB_REQS = ["TARGET.Memory >= RequestMemory", "TARGET.Memory >= RequestMemory && TARGET.HasDocker",
             "TARGET.HasDocker =!= false", "true", "TARGET.Cpus > 1 && TARGET.Memory >= RequestMemory"]
 CONFIGS = ["", "PREEMPTION_REQUIREMENTS = false", "NEGOTIATOR_CONSIDER_PREEMPTION = false",
-           "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\nfast_LIMIT = 1"]
+           "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\nfast_LIMIT = 1",
+           "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 2\nGROUP_QUOTA_group_b = 1\n"
+           "GROUP_ACCEPT_SURPLUS_group_b = true\nNEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = false"]
 
 
 @st.composite
@@ -52,6 +54,9 @@ def job_ads(draw):
         a["Requirements"] = ClassAd(f"[x = {draw(st.sampled_from(JOB_REQS))}]").lookup("x")
         if draw(st.booleans()):
             a["ConcurrencyLimits"] = "fast"
+        group = draw(st.sampled_from([None, "group_a", "group_b"]))
+        if group is not None:
+            a["AccountingGroup"] = f"{group}.{user.split('@')[0]}"
         out.append(a)
     return out
 
@@ -114,6 +119,7 @@ def test_without_limits_the_final_count_decides(slots, jobs):
     for a in jobs:
         a["User"], a["Owner"] = USERS[0], "u1"
         a.pop("ConcurrencyLimits", None)
+        a.pop("AccountingGroup", None)
     loaded, view = setup(slots, jobs, "")
     first = view.start.queues[USERS[0]].runs[0].jobs[0]
     r = analyze_job(view, first.id)
