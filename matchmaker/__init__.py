@@ -25,14 +25,14 @@ Typical use::
 """
 
 from .accounting.store import Accountant
-from .api import Loaded, load, negotiate
+from .api import Loaded, analyze, load, negotiate
 from .config.knobs import Knobs
 from .config.settings import Settings
-from .cycle.results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
+from .cycle.results import CycleResult, GroupSummary, Match, Preemption, Rejection, SubmitterSummary
 from .errors import ConfigError, StateError
 from .pool.ads import Job, Pool, Slot
 
 __all__ = [
-    "Accountant", "ConfigError", "CycleResult", "GroupSummary", "Job", "Knobs", "Loaded", "Match", "Pool", "Rejection",
-    "Settings", "Slot", "StateError", "SubmitterSummary", "load", "negotiate",
+    "Accountant", "ConfigError", "CycleResult", "GroupSummary", "Job", "Knobs", "Loaded", "Match", "Pool", "Preemption", "Rejection",
+    "Settings", "Slot", "StateError", "SubmitterSummary", "analyze", "load", "negotiate",
 ]

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
+from .analyze.pool_view import PoolView, prepare
 from .config.knobs import Knobs
 from .config.settings import Settings
 from .cycle.results import CycleResult
@@ -54,4 +55,10 @@ def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] 
         acct.close()
 
 
-__all__ = ["Loaded", "load", "negotiate"]
+def analyze(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = None) -> PoolView:
+    """The cycle ``negotiate`` would run at ``now``, kept for the ``analyze`` reports
+    (:mod:`matchmaker.analyze`); the store at ``state`` is only read."""
+    return prepare(loaded.pool, loaded.settings, loaded.knobs, now, str(state) if state is not None else None)
+
+
+__all__ = ["Loaded", "analyze", "load", "negotiate"]

@@ -47,8 +47,8 @@ def expanded(ad: ClassAd, attribute: str, depth: int = 3) -> list[Conjunct]:
     out: list[Conjunct] = []
     for c in split_conjuncts(ad.get_node(attribute)):
         node = c.node
-        target = ad.get_node(node.name) if type(node) is AttrRef and not node.absolute and depth > 0 else None
-        if target is not None and node.lname != attribute.lower():
+        if isinstance(node, AttrRef) and not node.absolute and depth > 0 and node.lname != attribute.lower() \
+                and ad.get_node(node.name) is not None:
             out += [Conjunct(0, sub.node, f"{node.name}: {sub.text}") for sub in expanded(ad, node.name, depth - 1)]
         else:
             out.append(c)

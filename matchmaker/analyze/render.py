@@ -46,8 +46,8 @@ def job_text(r: JobReport) -> str:
     if r.history:
         lines.append("Refused earlier in the cycle:" if r.outcome == "matched" else "Refusals during the cycle:")
         lines += [f"  {h}" for h in r.history]
-    for n in r.notes:
-        lines.append(f"Note: {n}")
+    for note in r.notes:
+        lines.append(f"Note: {note}")
     for s in r.suggestions:
         lines.append(f"Suggestion: {s.text()}")
     return "\n".join(lines) + "\n"
@@ -61,8 +61,8 @@ def slot_text(r: SlotReport) -> str:
     lines.append(f"Its Requirements accept {len(r.slot_accepts)} request(s); {len(r.both_ways)} accept it back.")
     for text, n in r.rejections[:3]:
         lines.append(f"  clause rejecting the most: {text}  ({n} request{'s' if n != 1 else ''})")
-    for n in r.notes:
-        lines.append(f"Note: {n}")
+    for note in r.notes:
+        lines.append(f"Note: {note}")
     return "\n".join(lines) + "\n"
 
 

@@ -60,10 +60,10 @@ def _job_attr(node: ast.Node, job: ClassAd) -> Optional[str]:
 
 
 def _numbers(node: ast.Node, slots: Sequence[ClassAd], job: ClassAd, ev: Callable[..., object]) -> set[float]:
-    out = set()
+    out: set[float] = set()
     for s in slots:
         v = ev(node, job, s)
-        if type(v) in (int, float):
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
             out.add(v)
     return out
 

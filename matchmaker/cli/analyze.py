@@ -16,9 +16,9 @@ from typing import Any, TextIO
 
 from classad.errors import ClassAdError
 
-from ..analyze import analyze_job, analyze_slot, analyze_submitter, prepare
+from ..analyze import analyze_job, analyze_slot, analyze_submitter
 from ..analyze.render import job_json, job_text, slot_json, slot_text
-from ..api import load
+from ..api import analyze, load
 
 
 def cmd_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -26,7 +26,7 @@ def cmd_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for w in loaded.warnings:
         err.write(f"matchmaker: {w}\n")
     now = float(args.now) if args.now is not None else time.time()   # the CLI is the edge: it may
-    view = prepare(loaded.pool, loaded.settings, loaded.knobs, now, args.state)
+    view = analyze(loaded, now=now, state=args.state)
     try:
         if args.slot is not None:
             reports: list[Any] = [analyze_slot(view, args.slot)]
