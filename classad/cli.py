@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence, TextIO
 
 from . import cli_query
 from .ad import ClassAd, ExprTree
+from .analyze import register as register_analyze
 from .errors import ClassAdError, FormatError, ParseError
 from .evaluate import default_strict, set_strict_mode
 from .formats import parseAds, write_ads
@@ -242,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("-k", "--keep-going", action="store_true",
                     help="report broken ads and go on (exit status 1 at the end)")
     co.set_defaults(run=cmd_convert)
+    register_analyze(sub)
     return parser
 
 

@@ -26,15 +26,16 @@ Typical use::
 """
 
 from .accounting.store import Accountant
-from .api import Loaded, load, load_ads, negotiate, simulate
+from .api import Loaded, analyze, load, load_ads, negotiate, simulate
 from .config.knobs import Knobs
 from .config.settings import Settings
-from .cycle.results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
+from .cycle.results import CycleResult, GroupSummary, Match, Preemption, Rejection, SubmitterSummary
 from .errors import ConfigError, StateError
 from .pool.ads import Job, Pool, Slot
 from .simulate import Simulation
 
 __all__ = [
-    "Accountant", "ConfigError", "CycleResult", "GroupSummary", "Job", "Knobs", "Loaded", "Match", "Pool", "Rejection",
-    "Settings", "Simulation", "Slot", "StateError", "SubmitterSummary", "load", "load_ads", "negotiate", "simulate",
+    "Accountant", "ConfigError", "CycleResult", "GroupSummary", "Job", "Knobs", "Loaded", "Match", "Pool", "Preemption",
+    "Rejection", "Settings", "Simulation", "Slot", "StateError", "SubmitterSummary", "analyze", "load", "load_ads",
+    "negotiate", "simulate",
 ]

@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from classad.ad import ClassAd
 
+from .analyze.pool_view import PoolView, prepare
 from .config.knobs import Knobs
 from .config.settings import Settings
 from .cycle.results import CycleResult
@@ -124,4 +125,12 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
         acct.close()
 
 
-__all__ = ["Loaded", "check_time", "load", "load_ads", "negotiate", "pool_options", "simulate"]
+
+
+def analyze(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = None) -> PoolView:
+    """The cycle ``negotiate`` would run at ``now``, kept for the ``analyze`` reports
+    (:mod:`matchmaker.analyze`); the store at ``state`` is only read."""
+    return prepare(loaded.pool, loaded.settings, loaded.knobs, now, str(state) if state is not None else None)
+
+
+__all__ = ["Loaded", "analyze", "check_time", "load", "load_ads", "negotiate", "pool_options", "simulate"]

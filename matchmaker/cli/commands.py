@@ -1,6 +1,8 @@
 """``matchmaker``: run one negotiation cycle, or show and edit user priorities and quotas.
 
-    matchmaker negotiate --config FILE --slots FILE --jobs FILE [--state DB] [--now EPOCH] [--json]
+    matchmaker negotiate --config FILE --slots FILE --jobs FILE [--state DB] [--now EPOCH] [--json] [--explain]
+    matchmaker analyze --config FILE --slots FILE --jobs FILE [--state DB] [--now EPOCH]
+                       [--job C.P | --submitter NAME | --slot NAME] [--json]
     matchmaker userprio --state DB [--json] [--setprio NAME VALUE] [--setfactor NAME VALUE]
                         [--resetusage NAME] [--delete NAME] [--now EPOCH]
     matchmaker userprio --state DB --quotas [--allusers] [--json]
@@ -46,6 +48,8 @@ from ..api import load, negotiate
 from ..cycle.negotiator import CycleResult
 from ..errors import StateError
 from . import simulate as simulate_command
+from .analyze import register as register_analyze
+from .explained import preemption_json, print_explanations
 
 PROG = "matchmaker"
 
@@ -67,12 +71,15 @@ def result_json(result: CycleResult) -> dict[str, Any]:
                                "preempted": m.preempted}
         if grouped:
             row.update(group=m.group, negotiating_group=m.negotiating_group, autoregroup=m.autoregroup)
+        if m.preemption is not None:
+            row["preemption"] = preemption_json(m.preemption)
         matches.append(row)
     doc: dict[str, Any] = {
         "matches": matches,
         "submitters": [{"name": s.name, "eup": s.eup, "limit": _num(s.limit), "matched": s.matched}
                        for s in result.submitters],
-        "rejected": [{"job": r.job, "reason": r.reason} for r in result.rejected],
+        "rejected": [{"job": r.job, "reason": r.reason, "mechanism": r.mechanism, "explanation": r.explanation}
+                     for r in result.rejected],
     }
     if grouped:
         doc["groups"] = [{"name": g.name, "quota": g.quota, "allocated": g.allocated, "usage": g.usage,
@@ -93,8 +100,9 @@ def _fmt(x: float) -> str:
     return "unlimited" if math.isinf(x) else f"{x:.2f}"
 
 
-def print_result(result: CycleResult, out: TextIO) -> None:
-    """The human-readable report: matches, submitters, groups (with quotas), rejected requests."""
+def print_result(result: CycleResult, out: TextIO, explain: bool = False) -> None:
+    """The human-readable report: matches, submitters, groups (with quotas), rejected requests;
+    with ``explain`` what allowed each preemption and what decided each rejection."""
     grouped = bool(result.groups)
     out.write(f"Matches: {len(result.matches)}\n")
     if result.matches:
@@ -114,7 +122,10 @@ def print_result(result: CycleResult, out: TextIO) -> None:
                  f"{g.usage:g}", str(g.matched)) for g in result.groups], out, right=(0, 2, 4, 5, 6, 7))
     if result.rejected:
         out.write(f"\nRejected: {len(result.rejected)}\n")
-        _table([("JOB", "REASON")] + [(r.job, r.reason) for r in result.rejected], out)
+        _table([("JOB", "DECIDED BY", "REASON")] + [(r.job, r.mechanism or "-", r.reason) for r in result.rejected],
+               out)
+    if explain:
+        print_explanations(result, out)
 
 
 # ---- commands --------------------------------------------------------------------------------
@@ -137,7 +148,7 @@ def cmd_negotiate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(result_json(result), out, indent=2)
         out.write("\n")
     else:
-        print_result(result, out)
+        print_result(result, out, explain=getattr(args, "explain", False))
     return 0
 
 
@@ -229,6 +240,8 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--allow-clock-skew", action="store_true",
                    help="accept a --now earlier than the state's last update (the interval restarts)")
     n.add_argument("--json", action="store_true", help="print one JSON object")
+    n.add_argument("--explain", action="store_true",
+                   help="also say what allowed each preemption and what decided each rejection")
     n.set_defaults(run=cmd_negotiate)
     u = sub.add_parser("userprio", help="show (and edit) user priorities, or show group quotas")
     u.add_argument("--state", required=True, help="accountant database (SQLite)")
@@ -245,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--now", help="time for --resetusage, seconds since the epoch")
     u.set_defaults(run=cmd_userprio)
     simulate_command.register(sub)
+    register_analyze(sub)
     return p
 
 

@@ -13,6 +13,7 @@ from classad.values import FLT_MAX
 
 from .candidates import Budget
 from .ephemeral import GroupContext, annotate_for, refresh_request
+from .explain import explain_rejection
 from .state import Cycle, SubmitterState
 
 INF = math.inf
@@ -69,6 +70,7 @@ def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, 
     subs = list(submitters)
     order: list[SubmitterState] = []
     grouped = group_name is not None
+    cycle.pass_cap = (group_name, group_quota, context.quotas if context else None)
     spin = 0
     while True:
         spin += 1
@@ -149,7 +151,9 @@ def negotiate_submitter(cycle: Cycle, s: SubmitterState, lim: float, lim_unclaim
                 refresh_request(req, cycle.usage.of(s.name), cycle.usage.of_group(cycle.usage.group_of(s.name)))
             cand, reason, by_limit = cycle.find(req, run.autocluster, s, only_rank, budget, cache)
             if cand is None:
-                cycle.reject(run.current().id, reason)
+                cycle.reject(run.current().id, reason,
+                             *explain_rejection(cycle, s, req, reason, only_rank=only_rank, budget=budget,
+                                                autocluster=run.autocluster))
                 rejected.add(run.autocluster)
                 limited = limited or by_limit
                 if limited and not pol.consider_preemption and not st.use_slot_weights:

@@ -31,6 +31,19 @@ class GroupSummary:
 
 
 @dataclass(frozen=True)
+class Preemption:
+    """What allowed a match to end another claim: the claim's job and user, both priorities,
+    and the slot's Rank for the running job (``CurrentRank``) and for the new one."""
+
+    job: Optional[str]              # the running job's JobId, when the slot ad names it
+    user: str                       # whose claim ends (RemoteUser / AccountingGroup)
+    remote_user_prio: float         # RemoteUserPrio: the claim holder's EUP
+    submitter_user_prio: float      # SubmitterUserPrio: the new match's EUP
+    rank_before: float              # the slot's CurrentRank
+    rank_after: float               # the slot's Rank for the new job
+
+
+@dataclass(frozen=True)
 class Match:
     """One match: the job, its submitter, the slot, why the slot was available, whom it preempts.
 
@@ -47,6 +60,7 @@ class Match:
     group: Optional[str] = None
     negotiating_group: str = ROOT_GROUP
     autoregroup: bool = False
+    preemption: Optional[Preemption] = None     # set when ``preempted`` is
 
 
 @dataclass(frozen=True)
@@ -61,10 +75,14 @@ class SubmitterSummary:
 
 @dataclass(frozen=True)
 class Rejection:
-    """A request that got no slot, with HTCondor's rejection text (spec §1.14)."""
+    """A request that got no slot: HTCondor's rejection text (spec §1.14), the mechanism
+    that decided (a short keyword, see :mod:`matchmaker.cycle.explain`) and a sentence
+    naming it with the knob and the numbers."""
 
     job: str
     reason: str
+    mechanism: str = ""
+    explanation: str = ""
 
 
 @dataclass
@@ -78,6 +96,7 @@ class CycleResult:
     usage: dict[str, float]
     spins: int = 0
     groups: list[GroupSummary] = field(default_factory=list)    # group quotas only, in group order
+    history: list[Rejection] = field(default_factory=list)      # every rejection in order, incl. later matched
 
     @property
     def group_quotas(self) -> dict[str, float]:
@@ -86,4 +105,4 @@ class CycleResult:
 
 
 
-__all__ = ["CycleResult", "GroupSummary", "Match", "Rejection", "SubmitterSummary"]
+__all__ = ["CycleResult", "GroupSummary", "Match", "Preemption", "Rejection", "SubmitterSummary"]

@@ -33,6 +33,7 @@ from ..pool.limits import claimed_limits, limits_reason
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
 from .ephemeral import ROOT_GROUP, GroupContext, GroupView, LiveUsage, MatchState, Priorities, annotate_slot
 from .evaluator import Evaluator, SlotEntry, group_slots
+from .explain import GROUP_MAP, preemption
 from .matching import Matcher
 from .results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
 
@@ -81,10 +82,14 @@ class Cycle:
         names = decisive_names([e.ad for e in entries], [j.ad for j in pool.jobs if j.status == IDLE]) \
             if entries and not pol.columnar else None
         self.classes = group_slots(entries, names)
+        self.entries = entries
+        self.explain_groups: Any = None     # built by cycle.explain on the first rejection
+        self.pass_cap: tuple[Optional[str], float, Optional[Mapping[str, float]]] = (None, float("inf"), None)
         self._available = len(entries)
         self.submitters = self._submitters(pool)
         self.matches: list[Match] = []
-        self._rejected: dict[str, str] = {}
+        self._rejected: dict[str, tuple[str, str, str]] = {}
+        self.history: list[Rejection] = []     # every rejection in order, later matched or not
         self._matched_jobs: set[str] = set()
         self.pie_left = 0.0
         self.spins = 0
@@ -179,15 +184,17 @@ class Cycle:
         self._matched_jobs.add(job.id)
         self._rejected.pop(job.id, None)
         grouped = context is not None and context.quotas is not None
+        why = preemption(e, req, s.eup, self.priorities.eup, self.usage, self.now) if preempted is not None else None
         self.matches.append(Match(job.id, s.name, slot.name, REASONS[cand.state], preempted, cost,
                                   self.usage.group_of(s.name) if grouped else None,
                                   context.negotiating_group if context else ROOT_GROUP,
-                                  bool(context and context.autoregroup)))
+                                  bool(context and context.autoregroup), why))
 
-    def reject(self, job_id: str, reason: str) -> None:
-        """Record a rejected request (the last reason wins)."""
+    def reject(self, job_id: str, reason: str, mechanism: str = "", explanation: str = "") -> None:
+        """Record a rejected request (the last reason wins) and what decided it."""
         self._rejected.pop(job_id, None)
-        self._rejected[job_id] = reason
+        self._rejected[job_id] = (reason, mechanism, explanation or reason)
+        self.history.append(Rejection(job_id, *self._rejected[job_id]))
 
     def find(self, req: ClassAd, autocluster: int, s: SubmitterState, only_rank: bool, budget: Budget,
              cache: list) -> tuple[Any, str, bool]:
@@ -214,10 +221,11 @@ class Cycle:
     def result(self, order: Sequence[SubmitterState], groups: Sequence[GroupSummary] = ()) -> CycleResult:
         """The cycle's outcome; requests refused at submit time come first among the rejected."""
         subs = [SubmitterSummary(s.name, s.eup, s.limit, s.matched) for s in order]
-        rejected = [Rejection(j, r) for j, r in self.refused] + \
-            [Rejection(j, r) for j, r in self._rejected.items() if j not in self._matched_jobs]
+        rejected = [Rejection(j, r, GROUP_MAP, r) for j, r in self.refused] + \
+            [Rejection(j, *r) for j, r in self._rejected.items() if j not in self._matched_jobs]
         warnings = self.warnings + list(self.evaluator.warnings.values())
-        return CycleResult(self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins, list(groups))
+        return CycleResult(self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins, list(groups),
+                           list(self.history))
 
 
 

@@ -59,7 +59,8 @@ def test_example_shows_every_reason():
     assert subs[ALICE]["limit"] == pytest.approx(6 * 10000 / 20001)
     assert subs[GUEST]["limit"] == pytest.approx(6 / 20001)
     assert [s["matched"] for s in doc["submitters"]] == [3, 1, 0]
-    assert doc["rejected"] == [{"job": "3.4", "reason": "no match found"}]
+    assert [(r["job"], r["reason"], r["mechanism"]) for r in doc["rejected"]] == \
+        [("3.4", "no match found", "unavailable")]
     assert set(doc) == {"matches", "submitters", "rejected"}
 
 
@@ -167,7 +168,8 @@ def test_ads_missing_requirements_warn(tmp_path):
         f"matchmaker: {jobs}:1: warning: job 1.0 has no Requirements; it matches no slot"]
     doc = json.loads(proc.stdout)
     assert [(m["job"], m["slot"]) for m in doc["matches"]] == [("2.0", "s2")]
-    assert doc["rejected"] == [{"job": "1.0", "reason": "no match found"}]
+    assert [(r["job"], r["reason"], r["mechanism"]) for r in doc["rejected"]] == \
+        [("1.0", "no match found", "requirements")]
 
 
 def test_error_valued_slot_rank(tmp_path):

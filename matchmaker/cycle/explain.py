@@ -1,0 +1,356 @@
+"""Explained results: which mechanism decided a rejection, and what allowed a preemption.
+
+HTCondor's rejection texts (spec §1.14) are short and sometimes misleading: a request
+turned away because its submitter's slice, or its group's quota, was used up is reported
+as "no match found" when the only search left (preemption by machine Rank) came back
+empty.  The cycle keeps that text in ``Rejection.reason`` and adds, from this module, a
+*mechanism* keyword and a plain sentence naming the knob and the numbers:
+
+=========================  ==============================================================
+``requirements``           no available slot satisfies both Requirements
+``unavailable``            slots accept it, but every one is claimed and not preemptible
+``preemption-requirements``  PREEMPTION_REQUIREMENTS refused the claimed slots it could take
+``submitter-limit``        the submitter's pie slice (its share of the pool) was used up
+``group-quota``            the submitter's group reached its quota (or an ancestor's cap)
+``concurrency-limit``      a concurrency limit the job asks for is exhausted
+``accounting-group-map``   refused at submit time by the accounting-group map
+=========================  ==============================================================
+
+Explaining a rejection asks the matcher's memoizing evaluator again for the pair tests,
+once per slot class, so it costs little next to the search it explains; the analyze
+reports (:mod:`matchmaker.analyze`) evaluate the same tests independently, with the
+language's evaluator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from classad.ad import ClassAd
+from classad.evaluate import eval_attribute, evaluate_top
+from classad.values import ERROR, UNDEFINED, truthiness
+
+from ..pool.limits import parse_limits
+from .ephemeral import MatchState
+from .evaluator import J_REQ, S_CURRENT, S_PREQ, S_RANK, S_REQ
+from .results import Preemption
+
+_KINDS = {"rank": S_RANK, "current": S_CURRENT, "preq": S_PREQ}
+REQUIREMENTS, UNAVAILABLE, PREEMPTION_REQUIREMENTS = "requirements", "unavailable", "preemption-requirements"
+SUBMITTER_LIMIT, GROUP_QUOTA, CONCURRENCY_LIMIT = "submitter-limit", "group-quota", "concurrency-limit"
+GROUP_MAP = "accounting-group-map"
+
+# Why a slot both sides accept was still not a candidate (see :func:`slot_availability`).
+AVAILABLE = "available"
+RANK_PREEMPTIBLE = "preemptible by machine Rank"
+PRIO_PREEMPTIBLE = "preemptible by priority"
+ALREADY_MATCHED = "already matched this cycle"
+SAME_SUBMITTER = "claimed by the same submitter"
+CLAIMED_IDLE = "claimed and idle (MATCHMAKER_SKIP_CLAIMED_IDLE = true)"
+ONLY_RANK = "claimed, machine Rank not better (the submitter is past its limit: only Rank preemption)"
+BETTER_PRIO = "claimed by a submitter with a better priority (MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP = true)"
+PREQ_FALSE = "claimed, PREEMPTION_REQUIREMENTS false"
+RANK_WORSE = "claimed, machine Rank worse for this job than for the running one"
+NOT_PREEMPTIBLE = "claimed, not preemptible by it (machine Rank not better, priority preemption not allowed)"
+EXAMINE = 16        # claims examined one by one per explained rejection
+TAKEABLE = (AVAILABLE, RANK_PREEMPTIBLE, PRIO_PREEMPTIBLE)
+
+
+def _state(usage: Any, now: float, my: ClassAd, target: Optional[ClassAd]) -> MatchState:
+    st = MatchState(usage, now)
+    st.my, st.target = my, target
+    return st
+
+
+def attribute(ad: ClassAd, name: str, target: Optional[ClassAd], usage: Any, now: float) -> object:
+    """``ad.name`` evaluated with ``ad`` as MY and ``target`` as TARGET (Undefined if absent)."""
+    node = ad.get_node(name)
+    if node is None:
+        return UNDEFINED
+    try:
+        return eval_attribute(ad, name.lower(), node, _state(usage, now, ad, target))
+    except RecursionError:
+        return ERROR
+
+
+def knob_value(node: Any, slot: ClassAd, req: ClassAd, usage: Any, now: float) -> object:
+    """A slot-side knob expression (PREEMPTION_REQUIREMENTS, ...) for the pair."""
+    return evaluate_top(node, slot, _state(usage, now, slot, req))
+
+
+def number(v: object) -> float:
+    """A rank as the matcher uses it: numbers and booleans, anything else 0."""
+    if type(v) in (int, float):
+        return float(v)  # type: ignore[arg-type]
+    if type(v) is bool:
+        return 1.0 if v else 0.0
+    return 0.0
+
+
+def both_accept(req: ClassAd, slot: ClassAd, usage: Any, now: float) -> bool:
+    """Whether the job's and the slot's Requirements both hold for the pair."""
+    return truthiness(attribute(req, "Requirements", slot, usage, now)) is True and \
+        truthiness(attribute(slot, "Requirements", req, usage, now)) is True
+
+
+@dataclass(frozen=True)
+class Context:
+    """What :func:`slot_availability` needs to know about the request and the cycle."""
+
+    submitter: str
+    submitter_eup: float
+    eup_of: Any
+    policy: Any
+    usage: Any
+    now: float
+    only_rank: bool = False
+
+
+def direct_values(ctx: Context, req: ClassAd) -> Callable[[str, Any], object]:
+    """``values(name, entry)`` for :func:`slot_availability` by plain evaluation: the slot's
+    ``rank`` and ``current`` (numbers) and ``preq`` (PREEMPTION_REQUIREMENTS, a bool)."""
+    def values(name: str, entry: Any) -> object:
+        if name == "preq":
+            node = ctx.policy.preemption_requirements
+            return truthiness(knob_value(node, entry.ad, req, ctx.usage, ctx.now)) is True
+        return number(attribute(entry.ad, "Rank" if name == "rank" else "CurrentRank", req, ctx.usage, ctx.now))
+    return values
+
+
+def slot_availability(ctx: Context, entry: Any, req: ClassAd,
+                      values: Optional[Callable[[str, Any], object]] = None) -> str:
+    """Why ``entry`` (a slot both sides accept) is or is not a candidate for ``req``: the
+    matcher's preemption tests (spec §1.8), without the submitter limit and concurrency
+    limits, which the caller reports separately.  ``values`` supplies the slot's Rank,
+    CurrentRank and PREEMPTION_REQUIREMENTS (default: :func:`direct_values`)."""
+    if not entry.alive:
+        return ALREADY_MATCHED
+    if entry.remote is None:
+        return ONLY_RANK if ctx.only_rank else AVAILABLE
+    return _claimed_availability(ctx, entry, req, values)
+
+
+def _claimed_availability(ctx: Context, entry: Any, req: ClassAd,
+                          values: Optional[Callable[[str, Any], object]] = None) -> str:
+    remote, pol = entry.remote, ctx.policy
+    if pol.skip_claimed_idle and entry.claimed_idle:
+        return CLAIMED_IDLE
+    get = values or direct_values(ctx, req)
+    rank, current = get("rank", entry), get("current", entry)
+    if rank > current:  # type: ignore[operator]
+        return RANK_PREEMPTIBLE
+    if ctx.only_rank:
+        return ONLY_RANK
+    if remote == ctx.submitter:
+        return SAME_SUBMITTER
+    if pol.preemption_needs_better_eup and not ctx.submitter_eup < ctx.eup_of(remote):
+        return BETTER_PRIO
+    if pol.preemption_requirements is not None and not get("preq", entry):
+        return PREQ_FALSE
+    if rank < current:  # type: ignore[operator]
+        return RANK_WORSE
+    return PRIO_PREEMPTIBLE
+
+
+def preemption(entry: Any, req: ClassAd, submitter_eup: float, eup_of: Any, usage: Any, now: float) -> Preemption:
+    """What allowed a match on a claimed slot: the job and user it ends and the values compared."""
+    ad = entry.ad
+    job = attribute(ad, "JobId", None, usage, now)
+    return Preemption(job if type(job) is str else None, entry.remote, float(eup_of(entry.remote)),
+                      float(submitter_eup), number(attribute(ad, "CurrentRank", req, usage, now)),
+                      number(attribute(ad, "Rank", req, usage, now)))
+
+
+# ---- rejections ------------------------------------------------------------------------------
+
+
+def concurrency_text(names: Sequence[str], limits: Any, req: ClassAd) -> str:
+    """Which limits are full, with their counters and capacities."""
+    asked = {}
+    v = req.evaluate("ConcurrencyLimits")
+    if type(v) is str:
+        asked = dict(parse_limits(v))
+    parts = []
+    for name in names:
+        used, cap = limits.count.get(name, 0.0), float(limits.capacity(name))
+        parts.append(f"{name}: {used:g} in use + {asked.get(name, 1.0):g} asked > capacity {cap:g} "
+                     f"({name.upper()}_LIMIT)")
+    return "concurrency limit reached: " + "; ".join(parts)
+
+
+def group_cap_text(settings: Any, usage: Any, group: str, pass_limit: float,
+                   quotas: Optional[dict]) -> str:
+    """Why a group pass could hand out no more: the group at its limit, naming the cap."""
+    tree = settings.group_tree
+    in_use = usage.of_group(group)
+    quota = (quotas or {}).get(group)
+    q = f" (effective quota {quota:.2f})" if quota is not None else ""
+    text = f"group {group} is at its limit of {pass_limit:g} for this pass{q}, with {in_use:g} in use"
+    if tree is None or group not in tree.nodes:
+        return text
+    if settings.strict_enforce_quota:
+        subtree = _subtree_usage(tree, usage)
+        name: Optional[str] = group
+        while name is not None:
+            node = tree.nodes[name]
+            if not node.accept_surplus and name != group:
+                cap = node.config_quota if node.is_static else None
+                if cap is not None and subtree[name] >= cap:
+                    return (f"{text}: ancestor {name} does not accept surplus and its subtree uses "
+                            f"{subtree[name]:g} of its quota {cap:g} (NEGOTIATOR_STRICT_ENFORCE_QUOTA = true, "
+                            f"GROUP_ACCEPT_SURPLUS_{name} = false)")
+            name = node.parent
+    over = "true" if settings.allow_quota_oversubscription else "false"
+    surplus = "true" if tree.nodes[group].accept_surplus else "false"
+    return (f"{text} (GROUP_ACCEPT_SURPLUS_{group} = {surplus}, "
+            f"NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = {over})")
+
+
+def _subtree_usage(tree: Any, usage: Any) -> dict[str, float]:
+    out = {name: usage.of_group(name) for name in tree.order}
+    for name in reversed(tree.order):
+        parent = tree.nodes[name].parent
+        if parent is not None:
+            out[parent] += out[name]
+    return out
+
+
+def limit_text(name: str, used: float, lim: float, eup: float, only_rank: bool, ceiling: bool = False) -> str:
+    """The submitter-limit sentence."""
+    what = "SUBMITTER_CEILING" if ceiling else f"pie slice at EUP {eup:.2f}"
+    head = f"submitter limit reached: {name} has taken {used:g} this spin of its limit {lim:.6g} ({what})"
+    if only_rank:
+        head += "; past its limit only preemption by machine Rank is tried, and no slot prefers this job"
+    return head
+
+
+def unavailable_text(counts: dict[str, int]) -> str:
+    """``"3 slots accept it; unavailable: 2 claimed by ..., 1 already matched this cycle"``."""
+    total = sum(counts.values())
+    parts = ", ".join(f"{n} {why}" for why, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"{total} slot{'s' if total != 1 else ''} accept it, none can take it now: {parts}"
+
+
+class _Index:
+    """The cycle's slots grouped by the matcher's slot classes (slots that agree on every
+    name the match tests read; each slot alone without classes), claimed slots further
+    by (claim holder, claimed-idle), with matched slots counted as the cycle goes."""
+
+    def __init__(self, entries: Sequence[Any]) -> None:
+        by: dict[int, int] = {}
+        self.reps: list[Any] = []
+        self.free: list[int] = []                         # unclaimed slots per group
+        self.claims: list[dict[tuple, list[Any]]] = []    # (remote, idle) -> claimed slots
+        self.dead: list[dict[Any, int]] = []              # None or (remote, idle) -> matched
+        self.where: dict[str, tuple[int, Any]] = {}
+        for e in entries:
+            key = id(getattr(e, "cls", None) or e)
+            g = by.get(key)
+            if g is None:
+                g = by[key] = len(self.reps)
+                self.reps.append(e)
+                self.free.append(0)
+                self.claims.append({})
+                self.dead.append({})
+            bucket = None if e.remote is None else (e.remote, e.claimed_idle)
+            if bucket is None:
+                self.free[g] += 1
+            else:
+                self.claims[g].setdefault(bucket, []).append(e)
+            self.where[e.slot.name] = (g, bucket)
+        self.seen = 0
+        self.accepting: dict[tuple, list[int]] = {}        # (submitter, autocluster) -> groups
+
+    def catch_up(self, matches: Sequence[Any]) -> None:
+        """Count the matches made since the last call."""
+        for m in matches[self.seen:]:
+            place = self.where.get(m.slot)
+            if place is not None:
+                dead = self.dead[place[0]]
+                dead[place[1]] = dead.get(place[1], 0) + 1
+        self.seen = len(matches)
+
+
+def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) -> dict[str, int]:
+    """The slots both sides accept, counted by :func:`slot_availability`.  The matcher's
+    memoizing evaluator answers the pair tests once per slot class and autocluster, the
+    preemption tests once per class and claim holder, for at most ``EXAMINE`` of those
+    (a large pool's other claims are counted as :data:`NOT_PREEMPTIBLE`)."""
+    index = cycle.explain_groups
+    if index is None:
+        index = cycle.explain_groups = _Index(cycle.entries)
+    index.catch_up(cycle.matches)
+    ev = cycle.evaluator
+    ev.use_request(req)
+    ctx = Context(s.name, s.eup, cycle.priorities.eup, cycle.settings.policy, cycle.usage, cycle.now)
+
+    def values(name: str, entry: Any) -> object:
+        return ev.value(entry, _KINDS[name])
+
+    counts: dict[str, int] = {}
+
+    def add(why: str, n: int) -> None:
+        if n > 0:
+            counts[why] = counts.get(why, 0) + n
+
+    key = (s.name, autocluster)
+    accepting = index.accepting.get(key) if autocluster is not None else None
+    if accepting is None:
+        accepting = [g for g, rep in enumerate(index.reps) if ev.value(rep, J_REQ) and ev.value(rep, S_REQ)]
+        if autocluster is not None:
+            index.accepting[key] = accepting
+    examined = 0
+    for g in accepting:
+        dead = index.dead[g]
+        add(ALREADY_MATCHED, sum(dead.values()))
+        add(AVAILABLE, index.free[g] - dead.get(None, 0))
+        for (remote, idle), claimed in index.claims[g].items():
+            alive = len(claimed) - dead.get((remote, idle), 0)
+            if alive <= 0:
+                continue
+            if remote == s.name and not idle:
+                why = SAME_SUBMITTER
+            elif examined < EXAMINE:
+                examined += 1
+                why = _claimed_availability(ctx, claimed[0], req, values)
+            else:
+                why = NOT_PREEMPTIBLE
+            add(why, alive)
+    return counts
+
+
+def explain_rejection(cycle: Any, s: Any, req: ClassAd, reason: str, *, only_rank: bool, budget: Any,
+                      autocluster: Optional[int] = None) -> tuple[str, str]:
+    """(mechanism, sentence) for a request the cycle rejected with HTCondor's ``reason``.
+
+    ``cycle`` is the running :class:`~matchmaker.cycle.state.Cycle` (its ``pass_cap`` says
+    which group pass is running), ``s`` the submitter, ``budget`` its spin budget."""
+    if reason.startswith("concurrency limit "):
+        names = reason[len("concurrency limit "):-len(" reached")].split(", ")
+        return CONCURRENCY_LIMIT, concurrency_text(names, cycle.limits, req)
+    group, group_limit, quotas = cycle.pass_cap
+    if reason == "submitter limit exceeded" or only_rank:
+        if group is not None and cycle.usage.of_group(group) >= group_limit:
+            text = group_cap_text(cycle.settings, cycle.usage, group, group_limit, quotas)
+            if only_rank:
+                text += "; only preemption by machine Rank is tried, and no slot prefers this job"
+            return GROUP_QUOTA, text
+        return SUBMITTER_LIMIT, limit_text(s.name, budget.used, budget.lim, s.eup, only_rank)
+    counts = _availability(cycle, s, req, autocluster)
+    if reason == "PREEMPTION_REQUIREMENTS == False":
+        return PREEMPTION_REQUIREMENTS, "PREEMPTION_REQUIREMENTS is false for the claimed slots it could " \
+            "preempt by priority; " + unavailable_text(counts)
+    if not counts:
+        return REQUIREMENTS, f"no match found: none of the {len(cycle.entries)} slots considered satisfies " \
+            "both the job's and the slot's Requirements"
+    return UNAVAILABLE, "no match found: " + unavailable_text(counts)
+
+
+__all__ = [
+    "ALREADY_MATCHED", "AVAILABLE", "CONCURRENCY_LIMIT", "GROUP_MAP", "GROUP_QUOTA", "PREEMPTION_REQUIREMENTS",
+    "PRIO_PREEMPTIBLE", "RANK_PREEMPTIBLE", "REQUIREMENTS", "SUBMITTER_LIMIT", "TAKEABLE", "UNAVAILABLE", "Context",
+    "attribute", "both_accept", "concurrency_text", "explain_rejection", "group_cap_text", "knob_value", "limit_text", "number",
+    "preemption", "slot_availability", "unavailable_text",
+]
