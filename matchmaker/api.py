@@ -11,13 +11,14 @@ The ``matchmaker`` command is a thin layer over these two functions.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from .config.knobs import Knobs
 from .config.settings import Settings
 from .cycle.results import CycleResult
 from .cycle.session import open_accountant, run_cycle
+from .policies.params import policy_params
 from .pool.ads import Pool, load_pool
 
 
@@ -36,6 +37,9 @@ def load(config: str | os.PathLike, slots: str | os.PathLike, jobs: str | os.Pat
     (``ConfigError`` or ``FormatError``) naming file, line and column."""
     knobs = Knobs.from_file(str(config))
     settings = Settings.from_knobs(knobs)
+    policy = policy_params(knobs)
+    if policy.name != "htcondor":
+        settings = replace(settings, priority_policy=policy)
     pool = load_pool(slots, jobs, use_slot_weights=settings.use_slot_weights,
                      slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight,
                      uid_domain=settings.uid_domain, group_mapping=settings.group_mapping)
