@@ -25,7 +25,8 @@ import math
 import os
 import sys
 import time
-from typing import Any, Optional, Sequence, TextIO
+from collections.abc import Sequence
+from typing import Any, Optional, TextIO
 
 from classad.errors import ClassAdError
 
@@ -43,6 +44,7 @@ from ..accounting.store import Accountant
 from ..api import load, negotiate
 from ..cycle.negotiator import CycleResult
 from ..errors import StateError
+from . import policies
 
 PROG = "matchmaker"
 
@@ -225,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--delete", action="append", metavar="NAME")
     u.add_argument("--now", type=float, help="time for --resetusage, seconds since the epoch")
     u.set_defaults(run=cmd_userprio)
+    policies.register(u)
     return p
 
 
@@ -241,14 +244,14 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, as cat does.
         try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the final flush
+            sys.stdout = open(os.devnull, "w")
         except OSError:
             pass
         return 1
     except OSError as exc:
         err.write(f"{PROG}: {exc.filename or '<system>'}: error: {exc.strerror or exc}\n")
         return 1
-    except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
+    except Exception as exc:
         err.write(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)\n")
         return 1
 
