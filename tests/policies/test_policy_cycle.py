@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from classad.ad import ClassAd
+from matchmaker.api import load, negotiate as api_negotiate
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
 from matchmaker.cycle.ephemeral import StaticPriorities
@@ -129,3 +131,14 @@ def test_bad_policy_knobs_name_file_and_line(text, line):
 
 def test_default_is_htcondor():
     assert policy_params(Knobs.from_string("")).name == "htcondor"
+
+
+def test_htcondor_policy_is_the_pie_unchanged(tmp_path):
+
+    ex = Path(__file__).resolve().parents[2] / "examples" / "negotiator"
+    conf = tmp_path / "n.config"
+    conf.write_text((ex / "negotiator.config").read_text() + "\nMATCHMAKER_PRIORITY_POLICY = htcondor\n")
+    plain = api_negotiate(load(ex / "negotiator.config", ex / "slots.ads", ex / "jobs.ads"), now=1700000000)
+    named = api_negotiate(load(conf, ex / "slots.ads", ex / "jobs.ads"), now=1700000000)
+    assert load(conf, ex / "slots.ads", ex / "jobs.ads").settings.priority_policy is None
+    assert plain.matches == named.matches and plain.rejected == named.rejected
