@@ -158,6 +158,8 @@ _TABLE = (
          "manual: a submitter's jobs after priority in QDate order, not ClusterId/ProcId (§1.15.3)"),
     # priority policies (LSF, Maui, DIRAC, Slurm; htcondor = the pie spin, unchanged)
     Knob("MATCHMAKER_PRIORITY_POLICY", "string", "htcondor", "who goes first: htcondor, lsf, maui, dirac or slurm"),
+    Knob("MATCHMAKER_POLICY_PRIORITY_EXPR", "expr", None,
+         "lsf/maui/slurm: the priority as an expression of the policy's attributes (unset: built in)"),
     Knob("LSF_USER_SHARES", "string", None, "LSF share accounts: [user, shares] ... (user may be a dotted path)"),
     Knob("LSF_DEFAULT_SHARES", "float", "1", "shares of an account not in LSF_USER_SHARES", minimum=0.0),
     Knob("LSF_CPU_TIME_FACTOR", "float", "0.7", "weight of decayed CPU hours", minimum=0.0),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from classad.ad import ClassAd
-from classad.evaluate import new_state
+from classad.evaluate import evaluate_top, new_state
 
 from ..pool.ads import Job
 
@@ -49,6 +49,15 @@ def text(ad: ClassAd, name: str, now: float) -> Optional[str]:
     """A string attribute of ``ad`` (None when missing or not a string)."""
     v = ad.evaluate(name, state=new_state(ad, clock=lambda: now))
     return v if type(v) is str else None
+
+
+def evaluate_number(expr: Any, attrs: Mapping[str, Any], now: float) -> Optional[float]:
+    """``expr`` evaluated in an ad of ``attrs`` (None when it is not a number)."""
+    ad = ClassAd(dict(attrs))
+    v = evaluate_top(expr, ad, new_state(ad, clock=lambda: now))
+    if type(v) in (int, float) and v == v:
+        return float(v)
+    return None
 
 
 def cpus(job: Job, now: float) -> float:
@@ -111,4 +120,4 @@ class Runner:
         return dict(old)
 
 
-__all__ = ["Ledger", "Pending", "Runner", "cpu_seconds", "cpus", "group_of", "number", "text", "wall_seconds"]
+__all__ = ["Ledger", "Pending", "Runner", "cpu_seconds", "cpus", "evaluate_number", "group_of", "number", "text", "wall_seconds"]

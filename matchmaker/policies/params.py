@@ -44,6 +44,7 @@ class PolicyConfig:
     dirac_default_group: str = "user"
     dirac_consolidation: str = "avg"
     dirac_seed: int = 0
+    priority_expr: Any = None            # MATCHMAKER_POLICY_PRIORITY_EXPR (a parsed expression) or None
     lookup: Callable[[str, str], Any] = field(default=lambda _p, _n: None, compare=False)
 
     def maui_cred(self, kind: str, name: str, what: str = "PRIORITY") -> Any:
@@ -147,7 +148,8 @@ def policy_params(knobs: Any) -> PolicyConfig:
                         dirac_job_sharing=frozenset(g("DIRAC_JOBSHARING") or ()),
                         dirac_default_group=g("DIRAC_DEFAULT_GROUP") or "user",
                         dirac_consolidation=_choice(knobs, "DIRAC_PRIORITY_CONSOLIDATION", ("avg", "sum")),
-                        dirac_seed=g("DIRAC_SEED"), lookup=lookup)
+                        dirac_seed=g("DIRAC_SEED"), priority_expr=g("MATCHMAKER_POLICY_PRIORITY_EXPR"),
+                        lookup=lookup)
 
 
 def maui_target(cfg: PolicyConfig, kind: str, name: Optional[str]) -> Optional[str]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..pool.ads import Job
 from . import dirac, lsf, maui, slurm
-from .jobs import Ledger, Pending, Runner, cpus, group_of, number, text, wall_seconds
+from .jobs import Ledger, Pending, Runner, cpus, evaluate_number, group_of, number, text, wall_seconds
 from .params import PolicyConfig, maui_target
 
 
@@ -45,8 +45,9 @@ class LsfRunner(Runner):
     name = "lsf"
 
     def __init__(self, cfg: PolicyConfig) -> None:
-        self.p = cfg.lsf
+        self.p, self.expr = cfg.lsf, cfg.priority_expr
         self.usage: dict[str, lsf.LsfUsage] = {}
+        self.now = 0.0
 
     def shares(self, account: str) -> float:
         s = self.p.shares
@@ -65,7 +66,16 @@ class LsfRunner(Runner):
                               for j in mine),
                 job_slots=sum(cpus(j, now) for j in mine))
 
+    def account_attributes(self, account: str) -> dict[str, float]:
+        """What ``MATCHMAKER_POLICY_PRIORITY_EXPR`` sees of an account."""
+        u = self.usage.get(account, lsf.LsfUsage())
+        return {"LsfShares": self.shares(account), "LsfCpuHours": u.cpu_hours, "LsfRunHours": u.run_hours,
+                "LsfHistRunHours": u.hist_run_hours, "LsfJobSlots": u.job_slots}
+
     def priority(self, account: str) -> float:
+        if self.expr is not None:
+            v = evaluate_number(self.expr, self.account_attributes(account), self.now)
+            return v if v is not None else 0.0
         return lsf.dynamic_priority(self.shares(account), self.usage.get(account, lsf.LsfUsage()), self.p)
 
     def pick(self, pending) -> int:
@@ -77,9 +87,7 @@ class LsfRunner(Runner):
         self.usage[job.submitter] = replace(u, job_slots=u.job_slots + cpus(job, self.now))
 
     def attributes(self, job) -> dict[str, Any]:
-        u = self.usage.get(job.submitter, lsf.LsfUsage())
-        return {"LsfShares": self.shares(job.submitter), "LsfDynamicPriority": self.priority(job.submitter),
-                "LsfCpuHours": u.cpu_hours, "LsfRunHours": u.run_hours, "LsfJobSlots": u.job_slots}
+        return {**self.account_attributes(job.submitter), "LsfDynamicPriority": self.priority(job.submitter)}
 
     def report(self) -> list[dict[str, Any]]:
         rows = [{"name": a, "shares": self.shares(a), "priority": self.priority(a), "started": u.job_slots,
@@ -103,6 +111,7 @@ class MauiRunner(Runner):
         self.cfg, self.p = cfg, cfg.maui
         self.prio: dict[str, float] = {}
         self.parts: dict[str, dict[str, dict[str, float]]] = {}
+        self.values: dict[str, dict[str, float]] = {}
 
     def begin_cycle(self, now, pending, running, ledger, pool_cpus) -> None:
         self.now = now
@@ -140,7 +149,13 @@ class MauiRunner(Runner):
                 sub["XFACTOR"] = p.subweight("XFACTOR") + (self.cfg.maui_cred("QOS", qos, "XFWEIGHT") or 0.0)
                 p = replace(p, subweights=sub)
             self.parts[j.id] = {c: {"weighted": p.weight(c) * maui.component(v, p, c)} | v for c, v in values.items()}
-            self.prio[j.id] = maui.start_priority(values, p, number(j.ad, "MauiSystemPriority", now))
+            system = number(j.ad, "MauiSystemPriority", now)
+            self.values[j.id] = {MAUI_ATTRS[sub]: v for comp in values.values() for sub, v in comp.items()}
+            if self.cfg.priority_expr is not None:
+                v = evaluate_number(self.cfg.priority_expr, self.values[j.id], now)
+                self.prio[j.id] = maui.finish(v if v is not None else 0.0, p, system)
+            else:
+                self.prio[j.id] = maui.start_priority(values, p, system)
 
     def _key(self, item: Pending) -> tuple:
         j = item.job
@@ -151,7 +166,7 @@ class MauiRunner(Runner):
 
     def attributes(self, job) -> dict[str, Any]:
         parts = self.parts.get(job.id, {})
-        out: dict[str, Any] = {"MauiStartPriority": self.prio.get(job.id, 1.0)}
+        out: dict[str, Any] = {"MauiStartPriority": self.prio.get(job.id, 1.0), **self.values.get(job.id, {})}
         out.update({f"Maui{c.title()}Priority": v["weighted"] for c, v in parts.items()})
         return out
 
@@ -172,6 +187,13 @@ class MauiRunner(Runner):
             b[0] += used.get(a, 0.0)
             out[a] = Ledger(b[0], tuple(b[: self.p.fs_depth]), now)
         return out
+
+
+# What MATCHMAKER_POLICY_PRIORITY_EXPR (and the request ad) sees of each Maui subcomponent.
+MAUI_ATTRS = {"QUEUETIME": "MauiQueueMinutes", "XFACTOR": "MauiXFactor", "USER": "MauiUserPriority",
+              "GROUP": "MauiGroupPriority", "QOS": "MauiQosPriority", "FSUSER": "MauiFSUserDelta",
+              "PROC": "MauiProcs", "MEM": "MauiMemory", "WALLTIME": "MauiWallTime", "UJOB": "MauiUserJobs",
+              "UPROC": "MauiUserProcs"}
 
 
 def _shifted(h: Ledger, now: float, p: maui.MauiParams) -> tuple[float, ...]:
@@ -278,7 +300,12 @@ class SlurmRunner(Runner):
                  "jobsize": (1.0 - size) if self.p.favor_small else size,
                  "nice": number(j.ad, "Nice", now)}
             self.factors[j.id] = f
-            self.prio[j.id] = slurm.job_priority(self.p, **f)
+            if self.cfg.priority_expr is not None:
+                attrs = {SLURM_ATTRS[k]: v for k, v in f.items()}
+                v = evaluate_number(self.cfg.priority_expr, attrs, now)
+                self.prio[j.id] = slurm.finish(v if v is not None else 0.0, self.p)
+            else:
+                self.prio[j.id] = slurm.job_priority(self.p, **f)
 
     def pick(self, pending) -> int:
         def key(i: int) -> tuple:
@@ -288,8 +315,7 @@ class SlurmRunner(Runner):
 
     def attributes(self, job) -> dict[str, Any]:
         f = self.factors.get(job.id, {})
-        return {"SlurmPriority": self.prio.get(job.id, 1.0), "FairShareFactor": f.get("fairshare", 0.0),
-                "SlurmAgeFactor": f.get("age", 0.0)}
+        return {"SlurmPriority": self.prio.get(job.id, 1.0), **{SLURM_ATTRS[k]: v for k, v in f.items()}}
 
     def report(self) -> list[dict[str, Any]]:
         rows = [{"name": jid, "priority": self.prio[jid], **{k: v for k, v in f.items()}}
@@ -306,6 +332,10 @@ class SlurmRunner(Runner):
             out[a] = Ledger(h.value * d + used.get(a, 0.0) * d, updated=now)
         return out
 
+
+# What MATCHMAKER_POLICY_PRIORITY_EXPR (and the request ad) sees of each Slurm factor.
+SLURM_ATTRS = {"age": "SlurmAgeFactor", "fairshare": "FairShareFactor", "qos": "SlurmQosFactor",
+               "jobsize": "SlurmJobSizeFactor", "nice": "Nice"}
 
 RUNNERS = {"lsf": LsfRunner, "maui": MauiRunner, "dirac": DiracRunner, "slurm": SlurmRunner}
 

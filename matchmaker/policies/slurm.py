@@ -118,6 +118,11 @@ def job_priority(p: SlurmParams, *, age: float = 0.0, fairshare: float = 0.0, qo
     """The job priority from its factors; floored at 1, truncated and capped at 2^32-1."""
     prio = (p.weight_age * age + p.weight_fairshare * fairshare + p.weight_qos * qos
             + p.weight_partition * partition + p.weight_jobsize * jobsize - nice)
+    return finish(prio, p)
+
+
+def finish(prio: float, p: SlurmParams = SlurmParams()) -> float:
+    """Slurm's post-processing: at least 1, truncated to an integer, at most 2^32-1."""
     prio = max(prio, 1.0)
     if p.truncate:
         prio = float(math.floor(prio))
@@ -125,4 +130,4 @@ def job_priority(p: SlurmParams, *, age: float = 0.0, fairshare: float = 0.0, qo
 
 
 __all__ = ["BETTER", "MAX_PRIORITY", "NAME", "Assoc", "SlurmParams", "age_factor", "decay_per_second", "decayed",
-           "fair_tree", "interval_usage", "job_priority", "level_fairshare"]
+           "fair_tree", "finish", "interval_usage", "job_priority", "level_fairshare"]

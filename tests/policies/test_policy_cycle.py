@@ -142,3 +142,37 @@ def test_htcondor_policy_is_the_pie_unchanged(tmp_path):
     named = api_negotiate(load(conf, ex / "slots.ads", ex / "jobs.ads"), now=1700000000)
     assert load(conf, ex / "slots.ads", ex / "jobs.ads").settings.priority_policy is None
     assert plain.matches == named.matches and plain.rejected == named.rejected
+
+
+MAUI_JOBS = (job("john@d", 1, extra=f"QDate = {int(NOW) - 600}") + job("alice@d", 2, extra=f"QDate = {int(NOW) - 299 * 60}")
+             + job("alice@d", 3, extra=f"QDate = {int(NOW) - 311 * 60}"))
+
+
+def test_priority_expression_reproduces_the_built_in_maui_formula():
+    cfg = "MATCHMAKER_PRIORITY_POLICY = maui\nMAUI_USERWEIGHT = 1\nMAUI_USERCFG_john_PRIORITY = 300\n"
+    built_in, _ = run(cfg, slots(3), MAUI_JOBS)
+    edited, runner = run(cfg + "MATCHMAKER_POLICY_PRIORITY_EXPR = MauiQueueMinutes + MauiUserPriority\n",
+                         slots(3), MAUI_JOBS)
+    assert [m.job for m in edited.matches] == [m.job for m in built_in.matches] == ["3.0", "1.0", "2.0"]
+    assert [r["priority"] for r in runner.report()] == pytest.approx([311, 310, 299])
+
+
+def test_an_edited_priority_expression_changes_the_order():
+    cfg = ("MATCHMAKER_PRIORITY_POLICY = maui\nMAUI_USERCFG_john_PRIORITY = 300\n"
+           "MATCHMAKER_POLICY_PRIORITY_EXPR = MauiQueueMinutes / 10 + MauiUserPriority\n")
+    result, _ = run(cfg, slots(3), MAUI_JOBS)
+    assert [m.job for m in result.matches] == ["1.0", "3.0", "2.0"]
+
+
+def test_lsf_priority_expression_is_static_fair_share():
+    cfg = LSF + "MATCHMAKER_POLICY_PRIORITY_EXPR = LsfShares\n"
+    jobs = "".join(job(u, c, p) for u, c in (("A@d", 1), ("C@d", 3)) for p in range(3))
+    result, _ = run(cfg, slots(4), jobs)
+    # static: C's 20 shares always beat A's 10, whatever C starts
+    assert [m.submitter for m in result.matches] == ["C@d", "C@d", "C@d", "A@d"]
+
+
+def test_slurm_expression_is_truncated():
+    cfg = ("MATCHMAKER_PRIORITY_POLICY = slurm\nMATCHMAKER_POLICY_PRIORITY_EXPR = 1000 * FairShareFactor + 0.9\n")
+    _, runner = run(cfg, slots(1), job("a@d", 1))
+    assert runner.report()[0]["priority"] == 1000
