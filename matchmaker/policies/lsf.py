@@ -10,7 +10,7 @@ share tree, each level picks the sibling with the highest priority and descends
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
@@ -111,9 +111,14 @@ def _fields(u: LsfUsage) -> tuple[float, ...]:
 
 
 def pick_leaf(children: Mapping[str, Sequence[str]], shares: Mapping[str, float], usage: Mapping[str, LsfUsage],
-              ready: set[str], p: LsfParams = LsfParams(), root: str = "") -> Optional[str]:
+              ready: set[str], p: LsfParams = LsfParams(), root: str = "",
+              priority: Optional[Callable[[str, LsfUsage], float]] = None) -> Optional[str]:
     """The account the top-down walk reaches: at each level the child with the highest
-    priority among those with a ready leaf below; a group's usage sums its members'."""
+    priority among those with a ready leaf below; a group's usage sums its members'.
+    ``priority(node, usage)`` replaces the built-in formula when given."""
+    if priority is None:
+        def priority(node: str, u: LsfUsage) -> float:
+            return dynamic_priority(shares.get(node, p.default_shares), u, p)
 
     def total(node: str) -> LsfUsage:
         u = usage.get(node, LsfUsage())
@@ -129,7 +134,7 @@ def pick_leaf(children: Mapping[str, Sequence[str]], shares: Mapping[str, float]
         live = [c for c in children[node] if has_ready(c)]
         if not live:
             return None
-        node = max(sorted(live), key=lambda c: dynamic_priority(shares.get(c, p.default_shares), total(c), p))
+        node = max(sorted(live), key=lambda c: priority(c, total(c)))
     return node if node in ready else None
 
 

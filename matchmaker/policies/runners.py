@@ -79,8 +79,38 @@ class LsfRunner(Runner):
         return lsf.dynamic_priority(self.shares(account), self.usage.get(account, lsf.LsfUsage()), self.p)
 
     def pick(self, pending) -> int:
-        best = max(sorted({p.job.submitter for p in pending}), key=self.priority)
+        ready = {p.job.submitter for p in pending}
+        if any("." in a.partition("@")[0] for a in ready | set(self.usage)):
+            best = self._walk(ready)
+        else:
+            best = max(sorted(ready), key=self.priority)
         return next(i for i, p in enumerate(pending) if p.job.submitter == best)
+
+    def _walk(self, ready: set[str]) -> str:
+        """The hierarchical pick: accounting-group prefixes (``group_a.sub.user@d``) are
+        the share tree, walked top down by :func:`lsf.pick_leaf`."""
+        children: dict[str, list[str]] = {}
+        for account in sorted(ready | set(self.usage)):
+            parts = account.partition("@")[0].split(".")
+            parent = ""
+            for depth in range(1, len(parts)):
+                node = ".".join(parts[:depth])
+                if node not in children.setdefault(parent, []):
+                    children[parent].append(node)
+                parent = node
+            if account not in children.setdefault(parent, []):
+                children[parent].append(account)
+
+        def priority(node: str, u: lsf.LsfUsage) -> float:
+            if self.expr is not None:
+                attrs = {"LsfShares": self.shares(node), "LsfCpuHours": u.cpu_hours, "LsfRunHours": u.run_hours,
+                         "LsfHistRunHours": u.hist_run_hours, "LsfJobSlots": u.job_slots}
+                v = evaluate_number(self.expr, attrs, self.now)
+                return v if v is not None else 0.0
+            return lsf.dynamic_priority(self.shares(node), u, self.p)
+
+        leaf = lsf.pick_leaf(children, {}, self.usage, ready, self.p, priority=priority)
+        return leaf if leaf is not None else max(sorted(ready), key=self.priority)
 
     def on_match(self, job) -> None:
         u = self.usage.get(job.submitter, lsf.LsfUsage())

@@ -176,3 +176,17 @@ def test_slurm_expression_is_truncated():
     cfg = ("MATCHMAKER_PRIORITY_POLICY = slurm\nMATCHMAKER_POLICY_PRIORITY_EXPR = 1000 * FairShareFactor + 0.9\n")
     _, runner = run(cfg, slots(1), job("a@d", 1))
     assert runner.report()[0]["priority"] == 1000
+
+
+def test_lsf_walks_the_group_tree_top_down():
+    # physics (10 shares) holds hep.alice (1 share) and lep.bob (5); chem (1) holds carol (100).
+    cfg = ("MATCHMAKER_PRIORITY_POLICY = lsf\n"
+           "LSF_USER_SHARES = [physics, 10] [chem, 1] [physics.alice, 1] [physics.bob, 5] [chem.carol, 100]\n")
+    jobs = "".join(job(u, c, p, extra=f'AccountingGroup = "{g}"')
+                   for u, c, g in (("alice@d", 1, "physics.alice"), ("bob@d", 2, "physics.bob"),
+                                   ("carol@d", 3, "chem.carol")) for p in range(4))
+    result, _ = run(cfg, slots(4), jobs)
+    # physics 10/3 beats chem 1/3; inside, bob 5/3 beats alice 1/3 -> bob; physics 10/6 still
+    # beats chem -> bob 5/6 vs alice 1/3 -> bob; physics 10/9 > 1/3 -> bob (5/9 > 1/3); then
+    # physics 10/12 = 0.83 > 0.33 -> bob 5/12 = 0.417 > 0.333 -> bob.  carol's 100 shares never count.
+    assert [m.submitter for m in result.matches] == ["physics.bob@d"] * 4
