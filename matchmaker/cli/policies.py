@@ -22,7 +22,8 @@ COLUMNS = {
             ("CPU_HOURS", "cpu_hours"), ("RUN_HOURS", "run_hours")),
     "maui": (("JOB", "name"), ("PRIORITY", "priority"), ("SERV", "serv"), ("TARG", "targ"), ("CRED", "cred"),
              ("FS", "fs"), ("RES", "res")),
-    "dirac": (("TASKQUEUE", "name"), ("OWNER", "owner"), ("GROUP", "group"), ("PRIORITY", "priority")),
+    "dirac": (("TASKQUEUE", "name"), ("OWNER", "owner"), ("GROUP", "group"), ("CORRECTION", "correction"),
+              ("PRIORITY", "priority")),
     "slurm": (("JOBID", "name"), ("PRIORITY", "priority"), ("AGE", "age"), ("FAIRSHARE", "fairshare"),
               ("JOBSIZE", "jobsize"), ("QOS", "qos"), ("NICE", "nice")),
 }

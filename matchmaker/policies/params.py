@@ -29,6 +29,7 @@ MAUI_SUBCOMPONENTS = ("QUEUETIME", "XFACTOR", "BYPASS", "TARGETQUEUETIME", "TARG
                       "PROC", "MEM", "WALLTIME", "UPROC", "UJOB")
 _CAP_NAMES = {"SERVICE": "SERV", "SERVICEW": "SERV", "SERV": "SERV", "TARGET": "TARG", "CRED": "CRED", "FS": "FS",
               "RES": "RES"}
+_SLICE_ITEM = re.compile(r"\[\s*([0-9.eE+]+)\s*,\s*([0-9.eE+]+)\s*,\s*([0-9.eE+]+)\s*\]")
 _SHARE_ITEM = re.compile(r"\[\s*([^,\[\]\s]+)\s*,\s*([0-9]+(?:\.[0-9]*)?)\s*\]")
 
 
@@ -44,6 +45,10 @@ class PolicyConfig:
     dirac_default_group: str = "user"
     dirac_consolidation: str = "avg"
     dirac_seed: int = 0
+    dirac_correction: bool = False
+    dirac_slices: tuple[tuple[float, float, float], ...] = ((604800.0, 1.0, 3.0),)
+    dirac_max_global_correction: float = 5.0
+    dirac_compat: bool = False
     priority_expr: Any = None            # MATCHMAKER_POLICY_PRIORITY_EXPR (a parsed expression) or None
     lookup: Callable[[str, str], Any] = field(default=lambda _p, _n: None, compare=False)
 
@@ -99,6 +104,25 @@ def parse_shares(text: str) -> dict[str, float]:
     return out
 
 
+def parse_slices(text: str) -> tuple[tuple[float, float, float], ...]:
+    """``[604800, 80, 2] [3600, 20, 5]`` (span seconds, weight, max correction) as tuples."""
+    out = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _SLICE_ITEM.match(text, pos)
+        if m is None:
+            raise ValueError(f"expected [span, weight, max correction] at {text[pos:pos + 24]!r}")
+        span, weight, most = (float(x) for x in m.groups())
+        if span <= 0 or weight <= 0 or most < 1:
+            raise ValueError(f"{m.group(0)}: span and weight must be positive, max correction at least 1")
+        out.append((span, weight, most))
+        pos = m.end()
+        while pos < len(text) and text[pos] in " \t,":
+            pos += 1
+    return tuple(out)
+
+
 def policy_params(knobs: Any) -> PolicyConfig:
     """The policy configuration of ``knobs`` (a :class:`~matchmaker.config.knobs.Knobs`)."""
     name = _choice(knobs, "MATCHMAKER_PRIORITY_POLICY", POLICIES)
@@ -144,7 +168,16 @@ def policy_params(knobs: Any) -> PolicyConfig:
                             weight_qos=g("SLURM_PRIORITYWEIGHTQOS"), weight_jobsize=g("SLURM_PRIORITYWEIGHTJOBSIZE"),
                             max_age=g("SLURM_PRIORITYMAXAGE"), decay_half_life=g("SLURM_PRIORITYDECAYHALFLIFE"),
                             favor_small=g("SLURM_PRIORITYFAVORSMALL"), truncate=g("SLURM_PRIORITY_TRUNCATE"))
+    slices: tuple[tuple[float, float, float], ...] = ()
+    if name == "dirac" and g("DIRAC_ENABLE_SHARES_CORRECTION"):
+        try:
+            slices = parse_slices(g("DIRAC_CORRECTION_SLICES") or "")
+        except ValueError as exc:
+            raise ConfigError(f"DIRAC_CORRECTION_SLICES: {exc}", **_where(knobs, "DIRAC_CORRECTION_SLICES")) from None
     return PolicyConfig(name=name, lsf=lsf, maui=maui, slurm=slurm,
+                        dirac_correction=bool(slices), dirac_slices=slices,
+                        dirac_max_global_correction=g("DIRAC_MAX_GLOBAL_CORRECTION"),
+                        dirac_compat=g("DIRAC_CORRECTOR_COMPAT"),
                         dirac_job_sharing=frozenset(g("DIRAC_JOBSHARING") or ()),
                         dirac_default_group=g("DIRAC_DEFAULT_GROUP") or "user",
                         dirac_consolidation=_choice(knobs, "DIRAC_PRIORITY_CONSOLIDATION", ("avg", "sum")),
@@ -165,5 +198,5 @@ def maui_target(cfg: PolicyConfig, kind: str, name: Optional[str]) -> Optional[s
     return value.strip()
 
 
-__all__ = ["MAUI_COMPONENTS", "MAUI_SUBCOMPONENTS", "POLICIES", "PolicyConfig", "maui_target", "parse_shares",
+__all__ = ["MAUI_COMPONENTS", "MAUI_SUBCOMPONENTS", "POLICIES", "PolicyConfig", "maui_target", "parse_shares", "parse_slices",
            "policy_params"]

@@ -7,21 +7,20 @@
 * Maui -- every idle job gets its start priority once; jobs are tried highest first
   (then QDate, ClusterId, ProcId).  Fair share compares the user's bucketed usage
   with ``MAUI_USERCFG_<u>_FSTARGET``.
-* DIRAC -- TaskQueues are (owner, group, autocluster); each pick is a seeded
-  lottery over the queues with pending jobs, then one priority level inside.
+* DIRAC -- in :mod:`.dirac_runner`.
 * Slurm -- every idle job gets its integer multifactor priority with the Fair Tree
   factor over root -> accounting group -> submitter; ordered by priority, QDate, id.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from ..pool.ads import Job
-from . import dirac, lsf, maui, slurm
+from . import lsf, maui, slurm
+from .dirac_runner import DiracRunner
 from .jobs import Ledger, Pending, Runner, cpus, evaluate_number, group_of, number, text, wall_seconds
 from .params import PolicyConfig, maui_target
 
@@ -232,59 +231,6 @@ def _shifted(h: Ledger, now: float, p: maui.MauiParams) -> tuple[float, ...]:
     if steps <= 0:
         return h.buckets
     return ((0.0,) * steps + h.buckets)[: p.fs_depth]
-
-
-class DiracRunner(Runner):
-    name = "dirac"
-
-    def __init__(self, cfg: PolicyConfig) -> None:
-        self.cfg = cfg
-        self.prio: dict[str, float] = {}
-
-    def _tq(self, item: Pending) -> str:
-        return f"{item.job.submitter}|{self._group(item.job)}|{item.autocluster}"
-
-    def _group(self, job: Job) -> str:
-        return group_of(job, self.now) or self.cfg.dirac_default_group
-
-    def _priorities(self, pending: Sequence[Pending]) -> dict[str, float]:
-        jobs: dict[str, list[float]] = {}
-        meta: dict[str, tuple[str, str]] = {}
-        for item in pending:
-            tq = self._tq(item)
-            jobs.setdefault(tq, []).append(number(item.job.ad, "DiracPriority", self.now, 1.0))
-            meta[tq] = (item.job.submitter, self._group(item.job))
-        tqs = [dirac.TaskQueue(t, meta[t][0], meta[t][1], tuple(p)) for t, p in jobs.items()]
-        groups = {t.group for t in tqs}
-        shares = {g: self.cfg.dirac_share(g) for g in groups}
-        return dirac.tq_priorities(tqs, shares, self.cfg.dirac_job_sharing, self.cfg.dirac_consolidation)
-
-    def begin_cycle(self, now, pending, running, ledger, pool_cpus) -> None:
-        self.now = now
-        self.rng = random.Random(f"{self.cfg.dirac_seed}:{now!r}")
-        self.prio = self._priorities(pending)
-        self.first = dict(self.prio)
-
-    def pick(self, pending) -> int:
-        self.prio = self._priorities(pending)
-        order = dirac.lottery_order(sorted(self.prio), self.prio, self.rng)
-        tq = order[0]
-        members = [i for i, p in enumerate(pending) if self._tq(p) == tq]
-        levels = sorted({dirac.real_priority(number(pending[i].job.ad, "DiracPriority", self.now, 1.0))
-                         for i in members})
-        level = min(levels, key=lambda r: self.rng.random() / r)
-        return next(i for i in members
-                    if dirac.real_priority(number(pending[i].job.ad, "DiracPriority", self.now, 1.0)) == level)
-
-    def attributes(self, job) -> dict[str, Any]:
-        return {}
-
-    def report(self) -> list[dict[str, Any]]:
-        rows = []
-        for tq, p in self.first.items():
-            owner, group, ac = tq.split("|")
-            rows.append({"name": tq, "owner": owner, "group": group, "autocluster": int(ac), "priority": p})
-        return sorted(rows, key=lambda r: (-r["priority"], r["name"]))
 
 
 class SlurmRunner(Runner):

@@ -190,3 +190,39 @@ def test_lsf_walks_the_group_tree_top_down():
     # beats chem -> bob 5/6 vs alice 1/3 -> bob; physics 10/9 > 1/3 -> bob (5/9 > 1/3); then
     # physics 10/12 = 0.83 > 0.33 -> bob 5/12 = 0.417 > 0.333 -> bob.  carol's 100 shares never count.
     assert [m.submitter for m in result.matches] == ["physics.bob@d"] * 4
+
+
+def test_dirac_corrector_in_the_cycle_gives_d3():
+    cfg = ("MATCHMAKER_PRIORITY_POLICY = dirac\nDIRAC_ENABLE_SHARES_CORRECTION = true\n"
+           "DIRAC_CORRECTION_SLICES = [604800, 80, 2] [3600, 20, 5]\nDIRAC_MAX_GLOBAL_CORRECTION = 3\n"
+           "DIRAC_JOBSHARE_user = 10000\nDIRAC_JOBSHARE_mc = 300\nDIRAC_JOBSHARE_data = 40000\n")
+    jobs = "".join(job(f"{g}user@d", i + 1, extra=f'AcctGroup = "{g}"') for i, g in enumerate(("user", "mc", "data")))
+    # running-job samples: week averages 3000 / 1000 / 6000, hour averages 500 / - / 1500
+    ledger = {"user": Ledger(500, (NOW - 7200, 5500, NOW - 60, 500), NOW),
+              "mc": Ledger(1000, (NOW - 7200, 1000), NOW),
+              "data": Ledger(1500, (NOW - 7200, 10500, NOW - 60, 1500), NOW)}
+    _, runner = run(cfg, slots(3), jobs, ledger)
+    prio = {r["group"]: r["priority"] for r in runner.report()}
+    assert prio["user"] == pytest.approx(6892.0, abs=0.1)
+    assert prio["data"] == pytest.approx(50894.6, abs=0.1)
+    assert prio["mc"] == pytest.approx(420, abs=1e-6)
+    _, compat = run(cfg + "DIRAC_CORRECTOR_COMPAT = true\n", slots(3), jobs, ledger)
+    assert {r["group"]: r["priority"] for r in compat.report()}["mc"] == pytest.approx(900)
+
+
+def test_dirac_samples_are_kept_per_group_within_the_longest_slice():
+    cfg = ("MATCHMAKER_PRIORITY_POLICY = dirac\nDIRAC_ENABLE_SHARES_CORRECTION = true\n"
+           "DIRAC_CORRECTION_SLICES = [3600, 1, 3]\n")
+    runner = make_runner(policy_params(Knobs.from_string(cfg)))
+    running = pool_from_ads([], ads(job("a@d", 1, status=2) + job("b@d", 2, status=2, extra='AcctGroup = "mc"'))).jobs
+    old = {"user": Ledger(4, (NOW - 7200, 9, NOW - 600, 4), NOW - 600)}
+    new = runner.ledger(NOW, running, old)
+    assert new["user"].buckets == (NOW - 600, 4, NOW, 1.0)
+    assert new["mc"].buckets == (NOW, 1.0)
+
+
+def test_bad_dirac_slices_name_the_line():
+    with pytest.raises(ConfigError) as e:
+        policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = dirac\nDIRAC_ENABLE_SHARES_CORRECTION = 1\n"
+                                        "DIRAC_CORRECTION_SLICES = [1, 2]\n", "d.conf"))
+    assert (e.value.file, e.value.line) == ("d.conf", 3)
