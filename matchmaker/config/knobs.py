@@ -218,6 +218,8 @@ _PATTERNS = (
     Knob("MAUI_QOSCFG_<q>_PRIORITY", "float", None, "credential priority of QOS q (the job's Qos attribute)"),
     Knob("MAUI_QOSCFG_<q>_QTWEIGHT", "float", None, "added to QUEUETIMEWEIGHT for jobs of QOS q"),
     Knob("MAUI_QOSCFG_<q>_XFWEIGHT", "float", None, "added to XFACTORWEIGHT for jobs of QOS q"),
+    Knob("MAUI_QOSCFG_<q>_QTTARGET", "float", None, "target queue time of QOS q, seconds", minimum=0.0),
+    Knob("MAUI_QOSCFG_<q>_XFTARGET", "float", None, "target expansion factor of QOS q", minimum=0.0),
     Knob("MAUI_USERCFG_<u>_FSTARGET", "string", None, "fair-share target percent of user u (suffix + - ^ %)"),
     Knob("MAUI_GROUPCFG_<g>_FSTARGET", "string", None, "fair-share target percent of group g"),
     Knob("DIRAC_JOBSHARE_<g>", "float", "1000", "DIRAC share of group g", minimum=0.0),

@@ -159,8 +159,12 @@ class MauiRunner(Runner):
             wc = number(j.ad, "WallClockLimit", now)
             qos = text(j.ad, "Qos", now)
             group = group_of(j, now)
-            values = {"SERV": {"QUEUETIME": queue_s / 60.0,
-                               "XFACTOR": maui.xfactor(queue_s, wc, self.p.xfminwclimit, self.p.xfactor_form)},
+            xf = maui.xfactor(queue_s, wc, self.p.xfminwclimit, self.p.xfactor_form)
+            values = {"SERV": {"QUEUETIME": queue_s / 60.0, "XFACTOR": xf},
+                      "TARG": {"TARGETQUEUETIME": maui.target_term(self.cfg.maui_cred("QOS", qos, "QTTARGET") or 0.0,
+                                                                   queue_s) if qos else 0.0,
+                               "TARGETXFACTOR": maui.target_term(self.cfg.maui_cred("QOS", qos, "XFTARGET") or 0.0,
+                                                                 xf) if qos else 0.0},
                       "CRED": {"USER": self.cfg.maui_cred("USER", j.submitter) or 0.0,
                                "GROUP": (self.cfg.maui_cred("GROUP", group) or 0.0) if group else 0.0,
                                "QOS": (self.cfg.maui_cred("QOS", qos) or 0.0) if qos else 0.0},
@@ -219,7 +223,8 @@ class MauiRunner(Runner):
 
 
 # What MATCHMAKER_POLICY_PRIORITY_EXPR (and the request ad) sees of each Maui subcomponent.
-MAUI_ATTRS = {"QUEUETIME": "MauiQueueMinutes", "XFACTOR": "MauiXFactor", "USER": "MauiUserPriority",
+MAUI_ATTRS = {"QUEUETIME": "MauiQueueMinutes", "XFACTOR": "MauiXFactor", "TARGETQUEUETIME": "MauiTargetQueueTime",
+              "TARGETXFACTOR": "MauiTargetXFactor", "USER": "MauiUserPriority",
               "GROUP": "MauiGroupPriority", "QOS": "MauiQosPriority", "FSUSER": "MauiFSUserDelta",
               "PROC": "MauiProcs", "MEM": "MauiMemory", "WALLTIME": "MauiWallTime", "UJOB": "MauiUserJobs",
               "UPROC": "MauiUserProcs"}

@@ -226,3 +226,16 @@ def test_bad_dirac_slices_name_the_line():
         policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = dirac\nDIRAC_ENABLE_SHARES_CORRECTION = 1\n"
                                         "DIRAC_CORRECTION_SLICES = [1, 2]\n", "d.conf"))
     assert (e.value.file, e.value.line) == ("d.conf", 3)
+
+
+def test_maui_queue_time_target_of_a_qos():
+    # QTTARGET 3600 s, queued 3590 s: (3600 - 3590)^-2 = 0.01; weight 10000 -> 100 points
+    cfg = ("MATCHMAKER_PRIORITY_POLICY = maui\nMAUI_TARGETQUEUETIMEWEIGHT = 10000\n"
+           "MAUI_QOSCFG_urgent_QTTARGET = 3600\n")
+    jobs = (job("a@d", 1, extra=f'QDate = {int(NOW) - 3590}\nQos = "urgent"')
+            + job("b@d", 2, extra=f"QDate = {int(NOW) - 3590 - 60 * 150}"))
+    result, runner = run(cfg, slots(1), jobs)
+    rows = {r["name"]: r for r in runner.report()}
+    assert rows["1.0"]["targ"] == pytest.approx(100)
+    assert rows["1.0"]["priority"] == pytest.approx(3590 / 60 + 100)
+    assert [m.job for m in result.matches] == ["2.0"]          # 209.8 minutes beat 159.8
