@@ -97,7 +97,7 @@ def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float) -> C
 def _policy_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float, usage: dict) -> CycleResult:
     """A cycle under a priority policy: charge its ledger up to ``now`` with the running
     jobs, negotiate in its order, store the ledger and its breakdown rows."""
-    cfg = settings.priority_policy
+    cfg: Any = settings.priority_policy
     runner = make_runner(cfg)
     old = {e: Ledger(v, b, u) for e, (v, b, u) in acct.policy_usage(cfg.name).items()}
     running = [j for j in pool.jobs if j.status == RUNNING]
