@@ -54,8 +54,10 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
     runner.begin_cycle(cycle.now, pending, running, ledger, pool_cpus(pool))
     caches: dict[tuple[str, int], list] = {}
     order: list[SubmitterState] = []
-    while pending and cycle.slots_left():
-        item = pending.pop(runner.pick(pending))
+    while cycle.slots_left():
+        item = runner.pick()
+        if item is None:
+            break
         job, s = item.job, by_name[item.job.submitter]
         if s not in order:
             order.append(s)

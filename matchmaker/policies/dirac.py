@@ -60,9 +60,11 @@ def tq_weight(priorities: Sequence[float], mode: str = "avg") -> float:
 
 def tq_priorities(tqs: Sequence[TaskQueue], shares: Mapping[str, float], job_sharing: frozenset[str] = frozenset(),
                   mode: str = "avg", default_share: float = DEFAULT_SHARE,
-                  owner_factor: Optional[Mapping[tuple[str, str], float]] = None) -> dict[str, float]:
+                  owner_factor: Optional[Mapping[tuple[str, str], float]] = None,
+                  weights: Optional[Mapping[str, float]] = None) -> dict[str, float]:
     """``P_t`` for every TaskQueue (see the module docstring); ``owner_factor`` is the
-    in-group corrector's factor per (group, owner)."""
+    in-group corrector's factor per (group, owner); ``weights`` gives the queues' raw
+    weights directly (else they come from their job priorities)."""
     entities: dict[tuple[str, str], list[TaskQueue]] = {}
     owners: dict[str, set[str]] = {}
     for t in tqs:
@@ -76,10 +78,10 @@ def tq_priorities(tqs: Sequence[TaskQueue], shares: Mapping[str, float], job_sha
             share /= len(owners[group])
             if owner_factor is not None:
                 share *= owner_factor.get((group, owner), 1.0)
-        weights = {t.name: tq_weight(t.priorities, mode) for t in members}
-        total = sum(weights.values())
+        w = {t.name: weights[t.name] if weights is not None else tq_weight(t.priorities, mode) for t in members}
+        total = sum(w.values())
         for t in members:
-            out[t.name] = max(share * weights[t.name] / total, MIN_TQ_PRIORITY) if total > 0 else MIN_TQ_PRIORITY
+            out[t.name] = max(share * w[t.name] / total, MIN_TQ_PRIORITY) if total > 0 else MIN_TQ_PRIORITY
         by_key: dict[str, float] = {}
         for t in members:
             if t.site_free_key is not None:

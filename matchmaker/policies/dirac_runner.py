@@ -16,8 +16,9 @@ part of the shares.
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Optional
 
 from ..pool.ads import Job
 from . import dirac
@@ -46,38 +47,49 @@ class DiracRunner(Runner):
     def _group(self, job: Job) -> str:
         return group_of(job, self.now) or self.cfg.dirac_default_group
 
-    def _priorities(self, pending: Sequence[Pending]) -> dict[str, float]:
-        jobs: dict[str, list[float]] = {}
-        meta: dict[str, tuple[str, str]] = {}
-        for item in pending:
-            tq = self._tq(item)
-            jobs.setdefault(tq, []).append(number(item.job.ad, "DiracPriority", self.now, 1.0))
-            meta[tq] = (item.job.submitter, self._group(item.job))
-        tqs = [dirac.TaskQueue(t, meta[t][0], meta[t][1], tuple(p)) for t, p in jobs.items()]
+    def _priorities(self) -> dict[str, float]:
+        """TaskQueue priorities over the queues that still hold jobs."""
+        live = [t for t, levels in self.levels.items() if any(levels.values())]
+        tqs = [dirac.TaskQueue(t, *self.meta[t], ()) for t in live]
+        weights = {t: self._weight(t) for t in live}
         shares = {g: self.cfg.dirac_share(g) * self.factor.get(g, 1.0) for g in {t.group for t in tqs}}
-        return dirac.tq_priorities(tqs, shares, self.cfg.dirac_job_sharing, self.cfg.dirac_consolidation)
+        return dirac.tq_priorities(tqs, shares, self.cfg.dirac_job_sharing, weights=weights)
+
+    def _weight(self, tq: str) -> float:
+        levels = self.levels[tq]
+        n = sum(len(q) for q in levels.values())
+        total = sum(r * len(q) for r, q in levels.items())
+        return total / n if self.cfg.dirac_consolidation == "avg" and n else total
 
     def begin_cycle(self, now, pending, running, ledger, pool_cpus) -> None:
         self.now = now
         self.rng = random.Random(f"{self.cfg.dirac_seed}:{now!r}")
+        self.levels: dict[str, dict[float, deque[Pending]]] = {}
+        self.meta: dict[str, tuple[str, str]] = {}
+        for item in pending:
+            tq = self._tq(item)
+            real = dirac.real_priority(number(item.job.ad, "DiracPriority", now, 1.0))
+            self.levels.setdefault(tq, {}).setdefault(real, deque()).append(item)
+            self.meta[tq] = (item.job.submitter, self._group(item.job))
         if self.cfg.dirac_correction:
-            groups = sorted({self._group(p.job) for p in pending})
+            groups = sorted({g for _o, g in self.meta.values()})
             shares = {g: self.cfg.dirac_share(g) for g in groups}
             slices = [(dirac.Slice(w, m), {g: window_average(ledger[g].buckets, now, span)
                                            for g in groups if g in ledger})
                       for span, w, m in self.cfg.dirac_slices]
             self.factor = dirac.correction(shares, slices, self.cfg.dirac_max_global_correction,
                                            self.cfg.dirac_compat)
-        self.prio = self._priorities(pending)
+        self.prio = self._priorities()
         self.first = dict(self.prio)
 
-    def pick(self, pending) -> int:
-        self.prio = self._priorities(pending)
+    def pick(self) -> Optional[Pending]:
+        self.prio = self._priorities()
+        if not self.prio:
+            return None
         tq = dirac.lottery_order(sorted(self.prio), self.prio, self.rng)[0]
-        members = [i for i, p in enumerate(pending) if self._tq(p) == tq]
-        real = {i: dirac.real_priority(number(pending[i].job.ad, "DiracPriority", self.now, 1.0)) for i in members}
-        level = min(sorted(set(real.values())), key=lambda r: self.rng.random() / r)
-        return next(i for i in members if real[i] == level)
+        levels = self.levels[tq]
+        level = min(sorted(r for r, q in levels.items() if q), key=lambda r: self.rng.random() / r)
+        return levels[level].popleft()
 
     def attributes(self, job) -> dict[str, Any]:
         return {}

@@ -1,8 +1,8 @@
 """What a policy sees of the pool: job attributes read safely, and the runner protocol.
 
 A :class:`Runner` is made fresh for every cycle (:func:`matchmaker.policies.runners.
-make_runner`).  The cycle calls :meth:`Runner.begin_cycle` once, then repeatedly
-:meth:`Runner.pick` for the next pending job to try, :meth:`Runner.on_match` after a
+make_runner`).  The cycle calls :meth:`Runner.begin_cycle` once with every pending job, then
+repeatedly :meth:`Runner.pick` for the next one to try, :meth:`Runner.on_match` after a
 match and :meth:`Runner.attributes` for the numbers put on the job's request ad.
 :meth:`Runner.report` gives the breakdown rows ``userprio`` shows, and
 :meth:`Runner.ledger` the usage to keep for the next cycle.
@@ -100,8 +100,8 @@ class Runner:
                     ledger: Mapping[str, Ledger], pool_cpus: float) -> None:
         raise NotImplementedError
 
-    def pick(self, pending: Sequence[Pending]) -> int:
-        """Index in ``pending`` of the job to try next."""
+    def pick(self) -> Optional[Pending]:
+        """The next pending job to try (each is handed out once); None when none is left."""
         raise NotImplementedError
 
     def on_match(self, job: Job) -> None:
@@ -120,4 +120,17 @@ class Runner:
         return dict(old)
 
 
-__all__ = ["Ledger", "Pending", "Runner", "cpu_seconds", "cpus", "evaluate_number", "group_of", "number", "text", "wall_seconds"]
+__all__ = ["Ledger", "Pending", "Runner", "SortedRunner", "cpu_seconds", "cpus", "evaluate_number", "group_of", "number", "text", "wall_seconds"]
+
+
+class SortedRunner(Runner):
+    """A runner whose order is fixed at the start of the cycle: a sort by :meth:`key`."""
+
+    def key(self, item: Pending) -> tuple:
+        raise NotImplementedError
+
+    def sort(self, pending: Sequence[Pending]) -> None:
+        self._queue = sorted(pending, key=self.key, reverse=True)
+
+    def pick(self) -> Optional[Pending]:
+        return self._queue.pop() if self._queue else None

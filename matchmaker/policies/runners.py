@@ -14,14 +14,15 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Optional
 
 from ..pool.ads import Job
 from . import lsf, maui, slurm
 from .dirac_runner import DiracRunner
-from .jobs import Ledger, Pending, Runner, cpus, evaluate_number, group_of, number, text, wall_seconds
+from .jobs import Ledger, Pending, Runner, SortedRunner, cpus, evaluate_number, group_of, number, text, wall_seconds
 from .params import PolicyConfig, maui_target
 
 
@@ -54,7 +55,11 @@ class LsfRunner(Runner):
 
     def begin_cycle(self, now, pending, running, ledger, pool_cpus) -> None:
         self.now = now
+        self.queues: dict[str, deque[Pending]] = {}
+        for item in pending:
+            self.queues.setdefault(item.job.submitter, deque()).append(item)
         accounts = {p.job.submitter for p in pending} | {j.submitter for j in running} | set(ledger)
+        self.tree = any("." in a.partition("@")[0] for a in accounts)
         for a in sorted(accounts):
             mine = [j for j in running if j.submitter == a]
             hist = ledger.get(a, Ledger())
@@ -77,13 +82,15 @@ class LsfRunner(Runner):
             return v if v is not None else 0.0
         return lsf.dynamic_priority(self.shares(account), self.usage.get(account, lsf.LsfUsage()), self.p)
 
-    def pick(self, pending) -> int:
-        ready = {p.job.submitter for p in pending}
-        if any("." in a.partition("@")[0] for a in ready | set(self.usage)):
+    def pick(self) -> Optional[Pending]:
+        ready = {a for a, q in self.queues.items() if q}
+        if not ready:
+            return None
+        if self.tree:
             best = self._walk(ready)
         else:
             best = max(sorted(ready), key=self.priority)
-        return next(i for i, p in enumerate(pending) if p.job.submitter == best)
+        return self.queues[best].popleft()
 
     def _walk(self, ready: set[str]) -> str:
         """The hierarchical pick: accounting-group prefixes (``group_a.sub.user@d``) are
@@ -133,7 +140,7 @@ class LsfRunner(Runner):
         return out
 
 
-class MauiRunner(Runner):
+class MauiRunner(SortedRunner):
     name = "maui"
 
     def __init__(self, cfg: PolicyConfig) -> None:
@@ -189,13 +196,11 @@ class MauiRunner(Runner):
                 self.prio[j.id] = maui.finish(v if v is not None else 0.0, p, system)
             else:
                 self.prio[j.id] = maui.start_priority(values, p, system)
+        self.sort(pending)
 
-    def _key(self, item: Pending) -> tuple:
+    def key(self, item: Pending) -> tuple:
         j = item.job
         return (-self.prio[j.id], number(j.ad, "QDate", self.now), j.cluster, j.proc)
-
-    def pick(self, pending) -> int:
-        return min(range(len(pending)), key=lambda i: self._key(pending[i]))
 
     def attributes(self, job) -> dict[str, Any]:
         parts = self.parts.get(job.id, {})
@@ -238,7 +243,7 @@ def _shifted(h: Ledger, now: float, p: maui.MauiParams) -> tuple[float, ...]:
     return ((0.0,) * steps + h.buckets)[: p.fs_depth]
 
 
-class SlurmRunner(Runner):
+class SlurmRunner(SortedRunner):
     name = "slurm"
 
     def __init__(self, cfg: PolicyConfig) -> None:
@@ -287,12 +292,11 @@ class SlurmRunner(Runner):
                 self.prio[j.id] = slurm.finish(v if v is not None else 0.0, self.p)
             else:
                 self.prio[j.id] = slurm.job_priority(self.p, **f)
+        self.sort(pending)
 
-    def pick(self, pending) -> int:
-        def key(i: int) -> tuple:
-            j = pending[i].job
-            return (-self.prio[j.id], number(j.ad, "QDate", self.now), j.cluster, j.proc)
-        return min(range(len(pending)), key=key)
+    def key(self, item: Pending) -> tuple:
+        j = item.job
+        return (-self.prio[j.id], number(j.ad, "QDate", self.now), j.cluster, j.proc)
 
     def attributes(self, job) -> dict[str, Any]:
         f = self.factors.get(job.id, {})
