@@ -6,7 +6,8 @@ job's request carries the policy's numbers as attributes and is matched by the s
 machinery as always (Requirements both ways, Rank, the negotiator's job ranks,
 concurrency limits, RANK preemption).  A matched job is reported to the runner,
 which may re-order what is left (LSF); a job that finds no slot is rejected with its
-reason and the walk goes on.  There are no submitter limits: the policy's order is
+reason, the rest of its autocluster is skipped (they ask for the same), and the
+walk goes on.  There are no submitter limits: the policy's order is
 the whole allocation.  Group quotas are not applied under these policies.
 """
 
@@ -54,11 +55,14 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
     runner.begin_cycle(cycle.now, pending, running, ledger, pool_cpus(pool))
     caches: dict[tuple[str, int], list] = {}
     order: list[SubmitterState] = []
+    dead: set[tuple[str, int]] = set()
     while cycle.slots_left():
         item = runner.pick()
         if item is None:
             break
         job, s = item.job, by_name[item.job.submitter]
+        if (s.name, item.autocluster) in dead:
+            continue
         if s not in order:
             order.append(s)
         req = annotate_for(job.ad, s.name, s.eup, cycle.usage, None)
@@ -68,6 +72,8 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
         cand, reason, _ = cycle.find(req, item.autocluster, s, False, budget, cache)
         if cand is None:
             cycle.reject(job.id, reason)
+            dead.add((s.name, item.autocluster))     # its other jobs ask the same: skip them
+            runner.on_reject(item)
             continue
         cycle.commit(s, _One(job), cand, req, budget)
         runner.on_match(job)

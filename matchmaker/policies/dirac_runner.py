@@ -81,15 +81,27 @@ class DiracRunner(Runner):
                                            self.cfg.dirac_compat)
         self.prio = self._priorities()
         self.first = dict(self.prio)
+        self.stale = False
 
     def pick(self) -> Optional[Pending]:
-        self.prio = self._priorities()
+        if self.stale:
+            self.prio = self._priorities()
+            self.stale = False
         if not self.prio:
             return None
         tq = dirac.lottery_order(sorted(self.prio), self.prio, self.rng)[0]
         levels = self.levels[tq]
         level = min(sorted(r for r, q in levels.items() if q), key=lambda r: self.rng.random() / r)
-        return levels[level].popleft()
+        item = levels[level].popleft()
+        # an emptied queue moves its entity's share; with mixed job priorities the mean
+        # weight moves too; otherwise the priorities stand
+        self.stale = not any(levels.values()) or len([q for q in levels.values() if q]) > 1 or not levels[level]
+        return item
+
+    def on_reject(self, item: Pending) -> None:
+        """A TaskQueue whose job found no slot leaves the lottery (a pilot would not match it)."""
+        self.levels.pop(self._tq(item), None)
+        self.stale = True
 
     def attributes(self, job) -> dict[str, Any]:
         return {}

@@ -107,6 +107,9 @@ class Runner:
     def on_match(self, job: Job) -> None:
         """Feedback after ``job`` was matched (LSF recomputes; others need nothing)."""
 
+    def on_reject(self, item: Pending) -> None:
+        """``item`` found no slot: the cycle skips the rest of its autocluster."""
+
     def attributes(self, job: Job) -> dict[str, Any]:
         """Attributes put on the job's request ad before matching."""
         return {}
