@@ -25,8 +25,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Sequence
-from typing import Any, Optional, TextIO
+from typing import Any, Optional, Sequence, TextIO
 
 from classad.errors import ClassAdError
 
@@ -244,14 +243,14 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, as cat does.
         try:
-            sys.stdout = open(os.devnull, "w")
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the final flush
         except OSError:
             pass
         return 1
     except OSError as exc:
         err.write(f"{PROG}: {exc.filename or '<system>'}: error: {exc.strerror or exc}\n")
         return 1
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
         err.write(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)\n")
         return 1
 
