@@ -84,6 +84,9 @@ def ordered_cycle(pool: Pool, settings: Any, priorities: Any, now: float, runner
                   ledger: Mapping[str, Any], usage: Any = None) -> Any:
     """One whole cycle under ``runner``'s order (see the module docstring)."""
     cycle = Cycle(pool, settings, priorities, now, usage=usage)
+    if settings.group_tree is not None:
+        cycle.warnings.append(f"GROUP_NAMES: group quotas are not applied under MATCHMAKER_PRIORITY_POLICY = "
+                              f"{runner.name}")
     order = negotiate_ordered(cycle, pool, runner, ledger)
     return cycle.result(order)
 

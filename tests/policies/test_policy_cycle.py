@@ -239,3 +239,10 @@ def test_maui_queue_time_target_of_a_qos():
     assert rows["1.0"]["targ"] == pytest.approx(100)
     assert rows["1.0"]["priority"] == pytest.approx(3590 / 60 + 100)
     assert [m.job for m in result.matches] == ["2.0"]          # 209.8 minutes beat 159.8
+
+
+def test_group_quotas_are_reported_as_not_applied():
+    result, _ = run("MATCHMAKER_PRIORITY_POLICY = lsf\nGROUP_NAMES = g\nGROUP_QUOTA_g = 1\n", slots(2),
+                    job("a@d", 1, extra='AccountingGroup = "g.a"') + job("a@d", 1, 1, extra='AccountingGroup = "g.a"'))
+    assert len(result.matches) == 2
+    assert any("group quotas are not applied" in w for w in result.warnings)
