@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from classad.ad import ClassAd
@@ -26,6 +26,7 @@ from .config.settings import Settings
 from .cycle.results import CycleResult
 from .cycle.session import open_accountant, run_cycle
 from .errors import StateError
+from .policies.params import policy_params
 from .pool.ads import Pool, load_pool, pool_from_ads
 from .simulate import Simulation, run_simulation
 
@@ -44,7 +45,7 @@ def load(config: str | os.PathLike, slots: str | os.PathLike, jobs: str | os.Pat
     """Read the configuration file and the two ad files; bad input raises ``ClassAdError``
     (``ConfigError`` or ``FormatError``) naming file, line and column."""
     knobs = Knobs.from_file(str(config))
-    settings = Settings.from_knobs(knobs)
+    settings = settings_from(knobs)
     pool = load_pool(slots, jobs, **pool_options(settings))
     return Loaded(knobs, settings, pool, _tree_warnings(settings, str(config)))
 
@@ -54,10 +55,18 @@ def load_ads(config: str | os.PathLike | Knobs, slots: Iterable[ClassAd], jobs: 
     (``Knobs.from_string(text)``).  Every setting that shapes the pool is applied, as by
     :func:`load`; sources are ``slot#N`` and ``job#N``."""
     knobs = config if isinstance(config, Knobs) else Knobs.from_file(str(config))
-    settings = Settings.from_knobs(knobs)
+    settings = settings_from(knobs)
     pool = pool_from_ads(slots, jobs, **pool_options(settings))
     return Loaded(knobs, settings, pool, _tree_warnings(settings, "<config>" if isinstance(config, Knobs)
                                                         else str(config)))
+
+
+def settings_from(knobs: Knobs) -> Settings:
+    """The typed settings of a configuration, with its priority policy when that is not
+    HTCondor's own (``MATCHMAKER_PRIORITY_POLICY``)."""
+    settings = Settings.from_knobs(knobs)
+    policy = policy_params(knobs)
+    return settings if policy.name == "htcondor" else replace(settings, priority_policy=policy)
 
 
 def pool_options(settings: Settings) -> dict[str, Any]:
@@ -133,4 +142,4 @@ def analyze(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = 
     return prepare(loaded.pool, loaded.settings, loaded.knobs, now, str(state) if state is not None else None)
 
 
-__all__ = ["Loaded", "analyze", "check_time", "load", "load_ads", "negotiate", "pool_options", "simulate"]
+__all__ = ["Loaded", "analyze", "check_time", "load", "load_ads", "negotiate", "pool_options", "settings_from", "simulate"]

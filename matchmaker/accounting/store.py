@@ -24,6 +24,7 @@ it, as ``condor_userprio -quotas`` prints the negotiator's last report.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass, fields, replace
@@ -43,7 +44,7 @@ from .priority_math import (
     updated_priority,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 @dataclass
@@ -113,16 +114,24 @@ def _columns(names: list[str]) -> str:
 
 
 _QUOTA_TABLE = f'CREATE TABLE group_quotas ({_columns(_QUOTA_COLUMNS)}, PRIMARY KEY ("name"));'
+# Priority policies other than HTCondor's: decayed usage per entity (with Maui's buckets
+# as JSON) and the breakdown rows of the last cycle, per policy.
+_POLICY_TABLES = """
+CREATE TABLE IF NOT EXISTS policy_usage (policy TEXT, entity TEXT, value REAL, buckets TEXT, updated REAL,
+                           PRIMARY KEY (policy, entity));
+CREATE TABLE IF NOT EXISTS policy_report (policy TEXT PRIMARY KEY, time REAL, rows TEXT);
+"""
 _SCHEMA = f"""
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value REAL);
 CREATE TABLE customers ({_columns(_CUSTOMER_COLUMNS)}, PRIMARY KEY ("name"));
 CREATE TABLE claims ({_columns(_CLAIM_COLUMNS)}, PRIMARY KEY ("slot"));
 {_QUOTA_TABLE}
+{_POLICY_TABLES}
 INSERT INTO schema_version VALUES ({SCHEMA_VERSION});
 """
-# Version 1 had no quota table; adding it is the whole upgrade.
-_UPGRADES = {1: _QUOTA_TABLE}
+# Version 1 had no quota table, version 2 no policy tables; adding them is the whole upgrade.
+_UPGRADES = {1: _QUOTA_TABLE + _POLICY_TABLES, 2: _POLICY_TABLES}
 
 
 BUSY_TIMEOUT = 10.0     # seconds a command waits for another one's write lock before failing
@@ -148,7 +157,9 @@ def _connect(path: str) -> sqlite3.Connection:
             else:
                 row = conn.execute("SELECT version FROM schema_version").fetchone()
                 if row is not None and row[0] in _UPGRADES:
-                    conn.execute(_UPGRADES[row[0]])
+                    for statement in _UPGRADES[row[0]].split(";"):
+                        if statement.strip():
+                            conn.execute(statement)
                     conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
                     row = (SCHEMA_VERSION,)
                 if row is None or row[0] != SCHEMA_VERSION:
@@ -235,6 +246,12 @@ class Accountant:
                       self._conn.execute(f"SELECT {_columns(_CLAIM_COLUMNS)} FROM claims")}
             quotas = [QuotaRecord(*r) for r in self._conn.execute(
                 f"SELECT {_columns(_QUOTA_COLUMNS)} FROM group_quotas ORDER BY position, name")]
+            policy_usage: dict[str, dict[str, tuple[float, tuple[float, ...], float]]] = {}
+            for pol, entity, value, buckets, updated in self._conn.execute(
+                    "SELECT policy, entity, value, buckets, updated FROM policy_usage"):
+                policy_usage.setdefault(pol, {})[entity] = (value, tuple(json.loads(buckets)), updated)
+            reports = {r[0]: (r[1], json.loads(r[2])) for r in
+                       self._conn.execute("SELECT policy, time, rows FROM policy_report")}
         except (sqlite3.Error, TypeError, ValueError) as exc:
             raise StateError(f"corrupt accountant database: {exc}", file=self.path) from None
         for c in customers.values():
@@ -243,6 +260,9 @@ class Accountant:
             q.is_static = bool(q.is_static)
         self._quotas: Optional[list[QuotaRecord]] = None    # None: unchanged since the load
         self._stored_quotas = quotas
+        self._policy_usage = policy_usage
+        self._policy_reports = reports
+        self._policy_dirty: set[str] = set()
         self._customers = customers
         self._claims = claims
         self._last_update: Optional[float] = meta.get("last_update_time")
@@ -275,7 +295,7 @@ class Accountant:
 
     def _has_changes(self) -> bool:
         return bool(self._dirty or self._gone or self._dirty_claims or self._gone_claims
-                    or self._quotas is not None)
+                    or self._quotas is not None or self._policy_dirty)
 
     def _refresh(self) -> None:
         """Reread the store if another command committed since it was read."""
@@ -312,15 +332,25 @@ class Accountant:
                     self._conn.executemany("INSERT INTO group_quotas VALUES "
                                            f"({', '.join('?' * len(_QUOTA_COLUMNS))})",
                                            [astuple(q) for q in self._quotas])
+                for pol in self._policy_dirty:
+                    self._conn.execute("DELETE FROM policy_usage WHERE policy = ?", (pol,))
+                    self._conn.executemany("INSERT INTO policy_usage VALUES (?, ?, ?, ?, ?)",
+                                           [(pol, e, v, json.dumps(list(b)), u)
+                                            for e, (v, b, u) in sorted(self._policy_usage.get(pol, {}).items())])
+                    if pol in self._policy_reports:
+                        t, rows = self._policy_reports[pol]
+                        self._conn.execute("INSERT OR REPLACE INTO policy_report VALUES (?, ?, ?)",
+                                           (pol, t, json.dumps(rows)))
         except _Conflict:
             self._load()
             raise StateError("the accountant database changed while this command ran (another command "
                              "wrote it); nothing was written: run the command again", file=self.path) from None
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, TypeError, ValueError) as exc:
             self._load()
             raise StateError(f"cannot write accountant database: {exc}", file=self.path) from None
         self._loaded_generation = generation + 1
         self._stored_last_update = self._last_update
+        self._policy_dirty.clear()
         self._dirty.clear()
         self._gone.clear()
         self._dirty_claims.clear()
@@ -506,6 +536,29 @@ class Accountant:
         """Replace the quota table with this cycle's (an empty list clears it)."""
         with self.transaction():
             self._quotas = [replace(q) for q in rows]
+
+    def policy_usage(self, policy: str) -> dict[str, tuple[float, tuple[float, ...], float]]:
+        """A priority policy's stored usage: entity -> (value, buckets, time of update)."""
+        return dict(self._policy_usage.get(policy, {}))
+
+    def policy_report(self, policy: Optional[str] = None) -> Optional[tuple[str, float, list[dict]]]:
+        """(policy, time, rows) of ``policy``'s last cycle, or of the latest policy cycle."""
+        if policy is None:
+            if not self._policy_reports:
+                return None
+            policy = max(self._policy_reports, key=lambda p: (self._policy_reports[p][0], p))
+        if policy not in self._policy_reports:
+            return None
+        t, rows = self._policy_reports[policy]
+        return policy, t, [dict(r) for r in rows]
+
+    def set_policy_state(self, policy: str, usage: dict[str, tuple[float, tuple[float, ...], float]],
+                         now: float, rows: list[dict]) -> None:
+        """Replace a policy's usage and its report rows (part of the current transaction)."""
+        with self.transaction():
+            self._policy_usage[policy] = dict(usage)
+            self._policy_reports[policy] = (now, [dict(r) for r in rows])
+            self._policy_dirty.add(policy)
 
     # ---- condor_userprio edits (spec §3.5) ----------------------------------------------
 

@@ -47,7 +47,7 @@ from ..accounting.store import Accountant
 from ..api import load, negotiate
 from ..cycle.negotiator import CycleResult
 from ..errors import StateError
-from . import simulate as simulate_command
+from . import policies, simulate as simulate_command
 from .analyze import register as register_analyze
 from .explained import preemption_json, print_explanations
 
@@ -259,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     u.set_defaults(run=cmd_userprio)
     simulate_command.register(sub)
     register_analyze(sub)
+    policies.register(u)
     return p
 
 

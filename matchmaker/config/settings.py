@@ -82,6 +82,9 @@ class Settings:
     use_weighted_demand: bool = True
     # the submit side: which group a job may claim (None: every claim is trusted, as by default)
     group_mapping: Optional[GroupMapping] = None
+    # the priority policy (MATCHMAKER_PRIORITY_POLICY) when not htcondor's: a
+    # matchmaker.policies.params.PolicyConfig, set by the facade; None = the pie spin
+    priority_policy: Optional[Any] = None
 
     @classmethod
     def from_knobs(cls, knobs: Any) -> "Settings":

@@ -23,14 +23,17 @@ Phases, each a function or method over plain data:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
-from typing import Mapping, Optional
+from typing import Any, Optional
 
 from ..config.settings import Settings
 from ..groups.membership import group_of_submitter
+from ..policies.runners import make_runner
 from ..pool.ads import Pool
 from .ephemeral import GroupView, Priorities
 from .group_passes import negotiate_groups
+from .ordered import ordered_cycle
 from .pie import negotiate_with_group
 from .results import CycleResult
 from .state import Cycle
@@ -38,13 +41,18 @@ from .state import Cycle
 
 def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
               usage: Optional[Mapping[str, float]] = None,
-              previous_quotas: Optional[Mapping[str, float]] = None) -> CycleResult:
+              previous_quotas: Optional[Mapping[str, float]] = None, runner: Any = None,
+              ledger: Optional[Mapping[str, Any]] = None) -> CycleResult:
     """Run one cycle (spec §1.4): without groups the floor round, then the pie; with
     ``settings.group_tree`` the group-quota rounds, one pie per group pass.
 
     ``usage`` is each submitter's weighted usage at cycle start (default: the claimed
     slots); ``previous_quotas`` is the last cycle's quota table, the source of the slots'
     ``RemoteGroupQuota`` (absent, as on HTCondor's first cycle, when None)."""
+    if settings.priority_policy is not None:
+        if runner is None:
+            runner = make_runner(settings.priority_policy)
+        return ordered_cycle(pool, settings, priorities, now, runner, ledger or {}, usage=usage)
     tree = settings.group_tree
     if tree is None:
         cycle = Cycle(pool, settings, priorities, now, usage=usage)

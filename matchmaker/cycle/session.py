@@ -28,6 +28,8 @@ from classad.evaluate import evaluate_top
 from ..accounting.store import Accountant, Claim, QuotaRecord
 from ..config.settings import Settings
 from ..groups.membership import group_of_submitter, group_prio_factor
+from ..policies.jobs import Ledger
+from ..policies.runners import make_runner
 from ..pool.ads import IDLE, RUNNING, Pool, make_jobs, make_slots
 from .ephemeral import MatchState
 from .negotiator import CycleResult, negotiate
@@ -79,13 +81,30 @@ def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float) -> C
                   for s in pool.slots if s.charged]
         acct.sync_claims(claims, now)
         usage = {c.name: c.weighted_resources_used for c in acct.customers() if not c.is_group}
-        result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage,
-                           previous_quotas=acct.previous_quotas())
+        if settings.priority_policy is not None:
+            result = _policy_cycle(pool, settings, acct, now, usage)
+        else:
+            result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage,
+                               previous_quotas=acct.previous_quotas())
         for m in result.matches:
             acct.add_match(m.submitter, m.slot, m.weight, now, group=group_of(m.submitter))
         acct.set_group_quotas(QuotaRecord(g.name, g.quota, g.config_quota, g.is_static, g.subtree_quota, g.surplus,
                                           g.requested, g.allocated, g.usage, g.sort_key, g.order, g.matched)
                               for g in result.groups)
+    return result
+
+
+def _policy_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float, usage: dict) -> CycleResult:
+    """A cycle under a priority policy: charge its ledger up to ``now`` with the running
+    jobs, negotiate in its order, store the ledger and its breakdown rows."""
+    cfg: Any = settings.priority_policy
+    runner = make_runner(cfg)
+    old = {e: Ledger(v, b, u) for e, (v, b, u) in acct.policy_usage(cfg.name).items()}
+    running = [j for j in pool.jobs if j.status == RUNNING]
+    ledger = runner.ledger(now, running, old)
+    result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage, runner=runner, ledger=ledger)
+    acct.set_policy_state(cfg.name, {e: (h.value, h.buckets, h.updated) for e, h in ledger.items()}, now,
+                          runner.report())
     return result
 
 

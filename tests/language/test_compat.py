@@ -9,8 +9,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import classad
 from classad import ClassAd, ExprTree, Value

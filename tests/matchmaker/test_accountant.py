@@ -497,4 +497,4 @@ def test_version_1_database_is_upgraded(tmp_path):
     assert acct.rup("u@d") == 7.0 and acct.group_quotas() == []
     acct.close()
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT version FROM schema_version").fetchone() == (2,)
+        assert conn.execute("SELECT version FROM schema_version").fetchone() == (3,)

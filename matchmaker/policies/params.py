@@ -1,0 +1,202 @@
+"""Each model's parameters read from the configuration knobs, checked once.
+
+:func:`policy_params` reads ``MATCHMAKER_PRIORITY_POLICY`` and the chosen model's
+knobs (``LSF_*``, ``MAUI_*``, ``DIRAC_*``, ``SLURM_*``) into a :class:`PolicyConfig`.
+A bad value (an unknown policy or choice, a malformed ``LSF_USER_SHARES`` list) is a
+``ConfigError`` naming the file and line that set it.  Per-name knobs are looked up
+for the users, groups and QOS names the pool actually holds, through the small
+lookup functions kept on the config.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..errors import ConfigError
+from .dirac import DEFAULT_SHARE
+from .lsf import GPU_TERMS, LsfParams
+from .maui import XFACTOR_FORMS, MauiParams
+from .slurm import SlurmParams
+
+POLICIES = ("htcondor", "lsf", "maui", "dirac", "slurm")
+MAUI_COMPONENTS = {"SERVICE": "SERV", "TARGET": "TARG", "CRED": "CRED", "ATTR": "ATTR", "FS": "FS", "RES": "RES",
+                   "USAGE": "USAGE"}
+MAUI_SUBCOMPONENTS = ("QUEUETIME", "XFACTOR", "BYPASS", "TARGETQUEUETIME", "TARGETXFACTOR", "USER", "GROUP",
+                      "ACCOUNT", "QOS", "CLASS", "FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS", "NODE",
+                      "PROC", "MEM", "WALLTIME", "UPROC", "UJOB")
+_CAP_NAMES = {"SERVICE": "SERV", "SERVICEW": "SERV", "SERV": "SERV", "TARGET": "TARG", "CRED": "CRED", "FS": "FS",
+              "RES": "RES"}
+_SLICE_ITEM = re.compile(r"\[\s*([0-9.eE+]+)\s*,\s*([0-9.eE+]+)\s*,\s*([0-9.eE+]+)\s*\]")
+_SHARE_ITEM = re.compile(r"\[\s*([^,\[\]\s]+)\s*,\s*([0-9]+(?:\.[0-9]*)?)\s*\]")
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    """The chosen policy and its parameters; ``lookup(pattern, name)`` reads per-name knobs."""
+
+    name: str = "htcondor"
+    lsf: LsfParams = LsfParams()
+    maui: MauiParams = MauiParams()
+    slurm: SlurmParams = SlurmParams()
+    dirac_job_sharing: frozenset[str] = frozenset()
+    dirac_default_group: str = "user"
+    dirac_consolidation: str = "avg"
+    dirac_seed: int = 0
+    dirac_correction: bool = False
+    dirac_slices: tuple[tuple[float, float, float], ...] = ((604800.0, 1.0, 3.0),)
+    dirac_max_global_correction: float = 5.0
+    dirac_compat: bool = False
+    priority_expr: Any = None            # MATCHMAKER_POLICY_PRIORITY_EXPR (a parsed expression) or None
+    lookup: Callable[[str, str], Any] = field(default=lambda _p, _n: None, compare=False)
+
+    def maui_cred(self, kind: str, name: str, what: str = "PRIORITY") -> Any:
+        """``MAUI_<KIND>CFG_<name>_<what>`` (None when unset)."""
+        slot = {"USER": "u", "GROUP": "g", "QOS": "q"}[kind]
+        return self.lookup(f"MAUI_{kind}CFG_<{slot}>_{what}", _short(name))
+
+    def dirac_share(self, group: str) -> float:
+        v = self.lookup("DIRAC_JOBSHARE_<g>", group)
+        return DEFAULT_SHARE if v is None else float(v)
+
+    def slurm_shares(self, assoc: str) -> float:
+        v = self.lookup("SLURM_SHARES_<a>", _short(assoc))
+        return 1.0 if v is None else float(v)
+
+    def slurm_qos(self, qos: str) -> float:
+        v = self.lookup("SLURM_QOS_PRIORITY_<q>", qos)
+        return 0.0 if v is None else float(v)
+
+
+def _short(name: str) -> str:
+    """A knob-safe name: the part before ``@``, non-word characters as ``_``."""
+    return re.sub(r"\W", "_", name.partition("@")[0])
+
+
+def _where(knobs: Any, name: str) -> dict:
+    d = knobs.config.definition(name)
+    return {"file": d.file, "line": d.line} if d is not None else {}
+
+
+def _choice(knobs: Any, name: str, choices: tuple[str, ...], upper: bool = False) -> str:
+    value = str(knobs.get(name) or "").strip()
+    value = value.upper() if upper else value.lower()
+    if value not in choices:
+        raise ConfigError(f"{name}: {value!r} is not one of {', '.join(choices)}", **_where(knobs, name))
+    return value
+
+
+def parse_shares(text: str) -> dict[str, float]:
+    """``[alice@example.org, 8] [bob, 2]`` as a mapping; ``ValueError`` on anything else."""
+    out: dict[str, float] = {}
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _SHARE_ITEM.match(text, pos)
+        if m is None:
+            raise ValueError(f"expected [name, shares] at {text[pos:pos + 20]!r}")
+        out[m.group(1)] = float(m.group(2))
+        pos = m.end()
+        while pos < len(text) and text[pos] in " \t,":
+            pos += 1
+    return out
+
+
+def parse_slices(text: str) -> tuple[tuple[float, float, float], ...]:
+    """``[604800, 80, 2] [3600, 20, 5]`` (span seconds, weight, max correction) as tuples."""
+    out = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _SLICE_ITEM.match(text, pos)
+        if m is None:
+            raise ValueError(f"expected [span, weight, max correction] at {text[pos:pos + 24]!r}")
+        span, weight, most = (float(x) for x in m.groups())
+        if span <= 0 or weight <= 0 or most < 1:
+            raise ValueError(f"{m.group(0)}: span and weight must be positive, max correction at least 1")
+        out.append((span, weight, most))
+        pos = m.end()
+        while pos < len(text) and text[pos] in " \t,":
+            pos += 1
+    return tuple(out)
+
+
+def policy_params(knobs: Any) -> PolicyConfig:
+    """The policy configuration of ``knobs`` (a :class:`~matchmaker.config.knobs.Knobs`)."""
+    name = _choice(knobs, "MATCHMAKER_PRIORITY_POLICY", POLICIES)
+    lookup = knobs.pattern
+    if name == "htcondor":
+        return PolicyConfig(lookup=lookup)
+    g = knobs.get
+    lsf = LsfParams()
+    maui = MauiParams()
+    slurm = SlurmParams()
+    if name == "lsf":
+        raw = g("LSF_USER_SHARES") or ""
+        try:
+            shares = parse_shares(raw)
+        except ValueError as exc:
+            raise ConfigError(f"LSF_USER_SHARES: {exc}", **_where(knobs, "LSF_USER_SHARES")) from None
+        lsf = LsfParams(cpu_time_factor=g("LSF_CPU_TIME_FACTOR"), run_time_factor=g("LSF_RUN_TIME_FACTOR"),
+                        run_job_factor=g("LSF_RUN_JOB_FACTOR"),
+                        committed_run_time_factor=g("LSF_COMMITTED_RUN_TIME_FACTOR"),
+                        fwd_job_factor=g("LSF_FWD_JOB_FACTOR"),
+                        fairshare_adjustment_factor=g("LSF_FAIRSHARE_ADJUSTMENT_FACTOR"),
+                        gpu_run_time_factor=g("LSF_GPU_RUN_TIME_FACTOR"), hist_hours=g("LSF_HIST_HOURS"),
+                        run_time_decay=g("LSF_RUN_TIME_DECAY"), enable_hist_run_time=g("LSF_ENABLE_HIST_RUN_TIME"),
+                        floor=g("LSF_PRIORITY_FLOOR"), gpu_term=_choice(knobs, "LSF_GPU_TERM", GPU_TERMS),
+                        default_shares=g("LSF_DEFAULT_SHARES"), shares=shares)
+    elif name == "maui":
+        weights = {short: v for long, short in MAUI_COMPONENTS.items()
+                   if (v := knobs.pattern("MAUI_<x>WEIGHT", long)) is not None}
+        subweights = {s: v for s in MAUI_SUBCOMPONENTS if (v := knobs.pattern("MAUI_<x>WEIGHT", s)) is not None}
+        caps = {_CAP_NAMES.get(c, c): v for c in (*_CAP_NAMES, *MAUI_SUBCOMPONENTS)
+                if (v := knobs.pattern("MAUI_<x>CAP", c)) is not None}
+        policy = str(g("MAUI_FSPOLICY") or "NONE").upper()
+        if policy.rstrip("%") not in ("NONE", "DEDICATEDPS", "DEDICATEDPES", "UTILIZEDPS"):
+            raise ConfigError(f"MAUI_FSPOLICY: {policy!r} is not NONE, DEDICATEDPS, DEDICATEDPES or UTILIZEDPS",
+                              **_where(knobs, "MAUI_FSPOLICY"))
+        maui = MauiParams(weights=weights, subweights=subweights, caps=caps, xfminwclimit=g("MAUI_XFMINWCLIMIT"),
+                          xfactor_form=_choice(knobs, "MAUI_XFACTOR_FORM", XFACTOR_FORMS),
+                          enable_neg_job_priority=g("MAUI_ENABLENEGJOBPRIORITY"),
+                          reject_neg_prio_jobs=g("MAUI_REJECTNEGPRIOJOBS"), fs_policy=policy,
+                          fs_interval=g("MAUI_FSINTERVAL"), fs_depth=g("MAUI_FSDEPTH"), fs_decay=g("MAUI_FSDECAY"))
+    elif name == "slurm":
+        slurm = SlurmParams(weight_age=g("SLURM_PRIORITYWEIGHTAGE"), weight_fairshare=g("SLURM_PRIORITYWEIGHTFAIRSHARE"),
+                            weight_qos=g("SLURM_PRIORITYWEIGHTQOS"), weight_jobsize=g("SLURM_PRIORITYWEIGHTJOBSIZE"),
+                            max_age=g("SLURM_PRIORITYMAXAGE"), decay_half_life=g("SLURM_PRIORITYDECAYHALFLIFE"),
+                            favor_small=g("SLURM_PRIORITYFAVORSMALL"), truncate=g("SLURM_PRIORITY_TRUNCATE"))
+    slices: tuple[tuple[float, float, float], ...] = ()
+    if name == "dirac" and g("DIRAC_ENABLE_SHARES_CORRECTION"):
+        try:
+            slices = parse_slices(g("DIRAC_CORRECTION_SLICES") or "")
+        except ValueError as exc:
+            raise ConfigError(f"DIRAC_CORRECTION_SLICES: {exc}", **_where(knobs, "DIRAC_CORRECTION_SLICES")) from None
+    return PolicyConfig(name=name, lsf=lsf, maui=maui, slurm=slurm,
+                        dirac_correction=bool(slices), dirac_slices=slices,
+                        dirac_max_global_correction=g("DIRAC_MAX_GLOBAL_CORRECTION"),
+                        dirac_compat=g("DIRAC_CORRECTOR_COMPAT"),
+                        dirac_job_sharing=frozenset(g("DIRAC_JOBSHARING") or ()),
+                        dirac_default_group=g("DIRAC_DEFAULT_GROUP") or "user",
+                        dirac_consolidation=_choice(knobs, "DIRAC_PRIORITY_CONSOLIDATION", ("avg", "sum")),
+                        dirac_seed=g("DIRAC_SEED"), priority_expr=g("MATCHMAKER_POLICY_PRIORITY_EXPR"),
+                        lookup=lookup)
+
+
+def maui_target(cfg: PolicyConfig, kind: str, name: Optional[str]) -> Optional[str]:
+    """The FSTARGET of a user or group, checked to be a number with an optional suffix."""
+    if not name:
+        return None
+    value = cfg.maui_cred(kind, name, "FSTARGET")
+    if value is None:
+        return None
+    if not re.fullmatch(r"[0-9]+(\.[0-9]*)?[-+^%]?", value.strip()):
+        raise ConfigError(f"MAUI_{kind}CFG_{_short(name)}_FSTARGET: {value!r} is not a percent with an optional "
+                          "suffix + - ^ %")
+    return value.strip()
+
+
+__all__ = ["MAUI_COMPONENTS", "MAUI_SUBCOMPONENTS", "POLICIES", "PolicyConfig", "maui_target", "parse_shares", "parse_slices",
+           "policy_params"]
