@@ -21,6 +21,7 @@ from typing import Any
 from ..policies.jobs import Pending, Runner
 from ..pool.ads import RUNNING, Job, Pool
 from .ephemeral import annotate_for
+from .explain import explain_rejection
 from .matching import Budget
 from .state import Cycle, SubmitterState
 
@@ -71,7 +72,8 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
         cache = caches.setdefault((s.name, item.autocluster), [None])
         cand, reason, _ = cycle.find(req, item.autocluster, s, False, budget, cache)
         if cand is None:
-            cycle.reject(job.id, reason)
+            cycle.reject(job.id, reason, *explain_rejection(cycle, s, req, reason, only_rank=False, budget=budget,
+                                                             autocluster=item.autocluster))
             dead.add((s.name, item.autocluster))     # its other jobs ask the same: skip them
             runner.on_reject(item)
             continue
