@@ -305,8 +305,10 @@ def _slot_ad(m: _Machine, slot_id: str, slot_type: str, cpus: int, memory: int, 
     opname, opver = m.opsys
     busy = claim is not None
     entered = NOW - rng.randrange(30, 3 * 86_400)
-    load = (cpus * rng.uniform(0.85, 1.05)) if busy else rng.choice((0.0, 0.0, rng.uniform(0.0, 0.2),
-                                                                        rng.uniform(0.0, 1.5)))
+    if busy:
+        load = cpus * rng.uniform(0.85, 1.05)
+    else:                            # mostly quiet; now and then a busy owner fails START
+        load = rng.uniform(0.0, 0.2) if rng.random() < 0.92 else rng.uniform(0.3, 2.0)
     condor_load = load * rng.uniform(0.9, 1.0) if busy else 0.0
     if m.kind == "desktop":
         keyboard = rng.choice((rng.randrange(0, 900), rng.randrange(900, 200_000)))
