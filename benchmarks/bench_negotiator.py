@@ -209,6 +209,13 @@ runpy.run_module({module!r}, run_name={run_name!r}, alter_sys=True)
 """
 
 
+def own_peak() -> int:
+    """This process's peak resident memory in bytes."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def run_child(args: list[str], module: str = "", run_name: str = "__main__") -> tuple[float, int, int]:
     """``(seconds, exit status, peak RSS in bytes)`` of ``python -m module args`` in a child
     process (``module`` empty: only import the CLI), its output discarded."""
@@ -313,6 +320,9 @@ def bench(args: argparse.Namespace, out: Path) -> int:
     t_read, n_read, loaded = timed(do_load, rep, once)
     print(f"read config + ad files:   {t_read:8.2f} s  (median of {n_read})")
     if args.read_only:
+        peak = own_peak()
+        print(f"this process's peak memory: {peak / 2**20:8.0f} MiB = {peak / spec.job_ads:,.0f} bytes per job ad "
+              f"(generation and {n_read} read(s) included)")
         return 0
     if args.profile:
         profile("the cycle", partial(cycle, loaded, spec.now, spec.eups))
