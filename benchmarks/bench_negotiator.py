@@ -366,7 +366,7 @@ def scaling(args: argparse.Namespace, out: Path) -> int:
         per = t_cycle / (spec.slot_ads * (spec.autoclusters or 1)) * 1e6
         print(f"{spec.slot_ads:7,} {spec.job_ads:8,} {spec.autoclusters or 0:12,} {t_read:8.2f} "
               f"{t_cycle:8.2f} {per:12.3f}  {summary(result)} (cycle: median of {n_cycle})", flush=True)
-        loaded = result = None
+        del loaded, result
         gc.collect()
     return 0
 

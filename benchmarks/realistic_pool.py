@@ -35,7 +35,7 @@ import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, TextIO
+from typing import Iterator, Sequence, TextIO
 
 NOW = 1_700_000_000                  # the dump's clock: the cycle runs at this time
 DOMAIN = "example.org"
@@ -373,8 +373,8 @@ def _slot_ad(m: _Machine, slot_id: str, slot_type: str, cpus: int, memory: int, 
 # ---- the whole pool --------------------------------------------------------------------------
 
 
-def _weighted(rng: random.Random, items: list, weights: list[float]) -> object:
-    return rng.choices(items, weights)[0]
+def _weighted(rng: random.Random, subs: list[Submitter], weights: Sequence[float]) -> Submitter:
+    return rng.choices(subs, weights)[0]
 
 
 def _machines_slots(n_slots: int, rng: random.Random, subs: list[Submitter], counts: list[int],
@@ -481,7 +481,11 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.slots < 1 or args.submitters < 1 or (args.jobs is not None and args.jobs < args.submitters):
         p.error("need at least one slot and at least one idle job per submitter")
-    f = write_pool(args.out, args.slots, args.jobs, args.submitters, args.seed)
+    try:
+        f = write_pool(args.out, args.slots, args.jobs, args.submitters, args.seed)
+    except OSError as exc:
+        print(f"realistic_pool: {exc.filename or args.out}: error: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(f"wrote {f.slots} ({f.slot_ads} slot ads, {f.claimed} claimed), {f.jobs} ({f.idle_jobs} idle + "
           f"{f.running_jobs} running jobs, {f.submitters} submitters, {f.shapes} autoclusters), {f.config}; "
           f"run the cycle with --now {NOW}")

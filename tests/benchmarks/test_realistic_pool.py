@@ -120,3 +120,20 @@ def test_cli_negotiates_the_pool(pool_dir) -> None:
     assert status == 0, err.getvalue()
     matches = int(out.getvalue().splitlines()[0].split()[1])
     assert 0 < matches <= SLOTS
+
+
+def test_benchmark_cycle_is_the_cli_cycle(pool_dir) -> None:
+    """The benchmark's in-process cycle (its adapter) computes what ``matchmaker negotiate`` does."""
+    import json
+
+    from benchmarks import bench_negotiator
+
+    _, files = pool_dir
+    loaded = bench_negotiator.load(files.config, files.slots, files.jobs)
+    result = bench_negotiator.cycle(loaded, float(realistic_pool.NOW))
+    out, err = io.StringIO(), io.StringIO()
+    args = bench_negotiator.cli_args(files.config, files.slots, files.jobs, float(realistic_pool.NOW))
+    assert cli_main([*args, "--json"], out, err) == 0, err.getvalue()
+    doc = json.loads(out.getvalue())
+    assert [(m["job"], m["slot"], m["reason"]) for m in doc["matches"]] == \
+        [(m.job, m.slot, m.reason) for m in result.matches]
