@@ -19,14 +19,16 @@ longer than ``--once-over`` seconds runs once):
 * cycle: one negotiation cycle alone, with a fresh in-memory accountant, as the
   CLI runs it;
 * CLI: ``python -m matchmaker.cli negotiate`` end to end in a child process,
-  with its peak memory (max RSS) and bytes per job ad (less the RSS of a
-  process that only imports the CLI);
+  with its peak memory (peak RSS of the child's own address space) and bytes
+  per job ad, also less the peak of a process that only imports the CLI;
 * for reference, symmetric matches per second of HTCondor's C++ library
   (``classad2.symmetricMatch``) and of this library on a sample of the same ads,
   measured in the same run.
 
 ``--scaling`` times the cycle on realistic pools of 1k, 10k and 50k slots (jobs
-x10) instead; ``--profile`` adds a cProfile summary of reading and of the cycle.
+x10) instead (with the scalar match engine the 10k cycle alone takes minutes);
+``--profile`` adds a cProfile summary of reading and of the cycle (cProfile
+slows the profiled run several times); ``--read-only`` stops after reading.
 
     python benchmarks/bench_negotiator.py                          # 10,000 slots
     python benchmarks/bench_negotiator.py --slots 1000
