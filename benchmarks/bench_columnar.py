@@ -26,8 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from classad.ad import ClassAd  # noqa: E402
 from classad.parser import parse_expr  # noqa: E402
-from matchmaker.negotiator import Settings, StaticPriorities, negotiate  # noqa: E402
-from matchmaker.pool import pool_from_ads  # noqa: E402
+from matchmaker.config.settings import Settings  # noqa: E402
+from matchmaker.cycle.ephemeral import StaticPriorities  # noqa: E402
+from matchmaker.cycle.negotiator import negotiate  # noqa: E402
+from matchmaker.pool.ads import pool_from_ads  # noqa: E402
 
 START = parse_expr('(KeyboardIdle > 15 * 60) && ((LoadAvg - CondorLoadAvg) <= 0.3) && TARGET.Owner =!= "nobody"')
 SLOT_REQ = parse_expr("START && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory")
