@@ -14,9 +14,9 @@ import pytest
 from benchmarks import realistic_pool
 from classad import ParserType, parseAds
 from matchmaker.cli import main as cli_main
-from matchmaker.knobs import Knobs
-from matchmaker.pool import IDLE, RUNNING, load_pool
-from matchmaker.settings import Settings
+from matchmaker.config.knobs import Knobs
+from matchmaker.config.settings import Settings
+from matchmaker.pool.ads import IDLE, RUNNING, load_pool
 
 SLOTS = 60
 
