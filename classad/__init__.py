@@ -10,6 +10,7 @@ can switch by changing its import::
 
 from __future__ import annotations
 
+from . import ast as _ast
 from . import functions as _functions  # noqa: F401  (registers the built-in library)
 from .ad import ClassAd, ExprTree
 from .errors import ClassAdError, ClassAdException, FormatError, ParseError
@@ -36,10 +37,8 @@ def lastError() -> str:  # noqa: N802 - classad2 name
 
 def unquote(s: str) -> str:
     """The string value of a new-syntax string literal (inverse of :func:`quote`)."""
-    from . import ast
-
     node = parse_expr(s)
-    if type(node) is not ast.Literal or type(node.value) is not str:
+    if type(node) is not _ast.Literal or type(node.value) is not str:
         raise ParseError(f"not a string literal: {s!r}")
     return node.value
 

@@ -15,14 +15,20 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import MutableMapping
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from . import ast
 from .errors import ParseError
-from .evaluate import EvalState, evaluate_top, new_state
+from .evaluate import EvalState, eval_attribute, evaluate_top, new_state
 from .parser import parse_expr, parse_record
+from .refs import external_refs, internal_refs
 from .unparse import container_key, unparse, unparse_ad
-from .values import ERROR, UNDEFINED, AbsTime, ListValue, RelTime, Value, truthiness
+from .values import ERROR, LATE, UNDEFINED, AbsTime, ListValue, RelTime, Value, truthiness
+
+# The printers of str(), printOld() and printJson(), by format name ("new", "old", "json").
+# The format modules sit above this one (they read text into ads), so each registers
+# its printer here when it is imported; importing the classad package loads them all.
+PRINTERS: dict[str, Callable[["ClassAd"], str]] = {}
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -141,8 +147,6 @@ class ClassAd(MutableMapping):
     def evaluate(self, attr: str, target: Optional["ClassAd"] = None,
                  state: Optional[EvalState] = None) -> Any:
         """Evaluate ``attr`` and return the raw language value (Undefined if missing)."""
-        from .evaluate import eval_attribute
-
         lname = attr.lower()
         node = self._lookup_node(lname)
         if node is None:
@@ -179,8 +183,6 @@ class ClassAd(MutableMapping):
         if node is None:
             return False
         st = new_state(self, target)
-        from .evaluate import eval_attribute
-
         try:
             value = eval_attribute(self, "requirements", node, st)
         except RecursionError:
@@ -191,15 +193,11 @@ class ClassAd(MutableMapping):
         """Names ``expr`` uses that this ad does not define: with ``[bar = 2]``,
         ``externalRefs(ExprTree("foo =?= bar"))`` is ``["foo"]``.  ValueError if the
         references cannot be determined (a selection from a non-ad)."""
-        from .refs import external_refs
-
-        return external_refs(self, expr)
+        return external_refs(self, expr if isinstance(expr, ExprTree) else ExprTree(expr))
 
     def internalRefs(self, expr: Any) -> list[str]:  # noqa: N802 - classad2 name
         """Names ``expr`` uses that this ad defines (``["bar"]`` in the example above)."""
-        from .refs import internal_refs
-
-        return internal_refs(self, expr)
+        return internal_refs(self, expr if isinstance(expr, ExprTree) else ExprTree(expr))
 
     external_refs = externalRefs
     internal_refs = internalRefs
@@ -215,21 +213,15 @@ class ClassAd(MutableMapping):
         return unparse_ad(self)
 
     def __str__(self) -> str:
-        from .formats import new_format
-
-        return new_format.write_ad_pretty(self)
+        return PRINTERS["new"](self)
 
     def printOld(self) -> str:  # noqa: N802 - classad2 name
         """The ad in old ("long") format: ``Name = value`` lines, as ``classad2`` prints them."""
-        from .formats import old_format
-
-        return old_format.print_old(self)
+        return PRINTERS["old"](self)
 
     def printJson(self) -> str:  # noqa: N802 - classad2 name
         """The ad as a JSON object, as ``condor_q -json`` prints it."""
-        from .formats import json_format
-
-        return json_format.write_ad(self)
+        return PRINTERS["json"](self)
 
     print_old = printOld
     print_json = printJson
@@ -370,3 +362,8 @@ def node_to_python(node: ast.Node, scope: Optional[ClassAd] = None) -> Any:
 
 
 __all__ = ["ClassAd", "ExprTree", "ParseError", "python_to_node", "value_to_python", "node_to_python"]
+
+
+# Values, the evaluator and the functions build and recognise ads through this slot
+# (they sit below this module: see classad.values.LATE).
+LATE.ad_class = ClassAd

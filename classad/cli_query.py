@@ -29,9 +29,11 @@ import re
 import sys
 from typing import Any, Iterable, Iterator, Optional, Sequence, TextIO
 
+from . import ast
 from .ad import ClassAd, ExprTree
 from .errors import ParseError
 from .formats.printers import OLD
+from .unparse import unparse_old
 from .values import ERROR, UNDEFINED, AbsTime, RelTime, Value, truthiness
 
 USAGE = "usage: classad query [OPTIONS] FILE... (options and files in any order)"
@@ -232,9 +234,6 @@ def autoformat(value: Any, quoted: bool = False) -> str:
 
 def _raw(ad: ClassAd, tree: ExprTree) -> str:
     """The unevaluated text of a column (``r``): an attribute's own expression."""
-    from . import ast
-    from .unparse import unparse_old
-
     node = tree.node
     if type(node) is ast.AttrRef:
         found = ad.get_node(node.name)

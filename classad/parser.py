@@ -24,6 +24,8 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 from . import ast
 from .errors import ParseError
 from .limits import LIMITS
+from .records import split_attributes
+from .timetext import parse_abstime_literal, parse_reltime_literal
 from .values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED, bytes_to_string, string_bytes
 
 # Nesting deeper than this is a parse error, not a RecursionError (the C++ parser
@@ -254,17 +256,8 @@ def _is_string_literal(node: ast.Node) -> bool:
 
 def _fold_time_literal(tok: Token, name: str, arg: ast.Node) -> ast.Node:
     """``absTime("...")`` / ``relTime("...")`` with a literal string become time literals."""
-    try:
-        from .functions import time as time_functions
-    except ImportError:  # function library not available: keep the call
-        return ast.call(name, (arg,))
     text = arg.value  # type: ignore[attr-defined]
-    if name.lower() == "abstime":
-        parse = getattr(time_functions, "parse_abstime_literal", None)
-    else:
-        parse = getattr(time_functions, "parse_reltime_literal", None)
-    if parse is None:
-        return ast.call(name, (arg,))
+    parse = parse_abstime_literal if name.lower() == "abstime" else parse_reltime_literal
     value = parse(text)
     if value is None:
         raise _TokenError(tok, f"invalid {name} literal {text!r}")
@@ -505,9 +498,8 @@ def parse_record(text: str, source: Optional[str] = None) -> ast.Record:
     whole text; anything that path cannot read goes to the full parser.
     """
     if len(text) > 4096:
-        from .formats.new_format import quick_record
-
-        pairs = quick_record(text)
+        body = text.strip(" \t\n\r\f\v")
+        pairs = split_attributes(body, parse_expr, KEYWORDS, whole=True) if body[:1] == "[" else None
         if pairs is not None:
             return ast.Record(pairs)
     node = _parse(text, "classad", False, source)

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from . import ast
+from .timetext import format_abstime, format_reltime
 from .values import (
     ERROR, UNDEFINED, AbsTime, ListValue, RelTime, format_real, format_real_old, string_bytes,
 )
@@ -72,8 +73,6 @@ def quote_name(name: str) -> str:
 
 
 def _time_text(v: Any) -> str:
-    from .functions.time import format_abstime, format_reltime
-
     return format_abstime(v) if type(v) is AbsTime else format_reltime(v)
 
 

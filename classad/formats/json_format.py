@@ -22,7 +22,7 @@ import re
 from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
 
 from .. import ast
-from ..ad import ClassAd
+from ..ad import PRINTERS, ClassAd
 from ..errors import FormatError, ParseError
 from ..parser import parse_expr
 from ..unparse import unparse_value
@@ -330,3 +330,6 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
 
 
 __all__ = ["write_ad", "write_ads", "json_string", "iter_ads", "decode_object"]
+
+
+PRINTERS["json"] = write_ad  # str() / printOld() / printJson() of an ad (see classad.ad.PRINTERS)

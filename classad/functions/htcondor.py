@@ -330,7 +330,7 @@ def user_home(ctx: Any, user: Any, *rest: Any) -> Any:
     if type(name) is not str:
         return default or ERROR
     try:
-        import pwd
+        import pwd  # POSIX only: imported here so the library still loads where it is missing
     except ImportError:
         return ERROR
     try:

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+import regex as _rx
+
 from .. import ast
+from .. import unparse as up
 from ..errors import ParseError
+from ..unparse import quote_name, unparse
 from ..values import ERROR, UNDEFINED, ListValue
+from .pcre import compile_pattern, search_bytes
 from .common import ad_node, ad_parent, is_ad, root_ad, to_string
 from .registry import builtin
 
@@ -68,8 +73,6 @@ def debug(ctx: Any, v: Any) -> Any:
 
 def _pretty_printer() -> Any:
     """The reference's ``PrettyPrint``: the one-line printer, but ads indent by 4 and lists by 3."""
-    from .. import unparse as up
-
     class Pretty(up.Printer):  # type: ignore[name-defined,misc]
         def __init__(self) -> None:
             super().__init__(False)
@@ -130,8 +133,6 @@ def pretty_unparse(node: ast.Node) -> str:
 
 def _plain_name(node: Any) -> Optional[str]:
     """The folded name of a plain (unquoted, relative) attribute reference, else None."""
-    from ..unparse import quote_name
-
     if type(node) is not ast.AttrRef or node.absolute:
         return None
     if quote_name(node.name) != node.name:
@@ -229,8 +230,6 @@ class _RefWalker:
         if t is ast.Select:
             base = self.ctx.eval_in(node.base, scope) if scope is not None else UNDEFINED
             if base is UNDEFINED:
-                from ..unparse import unparse
-
                 self.add(unparse(node.base) + "." + node.name)
                 return True
             if not is_ad(base):
@@ -306,9 +305,6 @@ def unresolved(ctx: Any, node: ast.Node, *rest: ast.Node) -> Any:
         pv = ctx.eval(rest[0])
         if type(pv) is not str:
             return ERROR
-        from .pcre import compile_pattern, search_bytes
-        import regex as _rx
-
         if compile_pattern(pv, _rx.IGNORECASE) is None:
             return ERROR
         pattern = pv

@@ -18,8 +18,7 @@ import sys
 import time as _time
 from typing import Any, Optional
 
-from ..values import AbsTime, RelTime, string_bytes
-from .common import c_div, c_mod, trunc32, wrap32
+from .values import AbsTime, RelTime, c_div, c_mod, string_bytes, trunc32, wrap32
 
 # --- libc helpers --------------------------------------------------------------------
 
