@@ -233,6 +233,7 @@ class ExprTree:
     __slots__ = ("_node",)
 
     def __init__(self, text: Any = None) -> None:
+        self._node: ast.Node
         if text is None:  # classad2: no argument is the expression ``undefined``
             self._node = ast.Literal(UNDEFINED)
         elif isinstance(text, ExprTree):
@@ -351,12 +352,11 @@ def value_to_python(value: Any) -> Any:
 
 def node_to_python(node: ast.Node, scope: Optional[ClassAd] = None) -> Any:
     """A stored expression as ``classad2`` returns it: literals as values, else ExprTree."""
-    t = type(node)
-    if t is ast.Literal:
+    if type(node) is ast.Literal:
         return value_to_python(node.value)
-    if t is ast.ListExpr:
+    if type(node) is ast.ListExpr:
         return [node_to_python(n, scope) for n in node.items]
-    if t is ast.Record:
+    if type(node) is ast.Record:
         return ClassAd._from_nodes(node.attrs, None)
     return ExprTree._wrap(node)
 

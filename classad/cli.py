@@ -19,7 +19,7 @@ import re
 import sys
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Sequence, TextIO
+from typing import Any, Callable, Generator, Iterator, Optional, Sequence, TextIO
 
 import codecs
 
@@ -66,7 +66,7 @@ class _NamedStream:
         return self._stream.readline()
 
 
-def _read_ads(names: Sequence[str], fmt: str, on_error: Any) -> Iterator[ClassAd]:
+def _read_ads(names: Sequence[str], fmt: str, on_error: Any) -> Generator[ClassAd, None, None]:
     for name in names:
         yield from parseAds(_open_input(name), to_parser_type(fmt), on_error=on_error)
 

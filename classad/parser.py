@@ -368,13 +368,14 @@ def _parse(text: str, start: str, old_strings: bool, source: Optional[str],
         raise _error(text, "unexpected end of input" + _describe_expected(exc.expected),
                      _last_line(text), _last_col(text), source, line_offset) from None
     except UnexpectedCharacters as exc:
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        at = exc.pos_in_stream if exc.pos_in_stream is not None else len(text)  # always set by Lark here
+        ch = text[at] if at < len(text) else ""
         msg = f"unexpected character {ch!r}"
         if ch in "\"'":
             msg = "unterminated string or quoted name"
         elif ch == "0" or ch.isdigit():
-            msg = f"invalid number near {text[exc.pos_in_stream:exc.pos_in_stream + 12]!r}"
-        elif ch == "/" and text[exc.pos_in_stream:exc.pos_in_stream + 2] == "/*":
+            msg = f"invalid number near {text[at:at + 12]!r}"
+        elif ch == "/" and text[at:at + 2] == "/*":
             msg = "unterminated comment"
         raise _error(text, msg, exc.line, exc.column, source, line_offset) from None
     except (UnexpectedInput, LarkError) as exc:  # any other Lark failure stays inside this boundary

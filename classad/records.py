@@ -55,16 +55,16 @@ def split_attributes(text: str, parse: Callable[[str], ast.Node], keywords: Abst
             return None  # never closed
     merged: dict[str, tuple[str, Any]] = {}
     for piece in pieces:
-        m = _ASSIGNMENT.match(piece)
-        if m is None:
+        assign = _ASSIGNMENT.match(piece)
+        if assign is None:
             if piece.strip(" \t\n\r\f\v"):
                 return None
             continue
-        attr = m.group(1)
+        attr = assign.group(1)
         if attr.lower() in keywords:
             return None
         try:
-            node = parse(m.group(2).strip(" \t\n\r\f\v"))
+            node = parse(assign.group(2).strip(" \t\n\r\f\v"))
         except ParseError:
             return None
         key = attr.lower()

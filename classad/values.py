@@ -154,7 +154,8 @@ class ListValue:
         return cls(None, None, list(values))
 
     def __len__(self) -> int:
-        return len(self._values) if self.nodes is None else len(self.nodes)
+        nodes = self.nodes
+        return len(nodes) if nodes is not None else len(self._values or ())
 
     def evaluate(self, state: Any) -> list:
         """Every element's value, each evaluated in the scope of the list."""

@@ -79,12 +79,11 @@ class _Writer:
         self.level = 0
 
     def node(self, n: ast.Node) -> str:
-        t = type(n)
-        if t is ast.Literal:
+        if type(n) is ast.Literal:
             return self.value(n.value)
-        if t is ast.Record:
+        if type(n) is ast.Record:
             return self.obj(container_items(n.attrs))
-        if t is ast.ListExpr:
+        if type(n) is ast.ListExpr:
             return self.array([lambda item=item: self.node(item) for item in n.items])
         return _quoted_expr(unparse_new(n))
 

@@ -101,6 +101,7 @@ class LineSource:
 
     def readline(self) -> Optional[str]:
         """The next line (with its ``\\n``), or None at the end of the input."""
+        line: Optional[str]
         if self._pending:
             line = self._pending.pop()
         else:

@@ -102,11 +102,10 @@ def _pretty_printer() -> Any:
             return out
 
         def node(self, n: ast.Node) -> str:
-            t = type(n)
-            if t is ast.Record:
+            if type(n) is ast.Record:
                 items = sorted(n.attrs, key=lambda kv: (len(kv[0]), kv[0].lower()))
                 return self._ad_body([(k, (lambda v=v: self.node(v))) for k, v in items])
-            if t is ast.ListExpr:
+            if type(n) is ast.ListExpr:
                 return self._list_body([(lambda i=i: self.node(i)) for i in n.items])
             return super().node(n)
 
@@ -114,7 +113,7 @@ def _pretty_printer() -> Any:
             if type(v) is ListValue:
                 if v.nodes is not None:
                     return self._list_body([(lambda i=i: self.node(i)) for i in v.nodes])
-                return self._list_body([(lambda x=x: self.value(x)) for x in v._values])
+                return self._list_body([(lambda x=x: self.value(x)) for x in v._values or ()])
             if is_ad(v):
                 items = up.ad_items_in_print_order(v)
                 return self._ad_body([(k, (lambda n=n: self.node(n))) for k, n in items])
@@ -288,7 +287,7 @@ def unresolved(ctx: Any, node: ast.Node, *rest: ast.Node) -> Any:
         return ERROR
     ad = getattr(ctx, "ad", None)
     walker = _RefWalker(ctx)
-    if type(node) is ast.Select:
+    if isinstance(node, ast.Select):  # no subclasses: the same test as type(node) is ast.Select
         base = ctx.eval(node.base)
         if not is_ad(base):
             return UNDEFINED
