@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from classad.ad import ClassAd  # noqa: E402
-from classad.parser import parse_expr  # noqa: E402
+from classad.ad import ClassAd
+from classad.parser import parse_expr
 from matchmaker.config.settings import Settings
 from matchmaker.cycle.ephemeral import StaticPriorities
-from matchmaker.cycle.negotiator import negotiate  # noqa: E402
-from matchmaker.pool.ads import pool_from_ads  # noqa: E402
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.pool.ads import pool_from_ads
 
 SLOT_REQ = parse_expr("START && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory")
 JOB_REQ = (parse_expr('TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory'),

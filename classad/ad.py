@@ -30,7 +30,7 @@ from .values import ERROR, LATE, UNDEFINED, AbsTime, ListValue, RelTime, Value, 
 # its printer here when it is imported; importing the classad package loads them all.
 PRINTERS: dict[str, Callable[["ClassAd"], str]] = {}
 
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 class ClassAd(MutableMapping):
@@ -172,7 +172,7 @@ class ClassAd(MutableMapping):
         """True if ``other``'s Requirements hold with ``other`` as MY and this ad as TARGET."""
         return other._requirements_true(self)
 
-    def symmetricMatch(self, other: "ClassAd") -> bool:  # noqa: N802 - classad2 name
+    def symmetricMatch(self, other: "ClassAd") -> bool:  # classad2 name
         """True if each ad's Requirements hold against the other."""
         return self.matches(other) and other.matches(self)
 
@@ -189,13 +189,13 @@ class ClassAd(MutableMapping):
             return False
         return truthiness(value) is True
 
-    def externalRefs(self, expr: Any) -> list[str]:  # noqa: N802 - classad2 name
+    def externalRefs(self, expr: Any) -> list[str]:  # classad2 name
         """Names ``expr`` uses that this ad does not define: with ``[bar = 2]``,
         ``externalRefs(ExprTree("foo =?= bar"))`` is ``["foo"]``.  ValueError if the
         references cannot be determined (a selection from a non-ad)."""
         return external_refs(self, expr if isinstance(expr, ExprTree) else ExprTree(expr))
 
-    def internalRefs(self, expr: Any) -> list[str]:  # noqa: N802 - classad2 name
+    def internalRefs(self, expr: Any) -> list[str]:  # classad2 name
         """Names ``expr`` uses that this ad defines (``["bar"]`` in the example above)."""
         return internal_refs(self, expr if isinstance(expr, ExprTree) else ExprTree(expr))
 
@@ -215,11 +215,11 @@ class ClassAd(MutableMapping):
     def __str__(self) -> str:
         return PRINTERS["new"](self)
 
-    def printOld(self) -> str:  # noqa: N802 - classad2 name
+    def printOld(self) -> str:  # classad2 name
         """The ad in old ("long") format: ``Name = value`` lines, as ``classad2`` prints them."""
         return PRINTERS["old"](self)
 
-    def printJson(self) -> str:  # noqa: N802 - classad2 name
+    def printJson(self) -> str:  # classad2 name
         """The ad as a JSON object, as ``condor_q -json`` prints it."""
         return PRINTERS["json"](self)
 
@@ -267,7 +267,7 @@ class ExprTree:
         """Evaluate and return the value as an expression (what ``classad_eval`` prints)."""
         return ExprTree._wrap(value_to_node(self.evaluate(scope, target)))
 
-    def sameAs(self, other: "ExprTree") -> bool:  # noqa: N802 - classad2 name
+    def sameAs(self, other: "ExprTree") -> bool:  # classad2 name
         """Structural equality."""
         return ast.same_tree(self._node, other._node)
 

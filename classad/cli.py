@@ -13,22 +13,21 @@ with exit status 1; an interrupt exits with 130.
 from __future__ import annotations
 
 import argparse
+import codecs
 import io
 import os
 import re
 import sys
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Callable, Generator, Iterator, Optional, Sequence, TextIO
+from typing import Any, Callable, Generator, Optional, Sequence, TextIO
 
-import codecs
-
+from . import cli_query
 from .ad import ClassAd, ExprTree
 from .errors import ClassAdError, FormatError, ParseError
 from .evaluate import default_strict, set_strict_mode
 from .formats import parseAds, write_ads
 from .formats.detect import to_parser_type
-from . import cli_query
 
 PROG = "classad"
 INPUT_FORMATS = ("auto", "old", "new", "json", "xml")
@@ -297,7 +296,7 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
 def _quiet_stdout() -> None:
     """After a broken pipe: send the rest (and the final flush) nowhere."""
     try:
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the final flush
+        sys.stdout = open(os.devnull, "w")  # silences the final flush
     except OSError:
         pass
 
@@ -332,7 +331,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 130
     except RecursionError:
         print(f"{PROG}: <input>: error: input nested too deeply", file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - the last resort: never a traceback
+    except Exception as exc:  # the last resort: never a traceback
         print(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)",
               file=sys.stderr)
         return 2

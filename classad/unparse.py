@@ -17,7 +17,14 @@ from typing import Any
 from . import ast
 from .timetext import format_abstime, format_reltime
 from .values import (
-    ERROR, UNDEFINED, AbsTime, ListValue, RelTime, format_real, format_real_old, string_bytes,
+    ERROR,
+    UNDEFINED,
+    AbsTime,
+    ListValue,
+    RelTime,
+    format_real,
+    format_real_old,
+    string_bytes,
 )
 
 RESERVED_NAMES = frozenset({"error", "false", "is", "isnt", "parent", "true", "undefined"})

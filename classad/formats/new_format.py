@@ -15,8 +15,7 @@ Printers: :func:`write_ad` is the one-line form (``repr()`` of an ad);
 
 from __future__ import annotations
 
-import re
-from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
+from typing import Callable, Iterable, Iterator, Optional, TextIO
 
 from ..ad import PRINTERS, ClassAd
 from ..errors import FormatError, ParseError

@@ -26,6 +26,7 @@ from .. import ast
 from ..unparse import _FOLD, Printer, container_key, quote_name
 from ..values import ListValue
 
+
 def _folded(name: str) -> bytes:
     return name.encode("utf-8", "surrogateescape").translate(_FOLD)
 

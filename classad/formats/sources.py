@@ -180,7 +180,7 @@ def _file_lines(f: Any, name: str = "<stream>") -> Iterator[str]:
 
 def open_text(path: Any) -> io.TextIOWrapper:
     """A file opened for ad reading: UTF-8 with surrogate escapes, lines split at ``\\n`` only."""
-    return open(path, "r", encoding=ENCODING, errors=ERRORS, newline="\n")
+    return open(path, encoding=ENCODING, errors=ERRORS, newline="\n")
 
 
 def source_name(input: Any) -> str:

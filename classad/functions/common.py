@@ -26,8 +26,24 @@ from typing import Any, Iterator, Optional
 from ..timetext import format_abstime, format_reltime
 from ..unparse import value_to_string
 from ..values import (  # the C integer helpers are re-exported for the function modules
-    ERROR, INT32_MIN, INT64_MIN, LATE, UNDEFINED, AbsTime, ListValue, RelTime, bytes_to_string, c_div, c_mod,
-    compare_strings, compare_strings_nocase, format_real, real_to_int, trunc32, wrap32, wrap64,
+    ERROR,
+    INT32_MIN,
+    INT64_MIN,
+    LATE,
+    UNDEFINED,
+    AbsTime,
+    ListValue,
+    RelTime,
+    bytes_to_string,
+    c_div,
+    c_mod,
+    compare_strings,
+    compare_strings_nocase,
+    format_real,
+    real_to_int,
+    trunc32,
+    wrap32,
+    wrap64,
 )
 
 _SCALAR_TYPES = frozenset({bool, int, float, str, ListValue, AbsTime, RelTime, type(UNDEFINED)})

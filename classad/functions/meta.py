@@ -13,13 +13,12 @@ from typing import Any, Callable, Optional
 
 import regex as _rx
 
-from .. import ast
-from .. import unparse as up
+from .. import ast, unparse as up
 from ..errors import ParseError
 from ..unparse import quote_name, unparse
 from ..values import ERROR, UNDEFINED, ListValue
-from .pcre import compile_pattern, search_bytes
 from .common import ad_node, ad_parent, is_ad, root_ad, to_string
+from .pcre import compile_pattern, search_bytes
 from .registry import builtin
 
 

@@ -22,13 +22,19 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from ..timetext import (  # also re-exported: the time functions' public helpers
+    c_strftime,
+    format_abstime,
+    format_reltime,
+    gm_fields,
+    local_offset,
+    local_tm,
+    parse_abstime_literal,
+    parse_reltime_literal,
+)
 from ..values import ERROR, UNDEFINED, AbsTime, RelTime
 from .common import ad_node, c_div, c_mod, is_ad, make_ad, reltime_secs_int, to_int, trunc32, wrap32
 from .registry import builtin
-from ..timetext import (  # noqa: F401  (re-exported: the time functions' public helpers)
-    c_strftime, format_abstime, format_reltime, gm_fields, local_offset, local_tm, parse_abstime_literal,
-    parse_reltime_literal,
-)
 
 
 def _now(ctx: Any) -> int:

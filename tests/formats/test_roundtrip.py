@@ -7,8 +7,7 @@ import io
 import pytest
 from fmt_compare import ad_form, assert_same_ads
 from fmt_strategies import ANY_ADS, OLD_ADS
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from classad.formats import ParserType, format_ad, parseAds, write_ads
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from fn_helpers import ours, theirs
+from fn_strategies import calls, regex_calls
 from hypothesis import HealthCheck, assume, given, settings
 
 from classad.testing import CONTEXT_MY
-from fn_helpers import ours, theirs
-from fn_strategies import calls, regex_calls
 
 # Differences that come from the core (parser/evaluator), not from the function
 # library; reported to the lead, excluded here until fixed.

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from fn_helpers import expected_for, load_tables, ours, theirs, timezone
 
 ROWS = [r for r in load_tables() if not os.environ.get("FN_TABLE") or r[0] == os.environ["FN_TABLE"]]

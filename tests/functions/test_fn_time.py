@@ -5,16 +5,18 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from fn_helpers import ours, theirs, timezone
+from hypothesis import given, settings, strategies as st
 
 import classad
 from classad.evaluate import EvalState
 from classad.functions.time import (
-    format_abstime, format_reltime, parse_abstime_literal, parse_reltime_literal,
+    format_abstime,
+    format_reltime,
+    parse_abstime_literal,
+    parse_reltime_literal,
 )
 from classad.values import AbsTime, RelTime
-from fn_helpers import ours, theirs, timezone
 
 CLOCK = 1700000000.0  # 2023-11-14T22:13:20Z, a Tuesday
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import classad
 from classad import ClassAd, ExprTree, Value
@@ -25,7 +24,7 @@ def c():
     return classad2
 
 
-UTC = datetime.timezone.utc
+UTC = datetime.UTC
 
 # ---- A: externalRefs / internalRefs ------------------------------------------------------
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lang_helpers import ev
 
 import classad
 from classad.errors import ParseError
 from classad.parser import parse_expr, parse_record
-
-from lang_helpers import ev
 
 
 @pytest.mark.parametrize("text, printed", [

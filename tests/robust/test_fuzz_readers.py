@@ -10,8 +10,7 @@ from __future__ import annotations
 import io
 import os
 
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from classad import limits
 from classad.errors import ClassAdError
