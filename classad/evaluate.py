@@ -591,7 +591,8 @@ def _compile_list(node: ast.ListExpr) -> Callable:
 
 def _compile_record(node: ast.Record) -> Callable:
     attrs = node.attrs
-    return lambda ad, st: LATE.ad_class._from_nodes(attrs, parent=ad)
+    make = LATE.ad_class._from_nodes  # filled by classad.ad before anything is compiled
+    return lambda ad, st: make(attrs, parent=ad)
 
 
 def _compile_call(node: ast.Call) -> Callable:
