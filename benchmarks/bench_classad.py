@@ -24,11 +24,13 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import classad  # noqa: E402
+import classad
 
 try:
-    import classad2  # noqa: E402
-    import htcondor2  # noqa: F401,E402  (must precede classad2: HTCondor's default mode)
+    # isort: off
+    import htcondor2  # noqa: F401  (must precede classad2: HTCondor's default mode)
+    import classad2
+    # isort: on
 except ImportError:  # pragma: no cover
     classad2 = None
 

@@ -45,12 +45,14 @@ from typing import Callable, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import classad  # noqa: E402
-from classad.formats import ParserType, parseAds  # noqa: E402
+import classad
+from classad.formats import ParserType, parseAds
 
 try:
-    import classad2  # noqa: E402
-    import htcondor2  # noqa: F401,E402  (must precede classad2: HTCondor's default mode)
+    # isort: off
+    import htcondor2  # noqa: F401  (must precede classad2: HTCondor's default mode)
+    import classad2
+    # isort: on
 except ImportError:  # pragma: no cover - the comparison is optional
     classad2 = None
 

@@ -10,16 +10,17 @@ can switch by changing its import::
 
 from __future__ import annotations
 
-from . import functions as _functions  # noqa: F401  (registers the built-in library)
+from . import (
+    ast as _ast,
+    functions as _functions,  # noqa: F401  (registers the built-in library)
+)
 from .ad import ClassAd, ExprTree
-from .errors import ClassAdError, ClassAdException, FormatError, ParseError
-from .errors import last_error as _last_error
+from .errors import ClassAdError, ClassAdException, FormatError, ParseError, last_error as _last_error
 from .evaluate import default_strict, set_strict_mode
+from .formats import Parser, ParserType, parseAds, parseNext, parseOne  # re-exported
 from .parser import parse_expr
 from .unparse import quote_string as _quote_string
 from .values import Value
-
-from .formats import Parser, ParserType, parseAds, parseNext, parseOne  # noqa: F401  (re-exported)
 
 
 def quote(s: str) -> str:
@@ -27,7 +28,7 @@ def quote(s: str) -> str:
     return _quote_string(s)
 
 
-def lastError() -> str:  # noqa: N802 - classad2 name
+def lastError() -> str:  # classad2 name
     """The message of the library's last explained error, as ``classad2.lastError()``:
     after ``ExprTree('7 == "7"').eval()`` it is ``"strings can only be compared to strings"``.
     Success does not clear it; "" until the first such error."""
@@ -36,10 +37,8 @@ def lastError() -> str:  # noqa: N802 - classad2 name
 
 def unquote(s: str) -> str:
     """The string value of a new-syntax string literal (inverse of :func:`quote`)."""
-    from . import ast
-
     node = parse_expr(s)
-    if type(node) is not ast.Literal or type(node.value) is not str:
+    if type(node) is not _ast.Literal or type(node.value) is not str:
         raise ParseError(f"not a string literal: {s!r}")
     return node.value
 

@@ -15,16 +15,22 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import MutableMapping
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from . import ast
 from .errors import ParseError
-from .evaluate import EvalState, evaluate_top, new_state
+from .evaluate import EvalState, eval_attribute, evaluate_top, new_state
 from .parser import parse_expr, parse_record
+from .refs import external_refs, internal_refs
 from .unparse import container_key, unparse, unparse_ad
-from .values import ERROR, UNDEFINED, AbsTime, ListValue, RelTime, Value, truthiness
+from .values import ERROR, LATE, UNDEFINED, AbsTime, ListValue, RelTime, Value, truthiness
 
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+# The printers of str(), printOld() and printJson(), by format name ("new", "old", "json").
+# The format modules sit above this one (they read text into ads), so each registers
+# its printer here when it is imported; importing the classad package loads them all.
+PRINTERS: dict[str, Callable[["ClassAd"], str]] = {}
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 class ClassAd(MutableMapping):
@@ -141,8 +147,6 @@ class ClassAd(MutableMapping):
     def evaluate(self, attr: str, target: Optional["ClassAd"] = None,
                  state: Optional[EvalState] = None) -> Any:
         """Evaluate ``attr`` and return the raw language value (Undefined if missing)."""
-        from .evaluate import eval_attribute
-
         lname = attr.lower()
         node = self._lookup_node(lname)
         if node is None:
@@ -168,7 +172,7 @@ class ClassAd(MutableMapping):
         """True if ``other``'s Requirements hold with ``other`` as MY and this ad as TARGET."""
         return other._requirements_true(self)
 
-    def symmetricMatch(self, other: "ClassAd") -> bool:  # noqa: N802 - classad2 name
+    def symmetricMatch(self, other: "ClassAd") -> bool:  # classad2 name
         """True if each ad's Requirements hold against the other."""
         return self.matches(other) and other.matches(self)
 
@@ -179,27 +183,21 @@ class ClassAd(MutableMapping):
         if node is None:
             return False
         st = new_state(self, target)
-        from .evaluate import eval_attribute
-
         try:
             value = eval_attribute(self, "requirements", node, st)
         except RecursionError:
             return False
         return truthiness(value) is True
 
-    def externalRefs(self, expr: Any) -> list[str]:  # noqa: N802 - classad2 name
+    def externalRefs(self, expr: Any) -> list[str]:  # classad2 name
         """Names ``expr`` uses that this ad does not define: with ``[bar = 2]``,
         ``externalRefs(ExprTree("foo =?= bar"))`` is ``["foo"]``.  ValueError if the
         references cannot be determined (a selection from a non-ad)."""
-        from .refs import external_refs
+        return external_refs(self, expr if isinstance(expr, ExprTree) else ExprTree(expr))
 
-        return external_refs(self, expr)
-
-    def internalRefs(self, expr: Any) -> list[str]:  # noqa: N802 - classad2 name
+    def internalRefs(self, expr: Any) -> list[str]:  # classad2 name
         """Names ``expr`` uses that this ad defines (``["bar"]`` in the example above)."""
-        from .refs import internal_refs
-
-        return internal_refs(self, expr)
+        return internal_refs(self, expr if isinstance(expr, ExprTree) else ExprTree(expr))
 
     external_refs = externalRefs
     internal_refs = internalRefs
@@ -215,21 +213,15 @@ class ClassAd(MutableMapping):
         return unparse_ad(self)
 
     def __str__(self) -> str:
-        from .formats import new_format
+        return PRINTERS["new"](self)
 
-        return new_format.write_ad_pretty(self)
-
-    def printOld(self) -> str:  # noqa: N802 - classad2 name
+    def printOld(self) -> str:  # classad2 name
         """The ad in old ("long") format: ``Name = value`` lines, as ``classad2`` prints them."""
-        from .formats import old_format
+        return PRINTERS["old"](self)
 
-        return old_format.print_old(self)
-
-    def printJson(self) -> str:  # noqa: N802 - classad2 name
+    def printJson(self) -> str:  # classad2 name
         """The ad as a JSON object, as ``condor_q -json`` prints it."""
-        from .formats import json_format
-
-        return json_format.write_ad(self)
+        return PRINTERS["json"](self)
 
     print_old = printOld
     print_json = printJson
@@ -241,6 +233,7 @@ class ExprTree:
     __slots__ = ("_node",)
 
     def __init__(self, text: Any = None) -> None:
+        self._node: ast.Node
         if text is None:  # classad2: no argument is the expression ``undefined``
             self._node = ast.Literal(UNDEFINED)
         elif isinstance(text, ExprTree):
@@ -274,7 +267,7 @@ class ExprTree:
         """Evaluate and return the value as an expression (what ``classad_eval`` prints)."""
         return ExprTree._wrap(value_to_node(self.evaluate(scope, target)))
 
-    def sameAs(self, other: "ExprTree") -> bool:  # noqa: N802 - classad2 name
+    def sameAs(self, other: "ExprTree") -> bool:  # classad2 name
         """Structural equality."""
         return ast.same_tree(self._node, other._node)
 
@@ -359,14 +352,18 @@ def value_to_python(value: Any) -> Any:
 
 def node_to_python(node: ast.Node, scope: Optional[ClassAd] = None) -> Any:
     """A stored expression as ``classad2`` returns it: literals as values, else ExprTree."""
-    t = type(node)
-    if t is ast.Literal:
+    if type(node) is ast.Literal:
         return value_to_python(node.value)
-    if t is ast.ListExpr:
+    if type(node) is ast.ListExpr:
         return [node_to_python(n, scope) for n in node.items]
-    if t is ast.Record:
+    if type(node) is ast.Record:
         return ClassAd._from_nodes(node.attrs, None)
     return ExprTree._wrap(node)
 
 
 __all__ = ["ClassAd", "ExprTree", "ParseError", "python_to_node", "value_to_python", "node_to_python"]
+
+
+# Values, the evaluator and the functions build and recognise ads through this slot
+# (they sit below this module: see classad.values.LATE).
+LATE.ad_class = ClassAd

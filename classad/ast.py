@@ -15,7 +15,13 @@ from typing import Any, Callable, Optional
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Node:
-    """Base of every expression node."""
+    """Base of every expression node.
+
+    ``fn`` caches the node's compiled closure (keyword-only, so the kinds below keep
+    their own fields as positional arguments).
+    """
+
+    fn: Optional[Callable] = field(default=None, compare=False, repr=False, kw_only=True)
 
     def __eq__(self, other: object) -> bool:
         return same_tree(self, other)
@@ -29,7 +35,6 @@ class Literal(Node):
     """A constant: bool, int, real, string, Undefined, Error, time, or a ready list/ad value."""
 
     value: Any
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -39,7 +44,6 @@ class AttrRef(Node):
     name: str
     lname: str
     absolute: bool = False
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -49,7 +53,6 @@ class Select(Node):
     base: Node
     name: str
     lname: str
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -58,7 +61,6 @@ class Subscript(Node):
 
     base: Node
     index: Node
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -68,7 +70,6 @@ class Binary(Node):
     op: str
     left: Node
     right: Node
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -77,7 +78,6 @@ class Unary(Node):
 
     op: str
     operand: Node
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -87,7 +87,6 @@ class Conditional(Node):
     cond: Node
     then: Node
     other: Node
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -96,7 +95,6 @@ class Elvis(Node):
 
     left: Node
     right: Node
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -104,7 +102,6 @@ class Paren(Node):
     """Source parentheses: skipped by evaluation, kept by the printer."""
 
     inner: Node
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -112,7 +109,6 @@ class ListExpr(Node):
     """A list literal ``{a, b}``."""
 
     items: tuple
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -120,7 +116,6 @@ class Record(Node):
     """A nested ad literal ``[a = 1; b = 2]``: ``attrs`` is a tuple of (name, node)."""
 
     attrs: tuple
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -130,7 +125,6 @@ class Call(Node):
     name: str
     lname: str
     args: tuple
-    fn: Optional[Callable] = field(default=None, compare=False, repr=False)
 
 
 def attr_ref(name: str, absolute: bool = False) -> AttrRef:
@@ -152,40 +146,39 @@ def same_tree(a: object, b: object) -> bool:
     """Structural equality of two trees (names compared case-insensitively)."""
     if type(a) is not type(b):
         return False
-    if isinstance(a, Literal):
-        va, vb = a.value, b.value  # type: ignore[union-attr]
+    # ``b`` has ``a``'s type; each test names both so the type checker knows it too.
+    if isinstance(a, Literal) and isinstance(b, Literal):
+        va, vb = a.value, b.value
         if type(va) is not type(vb):
             return False
         if type(va) is float:
             return va == vb or (va != va and vb != vb)
         return va == vb
-    if isinstance(a, AttrRef):
-        return a.lname == b.lname and a.absolute == b.absolute  # type: ignore[union-attr]
-    if isinstance(a, Select):
-        return a.lname == b.lname and same_tree(a.base, b.base)  # type: ignore[union-attr]
-    if isinstance(a, Subscript):
-        return same_tree(a.base, b.base) and same_tree(a.index, b.index)  # type: ignore[union-attr]
-    if isinstance(a, Binary):
-        return a.op == b.op and same_tree(a.left, b.left) and same_tree(a.right, b.right)  # type: ignore[union-attr]
-    if isinstance(a, Unary):
-        return a.op == b.op and same_tree(a.operand, b.operand)  # type: ignore[union-attr]
-    if isinstance(a, Conditional):
-        return (same_tree(a.cond, b.cond) and same_tree(a.then, b.then)  # type: ignore[union-attr]
-                and same_tree(a.other, b.other))  # type: ignore[union-attr]
-    if isinstance(a, Elvis):
-        return same_tree(a.left, b.left) and same_tree(a.right, b.right)  # type: ignore[union-attr]
-    if isinstance(a, Paren):
-        return same_tree(a.inner, b.inner)  # type: ignore[union-attr]
-    if isinstance(a, ListExpr):
-        return len(a.items) == len(b.items) and all(  # type: ignore[union-attr]
-            same_tree(x, y) for x, y in zip(a.items, b.items))  # type: ignore[union-attr]
-    if isinstance(a, Record):  # an ad is a mapping: attribute order does not matter
-        if len(a.attrs) != len(b.attrs):  # type: ignore[union-attr]
+    if isinstance(a, AttrRef) and isinstance(b, AttrRef):
+        return a.lname == b.lname and a.absolute == b.absolute
+    if isinstance(a, Select) and isinstance(b, Select):
+        return a.lname == b.lname and same_tree(a.base, b.base)
+    if isinstance(a, Subscript) and isinstance(b, Subscript):
+        return same_tree(a.base, b.base) and same_tree(a.index, b.index)
+    if isinstance(a, Binary) and isinstance(b, Binary):
+        return a.op == b.op and same_tree(a.left, b.left) and same_tree(a.right, b.right)
+    if isinstance(a, Unary) and isinstance(b, Unary):
+        return a.op == b.op and same_tree(a.operand, b.operand)
+    if isinstance(a, Conditional) and isinstance(b, Conditional):
+        return same_tree(a.cond, b.cond) and same_tree(a.then, b.then) and same_tree(a.other, b.other)
+    if isinstance(a, Elvis) and isinstance(b, Elvis):
+        return same_tree(a.left, b.left) and same_tree(a.right, b.right)
+    if isinstance(a, Paren) and isinstance(b, Paren):
+        return same_tree(a.inner, b.inner)
+    if isinstance(a, ListExpr) and isinstance(b, ListExpr):
+        return len(a.items) == len(b.items) and all(same_tree(x, y) for x, y in zip(a.items, b.items))
+    if isinstance(a, Record) and isinstance(b, Record):  # an ad is a mapping: attribute order does not matter
+        if len(a.attrs) != len(b.attrs):
             return False
-        other = {name.lower(): node for name, node in b.attrs}  # type: ignore[union-attr]
+        other = {name.lower(): node for name, node in b.attrs}
         return all(name.lower() in other and same_tree(node, other[name.lower()])
                    for name, node in a.attrs)
-    if isinstance(a, Call):
-        return a.lname == b.lname and len(a.args) == len(b.args) and all(  # type: ignore[union-attr]
-            same_tree(x, y) for x, y in zip(a.args, b.args))  # type: ignore[union-attr]
+    if isinstance(a, Call) and isinstance(b, Call):
+        return a.lname == b.lname and len(a.args) == len(b.args) and all(
+            same_tree(x, y) for x, y in zip(a.args, b.args))
     return a is b

@@ -20,7 +20,7 @@ import re
 import sys
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Sequence, TextIO
+from typing import Any, Callable, Generator, Iterator, Optional, Sequence, TextIO
 
 from . import cli_query
 from .ad import ClassAd, ExprTree
@@ -66,7 +66,7 @@ class _NamedStream:
         return self._stream.readline(size)
 
 
-def _read_ads(names: Sequence[str], fmt: str, on_error: Any) -> Iterator[ClassAd]:
+def _read_ads(names: Sequence[str], fmt: str, on_error: Any) -> Generator[ClassAd, None, None]:
     for name in names:
         yield from parseAds(_open_input(name), to_parser_type(fmt), on_error=on_error)
 
@@ -298,7 +298,7 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
 def _quiet_stdout() -> None:
     """After a broken pipe: send the rest (and the final flush) nowhere."""
     try:
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the final flush
+        sys.stdout = open(os.devnull, "w")  # silences the final flush
     except OSError:
         pass
 
@@ -333,7 +333,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 130
     except RecursionError:
         print(f"{PROG}: <input>: error: input nested too deeply", file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - the last resort: never a traceback
+    except Exception as exc:  # the last resort: never a traceback
         print(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)",
               file=sys.stderr)
         return 2

@@ -29,11 +29,13 @@ import re
 import sys
 from typing import Any, Iterable, Iterator, Optional, Sequence, TextIO
 
+from . import ast
 from .ad import ClassAd, ExprTree
 from .columnar.select import select_ads
 from .errors import ParseError
 from .formats.printers import OLD
-from .values import ERROR, UNDEFINED, AbsTime, RelTime, Value
+from .unparse import unparse_old
+from .values import ERROR, UNDEFINED, AbsTime, RelTime, Value, truthiness
 
 USAGE = "usage: classad query [OPTIONS] FILE... (options and files in any order)"
 
@@ -233,9 +235,6 @@ def autoformat(value: Any, quoted: bool = False) -> str:
 
 def _raw(ad: ClassAd, tree: ExprTree) -> str:
     """The unevaluated text of a column (``r``): an attribute's own expression."""
-    from . import ast
-    from .unparse import unparse_old
-
     node = tree.node
     if type(node) is ast.AttrRef:
         found = ad.get_node(node.name)

@@ -38,7 +38,8 @@ from . import ast
 from .functions import registry
 from .limits import LIMITS
 from .operators import BINARY, UNARY, meta_equal
-from .values import ERROR, UNDEFINED, ListValue, RelTime, truthiness
+from .parser import parse_expr, parse_full_expr_lenient
+from .values import ERROR, LATE, UNDEFINED, ListValue, RelTime, truthiness
 
 # Closures call closures; Python 3.11 does not use the C stack for these calls,
 # so a higher limit is safe and lets deep (but legal) expressions evaluate.
@@ -117,12 +118,10 @@ class EvalState:
         return None
 
     def _build_match(self) -> tuple:
-        from .ad import ClassAd
-        from .parser import parse_expr
-
-        match = ClassAd._from_nodes(tuple((n, parse_expr(t)) for n, t in _MATCH_ATTRS))
-        lctx = ClassAd._from_nodes(tuple((n, parse_expr(t)) for n, t in _LEFT_CTX), match)
-        rctx = ClassAd._from_nodes(tuple((n, parse_expr(t)) for n, t in _RIGHT_CTX), match)
+        ad_class = LATE.ad_class  # the ad sits above the evaluator: see classad.values.LATE
+        match = ad_class._from_nodes(tuple((n, parse_expr(t)) for n, t in _MATCH_ATTRS))
+        lctx = ad_class._from_nodes(tuple((n, parse_expr(t)) for n, t in _LEFT_CTX), match)
+        rctx = ad_class._from_nodes(tuple((n, parse_expr(t)) for n, t in _RIGHT_CTX), match)
         match.set_node("lCtx", ast.Literal(lctx))
         match.set_node("rCtx", ast.Literal(rctx))
         match.set_node("LEFT", ast.Literal(self.my))
@@ -196,8 +195,6 @@ class CallContext:
 
     def parse(self, text: str) -> ast.Node:
         """Parse expression text (raises ParseError)."""
-        from .parser import parse_full_expr_lenient
-
         return parse_full_expr_lenient(text)
 
 
@@ -610,10 +607,9 @@ def _compile_list(node: ast.ListExpr) -> Callable:
 
 
 def _compile_record(node: ast.Record) -> Callable:
-    from .ad import ClassAd
-
     attrs = node.attrs
-    return lambda ad, st: ClassAd._from_nodes(attrs, parent=ad)
+    make = LATE.ad_class._from_nodes  # filled by classad.ad before anything is compiled
+    return lambda ad, st: make(attrs, parent=ad)
 
 
 def _compile_call(node: ast.Call) -> Callable:
@@ -692,3 +688,7 @@ _COMPILERS: dict[type, Callable[[Any], Callable]] = {
     ast.Record: _compile_record,
     ast.Call: _compile_call,
 }
+
+
+# Lazy list elements are evaluated by this module; values sits below it (see values.LATE).
+LATE.evaluate_node = evaluate_node

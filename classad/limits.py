@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass, fields
 from typing import Any
 
+from .values import ERROR
+
 
 @dataclass
 class Limits:
@@ -89,8 +91,6 @@ def run_regex(state: Any, fn: Any, *args: Any, **kw: Any) -> Any:
     """Call ``fn(*args, timeout=..., **kw)`` and charge its time to ``state``'s regex budget."""
     timeout = regex_timeout(state)
     if timeout <= 0:
-        from .values import ERROR
-
         return ERROR
     start = time.perf_counter()
     try:

@@ -19,8 +19,16 @@ from typing import Any, Callable
 
 from .errors import set_last_error
 from .values import (
-    ERROR, INT64_MIN, UNDEFINED, AbsTime, ListValue, RelTime, compare_strings, compare_strings_nocase,
-    real_result, wrap64,
+    ERROR,
+    INT64_MIN,
+    UNDEFINED,
+    AbsTime,
+    ListValue,
+    RelTime,
+    compare_strings,
+    compare_strings_nocase,
+    real_result,
+    wrap64,
 )
 
 _NUM = (int, float, bool)

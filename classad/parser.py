@@ -24,6 +24,8 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 from . import ast
 from .errors import ParseError
 from .limits import LIMITS
+from .records import split_attributes
+from .timetext import parse_abstime_literal, parse_reltime_literal
 from .values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED, bytes_to_string, string_bytes
 
 # Nesting deeper than this is a parse error, not a RecursionError (the C++ parser
@@ -254,17 +256,8 @@ def _is_string_literal(node: ast.Node) -> bool:
 
 def _fold_time_literal(tok: Token, name: str, arg: ast.Node) -> ast.Node:
     """``absTime("...")`` / ``relTime("...")`` with a literal string become time literals."""
-    try:
-        from .functions import time as time_functions
-    except ImportError:  # function library not available: keep the call
-        return ast.call(name, (arg,))
     text = arg.value  # type: ignore[attr-defined]
-    if name.lower() == "abstime":
-        parse = getattr(time_functions, "parse_abstime_literal", None)
-    else:
-        parse = getattr(time_functions, "parse_reltime_literal", None)
-    if parse is None:
-        return ast.call(name, (arg,))
+    parse = parse_abstime_literal if name.lower() == "abstime" else parse_reltime_literal
     value = parse(text)
     if value is None:
         raise _TokenError(tok, f"invalid {name} literal {text!r}")
@@ -375,13 +368,14 @@ def _parse(text: str, start: str, old_strings: bool, source: Optional[str],
         raise _error(text, "unexpected end of input" + _describe_expected(exc.expected),
                      _last_line(text), _last_col(text), source, line_offset) from None
     except UnexpectedCharacters as exc:
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        at = exc.pos_in_stream if exc.pos_in_stream is not None else len(text)  # always set by Lark here
+        ch = text[at] if at < len(text) else ""
         msg = f"unexpected character {ch!r}"
         if ch in "\"'":
             msg = "unterminated string or quoted name"
         elif ch == "0" or ch.isdigit():
-            msg = f"invalid number near {text[exc.pos_in_stream:exc.pos_in_stream + 12]!r}"
-        elif ch == "/" and text[exc.pos_in_stream:exc.pos_in_stream + 2] == "/*":
+            msg = f"invalid number near {text[at:at + 12]!r}"
+        elif ch == "/" and text[at:at + 2] == "/*":
             msg = "unterminated comment"
         raise _error(text, msg, exc.line, exc.column, source, line_offset) from None
     except (UnexpectedInput, LarkError) as exc:  # any other Lark failure stays inside this boundary
@@ -505,9 +499,8 @@ def parse_record(text: str, source: Optional[str] = None) -> ast.Record:
     whole text; anything that path cannot read goes to the full parser.
     """
     if len(text) > 4096:
-        from .formats.new_format import quick_record
-
-        pairs = quick_record(text)
+        body = text.strip(" \t\n\r\f\v")
+        pairs = split_attributes(body, parse_expr, KEYWORDS, whole=True) if body[:1] == "[" else None
         if pairs is not None:
             return ast.Record(pairs)
     node = _parse(text, "classad", False, source)

@@ -25,7 +25,7 @@ from typing import Any, Optional
 from . import ast
 from .evaluate import evaluate_node, new_state
 from .unparse import unparse
-from .values import UNDEFINED
+from .values import LATE, UNDEFINED
 
 _MAX_DEPTH = 400
 _SPECIAL = frozenset({"toplevel", "root", "self", "my", "parent", "currenttime"})
@@ -152,9 +152,7 @@ class _Walker:
             self.literal_parent = saved
 
     def literal_ad(self, node: ast.Record) -> Any:
-        from .ad import ClassAd
-
-        return ClassAd._from_nodes(node.attrs, self.literal_parent)
+        return LATE.ad_class._from_nodes(node.attrs, self.literal_parent)
 
     def selection(self, node: ast.Select) -> None:
         if self.internal:
@@ -228,10 +226,7 @@ class _Walker:
             self.cur = saved
 
 
-def _refs(ad: Any, expr: Any, internal: bool) -> list[str]:
-    from .ad import ExprTree
-
-    tree = expr if isinstance(expr, ExprTree) else ExprTree(expr)
+def _refs(ad: Any, tree: Any, internal: bool) -> list[str]:
     walker = _Walker(ad, internal)
     try:
         walker.walk(tree.node)

@@ -15,8 +15,16 @@ import re
 from typing import Any
 
 from . import ast
+from .timetext import format_abstime, format_reltime
 from .values import (
-    ERROR, UNDEFINED, AbsTime, ListValue, RelTime, format_real, format_real_old, string_bytes,
+    ERROR,
+    UNDEFINED,
+    AbsTime,
+    ListValue,
+    RelTime,
+    format_real,
+    format_real_old,
+    string_bytes,
 )
 
 RESERVED_NAMES = frozenset({"error", "false", "is", "isnt", "parent", "true", "undefined"})
@@ -72,8 +80,6 @@ def quote_name(name: str) -> str:
 
 
 def _time_text(v: Any) -> str:
-    from .functions.time import format_abstime, format_reltime
-
     return format_abstime(v) if type(v) is AbsTime else format_reltime(v)
 
 
@@ -132,31 +138,30 @@ class Printer:
         return "[ " + "; ".join(parts) + " ]"
 
     def node(self, n: ast.Node) -> str:
-        t = type(n)
-        if t is ast.Literal:
+        if type(n) is ast.Literal:
             return self.value(n.value)
-        if t is ast.AttrRef:
+        if type(n) is ast.AttrRef:
             return ("." if n.absolute else "") + quote_name(n.name)
-        if t is ast.Binary:
+        if type(n) is ast.Binary:
             op = OLD_SPELLING.get(n.op, n.op) if self.old else n.op
             return self.node(n.left) + " " + op + " " + self.node(n.right)
-        if t is ast.Select:
+        if type(n) is ast.Select:
             return self.node(n.base) + "." + n.name  # HTCondor prints selected names raw
-        if t is ast.Call:
+        if type(n) is ast.Call:
             return n.name + "(" + ",".join(self.node(a) for a in n.args) + ")"
-        if t is ast.Paren:
+        if type(n) is ast.Paren:
             return "(" + self.node(n.inner) + ")"
-        if t is ast.Unary:
+        if type(n) is ast.Unary:
             return " " + n.op + self.node(n.operand)
-        if t is ast.Subscript:
+        if type(n) is ast.Subscript:
             return self.node(n.base) + "[" + self.node(n.index) + "]"
-        if t is ast.Conditional:
+        if type(n) is ast.Conditional:
             return self.node(n.cond) + " ? " + self.node(n.then) + " : " + self.node(n.other)
-        if t is ast.Elvis:
+        if type(n) is ast.Elvis:
             return self.node(n.left) + " ?: " + self.node(n.right)
-        if t is ast.ListExpr:
+        if type(n) is ast.ListExpr:
             return self.list_items([self.node(i) for i in n.items])
-        if t is ast.Record:
+        if type(n) is ast.Record:
             items = sorted(n.attrs, key=lambda kv: container_key(kv[0]))
             return "[ " + "; ".join(quote_name(k) + " = " + self.node(v) for k, v in items) + " ]"
         raise TypeError(f"cannot print {n!r}")

@@ -40,6 +40,62 @@ def wrap64(n: int) -> int:
     return n - (1 << 64) if n > INT64_MAX else n
 
 
+# --- C integer arithmetic (x86-64 casts and operators) ----------------------------
+
+INT32_MIN = -(1 << 31)
+
+
+def wrap32(n: int) -> int:
+    """A 64-bit integer read through a C ``int`` (two's complement truncation)."""
+    n &= 0xFFFFFFFF
+    return n - (1 << 32) if n >= (1 << 31) else n
+
+
+def trunc32(x: float) -> int:
+    """``(int) x`` for a double: truncation; NaN or out of range gives INT_MIN."""
+    if x != x or x >= 2147483648.0 or x <= -2147483649.0:
+        return INT32_MIN
+    return int(x)
+
+
+def c_div(a: int, b: int) -> int:
+    """C integer division (truncates toward zero); ``b`` is non-zero."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def c_mod(a: int, b: int) -> int:
+    """C remainder (sign of the dividend); ``b`` is non-zero."""
+    return a - b * c_div(a, b)
+
+
+# --- late binding -------------------------------------------------------------------
+
+
+class _Late:
+    """Pieces of higher layers that values need at run time, filled in at their import.
+
+    A ClassAd is a value, but its class lives in :mod:`classad.ad` (which needs the
+    evaluator); a lazy list evaluates its elements with :mod:`classad.evaluate`.
+    Both modules sit above this one, so instead of importing them here (a cycle),
+    each registers itself on :data:`LATE` when it is imported.  Importing the
+    ``classad`` package loads both, so the slots are always filled before use.
+    """
+
+    __slots__ = ("ad_class", "evaluate_node")
+
+    def __init__(self) -> None:
+        self.ad_class: Any = None
+        self.evaluate_node: Any = _evaluator_missing
+
+
+def _evaluator_missing(node: Any, scope: Any, state: Any) -> Any:
+    raise RuntimeError("classad.evaluate is not loaded: import the classad package")
+
+
+LATE = _Late()
+
+
 class AbsTime:
     """An absolute time: seconds since the epoch plus the zone offset in seconds east."""
 
@@ -98,14 +154,14 @@ class ListValue:
         return cls(None, None, list(values))
 
     def __len__(self) -> int:
-        return len(self._values) if self.nodes is None else len(self.nodes)
+        nodes = self.nodes
+        return len(nodes) if nodes is not None else len(self._values or ())
 
     def evaluate(self, state: Any) -> list:
         """Every element's value, each evaluated in the scope of the list."""
         if self.nodes is None:
             return self._values  # type: ignore[return-value]
-        from .evaluate import evaluate_node
-
+        evaluate_node = LATE.evaluate_node
         scope = self.scope
         return [evaluate_node(n, scope, state) for n in self.nodes]
 
@@ -114,8 +170,7 @@ class ListValue:
         if self.nodes is None:
             yield from self._values  # type: ignore[misc]
             return
-        from .evaluate import evaluate_node
-
+        evaluate_node = LATE.evaluate_node
         scope = self.scope
         for n in self.nodes:
             yield evaluate_node(n, scope, state)
@@ -124,9 +179,7 @@ class ListValue:
         """The value of element ``i`` (caller checks the range)."""
         if self.nodes is None:
             return self._values[i]  # type: ignore[index]
-        from .evaluate import evaluate_node
-
-        return evaluate_node(self.nodes[i], self.scope, state)
+        return LATE.evaluate_node(self.nodes[i], self.scope, state)
 
     def __repr__(self) -> str:
         return f"ListValue({self.nodes if self.nodes is not None else self._values!r})"

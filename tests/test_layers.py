@@ -18,6 +18,26 @@ ROOT = Path(__file__).resolve().parent.parent
 MATCHMAKER_LAYERS = ["errors", "groups", "accounting", "config", "pool", "policies", "cycle", "simulate", "analyze",
                      "api", "cli"]
 
+# classad's layers, lowest first; names on one line share a layer.  The values hold
+# two late-bound slots (the ad class, the list element evaluator) that classad.ad and
+# classad.evaluate fill at import, and the ad's printers are registered by the formats.
+CLASSAD_LAYERS = [
+    ["errors"],
+    ["values"],
+    ["limits", "timetext"],
+    ["ast"],
+    ["operators", "records"],
+    ["parser", "unparse"],
+    ["functions"],
+    ["evaluate"],
+    ["refs"],
+    ["ad"],
+    ["formats"],
+    ["columnar", "testing"],
+    ["cli_query"],
+    ["cli"],
+]
+
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -65,6 +85,30 @@ def matchmaker_layer(mod: str) -> int:
     if len(parts) == 1:           # the facade itself may import everything
         return len(MATCHMAKER_LAYERS)
     return MATCHMAKER_LAYERS.index(parts[1])
+
+
+def classad_layer(mod: str) -> int:
+    parts = mod.split(".")
+    if len(parts) == 1:           # the facade itself may import everything
+        return len(CLASSAD_LAYERS)
+    return next(i for i, names in enumerate(CLASSAD_LAYERS) if parts[1] in names)
+
+
+def test_every_classad_module_belongs_to_a_layer():
+    known = {name for names in CLASSAD_LAYERS for name in names}
+    for mod in MODULES:
+        if mod.startswith("classad."):
+            assert mod.split(".")[1] in known, f"{mod} is in no layer of CLASSAD_LAYERS"
+
+
+@pytest.mark.parametrize("mod", sorted(m for m in MODULES if m.startswith("classad.")))
+def test_classad_imports_flow_downward(mod):
+    mine = classad_layer(mod)
+    for target, line in GRAPH[mod]:
+        if target.startswith("classad"):
+            assert target != "classad", f"{mod}:{line} imports the package itself; import the module"
+            assert classad_layer(target) <= mine, (
+                f"{mod}:{line} imports {target}, a higher layer ({CLASSAD_LAYERS[classad_layer(target)]})")
 
 
 def test_every_matchmaker_module_belongs_to_a_layer():
@@ -122,3 +166,7 @@ def find_cycle(prefix: str) -> list[str] | None:
 
 def test_matchmaker_has_no_import_cycle():
     assert find_cycle("matchmaker.") is None, " -> ".join(find_cycle("matchmaker.") or [])
+
+
+def test_classad_has_no_import_cycle():
+    assert find_cycle("classad.") is None, " -> ".join(find_cycle("classad.") or [])

@@ -69,7 +69,7 @@ def read_source(src: LineSource, parser: Any = ParserType.Auto,
     return _READERS[ptype](src, error_handler(on_error))
 
 
-def parseAds(input: Any, parser: Any = ParserType.Auto, *,  # noqa: N802 - classad2 name
+def parseAds(input: Any, parser: Any = ParserType.Auto, *,  # classad2 name
              on_error: OnError = "raise") -> Iterator[ClassAd]:
     """A generator of the ads in ``input`` (text, bytes, open file or path)."""
     handle = error_handler(on_error)
@@ -88,7 +88,7 @@ def _is_ad_sequence(input: Any) -> bool:
             and not hasattr(input, "readline") and isinstance(input, Iterable))
 
 
-def parseOne(input: Any, parser: Any = ParserType.Auto, *,  # noqa: N802 - classad2 name
+def parseOne(input: Any, parser: Any = ParserType.Auto, *,  # classad2 name
              on_error: OnError = "raise") -> ClassAd:
     """All ads in ``input`` merged into one (later attributes win).
 
@@ -103,7 +103,7 @@ def parseOne(input: Any, parser: Any = ParserType.Auto, *,  # noqa: N802 - class
     return result
 
 
-def parseNext(input: Any, parser: Any = ParserType.Auto, *,  # noqa: N802 - classad2 name
+def parseNext(input: Any, parser: Any = ParserType.Auto, *,  # classad2 name
               on_error: OnError = "raise") -> Optional[ClassAd]:
     """The first ad of ``input``, or None if there is none.
 

@@ -22,7 +22,7 @@ import re
 from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
 
 from .. import ast
-from ..ad import ClassAd
+from ..ad import PRINTERS, ClassAd
 from ..errors import FormatError, ParseError
 from ..parser import parse_expr
 from ..unparse import unparse_value
@@ -79,12 +79,11 @@ class _Writer:
         self.level = 0
 
     def node(self, n: ast.Node) -> str:
-        t = type(n)
-        if t is ast.Literal:
+        if type(n) is ast.Literal:
             return self.value(n.value)
-        if t is ast.Record:
+        if type(n) is ast.Record:
             return self.obj(container_items(n.attrs))
-        if t is ast.ListExpr:
+        if type(n) is ast.ListExpr:
             return self.array([lambda item=item: self.node(item) for item in n.items])
         return _quoted_expr(unparse_new(n))
 
@@ -330,3 +329,6 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
 
 
 __all__ = ["write_ad", "write_ads", "json_string", "iter_ads", "decode_object"]
+
+
+PRINTERS["json"] = write_ad  # str() / printOld() / printJson() of an ad (see classad.ad.PRINTERS)

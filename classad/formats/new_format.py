@@ -15,12 +15,12 @@ Printers: :func:`write_ad` is the one-line form (``repr()`` of an ad);
 
 from __future__ import annotations
 
-import re
-from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
+from typing import Callable, Iterable, Iterator, Optional, TextIO
 
-from ..ad import ClassAd
+from ..ad import PRINTERS, ClassAd
 from ..errors import FormatError, ParseError
 from ..parser import KEYWORDS, parse_expr, parse_record
+from ..records import split_attributes
 from .printers import ad_line, ad_pretty, container_items, tool_items
 from .sources import LineSource
 from .splitter import NEW_SYNTAX, split_records
@@ -43,70 +43,9 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
         yield ClassAd._from_nodes(pairs)
 
 
-# Tokens that matter for cutting an ad into attributes: strings, quoted names,
-# comments, brackets and semicolons.  Everything else is skipped by finditer.
-_CUT_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|//[^\n]*|/\*.*?\*/|[\[\]{}();]', re.S)
-_ASSIGNMENT = re.compile(r"[ \t\n\r\f\v]*([A-Za-z_][A-Za-z0-9_]*)[ \t\n\r\f\v]*=(.*)", re.S)
-
-
-def quick_record(text: str) -> Optional[tuple]:
-    """The (name, node) pairs of a whole-ad text ``[ ... ]`` read value by value, or None
-    when the full parser must decide (anything unusual, or text after the closing ``]``)."""
-    body = text.strip(" \t\n\r\f\v")
-    if body[:1] != "[":
-        return None
-    return _split_attributes(body, whole=True)
-
-
-def _split_attributes(text: str, whole: bool = False) -> Optional[tuple]:
-    """The (name, node) pairs of a plain ``[ a = 1; b = 2 ]`` ad, or None to use the full parser.
-
-    Each value is parsed on its own through the expression cache, so values that
-    repeat from ad to ad (``Requirements``, ``Arch``...) are parsed once and their
-    trees shared.  Anything unusual (quoted names, comments between attributes,
-    a syntax error anywhere) returns None: the whole-ad parser then decides, and
-    reports errors with their exact position.
-    """
-    pieces: list[str] = []
-    depth = 0
-    start = 1
-    for m in _CUT_TOKENS.finditer(text):
-        c = m.group()[0]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                pieces.append(text[start:m.start()])
-                if whole and m.end() != len(text):
-                    return None
-                break
-        elif c == ";" and depth == 1:
-            pieces.append(text[start:m.start()])
-            start = m.end()
-    else:
-        if whole:
-            return None  # never closed
-    merged: dict[str, tuple[str, Any]] = {}
-    for piece in pieces:
-        m = _ASSIGNMENT.match(piece)
-        if m is None:
-            if piece.strip(" \t\n\r\f\v"):
-                return None
-            continue
-        attr = m.group(1)
-        if attr.lower() in KEYWORDS:
-            return None
-        try:
-            node = parse_expr(m.group(2).strip(" \t\n\r\f\v"))
-        except ParseError:
-            return None
-        key = attr.lower()
-        old = merged.get(key)
-        merged[key] = (old[0] if old else attr, node)
-    if not merged and len(pieces) > 1:
-        return None  # "[ ; ]" is an error; let the parser say so
-    return tuple(merged.values())
+def _split_attributes(text: str) -> Optional[tuple]:
+    """The (name, node) pairs of a plain ``[ a = 1; b = 2 ]`` ad, or None to use the full parser."""
+    return split_attributes(text, parse_expr, KEYWORDS)
 
 
 def _located(exc: ParseError, name: str, line: int, column: int) -> FormatError:
@@ -165,3 +104,6 @@ def write_ads(ads: Iterable[ClassAd], out: TextIO, style: str = "lines") -> int:
 
 
 __all__ = ["iter_ads", "write_ad", "write_ad_pretty", "write_ads", "STYLES"]
+
+
+PRINTERS["new"] = write_ad_pretty  # str() / printOld() / printJson() of an ad (see classad.ad.PRINTERS)

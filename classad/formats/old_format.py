@@ -22,7 +22,7 @@ import re
 from typing import Callable, Iterable, Iterator, Optional, TextIO
 
 from .. import ast
-from ..ad import ClassAd
+from ..ad import PRINTERS, ClassAd
 from ..errors import FormatError, ParseError
 from ..limits import LIMITS
 from ..parser import fast_literal, parse_expr, parse_old_value
@@ -289,3 +289,6 @@ def write_ads(ads: Iterable[ClassAd], out: TextIO) -> int:
 
 __all__ = ["iter_ads", "parse_line", "parse_value", "old_to_new", "write_ad", "write_ads",
            "print_old"]
+
+
+PRINTERS["old"] = print_old  # str() / printOld() / printJson() of an ad (see classad.ad.PRINTERS)

@@ -19,11 +19,13 @@ of ``str()`` (ads indented by 4 and lists by 3, one element per line).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Iterable
 
 from .. import ast
 from ..unparse import _FOLD, Printer, container_key, quote_name
 from ..values import ListValue
+
 
 def _folded(name: str) -> bytes:
     return name.encode("utf-8", "surrogateescape").translate(_FOLD)
@@ -62,10 +64,9 @@ class LinePrinter(Printer):
         return self.record(container_items(ad.node_items()))
 
     def node(self, n: ast.Node) -> str:
-        t = type(n)
-        if t is ast.Record:
+        if type(n) is ast.Record:
             return self.record(container_items(n.attrs))
-        if t is ast.AttrRef and self.old:
+        if type(n) is ast.AttrRef and self.old:
             return ("." if n.absolute else "") + old_name(n.name)
         return super().node(n)
 
@@ -79,14 +80,14 @@ class PrettyPrinter(LinePrinter):
 
     def node(self, n: ast.Node) -> str:
         if type(n) is ast.ListExpr:
-            return self.layout_list([lambda item=item: self.node(item) for item in n.items])
+            return self.layout_list([partial(self.node, item) for item in n.items])
         return super().node(n)
 
     def value(self, v: Any) -> str:
         if type(v) is ListValue:
             if v.nodes is not None:
-                return self.layout_list([lambda item=item: self.node(item) for item in v.nodes])
-            return self.layout_list([lambda item=item: self.value(item) for item in v._values])
+                return self.layout_list([partial(self.node, item) for item in v.nodes])
+            return self.layout_list([partial(self.value, item) for item in v._values or ()])
         return super().value(v)
 
     def record(self, items: list) -> str:

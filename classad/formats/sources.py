@@ -101,6 +101,7 @@ class LineSource:
 
     def readline(self) -> Optional[str]:
         """The next line (with its ``\\n``), or None at the end of the input."""
+        line: Optional[str]
         if self._pending:
             line = self._pending.pop()
         else:
@@ -179,7 +180,7 @@ def _file_lines(f: Any, name: str = "<stream>") -> Iterator[str]:
 
 def open_text(path: Any) -> io.TextIOWrapper:
     """A file opened for ad reading: UTF-8 with surrogate escapes, lines split at ``\\n`` only."""
-    return open(path, "r", encoding=ENCODING, errors=ERRORS, newline="\n")
+    return open(path, encoding=ENCODING, errors=ERRORS, newline="\n")
 
 
 def source_name(input: Any) -> str:

@@ -135,7 +135,8 @@ def split_records(src: LineSource, syn: Syntax, handle: ErrorHandler) -> Iterato
                 if c == opener:
                     depth, junk, last_sig, inner = 1, False, c, [c]
                     start, seg = (lineno, pos + 1), pos
-                    indent = _NON_BLANK.search(line).start()
+                    first = _NON_BLANK.search(line)  # never None: position pos is not blank
+                    indent = first.start() if first is not None else pos
                     pos += 1
                 elif syn.comments and c == "/" and line.startswith("//", pos):
                     break

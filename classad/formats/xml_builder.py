@@ -113,7 +113,8 @@ class AdBuilder:
             return self._top(tok)
         frame = self.stack[-1]
         if frame.tag in _SCALARS:
-            return self._in_scalar(frame, tok)
+            self._in_scalar(frame, tok)
+            return None
         if tok.kind == "text":
             if tok.text.strip(" \t\n\r\f\v"):
                 raise self.error(f"unexpected text {tok.text.strip()[:20]!r} in <{frame.tag}>", tok)

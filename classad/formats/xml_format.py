@@ -93,12 +93,11 @@ class _Writer:
         return "".join(out)
 
     def node(self, n: ast.Node, indent: int) -> str:
-        t = type(n)
-        if t is ast.Literal:
+        if type(n) is ast.Literal:
             return self.value(n.value, indent)
-        if t is ast.Record:
+        if type(n) is ast.Record:
             return self.ad(container_items(n.attrs), indent)
-        if t is ast.ListExpr:
+        if type(n) is ast.ListExpr:
             return "<l>" + "".join(self.node(i, indent) for i in n.items) + "</l>"
         return "<e>" + xml_escape(unparse_new(n)) + "</e>"
 

@@ -9,8 +9,7 @@ it follows.
 
 from __future__ import annotations
 
-from . import registry
-from . import types, math, strings, lists, stringlists, regex, time, meta, htcondor  # noqa: F401
+from . import htcondor, lists, math, meta, regex, registry, stringlists, strings, time, types  # noqa: F401
 from .registry import FUNCTIONS, builtin, lookup, register
 
 __all__ = ["FUNCTIONS", "builtin", "lookup", "register", "registry"]

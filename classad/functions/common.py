@@ -23,12 +23,29 @@ import math
 import re
 from typing import Any, Iterator, Optional
 
-from ..values import (
-    ERROR, INT64_MIN, UNDEFINED, AbsTime, ListValue, RelTime, bytes_to_string, compare_strings,
-    compare_strings_nocase, format_real, real_to_int, wrap64,
+from ..timetext import format_abstime, format_reltime
+from ..unparse import value_to_string
+from ..values import (  # the C integer helpers are re-exported for the function modules
+    ERROR,
+    INT32_MIN,
+    INT64_MIN,
+    LATE,
+    UNDEFINED,
+    AbsTime,
+    ListValue,
+    RelTime,
+    bytes_to_string,
+    c_div,
+    c_mod,
+    compare_strings,
+    compare_strings_nocase,
+    format_real,
+    real_to_int,
+    trunc32,
+    wrap32,
+    wrap64,
 )
 
-INT32_MIN = -(1 << 31)
 _SCALAR_TYPES = frozenset({bool, int, float, str, ListValue, AbsTime, RelTime, type(UNDEFINED)})
 _C_SPACE = " \t\n\v\f\r"
 
@@ -36,23 +53,12 @@ _C_SPACE = " \t\n\v\f\r"
 # --- type tests ----------------------------------------------------------------
 
 
-_AD_CLASS: list = []
-
-
-def _ad_class() -> Any:
-    if not _AD_CLASS:
-        from ..ad import ClassAd
-
-        _AD_CLASS.append(ClassAd)
-    return _AD_CLASS[0]
-
-
 def is_ad(v: Any) -> bool:
     """True for a ClassAd value (the mapping class of :mod:`classad.ad`)."""
     t = type(v)
     if t in _SCALAR_TYPES:
         return False
-    return isinstance(v, _ad_class())
+    return isinstance(v, LATE.ad_class)
 
 
 def ad_node(ad: Any, lname: str) -> Any:
@@ -109,19 +115,6 @@ def type_tag(v: Any) -> Any:
 # --- narrowing conversions (C casts on x86-64) ------------------------------------
 
 
-def wrap32(n: int) -> int:
-    """A 64-bit integer read through a C ``int`` (two's complement truncation)."""
-    n &= 0xFFFFFFFF
-    return n - (1 << 32) if n >= (1 << 31) else n
-
-
-def trunc32(x: float) -> int:
-    """``(int) x`` for a double: truncation; NaN or out of range gives INT_MIN."""
-    if x != x or x >= 2147483648.0 or x <= -2147483649.0:
-        return INT32_MIN
-    return int(x)
-
-
 def trunc64(x: float) -> int:
     """``(long long) x`` for a double (NaN or out of range gives INT64_MIN)."""
     return real_to_int(x)
@@ -130,17 +123,6 @@ def trunc64(x: float) -> int:
 def reltime_secs_int(v: RelTime) -> int:
     """A relative time read through ``time_t`` (the reference casts to ``int`` first)."""
     return trunc32(float(v.secs))
-
-
-def c_div(a: int, b: int) -> int:
-    """C integer division (truncates toward zero); ``b`` is non-zero."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def c_mod(a: int, b: int) -> int:
-    """C remainder (sign of the dividend); ``b`` is non-zero."""
-    return a - b * c_div(a, b)
 
 
 # --- strtod ----------------------------------------------------------------------
@@ -261,15 +243,9 @@ def to_string(v: Any) -> Any:
     if v is UNDEFINED or v is ERROR:
         return v
     if t is AbsTime:
-        from .time import format_abstime
-
         return format_abstime(v)
     if t is RelTime:
-        from .time import format_reltime
-
         return format_reltime(RelTime(reltime_secs_int(v)))
-    from ..unparse import value_to_string
-
     return value_to_string(v)
 
 
@@ -468,9 +444,7 @@ def make_list(items: list) -> ListValue:
 
 def make_ad(pairs: list) -> Any:
     """A new ClassAd holding ``(name, value)`` pairs in order."""
-    from ..ad import ClassAd
-
-    ad = ClassAd()
+    ad = LATE.ad_class()
     for k, v in pairs:
         ad[k] = v
     return ad

@@ -11,7 +11,7 @@ here, so ``userMap`` only ever answers its default (or Undefined).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from .. import ast
 from ..values import ERROR, UNDEFINED, ListValue
@@ -44,6 +44,7 @@ def _in_each(ctx: Any, expr: Any, lst_node: Any, count: bool) -> Any:
         found = _find_expr(ctx, expr)
         if found is not None:
             expr = found
+    elements: Iterator[Any]
     if type(lst_node) is ast.ListExpr:
         elements = (ctx.eval(item) for item in lst_node.items)
     else:
@@ -140,7 +141,9 @@ def split_args_v2(text: str) -> Optional[list]:
 
 def split_args_v1(text: str) -> list:
     """Split a V1 (Unix) argument string on white space."""
-    out, buf, token = [], [], False
+    out: list[str] = []
+    buf: list[str] = []
+    token = False
     for c in text:
         if c in _ARG_SPACE:
             if token:
@@ -330,7 +333,7 @@ def user_home(ctx: Any, user: Any, *rest: Any) -> Any:
     if type(name) is not str:
         return default or ERROR
     try:
-        import pwd
+        import pwd  # POSIX only: imported here so the library still loads where it is missing
     except ImportError:
         return ERROR
     try:

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from .. import ast
+import regex as _rx
+
+from .. import ast, unparse as up
 from ..errors import ParseError
+from ..unparse import quote_name, unparse
 from ..values import ERROR, UNDEFINED, ListValue
 from .common import ad_node, ad_parent, is_ad, root_ad, to_string
+from .pcre import compile_pattern, search_bytes
 from .registry import builtin
 
 
@@ -68,8 +72,6 @@ def debug(ctx: Any, v: Any) -> Any:
 
 def _pretty_printer() -> Any:
     """The reference's ``PrettyPrint``: the one-line printer, but ads indent by 4 and lists by 3."""
-    from .. import unparse as up
-
     class Pretty(up.Printer):  # type: ignore[name-defined,misc]
         def __init__(self) -> None:
             super().__init__(False)
@@ -99,11 +101,10 @@ def _pretty_printer() -> Any:
             return out
 
         def node(self, n: ast.Node) -> str:
-            t = type(n)
-            if t is ast.Record:
+            if type(n) is ast.Record:
                 items = sorted(n.attrs, key=lambda kv: (len(kv[0]), kv[0].lower()))
                 return self._ad_body([(k, (lambda v=v: self.node(v))) for k, v in items])
-            if t is ast.ListExpr:
+            if type(n) is ast.ListExpr:
                 return self._list_body([(lambda i=i: self.node(i)) for i in n.items])
             return super().node(n)
 
@@ -111,7 +112,7 @@ def _pretty_printer() -> Any:
             if type(v) is ListValue:
                 if v.nodes is not None:
                     return self._list_body([(lambda i=i: self.node(i)) for i in v.nodes])
-                return self._list_body([(lambda x=x: self.value(x)) for x in v._values])
+                return self._list_body([(lambda x=x: self.value(x)) for x in v._values or ()])
             if is_ad(v):
                 items = up.ad_items_in_print_order(v)
                 return self._ad_body([(k, (lambda n=n: self.node(n))) for k, n in items])
@@ -130,8 +131,6 @@ def pretty_unparse(node: ast.Node) -> str:
 
 def _plain_name(node: Any) -> Optional[str]:
     """The folded name of a plain (unquoted, relative) attribute reference, else None."""
-    from ..unparse import quote_name
-
     if type(node) is not ast.AttrRef or node.absolute:
         return None
     if quote_name(node.name) != node.name:
@@ -229,8 +228,6 @@ class _RefWalker:
         if t is ast.Select:
             base = self.ctx.eval_in(node.base, scope) if scope is not None else UNDEFINED
             if base is UNDEFINED:
-                from ..unparse import unparse
-
                 self.add(unparse(node.base) + "." + node.name)
                 return True
             if not is_ad(base):
@@ -289,7 +286,7 @@ def unresolved(ctx: Any, node: ast.Node, *rest: ast.Node) -> Any:
         return ERROR
     ad = getattr(ctx, "ad", None)
     walker = _RefWalker(ctx)
-    if type(node) is ast.Select:
+    if isinstance(node, ast.Select):  # no subclasses: the same test as type(node) is ast.Select
         base = ctx.eval(node.base)
         if not is_ad(base):
             return UNDEFINED
@@ -306,9 +303,6 @@ def unresolved(ctx: Any, node: ast.Node, *rest: ast.Node) -> Any:
         pv = ctx.eval(rest[0])
         if type(pv) is not str:
             return ERROR
-        from .pcre import compile_pattern, search_bytes
-        import regex as _rx
-
         if compile_pattern(pv, _rx.IGNORECASE) is None:
             return ERROR
         pattern = pv

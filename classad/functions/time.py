@@ -8,8 +8,8 @@ relative times are seconds (a real).
 
 The readers and printers of time literals (:func:`parse_abstime_literal`,
 :func:`parse_reltime_literal`, :func:`format_abstime`, :func:`format_reltime`)
-live in :mod:`classad.functions.timetext` and are re-exported here for the
-parser and the unparser.
+live in :mod:`classad.timetext` (below the parser and the unparser, which use
+them) and are re-exported here.
 
 Reference quirks reproduced: integer seconds given to ``absTime``/``relTime``
 are read through a C ``int`` (``absTime(2**32)`` is the epoch); a string that
@@ -22,13 +22,19 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from ..timetext import (  # also re-exported: the time functions' public helpers
+    c_strftime,
+    format_abstime,
+    format_reltime,
+    gm_fields,
+    local_offset,
+    local_tm,
+    parse_abstime_literal,
+    parse_reltime_literal,
+)
 from ..values import ERROR, UNDEFINED, AbsTime, RelTime
 from .common import ad_node, c_div, c_mod, is_ad, make_ad, reltime_secs_int, to_int, trunc32, wrap32
 from .registry import builtin
-from .timetext import (  # noqa: F401  (re-exported for the parser and the unparser)
-    c_strftime, format_abstime, format_reltime, gm_fields, local_offset, local_tm, parse_abstime_literal,
-    parse_reltime_literal,
-)
 
 
 def _now(ctx: Any) -> int:

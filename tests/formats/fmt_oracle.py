@@ -39,8 +39,10 @@ def oracle_xml_printer() -> Optional[Callable[[object], str]]:
     if not sys.platform.startswith("linux"):
         return None
     try:
+        # isort: off
+        import htcondor2  # first: it switches classad2 to HTCondor's default mode
         import classad2
-        import htcondor2  # noqa: F401  (switches classad2 to HTCondor's default mode)
+        # isort: on
     except ImportError:
         return None
     libdir = os.path.join(os.path.dirname(os.path.dirname(htcondor2.__file__)), "htcondor.libs")

@@ -45,8 +45,8 @@ def test_value_enum_matches_classad2_numbering() -> None:
 def test_build_from_dict_and_python_values() -> None:
     ad = ClassAd({"a": 1, "b": "x", "c": [1, 2], "d": {"k": 1.5}, "e": True})
     assert repr(ad) == '[ a = 1; b = "x"; c = { 1,2 }; d = [ k = 1.500000000000000E+00 ]; e = true ]'
-    ad["t"] = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
-    assert ad["t"] == datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+    ad["t"] = datetime.datetime(2020, 1, 1, tzinfo=datetime.UTC)
+    assert ad["t"] == datetime.datetime(2020, 1, 1, tzinfo=datetime.UTC)
     ad["x"] = ExprTree("a + 2")
     assert ad.eval("x") == 3
 

@@ -24,7 +24,7 @@ def c():
     return classad2
 
 
-UTC = datetime.timezone.utc
+UTC = datetime.UTC
 
 # ---- A: externalRefs / internalRefs ------------------------------------------------------
 

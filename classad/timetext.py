@@ -18,16 +18,15 @@ import sys
 import time as _time
 from typing import Any, Optional
 
-from ..values import AbsTime, RelTime, string_bytes
-from .common import c_div, c_mod, trunc32, wrap32
+from .values import AbsTime, RelTime, c_div, c_mod, string_bytes, trunc32, wrap32
 
 # --- libc helpers --------------------------------------------------------------------
 
 
 class _TM(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_int) for n in
-                ("tm_sec", "tm_min", "tm_hour", "tm_mday", "tm_mon", "tm_year", "tm_wday", "tm_yday",
-                 "tm_isdst")] + [("tm_gmtoff", ctypes.c_long), ("tm_zone", ctypes.c_char_p)]
+    _fields_ = [*((n, ctypes.c_int) for n in ("tm_sec", "tm_min", "tm_hour", "tm_mday", "tm_mon", "tm_year",
+                                              "tm_wday", "tm_yday", "tm_isdst")),
+                ("tm_gmtoff", ctypes.c_long), ("tm_zone", ctypes.c_char_p)]
 
 
 def _load_strftime() -> Any:
