@@ -24,12 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from classad.ad import ClassAd  # noqa: E402
-from classad.parser import parse_expr  # noqa: E402
-from matchmaker.config.settings import Settings  # noqa: E402
-from matchmaker.cycle.ephemeral import StaticPriorities  # noqa: E402
-from matchmaker.cycle.negotiator import negotiate  # noqa: E402
-from matchmaker.pool.ads import pool_from_ads  # noqa: E402
+from classad.ad import ClassAd
+from classad.parser import parse_expr
+from matchmaker.config.settings import Settings
+from matchmaker.cycle.ephemeral import StaticPriorities
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.pool.ads import pool_from_ads
 
 START = parse_expr('(KeyboardIdle > 15 * 60) && ((LoadAvg - CondorLoadAvg) <= 0.3) && TARGET.Owner =!= "nobody"')
 SLOT_REQ = parse_expr("START && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory")

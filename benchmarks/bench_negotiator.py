@@ -261,8 +261,10 @@ def match_rates(spec: PoolSpec, n_slots: int, n_jobs: int, repeat: int, seed: in
     job_texts = sample_ads(spec.jobs, n_jobs, rng)
     libs: list[tuple[str, Any]] = [("this library (classad)", classad)]
     try:
+        # isort: off
         import htcondor2  # noqa: F401  (must precede classad2: it sets HTCondor's default mode)
         import classad2
+        # isort: on
         libs.insert(0, ("C++ library (classad2)", classad2))
     except ImportError:   # pragma: no cover
         pass

@@ -20,7 +20,7 @@ import re
 import sys
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Callable, Generator, Iterator, Optional, Sequence, TextIO
+from typing import Any, Callable, Generator, Optional, Sequence, TextIO
 
 from . import cli_query
 from .ad import ClassAd, ExprTree

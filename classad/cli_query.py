@@ -35,7 +35,7 @@ from .columnar.select import select_ads
 from .errors import ParseError
 from .formats.printers import OLD
 from .unparse import unparse_old
-from .values import ERROR, UNDEFINED, AbsTime, RelTime, Value, truthiness
+from .values import ERROR, UNDEFINED, AbsTime, RelTime, Value
 
 USAGE = "usage: classad query [OPTIONS] FILE... (options and files in any order)"
 

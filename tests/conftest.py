@@ -5,9 +5,16 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
 
 # A fixed zone so time functions give the same answers everywhere.
 os.environ.setdefault("TZ", "UTC")
+
+# Property tests draw the same examples on every run, so CI gives the answer the last local
+# run gave; HYPOTHESIS_PROFILE=explore draws new ones (to look for new counterexamples).
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture(scope="session")

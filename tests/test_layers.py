@@ -33,7 +33,7 @@ CLASSAD_LAYERS = [
     ["refs"],
     ["ad"],
     ["formats"],
-    ["columnar", "testing"],
+    ["columnar", "testing", "analyze"],
     ["cli_query"],
     ["cli"],
 ]

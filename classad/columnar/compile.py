@@ -24,8 +24,7 @@ import numpy as np
 from .. import ast
 from ..evaluate import MAX_EVAL_DEPTH, CallContext, evaluate_node
 from ..functions import registry
-from ..operators import BINARY, UNARY
-from ..operators import meta_equal as scalar_meta_equal
+from ..operators import BINARY, UNARY, meta_equal as scalar_meta_equal
 from ..values import ERROR, UNDEFINED, ListValue, RelTime, truthiness
 from . import ops
 from .column import (

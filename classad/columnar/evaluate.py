@@ -18,6 +18,7 @@ from .column import Column, Const, as_column
 from .compile import FIXED, ROW, Run
 from .table import HOLDS_NOTHING, AdTable
 
+
 def _run(table: AdTable, other: Any, state: Any, row_side: str) -> Run:
     if row_side not in ("my", "target"):
         raise ValueError(f"row_side must be 'my' or 'target', not {row_side!r}")

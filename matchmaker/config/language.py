@@ -232,8 +232,8 @@ class Config:
         body = self._expand(m.body, active, origin)
         if m.func == "ENV":
             var, sep, dflt = body.partition(":")
-            value = self._environ.get(var.strip())
-            return value if value is not None else (dflt if sep else "UNDEFINED")
+            found = self._environ.get(var.strip())
+            return found if found is not None else (dflt if sep else "UNDEFINED")
         if m.func in ("INT", "REAL"):
             try:
                 number = float(body.split(",")[0])

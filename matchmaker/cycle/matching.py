@@ -144,6 +144,7 @@ class Matcher:
         pre = ev.value(e, S_PRE) if pol.pre_job_rank is not None else -math.inf
         post = ev.value(e, S_POST) if pol.post_job_rank is not None else -math.inf
         rank = 0.0 if pol.ignore_job_ranks else ev.value(e, J_RANK)
+        prank: object
         if state == NO_PREEMPTION:
             prank = -FLT_MAX
         elif pol.preemption_rank is None:

@@ -76,7 +76,7 @@ def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, 
         spin += 1
         cycle.spins += 1
         ignore_limit = spin == 1 and cp
-        group_usage = cycle.usage.of_group(group_name) if grouped else 0.0
+        group_usage = cycle.usage.of_group(group_name) if grouped and group_name is not None else 0.0
         if grouped and not ignore_limit and group_usage >= group_quota:
             break
         if not cp:

@@ -31,7 +31,16 @@ from ..pool.ads import (
 from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
 from ..pool.limits import claimed_limits, limits_reason
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
-from .ephemeral import ROOT_GROUP, GroupContext, GroupView, LiveUsage, MatchState, Priorities, annotate_slot
+from .ephemeral import (
+    ROOT_GROUP,
+    GroupContext,
+    GroupView,
+    LiveUsage,
+    MatchState,
+    NegotiationAd,
+    Priorities,
+    annotate_slot,
+)
 from .evaluator import Evaluator, SlotEntry, group_slots
 from .explain import GROUP_MAP, preemption
 from .matching import Matcher
@@ -160,7 +169,7 @@ class Cycle:
         """Whether any slot is still available."""
         return self._available > 0
 
-    def commit(self, s: SubmitterState, run: Any, cand: Any, req: ClassAd, budget: Budget,
+    def commit(self, s: SubmitterState, run: Any, cand: Any, req: NegotiationAd, budget: Budget,
                context: Optional[GroupContext] = None) -> None:
         """Record a match: the slot leaves the cycle, usage and limits are charged at once."""
         e = cand.entry
@@ -196,7 +205,7 @@ class Cycle:
         self._rejected[job_id] = (reason, mechanism, explanation or reason)
         self.history.append(Rejection(job_id, *self._rejected[job_id]))
 
-    def find(self, req: ClassAd, autocluster: int, s: SubmitterState, only_rank: bool, budget: Budget,
+    def find(self, req: NegotiationAd, autocluster: int, s: SubmitterState, only_rank: bool, budget: Budget,
              cache: list) -> tuple[Any, str, bool]:
         """The best candidate for ``req``, else ``(None, reason, limited)``: ``limited`` says
         whether the submitter limit turned any slot away.  ``cache`` holds the match list."""
