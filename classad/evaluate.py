@@ -7,7 +7,7 @@ the partner ad of a match, and the guard against circular references).  The
 closure is cached on the node, so every ad sharing a tree shares its code; all
 dispatch, operator lookup and name folding happen at compile time.
 
-Scoping (HTCondor's default "compat" mode, spec §3.8): an unscoped name is
+Scoping (HTCondor's default "compat" mode, docs/language.md, attribute references and scoping): an unscoped name is
 looked up in the current ad, then the special names (``parent``, ``self``,
 ``toplevel``/``root``, and in compat mode ``my`` and ``CurrentTime``), then the
 enclosing ads; at the top of the chain ``target``/``other`` name the partner ad

@@ -4,7 +4,7 @@
 of an ``absTime("...")`` / ``relTime("...")`` literal exactly as the reference
 does (its lenient digit scanner, ``mktime`` normalisation and all); the parser
 calls them to fold such literals.  :func:`format_abstime` and
-:func:`format_reltime` print time values (spec §5.5) for the unparser and for
+:func:`format_reltime` print time values (docs/language.md, printing times) for the unparser and for
 ``string()``.  :func:`c_strftime` is the C library's ``strftime`` (through
 ``ctypes`` where available) so ``formatTime`` and the printers format exactly as
 the reference, including out-of-range fields.

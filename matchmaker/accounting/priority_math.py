@@ -1,7 +1,7 @@
-"""User-priority math (spec §3.2-§3.4) as pure functions over plain numbers.
+"""User-priority math (docs/negotiation.md, user priorities) as pure functions over plain numbers.
 
 Nothing here reads a clock or a database: every time is passed in, so the worked
-examples of spec §7.4-§7.5 are plain asserts and Hypothesis can drive the functions
+examples of docs/negotiation.md (example 7.4 and example 7.5) are plain asserts and Hypothesis can drive the functions
 directly.  :mod:`matchmaker.accounting.store` is the store that applies them to records.
 
 * RUP update: ``π(t) = β·π(t−δt) + (1−β)·ρ``, ``β = 0.5^(δt/h)``, never below 0.5.
@@ -80,7 +80,7 @@ def group_ancestors(group: Optional[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class FactorPolicy:
-    """The configured defaults a new principal's priority factor comes from (spec §3.4)."""
+    """The configured defaults a new principal's priority factor comes from (docs/negotiation.md, priority factors and EUP)."""
 
     default: float = 1000.0             # DEFAULT_PRIO_FACTOR
     nice_user: float = 1e10             # NICE_USER_PRIO_FACTOR

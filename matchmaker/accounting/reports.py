@@ -1,4 +1,4 @@
-"""What ``condor_userprio`` shows and edits (spec §3.5, §3.7), over the accountant store.
+"""What ``condor_userprio`` shows and edits (docs/negotiation.md, editing priorities and reports), over the accountant store.
 
 Two views of :class:`~matchmaker.accountant.Accountant`:
 
@@ -30,7 +30,7 @@ _RULE = "-" * 24 + " " + "-" * 9 + " " + "-" * 9 + " " + "-" * 7 + " " + "-" * 9
 
 @dataclass(frozen=True)
 class PrioRow:
-    """One line of ``condor_userprio`` (spec §3.7)."""
+    """One line of ``condor_userprio`` (docs/negotiation.md, reports)."""
 
     name: str
     is_group: bool
@@ -181,7 +181,7 @@ def format_time(epoch: Optional[float]) -> str:
 
 def format_quotas(rows: Sequence[QuotaRecord], *, last_update: Optional[float], users: int,
                   policy: str) -> str:
-    """The ``condor_userprio -quotas`` table (column layout of spec §3.7)."""
+    """The ``condor_userprio -quotas`` table (column layout of docs/negotiation.md, reports)."""
     lines = [f"Last Priority Update: {format_time(last_update)}",
              "Group                    Effective  Config     Use    Subtree  Requested",
              "Name                       Quota     Quota   Surplus   Quota   Resources",

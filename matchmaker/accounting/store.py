@@ -1,4 +1,4 @@
-"""The accountant's durable store (spec §3.1, §3.3, §3.5): one SQLite file.
+"""The accountant's durable store (docs/negotiation.md, the accountant's records, charging usage and editing priorities): one SQLite file.
 
 :class:`Accountant` keeps one record per principal (a submitter ``user@domain``
 or a group name such as ``group_physics`` or ``<none>``) and one per claimed
@@ -9,7 +9,7 @@ a crash mid-cycle loses nothing committed.  Use ``with acct.transaction():``
 around one negotiation cycle; each public mutator outside such a block commits
 on its own.
 
-Usage model (spec §3.3): a match adds its slot weight to the submitter's and
+Usage model (docs/negotiation.md, charging usage): a match adds its slot weight to the submitter's and
 its group's in-use usage at once, and a negative "uncharged time" so the next
 :meth:`Accountant.update_priorities` charges only the part of the interval
 after the match; ending a match adds the used part back.  Group records also
@@ -17,7 +17,7 @@ carry hierarchical usage summed over the group and every dotted ancestor.
 
 The store also keeps the quota table of the last negotiation cycle (one
 :class:`QuotaRecord` per group, its last allocation round): the next cycle
-reads it for ``RemoteGroupQuota`` (spec §2.2: slot ads are annotated before
+reads it for ``RemoteGroupQuota`` (docs/negotiation.md, on slots: slot ads are annotated before
 the cycle computes its own quotas) and ``matchmaker userprio --quotas`` prints
 it, as ``condor_userprio -quotas`` prints the negotiator's last report.
 """
@@ -560,7 +560,7 @@ class Accountant:
             self._policy_reports[policy] = (now, [dict(r) for r in rows])
             self._policy_dirty.add(policy)
 
-    # ---- condor_userprio edits (spec §3.5) ----------------------------------------------
+    # ---- condor_userprio edits (docs/negotiation.md, editing priorities) ----------------------------------------------
 
     def _edit(self, name: str, **values: float) -> None:
         with self.transaction():

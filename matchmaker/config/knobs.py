@@ -1,7 +1,7 @@
 """The one table of configuration knobs the matchmaker reads, with types and defaults.
 
 Every knob is declared once below: name, type, HTCondor's default (as config
-text, from spec §5; "(code)" in a doc line marks a default that lives in
+text, from docs/knobs.md; "(code)" in a doc line marks a default that lives in
 HTCondor's code rather than its parameter table), and one line of doc.  Knobs
 named per group or per limit (``GROUP_QUOTA_<g>``, ``<X>_LIMIT``, ...) are
 declared as patterns and read through the lookup methods of :class:`Knobs`.
@@ -61,7 +61,7 @@ _GROUP_SORT_EXPR = ('ifThenElse(AccountingGroup=?="<none>",3.4e+38,ifThenElse(Gr
                     "GroupResourcesInUse/GroupQuota,3.3e+38))")
 
 _TABLE = (
-    # §5.1 cycle timing and plumbing
+    # cycle timing and plumbing (docs/knobs.md, cycle timing and plumbing)
     Knob("NEGOTIATOR_INTERVAL", "int", "60", "max seconds between cycle starts"),
     Knob("NEGOTIATOR_MIN_INTERVAL", "int", "5", "min seconds between cycle starts"),
     Knob("NEGOTIATOR_CYCLE_DELAY", "int", "20", "min seconds from a cycle's end to the next start (code)"),
@@ -79,7 +79,7 @@ _TABLE = (
     Knob("NEGOTIATOR_INFORM_STARTD", "bool", "false", "tell the startd about matches"),
     Knob("NEGOTIATOR_ADVERTISE_ACCOUNTING", "bool", "true", "send accounting ads to the collector (code)"),
     Knob("NEGOTIATOR_NAME", "string", None, "daemon name (HTCondor derives one from the host)"),
-    # §5.2 which slots, submitters and jobs
+    # which slots, submitters and jobs (docs/knobs.md, slots, submitters and jobs)
     Knob("NEGOTIATOR_SLOT_CONSTRAINT", "expr", None, "only slots matching this are fetched"),
     Knob("NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT", "expr", None, "only matching slots count in the pool size",
          alias="GROUP_DYNAMIC_MACH_CONSTRAINT"),
@@ -93,7 +93,7 @@ _TABLE = (
          "when a fresh slot ad replaces a stashed one (code)"),
     Knob("USE_GLOBAL_JOB_PRIOS", "bool", "false", "order submitters by job priority across schedds"),
     Knob("NEGOTIATOR_IGNORE_USER_PRIORITIES", "bool", "false", "every submitter limit is infinite"),
-    # §5.3 ranking and preemption
+    # ranking and preemption (docs/knobs.md, ranking and preemption)
     Knob("PREEMPTION_REQUIREMENTS", "expr", "False", "must be true to preempt for priority (MY=slot, TARGET=job)"),
     Knob("PREEMPTION_REQUIREMENTS_STABLE", "bool", "true", "PREEMPTION_REQUIREMENTS constant within a cycle (code)"),
     Knob("PREEMPTION_RANK", "expr", _PREEMPTION_RANK, "last tie-break among preemption candidates"),
@@ -109,7 +109,7 @@ _TABLE = (
     Knob("USE_RESOURCE_REQUEST_COUNTS", "bool", "true", "schedds send request counts"),
     Knob("NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE", "int", "200", "requests per schedd round trip"),
     Knob("STARTD_RESOURCE_PREFIX", "string", "slot", "prefix of slotN_ attribute names (code)"),
-    # §5.4 weights and accountant
+    # weights and accountant (docs/knobs.md, slot weights and the accountant)
     Knob("SLOT_WEIGHT", "expr", "Cpus", "slot weight inserted when a slot ad lacks SlotWeight"),
     Knob("NEGOTIATOR_USE_SLOT_WEIGHTS", "bool", "true", "false: every slot weighs 1"),
     Knob("FORCE_NEGOTIATOR_SLOT_WEIGHT", "bool", "false", "ignore SlotWeight published by startds"),
@@ -124,7 +124,7 @@ _TABLE = (
     Knob("ACCOUNTANT_DATABASE_FILE", "string", None,
          "accountant store; here an SQLite file (HTCondor: $(SPOOL)/Accountantnew.log, a ClassAd log)"),
     Knob("UID_DOMAIN", "string", None, "domain of submitter names (HTCondor: $(FULL_HOSTNAME))"),
-    # §5.5 groups and limits
+    # groups and limits (docs/knobs.md, group quotas and concurrency limits)
     Knob("GROUP_NAMES", "list", None, "accounting groups; any group enables group quotas"),
     Knob("GROUP_ACCEPT_SURPLUS", "bool", "false", "groups may receive surplus unless set per group"),
     Knob("GROUP_AUTOREGROUP", "bool", "false", "groups also negotiate in <none> unless set per group"),
@@ -149,13 +149,13 @@ _TABLE = (
          "accounting-group map file: user -> the groups they may use, first = default (not HTCondor's name)"),
     Knob("MATCHMAKER_ACCOUNTING_GROUP_CHECK_REQUEST", "bool", "true",
          "refuse a job that asks for a group its owner may not use (false: give it the default group)"),
-    # where HTCondor's manual and code disagree (spec §1.15): the code by default, the manual if set
+    # where HTCondor's manual and code disagree (docs/negotiation.md, where HTCondor's manual and code disagree): the code by default, the manual if set
     Knob("MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP", "bool", "false",
-         "manual: priority preemption also needs a better EUP than the running user's (§1.15.1)"),
+         "manual: priority preemption also needs a better EUP than the running user's (docs/negotiation.md, manual or code 1: priority preemption)"),
     Knob("MATCHMAKER_SKIP_CLAIMED_IDLE", "bool", "false",
-         "manual: claimed slots whose Activity is Idle are never candidates (§1.15.2)"),
+         "manual: claimed slots whose Activity is Idle are never candidates (docs/negotiation.md, manual or code 2: claimed idle slots)"),
     Knob("MATCHMAKER_JOB_ORDER_BY_QDATE", "bool", "false",
-         "manual: a submitter's jobs after priority in QDate order, not ClusterId/ProcId (§1.15.3)"),
+         "manual: a submitter's jobs after priority in QDate order, not ClusterId/ProcId (docs/negotiation.md, manual or code 3: job order)"),
     # how the matchmaker computes, not what it decides
     Knob("MATCHMAKER_COLUMNAR", "bool", "true",
          "build candidate lists with the columnar (NumPy) engine; false: the scalar evaluator"),

@@ -1,4 +1,4 @@
-"""The HTCondor configuration language, as much of it as a negotiator needs (spec §6).
+"""The HTCondor configuration language, as much of it as a negotiator needs (docs/knobs.md, the configuration language).
 
 Design: a file is read once, statement by statement (the statements are
 :mod:`matchmaker.config.statements`'s), into this module's table of raw definitions
@@ -16,7 +16,7 @@ variables ``_CONDOR_NAME`` (prefix in any case) override file definitions.
 
 Supported: ``=`` (and the obsolete ``:``), ``+=`` with an optional separator
 (``+,=``; doubled ``+&&=`` inserts `` && ``), ``@=tag`` blocks, backslash
-continuation (a comment line inside a continuation is dropped, spec §6),
+continuation (a comment line inside a continuation is dropped, docs/knobs.md, the configuration language),
 ``include [ifexist] : file`` and ``@include``, ``if/elif/else/endif``,
 ``error :`` and ``warning :``, ``$(NAME)``, ``$(NAME:default)``, ``$ENV(V[:d])``,
 and ``$INT``/``$REAL`` of a plain number.

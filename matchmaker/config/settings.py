@@ -1,4 +1,4 @@
-"""Every knob one negotiation cycle reads, typed and read once (spec §5).
+"""Every knob one negotiation cycle reads, typed and read once (docs/knobs.md).
 
 :class:`Settings` is a frozen record built from :class:`matchmaker.knobs.Knobs`
 by :meth:`Settings.from_knobs`, which reads every knob at once so a bad value
@@ -10,7 +10,7 @@ AssignAccountingGroup(...)``) is read and parsed here, so a bad map line is a
 ``ConfigError`` naming the map file, line and column.
 
 The three ``MATCHMAKER_*`` switches select the manual's behaviour where
-HTCondor's manual and code disagree (spec §1.15); the defaults follow the code.
+HTCondor's manual and code disagree (docs/negotiation.md, where HTCondor's manual and code disagree); the defaults follow the code.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class MatchPolicy:
     matchlist_caching: bool = True
     preemption_requirements_stable: bool = True
     preemption_rank_stable: bool = True
-    # The manual's behaviour where it differs from the code (spec §1.15); off = the code.
+    # The manual's behaviour where it differs from the code (docs/negotiation.md, where HTCondor's manual and code disagree); off = the code.
     preemption_needs_better_eup: bool = False
     skip_claimed_idle: bool = False
     # How candidate lists are computed (same results): whole columns at once, or pair by pair.
@@ -72,7 +72,7 @@ class Settings:
     uid_domain: Optional[str] = None
     concurrency_capacity: Callable[[str], float] = lambda _n: 2308032.0
     job_order_by_qdate: bool = False
-    # group quotas (spec §4); no tree: GROUP_NAMES is empty
+    # group quotas (docs/negotiation.md, group quotas); no tree: GROUP_NAMES is empty
     group_tree: Optional[GroupTree] = None
     allow_quota_oversubscription: bool = True
     strict_enforce_quota: bool = True

@@ -1,4 +1,4 @@
-"""The statements of the HTCondor configuration language (spec §6): lines to definitions.
+"""The statements of the HTCondor configuration language (docs/knobs.md, the configuration language): lines to definitions.
 
 :class:`Reader` walks one file's logical lines (continuations joined, comment
 lines dropped -- also inside a continuation), keeps the ``if``/``elif``/``else``
@@ -116,7 +116,7 @@ class Reader:
             while line.endswith("\\"):
                 line = line[:-1]
                 while self.pos < len(self.lines) and self.lines[self.pos].lstrip().startswith("#"):
-                    self.pos += 1        # a comment inside a continuation is dropped (spec §6)
+                    self.pos += 1        # a comment inside a continuation is dropped (docs/knobs.md, the configuration language)
                 if self.pos >= len(self.lines):
                     break
                 line += self.lines[self.pos].strip()

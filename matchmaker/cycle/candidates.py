@@ -20,7 +20,7 @@ PREEMPTION_REQ_FALSE = "PREEMPTION_REQUIREMENTS == False"
 
 
 def permits(used: float, allowed: float, cost: float) -> bool:
-    """The submitter-limit test with HTCondor's round-up-once rule (spec §1.6)."""
+    """The submitter-limit test with HTCondor's round-up-once rule (docs/negotiation.md, one submitter's session)."""
     return used + cost <= allowed or (used <= 0 and allowed > 0)
 
 
@@ -29,7 +29,7 @@ def permits(used: float, allowed: float, cost: float) -> bool:
 
 @dataclass
 class Budget:
-    """What this submitter may still take in this spin (spec §1.6)."""
+    """What this submitter may still take in this spin (docs/negotiation.md, one submitter's session)."""
 
     lim: float
     lim_unclaimed: float
@@ -59,7 +59,7 @@ class CandidateList:
     concurrency: list[str] = field(default_factory=list)
 
     def reason(self) -> str:
-        """Why nothing could be offered, in HTCondor's order of precedence (spec §1.14)."""
+        """Why nothing could be offered, in HTCondor's order of precedence (docs/negotiation.md, rejection reasons)."""
         if self.concurrency:
             return limits_reason(sorted(set(self.concurrency)))
         if self.no_preemption_req:
@@ -70,7 +70,7 @@ class CandidateList:
 
 
 def sort_key(pre: float, rank: float, post: float, state: int, prank: float, index: int) -> tuple:
-    """The candidate order of spec §1.8 as an ascending key: PRE_JOB_RANK, job Rank,
+    """The candidate order of docs/negotiation.md (candidate slots) as an ascending key: PRE_JOB_RANK, job Rank,
     POST_JOB_RANK, preemption state and PREEMPTION_RANK descending (the knob ranks
     compared in single precision, as HTCondor does), then slot list order."""
     return (-float32(pre), -rank, -float32(post), -state, -float32(prank), index)

@@ -5,7 +5,7 @@ on.  The slots of the cycle become an :class:`~classad.columnar.AdTable` (built
 once per cycle: the annotated slot copies do not change during a cycle), and for
 each request the job's Requirements and Rank, the slots' Requirements, Rank and
 CurrentRank and the PREEMPTION_* / NEGOTIATOR_*_JOB_RANK knobs are evaluated as
-columns with the request as the fixed ad.  The filtering of spec §1.8 (states,
+columns with the request as the fixed ad.  The filtering of docs/negotiation.md (candidate slots) (states,
 submitter limits, PREEMPTION_REQUIREMENTS) runs on arrays and the candidates are
 ordered with ``numpy.lexsort`` on the same key as the scalar path; the candidate
 objects are only made when the negotiator asks for them.
@@ -208,7 +208,7 @@ def build(matcher: Any, req: NegotiationAd, autocluster: int, submitter: str, cl
                 out.concurrency.extend(full)
                 ok[p] = False
         rows, state = rows[ok], state[ok]
-    # The sort key of spec §1.8.
+    # The sort key of docs/negotiation.md (candidate slots).
     n = len(rows)
     warn: list[tuple[int, int]] = [(r, S_RANK) for r in rank_errors]
     ranks = {}

@@ -1,4 +1,4 @@
-"""Ephemeral attributes: what the negotiator adds to ads while it negotiates (spec §2),
+"""Ephemeral attributes: what the negotiator adds to ads while it negotiates (docs/negotiation.md, ephemeral attributes),
 and the per-cycle facts about users they come from (EUPs frozen, usage live).
 
 The ads read from files are never modified.  The cycle works on copies (cheap:
@@ -213,7 +213,7 @@ def annotate_request(job_ad: ClassAd, *, eup: float, usage: float, negotiating_g
                      autoregroup: bool = False, group: Optional[str] = None,
                      group_usage: Optional[float] = None, group_quota: Optional[float] = None
                      ) -> NegotiationAd:
-    """A copy of a job ad carrying the Submitter* attributes of spec §2.1."""
+    """A copy of a job ad carrying the Submitter* attributes of docs/negotiation.md (on requests)."""
     req = NegotiationAd(job_ad)
     req.set_node("SubmitterNegotiatingGroup", _literal(negotiating_group or ROOT_GROUP))
     req.set_node("SubmitterAutoregroup", _literal(bool(autoregroup)))
@@ -231,7 +231,7 @@ def annotate_request(job_ad: ClassAd, *, eup: float, usage: float, negotiating_g
 
 @dataclass(frozen=True)
 class GroupContext:
-    """Where a pie call sits in the group-quota loop: what its requests are told (spec §2.1)."""
+    """Where a pie call sits in the group-quota loop: what its requests are told (docs/negotiation.md, on requests)."""
 
     negotiating_group: str = ROOT_GROUP               # SubmitterNegotiatingGroup
     autoregroup: bool = False                         # SubmitterAutoregroup
@@ -312,7 +312,7 @@ def annotate_slot(slot: Slot, *, now: float, eup_of: Callable[[str], float],
                   consider_preemption: bool = True, cross_slot_prios: bool = False,
                   resource_prefix: str = "slot", slot_weight_expr: Optional[ast.Node] = None,
                   force_slot_weight: bool = False, groups: Optional[GroupView] = None) -> NegotiationAd:
-    """A copy of a slot ad prepared for this cycle (spec §1.2, §2.2)."""
+    """A copy of a slot ad prepared for this cycle (docs/negotiation.md, reading the pool and on slots)."""
     ad = slot.ad
     copy = NegotiationAd(ad)
     neg_req = ad.get_node("NegotiatorRequirements")

@@ -5,7 +5,7 @@ Requirements, Rank and CurrentRank and the PREEMPTION_REQUIREMENTS,
 NEGOTIATOR_PRE_JOB_RANK, NEGOTIATOR_POST_JOB_RANK and PREEMPTION_RANK knobs (the
 slot as MY), and the job's Requirements, Rank and ConcurrencyLimits (the job as
 MY).  :class:`Evaluator` returns each already converted to what the candidate
-sort compares (spec §1.8): a bool for the tests, a number for the ranks (the knob
+sort compares (docs/negotiation.md, candidate slots): a bool for the tests, a number for the ranks (the knob
 ranks in single precision, as HTCondor compares them; -inf when not a number).
 
 Speed without changing results: (1) every evaluation is memoized on what it

@@ -1,6 +1,6 @@
 """Explained results: which mechanism decided a rejection, and what allowed a preemption.
 
-HTCondor's rejection texts (spec §1.14) are short and sometimes misleading: a request
+HTCondor's rejection texts (docs/negotiation.md, rejection reasons) are short and sometimes misleading: a request
 turned away because its submitter's slice, or its group's quota, was used up is reported
 as "no match found" when the only search left (preemption by machine Rank) came back
 empty.  The cycle keeps that text in ``Rejection.reason`` and adds, from this module, a
@@ -122,7 +122,7 @@ def direct_values(ctx: Context, req: ClassAd) -> Callable[[str, Any], object]:
 def slot_availability(ctx: Context, entry: Any, req: ClassAd,
                       values: Optional[Callable[[str, Any], object]] = None) -> str:
     """Why ``entry`` (a slot both sides accept) is or is not a candidate for ``req``: the
-    matcher's preemption tests (spec §1.8), without the submitter limit and concurrency
+    matcher's preemption tests (docs/negotiation.md, candidate slots), without the submitter limit and concurrency
     limits, which the caller reports separately.  ``values`` supplies the slot's Rank,
     CurrentRank and PREEMPTION_REQUIREMENTS (default: :func:`direct_values`)."""
     if not entry.alive:

@@ -1,4 +1,4 @@
-"""The group-quota loop of one negotiation cycle (spec §1.4, §4), on top of the pie engine.
+"""The group-quota loop of one negotiation cycle (docs/negotiation.md, floor round and dispatch and group quotas), on top of the pie engine.
 
 With ``GROUP_NAMES`` set, a cycle does not spin one pie over every submitter:
 :func:`matchmaker.groups.run_rounds` assigns quotas, shares surplus, orders the
@@ -10,14 +10,14 @@ group's submitters.  This module connects the two halves:
   jobs, weighted by ``RequestCpus`` under ``NEGOTIATOR_USE_WEIGHTED_DEMAND``), the
   live per-group usage after each pass, and the ``GROUP_SORT_EXPR`` value of each
   group's ad (``AccountingGroup``, ``GroupQuota``, ``GroupResourcesInUse``,
-  ``GroupResourcesAllocated``, the attributes spec §4.4 lists);
+  ``GroupResourcesAllocated``, the attributes docs/negotiation.md (allocation rounds) lists);
 * what a pass tells the pie and its requests -- the group to cap
   (``SubmitterNegotiatingGroup``; none in the autoregroup root pass), whether it is
   that root pass (``SubmitterAutoregroup``), and the current round's quotas
   (``SubmitterGroupQuota``);
 * the cycle's quota table (:class:`GroupSummary`, one per group, from the last
   round), which the CLI prints and stores so the next cycle can publish
-  ``RemoteGroupQuota`` in slot ads (spec §2.2).
+  ``RemoteGroupQuota`` in slot ads (docs/negotiation.md, on slots).
 
 The pie engine is passed in (``pie=``), the same shape as ``run_rounds(negotiate=)``,
 so this module sits beside :mod:`matchmaker.cycle.negotiator` rather than under it.
@@ -102,7 +102,7 @@ class _Rounds:
 
 def negotiate_groups(cycle: Cycle, pool: Pool, *,
                      pie: Callable[..., list[SubmitterState]]) -> CycleResult:
-    """Hierarchical group quotas (spec §4.4) for a cycle built with the group tree: the
+    """Hierarchical group quotas (docs/negotiation.md, allocation rounds) for a cycle built with the group tree: the
     rounds of ``groups.run_rounds``, each pass running the floor round and ``pie`` (the
     pie engine, :func:`matchmaker.negotiator.negotiate_with_group`) for its group."""
     settings, now = cycle.settings, cycle.now

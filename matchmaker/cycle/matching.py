@@ -1,4 +1,4 @@
-"""Finding and ranking the candidate slots for one request (spec §1.8, §1.13).
+"""Finding and ranking the candidate slots for one request (docs/negotiation.md, candidate slots and concurrency limits).
 
 A slot is a candidate when both Requirements hold in the two-ad context (job
 as MY, slot as TARGET and the reverse).  A claimed slot is a candidate only for
@@ -76,7 +76,7 @@ class Matcher:
 
     def build(self, req: NegotiationAd, autocluster: int, submitter: str, classes: Sequence[SlotClass],
               only_rank: bool, budget: Budget, static_limits: bool) -> CandidateList:
-        """All candidates for ``req`` among the available slots, sorted (spec §1.8)."""
+        """All candidates for ``req`` among the available slots, sorted (docs/negotiation.md, candidate slots)."""
         ev, pol = self.ev, self.policy
         ev.use_request(req)
         if pol.columnar:

@@ -1,4 +1,4 @@
-"""One negotiation cycle: submitters, pie slices, pie spins (spec §1.3-§1.6).
+"""One negotiation cycle: submitters, pie slices, pie spins (docs/negotiation.md, the cycle at a glance).
 
 Phases, each a function or method over plain data:
 
@@ -8,7 +8,7 @@ Phases, each a function or method over plain data:
 2. :func:`negotiate_with_group` -- the pie engine: per spin, each submitter's
    slice ``(1/EUP) / sum(1/EUP) * total - usage``, submitters in EUP order,
    spinning until a spin neither uses pie nor retires a submitter.  Without
-   groups it runs once after the floor round (§1.4); with ``GROUP_NAMES`` the
+   groups it runs once after the floor round (docs/negotiation.md, floor round and dispatch); with ``GROUP_NAMES`` the
    group-quota loop of :mod:`matchmaker.cycle.group_passes` calls it once per group
    pass with ``group_quota`` and ``group_name``.
 3. :func:`negotiate_submitter` -- one submitter's session: requests in queue
@@ -43,7 +43,7 @@ def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float
               usage: Optional[Mapping[str, float]] = None,
               previous_quotas: Optional[Mapping[str, float]] = None, runner: Any = None,
               ledger: Optional[Mapping[str, Any]] = None) -> CycleResult:
-    """Run one cycle (spec §1.4): without groups the floor round, then the pie; with
+    """Run one cycle (docs/negotiation.md, floor round and dispatch): without groups the floor round, then the pie; with
     ``settings.group_tree`` the group-quota rounds, one pie per group pass.
 
     ``usage`` is each submitter's weighted usage at cycle start (default: the claimed

@@ -39,7 +39,7 @@ def pie_slices(eups: Mapping[str, float], total: float,
 
 def _limits(cycle: Cycle, s: SubmitterState, share: float, total: float, floor_round: bool,
             group_quota: float, group_usage_at_start: float, grouped: bool) -> tuple[float, float]:
-    """``submitter_limit`` of spec §1.5: (limit, unclaimed limit)."""
+    """``submitter_limit`` of docs/negotiation.md, pie slices and spins: (limit, unclaimed limit)."""
     usage = cycle.usage.of(s.name)
     lim = INF if cycle.settings.ignore_user_priorities else max(0.0, share * total - usage)
     lim_unclaimed = lim
@@ -60,7 +60,7 @@ def submitter_order_key(s: SubmitterState) -> tuple:
 def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, floor_round: bool = False,
                          group_quota: float = INF, group_name: Optional[str] = None,
                          context: Optional[GroupContext] = None) -> list[SubmitterState]:
-    """Spin the pie for ``submitters`` (spec §1.5); returns them in spin-1 order.
+    """Spin the pie for ``submitters`` (docs/negotiation.md, pie slices and spins); returns them in spin-1 order.
 
     ``group_quota`` caps the weight the call may hand out and ``group_name`` names the
     group whose usage counts against it (None: uncapped, as without groups or in the
@@ -127,7 +127,7 @@ def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, 
 
 def negotiate_submitter(cycle: Cycle, s: SubmitterState, lim: float, lim_unclaimed: float, ceil_left: float,
                         ignore_limit: bool, context: Optional[GroupContext] = None) -> str:
-    """One submitter's session (spec §1.6); returns DONE or RESUME."""
+    """One submitter's session (docs/negotiation.md, one submitter's session); returns DONE or RESUME."""
     st, pol = cycle.settings, cycle.settings.policy
     budget = Budget(lim, lim_unclaimed)
     limited = False

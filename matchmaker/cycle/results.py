@@ -49,7 +49,7 @@ class Match:
 
     With groups, ``group`` is the submitter's group and ``negotiating_group`` /
     ``autoregroup`` say in which pass the match was made: what the claim then publishes
-    as ``RemoteGroup``, ``RemoteNegotiatingGroup`` and ``RemoteAutoregroup`` (spec §1.9)."""
+    as ``RemoteGroup``, ``RemoteNegotiatingGroup`` and ``RemoteAutoregroup`` (docs/negotiation.md, what a match does)."""
 
     job: str
     submitter: str
@@ -75,7 +75,7 @@ class SubmitterSummary:
 
 @dataclass(frozen=True)
 class Rejection:
-    """A request that got no slot: HTCondor's rejection text (spec §1.14), the mechanism
+    """A request that got no slot: HTCondor's rejection text (docs/negotiation.md, rejection reasons), the mechanism
     that decided (a short keyword, see :mod:`matchmaker.cycle.explain`) and a sentence
     naming it with the knob and the numbers."""
 

@@ -14,7 +14,7 @@ this module is that glue, shared by the CLI and by multi-cycle simulations:
   match was claimed and nothing finished: matched slots Claimed/Busy by their
   submitter (publishing ``RemoteGroup``-style attributes the startd would),
   matched jobs running, preempted jobs idle again.  A partitionable slot is
-  claimed whole, as the negotiator charged it (spec §1.10).
+  claimed whole, as the negotiator charged it (docs/negotiation.md, partitionable slots).
 """
 
 from __future__ import annotations

@@ -113,7 +113,7 @@ class Cycle:
         return truthiness(evaluate_top(constraint, ad, MatchState(None, self.now))) is True
 
     def _keep(self, s: Slot) -> bool:
-        """The trim of spec §1.3."""
+        """The trim of docs/negotiation.md (reading the pool)."""
         cp = self.settings.policy.consider_preemption
         ad, st = s.ad, MatchState(None, self.now)
         if cp and not self.settings.consider_early_preemption:

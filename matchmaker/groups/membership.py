@@ -1,7 +1,7 @@
 """Who belongs to which accounting group.
 
 Two directions, both pure: the negotiator reads a submitter name (`group.sub.user@domain`)
-and finds the configured group it negotiates in (negotiator.md section 4.2); the submit
+and finds the configured group it negotiates in (docs/negotiation.md, group membership); the submit
 side maps a user to the groups they may use with an accounting-group map file (the
 AssignAccountingGroup feature).
 

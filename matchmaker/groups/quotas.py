@@ -1,10 +1,10 @@
-"""Hierarchical group quotas (negotiator.md section 4): group tree, quota assignment,
+"""Hierarchical group quotas (docs/negotiation.md, group quotas): group tree, quota assignment,
 surplus sharing, integer remainder rounds, strict caps, group order, allocation rounds.
 Who belongs to which group lives in `matchmaker.groups.membership`.
 
 Design: HTCondor keeps the working values on the tree nodes and interleaves this math with
 the negotiation loop.  Here the tree is immutable (built once per reconfig) and each phase
-maps plain data to plain data, so the worked examples of section 7 are plain asserts.  The
+maps plain data to plain data, so the worked examples of docs/negotiation.md (worked examples) are plain asserts.  The
 allocation rounds need the pie engine and take it as a callback (`run_rounds(negotiate=)`).
 The arithmetic follows the reference step by step (operation order, left-to-right sums,
 `floor`, C's truncating int conversion of the group limit): example 7.8 hinges on it.
@@ -80,7 +80,7 @@ class GroupTree:
 
     @property
     def autoregroup(self) -> bool:
-        """True when any group autoregroups (section 4.5: the root then runs last, uncapped)."""
+        """True when any group autoregroups (docs/negotiation.md, autoregroup: the root then runs last, uncapped)."""
         return self.nodes[ROOT].autoregroup
 
 
@@ -148,7 +148,7 @@ class Quotas:
 
 def assign_quotas(tree: GroupTree, pool_size: float,
                   allow_oversubscription: bool = True) -> Quotas:
-    """`hgq_assign_quotas` (section 4.3).  Static children take their configured share
+    """`hgq_assign_quotas` (docs/negotiation.md, quota assignment).  Static children take their configured share
     first, scaled down proportionally only without oversubscription; dynamic children
     split the rest, normalised only if their fractions sum past 1; nothing scales up."""
     quota = {name: 0.0 for name in tree.order}
@@ -182,7 +182,7 @@ def assign_quotas(tree: GroupTree, pool_size: float,
 
 @dataclass(frozen=True)
 class Allocation:
-    """One allocation round's outcome (section 4.4)."""
+    """One allocation round's outcome (docs/negotiation.md, allocation rounds)."""
     quota: Mapping[str, float]      # effective quota (GroupQuota); root = pool under autoregroup
     allocated: Mapping[str, float]  # GroupResourcesAllocated: quota share plus surplus
     unmet: Mapping[str, float]      # demand left without allocation
@@ -439,7 +439,7 @@ def run_rounds(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
                round_robin_rate: float = 1e100, sort_key: Optional[SortKey] = None,
                rr_times: Optional[Mapping[str, float]] = None, now: float = 0.0,
                on_round: Optional[Callable[[int, Allocation, tuple[str, ...]], None]] = None) -> CycleResult:
-    """`hgq_negotiate_all` (section 4.4): allocate, order, hand each group its limit in
+    """`hgq_negotiate_all` (docs/negotiation.md, allocation rounds): allocate, order, hand each group its limit in
     round-robin steps, then re-allocate what was not used, up to `max_rounds` times.
     `negotiate(pass)` runs the floor round and the pie for that group and returns every
     group's weighted usage afterwards; `on_round(round, allocation, order)` hears each

@@ -9,7 +9,7 @@ point at the ad.  Problems that make an ad unusable for negotiation (no
 problems HTCondor tolerates (no ``Requirements``, which simply never matches)
 become warnings.
 
-Accounting principals (spec §4.2, seed "Group Accounting"): a job's submitter
+Accounting principals (docs/negotiation.md, group membership, seed "Group Accounting"): a job's submitter
 is its accounting user within its accounting group when set, else its ``User``;
 jobs of different owners with the same accounting user are one submitter, run
 first-in first-out.  With an accounting-group map (``use FEATURE :
@@ -17,7 +17,7 @@ AssignAccountingGroup``) each job's group is checked as the schedd would at
 submit time: a refused job never enters the queue and is listed in
 :attr:`Pool.refused` with the reason.
 
-Slot weight (spec §3.3): ``SlotWeight`` evaluated in the slot ad, or the
+Slot weight (docs/negotiation.md, charging usage): ``SlotWeight`` evaluated in the slot ad, or the
 ``SLOT_WEIGHT`` expression when the ad has none or ``FORCE_NEGOTIATOR_SLOT_WEIGHT``
 is set; a missing, non-numeric or negative value counts as 1.0, and with
 ``NEGOTIATOR_USE_SLOT_WEIGHTS = false`` every slot weighs 1.0.
@@ -41,7 +41,7 @@ from classad.values import ERROR, truthiness
 
 from ..groups.membership import GroupMapping
 
-# States in which a slot's claim is charged to its user (spec §3.3, CheckMatches).
+# States in which a slot's claim is charged to its user (docs/negotiation.md, charging usage, CheckMatches).
 CHARGED_STATES = frozenset(("claimed", "preempting", "matched"))
 IDLE, RUNNING = 1, 2
 _SLOT_WEIGHT = parse_expr("Cpus")
@@ -55,7 +55,7 @@ class Slot:
     name: str
     index: int                      # position in the slot list: the last sort tie-breaker
     weight: float                   # SlotWeight, already defaulted (see module docstring)
-    remote: Optional[str]           # whose claim preemption would end (spec §1.8)
+    remote: Optional[str]           # whose claim preemption would end (docs/negotiation.md, candidate slots)
     customer: Optional[str]         # whom the claim is charged to (AccountingGroup, else RemoteUser)
     state: str                      # the State attribute, lower-cased ("" when absent)
     partitionable: bool
@@ -63,7 +63,7 @@ class Slot:
 
     @property
     def charged(self) -> bool:
-        """Whether the claim counts as current usage of ``customer`` (spec §3.3)."""
+        """Whether the claim counts as current usage of ``customer`` (docs/negotiation.md, charging usage)."""
         return self.customer is not None and (self.state in CHARGED_STATES or not self.state)
 
 
@@ -188,7 +188,7 @@ def _number(value: object) -> Optional[float]:
 
 def slot_weight(ad: ClassAd, *, use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None,
                 force: bool = False) -> float:
-    """The weight of a slot ad (spec §3.3)."""
+    """The weight of a slot ad (docs/negotiation.md, charging usage)."""
     if not use_slot_weights:
         return 1.0
     node = ad.get_node("SlotWeight")
@@ -266,7 +266,7 @@ def owner_name(ad: ClassAd) -> Optional[str]:
 
 
 def requested_group(ad: ClassAd) -> tuple[Optional[str], Optional[str]]:
-    """``(group, accounting user)`` as the submit side set them (spec §4.2): ``AcctGroup``
+    """``(group, accounting user)`` as the submit side set them (docs/negotiation.md, group membership): ``AcctGroup``
     and ``AcctGroupUser``, else read back from ``AccountingGroup = "group.user"``; a
     dot-free ``AccountingGroup`` is an accounting user alone.  The user defaults to the
     job's owner."""
@@ -382,7 +382,7 @@ def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], *,
 
 @dataclass(frozen=True)
 class PoolSize:
-    """What the pie is cut from (spec §1.3)."""
+    """What the pie is cut from (docs/negotiation.md, reading the pool)."""
 
     weighted: float     # sum of SlotWeight (or the slot count without weights)
     min_weight: float   # the smallest SlotWeight of any slot ad
@@ -409,7 +409,7 @@ def pool_size(slots: Sequence[Slot], *, use_slot_weights: bool = True,
 
 
 def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
-    """Current weighted usage per user: the weights of the slots charged to them (spec §3.3)."""
+    """Current weighted usage per user: the weights of the slots charged to them (docs/negotiation.md, charging usage)."""
     usage: dict[str, float] = {}
     for s in slots:
         if s.charged and s.customer is not None:

@@ -1,7 +1,7 @@
 """Autoclusters and the schedd's job order: how idle jobs become resource requests.
 
 The schedd groups jobs whose *significant attributes* have identical values into
-autoclusters (spec §1.7).  The significant attributes are the job attributes the
+autoclusters (docs/negotiation.md, requests and autoclusters).  The significant attributes are the job attributes the
 negotiator may read: those referenced by slot ads' Requirements and Rank and by
 the negotiator's expressions (PREEMPTION_REQUIREMENTS, PREEMPTION_RANK,
 NEGOTIATOR_PRE/POST_JOB_RANK, NEGOTIATOR_JOB_CONSTRAINT), plus what each job's
@@ -219,7 +219,7 @@ def _keep(name: str, drop: frozenset[str], drop_re: Optional[re.Pattern[str]]) -
 def significant_attributes(slot_ads: Iterable[ClassAd], expressions: Iterable[Optional[ast.Node]] = (), *,
                            add: Sequence[str] = (), remove: Sequence[str] = (),
                            remove_regex: Optional[str] = "^Slot[0-9]*_") -> frozenset[str]:
-    """The negotiator-supplied significant attributes (lower-cased), spec §1.3/§1.7."""
+    """The negotiator-supplied significant attributes (lower-cased), docs/negotiation.md (reading the pool and requests and autoclusters)."""
     exprs = [e for e in expressions if e is not None]
     names: set[str] = set()
     for ad in slot_ads:
@@ -317,7 +317,7 @@ def _prio(ad: ClassAd, name: str) -> int:
 
 
 def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
-    """HTCondor's queue order (spec §1.7): priorities descending, then ClusterId, ProcId.
+    """HTCondor's queue order (docs/negotiation.md, requests and autoclusters): priorities descending, then ClusterId, ProcId.
     ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes."""
     ad = job.ad
     head = (-_prio(ad, "PreJobPrio1"), -_prio(ad, "PreJobPrio2"), -_prio(ad, "JobPrio"),

@@ -107,7 +107,7 @@ def test_eval_matches_the_oracle_on_the_examples(oracle_ads):
 
 
 def test_eval_strict_mode():
-    """--strict turns off the compat-mode fallback to the TARGET ad (spec §0)."""
+    """--strict turns off the compat-mode fallback to the TARGET ad (docs/language.md, evaluation modes)."""
     args = ["eval", "-q", "--my-ad", "[a = 1]", "--target-ad", "[b = 2]", "b"]
     assert ok(*args) == "2\n"
     assert ok(*args[:1], "--strict", *args[1:]) == "undefined\n"

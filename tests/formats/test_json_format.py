@@ -1,4 +1,4 @@
-"""JSON: ``printJson()`` byte for byte, and the readers of ``condor_q -json`` output (spec §5.3)."""
+"""JSON: ``printJson()`` byte for byte, and the readers of ``condor_q -json`` output (docs/language.md, JSON)."""
 
 from __future__ import annotations
 

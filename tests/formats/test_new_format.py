@@ -1,4 +1,4 @@
-"""The new format: ``[ ... ]`` ads, concatenated, one per line, in a list, or pretty (spec §5.2)."""
+"""The new format: ``[ ... ]`` ads, concatenated, one per line, in a list, or pretty (docs/language.md, new format)."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def test_pretty_form_reads_back():
 
 
 def test_one_line_form_uses_container_order():
-    """``[b=2; a=3; Zed=1; aa=4]`` prints ``[ a = 3; b = 2; aa = 4; Zed = 1 ]`` (spec §5.2)."""
+    """``[b=2; a=3; Zed=1; aa=4]`` prints ``[ a = 3; b = 2; aa = 4; Zed = 1 ]`` (docs/language.md, new format)."""
     assert format_ad(ClassAd("[b=2; a=3; Zed=1; aa=4]"), "new") == "[ a = 3; b = 2; aa = 4; Zed = 1 ]"
 
 

@@ -1,4 +1,4 @@
-"""The old ("long") format: ``Name = value`` lines, ads separated by blank lines (spec §5.1)."""
+"""The old ("long") format: ``Name = value`` lines, ads separated by blank lines (docs/language.md, old format)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def test_values_are_new_syntax_expressions():
     ('a = "ab\\"cd\\ef"', 'ab"cd\\ef'),       # the spec's printOld example
 ])
 def test_old_string_lexing(line, value):
-    """Backslash is literal except before ``"`` (spec §1.4; oracle-checked cases)."""
+    """Backslash is literal except before ``"`` (docs/language.md, strings; oracle-checked cases)."""
     (ad,) = read(line + "\n")
     assert ad["a"] == value
 

@@ -1,4 +1,4 @@
-"""HTCondor's XML: the writer's exact layout and the tag reader (spec §5.4)."""
+"""HTCondor's XML: the writer's exact layout and the tag reader (docs/language.md, XML)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_file_writer():
 
 
 def test_spec_example():
-    """The example of spec §5.4 reads as written."""
+    """The example of docs/language.md (XML) reads as written."""
     (ad,) = read('<?xml version="1.0"?>\n<!DOCTYPE classads SYSTEM "classads.dtd">\n<classads>\n<c>\n'
                  '    <a n="ClusterId"><i>1</i></a>\n    <a n="Owner"><s>Bob &amp; co</s></a>\n</c>\n</classads>\n')
     assert dict(ad) == {"ClusterId": 1, "Owner": "Bob & co"}

@@ -59,7 +59,7 @@ def test_eval_scope_and_target() -> None:
 
 
 def test_matches_and_symmetric_match() -> None:
-    # classad-language.md §6.2
+    # see docs/language.md, requirements
     assert ClassAd("[foo = 3]").matches(ClassAd("[requirements = other.foo == 3]")) is True
     assert ClassAd("[requirements = other.foo == 3]").matches(ClassAd("[foo = 3]")) is False
     assert ClassAd("[]").matches(ClassAd("[]")) is False

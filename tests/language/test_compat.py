@@ -7,9 +7,10 @@ the oracle is installed the tests also compare with it live.
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import classad
 from classad import ClassAd, ExprTree, Value
@@ -86,6 +87,11 @@ def _exprs() -> st.SearchStrategy[str]:
     return st.recursive(leaf, grow, max_leaves=5)
 
 
+def _selects_from_a_written_value(text: str) -> bool:
+    """Whether ``text`` holds a selection or call on a literal list, ad or parenthesised value."""
+    return bool(re.search(r"[)\]}]\s*\.", text)) or "strcat({" in text or "strcat([" in text
+
+
 def _ads() -> st.SearchStrategy[str]:
     attr = st.tuples(st.sampled_from(["a", "b", "c", "Foo", "x"]), _exprs())
     return st.lists(attr, max_size=4, unique_by=lambda t: t[0].lower()).map(
@@ -97,7 +103,11 @@ def _ads() -> st.SearchStrategy[str]:
 def test_refs_match_classad2(c, ad: str, expr: str) -> None:
     theirs, ours = c.ClassAd(ad), ClassAd(ad)
     te, oe = c.ExprTree(expr), ExprTree(expr)
-    assert _our_refs(ours.externalRefs, oe) == _oracle_refs(theirs.externalRefs, te)
+    mine, oracle = _our_refs(ours.externalRefs, oe), _oracle_refs(theirs.externalRefs, te)
+    # L16 of docs/differences.md: classad2 gives up on some selections from a value written
+    # in place (``([]).parent``, ``({b, x} == foo).MY``, ``strcat({} && foo)``) where we list names.
+    assume(not (oracle == "ValueError" and mine != "ValueError" and _selects_from_a_written_value(ad + " " + expr)))
+    assert mine == oracle
     assert _our_refs(ours.internalRefs, oe) == _oracle_refs(theirs.internalRefs, te)
 
 

@@ -4,7 +4,7 @@ The oracle is the ``classad2`` module of the ``htcondor`` wheel, loaded after
 ``htcondor2`` so that it runs in HTCondor's default (compat) mode.  Every
 expression is evaluated in three contexts: a two-ad match (MY and TARGET), a
 single ad, and no ad at all.  Expressions the oracle cannot evaluate at all
-("hard failure", spec §3.11) are skipped.
+("hard failure", docs/language.md, evaluation failures) are skipped.
 """
 
 from __future__ import annotations

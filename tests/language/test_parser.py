@@ -13,7 +13,7 @@ from classad.parser import parse_expr, parse_record
 
 
 @pytest.mark.parametrize("text, printed", [
-    # spec §1.2: "-" glued to a number is part of the literal where an operand starts
+    # docs/language.md, numbers: "-" glued to a number is part of the literal where an operand starts
     ("-5", "-5"),
     ("- 5", " -5"),
     ("--5", " --5"),
@@ -26,7 +26,7 @@ from classad.parser import parse_expr, parse_record
     (".5", "5.000000000000000E-01"),
     ("1E5", "1.000000000000000E+05"),
     ("1e400", 'real("INF")'),
-    # §1.3 keywords are case-insensitive; names keep their spelling
+    # keywords are case-insensitive; names keep their spelling (docs/language.md, keywords and names)
     ("TRUE", "true"),
     ("Undefined", "undefined"),
     ("x =?= y", "x is y"),
@@ -36,16 +36,16 @@ from classad.parser import parse_expr, parse_record
     ("'a b'", "'a b'"),
     ("parent", "'parent'"),
     ("PARENT.x", "'PARENT'.x"),
-    # §1.4 adjacent string literals join; octal and C escapes
+    # adjacent string literals join; octal and C escapes (docs/language.md, strings)
     ('"a" "b"', '"ab"'),
     ('"\\101\\x"', '"Ax"'),
     ('"\\1234"', '"S4"'),
     ('"\\477"', '"\'7"'),
     ('"é"', '"\\303\\251"'),
-    # §1.5 ".." is one selection token; "? :" is Elvis
+    # ".." is one selection token; "? :" is Elvis (docs/language.md, operator tokens)
     ("a..b", "a.b"),
     ("x ? : 4", "x ?: 4"),
-    # §5.2 printing of compound forms
+    # printing of compound forms (docs/language.md, new format)
     ("(1+2)*3", "(1 + 2) * 3"),
     ("f( 1 , 2 )", "f(1,2)"),
     ("{}", "{  }"),
@@ -56,7 +56,7 @@ from classad.parser import parse_expr, parse_record
     ("!x", " !x"),
     (".x", ".x"),
     ("a.'a b'", "a.a b"),
-    # §0: in HTCondor's default mode ";" also separates function arguments
+    # docs/language.md, evaluation modes: in HTCondor's default mode ";" also separates function arguments
     ('strcat("a";"b","c")', 'strcat("a","b","c")'),
 ])
 def test_printed_form(text: str, printed: str) -> None:

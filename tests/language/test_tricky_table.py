@@ -1,4 +1,4 @@
-"""Every row of the tricky-expression table (classad-language.md §8), oracle answers from the spec."""
+"""Every row of the tricky-expression table (docs/language.md, tricky expressions), oracle answers from the spec."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""User priorities (spec §3): the RUP/EUP math, usage charging, and the SQLite store.
+"""User priorities (docs/negotiation.md, user priorities): the RUP/EUP math, usage charging, and the SQLite store.
 
 Numbers come from the manual (seeds 000 and 002: RUP 10 -> 5 -> 2.5 per half-life;
-two users after 48 h) and spec §7.4/§7.5.
+two users after 48 h) and docs/negotiation.md (example 7.4 and example 7.5).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def test_rup_halves_each_half_life_without_usage():
 
 
 def test_rup_rises_towards_usage():
-    """Spec §7.5: from 0.5 with 100 cores: 50.25 after 24 h, 75.125 after 48 h (seed 002:
+    """docs/negotiation.md, example 7.5: from 0.5 with 100 cores: 50.25 after 24 h, 75.125 after 48 h (seed 002:
     "about 75.0 at the 48 hour mark"); 24 h on then 24 h off gives 25.125."""
     assert rup_after(0.5, 100, DAY) == pytest.approx(50.25)
     assert rup_after(0.5, 100, 2 * DAY) == pytest.approx(75.125)
@@ -77,7 +77,7 @@ def test_rup_rises_towards_usage():
 
 
 def test_rup_is_independent_of_update_spacing():
-    """Spec §7.5: hourly, per-minute and one-shot updates agree (non-uniform intervals too)."""
+    """docs/negotiation.md, example 7.5: hourly, per-minute and one-shot updates agree (non-uniform intervals too)."""
     one = rup_after(0.5, 100, 2 * DAY)
     assert rup_after(0.5, 100, 2 * DAY, steps=48) == pytest.approx(one, rel=1e-12)
     assert rup_after(0.5, 100, 2 * DAY, steps=2880) == pytest.approx(one, rel=1e-9)
@@ -88,7 +88,7 @@ def test_rup_is_independent_of_update_spacing():
 
 
 def test_manual_two_user_scenario():
-    """Spec §7.5: at 48 h user A (75.125) vs new user B (0.5), factor 1: B deserves 150.25 times
+    """docs/negotiation.md, example 7.5: at 48 h user A (75.125) vs new user B (0.5), factor 1: B deserves 150.25 times
     A's share; A's slice of 100 cores is 0.66."""
     a, b = effective_priority(rup_after(0.5, 100, 2 * DAY), 1.0), effective_priority(0.5, 1.0)
     assert a / b == pytest.approx(150.25)
@@ -105,7 +105,7 @@ def test_rup_never_below_one_half():
 
 
 def test_eup_is_rup_times_factor():
-    """Spec §7.4: RUP 10 with factors 1000 and 2000 gives 10000 and 20000; a nice user
+    """docs/negotiation.md, example 7.4: RUP 10 with factors 1000 and 2000 gives 10000 and 20000; a nice user
     (1e10, RUP 0.5) against a new user (EUP 500): ratio 10^7."""
     assert effective_priority(10, 1000) == 10000 and effective_priority(10, 2000) == 20000
     assert effective_priority(0.5, 1e10) / effective_priority(0.5, 1000) == pytest.approx(1e7)
@@ -122,7 +122,7 @@ POLICY = FactorPolicy(default=1000, nice_user=1e10, remote=1e7, local_domain="cs
     ("group_physics.frank@cs.wisc.edu", 2000), ("nodomain", 1e7),
 ])
 def test_default_factor_precedence(name, factor):
-    """Spec §3.4: nice user > group factor > remote domain > DEFAULT_PRIO_FACTOR."""
+    """docs/negotiation.md, priority factors and EUP: nice user > group factor > remote domain > DEFAULT_PRIO_FACTOR."""
     assert default_prio_factor(name, POLICY) == factor
 
 
@@ -145,7 +145,7 @@ def test_factor_policy_from_knobs():
 
 
 def test_accountant_factor_is_stored_on_first_use(acct):
-    """Spec §3.4: the default is stored, so later config changes do not affect the user;
+    """docs/negotiation.md, priority factors and EUP: the default is stored, so later config changes do not affect the user;
     setfactor overrides it, and values below 1 are clamped to 1."""
     assert acct.prio_factor("u@d") == 1000
     acct.factors = FactorPolicy(default=7)
@@ -160,7 +160,7 @@ def test_accountant_factor_is_stored_on_first_use(acct):
 
 
 def test_partial_interval_charge():
-    """Spec §7.5: a weight-4 slot matched 20 s into a 60 s interval contributes 4 x 40/60."""
+    """docs/negotiation.md, example 7.5: a weight-4 slot matched 20 s into a 60 s interval contributes 4 x 40/60."""
     assert recent_usage(4.0, -20 * 4.0, 60.0) == pytest.approx(2.667, abs=1e-3)
     a = Accountant.load(":memory:")
     a.update_priorities(1000.0)
@@ -268,7 +268,7 @@ def test_clock_going_backwards_changes_nothing(acct):
 
 
 def test_admin_edits(acct):
-    """setprio, setfactor, setaccum, resetusage, delete (spec §3.5)."""
+    """setprio, setfactor, setaccum, resetusage, delete (docs/negotiation.md, editing priorities)."""
     admin(acct, "-setprio", "u@d", "42")
     admin(acct, "setfactor", "u@d", "3")
     admin(acct, "setaccum", "u@d", "7200")

@@ -62,7 +62,7 @@ def files(tmp: Path, config: str, slots: str, jobs: str, tag: str = "") -> list[
 
 
 def test_userprio_quotas_reproduces_the_manuals_table(tmp_path):
-    """Spec §3.7 / seed: the hep/lep example with 60 jobs queued in each group gives
+    """docs/negotiation.md, reports / seed: the hep/lep example with 60 jobs queued in each group gives
     exactly the manual's ``condor_userprio -quotas`` rows and footer (2 users, ByQuota)."""
     db = tmp_path / "acct.db"
     args = files(tmp_path, HEP_LEP, slots_text(30),

@@ -1,6 +1,6 @@
-"""The HTCondor configuration language (spec §6): statements, macros, conditionals, errors.
+"""The HTCondor configuration language (docs/knobs.md, the configuration language): statements, macros, conditionals, errors.
 
-Expected values come from the statements of spec §6; the differential cases at the
+Expected values come from the statements of docs/knobs.md (the configuration language); the differential cases at the
 end are checked against the ``htcondor`` wheel's own config reader (run in a
 subprocess per subsystem, because its configuration is process-wide).
 """
@@ -91,7 +91,7 @@ def test_continuation_lines():
 
 
 def test_comment_inside_continuation_is_dropped():
-    """Spec §6 example: ``A = $(B) \\`` / ``# $(C)`` / ``$(D)`` gives ``$(B) $(D)``."""
+    """The example in docs/knobs.md (the configuration language): ``A = $(B) \\`` / ``# $(C)`` / ``$(D)`` gives ``$(B) $(D)``."""
     c = cfg("B = b\nC = c\nD = d\nA = $(B) \\\n# $(C)\n$(D)\n")
     assert c.get_raw("A") == "b d"
 
@@ -112,13 +112,13 @@ def test_unterminated_block_is_an_error():
 
 
 def test_expansion_happens_at_lookup():
-    """Spec §6: ``A=x; C=$(A); A=y`` gives C = y."""
+    """docs/knobs.md, the configuration language: ``A=x; C=$(A); A=y`` gives C = y."""
     c = cfg("A = x\nC = $(A)\nA = y\n")
     assert c.get_raw("C") == "y"
 
 
 def test_self_reference_is_expanded_immediately():
-    """Spec §6: ``A = $(A)zzz`` appends to the previous value (raw, so later macros still apply)."""
+    """docs/knobs.md, the configuration language: ``A = $(A)zzz`` appends to the previous value (raw, so later macros still apply)."""
     assert cfg("A = x\nA = $(A)zzz\n").get_raw("A") == "xzzz"
     c = cfg("A = $(B)\nB = 1\nA = $(A) z\nB = 2\n")
     assert c.get_raw("A") == "2 z"

@@ -1,4 +1,4 @@
-"""Ephemeral attributes (negotiator.md section 2): what requests and slots carry while
+"""Ephemeral attributes (docs/negotiation.md, ephemeral attributes): what requests and slots carry while
 negotiated, the live ResourcesInUseBy* functions, and that the ads read are never changed."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The worked examples of negotiator.md section 7 that need no group quotas (7.1-7.5, 7.11, 7.12).
+"""The worked examples of docs/negotiation.md (worked examples) that need no group quotas (7.1-7.5, 7.11, 7.12).
 
 Expected numbers are the spec's.  Unless an example says otherwise: one schedd, each
 submitter one autocluster of identical one-core jobs (Requirements true), unclaimed

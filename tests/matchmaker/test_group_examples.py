@@ -1,9 +1,9 @@
-"""Worked examples 7.6-7.10 of negotiator.md, end to end: configuration text -> one
+"""Worked examples 7.6-7.10 of docs/negotiation.md, end to end: configuration text -> one
 negotiation cycle (or several, with an accountant database) -> matches per group.
 
 ``test_groups.py`` checks the group math alone; here the real pie engine negotiates
 for each group pass.  Expected numbers are the spec's; where the spec gives quotas or
-allocations rather than matches, the matches are derived by hand from spec §4.3/§4.4
+allocations rather than matches, the matches are derived by hand from docs/negotiation.md (quota assignment and allocation rounds)
 and the derivation is written next to the assert.  Unless an example says otherwise:
 one-core unclaimed static slots, one submitter per group, default knobs.
 """

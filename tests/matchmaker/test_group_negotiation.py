@@ -1,6 +1,6 @@
 """Negotiation with accounting groups, end to end: GROUP_SORT_EXPR order, the group
-ephemeral attributes in preemption policies and ranks (spec §2), who a job's submitter
-is (spec §4.2, seed "Group Accounting"), and cycle-level Hypothesis properties.
+ephemeral attributes in preemption policies and ranks (docs/negotiation.md, ephemeral attributes), who a job's submitter
+is (docs/negotiation.md, group membership, seed "Group Accounting"), and cycle-level Hypothesis properties.
 
 Expected values come from the spec and seed text, derived by hand where a scenario is
 ours (the derivation is in each docstring).
@@ -178,7 +178,7 @@ def test_submitter_group_usage_grows_during_the_cycle():
     """SubmitterGroupResourcesInUse counts the whole group and is refreshed before every
     match attempt; slots accept only requests of groups using fewer than 3.  With the
     match list cached (the default) g.u's list is built once, at usage 0, and serves all
-    5 of its jobs (spec §1.8: a cached list is only re-checked for limits); g.v's new
+    5 of its jobs (docs/negotiation.md, candidate slots: a cached list is only re-checked for limits); g.v's new
     list then finds none.  Without caching every request is tested afresh: 3 in all."""
     config = "GROUP_NAMES = g\nGROUP_QUOTA_g = 10\n"
     slots = [slot(i, Requirements=parse_expr("TARGET.SubmitterGroupResourcesInUse < 3")) for i in range(1, 11)]
@@ -193,7 +193,7 @@ def test_submitter_group_usage_grows_during_the_cycle():
 def test_submitter_group_quota_is_the_rounds_quota():
     """SubmitterGroupQuota is the group's quota in the current allocation round: for
     `<none>` that is the pool minus its children's quotas (4 - 1 - 1 = 2), but the whole
-    pool (4) once some group autoregroups (spec §4.5)."""
+    pool (4) once some group autoregroups (docs/negotiation.md, autoregroup)."""
     config = "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 1\nGROUP_QUOTA_b = 1\n"
     for extra, quota in (("", 2), ("GROUP_AUTOREGROUP_a = true\n", 4)):
         slots = [slot(i, Requirements=parse_expr(f"TARGET.SubmitterGroupQuota == {quota}")) for i in range(1, 5)]
@@ -338,7 +338,7 @@ def test_property_matches_never_exceed_the_pool(case):
 def test_property_without_surplus_no_group_exceeds_its_quota(case):
     """With no group accepting surplus (one-core slots, nothing claimed), no group's usage
     after the cycle exceeds its quota: each pass is capped by the group limit and the
-    unclaimed limit ``group_quota - group_usage`` (spec §1.5, §4.4).  (Only RANK
+    unclaimed limit ``group_quota - group_usage`` (docs/negotiation.md, pie slices and spins and allocation rounds).  (Only RANK
     preemption may pass the limit, in spin 1, and here nothing is claimed.)"""
     config, slots, job_ads = case
     r = run(config, slots, job_ads)

@@ -1,4 +1,4 @@
-"""Group membership: submitter name -> negotiating group (negotiator.md 4.2) and the
+"""Group membership: submitter name -> negotiating group (docs/negotiation.md, group membership) and the
 accounting-group map file of seed 002 ("Setting Accounting Group automatically per user"):
 its syntax, how it is applied to jobs at submit time, and the knobs that name it."""
 

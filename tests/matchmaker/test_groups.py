@@ -1,4 +1,4 @@
-"""Hierarchical group quotas: worked examples 7.6-7.10 of negotiator.md, the numbers of
+"""Hierarchical group quotas: worked examples 7.6-7.10 of docs/negotiation.md, the numbers of
 seed 002 ("Accounting Groups with Hierarchical Group Quotas") and Hypothesis properties.
 
 Expected values are taken from the spec text, or derived by hand from its pseudo-code
@@ -46,7 +46,7 @@ def physics_chemistry(hep_lep: bool = False, physics_accepts: bool = False) -> G
 
 
 class FakePie:
-    """A minimal stand-in for the pie engine of negotiator.md 1.5, enough for HGQ tests:
+    """A minimal stand-in for the pie engine of docs/negotiation.md (pie slices and spins), enough for HGQ tests:
     unit slots of named kinds, equal EUPs, one spin.  A member's slice is
     min(pool, limit) / members minus what it runs; a pass made as a group also stops at
     the group limit, as the real pie does.  Jobs never finish and nothing is preempted."""

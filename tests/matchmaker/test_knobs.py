@@ -1,6 +1,6 @@
-"""The declared knob table (spec §5): types, HTCondor's defaults, per-group lookups, bad values.
+"""The declared knob table (docs/knobs.md): types, HTCondor's defaults, per-group lookups, bad values.
 
-Defaults are checked against the table in spec §5 and against the ``htcondor``
+Defaults are checked against the table in docs/knobs.md and against the ``htcondor``
 wheel's parameter table (a subprocess with an empty configuration).
 """
 
@@ -85,7 +85,7 @@ def test_every_default_converts_to_its_type():
     ("NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE", 200), ("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "^Slot[0-9]*_"),
 ])
 def test_defaults_from_the_spec_table(name, value):
-    """Spec §5 defaults, value and type."""
+    """docs/knobs.md defaults, value and type."""
     got = knobs().get(name)
     assert got == value and type(got) is type(value)
 
@@ -159,7 +159,7 @@ def test_defaults_match_htcondor(oracle_defaults):
 
 
 def test_numbers_and_booleans_may_be_constant_expressions():
-    """``3600*24`` is a number, ``TRUE``/``yes``/``0`` are booleans (spec §6 "Values")."""
+    """``3600*24`` is a number, ``TRUE``/``yes``/``0`` are booleans (docs/knobs.md, values)."""
     k = knobs("PRIORITY_HALFLIFE = 3600*24\nNEGOTIATOR_INTERVAL = 2*30\nNEGOTIATOR_DEPTH_FIRST = TRUE\n"
               "NEGOTIATOR_CROSS_SLOT_PRIOS = yes\nNEGOTIATOR_CONSIDER_PREEMPTION = 0\n"
               "NEGOTIATOR_USE_SLOT_WEIGHTS = 1 == 2\nDEFAULT_PRIO_FACTOR = 5\n")
@@ -319,7 +319,7 @@ def test_group_flags_fall_back_to_the_global_knob():
 
 
 def test_group_prio_factor_zero_means_unset():
-    """GROUP_PRIO_FACTOR_<g> of 0 or unset gives None (spec §3.4 "!= 0")."""
+    """GROUP_PRIO_FACTOR_<g> of 0 or unset gives None (docs/negotiation.md, priority factors and EUP)."""
     k = knobs(GROUPS)
     assert k.group_prio_factor("group_physics") == 2000.0
     assert k.group_prio_factor("group_chemistry") is None and k.group_prio_factor("group_physics.hep") is None
@@ -333,7 +333,7 @@ def test_bad_group_quota():
 
 
 def test_concurrency_limits_spec_example():
-    """Spec §7.12: XSW_LIMIT=3; CONCURRENCY_LIMIT_DEFAULT=5; CONCURRENCY_LIMIT_DEFAULT_LARGE=100."""
+    """docs/negotiation.md, example 7.12: XSW_LIMIT=3; CONCURRENCY_LIMIT_DEFAULT=5; CONCURRENCY_LIMIT_DEFAULT_LARGE=100."""
     k = knobs("XSW_LIMIT = 3\nCONCURRENCY_LIMIT_DEFAULT = 5\nCONCURRENCY_LIMIT_DEFAULT_LARGE = 100\n")
     assert k.concurrency_limit("xsw") == 3.0
     assert k.concurrency_limit("large.swlicense") == 100.0
@@ -343,7 +343,7 @@ def test_concurrency_limits_spec_example():
 
 
 def test_manual_behaviour_switches_reach_the_settings():
-    """The three spec §1.15 switches are declared knobs, off by default (the code's
+    """The three docs/negotiation.md (where HTCondor's manual and code disagree) switches are declared knobs, off by default (the code's
     behaviour), and Settings carries them to the cycle."""
     from matchmaker.config.settings import Settings
 

@@ -1,4 +1,4 @@
-"""Candidate selection for one request (negotiator.md section 1.8): both Requirements,
+"""Candidate selection for one request (docs/negotiation.md, candidate slots): both Requirements,
 preemption by machine RANK and by priority, the sort key, the submitter-limit rule and
 the memoized evaluation."""
 

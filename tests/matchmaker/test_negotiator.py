@@ -1,4 +1,4 @@
-"""The negotiation cycle (negotiator.md sections 1.3-1.7): pie math, submitter order, spins,
+"""The negotiation cycle (docs/negotiation.md, the cycle at a glance): pie math, submitter order, spins,
 floors and ceilings, autocluster skipping, job order, slot weights, knobs that trim the pool."""
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def test_job_order_key_by_qdate_is_the_manual_variant():
 
 
 def test_job_order_by_qdate_knob_in_a_cycle():
-    """MATCHMAKER_JOB_ORDER_BY_QDATE = true (spec §1.15.3, the manual): the older job by
+    """MATCHMAKER_JOB_ORDER_BY_QDATE = true (docs/negotiation.md, manual or code 3: job order, the manual): the older job by
     QDate gets the one slot although its cluster id is larger."""
     text = "\n".join([jobs(A, 1, 1, "QDate = 50"), jobs(A, 1, 2, "QDate = 10")])
     assert [m.job for m in cycle(slots(1), text, {A: 500.0}).matches] == ["1.0"]
