@@ -28,7 +28,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
+import numpy as np
+
 from classad.ad import ClassAd
+from classad.columnar import AdTable, evaluate_attribute, true_mask
 from classad.evaluate import eval_attribute, evaluate_top
 from classad.values import ERROR, UNDEFINED, truthiness
 
@@ -245,6 +248,7 @@ class _Index:
         self.claims: list[dict[tuple, list[Any]]] = []    # (remote, idle) -> claimed slots
         self.dead: list[dict[Any, int]] = []              # None or (remote, idle) -> matched
         self.where: dict[str, tuple[int, Any]] = {}
+        self.table: Optional[AdTable] = None               # the representatives, for the columnar engine
         for e in entries:
             key = id(getattr(e, "cls", None) or e)
             g = by.get(key)
@@ -273,6 +277,21 @@ class _Index:
         self.seen = len(matches)
 
 
+def _accepting_columnar(index: "_Index", req: ClassAd, state: Any) -> list[int]:
+    """The groups whose representative slot and ``req`` accept each other, both
+    Requirements evaluated over all representatives at once (the columnar engine gives
+    the scalar evaluator's answers)."""
+    if index.table is None:
+        index.table = AdTable([rep.ad for rep in index.reps])
+    job_ok = true_mask(evaluate_attribute(index.table, "requirements", row_side="target", other=req, state=state))
+    rows = np.flatnonzero(job_ok)
+    if not len(rows):
+        return []
+    slot_ok = true_mask(evaluate_attribute(index.table, "requirements", row_side="my", other=req, state=state,
+                                           rows=rows))
+    return [int(g) for g in rows[slot_ok]]
+
+
 def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) -> dict[str, int]:
     """The slots both sides accept, counted by :func:`slot_availability`.  The matcher's
     memoizing evaluator answers the pair tests once per slot class and autocluster, the
@@ -298,7 +317,10 @@ def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) 
     key = (s.name, autocluster)
     accepting = index.accepting.get(key) if autocluster is not None else None
     if accepting is None:
-        accepting = [g for g, rep in enumerate(index.reps) if ev.value(rep, J_REQ) and ev.value(rep, S_REQ)]
+        if cycle.settings.policy.columnar:
+            accepting = _accepting_columnar(index, req, ev.state)
+        else:
+            accepting = [g for g, rep in enumerate(index.reps) if ev.value(rep, J_REQ) and ev.value(rep, S_REQ)]
         if autocluster is not None:
             index.accepting[key] = accepting
     examined = 0
