@@ -21,9 +21,9 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def negotiate(policy: str, db: Path, now: int = NOW, config: str | None = None) -> subprocess.CompletedProcess:
-    d = EXAMPLES / policy
-    return cli("negotiate", "--config", config or str(d / f"{policy}.config"), "--slots", str(d / "slots.ads"),
-               "--jobs", str(d / "jobs.ads"), "--now", str(now), "--state", str(db))
+    d, pool = EXAMPLES / policy, EXAMPLES / "policy-pool"
+    return cli("negotiate", "--config", config or str(d / f"{policy}.config"), "--slots", str(pool / "slots.ads"),
+               "--jobs", str(pool / "jobs.ads"), "--now", str(now), "--state", str(db))
 
 
 def test_lsf_usage_is_stored_and_decays(tmp_path):
