@@ -41,6 +41,7 @@ from .column import (
     as_column,
 )
 from .functions import NUMERIC
+from .memo import ABSENT, Reads, SharedMemo, token
 from .table import HOLDS_EXPR, HOLDS_NOTHING, AdTable
 
 ROW, FIXED = 0, 1
@@ -88,12 +89,24 @@ class Run:
         self._fixed_memo: dict = {}
         self._row_memo: dict = {}
         self.fallbacks = 0
+        # Row attributes are shared with other runs over the table, keyed by what they
+        # read of the fixed ad; ``recording`` holds the reads of the attributes being
+        # evaluated (innermost last).
+        self.shared: Optional[SharedMemo] = None if table.nested else table.shared_memo()
+        self.recording: list[Reads] = []
+
+    def note(self, key: Any, tok: Any) -> None:
+        """Record a read of the fixed ad (token None: a read that cannot be shared)."""
+        for reads in self.recording:
+            reads.note(key, tok)
 
     # ---- the scalar fallback ------------------------------------------------------------
 
     def scalar(self, node: ast.Node, scope: int, rows: np.ndarray, active: frozenset) -> Column:
         """``node`` evaluated by the scalar evaluator on ``rows``."""
         st, fixed, ads = self.st, self.fixed, self.t.ads
+        if self.recording and len(rows):
+            self.note(("scalar",), None)
         saved = (st.my, st.target, st.active, st.depth, st._match)
         out = []
         self.fallbacks += len(rows)
@@ -170,8 +183,11 @@ class Run:
             col = self.row_attr(lname, rows, active)
             missing = self.t.column(lname).holds[rows] == HOLDS_NOTHING
             if missing.any():
+                now = UNDEFINED if self.strict else int(self.st.now())
+                if self.recording:
+                    self.note(("now",), token(now))
                 col = col.copy()
-                col.put(np.nonzero(missing)[0], Const(UNDEFINED if self.strict else int(self.st.now())))
+                col.put(np.nonzero(missing)[0], Const(now))
             return col
         if scope == FIXED:
             if lname in self.fixed_attrs:
@@ -180,10 +196,14 @@ class Run:
                 return Const(UNDEFINED)
             return self.row_attr(lname, rows, active)
         col = self.row_attr(lname, rows, active)
-        if self.fixed is None or self.strict or lname not in self.fixed_attrs:
+        if self.fixed is None or self.strict:
             return col
         missing = self.t.column(lname).holds[rows] == HOLDS_NOTHING
         if not missing.any():
+            return col
+        if lname not in self.fixed_attrs:
+            if self.recording:
+                self.note(("a", lname, active), ABSENT)
             return col
         pos = np.nonzero(missing)[0]
         col = col.copy()
@@ -197,6 +217,8 @@ class Run:
         if side == FIXED:
             if lname in self.fixed_attrs:
                 return self.fixed_attr(lname, rows, active)
+            if self.recording:
+                self.note(("a", lname, active), ABSENT)
             return Const(UNDEFINED)
         return self.row_attr(lname, rows, active)
 
@@ -224,6 +246,18 @@ class Run:
 
     def fixed_attr(self, lname: str, rows: np.ndarray, active: frozenset) -> Values:
         """Attribute ``lname`` of the fixed ad, evaluated in its scope."""
+        recording = self.recording
+        if not recording:
+            return self._fixed_value(lname, rows, active)
+        self.recording = []
+        try:
+            v = self._fixed_value(lname, rows, active)
+        finally:
+            self.recording = recording
+        self.note(("a", lname, active), token(v.value) if type(v) is Const else None)
+        return v
+
+    def _fixed_value(self, lname: str, rows: np.ndarray, active: frozenset) -> Values:
         node = self.fixed_attrs[lname][1]
         if type(node) is ast.Literal:
             return Const(node.value)
@@ -244,14 +278,23 @@ class Run:
     def row_attr(self, lname: str, rows: np.ndarray, active: frozenset) -> Column:
         """Attribute ``lname`` of each row's ad in its own scope (Undefined where absent)."""
         ac = self.t.column(lname)
-        full = rows is self.t.all_rows
         if not ac.nodes:
-            return ac.values if full else ac.values.take(rows)
+            return ac.values if rows is self.t.all_rows else ac.values.take(rows)
+        if self.shared is not None:
+            return self._shared_row_attr(lname, rows, active)
+        full = rows is self.t.all_rows
         memo_key = (lname, active)
         if full:
             hit = self._row_memo.get(memo_key)
             if hit is not None:
                 return hit
+        col = self._row_values(lname, rows, active)
+        if full:
+            self._row_memo[memo_key] = col
+        return col
+
+    def _row_values(self, lname: str, rows: np.ndarray, active: frozenset) -> Column:
+        ac = self.t.column(lname)
         col = ac.values.take(rows)
         pos = np.nonzero(ac.holds[rows] == HOLDS_EXPR)[0]
         key = (ROW, lname)
@@ -268,8 +311,71 @@ class Run:
                 for g in np.unique(groups).tolist():
                     gpos = pos[groups == g]
                     col.put(gpos, self.ev(ac.nodes[g], ROW, rows[gpos], inner))
-        if full:
-            self._row_memo[memo_key] = col
+        return col
+
+    def _recorded(self, reads: Reads, lname: str, rows: np.ndarray, active: frozenset) -> Column:
+        """:meth:`_row_values` with ``reads`` recording what it reads of the fixed ad."""
+        outer = self.recording
+        self.recording = outer + [reads]
+        try:
+            return self._row_values(lname, rows, active)
+        finally:
+            self.recording = outer
+
+    def _current_tokens(self, keys: tuple, rows: np.ndarray) -> Optional[tuple]:
+        """What this run's fixed ad gives for the reads ``keys`` (None: not comparable)."""
+        outer = self.recording
+        self.recording = []
+        try:
+            out = []
+            for key in keys:
+                if key[0] == "a":
+                    lname, at = key[1], key[2]
+                    if lname not in self.fixed_attrs:
+                        out.append(ABSENT)
+                        continue
+                    v = self._fixed_value(lname, rows, at)
+                    tok = token(v.value) if type(v) is Const else None
+                elif key[0] == "now":
+                    tok = token(int(self.st.now()))
+                else:
+                    tok = None
+                if tok is None:
+                    return None
+                out.append(tok)
+            return tuple(out)
+        finally:
+            self.recording = outer
+
+    def _shared_row_attr(self, lname: str, rows: np.ndarray, active: frozenset) -> Column:
+        """:meth:`row_attr` through the table's :class:`SharedMemo`."""
+        shared = self.shared
+        assert shared is not None
+        key = (lname, active, self.strict, self.fixed is None)
+        for keys in shared.shapes_of(key):
+            tokens = self._current_tokens(keys, rows)
+            if tokens is None:
+                continue
+            stored = shared.find(key, keys, tokens)
+            if stored is None:
+                continue
+            for k, tok in zip(keys, tokens):
+                self.note(k, tok)
+            done = stored.done[rows]
+            if done.all():
+                shared.hits += 1
+                return stored.column.take(rows)
+            missing = np.nonzero(~done)[0]
+            reads = Reads()
+            part = self._recorded(reads, lname, rows[missing], active)
+            shared.extend(stored, reads, rows[missing], part)
+            col = stored.column.take(rows)
+            col.put(missing, part)
+            return col
+        shared.misses += 1
+        reads = Reads()
+        col = self._recorded(reads, lname, rows, active)
+        shared.store(key, reads, rows, col)
         return col
 
     # ---- operators -------------------------------------------------------------------------
@@ -422,6 +528,8 @@ class Run:
             return ops.is_kind(a, tests)  # type: ignore[arg-type]
         if not _pure(entry):
             return self.scalar(node, scope, rows, active)
+        if self.recording and getattr(entry.impl, "stable_in_evaluation", False):
+            self.note(("volatile",), None)   # its value may change between evaluations
         args = [self.ev(a, scope, rows, active) for a in node.args]
         ctx = CallContext(self.fixed if scope == FIXED else None, self.st)
         if all(type(a) is Const for a in args):

@@ -26,6 +26,7 @@ from .column import (
     Column,
     StringPool,
 )
+from .memo import SharedMemo
 
 # What a row holds under a name.
 HOLDS_LITERAL, HOLDS_NOTHING, HOLDS_EXPR = 0, 1, 2
@@ -56,6 +57,7 @@ class AdTable:
         self._columns: dict[str, AttrColumn] = {}
         self.nested = any(ad.parent is not None for ad in self.ads)
         self._ids: Optional[frozenset[int]] = None
+        self._shared: Optional[SharedMemo] = None
         for name in names:
             self.column(name.lower())
 
@@ -64,6 +66,13 @@ class AdTable:
         if self._ids is None:
             self._ids = frozenset(id(a) for a in self.ads)
         return id(ad) in self._ids
+
+    def shared_memo(self) -> SharedMemo:
+        """Row-attribute results shared by every evaluation over this table (the rows
+        must not change while the table is in use, as for its columns)."""
+        if self._shared is None:
+            self._shared = SharedMemo(self.n)
+        return self._shared
 
     def column(self, lname: str) -> AttrColumn:
         """The attribute ``lname`` (lower-case) over every row."""
