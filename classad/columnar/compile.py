@@ -327,7 +327,7 @@ class Run:
         outer = self.recording
         self.recording = []
         try:
-            out = []
+            out: list[Any] = []
             for key in keys:
                 if key[0] == "a":
                     lname, at = key[1], key[2]
