@@ -265,19 +265,28 @@ class _Index:
                 self.claims[g].setdefault(bucket, []).append(e)
             self.where[e.slot.name] = (g, bucket)
         self.seen = 0
-        self.accepting: dict[tuple, list[int]] = {}        # (submitter, autocluster) -> groups
+        self.accepting: dict[tuple, np.ndarray] = {}       # (submitter, autocluster) -> groups
+        # The same counts as arrays over the groups, for sums over many groups at once.
+        self.free_count = np.array(self.free, dtype=np.int64)
+        self.dead_free = np.zeros(len(self.reps), dtype=np.int64)
+        self.dead_all = np.zeros(len(self.reps), dtype=np.int64)
+        self.has_claims = np.array([bool(c) for c in self.claims], dtype=bool)
 
     def catch_up(self, matches: Sequence[Any]) -> None:
         """Count the matches made since the last call."""
         for m in matches[self.seen:]:
             place = self.where.get(m.slot)
             if place is not None:
-                dead = self.dead[place[0]]
-                dead[place[1]] = dead.get(place[1], 0) + 1
+                g, bucket = place
+                dead = self.dead[g]
+                dead[bucket] = dead.get(bucket, 0) + 1
+                self.dead_all[g] += 1
+                if bucket is None:
+                    self.dead_free[g] += 1
         self.seen = len(matches)
 
 
-def _accepting_columnar(index: "_Index", req: ClassAd, state: Any) -> list[int]:
+def _accepting_columnar(index: "_Index", req: ClassAd, state: Any) -> np.ndarray:
     """The groups whose representative slot and ``req`` accept each other, both
     Requirements evaluated over all representatives at once (the columnar engine gives
     the scalar evaluator's answers)."""
@@ -286,10 +295,10 @@ def _accepting_columnar(index: "_Index", req: ClassAd, state: Any) -> list[int]:
     job_ok = true_mask(evaluate_attribute(index.table, "requirements", row_side="target", other=req, state=state))
     rows = np.flatnonzero(job_ok)
     if not len(rows):
-        return []
+        return rows
     slot_ok = true_mask(evaluate_attribute(index.table, "requirements", row_side="my", other=req, state=state,
                                            rows=rows))
-    return [int(g) for g in rows[slot_ok]]
+    return rows[slot_ok]
 
 
 def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) -> dict[str, int]:
@@ -320,14 +329,15 @@ def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) 
         if cycle.settings.policy.columnar:
             accepting = _accepting_columnar(index, req, ev.state)
         else:
-            accepting = [g for g, rep in enumerate(index.reps) if ev.value(rep, J_REQ) and ev.value(rep, S_REQ)]
+            accepting = np.array([g for g, rep in enumerate(index.reps) if ev.value(rep, J_REQ) and ev.value(rep, S_REQ)],
+                                 dtype=np.intp)
         if autocluster is not None:
             index.accepting[key] = accepting
+    add(ALREADY_MATCHED, int(index.dead_all[accepting].sum()))
+    add(AVAILABLE, int((index.free_count[accepting] - index.dead_free[accepting]).sum()))
     examined = 0
-    for g in accepting:
+    for g in accepting[index.has_claims[accepting]].tolist():
         dead = index.dead[g]
-        add(ALREADY_MATCHED, sum(dead.values()))
-        add(AVAILABLE, index.free[g] - dead.get(None, 0))
         for (remote, idle), claimed in index.claims[g].items():
             alive = len(claimed) - dead.get((remote, idle), 0)
             if alive <= 0:
