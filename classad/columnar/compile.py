@@ -42,6 +42,7 @@ from .column import (
 )
 from .functions import NUMERIC
 from .memo import ABSENT, Reads, SharedMemo, token
+from .rowonly import RowOnly
 from .table import HOLDS_EXPR, HOLDS_NOTHING, AdTable
 
 ROW, FIXED = 0, 1
@@ -50,6 +51,7 @@ ROW, FIXED = 0, 1
 _WEIRD = frozenset({"parent", "self", "toplevel", "root", "my", "currenttime", "target", "other", "ad",
                     "symmetricmatch", "leftmatchesright", "rightmatchesleft", "leftrankvalue",
                     "rightrankvalue", "lctx", "rctx", "left", "right"})
+_COMPOUND = frozenset({ast.Binary, ast.Unary, ast.Conditional, ast.Elvis, ast.Call})
 _ARITH = frozenset("+-*/%")
 _COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">="})
 _BITWISE = frozenset({"&", "|", "^", "<<", ">>", ">>>"})
@@ -94,6 +96,10 @@ class Run:
         # evaluated (innermost last).
         self.shared: Optional[SharedMemo] = None if table.nested else table.shared_memo()
         self.recording: list[Reads] = []
+        # Row-only sub-expressions shared across evaluations (off while computing one).
+        if table.row_only is None and not table.nested:
+            table.row_only = RowOnly(table, _WEIRD, _pure)
+        self.row_only: Optional[RowOnly] = table.row_only
 
     def note(self, key: Any, tok: Any) -> None:
         """Record a read of the fixed ad (token None: a read that cannot be shared)."""
@@ -147,6 +153,10 @@ class Run:
             return Const(float(v.secs) if type(v) is RelTime else v)
         if t is ast.Paren:
             return self.ev(node.inner, scope, rows, active)
+        if scope == ROW and t in _COMPOUND and self.row_only is not None:
+            shared = self.row_only_value(node, rows, active)
+            if shared is not None:
+                return shared
         if t is ast.Binary:
             return self.binary(node, scope, rows, active)
         if t is ast.AttrRef:
@@ -168,6 +178,28 @@ class Run:
         if t is ast.ListExpr and all(type(i) is ast.Literal for i in node.items):
             return Const(ListValue(node.items, self.fixed if scope == FIXED else None))
         return self.scalar(node, scope, rows, active)
+
+    def row_only_value(self, node: Any, rows: np.ndarray, active: frozenset) -> Optional[Values]:
+        """``node``'s value on ``rows`` from the table's row-only values (None: evaluate it here)."""
+        ro = self.row_only
+        assert ro is not None
+        code, depth = ro.shape(node)
+        if depth < 0 or len(active) + depth + 1 >= MAX_EVAL_DEPTH:
+            return None
+        key = (code, self.strict, self.fixed is None)
+        v = ro.get(key)
+        if v is None:
+            if not ro.worth_computing(key):
+                return None
+            recording, self.recording, self.row_only = self.recording, [], None
+            try:
+                v = self.ev(node, ROW, self.t.all_rows, frozenset())
+            finally:
+                self.recording, self.row_only = recording, ro
+            ro.put(key, v)
+        if type(v) is Const or rows is self.t.all_rows:
+            return v
+        return v.take(rows)  # type: ignore[union-attr]
 
     # ---- names ----------------------------------------------------------------------------
 
@@ -374,9 +406,11 @@ class Run:
             return col
         shared.misses += 1
         reads = Reads()
-        col = self._recorded(reads, lname, rows, active)
-        shared.store(key, reads, rows, col)
-        return col
+        # Over every row, so that later requests find all the rows they ask for.
+        every = self.t.all_rows
+        col = self._recorded(reads, lname, every, active)
+        shared.store(key, reads, every, col)
+        return col if rows is every else col.take(rows)
 
     # ---- operators -------------------------------------------------------------------------
 
@@ -400,6 +434,15 @@ class Run:
             if type(x) is ListValue or type(y) is ListValue:
                 return self.scalar(node, scope, rows, active)
             return Const(BINARY[op](x, y))
+        if op in _COMPARE:
+            if type(b) is Const:
+                fast = ops.compare_number(op, a, b.value, False)  # type: ignore[arg-type]
+            elif type(a) is Const:
+                fast = ops.compare_number(op, b, a.value, True)  # type: ignore[arg-type]
+            else:
+                fast = None
+            if fast is not None:
+                return fast
         n, pool = len(rows), self.pool
         ca, cb = as_column(a, n, pool), as_column(b, n, pool)
         if op in _ARITH:

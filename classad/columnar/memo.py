@@ -77,23 +77,33 @@ class _Stored:
 
 
 class SharedMemo:
-    """Per-table store: (attribute, active set, strict) -> results by read values."""
+    """Per-table store: (attribute, active set, strict, no fixed ad) -> results by read values.
+
+    Each key keeps its own least-recently-used list, at most a quarter of the budget,
+    so that an attribute whose reads rarely repeat (a slot's ``Requirements`` reading
+    every request's size) cannot push out one whose reads do (its ``START`` reading
+    only the owner)."""
 
     def __init__(self, n_rows: int, budget: int = DEFAULT_BUDGET) -> None:
         self.n = n_rows
-        self.capacity = max(1, budget // max(1, n_rows * _ROW_BYTES))
+        self.capacity = max(4, budget // max(1, n_rows * _ROW_BYTES))
+        self.per_key = max(1, self.capacity // 4)
         # key -> the distinct read-key tuples seen for it (usually one or two)
         self.shapes: dict[Hashable, list[tuple]] = {}
-        self.entries: OrderedDict[tuple, _Stored] = OrderedDict()
+        self.entries: dict[Hashable, OrderedDict[tuple, _Stored]] = {}
+        self.size = 0
         self.hits = self.misses = 0
 
     def shapes_of(self, key: Hashable) -> list[tuple]:
         return self.shapes.get(key, [])
 
     def find(self, key: Hashable, keys: tuple, tokens: tuple) -> Optional[_Stored]:
-        got = self.entries.get((key, keys, tokens))
+        lru = self.entries.get(key)
+        if lru is None:
+            return None
+        got = lru.get((keys, tokens))
         if got is not None:
-            self.entries.move_to_end((key, keys, tokens))
+            lru.move_to_end((keys, tokens))
         return got
 
     def store(self, key: Hashable, reads: Reads, rows: np.ndarray, values: Column) -> None:
@@ -105,13 +115,25 @@ class SharedMemo:
         shapes = self.shapes.setdefault(key, [])
         if keys not in shapes:
             shapes.append(keys)
-        full = Column.empty(self.n, values.pool)
-        full.put(rows, values)
-        done = np.zeros(self.n, dtype=bool)
-        done[rows] = True
-        self.entries[(key, keys, tokens)] = _Stored(full, done, keys, tokens)
-        while len(self.entries) > self.capacity:
-            self.entries.popitem(last=False)
+        if len(rows) == self.n:
+            full = values.copy()
+            done = np.ones(self.n, dtype=bool)
+        else:
+            full = Column.empty(self.n, values.pool)
+            full.put(rows, values)
+            done = np.zeros(self.n, dtype=bool)
+            done[rows] = True
+        lru = self.entries.setdefault(key, OrderedDict())
+        if (keys, tokens) not in lru:
+            self.size += 1
+        lru[(keys, tokens)] = _Stored(full, done, keys, tokens)
+        if len(lru) > self.per_key:
+            lru.popitem(last=False)
+            self.size -= 1
+        while self.size > self.capacity:
+            biggest = max(self.entries.values(), key=len)
+            biggest.popitem(last=False)
+            self.size -= 1
 
     def extend(self, stored: _Stored, reads: Reads, rows: np.ndarray, values: Column) -> None:
         """Add rows computed later, if they read nothing the stored results do not."""

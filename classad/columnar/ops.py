@@ -11,7 +11,7 @@ arithmetic wraps at 64 bits, real results of +infinity are Error.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -26,9 +26,21 @@ def _mask_or_none(m: np.ndarray) -> Optional[np.ndarray]:
     return m if m.any() else None
 
 
+def uniform(c: Column) -> int:
+    """The kind every row has, or -1 when the rows differ (or there are none)."""
+    k = c.kind
+    if not len(k):
+        return -1
+    k0 = k[0]
+    return int(k0) if (k == k0).all() else -1
+
+
 def truth(a: Column) -> Column:
-    """The boolean-equivalent of each row: bool, Undefined or Error (strings, lists... are Error)."""
+    """The boolean-equivalent of each row: bool, Undefined or Error (strings, lists... are Error).
+    A column of booleans is its own answer (returned as is, not copied)."""
     k = a.kind
+    if len(k) and k[0] == K_BOOL and uniform(a) == K_BOOL:
+        return a
     out = Column.empty(len(k), a.pool, K_ERROR)
     out.kind[k == K_UNDEF] = K_UNDEF
     isb = (k == K_BOOL) | (k == K_INT)
@@ -120,8 +132,39 @@ _CMP = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, "
         ">=": np.greater_equal}
 
 
+def _numeric_payload(c: Column) -> Optional[np.ndarray]:
+    """The int or real payload of a column whose rows are all numbers of one kind, with
+    no NaN (None otherwise)."""
+    k = uniform(c)
+    if k == K_INT or k == K_BOOL:
+        return c.i
+    if k == K_REAL and not np.isnan(c.f).any():
+        return c.f
+    return None
+
+
+def compare_number(op: str, a: Column, value: Any, swapped: bool) -> Optional[Column]:
+    """``a op value`` (``value op a`` if ``swapped``) for a number ``value`` when every
+    row of ``a`` is a number of one kind: the common case, without the general
+    bookkeeping.  None when the general :func:`compare` is needed."""
+    t = type(value)
+    if not (t is int or t is bool or (t is float and value == value)):
+        return None
+    x = _numeric_payload(a)
+    if x is None:
+        return None
+    fn = _CMP[op]
+    res = fn(value, x) if swapped else fn(x, value)
+    return Column.of_bools(res, a.pool)
+
+
 def compare(op: str, a: Column, b: Column) -> Result:
     """``== != < <= > >=`` (strings compared without regard to case)."""
+    x = _numeric_payload(a)
+    if x is not None:
+        y = _numeric_payload(b)
+        if y is not None:
+            return Column.of_bools(_CMP[op](x, y), a.pool), None
     out, data = _strict_start(a, b)
     ka, kb = a.kind, b.kind
     other = data & ((ka == K_OTHER) | (kb == K_OTHER))
@@ -216,4 +259,5 @@ def is_kind(a: Column, kinds: tuple[int, ...]) -> Column:
     return Column.of_bools(m, a.pool)
 
 
-__all__ = ["arithmetic", "bitwise", "compare", "is_kind", "meta_equal", "truth", "unary"]
+__all__ = ["arithmetic", "bitwise", "compare", "compare_number", "is_kind", "meta_equal", "truth", "uniform",
+           "unary"]

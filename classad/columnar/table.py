@@ -58,6 +58,7 @@ class AdTable:
         self.nested = any(ad.parent is not None for ad in self.ads)
         self._ids: Optional[frozenset[int]] = None
         self._shared: Optional[SharedMemo] = None
+        self.row_only: Any = None     # the row-only sub-expressions (classad.columnar.rowonly), made on first use
         for name in names:
             self.column(name.lower())
 

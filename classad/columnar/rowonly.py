@@ -1,0 +1,150 @@
+"""Sub-expressions that depend on the row alone, computed once per table.
+
+Slot policies repeat the same row-only parts in many texts: a pool whose START
+expressions differ only in the owners they accept still computes
+``KeyboardIdle > 15 * 60 && LoadAvg - CondorLoadAvg <= 0.3`` in every one.  A
+sub-expression is *row-only* when its value cannot depend on the fixed ad or on
+the evaluation: it names only attributes every row holds (so no lookup falls
+through to the fixed ad), or ``MY.x``, whose own expressions are row-only in
+turn without a cycle; it calls only pure functions; it has no ``TARGET``,
+absolute or special names.  Such a value is computed over every row of the
+table and then shared by every evaluation and every ad text in which the same
+sub-expression appears: sub-expressions are compared by *shape* (node kinds,
+operators, names and exact literal values), not by identity.
+
+A shape is computed over the whole table only when it is asked for a second
+time, so a pool whose row-only parts are each used by a single slot pays no
+more than before.  Memory is bounded like :mod:`classad.columnar.memo`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Optional
+
+from .. import ast
+from ..functions import registry
+from .table import HOLDS_NOTHING, AdTable
+
+_UNIQUE = "unique"          # shape of a node that is never row-only (compared by identity)
+_ROW_BYTES = 25
+DEFAULT_BUDGET = 64 * 1024 * 1024
+
+
+class RowOnly:
+    """Shapes, row-only verdicts and shared values of one table's sub-expressions."""
+
+    def __init__(self, table: AdTable, weird: frozenset, pure: Any, budget: int = DEFAULT_BUDGET) -> None:
+        self.t = table
+        self._weird = weird
+        self._pure = pure
+        self._by_id: dict[int, tuple[Any, int, int]] = {}   # id(node) -> (node, shape code, depth)
+        self._shapes: dict[tuple, int] = {}
+        self._attr_depth: dict[str, int] = {}
+        self._asked: set[tuple] = set()
+        self.values: OrderedDict[tuple, Any] = OrderedDict()
+        self.capacity = max(4, budget // max(1, table.n * _ROW_BYTES))
+
+    # ---- analysis ---------------------------------------------------------------------
+
+    def shape(self, node: Any) -> tuple[int, int]:
+        """(shape code, depth): depth is -1 when ``node`` is not row-only, else how many
+        attribute expressions deep its value reaches."""
+        hit = self._by_id.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1], hit[2]
+        key, depth = self._analyse(node)
+        code = self._shapes.setdefault(key, len(self._shapes))
+        self._by_id[id(node)] = (node, code, depth)
+        return code, depth
+
+    def _analyse(self, node: Any) -> tuple[tuple, int]:
+        t = type(node)
+        if t is ast.Literal:
+            v = node.value
+            tv = type(v)
+            if tv is float:
+                return ("L", tv, v.hex()), 0
+            if tv in (int, bool, str):
+                return ("L", tv, v), 0
+            return (_UNIQUE, id(node)), 0
+        if t is ast.AttrRef:
+            if node.absolute or node.lname in self._weird:
+                return (_UNIQUE, id(node)), -1
+            col = self.t.column(node.lname)
+            depth = -1 if col.any_missing else self._attr(node.lname)
+            return ("a", node.lname), depth
+        if t is ast.Select:
+            base = node.base
+            if (type(base) is ast.AttrRef and not base.absolute and base.lname == "my"
+                    and node.lname not in self._weird
+                    and bool((self.t.column("my").holds == HOLDS_NOTHING).all())):
+                return ("my", node.lname), self._attr(node.lname)
+            return (_UNIQUE, id(node)), -1
+        if t is ast.Call:
+            entry = registry.lookup(node.lname)
+            ok = entry is not None and entry.accepts(len(node.args)) and (
+                self._pure(entry) and not getattr(entry.impl, "stable_in_evaluation", False)
+                or node.lname in ("ifthenelse", "isundefined", "iserror", "isstring", "isinteger", "isreal",
+                                  "isboolean"))
+            return self._compound(("c", node.lname), node.args, ok)
+        if t is ast.Binary:
+            return self._compound(("b", node.op), (node.left, node.right), True)
+        if t is ast.Unary:
+            return self._compound(("u", node.op), (node.operand,), True)
+        if t is ast.Conditional:
+            return self._compound(("?",), (node.cond, node.then, node.other), True)
+        if t is ast.Elvis:
+            return self._compound(("?:",), (node.left, node.right), True)
+        if t is ast.Paren:
+            return self._compound(("p",), (node.inner,), True)
+        if t is ast.ListExpr and all(type(i) is ast.Literal for i in node.items):
+            return self._compound(("list",), node.items, True)
+        return (_UNIQUE, id(node)), -1
+
+    def _compound(self, head: tuple, children: Any, ok: bool) -> tuple[tuple, int]:
+        codes, depth = [], 0 if ok else -1
+        for child in children:
+            code, d = self.shape(child)
+            codes.append(code)
+            depth = -1 if d < 0 or depth < 0 else max(depth, d)
+        return head + tuple(codes), depth
+
+    def _attr(self, lname: str) -> int:
+        """Depth of attribute ``lname``'s expressions (-1: not row-only, or in a cycle)."""
+        d = self._attr_depth.get(lname)
+        if d is not None:
+            return d
+        self._attr_depth[lname] = -1          # a reference back to it while analysing is a cycle
+        depth = 0
+        for n in self.t.column(lname).nodes:
+            nd = self.shape(n)[1]
+            if nd < 0:
+                depth = -1
+                break
+            depth = max(depth, nd + 1)
+        self._attr_depth[lname] = depth
+        return depth
+
+    # ---- values -----------------------------------------------------------------------
+
+    def get(self, key: tuple) -> Optional[Any]:
+        v = self.values.get(key)
+        if v is not None:
+            self.values.move_to_end(key)
+        return v
+
+    def worth_computing(self, key: tuple) -> bool:
+        """True from the second time ``key`` is asked for."""
+        if key in self._asked:
+            return True
+        self._asked.add(key)
+        return False
+
+    def put(self, key: tuple, value: Any) -> None:
+        self.values[key] = value
+        while len(self.values) > self.capacity:
+            self.values.popitem(last=False)
+
+
+__all__ = ["RowOnly"]
