@@ -484,12 +484,32 @@ class Run:
             return tcol
         ca = ops.truth(a)  # type: ignore[arg-type]
         k = ca.kind
-        need = (k == K_UNDEF) | ((k == K_BOOL) & (ca.i != int(stop)))
+        left_bool = ops.uniform(ca) == K_BOOL
+        need = ca.i != int(stop) if left_bool else (k == K_UNDEF) | ((k == K_BOOL) & (ca.i != int(stop)))
         if not need.any():
             return ca
         pos = np.nonzero(need)[0]
-        sub = rows if len(pos) == len(rows) else rows[pos]
+        everywhere = len(pos) == len(rows)
+        sub = rows if everywhere else rows[pos]
         b = self.ev(node.right, scope, sub, active)
+        if left_bool:
+            # Every row left is the non-deciding boolean: the right side's truth value is the answer.
+            if type(b) is Const:
+                tb = truthiness(b.value)
+                if tb is True or tb is False:
+                    if everywhere:
+                        return Const(tb)
+                    out = ca.copy()
+                    out.i[pos] = int(tb)
+                    return out
+            else:
+                tb_col = ops.truth(b)  # type: ignore[arg-type]
+                if ops.uniform(tb_col) == K_BOOL:
+                    if everywhere:
+                        return tb_col
+                    out = ca.copy()
+                    out.i[pos] = tb_col.i
+                    return out
         cb = ops.truth(as_column(b, len(sub), self.pool))
         ka = k[pos]
         kb = cb.kind

@@ -116,6 +116,18 @@ def _slots(matcher: Any, classes: Sequence[SlotClass]) -> SlotTable:
     return cached[1]
 
 
+def table_of(matcher: Any, ads: Sequence[Any]) -> Optional[AdTable]:
+    """The matcher's slot table if its rows are exactly ``ads`` (the same objects, in
+    order), so that other evaluations over those slots share its columns and results."""
+    cached = getattr(matcher, "_columnar_slots", None)
+    if cached is None:
+        return None
+    table = cached[1].table
+    if table.n != len(ads) or any(a is not b for a, b in zip(table.ads, ads)):
+        return None
+    return table
+
+
 def build(matcher: Any, req: NegotiationAd, autocluster: int, submitter: str, classes: Sequence[SlotClass],
           only_rank: bool, budget: Any, static_limits: bool) -> Optional[Any]:
     """The candidate list of ``req`` (as ``Matcher.build``), or None to let the scalar path do it."""
@@ -244,4 +256,4 @@ def build(matcher: Any, req: NegotiationAd, autocluster: int, submitter: str, cl
     return out
 
 
-__all__ = ["LazyCandidates", "SlotTable", "build"]
+__all__ = ["LazyCandidates", "SlotTable", "build", "table_of"]

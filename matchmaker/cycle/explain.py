@@ -36,6 +36,7 @@ from classad.evaluate import eval_attribute, evaluate_top
 from classad.values import ERROR, UNDEFINED, truthiness
 
 from ..pool.limits import parse_limits
+from .columnar_match import table_of
 from .ephemeral import MatchState
 from .evaluator import J_REQ, S_CURRENT, S_PREQ, S_RANK, S_REQ
 from .results import Preemption
@@ -286,12 +287,14 @@ class _Index:
         self.seen = len(matches)
 
 
-def _accepting_columnar(index: "_Index", req: ClassAd, state: Any) -> np.ndarray:
+def _accepting_columnar(index: "_Index", req: ClassAd, state: Any, matcher: Any) -> np.ndarray:
     """The groups whose representative slot and ``req`` accept each other, both
     Requirements evaluated over all representatives at once (the columnar engine gives
-    the scalar evaluator's answers)."""
+    the scalar evaluator's answers).  When every slot is its own group, the matcher's
+    slot table is used, with the results its match lists have already computed."""
     if index.table is None:
-        index.table = AdTable([rep.ad for rep in index.reps])
+        ads = [rep.ad for rep in index.reps]
+        index.table = table_of(matcher, ads) or AdTable(ads)
     job_ok = true_mask(evaluate_attribute(index.table, "requirements", row_side="target", other=req, state=state))
     rows = np.flatnonzero(job_ok)
     if not len(rows):
@@ -327,7 +330,7 @@ def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) 
     accepting = index.accepting.get(key) if autocluster is not None else None
     if accepting is None:
         if cycle.settings.policy.columnar:
-            accepting = _accepting_columnar(index, req, ev.state)
+            accepting = _accepting_columnar(index, req, ev.state, cycle.matcher)
         else:
             accepting = np.array([g for g, rep in enumerate(index.reps) if ev.value(rep, J_REQ) and ev.value(rep, S_REQ)],
                                  dtype=np.intp)

@@ -267,7 +267,7 @@ class Autoclusters:
             return None
         if type(node) is ast.Literal:
             v = node.value
-            return (type(v).__name__, v) if type(v) in (bool, int, float, str) else self._value_text(node)
+            return (type(v), v) if type(v) in _PLAIN else self._value_text(node)
         return self._value_text(node)
 
     def _value_text(self, node: ast.Node) -> str:
@@ -284,7 +284,19 @@ class Autoclusters:
             return self._count
         ad = job.ad
         names = self.names_for(ad)
-        key = (names, tuple(self._value_key(ad.get_node(n)) for n in names))
+        attrs, literal, value_key = ad._attrs, ast.Literal, self._value_key
+        values: list[object] = []
+        for n in names:
+            entry = attrs.get(n)
+            if entry is None:
+                values.append(None)
+                continue
+            node = entry[1]
+            if type(node) is literal and type(node.value) in _PLAIN:
+                values.append((type(node.value), node.value))
+            else:
+                values.append(value_key(node))
+        key = (names, tuple(values))
         ac = self._ids.get(key)
         if ac is None:
             self._count += 1
@@ -293,6 +305,9 @@ class Autoclusters:
 
     def __len__(self) -> int:
         return len(self._ids) if not self.every_job_alone else self._count
+
+
+_PLAIN = frozenset({bool, int, float, str})
 
 
 # ---- job order and requests ------------------------------------------------------------------
