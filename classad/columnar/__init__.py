@@ -29,6 +29,10 @@ Public API:
 * :func:`true_mask` (value counts as true), :func:`rank_array` (a number for
   ranks: int/real/bool, else 0.0) and :func:`knob_rank_array` (single
   precision, -inf when not a number) -- what a matchmaker needs.
+
+A table remembers work between evaluations: sub-expressions that read only the
+row (:mod:`.rowonly`) and row attributes by the values they read of the fixed ad
+(:mod:`.memo`).  So the ads of a table must not change while it is in use.
 """
 
 from __future__ import annotations
