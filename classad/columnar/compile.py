@@ -393,23 +393,14 @@ class Run:
                 continue
             for k, tok in zip(keys, tokens):
                 self.note(k, tok)
-            done = stored.done[rows]
-            if done.all():
-                shared.hits += 1
-                return stored.column.take(rows)
-            missing = np.nonzero(~done)[0]
-            reads = Reads()
-            part = self._recorded(reads, lname, rows[missing], active)
-            shared.extend(stored, reads, rows[missing], part)
-            col = stored.column.take(rows)
-            col.put(missing, part)
-            return col
+            shared.hits += 1
+            return stored.column if rows is self.t.all_rows else stored.column.take(rows)
         shared.misses += 1
         reads = Reads()
         # Over every row, so that later requests find all the rows they ask for.
         every = self.t.all_rows
         col = self._recorded(reads, lname, every, active)
-        shared.store(key, reads, every, col)
+        shared.store(key, reads, col)
         return col if rows is every else col.take(rows)
 
     # ---- operators -------------------------------------------------------------------------

@@ -13,17 +13,16 @@ A read is a key (which attribute of the fixed ad, or the clock) and a token of
 its value (the type and exact value, so ``1``, ``1.0`` and ``true`` differ).
 Anything the walk cannot account for -- a scalar fallback, a value that is a list
 or an ad, a fixed-side value that differs per row -- makes the evaluation
-unshareable.  Results are kept for the rows evaluated so far; other rows are
-computed when asked for and added only if they read nothing new.  Memory is
-bounded: the least recently used columns are dropped past a byte budget.
+unshareable.  Results are computed and kept for every row of the table, whichever
+rows were asked for, so that any later subset can be served.  Memory is bounded:
+past a byte budget the least recently used columns are dropped, each attribute
+keeping at most a quarter of the budget.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from typing import Any, Hashable, Optional
-
-import numpy as np
 
 from ..values import ERROR, UNDEFINED
 from .column import Column
@@ -68,12 +67,12 @@ class Reads:
 
 
 class _Stored:
-    """One column of results, the rows it covers, and the read values it holds for."""
+    """One column of results over every row, and the read values it holds for."""
 
-    __slots__ = ("column", "done", "keys", "tokens")
+    __slots__ = ("column", "keys", "tokens")
 
-    def __init__(self, column: Column, done: np.ndarray, keys: tuple, tokens: tuple) -> None:
-        self.column, self.done, self.keys, self.tokens = column, done, keys, tokens
+    def __init__(self, column: Column, keys: tuple, tokens: tuple) -> None:
+        self.column, self.keys, self.tokens = column, keys, tokens
 
 
 class SharedMemo:
@@ -106,8 +105,8 @@ class SharedMemo:
             lru.move_to_end((keys, tokens))
         return got
 
-    def store(self, key: Hashable, reads: Reads, rows: np.ndarray, values: Column) -> None:
-        """Keep ``values`` (on ``rows``) under the values ``reads`` recorded."""
+    def store(self, key: Hashable, reads: Reads, values: Column) -> None:
+        """Keep ``values`` (one per row of the table) under the values ``reads`` recorded."""
         if not reads.shareable:
             return
         keys = tuple(sorted(reads.keys, key=repr))
@@ -115,18 +114,10 @@ class SharedMemo:
         shapes = self.shapes.setdefault(key, [])
         if keys not in shapes:
             shapes.append(keys)
-        if len(rows) == self.n:
-            full = values.copy()
-            done = np.ones(self.n, dtype=bool)
-        else:
-            full = Column.empty(self.n, values.pool)
-            full.put(rows, values)
-            done = np.zeros(self.n, dtype=bool)
-            done[rows] = True
         lru = self.entries.setdefault(key, OrderedDict())
         if (keys, tokens) not in lru:
             self.size += 1
-        lru[(keys, tokens)] = _Stored(full, done, keys, tokens)
+        lru[(keys, tokens)] = _Stored(values.copy(), keys, tokens)
         if len(lru) > self.per_key:
             lru.popitem(last=False)
             self.size -= 1
@@ -134,20 +125,6 @@ class SharedMemo:
             biggest = max(self.entries.values(), key=len)
             biggest.popitem(last=False)
             self.size -= 1
-
-    def extend(self, stored: _Stored, reads: Reads, rows: np.ndarray, values: Column) -> None:
-        """Add rows computed later, if they read nothing the stored results do not."""
-        if not reads.shareable:
-            return
-        have = dict(zip(stored.keys, stored.tokens))
-        if any(have.get(k, ABSENT_MISSING) != t for k, t in reads.keys.items()):
-            return
-        stored.column.put(rows, values)
-        stored.done[rows] = True
-
-
-# Sentinel distinct from every token.
-ABSENT_MISSING = ("not-read",)
 
 
 __all__ = ["ABSENT", "DEFAULT_BUDGET", "Reads", "SharedMemo", "token"]
