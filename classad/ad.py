@@ -14,6 +14,7 @@ shared immutable trees of :mod:`classad.ast`, so copying an ad is cheap.
 from __future__ import annotations
 
 import datetime
+import sys
 from collections.abc import MutableMapping
 from typing import Any, Callable, Iterator, Optional
 
@@ -31,6 +32,22 @@ from .values import ERROR, LATE, UNDEFINED, AbsTime, ListValue, RelTime, Value, 
 PRINTERS: dict[str, Callable[["ClassAd"], str]] = {}
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+
+# Spelling -> its lower-case key, one shared string per distinct spelling: a dump of
+# 100,000 job ads then holds each attribute name once, not once per ad.
+_LOWER_KEYS: dict[str, str] = {}
+_LOWER_KEYS_LIMIT = 100_000
+
+
+def lower_key(name: str) -> str:
+    """The lower-case dictionary key of attribute spelling ``name`` (shared, interned)."""
+    key = _LOWER_KEYS.get(name)
+    if key is None:
+        key = sys.intern(name.lower())
+        if len(_LOWER_KEYS) < _LOWER_KEYS_LIMIT:
+            _LOWER_KEYS[name] = key
+    return key
 
 
 class ClassAd(MutableMapping):
@@ -59,7 +76,8 @@ class ClassAd(MutableMapping):
     def _from_nodes(cls, attrs: tuple, parent: Optional["ClassAd"] = None) -> "ClassAd":
         """An ad from (name, node) pairs, nested under ``parent`` (used by record literals)."""
         ad = cls.__new__(cls)
-        ad._attrs = {name.lower(): (name, node) for name, node in attrs}
+        key = lower_key
+        ad._attrs = {key(pair[0]): pair if type(pair) is tuple else tuple(pair) for pair in attrs}
         ad.parent = parent
         return ad
 

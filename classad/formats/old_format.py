@@ -22,7 +22,7 @@ import re
 from typing import Callable, Iterable, Iterator, Optional, TextIO
 
 from .. import ast
-from ..ad import PRINTERS, ClassAd
+from ..ad import PRINTERS, ClassAd, lower_key
 from ..errors import FormatError, ParseError
 from ..limits import LIMITS
 from ..parser import fast_literal, parse_expr, parse_old_value
@@ -133,11 +133,20 @@ _BLANKS = " \t\n\r\f\v"
 _LINE = re.compile(r"[ \t\n\r\f\v]*([^=]*?)[ \t]*= *(.*)", re.S)
 
 
+_SPELLINGS: dict[str, str] = {}
+
+
 def _name(text: str) -> str:
-    """The attribute name; ``'odd name'`` (as ``printOld()`` quotes it) loses its quotes."""
+    """The attribute name; ``'odd name'`` (as ``printOld()`` quotes it) loses its quotes.
+    One string per distinct spelling, shared by every ad that uses it."""
     if len(text) > 1 and text[0] == "'" and text[-1] == "'":
-        return text[1:-1].replace("\\'", "'")
-    return text
+        text = text[1:-1].replace("\\'", "'")
+    shared = _SPELLINGS.get(text)
+    if shared is None:
+        if len(_SPELLINGS) >= 100_000:
+            return text
+        shared = _SPELLINGS[text] = text
+    return shared
 
 
 # Whole lines repeat across the ads of a dump (MyType, Requirements, Arch, ...), so
@@ -220,16 +229,17 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
         if broken or text.lstrip(" \t").startswith("#"):
             continue
         try:
-            name, node = parse_line(text, name_of, src.lineno)
+            pair = parse_line(text, name_of, src.lineno)
         except FormatError as exc:
             attrs = {}
             broken = True
             handle(exc)
             continue
-        key = name.lower()
+        key = lower_key(pair[0])
         old = attrs.get(key)
-        # A repeated name: the last value wins, the first spelling stays.
-        attrs[key] = (old[0] if old else name, node)
+        # A repeated name: the last value wins, the first spelling stays.  Otherwise the
+        # (cached) pair itself is kept, so a line repeated across ads is stored once.
+        attrs[key] = (old[0], pair[1]) if old else pair
     if comment_at is not None:
         handle(FormatError("unterminated /* comment", file=name_of, line=comment_at[0],
                            column=comment_at[1]))

@@ -26,6 +26,7 @@ is set; a missing, non-numeric or negative value counts as 1.0, and with
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
@@ -139,18 +140,42 @@ def parse_old_ads(text: str, source: str = "<string>") -> list[tuple[ClassAd, st
     return _with_lines(list(parseAds(text, ParserType.Old)), text, source)
 
 
+# A line that ends an old-format ad: white space only, or a condor_history "***" banner.
+_AD_BOUNDARY = re.compile(r"^(?:[ \t\r\f\v]*|\*\*\*[^\n]*)(?:\n|\Z)", re.M)
+
+
+def _first_lines(text: str) -> list[int]:
+    """The line number of each old-format ad's first line (``#`` comment lines skipped),
+    found without splitting the text into lines."""
+    starts: list[int] = []
+    pos, line = 0, 1
+
+    def first_in(start: int, end: int, lineno: int) -> None:
+        while start < end:
+            nl = text.find("\n", start, end)
+            stop = end if nl < 0 else nl
+            body = text[start:stop].strip()
+            if body and not body.startswith("#"):
+                starts.append(lineno)
+                return
+            start, lineno = stop + 1, lineno + 1
+
+    for m in _AD_BOUNDARY.finditer(text):
+        if m.start() > pos:
+            first_in(pos, m.start(), line)
+        line += text.count("\n", pos, m.end())
+        pos = m.end()
+        if pos >= len(text):
+            break
+    if pos < len(text):
+        first_in(pos, len(text), line)
+    return starts
+
+
 def _with_lines(ads: list[ClassAd], text: str, source: str) -> list[tuple[ClassAd, str]]:
     """Pair each ad with ``source:line`` of its first line (the old format's ad boundaries:
     a blank line or a ``***`` banner ends an ad, ``#`` lines are comments)."""
-    starts: list[int] = []
-    inside = False
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("***"):
-            inside = False
-        elif not line.startswith("#") and not inside:
-            inside = True
-            starts.append(lineno)
+    starts = _first_lines(text)
     if len(starts) != len(ads):          # cannot tell which ad is which: name the file only
         return [(ad, source) for ad in ads]
     return [(ad, f"{source}:{line}") for ad, line in zip(ads, starts)]

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from classad.formats import parseAds, write_ads
 from classad.formats.detect import ParserType
@@ -45,3 +46,33 @@ def test_a_broken_json_file_is_one_error_line(tmp_path):
     proc = negotiate(bad, EXAMPLE / "jobs.ads")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert len(proc.stderr.splitlines()) == 1 and str(bad) in proc.stderr, proc.stderr
+
+
+# ---- where each old-format ad starts ----------------------------------------------------------
+
+
+def _reference_first_lines(text: str) -> list[int]:
+    """The rule, line by line: a blank line or a ``***`` banner ends an ad, ``#`` lines are
+    comments, and the first other line after a boundary starts the next ad."""
+    starts, inside = [], False
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        line = raw.strip()
+        if not line or line.startswith("***"):
+            inside = False
+        elif not line.startswith("#") and not inside:
+            inside = True
+            starts.append(lineno)
+    return starts
+
+
+_PIECES = ["a = 1\n", "\n", "  \n", "# c\n", "*** banner\n", "b = 2\n", "\r\n", "x=1\r\n", "   # x\n",
+           "last = 3", "\t\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=15))
+def test_ad_first_lines_follow_the_old_format_rule(pieces):
+    from matchmaker.pool.ads import _first_lines
+
+    text = "".join(pieces)
+    assert _first_lines(text) == _reference_first_lines(text)
