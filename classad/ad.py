@@ -81,6 +81,15 @@ class ClassAd(MutableMapping):
         ad.parent = parent
         return ad
 
+    @classmethod
+    def _adopt(cls, attrs: dict) -> "ClassAd":
+        """A top-level ad that takes ``attrs`` (lower-case key -> (spelling, node)) as its
+        storage, without copying (the readers hand over the dict they built)."""
+        ad = cls.__new__(cls)
+        ad._attrs = attrs
+        ad.parent = None
+        return ad
+
     # ---- storage -----------------------------------------------------------------
 
     def _lookup_node(self, lname: str) -> Optional[ast.Node]:

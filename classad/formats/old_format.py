@@ -155,6 +155,19 @@ _LINE_CACHE: dict[str, tuple[str, ast.Node]] = {}
 _LINE_CACHE_LIMIT = 200_000
 
 
+# Raw lines (terminator included) -> (key, pair), for the reader's hot path: a line
+# read before without error and outside a comment reads the same again.
+_RAW_LINES: dict[str, tuple[str, tuple[str, ast.Node]]] = {}
+
+
+def _remember(raw: str, key: str, pair: tuple[str, ast.Node]) -> None:
+    if len(raw) > 4096:
+        return
+    if len(_RAW_LINES) >= _LINE_CACHE_LIMIT:
+        _RAW_LINES.clear()
+    _RAW_LINES[raw] = (key, pair)
+
+
 def parse_line(text: str, source: str, line: int) -> tuple[str, ast.Node]:
     """``(name, node)`` from one ``Name = value`` line (its terminator removed)."""
     hit = _LINE_CACHE.get(text)
@@ -206,14 +219,25 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     name_of = src.name
     comment_at: Optional[tuple[int, int]] = None  # where an open /* ... */ began
     size = 0
+    max_ad = LIMITS.max_ad
+    known = _RAW_LINES.get
     for text in src:
         size += len(text)
-        if size > LIMITS.max_ad and not broken:
+        # The hot path: a line seen before, read as it was then (see _remember).
+        hit = known(text)
+        if hit is not None and comment_at is None and not broken and size <= max_ad:
+            key, pair = hit
+            old = attrs.get(key)
+            attrs[key] = (old[0], pair[1]) if old else pair
+            continue
+        if size > max_ad and not broken:
             attrs, broken = {}, True
             handle(FormatError(f"ad longer than {LIMITS.max_ad} characters", file=name_of, line=src.lineno))
+        raw = text
         if text[-1:] == "\n":
             text = text[:-2] if text[-2:] == "\r\n" else text[:-1]
         if comment_at is not None or text.lstrip(" \t").startswith("/"):
+            raw = ""          # the line is not read as it stands: never remember it
             text, comment_at = _skip_comment(text, comment_at, src.lineno)
             if not text:
                 continue
@@ -221,7 +245,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
         if not text.strip(_BLANKS) or text.startswith("***"):
             if attrs and not broken:
                 src.last_end = (src.lineno + 1, 0)
-                yield ClassAd._from_nodes(tuple(attrs.values()))
+                yield ClassAd._adopt(attrs)
             attrs = {}
             broken = False
             size = 0
@@ -236,6 +260,8 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
             handle(exc)
             continue
         key = lower_key(pair[0])
+        if raw:
+            _remember(raw, key, pair)
         old = attrs.get(key)
         # A repeated name: the last value wins, the first spelling stays.  Otherwise the
         # (cached) pair itself is kept, so a line repeated across ads is stored once.
@@ -246,7 +272,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
         broken = True
     if attrs and not broken:
         src.last_end = (src.lineno + 1, 0)
-        yield ClassAd._from_nodes(tuple(attrs.values()))
+        yield ClassAd._adopt(attrs)
 
 
 def _skip_comment(text: str, open_at: Optional[tuple[int, int]], lineno: int

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ..errors import FormatError
@@ -178,6 +179,41 @@ def _file_lines(f: Any, name: str = "<stream>") -> Iterator[str]:
         yield line
 
 
+# Characters str.splitlines() breaks at besides "\n": a block holding none of them can be
+# split by it (at C speed) into exactly the lines a split at "\n" gives.
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_BLOCK = 1 << 16
+
+
+def _block_lines(f: Any, name: str) -> Iterator[str]:
+    """Lines of a text file read in blocks of 64 KiB: the same lines as
+    :func:`_file_lines` (split at ``\\n`` only, each at most ``max_line`` characters),
+    with the splitting done a block at a time."""
+    limit = LIMITS.max_line
+    count = 0
+    partial = ""
+    while True:
+        chunk = f.read(_BLOCK)
+        if not chunk:
+            break
+        if partial:
+            chunk = partial + chunk
+        cut = chunk.rfind("\n") + 1
+        body, partial = chunk[:cut], chunk[cut:]
+        if body:
+            lines = body.splitlines(True) if _OTHER_BREAKS.search(body) is None \
+                else list(_split_unbounded((body,), name, limit))
+            if max(map(len, lines)) > limit:
+                first = next(i for i, line in enumerate(lines) if len(line) > limit)
+                raise _too_long(name, count + first + 1, limit)
+            count += len(lines)
+            yield from lines
+        if len(partial) > limit:
+            raise _too_long(name, count + 1, limit)
+    if partial:
+        yield partial
+
+
 def open_text(path: Any) -> io.TextIOWrapper:
     """A file opened for ad reading: UTF-8 with surrogate escapes, lines split at ``\\n`` only."""
     return open(path, encoding=ENCODING, errors=ERRORS, newline="\n")
@@ -208,7 +244,7 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
         return LineSource(_split_chunks((bytes(input),), label), label)
     if isinstance(input, os.PathLike):
         f = open_text(input)  # closed by LineSource.close
-        return LineSource(_file_lines(f, label), label, closer=f.close)
+        return LineSource(_block_lines(f, label), label, closer=f.close)
     if hasattr(input, "readline"):
         tell = None
         if track:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from classad import ClassAd, FormatError
 from classad.formats import ParserType, format_ad, parseAds
@@ -185,3 +185,36 @@ def test_writer_prints_tool_order_and_blank_lines():
     buf = io.StringIO()
     write_ads([ClassAd('[b = 1; A = "x"; c = a + 1]'), ClassAd("[z = 2]")], buf, "old")
     assert buf.getvalue() == 'A = "x"\nb = 1\nc = a + 1\n\nz = 2\n\n'
+
+
+# ---- lines read before are read the same again -------------------------------------------------
+
+_OLD_LINES = ["A = 1", "a = 2", "B = \"x\"", "C = A + 1", "", "   ", "# note", "/* c */ D = 3", "/* open",
+              "close */", "// line", "E = ", "bad line", "F = [ q = 1 ]", "*** banner", "G = 1 +", "A = 1 ",
+              "  H = 5", "I = \"a\\\"b\"", "/* open\nB = \"x\"\nclose */", "B = \"x\"\nbad line\nJ = 1"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_OLD_LINES), max_size=25), st.sampled_from(["\n", "\r\n"]))
+def test_remembered_lines_read_as_when_first_seen(lines, end):
+    """The reader's line cache: reading with it (cold, then warm) gives the ads and errors of
+    reading without it (lines inside comments, after errors or in broken ads included)."""
+    from classad.formats import old_format
+
+    text = end.join(lines) + end
+
+    def read() -> tuple:
+        errors: list = []
+        ads = [sorted((k, str(v)) for k, v in ad.items())
+               for ad in parseAds(text, ParserType.Old, on_error=errors.append)]
+        return ads, [(e.line, e.column, e.message) for e in errors]
+
+    remember = old_format._remember
+    old_format._RAW_LINES.clear()
+    old_format._remember = lambda *_args: None
+    try:
+        uncached = read()
+    finally:
+        old_format._remember = remember
+    assert read() == uncached
+    assert read() == uncached

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import classad
 from classad import limits
@@ -266,3 +267,42 @@ def test_file_like_object_without_sized_readline(restore_limits):
     with pytest.raises(FormatError) as info:
         read(Lines(b"a = 1\nb = 12345678901234567890\n"), ParserType.Old)
     assert (info.value.file, info.value.line) == ("<wrapped>", 2)
+
+
+# ---- files read in blocks ---------------------------------------------------------------------
+
+_LINE_PIECES = ["a = 1", "", "x" * 50, "\r", "\x0b", "\x0c", "\x1c", "\u2028", "\x85", "é", "y" * 200]
+
+
+def _block_and_line_reads(tmp_path: Path, text: str) -> tuple:
+    from classad.formats import sources
+
+    path = tmp_path / "ads.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+
+    def run(reader):
+        with sources.open_text(path) as f:
+            try:
+                return list(reader(f, "f")), None
+            except FormatError as exc:
+                return None, (exc.line, exc.message)
+
+    return run(sources._block_lines), run(sources._file_lines)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.lists(st.sampled_from(_LINE_PIECES), max_size=6), st.booleans()), max_size=40),
+       st.sampled_from([1 << 16, 64, 7]), st.sampled_from([10_000, 120]))
+def test_block_reading_gives_the_lines_of_line_reading(tmp_path, restore_limits, lines, block, max_line):
+    """Blocks of any size give exactly the lines (and the same too-long error) as reading
+    line by line; only "\\n" ends a line, whatever else str.splitlines() would break at."""
+    from classad.formats import sources
+
+    limits.configure(max_line=max_line)
+    text = "".join("".join(parts) + ("\n" if newline else "") for parts, newline in lines)
+    saved, sources._BLOCK = sources._BLOCK, block
+    try:
+        by_block, by_line = _block_and_line_reads(tmp_path, text)
+    finally:
+        sources._BLOCK = saved
+    assert by_block == by_line
