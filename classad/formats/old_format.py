@@ -221,12 +221,15 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     size = 0
     max_ad = LIMITS.max_ad
     known = _RAW_LINES.get
+    first = 0                 # line of the current ad's first attribute
     for text in src:
         size += len(text)
         # The hot path: a line seen before, read as it was then (see _remember).
         hit = known(text)
         if hit is not None and comment_at is None and not broken and size <= max_ad:
             key, pair = hit
+            if not attrs:
+                first = src.lineno
             old = attrs.get(key)
             attrs[key] = (old[0], pair[1]) if old else pair
             continue
@@ -245,6 +248,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
         if not text.strip(_BLANKS) or text.startswith("***"):
             if attrs and not broken:
                 src.last_end = (src.lineno + 1, 0)
+                src.ad_start = first
                 yield ClassAd._adopt(attrs)
             attrs = {}
             broken = False
@@ -262,6 +266,8 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
         key = lower_key(pair[0])
         if raw:
             _remember(raw, key, pair)
+        if not attrs:
+            first = src.lineno
         old = attrs.get(key)
         # A repeated name: the last value wins, the first spelling stays.  Otherwise the
         # (cached) pair itself is kept, so a line repeated across ads is stored once.
@@ -272,6 +278,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
         broken = True
     if attrs and not broken:
         src.last_end = (src.lineno + 1, 0)
+        src.ad_start = first
         yield ClassAd._adopt(attrs)
 
 

@@ -99,6 +99,8 @@ class LineSource:
         self._tell = tell
         # line number -> (file position before the line, the line), when tracking
         self.positions: dict[int, tuple] = {}
+        # the first line of the last ad a reader returned, where the reader records it
+        self.ad_start = 0
 
     def readline(self) -> Optional[str]:
         """The next line (with its ``\\n``), or None at the end of the input."""
@@ -185,7 +187,7 @@ _OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _BLOCK = 1 << 16
 
 
-def _block_lines(f: Any, name: str) -> Iterator[str]:
+def block_lines(f: Any, name: str) -> Iterator[str]:
     """Lines of a text file read in blocks of 64 KiB: the same lines as
     :func:`_file_lines` (split at ``\\n`` only, each at most ``max_line`` characters),
     with the splitting done a block at a time."""
@@ -244,7 +246,7 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
         return LineSource(_split_chunks((bytes(input),), label), label)
     if isinstance(input, os.PathLike):
         f = open_text(input)  # closed by LineSource.close
-        return LineSource(_block_lines(f, label), label, closer=f.close)
+        return LineSource(block_lines(f, label), label, closer=f.close)
     if hasattr(input, "readline"):
         tell = None
         if track:

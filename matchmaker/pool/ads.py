@@ -26,17 +26,18 @@ is set; a missing, non-numeric or negative value counts as 1.0, and with
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from classad import ParserType, parseAds
 from classad.ad import ClassAd
 from classad.ast import Node
 from classad.errors import FormatError
 from classad.evaluate import EvalState, evaluate_top, new_state
+from classad.formats import read_source
 from classad.formats.detect import WHITESPACE, classify
+from classad.formats.sources import LineSource, block_lines, open_source
 from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
 
@@ -117,68 +118,41 @@ def read_ads(path: str | os.PathLike) -> list[tuple[ClassAd, str]]:
     """Read an ad file in any format: old (``condor_status -l``), new (``[ ... ]``), JSON
     (``-json``) or XML (``-xml``), told apart by its first characters.
 
-    Returns ``(ad, where)`` pairs: ``"file:line"`` of the ad's first line in the old
-    format, ``"file: ad N"`` in the others.  A file that cannot be read or parsed raises
-    :class:`FormatError` with file and line.
+    Returns ``(ad, where)`` pairs: ``"file:line"`` of the ad's first attribute line in the
+    old format, ``"file: ad N"`` in the others.  The file is read as a stream (never whole).
+    A file that cannot be read or parsed raises :class:`FormatError` with file and line.
     """
     name = os.fspath(path)
     try:
-        with open(name, encoding="utf-8") as fh:
-            text = fh.read()
+        with open(name, encoding="utf-8", newline="\n") as fh:
+            head = _head(fh)
+            fmt = classify("".join(head[:64].split())[:2])
+            if fmt != ParserType.Old and not head.startswith("#"):
+                return [(ad, f"{name}: ad {i}") for i, ad in enumerate(parseAds(Path(name), fmt), 1)]
+            fh.seek(0)
+            src = LineSource(block_lines(fh, name), name)
+            return [(ad, f"{name}:{src.ad_start}") for ad in read_source(src, ParserType.Old)]
     except OSError as exc:
         raise FormatError(f"cannot read ad file: {exc.strerror or exc}", file=name) from None
     except UnicodeDecodeError:
         raise FormatError("ad file is not UTF-8 text", file=name) from None
-    fmt = classify("".join(text.lstrip(WHITESPACE)[:64].split())[:2])
-    if fmt != ParserType.Old and not text.lstrip(WHITESPACE).startswith("#"):
-        return [(ad, f"{name}: ad {i}") for i, ad in enumerate(parseAds(Path(name), fmt), 1)]
-    return _with_lines(list(parseAds(Path(name), ParserType.Old)), text, name)
+
+
+def _head(fh: Any) -> str:
+    """The file's text from its first non-blank character, at least 64 characters of it
+    (or all there is)."""
+    text = ""
+    while True:
+        chunk = fh.read(1 << 16)
+        text = (text + chunk).lstrip(WHITESPACE)
+        if not chunk or len(text) >= 64:
+            return text
 
 
 def parse_old_ads(text: str, source: str = "<string>") -> list[tuple[ClassAd, str]]:
     """The ads of old-format ``text`` (see :func:`read_ads`)."""
-    return _with_lines(list(parseAds(text, ParserType.Old)), text, source)
-
-
-# A line that ends an old-format ad: white space only, or a condor_history "***" banner.
-_AD_BOUNDARY = re.compile(r"^(?:[ \t\r\f\v]*|\*\*\*[^\n]*)(?:\n|\Z)", re.M)
-
-
-def _first_lines(text: str) -> list[int]:
-    """The line number of each old-format ad's first line (``#`` comment lines skipped),
-    found without splitting the text into lines."""
-    starts: list[int] = []
-    pos, line = 0, 1
-
-    def first_in(start: int, end: int, lineno: int) -> None:
-        while start < end:
-            nl = text.find("\n", start, end)
-            stop = end if nl < 0 else nl
-            body = text[start:stop].strip()
-            if body and not body.startswith("#"):
-                starts.append(lineno)
-                return
-            start, lineno = stop + 1, lineno + 1
-
-    for m in _AD_BOUNDARY.finditer(text):
-        if m.start() > pos:
-            first_in(pos, m.start(), line)
-        line += text.count("\n", pos, m.end())
-        pos = m.end()
-        if pos >= len(text):
-            break
-    if pos < len(text):
-        first_in(pos, len(text), line)
-    return starts
-
-
-def _with_lines(ads: list[ClassAd], text: str, source: str) -> list[tuple[ClassAd, str]]:
-    """Pair each ad with ``source:line`` of its first line (the old format's ad boundaries:
-    a blank line or a ``***`` banner ends an ad, ``#`` lines are comments)."""
-    starts = _first_lines(text)
-    if len(starts) != len(ads):          # cannot tell which ad is which: name the file only
-        return [(ad, source) for ad in ads]
-    return [(ad, f"{source}:{line}") for ad, line in zip(ads, starts)]
+    src = open_source(text, source)
+    return [(ad, f"{source}:{src.ad_start}") for ad in read_source(src, ParserType.Old)]
 
 
 # ---- slots ----------------------------------------------------------------------------

@@ -66,13 +66,17 @@ def _reference_first_lines(text: str) -> list[int]:
 
 
 _PIECES = ["a = 1\n", "\n", "  \n", "# c\n", "*** banner\n", "b = 2\n", "\r\n", "x=1\r\n", "   # x\n",
-           "last = 3", "\t\n"]
+           "\t\n"]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(_PIECES), max_size=15))
-def test_ad_first_lines_follow_the_old_format_rule(pieces):
-    from matchmaker.pool.ads import _first_lines
+@given(st.lists(st.sampled_from(_PIECES), max_size=15), st.sampled_from(["", "last = 3", "# end"]))
+def test_each_ad_is_named_by_its_first_line(tmp_path_factory, pieces, tail):
+    from matchmaker.pool.ads import parse_old_ads, read_ads
 
-    text = "".join(pieces)
-    assert _first_lines(text) == _reference_first_lines(text)
+    text = "".join(pieces) + tail
+    expected = _reference_first_lines(text)
+    assert [where for _ad, where in parse_old_ads(text, "t")] == [f"t:{n}" for n in expected]
+    path = tmp_path_factory.mktemp("ads") / "slots.ad"
+    path.write_text(text, encoding="utf-8", newline="")
+    assert [where for _ad, where in read_ads(path)] == [f"{path}:{n}" for n in expected]

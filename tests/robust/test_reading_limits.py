@@ -287,7 +287,7 @@ def _block_and_line_reads(tmp_path: Path, text: str) -> tuple:
             except FormatError as exc:
                 return None, (exc.line, exc.message)
 
-    return run(sources._block_lines), run(sources._file_lines)
+    return run(sources.block_lines), run(sources._file_lines)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
