@@ -100,12 +100,26 @@ def _fmt(x: float) -> str:
     return "unlimited" if math.isinf(x) else f"{x:.2f}"
 
 
-def print_result(result: CycleResult, out: TextIO, explain: bool = False) -> None:
+def _counts(values: Sequence[str]) -> str:
+    """``" (a 3, b 1)"``: how many times each value occurs, most frequent first."""
+    tally: dict[str, int] = {}
+    for v in values:
+        tally[v] = tally.get(v, 0) + 1
+    if not tally:
+        return ""
+    return " (" + ", ".join(f"{k} {n}" for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))) + ")"
+
+
+def print_result(result: CycleResult, out: TextIO, explain: bool = False, summary: bool = False) -> None:
     """The human-readable report: matches, submitters, groups (with quotas), rejected requests;
-    with ``explain`` what allowed each preemption and what decided each rejection."""
+    with ``explain`` what allowed each preemption and what decided each rejection.  With
+    ``summary`` the matches and rejections are counted (by reason, by mechanism), not listed."""
     grouped = bool(result.groups)
-    out.write(f"Matches: {len(result.matches)}\n")
-    if result.matches:
+    if summary:
+        out.write(f"Matches: {len(result.matches)}{_counts([m.reason for m in result.matches])}\n")
+    else:
+        out.write(f"Matches: {len(result.matches)}\n")
+    if result.matches and not summary:
         head = ("JOB", "SUBMITTER", "SLOT", "REASON", "PREEMPTS") + (("PASS",) if grouped else ())
         _table([head] + [(m.job, m.submitter, m.slot, m.reason, m.preempted or "-") +
                          ((m.negotiating_group + (" (autoregroup)" if m.autoregroup else ""),) if grouped else ())
@@ -120,11 +134,13 @@ def print_result(result: CycleResult, out: TextIO, explain: bool = False) -> Non
         _table([("ORDER", "GROUP", "QUOTA", "SURPLUS", "REQUESTED", "ALLOCATED", "IN USE", "MATCHED")] +
                [(str(g.order), g.name, f"{g.quota:.2f}", g.surplus, f"{g.requested:g}", f"{g.allocated:.2f}",
                  f"{g.usage:g}", str(g.matched)) for g in result.groups], out, right=(0, 2, 4, 5, 6, 7))
-    if result.rejected:
+    if result.rejected and summary:
+        out.write(f"\nRejected: {len(result.rejected)}{_counts([r.mechanism or '-' for r in result.rejected])}\n")
+    elif result.rejected:
         out.write(f"\nRejected: {len(result.rejected)}\n")
         _table([("JOB", "DECIDED BY", "REASON")] + [(r.job, r.mechanism or "-", r.reason) for r in result.rejected],
                out)
-    if explain:
+    if explain and not summary:
         print_explanations(result, out)
 
 
@@ -148,7 +164,7 @@ def cmd_negotiate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         json.dump(result_json(result), out, indent=2)
         out.write("\n")
     else:
-        print_result(result, out, explain=getattr(args, "explain", False))
+        print_result(result, out, explain=getattr(args, "explain", False), summary=getattr(args, "summary", False))
     return 0
 
 
@@ -242,6 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--json", action="store_true", help="print one JSON object")
     n.add_argument("--explain", action="store_true",
                    help="also say what allowed each preemption and what decided each rejection")
+    n.add_argument("--summary", action="store_true",
+                   help="count the matches (by reason) and rejections (by what decided them) instead of "
+                        "listing each; the submitter and group tables are printed as usual")
     n.set_defaults(run=cmd_negotiate)
     u = sub.add_parser("userprio", help="show (and edit) user priorities, or show group quotas")
     u.add_argument("--state", required=True, help="accountant database (SQLite)")

@@ -249,3 +249,36 @@ def test_group_quotas_charge_group_records(tmp_path):
     users = {u["name"]: u for u in json.loads(mm("userprio", "--state", db, "--json").stdout)["users"]}
     assert users["group_physics"]["is_group"] and users["group_physics"]["weighted_resources_used"] == 2
     assert users["group_physics.u@d"]["weighted_resources_used"] == 2
+
+
+def _section(text: str, title: str) -> list[str]:
+    """The lines of one report section: from the line starting with ``title`` to the next blank line."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    end = next((i for i in range(start, len(lines)) if not lines[i].strip()), len(lines))
+    return lines[start:end]
+
+
+def test_summary_counts_what_the_full_report_lists():
+    full = negotiate()
+    short = negotiate("--summary")
+    assert full.returncode == short.returncode == 0
+    # Tallied from the full report's rows: REASON is the 4th column of the match table,
+    # DECIDED BY the 2nd of the rejection table (one word in both).
+    matches = _section(full.stdout, "Matches:")[2:]
+    reasons: dict[str, int] = {}
+    for row in matches:
+        reason = row.split()[3]
+        reasons[reason] = reasons.get(reason, 0) + 1
+    expected = ", ".join(f"{k} {n}" for k, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+    assert _section(short.stdout, "Matches:") == [f"Matches: {len(matches)} ({expected})"]
+    assert _section(short.stdout, "Submitters:") == _section(full.stdout, "Submitters:")
+    rejected = _section(full.stdout, "Rejected:")[2:] if "Rejected:" in full.stdout else []
+    if rejected:
+        mechanisms: dict[str, int] = {}
+        for row in rejected:
+            mechanism = row.split()[1]
+            mechanisms[mechanism] = mechanisms.get(mechanism, 0) + 1
+        tally = ", ".join(f"{k} {n}" for k, n in sorted(mechanisms.items(), key=lambda kv: (-kv[1], kv[0])))
+        assert _section(short.stdout, "Rejected:") == [f"Rejected: {len(rejected)} ({tally})"]
+    assert "JOB" not in short.stdout
