@@ -160,25 +160,60 @@ _LINE_CACHE_LIMIT = 200_000
 _RAW_LINES: dict[str, tuple[str, tuple[str, ast.Node]]] = {}
 
 
+# Lines remembered per attribute (lower-case name).  An attribute whose lines keep
+# being new (QDate, GlobalJobId, LoadAvg: a value per ad) stops being remembered once
+# it has this many: caching lines that never repeat would only hold their memory.
+_LINES_PER_ATTRIBUTE = 256
+_REMEMBERED: dict[str, int] = {}
+
+
+def _admit(key: str) -> bool:
+    """Whether one more distinct line of attribute ``key`` may be cached."""
+    count = _REMEMBERED.get(key, 0)
+    if count >= _LINES_PER_ATTRIBUTE:
+        return False
+    _REMEMBERED[key] = count + 1
+    return True
+
+
+# Lines of such attributes still repeat among neighbouring ads (a cluster's jobs share
+# QDate, Iwd, UserLog...): the most recent ones are kept here, forgotten in bulk.
+_RECENT: dict[str, tuple[str, tuple[str, ast.Node]]] = {}
+_RECENT_LIMIT = 4096
+
+
+def _clear_caches() -> None:
+    _RAW_LINES.clear()
+    _LINE_CACHE.clear()
+    _REMEMBERED.clear()
+    _RECENT.clear()
+
+
 def _remember(raw: str, key: str, pair: tuple[str, ast.Node]) -> None:
     if len(raw) > 4096:
         return
+    if not _admit(key):
+        if len(_RECENT) >= _RECENT_LIMIT:
+            _RECENT.clear()
+        _RECENT[raw] = (key, pair)
+        return
     if len(_RAW_LINES) >= _LINE_CACHE_LIMIT:
-        _RAW_LINES.clear()
+        _clear_caches()
     _RAW_LINES[raw] = (key, pair)
 
 
-def parse_line(text: str, source: str, line: int) -> tuple[str, ast.Node]:
-    """``(name, node)`` from one ``Name = value`` line (its terminator removed)."""
+def parse_line(text: str, source: str, line: int, cache: bool = True) -> tuple[str, ast.Node]:
+    """``(name, node)`` from one ``Name = value`` line (its terminator removed).  With
+    ``cache`` false the line is only looked up, not added (the reader adds its raw lines)."""
     hit = _LINE_CACHE.get(text)
     if hit is not None:
         return hit
     result = _parse_line(text, source, line)
     check_name(result[0], source, line, len(text) - len(text.lstrip(_BLANKS)) + 1)
-    if len(text) > 4096:
+    if not cache or len(text) > 4096:
         return result  # long lines rarely repeat; do not keep them alive
     if len(_LINE_CACHE) >= _LINE_CACHE_LIMIT:
-        _LINE_CACHE.clear()
+        _clear_caches()
     _LINE_CACHE[text] = result
     return result
 
@@ -220,12 +255,12 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     comment_at: Optional[tuple[int, int]] = None  # where an open /* ... */ began
     size = 0
     max_ad = LIMITS.max_ad
-    known = _RAW_LINES.get
+    known, recent = _RAW_LINES.get, _RECENT.get
     first = 0                 # line of the current ad's first attribute
     for text in src:
         size += len(text)
         # The hot path: a line seen before, read as it was then (see _remember).
-        hit = known(text)
+        hit = known(text) or recent(text)
         if hit is not None and comment_at is None and not broken and size <= max_ad:
             key, pair = hit
             if not attrs:
@@ -257,7 +292,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
         if broken or text.lstrip(" \t").startswith("#"):
             continue
         try:
-            pair = parse_line(text, name_of, src.lineno)
+            pair = parse_line(text, name_of, src.lineno, cache=not raw)
         except FormatError as exc:
             attrs = {}
             broken = True

@@ -69,7 +69,7 @@ class Slot:
         return self.customer is not None and (self.state in CHARGED_STATES or not self.state)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Job:
     """One job ad and its identity in the queue."""
 

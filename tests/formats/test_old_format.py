@@ -210,7 +210,7 @@ def test_remembered_lines_read_as_when_first_seen(lines, end):
         return ads, [(e.line, e.column, e.message) for e in errors]
 
     remember = old_format._remember
-    old_format._RAW_LINES.clear()
+    old_format._clear_caches()
     old_format._remember = lambda *_args: None
     try:
         uncached = read()
@@ -218,3 +218,25 @@ def test_remembered_lines_read_as_when_first_seen(lines, end):
         old_format._remember = remember
     assert read() == uncached
     assert read() == uncached
+
+
+def test_lines_that_never_repeat_are_not_all_kept():
+    """The line cache keeps a bounded number of lines per attribute: a value per ad
+    (QDate, GlobalJobId) is not held for the whole file, while a line every ad shares
+    stays one shared tree, and neighbouring ads still share their repeated lines."""
+    from classad.formats import old_format
+
+    old_format._clear_caches()
+    limit = old_format._LINES_PER_ATTRIBUTE
+    n = limit * 4
+    text = "".join(f'QDate = {1700000000 + i}\nIwd = "/run{i // 5}"\nRequirements = TARGET.Memory > 64\n\n'
+                   for i in range(n))
+    ads = read(text)
+    assert [ad["QDate"] for ad in ads] == [1700000000 + i for i in range(n)]
+    assert [ad["Iwd"] for ad in ads] == [f"/run{i // 5}" for i in range(n)]
+    kept = [key for key, _pair in old_format._RAW_LINES.values()]
+    assert kept.count("qdate") <= limit and kept.count("iwd") <= limit
+    reqs = {id(ad.lookup_node("requirements")) for ad in ads}
+    assert len(reqs) == 1
+    start = (n // 5 - 1) * 5  # five jobs of one cluster, past the per-attribute limit
+    assert len({id(ad.lookup_node("iwd")) for ad in ads[start:start + 5]}) == 1
