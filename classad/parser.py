@@ -1,4 +1,8 @@
-"""Text to expression trees: the Lark LALR parser, token decoding, and the parse cache.
+"""Text to expression trees: the hand-written parser, the Lark LALR parser behind it, and the parse cache.
+
+Every text first goes to :mod:`classad.descent`, which reads valid text fast and
+gives up on anything else; only then does Lark run, as the reference grammar and
+the one place syntax errors are reported.
 
 The grammar lives in ``grammar/classad.lark`` (shipped inside the wheel as
 ``classad/grammar/classad.lark``).  Lark runs with ``transformer=`` so no parse
@@ -21,18 +25,20 @@ from typing import Any, Optional
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from . import ast
+from . import ast, descent, lexemes
 from .errors import ParseError
+from .lexemes import KEYWORDS, unescape_new, unescape_old
 from .limits import LIMITS
 from .records import split_attributes
 from .timetext import parse_abstime_literal, parse_reltime_literal
-from .values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED, bytes_to_string, string_bytes
 
 # Nesting deeper than this is a parse error, not a RecursionError (the C++ parser
 # stops at 500 levels of recursion).
 MAX_DEPTH = 500
 
-KEYWORDS = frozenset({"true", "false", "undefined", "error", "is", "isnt"})
+_TRUE, _FALSE, _UNDEF, _ERROR = lexemes.TRUE, lexemes.FALSE, lexemes.UNDEF, lexemes.ERROR_LITERAL
+_STRING_PART, _QNAME_PART = lexemes.STRING_PART, lexemes.QNAME_PART
+_to_int, _to_real = lexemes.to_int, lexemes.to_real
 
 
 def _grammar_path() -> Path:
@@ -41,76 +47,6 @@ def _grammar_path() -> Path:
         if candidate.is_file():
             return candidate
     raise FileNotFoundError("classad.lark grammar file not found next to the classad package")
-
-
-# ---- token decoding ---------------------------------------------------------
-
-_STRING_PART = re.compile(r'"((?:\\.|[^"\\])*)"', re.S)
-_QNAME_PART = re.compile(r"'((?:\\.|[^'\\])*)'", re.S)
-_SIMPLE_ESCAPES = {
-    ord("a"): 7, ord("b"): 8, ord("f"): 12, ord("n"): 10, ord("r"): 13, ord("t"): 9, ord("v"): 11,
-}
-
-
-def unescape_new(body: str) -> Optional[str]:
-    """Decode the escapes of a new-syntax string body; None if it contains a NUL byte.
-
-    ``\\101`` is octal (a third digit is read only after a first digit 0-3), the C
-    escapes ``\\n \\t ...`` are decoded, any other ``\\c`` is ``c``.
-    """
-    if "\\" not in body:
-        return body
-    raw = string_bytes(body)
-    out = bytearray()
-    i, n = 0, len(raw)
-    while i < n:
-        b = raw[i]
-        if b != 0x5C or i + 1 >= n:
-            out.append(b)
-            i += 1
-            continue
-        c = raw[i + 1]
-        if 0x30 <= c <= 0x37:
-            value = c - 0x30
-            j = i + 2
-            if j < n and 0x30 <= raw[j] <= 0x37:
-                value = value * 8 + raw[j] - 0x30
-                j += 1
-                if c <= 0x33 and j < n and 0x30 <= raw[j] <= 0x37:
-                    value = value * 8 + raw[j] - 0x30
-                    j += 1
-            if value == 0:
-                return None
-            out.append(value)
-            i = j
-            continue
-        out.append(_SIMPLE_ESCAPES.get(c, c))
-        i += 2
-    if 0 in out:
-        return None
-    return bytes_to_string(bytes(out))
-
-
-def unescape_old(body: str) -> str:
-    """Decode an old-syntax string body: only ``\\"`` is an escape."""
-    return body.replace('\\"', '"')
-
-
-def _to_int(text: str) -> int:
-    if len(text) > 20:  # beyond int64 whatever the digits; int() refuses thousands of them
-        return 0
-    value = int(text)
-    # The C++ lexer turns a literal beyond the int64 range into 0.
-    if value > INT64_MAX or value < INT64_MIN:
-        return 0
-    return value
-
-
-def _to_real(text: str) -> float:
-    try:
-        return float(text)
-    except OverflowError:  # pragma: no cover - float() returns inf instead
-        return float("inf")
 
 
 # ---- the tree builder ---------------------------------------------------------
@@ -244,12 +180,6 @@ class _Builder(Transformer):
         return _ERROR
 
 
-_TRUE = ast.Literal(True)
-_FALSE = ast.Literal(False)
-_UNDEF = ast.Literal(UNDEFINED)
-_ERROR = ast.Literal(ERROR)
-
-
 def _is_string_literal(node: ast.Node) -> bool:
     return isinstance(node, ast.Literal) and type(node.value) is str
 
@@ -351,6 +281,9 @@ def _parse(text: str, start: str, old_strings: bool, source: Optional[str],
            line_offset: int = 0) -> Any:
     if len(text) > _PRECHECK_FROM:
         _precheck(text, LIMITS.max_ad if start == "classad" else LIMITS.max_expr, source, line_offset)
+    fast = descent.parse(text, start, old_strings, MAX_DEPTH)
+    if fast is not None:
+        return fast                # never deeper than MAX_DEPTH (it gives up instead)
     _builder.old_strings = old_strings
     try:
         result = _lark.parse(text, start=start)
@@ -382,6 +315,8 @@ def _parse(text: str, start: str, old_strings: bool, source: Optional[str],
         raise _error(text, str(exc).splitlines()[0], None, None, source, line_offset) from None
     except RecursionError:
         raise _error(text, "expression nested too deeply", None, None, source, line_offset) from None
+    tree: Any = result[1] if start == "old_line" else result  # type: ignore[index]
+    _check_depth(tree, text, source)
     return result
 
 
@@ -403,39 +338,8 @@ def _error(text: str, message: str, line: Optional[int], column: Optional[int],
 def _check_depth(node: ast.Node, text: str, source: Optional[str]) -> None:
     """Reject trees nested deeper than MAX_DEPTH without recursing."""
     # Cheap pre-check: a tree can only be deep if the text has many openers or operators.
-    if len(text) < MAX_DEPTH:
-        return
-    stack = [(node, 1)]
-    while stack:
-        n, d = stack.pop()
-        if d > MAX_DEPTH:
-            raise ParseError(f"expression nested more than {MAX_DEPTH} levels deep", file=source)
-        for child in _children(n):
-            stack.append((child, d + 1))
-
-
-def _children(n: ast.Node) -> tuple:
-    if isinstance(n, ast.Binary):
-        return (n.left, n.right)
-    if isinstance(n, (ast.Unary,)):
-        return (n.operand,)
-    if isinstance(n, ast.Paren):
-        return (n.inner,)
-    if isinstance(n, ast.Select):
-        return (n.base,)
-    if isinstance(n, ast.Subscript):
-        return (n.base, n.index)
-    if isinstance(n, ast.Conditional):
-        return (n.cond, n.then, n.other)
-    if isinstance(n, ast.Elvis):
-        return (n.left, n.right)
-    if isinstance(n, (ast.ListExpr,)):
-        return n.items
-    if isinstance(n, ast.Call):
-        return n.args
-    if isinstance(n, ast.Record):
-        return tuple(v for _, v in n.attrs)
-    return ()
+    if len(text) >= MAX_DEPTH and descent.deeper_than(node, MAX_DEPTH):
+        raise ParseError(f"expression nested more than {MAX_DEPTH} levels deep", file=source)
 
 
 # ---- public entry points ------------------------------------------------------
@@ -476,7 +380,6 @@ def parse_expr(text: str) -> ast.Node:
     if fast is not None:
         return fast
     node = _parse(text, "expr", False, None)
-    _check_depth(node, text, None)
     return node
 
 
@@ -487,24 +390,28 @@ def parse_old_value(text: str) -> ast.Node:
     if fast is not None:
         return fast
     node = _parse(text, "expr", True, None)
-    _check_depth(node, text, None)
     return node
+
+
+# Ads up to this size are read value by value through the expression cache, so values
+# that repeat from ad to ad share one tree; a larger one is one record parsed in a single
+# pass, which is faster and has little to share.
+_SHARE_VALUES_UP_TO = 1 << 18
 
 
 def parse_record(text: str, source: Optional[str] = None) -> ast.Record:
     """Parse a whole ``[ ... ]`` ad.
 
-    A large ad is first read value by value (each through the expression
-    cache), which is linear and several times faster than one parse of the
-    whole text; anything that path cannot read goes to the full parser.
+    An ad of a few kilobytes is first read value by value (each through the
+    expression cache); anything that path cannot read, and any very large ad,
+    goes to the full parser (the fast one, then Lark).
     """
-    if len(text) > 4096:
+    if 4096 < len(text) <= _SHARE_VALUES_UP_TO:
         body = text.strip(" \t\n\r\f\v")
         pairs = split_attributes(body, parse_expr, KEYWORDS, whole=True) if body[:1] == "[" else None
         if pairs is not None:
             return ast.Record(pairs)
     node = _parse(text, "classad", False, source)
-    _check_depth(node, text, source)
     return node
 
 
