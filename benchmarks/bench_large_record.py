@@ -12,25 +12,27 @@ sizes (``--attrs 50000`` and ``100000``) to see that the time grows linearly.
 
     python benchmarks/bench_large_record.py [--attrs 100000] [--repeat 3]
 
-Measured on the development machine (2 shared cores, HTCondor 25.14), seconds:
+Measured on the development machine (2 shared cores, HTCondor 25.14), every run cold,
+median of 3, seconds:
 
 =========  ===========  ==========  ===========  ==========
 workload   50,000 ours  50,000 C++  100,000 ours 100,000 C++
 =========  ===========  ==========  ===========  ==========
-old-lit    0.18         0.016       0.41         0.036
-old-expr   1.81         0.025       3.78         0.057
-new-lit    0.24         0.016       0.67         0.036
-new-expr   1.84         0.026       3.55         0.056
-ad-lit     0.26         0.011       0.70         0.026
-ad-expr    1.73         0.017       3.63         0.038
-json       0.26         0.014       0.82         0.035
-xml        0.68         0.031       1.50         0.067
+old-lit    0.31         0.023       0.66         0.045
+old-expr   0.75         0.032       1.86         0.065
+new-lit    0.24         0.021       0.57         0.046
+new-expr   0.52         0.039       1.20         0.080
+ad-lit     0.30         0.016       0.71         0.033
+ad-expr    0.61         0.038       1.36         0.053
+json       0.29         0.023       0.78         0.041
+xml        0.81         0.051       1.57         0.087
 =========  ===========  ==========  ===========  ==========
 
-Time grows linearly.  Literal values are 11-27x slower than C++; values that are
-expressions about 65-95x, because every distinct expression goes through the general
-(Lark) parser at about 30 us each.  ``ClassAd(text)`` of the 100,000-attribute line took
-3.0 s (literals) and 5.3 s (expressions) before it read large ads value by value.
+Literal values are 11-21x slower than C++, expressions 13-29x.  Expressions went
+through the Lark parser at about 30 us each (3.5-3.8 s here, 60-95x) until the
+hand-written parser (classad/descent.py) took over valid text; it spends about 5 us on
+``aN + N``.  Growth from 50,000 to 100,000 attributes is a little more than linear:
+the collector's passes over the young objects grow with the number of live nodes.
 """
 
 from __future__ import annotations

@@ -161,6 +161,10 @@ class _Reader:
     def primary(self) -> ast.Node:
         tok = self.toks[self.pos]
         self.pos += 1
+        if tok.isdigit() and tok.isascii():   # a plain integer (the catch-all yields no digits alone but "0...")
+            if tok[0] == "0" and len(tok) > 1:
+                raise _GiveUp
+            return ast.Literal(int(tok) if len(tok) < 19 else to_int(tok))
         first = tok[:1]
         if first in _NAME_START:
             low = tok.lower()
@@ -339,7 +343,7 @@ def parse(text: str, start: str = "expr", old_strings: bool = False, max_depth: 
             result = (name, reader.expr())
         else:
             return None
-    except (_GiveUp, IndexError, RecursionError):
+    except (_GiveUp, IndexError, RecursionError, ValueError, OverflowError):
         return None
     if reader.pos != len(toks) - 1:
         return None

@@ -396,7 +396,7 @@ def parse_old_value(text: str) -> ast.Node:
 # Ads up to this size are read value by value through the expression cache, so values
 # that repeat from ad to ad share one tree; a larger one is one record parsed in a single
 # pass, which is faster and has little to share.
-_SHARE_VALUES_UP_TO = 1 << 18
+SHARE_VALUES_UP_TO = 1 << 18
 
 
 def parse_record(text: str, source: Optional[str] = None) -> ast.Record:
@@ -406,7 +406,7 @@ def parse_record(text: str, source: Optional[str] = None) -> ast.Record:
     expression cache); anything that path cannot read, and any very large ad,
     goes to the full parser (the fast one, then Lark).
     """
-    if 4096 < len(text) <= _SHARE_VALUES_UP_TO:
+    if 4096 < len(text) <= SHARE_VALUES_UP_TO:
         body = text.strip(" \t\n\r\f\v")
         pairs = split_attributes(body, parse_expr, KEYWORDS, whole=True) if body[:1] == "[" else None
         if pairs is not None:

@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Iterator, Optional, TextIO
 
 from ..ad import PRINTERS, ClassAd
 from ..errors import FormatError, ParseError
-from ..parser import KEYWORDS, parse_expr, parse_record
+from ..parser import KEYWORDS, SHARE_VALUES_UP_TO, parse_expr, parse_record
 from ..records import split_attributes
 from .printers import ad_line, ad_pretty, container_items, tool_items
 from .sources import LineSource
@@ -32,7 +32,9 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     """Ads from new-syntax text; each broken ad goes to ``handle`` and is skipped."""
     name = src.name
     for rec in split_records(src, NEW_SYNTAX, handle):
-        pairs = _split_attributes(rec.text)
+        # Ads of ordinary size are read value by value (values shared between ads);
+        # a very large one in a single pass of the full parser.
+        pairs = _split_attributes(rec.text) if len(rec.text) <= SHARE_VALUES_UP_TO else None
         if pairs is None:
             try:
                 pairs = parse_record(rec.text).attrs

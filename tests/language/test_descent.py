@@ -134,6 +134,7 @@ def test_quirks_read_the_same(text):
     "x ?: -y", "010", "0x1F", "1.", "a.5", "a..", "[ ; ]", "[ a = 1 , b = 2 ]", "{1,}", "f(1,)", "true(1)",
     "a.true", "is", "\"a\" /* c */ \"b\"", "\"\\0\"", "'\\0'", "''", "absTime(\"never\")", "(a", "a)", "",
     "a /* open", "1 +", "a ? b", "a b", "a + // c", "a + /* c */", "a /* x", "a @b", "  ", "a\0",
+    "\u00b2", "1 + \u0663", "0123", "a\u00a0+ 1",
 ])
 def test_what_lark_refuses_the_fast_parser_leaves_to_it(text):
     """Texts that are errors: the fast parser gives up, so Lark reports the error."""
@@ -148,3 +149,14 @@ def test_old_format_lines():
     for text in ['Cmd = "a\\nb"', "Memory = 2048", "Requirements = TARGET.Arch == \"X86_64\"", "'q' = 1"]:
         fast = descent.parse(text, "old_line", old_strings=True)
         assert fast is not None and _same(fast, _lark(text, "old_line", True))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40), st.sampled_from(["expr", "classad", "old_line"]))
+def test_any_text_either_parses_as_lark_reads_it_or_is_left_to_lark(text, start):
+    """Arbitrary characters: no exception escapes the fast parser, and what it accepts Lark
+    reads the same way."""
+    fast = descent.parse(text, start)
+    if fast is not None:
+        ref = _lark(text, start, False)
+        assert not isinstance(ref, ParseError) and _same(fast, ref), (text, fast, ref)
