@@ -362,11 +362,13 @@ _CONTEXT_NAMES = frozenset({"target", "other", "my", "ad"})
 
 def lookup_name(ad: Any, lname: str, state: EvalState) -> Any:
     """Resolve an unscoped name starting in ``ad``; in compat mode a name missing from
-    the whole chain is looked up again in the partner ad of a match."""
+    the whole chain of a top-level ad is looked up again in the partner ad of a match."""
     if ad is None:
         return UNDEFINED
     value = lookup_in_chain(ad, lname, state)
-    if value is UNDEFINED and not state.strict and state.target is not None:
+    # Only a lookup that starts in a top-level ad goes on to the partner: from inside a
+    # nested ad (a record literal, a stored sub-ad) the chain ends at the top-level ad.
+    if value is UNDEFINED and not state.strict and state.target is not None and ad.parent is None:
         partner = state.partner(ad)
         if partner is not None and not _found_in_chain(ad, lname, state):
             return lookup_in_chain(partner, lname, state)

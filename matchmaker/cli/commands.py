@@ -76,7 +76,8 @@ def result_json(result: CycleResult) -> dict[str, Any]:
         matches.append(row)
     doc: dict[str, Any] = {
         "matches": matches,
-        "submitters": [{"name": s.name, "eup": s.eup, "limit": _num(s.limit), "matched": s.matched}
+        "submitters": [{"name": s.name, "eup": s.eup, "limit": _num(s.limit), "matched": s.matched,
+                        "spin_limits": [_num(x) for x in s.spin_limits]}
                        for s in result.submitters],
         "rejected": [{"job": r.job, "reason": r.reason, "mechanism": r.mechanism, "explanation": r.explanation}
                      for r in result.rejected],
@@ -85,7 +86,8 @@ def result_json(result: CycleResult) -> dict[str, Any]:
         doc["groups"] = [{"name": g.name, "quota": g.quota, "allocated": g.allocated, "usage": g.usage,
                           "matched": g.matched, "order": g.order, "config_quota": g.config_quota,
                           "subtree_quota": g.subtree_quota, "surplus": g.surplus, "requested": g.requested,
-                          "sort_key": _num(g.sort_key)} for g in result.groups]
+                          "sort_key": _num(g.sort_key), "allocated_by_round": list(g.allocated_by_round)}
+                         for g in result.groups]
     return doc
 
 
@@ -98,6 +100,18 @@ def _table(rows: Sequence[Sequence[str]], out: TextIO, right: Sequence[int] = ()
 
 def _fmt(x: float) -> str:
     return "unlimited" if math.isinf(x) else f"{x:.2f}"
+
+
+def _amount(x: float) -> str:
+    """A slice or limit as the refusals are decided: up to four decimals (``2.9999``, ``7.5``, ``3``)."""
+    if math.isinf(x):
+        return "unlimited"
+    text = f"{x:.4f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _amounts(xs: Sequence[float]) -> str:
+    return ", ".join(_amount(x) for x in xs) if xs else "-"
 
 
 def _counts(values: Sequence[str]) -> str:
@@ -126,14 +140,17 @@ def print_result(result: CycleResult, out: TextIO, explain: bool = False, summar
                          for m in result.matches], out)
     out.write(f"\nSubmitters: {len(result.submitters)}\n")
     if result.submitters:
-        _table([("SUBMITTER", "EUP", "LIMIT", "MATCHED")] +
-               [(s.name, f"{s.eup:.2f}", _fmt(s.limit), str(s.matched)) for s in result.submitters],
-               out, right=(1, 2, 3))
+        _table([("SUBMITTER", "EUP", "SLICE", "LIMIT PER SPIN", "MATCHED")] +
+               [(s.name, f"{s.eup:.2f}", _amount(s.limit) if s.spin_limits else "-", _amounts(s.spin_limits),
+                 str(s.matched))
+                for s in result.submitters],
+               out, right=(1, 2, 4))
     if grouped:
         out.write(f"\nGroups: {len(result.groups)}\n")
-        _table([("ORDER", "GROUP", "QUOTA", "SURPLUS", "REQUESTED", "ALLOCATED", "IN USE", "MATCHED")] +
-               [(str(g.order), g.name, f"{g.quota:.2f}", g.surplus, f"{g.requested:g}", f"{g.allocated:.2f}",
-                 f"{g.usage:g}", str(g.matched)) for g in result.groups], out, right=(0, 2, 4, 5, 6, 7))
+        _table([("ORDER", "GROUP", "QUOTA", "SURPLUS", "REQUESTED", "ALLOCATED PER ROUND", "IN USE", "MATCHED")] +
+               [(str(g.order), g.name, f"{g.quota:.2f}", g.surplus, f"{g.requested:g}",
+                 _amounts(g.allocated_by_round or (g.allocated,)), f"{g.usage:g}", str(g.matched))
+                for g in result.groups], out, right=(0, 2, 4, 6, 7))
     if result.rejected and summary:
         out.write(f"\nRejected: {len(result.rejected)}{_counts([r.mechanism or '-' for r in result.rejected])}\n")
     elif result.rejected:

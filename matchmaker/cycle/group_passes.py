@@ -90,11 +90,14 @@ class _Rounds:
         self.allocation: Optional[Allocation] = None
         self.order: tuple[str, ...] = tree.order
         self.keys: dict[str, float] = {}
+        self.allocated: dict[str, list[float]] = {name: [] for name in tree.order}   # per round
 
     def __call__(self, _round: int, alloc: Allocation, order: tuple[str, ...]) -> None:
         self.quota.clear()
         self.quota.update(alloc.quota)
         self.allocation, self.order = alloc, order
+        for name in self.tree.order:
+            self.allocated[name].append(alloc.allocated[name])
         for name in self.tree.order:
             value = self.sort_key(GroupStats(name, alloc.quota[name], alloc.allocated[name], self.usage_of(name)))
             self.keys[name] = FLT_MAX if value is None or math.isnan(value) else float(value)
@@ -147,7 +150,8 @@ def negotiate_groups(cycle: Cycle, pool: Pool, *,
         name, rounds.quota[name], tree.nodes[name].config_quota, tree.nodes[name].is_static,
         quotas.subtree_quota[name], surplus_label(tree, name), demand[name],
         alloc.allocated[name] if alloc is not None else 0.0, cycle.usage.of_group(name), rounds.keys.get(name, 0.0),
-        position, matched.get(name, 0)) for position, name in enumerate(rounds.order, 1)]
+        position, matched.get(name, 0), tuple(rounds.allocated.get(name, ())))
+        for position, name in enumerate(rounds.order, 1)]
     return cycle.result(order + [s for s in cycle.submitters if s not in order], summaries)
 
 

@@ -107,6 +107,7 @@ def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, 
             if spin == 1:
                 s.share, s.limit = share, (INF if cycle.settings.ignore_user_priorities else share * total)
             lim = min(lim, cycle.pie_left)
+            s.spin_limits.append(lim)
             ceiling = s.ceiling
             ceil_left = INF if ceiling < 0 else max(0.0, ceiling - int(cycle.usage.of(s.name)))
             if s.idle == 0:

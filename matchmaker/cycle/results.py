@@ -14,7 +14,8 @@ from .ephemeral import ROOT_GROUP
 
 @dataclass(frozen=True)
 class GroupSummary:
-    """One group's line of the cycle's quota table (the last allocation round's values)."""
+    """One group's line of the cycle's quota table (the last allocation round's values, and
+    the group's allocation in every round)."""
 
     name: str
     quota: float               # effective quota (GroupQuota)
@@ -28,6 +29,7 @@ class GroupSummary:
     sort_key: float            # GROUP_SORT_EXPR value (FLT_MAX when it failed)
     order: int                 # place in the last round's negotiation order, from 1
     matched: int               # matches its submitters made in this cycle
+    allocated_by_round: tuple[float, ...] = ()   # GroupResourcesAllocated of each round, in order
 
 
 @dataclass(frozen=True)
@@ -65,12 +67,16 @@ class Match:
 
 @dataclass(frozen=True)
 class SubmitterSummary:
-    """A submitter's EUP, its pie slice at the first spin (``inf`` when unlimited), matches made."""
+    """A submitter's EUP, its pie slice at the first spin (``inf`` when unlimited), matches
+    made, and its limit in each spin it took part in, in order (its slice less its usage,
+    at most what was left of the pie; a spin whose limit is below the smallest slot
+    weight is skipped for that submitter)."""
 
     name: str
     eup: float
     limit: float
     matched: int
+    spin_limits: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ passes (:mod:`matchmaker.cycle.group_passes`); :meth:`Cycle.result` turns it int
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from classad import ast
@@ -62,6 +62,7 @@ class SubmitterState:
     limit: float = 0.0
     starvation: float = 0.0
     matched: int = 0
+    spin_limits: list[float] = field(default_factory=list)   # the limit each session was given
 
 
 class Cycle:
@@ -229,7 +230,7 @@ class Cycle:
 
     def result(self, order: Sequence[SubmitterState], groups: Sequence[GroupSummary] = ()) -> CycleResult:
         """The cycle's outcome; requests refused at submit time come first among the rejected."""
-        subs = [SubmitterSummary(s.name, s.eup, s.limit, s.matched) for s in order]
+        subs = [SubmitterSummary(s.name, s.eup, s.limit, s.matched, tuple(s.spin_limits)) for s in order]
         rejected = [Rejection(j, r, GROUP_MAP, r) for j, r in self.refused] + \
             [Rejection(j, *r) for j, r in self._rejected.items() if j not in self._matched_jobs]
         warnings = self.warnings + list(self.evaluator.warnings.values())

@@ -245,3 +245,34 @@ def test_value_printing_matches_classad2_live(c) -> None:
     for text in ("undefined || false", "error"):
         theirs, ours = c.ExprTree(text).eval(), ExprTree(text).eval()
         assert (str(ours), repr(ours), format(ours)) == (str(theirs), repr(theirs), format(theirs))
+
+
+# ---- scoping: the partner ad is consulted only from a top-level ad --------------------------
+
+_SCOPE_MY = "[x = 1; w = tb; sub = [a = tb; b = x; c = w]; lst = {[a = tb]}]"
+_SCOPE_TARGET = "[tb = 7; x = 3; sub2 = [a = x; b = tb2]; tb2 = 9]"
+SCOPE_CASES = [
+    # (expression evaluated with MY and TARGET above, classad2's answer)
+    ("tb", 7), ("w", 7), ("[a = w].a", 7), ("{tb}[0]", 7), ("[a = TARGET.tb].a", 7), ("sub.c", 7),
+    ("[a = x].a", 1), ("sub.b", 1), ("TARGET.sub2.a", 3), ("TARGET.sub2.b", 9),
+    ("[a = tb].a", classad.Value.Undefined), ("[a = tb; b = a].b", classad.Value.Undefined),
+    ("[a = [c = tb].c].a", classad.Value.Undefined), ("[a = tb].a + tb", classad.Value.Undefined),
+    ("sub.a", classad.Value.Undefined), ("lst[0].a", classad.Value.Undefined),
+    ("ifThenElse(true, [a = tb], 1).a", classad.Value.Undefined), ("[a = tb]['a']", classad.Value.Undefined),
+]
+
+
+@pytest.mark.parametrize("text, expected", SCOPE_CASES)
+def test_unscoped_names_reach_the_partner_only_from_the_top_level_ad(text, expected):
+    """A name missing from a nested ad (record literal or stored sub-ad) is looked up up to
+    the top-level ad and no further; only a lookup that starts in the top-level ad goes on
+    to the other ad of the match (issue 12: ``[a = tb].a`` with TARGET.tb was 7)."""
+    got = ExprTree(text).eval(ClassAd(_SCOPE_MY), ClassAd(_SCOPE_TARGET))
+    assert got == expected and type(got) is type(expected)
+
+
+@pytest.mark.parametrize("text, expected", SCOPE_CASES)
+def test_scoping_cases_agree_with_the_oracle(c, text, expected):
+    """The same table, asked of classad2 live."""
+    got = c.ExprTree(text).eval(c.ClassAd(_SCOPE_MY), c.ClassAd(_SCOPE_TARGET))
+    assert repr(got) == repr(expected) or got == expected

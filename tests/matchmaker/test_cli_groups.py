@@ -193,6 +193,29 @@ def test_groups_example_numbers(tmp_path):
     assert refused["reason"].startswith("accounting group 'group_physics.hep' is not allowed for user 'curie'")
 
 
+def test_allocation_of_every_round_is_reported(tmp_path):
+    """examples/groups/README.md, "Try": without NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION
+    line physics keeps its 20 and passes it down as surplus, so round 1 allocates hep all
+    24 it asks for and lep its 2; strict enforcement caps physics at 20 and hep, first in
+    order, takes it all; round 2 re-allocates from what is left: hep 20, lep 0."""
+    config = tmp_path / "groups.config"
+    text = (EXAMPLE / "groups.config").read_text()
+    config.write_text("\n".join(line for line in text.splitlines()
+                                if "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION" not in line) + "\n")
+    (tmp_path / "groups.map").write_text((EXAMPLE / "groups.map").read_text())
+    proc = mm("negotiate", "--config", config, "--slots", EXAMPLE / "slots.ads", "--jobs", EXAMPLE / "jobs.ads",
+              "--now", NOW, "--json")
+    assert proc.returncode == 0, proc.stderr
+    groups = {g["name"]: g for g in json.loads(proc.stdout)["groups"]}
+    assert groups["group_physics.hep"]["allocated_by_round"] == [24, 20]
+    assert groups["group_physics.lep"]["allocated_by_round"] == [2, 0]
+    assert groups["group_physics.hep"]["allocated"] == 20 and groups["group_physics.hep"]["matched"] == 20
+    table = mm("negotiate", "--config", config, "--slots", EXAMPLE / "slots.ads", "--jobs", EXAMPLE / "jobs.ads",
+               "--now", NOW).stdout
+    hep = next(line for line in table.splitlines() if "group_physics.hep " in line)
+    assert "24, 20" in hep
+
+
 def test_groups_example_readme_shows_the_real_output(tmp_path):
     """The outputs quoted in examples/groups/README.md are what the commands print."""
     readme = (EXAMPLE / "README.md").read_text()

@@ -69,9 +69,27 @@ def test_example_human_output():
     proc = negotiate()
     assert proc.returncode == 0 and proc.stderr == ""
     out = proc.stdout
-    for word in ("no-preemption", "priority", "rank", "SUBMITTER", "EUP", "LIMIT", "MATCHED", "3.4"):
+    for word in ("no-preemption", "priority", "rank", "SUBMITTER", "EUP", "SLICE", "LIMIT PER SPIN", "MATCHED",
+                 "3.4"):
         assert word in out
     assert "Matches: 4" in out
+
+
+def test_example_limits_of_every_spin():
+    """examples/negotiator/README.md, spin by spin: spin 1 alice's slice 6 x 10000/20001
+    (2.9999, so 2 + 1 does not fit), guest's 6/20001 less its 4 slots in use, so 0;
+    spin 2 without carol: alice 6 x 10000/10001 less her 2 slots, guest 0 again; spin 3
+    guest alone: 6 less the 2 slots it still holds."""
+    doc = json.loads(negotiate("--json").stdout)
+    subs = {s["name"]: s for s in doc["submitters"]}
+    assert subs[ALICE]["spin_limits"] == pytest.approx([6 * 10000 / 20001, 6 * 10000 / 10001 - 2])
+    assert subs[CAROL]["spin_limits"] == pytest.approx([6 * 10000 / 20001])
+    assert subs[GUEST]["spin_limits"] == pytest.approx([0, 0, 6 - 2])
+    table = negotiate().stdout
+    alice_row = next(line for line in table.splitlines() if line.startswith(ALICE)).split()
+    assert alice_row[1:] == ["500.00", "2.9999", "2.9999,", "3.9994", "3"]
+    guest_row = next(line for line in table.splitlines() if line.startswith(GUEST)).split()
+    assert guest_row[1:] == ["5000000.00", "0.0003", "0,", "0,", "4", "0"]
 
 
 def test_state_is_charged_and_reported(tmp_path):
