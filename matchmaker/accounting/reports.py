@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Optional, Sequence
 
 from .priority_math import NONE_GROUP, effective_priority, resolve_prio_factor
@@ -48,11 +48,13 @@ class PrioRow:
 
 
 def priority_report(acct: Accountant, *, names: Optional[Iterable[str]] = None, all_users: bool = False,
-                    now: Optional[float] = None, window: float = DAY) -> list[PrioRow]:
+                    now: Optional[float] = None, window: float = DAY,
+                    active_since: Optional[float] = None) -> list[PrioRow]:
     """The rows ``condor_userprio`` shows, best (smallest) effective priority first.
 
     By default only principals used within ``window`` seconds of ``now`` (default: the
-    last update); ``all_users`` shows every record, ``names`` exactly those named.
+    last update); ``all_users`` shows every record, ``names`` exactly those named, and
+    ``active_since`` (``-activefrom``) those whose last usage is at or after that time.
     """
     last = acct.last_update_time or 0.0
     ref = last if now is None else now
@@ -61,6 +63,9 @@ def priority_report(acct: Accountant, *, names: Optional[Iterable[str]] = None, 
     for c in acct.customers():
         if wanted is not None:
             if c.name not in wanted:
+                continue
+        elif active_since is not None:
+            if c.last_usage_time <= 0 or c.last_usage_time < active_since:
                 continue
         elif not all_users and (c.last_usage_time <= 0 or c.last_usage_time < ref - window):
             continue
@@ -217,6 +222,53 @@ def _table(rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
     return "\n".join(out) + "\n"
 
 
+def roll_up(rows: Sequence[PrioRow]) -> list[PrioRow]:
+    """``-grouprollup``: each group's row with its subgroups' usage added (resources in use
+    and accumulated usage; a subgroup of ``g`` is a group named ``g.<something>``), so a
+    parent shows the whole subtree's use.  Submitter rows are unchanged."""
+    groups = [r for r in rows if r.is_group]
+    out = []
+    for r in rows:
+        if not r.is_group:
+            out.append(r)
+            continue
+        below = [g for g in groups if g.name.lower().startswith(r.name.lower() + ".")]
+        out.append(replace(
+            r, resources_used=r.resources_used + sum(g.resources_used for g in below),
+            weighted_resources_used=r.weighted_resources_used + sum(g.weighted_resources_used for g in below),
+            accumulated_usage_hours=r.accumulated_usage_hours + sum(g.accumulated_usage_hours for g in below)))
+    return out
+
+
+def format_date(epoch: float) -> str:
+    """``M/DD/YYYY HH:MM`` in UTC as ``condor_userprio`` prints usage times; ``-`` for none."""
+    if epoch <= 0:
+        return "-"
+    t = time.gmtime(epoch)
+    return f"{t.tm_mon}/{t.tm_mday:02d}/{t.tm_year} {t.tm_hour:02d}:{t.tm_min:02d}"
+
+
+def format_usage(rows: Sequence[PrioRow]) -> str:
+    """``condor_userprio -usage``: accumulated usage with the times it began and last grew."""
+    if not rows:
+        return "No users.\n"
+    return _table([("USER", "USAGE (HRS)", "USAGE START TIME", "LAST USAGE TIME")] +
+                  [(r.name, f"{r.accumulated_usage_hours:.2f}", format_date(r.begin_usage_time),
+                    format_date(r.last_usage_time)) for r in rows], right=(1,))
+
+
+def format_most(rows: Sequence[PrioRow]) -> str:
+    """``condor_userprio -most``: priorities, factor, use and the usage columns in one table."""
+    if not rows:
+        return "No users.\n"
+    return _table([("USER", "EFFECTIVE", "REAL", "FACTOR", "IN USE", "USAGE (HRS)", "USAGE START TIME",
+                    "LAST USAGE TIME")] +
+                  [(r.name, f"{r.effective_priority:.2f}", f"{r.real_priority:.2f}", f"{r.priority_factor:.2f}",
+                    f"{r.weighted_resources_used:g}", f"{r.accumulated_usage_hours:.2f}",
+                    format_date(r.begin_usage_time), format_date(r.last_usage_time)) for r in rows],
+                  right=(1, 2, 3, 4, 5))
+
+
 def format_priorities(rows: Sequence[PrioRow]) -> str:
     """A ``condor_userprio``-like table of priorities and usage."""
     if not rows:
@@ -239,6 +291,7 @@ def priorities_json(rows: Sequence[PrioRow], last_update: Optional[float]) -> di
 
 
 __all__ = [
-    "PrioRow", "admin", "format_priorities", "format_quotas", "format_time", "priorities_json",
-    "priority_report", "quota_report", "quotas_json", "surplus_policy", "user_count",
+    "PrioRow", "admin", "format_date", "format_most", "format_priorities", "format_quotas", "format_time",
+    "format_usage", "priorities_json", "priority_report", "quota_report", "quotas_json", "roll_up",
+    "surplus_policy", "user_count",
 ]

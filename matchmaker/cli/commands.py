@@ -22,6 +22,8 @@ and do not change the exit status.
 from __future__ import annotations
 
 import argparse
+import calendar
+import datetime
 import json
 import math
 import os
@@ -34,12 +36,15 @@ from classad.errors import ClassAdError
 from ..accounting.reports import (
     EDITS,
     admin,
+    format_most,
     format_priorities,
     format_quotas,
+    format_usage,
     priorities_json,
     priority_report,
     quota_report,
     quotas_json,
+    roll_up,
     surplus_policy,
     user_count,
 )
@@ -213,16 +218,31 @@ def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     admin(acct, edit, name, value, now=now)
                 except ValueError as exc:
                     raise ClassAdError(f"--{exc}", file=args.state) from None
-        rows = priority_report(acct, all_users=True)
+        rows = priority_report(acct, all_users=True, active_since=_active_from(args))
         last = acct.last_update_time
     finally:
         acct.close()
+    if args.grouprollup:
+        rows = roll_up(rows)
     if args.json:
         json.dump(priorities_json(rows, last), out, indent=2)
         out.write("\n")
     else:
-        out.write(format_priorities(rows))
+        show = format_usage if args.usage else format_most if args.most else format_priorities
+        out.write(show(rows))
     return 0
+
+
+def _active_from(args: argparse.Namespace) -> Optional[float]:
+    """``--activefrom MONTH DAY YEAR`` as seconds since the epoch (UTC midnight), or None."""
+    if not args.activefrom:
+        return None
+    month, day, year = args.activefrom
+    try:
+        return calendar.timegm(datetime.date(int(year), int(month), int(day)).timetuple())
+    except ValueError:
+        raise ClassAdError(f"--activefrom: {month} {day} {year} is not a date (MONTH DAY YEAR)",
+                           file=args.state) from None
 
 
 def _show_quotas(acct: Accountant, args: argparse.Namespace, out: TextIO) -> int:
@@ -279,19 +299,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="count the matches (by reason) and rejections (by what decided them) instead of "
                         "listing each; the submitter and group tables are printed as usual")
     n.set_defaults(run=cmd_negotiate)
-    u = sub.add_parser("userprio", help="show (and edit) user priorities, or show group quotas")
-    u.add_argument("--state", required=True, help="accountant database (SQLite)")
-    u.add_argument("--json", action="store_true", help="print one JSON object")
-    u.add_argument("--quotas", action="store_true",
+    u = sub.add_parser("userprio", help="show (and edit) user priorities, or show group quotas",
+                       description="Every option is also accepted with one dash, as condor_userprio "
+                                   "spells it (-setfactor, -usage, -allusers ...).")
+    u.add_argument("--state", "-state", required=True, help="accountant database (SQLite)")
+    u.add_argument("--json", "-json", action="store_true", help="print one JSON object")
+    u.add_argument("--quotas", "-quotas", action="store_true",
                    help="the last cycle's group quotas (condor_userprio -quotas)")
-    u.add_argument("--allusers", action="store_true",
-                   help="with --quotas: also groups without demand or usage, and <none>")
+    u.add_argument("--allusers", "-allusers", action="store_true",
+                   help="every record (the default here); with --quotas also groups without demand or "
+                        "usage, and <none>")
+    view = u.add_mutually_exclusive_group()
+    view.add_argument("--usage", "-usage", action="store_true",
+                      help="accumulated usage with the time it began and the time of the last usage")
+    view.add_argument("--most", "-most", action="store_true",
+                      help="priorities, factor, resources in use, accumulated usage and its times")
+    u.add_argument("--activefrom", "-activefrom", nargs=3, metavar=("MONTH", "DAY", "YEAR"),
+                   help="only principals with usage on or after that date (UTC midnight)")
+    u.add_argument("--grouprollup", "-grouprollup", action="store_true",
+                   help="a group's resources in use and accumulated usage include its subgroups'")
     for edit, meaning in EDITS.items():
-        u.add_argument(f"--{edit}", nargs=2, action="append", metavar=("NAME", "VALUE"), help=meaning)
-    u.add_argument("--resetusage", action="append", metavar="NAME",
+        u.add_argument(f"--{edit}", f"-{edit}", nargs=2, action="append", metavar=("NAME", "VALUE"), help=meaning)
+    u.add_argument("--resetusage", "-resetusage", action="append", metavar="NAME",
                    help="reset the accumulated usage and the priority to its minimum")
-    u.add_argument("--delete", action="append", metavar="NAME", help="remove the principal's record")
-    u.add_argument("--now", help="time for --resetusage, seconds since the epoch")
+    u.add_argument("--delete", "-delete", action="append", metavar="NAME", help="remove the principal's record")
+    u.add_argument("--now", "-now", help="time for --resetusage, seconds since the epoch")
     u.set_defaults(run=cmd_userprio)
     simulate_command.register(sub)
     register_analyze(sub)

@@ -225,3 +225,56 @@ def test_groups_example_readme_shows_the_real_output(tmp_path):
     assert out.strip() in readme
     for extra in ((), ("--allusers",)):
         assert mm("userprio", "--state", db, "--quotas", *extra).stdout.strip() in readme
+
+
+# ---- userprio display options, as condor_userprio users type them ---------------------------------
+
+
+def _two_cycles(tmp_path: Path) -> Path:
+    """The groups example negotiated at NOW and again an hour later: every match of the
+    first cycle (chemistry 10, hep 18, lep 2: README) has then run for one hour."""
+    db = tmp_path / "groups.db"
+    for now in (int(NOW), int(NOW) + 3600):
+        proc = mm("negotiate", "--config", EXAMPLE / "groups.config", "--slots", EXAMPLE / "slots.ads",
+                  "--jobs", EXAMPLE / "jobs.ads", "--now", now, "--state", db)
+        assert proc.returncode == 0, proc.stderr
+    return db
+
+
+def _rows(text: str) -> dict[str, list[str]]:
+    return {line.split()[0]: line.split()[1:] for line in text.splitlines()[1:] if line.strip()}
+
+
+def test_userprio_usage_most_activefrom_and_grouprollup(tmp_path):
+    """-usage: hours and the times usage began and last grew (the second cycle, 2023-11-14
+    23:13 UTC, charged the first hour); -most adds priorities and use; -grouprollup adds
+    hep's 18 and lep's 2 to group_physics; -activefrom keeps records used since that date."""
+    db = _two_cycles(tmp_path)
+    usage = mm("userprio", "-state", db, "-usage")
+    assert usage.returncode == 0, usage.stderr
+    rows = _rows(usage.stdout)
+    assert usage.stdout.split("\n")[0].split() == ["USER", "USAGE", "(HRS)", "USAGE", "START", "TIME", "LAST",
+                                                   "USAGE", "TIME"]
+    assert rows["group_physics.hep.higgs@example.org"] == ["18.00", "11/14/2023", "23:13", "11/14/2023", "23:13"]
+    assert rows["group_chemistry"][0] == "10.00" and rows["group_physics.lep"][0] == "2.00"
+    most = _rows(mm("userprio", "--state", db, "--most").stdout)
+    assert most["group_physics"][3:5] == ["0", "0.00"]
+    rolled = _rows(mm("userprio", "-state", db, "-most", "-grouprollup").stdout)
+    assert rolled["group_physics"][3:5] == ["20", "20.00"]
+    assert rolled["group_physics.hep"][3:5] == ["18", "18.00"]      # no subgroups: unchanged
+    assert len(_rows(mm("userprio", "-state", db, "-activefrom", "11", "14", "2023").stdout)) == 7
+    assert mm("userprio", "-state", db, "-activefrom", "11", "15", "2023").stdout == "No users.\n"
+    bad = mm("userprio", "-state", db, "-activefrom", "13", "1", "2023")
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip() == f"matchmaker: {db}: error: --activefrom: 13 1 2023 is not a date (MONTH DAY YEAR)"
+    assert mm("userprio", "-state", db, "-usage", "-most").returncode == 2      # one view at a time
+
+
+def test_userprio_single_dash_edits(tmp_path):
+    """condor_userprio's spellings: -setfactor NAME VALUE, -allusers, -quotas."""
+    db = _two_cycles(tmp_path)
+    proc = mm("userprio", "-state", db, "-setfactor", "group_chemistry.curie@example.org", "2000")
+    assert proc.returncode == 0, proc.stderr
+    assert _rows(proc.stdout)["group_chemistry.curie@example.org"][2] == "2000.00"
+    assert mm("userprio", "-state", db, "-quotas", "-allusers").stdout == \
+        mm("userprio", "--state", db, "--quotas", "--allusers").stdout
