@@ -41,12 +41,14 @@ class Loaded:
     warnings: tuple[str, ...]     # configuration warnings, as "<config>: warning: ..."
 
 
-def load(config: str | os.PathLike, slots: str | os.PathLike, jobs: str | os.PathLike) -> Loaded:
+def load(config: str | os.PathLike, slots: str | os.PathLike, jobs: str | os.PathLike,
+         progress: Optional[Callable[[str], None]] = None) -> Loaded:
     """Read the configuration file and the two ad files; bad input raises ``ClassAdError``
-    (``ConfigError`` or ``FormatError``) naming file, line and column."""
+    (``ConfigError`` or ``FormatError``) naming file, line and column.  ``progress``, if
+    given, hears which file is being read."""
     knobs = Knobs.from_file(str(config))
     settings = settings_from(knobs)
-    pool = load_pool(slots, jobs, **pool_options(settings))
+    pool = load_pool(slots, jobs, progress=progress, **pool_options(settings))
     return Loaded(knobs, settings, pool, _tree_warnings(settings, str(config)))
 
 
@@ -83,14 +85,15 @@ def _tree_warnings(settings: Settings, where: str) -> tuple[str, ...]:
 
 
 def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = None,
-              allow_clock_skew: bool = False) -> CycleResult:
+              allow_clock_skew: bool = False, progress: Optional[Callable[[str], None]] = None) -> CycleResult:
     """One negotiation cycle at time ``now`` with the accountant at ``state`` (in memory
     when None), committed in one transaction; a failure leaves the store unchanged.
 
     ``now`` must be finite and, unless ``allow_clock_skew``, not earlier than the store's
     last update: a clock that goes back and forth would charge usage that never happened.
     Another command writing the store during the cycle makes the cycle fail
-    (``StateError``) rather than overwrite that command's edit."""
+    (``StateError``) rather than overwrite that command's edit.  ``progress``, if given,
+    hears a short text at each pie spin and every hundred matches."""
     check_time(now, "now")
     path = str(state) if state is not None else ":memory:"
     acct = open_accountant(path, loaded.knobs, loaded.settings)
@@ -99,7 +102,7 @@ def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] 
         if not allow_clock_skew and last is not None and now < last:
             raise StateError(f"the time of this cycle ({now:.0f}) is earlier than the accountant's last update "
                              f"({last:.0f}); use the right time, or allow clock skew explicitly", file=path)
-        return run_cycle(loaded.pool, loaded.settings, acct, now)
+        return run_cycle(loaded.pool, loaded.settings, acct, now, progress)
     finally:
         acct.close()
 

@@ -55,6 +55,7 @@ from ..errors import StateError
 from . import policies, simulate as simulate_command
 from .analyze import register as register_analyze
 from .explained import preemption_json, print_explanations
+from .progress import StatusLine, wanted
 
 PROG = "matchmaker"
 
@@ -177,8 +178,13 @@ def _now(args: argparse.Namespace) -> float:
 
 
 def cmd_negotiate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    loaded = load(args.config, args.slots, args.jobs)
-    result = negotiate(loaded, now=_now(args), state=args.state, allow_clock_skew=args.allow_clock_skew)
+    status = StatusLine(err, enabled=wanted(err, args.no_progress))
+    try:
+        loaded = load(args.config, args.slots, args.jobs, progress=status)
+        result = negotiate(loaded, now=_now(args), state=args.state, allow_clock_skew=args.allow_clock_skew,
+                           progress=status)
+    finally:
+        status.close()
     warnings = list(loaded.warnings) + result.warnings
     for w in warnings:
         err.write(f"{PROG}: {w}\n")
@@ -298,6 +304,9 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--summary", action="store_true",
                    help="count the matches (by reason) and rejections (by what decided them) instead of "
                         "listing each; the submitter and group tables are printed as usual")
+    n.add_argument("--no-progress", action="store_true",
+                   help="never show progress (shown on stderr, when it is a terminal, once a run "
+                        "takes more than a second)")
     n.set_defaults(run=cmd_negotiate)
     u = sub.add_parser("userprio", help="show (and edit) user priorities, or show group quotas",
                        description="Every option is also accepted with one dash, as condor_userprio "

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from classad.errors import ClassAdError
 
 from ..api import load, simulate
+from .progress import ProgressBar, wanted
 
 PROG = "matchmaker"
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
@@ -41,38 +42,6 @@ def _positive_span(text: str) -> float:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be longer than zero")
     return value
-
-
-class _Bar:
-    """A rich progress bar on ``err`` that shows itself once a run has taken a second."""
-
-    def __init__(self, err: TextIO, enabled: bool) -> None:
-        self.err, self.enabled = err, enabled
-        self.began = time.monotonic()
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if self.bar is None:
-            if time.monotonic() - self.began < 1.0:
-                return
-            try:
-                from rich.console import Console
-                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-            except ImportError:
-                self.enabled = False
-                return
-            self.bar = Progress("cycles", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                console=Console(file=self.err), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("simulate", total=total)
-        self.bar.update(self.task, completed=done)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def summary(sim: Any) -> dict[str, Any]:
@@ -106,7 +75,7 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     loaded = load(args.config, args.slots, args.jobs)
     for w in loaded.warnings:
         err.write(f"{PROG}: {w}\n")
-    bar = _Bar(err, enabled=not args.no_progress and err.isatty())
+    bar = ProgressBar(err, enabled=wanted(err, args.no_progress))
     try:
         sim = simulate(loaded, start=args.start if args.start is not None else time.time(),
                        duration=args.duration, interval=args.interval, state=args.state, seed=args.seed,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..config.settings import Settings
 from ..groups.membership import group_of_submitter
@@ -42,20 +42,22 @@ from .state import Cycle
 def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
               usage: Optional[Mapping[str, float]] = None,
               previous_quotas: Optional[Mapping[str, float]] = None, runner: Any = None,
-              ledger: Optional[Mapping[str, Any]] = None) -> CycleResult:
+              ledger: Optional[Mapping[str, Any]] = None,
+              progress: Optional[Callable[[str], None]] = None) -> CycleResult:
     """Run one cycle (docs/negotiation.md, floor round and dispatch): without groups the floor round, then the pie; with
     ``settings.group_tree`` the group-quota rounds, one pie per group pass.
 
     ``usage`` is each submitter's weighted usage at cycle start (default: the claimed
     slots); ``previous_quotas`` is the last cycle's quota table, the source of the slots'
-    ``RemoteGroupQuota`` (absent, as on HTCondor's first cycle, when None)."""
+    ``RemoteGroupQuota`` (absent, as on HTCondor's first cycle, when None); ``progress``
+    hears a short text at each spin and every hundred matches."""
     if settings.priority_policy is not None:
         if runner is None:
             runner = make_runner(settings.priority_policy)
-        return ordered_cycle(pool, settings, priorities, now, runner, ledger or {}, usage=usage)
+        return ordered_cycle(pool, settings, priorities, now, runner, ledger or {}, usage=usage, progress=progress)
     tree = settings.group_tree
     if tree is None:
-        cycle = Cycle(pool, settings, priorities, now, usage=usage)
+        cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress)
         below = [s for s in cycle.submitters if s.floor > 0 and cycle.usage.of(s.name) < s.floor]
         if below:
             negotiate_with_group(cycle, below, floor_round=True)
@@ -63,7 +65,7 @@ def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float
         return cycle.result(order)
     group_of = partial(group_of_submitter, tree=tree)
     cycle = Cycle(pool, settings, priorities, now, usage=usage, group_of=group_of,
-                  groups=GroupView(group_of, previous_quotas))
+                  groups=GroupView(group_of, previous_quotas), progress=progress)
     return negotiate_groups(cycle, pool, pie=negotiate_with_group)
 
 

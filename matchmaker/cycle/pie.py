@@ -75,6 +75,7 @@ def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, 
     while True:
         spin += 1
         cycle.spins += 1
+        cycle.report()
         ignore_limit = spin == 1 and cp
         group_usage = cycle.usage.of_group(group_name) if grouped and group_name is not None else 0.0
         if grouped and not ignore_limit and group_usage >= group_quota:

@@ -72,8 +72,10 @@ def open_accountant(path: str, knobs: Any, settings: Settings) -> Accountant:
     return Accountant.from_knobs(path, knobs, group_factor=factor)
 
 
-def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float) -> CycleResult:
-    """One cycle with the books kept (see the module docstring); one transaction."""
+def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float,
+              progress: Optional[Callable[[str], None]] = None) -> CycleResult:
+    """One cycle with the books kept (see the module docstring); one transaction.
+    ``progress`` hears what the cycle is doing (see :func:`negotiator.negotiate`)."""
     group_of = group_function(settings)
     with acct.transaction():
         acct.update_priorities(now)
@@ -82,10 +84,10 @@ def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float) -> C
         acct.sync_claims(claims, now)
         usage = {c.name: c.weighted_resources_used for c in acct.customers() if not c.is_group}
         if settings.priority_policy is not None:
-            result = _policy_cycle(pool, settings, acct, now, usage)
+            result = _policy_cycle(pool, settings, acct, now, usage, progress)
         else:
             result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage,
-                               previous_quotas=acct.previous_quotas())
+                               previous_quotas=acct.previous_quotas(), progress=progress)
         for m in result.matches:
             acct.add_match(m.submitter, m.slot, m.weight, now, group=group_of(m.submitter))
         acct.set_group_quotas(QuotaRecord(g.name, g.quota, g.config_quota, g.is_static, g.subtree_quota, g.surplus,
@@ -94,7 +96,8 @@ def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float) -> C
     return result
 
 
-def _policy_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float, usage: dict) -> CycleResult:
+def _policy_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float, usage: dict,
+                  progress: Optional[Callable[[str], None]] = None) -> CycleResult:
     """A cycle under a priority policy: charge its ledger up to ``now`` with the running
     jobs, negotiate in its order, store the ledger and its breakdown rows."""
     cfg: Any = settings.priority_policy
@@ -102,7 +105,8 @@ def _policy_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float, 
     old = {e: Ledger(v, b, u) for e, (v, b, u) in acct.policy_usage(cfg.name).items()}
     running = [j for j in pool.jobs if j.status == RUNNING]
     ledger = runner.ledger(now, running, old)
-    result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage, runner=runner, ledger=ledger)
+    result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage, runner=runner, ledger=ledger,
+                       progress=progress)
     acct.set_policy_state(cfg.name, {e: (h.value, h.buckets, h.updated) for e, h in ledger.items()}, now,
                           runner.report())
     return result

@@ -70,8 +70,10 @@ class Cycle:
 
     def __init__(self, pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
                  usage: Optional[Mapping[str, float]] = None,
-                 group_of: Optional[Callable[[str], str]] = None, groups: Optional[GroupView] = None) -> None:
+                 group_of: Optional[Callable[[str], str]] = None, groups: Optional[GroupView] = None,
+                 progress: Optional[Callable[[str], None]] = None) -> None:
         self.settings, self.priorities, self.now, self.groups = settings, priorities, now, groups
+        self.progress = progress            # told what the cycle is doing (a short text), if set
         pol = settings.policy
         # Weights follow this cycle's settings, whatever the pool was loaded with.
         slots = [replace(s, weight=slot_weight(s.ad, use_slot_weights=settings.use_slot_weights,
@@ -199,6 +201,8 @@ class Cycle:
                                   self.usage.group_of(s.name) if grouped else None,
                                   context.negotiating_group if context else ROOT_GROUP,
                                   bool(context and context.autoregroup), why))
+        if self.progress is not None and len(self.matches) % 100 == 0:
+            self.report()
 
     def reject(self, job_id: str, reason: str, mechanism: str = "", explanation: str = "") -> None:
         """Record a rejected request (the last reason wins) and what decided it."""
@@ -227,6 +231,11 @@ class Cycle:
         cache[0] = cl if pol.matchlist_caching else None
         cand, _ = m.pop(cl, req, s.name, budget)
         return (cand, "", False) if cand is not None else (None, cl.reason(), cl.limited)
+
+    def report(self) -> None:
+        """Tell ``progress`` where the cycle is: the spin and the matches so far."""
+        if self.progress is not None:
+            self.progress(f"negotiating: spin {self.spins}, {len(self.matches):,} matches")
 
     def result(self, order: Sequence[SubmitterState], groups: Sequence[GroupSummary] = ()) -> CycleResult:
         """The cycle's outcome; requests refused at submit time come first among the rejected."""

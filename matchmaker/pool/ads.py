@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from classad import ParserType, parseAds
 from classad.ad import ClassAd
@@ -348,13 +348,18 @@ def make_jobs(ads: Sequence[tuple[ClassAd, str]], *, uid_domain: Optional[str] =
 def load_pool(slot_path: str | os.PathLike, job_path: str | os.PathLike, *,
               use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None,
               force_slot_weight: bool = False, uid_domain: Optional[str] = None,
-              group_mapping: Optional[GroupMapping] = None) -> Pool:
-    """Read a slot file and a job file into a :class:`Pool`."""
+              group_mapping: Optional[GroupMapping] = None,
+              progress: Optional[Callable[[str], None]] = None) -> Pool:
+    """Read a slot file and a job file into a :class:`Pool`; ``progress`` hears which."""
     warnings: list[str] = []
     refused: list[tuple[str, str]] = []
+    if progress is not None:
+        progress(f"reading {os.fspath(slot_path)}")
     slots = make_slots(read_ads(slot_path), use_slot_weights=use_slot_weights,
                        slot_weight_expr=slot_weight_expr, force_slot_weight=force_slot_weight,
                        warnings=warnings)
+    if progress is not None:
+        progress(f"reading {os.fspath(job_path)}")
     jobs = make_jobs(read_ads(job_path), uid_domain=uid_domain, warnings=warnings,
                      group_mapping=group_mapping, refused=refused)
     return Pool(slots, jobs, warnings, refused)

@@ -300,3 +300,75 @@ def test_summary_counts_what_the_full_report_lists():
         tally = ", ".join(f"{k} {n}" for k, n in sorted(mechanisms.items(), key=lambda kv: (-kv[1], kv[0])))
         assert _section(short.stdout, "Rejected:") == [f"Rejected: {len(rejected)} ({tally})"]
     assert "JOB" not in short.stdout
+
+
+# ---- progress on a terminal ------------------------------------------------------------------
+
+
+class _Terminal:
+    """A stderr that says it is a terminal and keeps what is written to it."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def _run_cli(err, *extra: str) -> str:
+    import io
+
+    from matchmaker.cli.commands import main
+
+    out = io.StringIO()
+    argv = ["negotiate", "--config", str(EXAMPLE / "negotiator.config"), "--slots", str(EXAMPLE / "slots.ads"),
+            "--jobs", str(EXAMPLE / "jobs.ads"), "--now", NOW, *extra]
+    assert main(argv, out=out, err=err) == 0
+    return out.getvalue()
+
+
+def test_progress_only_on_a_terminal_and_never_on_stdout(monkeypatch):
+    """With stderr a terminal (and the one-second delay set to 0 here), negotiate says on
+    stderr which file it reads and which spin it is in; stdout is the same report as
+    without progress.  Not on a terminal, or with --no-progress, stderr stays empty."""
+    import io
+
+    from matchmaker.cli import progress
+
+    plain_err = io.StringIO()
+    plain = _run_cli(plain_err)
+    assert plain_err.getvalue() == ""
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    tty = _Terminal()
+    assert _run_cli(tty) == plain
+    assert "negotiating: spin" in tty.text
+    quiet = _Terminal()
+    assert _run_cli(quiet, "--no-progress") == plain
+    assert quiet.text == ""
+
+
+def test_api_progress_hears_reading_and_spins():
+    """What the status line is fed: each file as it is read, then every spin (three in the
+    example, README) with the matches so far, ending at the cycle's 4."""
+    from matchmaker import api
+
+    heard: list[str] = []
+    loaded = api.load(EXAMPLE / "negotiator.config", EXAMPLE / "slots.ads", EXAMPLE / "jobs.ads",
+                      progress=heard.append)
+    assert heard == [f"reading {EXAMPLE / 'slots.ads'}", f"reading {EXAMPLE / 'jobs.ads'}"]
+    heard.clear()
+    result = api.negotiate(loaded, now=float(NOW), progress=heard.append)
+    assert len(result.matches) == 4
+    assert heard == ["negotiating: spin 1, 0 matches", "negotiating: spin 2, 3 matches",
+                     "negotiating: spin 3, 4 matches"]
