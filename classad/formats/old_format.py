@@ -24,6 +24,7 @@ from typing import Callable, Iterable, Iterator, Optional, TextIO
 from .. import ast
 from ..ad import PRINTERS, ClassAd, lower_key
 from ..errors import FormatError, ParseError
+from ..lexemes import to_int, to_real
 from ..limits import LIMITS
 from ..parser import fast_literal, parse_expr, parse_old_value
 from ..unparse import quote_name, quote_string
@@ -132,6 +133,11 @@ _BLANKS = " \t\n\r\f\v"
 # Name, "=", value: the common case in one match; anything odd goes to the slow path.
 _LINE = re.compile(r"[ \t\n\r\f\v]*([^=]*?)[ \t]*= *(.*)", re.S)
 
+
+# A whole raw line that is an identifier, " = " and an integer, a plain real or a string
+# without escapes, ended by "\n": what fast_literal reads the same way in either string
+# syntax.  Anything else (other spacing, "\r\n", escapes, exponents) takes the general path.
+_SIMPLE_LINE = re.compile(r'([A-Za-z_][A-Za-z0-9_]*) = (?:(-?(?:0|[1-9][0-9]*))|(-?[0-9]+\.[0-9]+)|"([^"\\\n\0]*)")\n\Z')
 
 _SPELLINGS: dict[str, str] = {}
 
@@ -255,12 +261,27 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     comment_at: Optional[tuple[int, int]] = None  # where an open /* ... */ began
     size = 0
     max_ad = LIMITS.max_ad
-    known, recent = _RAW_LINES.get, _RECENT.get
+    known, recent, simple = _RAW_LINES.get, _RECENT.get, _SIMPLE_LINE.match
+    spelled, remembered = _SPELLINGS.get, _REMEMBERED.get
     first = 0                 # line of the current ad's first attribute
     for text in src:
         size += len(text)
         # The hot path: a line seen before, read as it was then (see _remember).
         hit = known(text) or recent(text)
+        if hit is None and comment_at is None and not broken and size <= max_ad:
+            # The next most common: a new ``Name = 12`` / ``= 1.5`` / ``= "text"`` line,
+            # read as the general path reads it (see _SIMPLE_LINE), then remembered.
+            m = simple(text)
+            if m is not None:
+                name, whole, real, string = m.groups()
+                node = ast.Literal(string if string is not None else to_int(whole) if whole is not None
+                                   else to_real(real))
+                hit = (lower_key(name), (spelled(name) or _name(name), node))
+                if remembered(hit[0], 0) >= _LINES_PER_ATTRIBUTE and len(_RECENT) < _RECENT_LIMIT \
+                        and len(text) <= 4096:
+                    _RECENT[text] = hit       # what _remember does for such a line, inline
+                else:
+                    _remember(text, *hit)
         if hit is not None and comment_at is None and not broken and size <= max_ad:
             key, pair = hit
             if not attrs:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -191,14 +193,17 @@ def test_writer_prints_tool_order_and_blank_lines():
 
 _OLD_LINES = ["A = 1", "a = 2", "B = \"x\"", "C = A + 1", "", "   ", "# note", "/* c */ D = 3", "/* open",
               "close */", "// line", "E = ", "bad line", "F = [ q = 1 ]", "*** banner", "G = 1 +", "A = 1 ",
-              "  H = 5", "I = \"a\\\"b\"", "/* open\nB = \"x\"\nclose */", "B = \"x\"\nbad line\nJ = 1"]
+              "  H = 5", "I = \"a\\\"b\"", "/* open\nB = \"x\"\nclose */", "B = \"x\"\nbad line\nJ = 1",
+              "K = -12", "K = 0.25", "K = -3.5", "K = 007", "K = 1.", "L = \"\"", "L = \"a b\"", "true = 1",
+              "M = 99999999999999999999999", "M = 1.5e3", "N = \"x\" ", "N  = 2", "O = \"\\n\""]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_OLD_LINES), max_size=25), st.sampled_from(["\n", "\r\n"]))
 def test_remembered_lines_read_as_when_first_seen(lines, end):
-    """The reader's line cache: reading with it (cold, then warm) gives the ads and errors of
-    reading without it (lines inside comments, after errors or in broken ads included)."""
+    """The reader's line cache and its simple-line path: reading with them (cold, then warm)
+    gives the ads and errors of the general path alone (lines inside comments, after errors
+    or in broken ads included)."""
     from classad.formats import old_format
 
     text = end.join(lines) + end
@@ -209,13 +214,14 @@ def test_remembered_lines_read_as_when_first_seen(lines, end):
                for ad in parseAds(text, ParserType.Old, on_error=errors.append)]
         return ads, [(e.line, e.column, e.message) for e in errors]
 
-    remember = old_format._remember
+    remember, simple = old_format._remember, old_format._SIMPLE_LINE
     old_format._clear_caches()
     old_format._remember = lambda *_args: None
+    old_format._SIMPLE_LINE = re.compile(r"(?!)")     # and the simple-line path off: the general one alone
     try:
         uncached = read()
     finally:
-        old_format._remember = remember
+        old_format._remember, old_format._SIMPLE_LINE = remember, simple
     assert read() == uncached
     assert read() == uncached
 
