@@ -252,7 +252,7 @@ class Autoclusters:
         """The significant attribute names for one job (sorted, lower-cased)."""
         if self.fixed is not None:
             return self.fixed
-        req, rank = ad.get_node("Requirements"), ad.get_node("Rank")
+        req, rank = ad.lookup_node("requirements"), ad.lookup_node("rank")
         key = (id(req), id(rank))
         names = self._names.get(key)
         if names is None:
@@ -318,7 +318,8 @@ def _zero_clock() -> float:
 
 
 def _prio(ad: ClassAd, name: str) -> int:
-    node = ad.get_node(name)
+    """The integer value of attribute ``name`` (lower-case) of a job, 0 when not an integer."""
+    node = ad.lookup_node(name)
     if node is None:
         return 0
     if type(node) is ast.Literal and type(node.value) is int:
@@ -335,10 +336,10 @@ def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
     """HTCondor's queue order (docs/negotiation.md, requests and autoclusters): priorities descending, then ClusterId, ProcId.
     ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes."""
     ad = job.ad
-    head = (-_prio(ad, "PreJobPrio1"), -_prio(ad, "PreJobPrio2"), -_prio(ad, "JobPrio"),
-            -_prio(ad, "PostJobPrio1"), -_prio(ad, "PostJobPrio2"))
+    head = (-_prio(ad, "prejobprio1"), -_prio(ad, "prejobprio2"), -_prio(ad, "jobprio"),
+            -_prio(ad, "postjobprio1"), -_prio(ad, "postjobprio2"))
     if by_qdate:
-        return head + (_prio(ad, "QDate"), job.cluster, job.proc)
+        return head + (_prio(ad, "qdate"), job.cluster, job.proc)
     return head + (job.cluster, job.proc)
 
 
