@@ -80,3 +80,27 @@ def test_each_ad_is_named_by_its_first_line(tmp_path_factory, pieces, tail):
     path = tmp_path_factory.mktemp("ads") / "slots.ad"
     path.write_text(text, encoding="utf-8", newline="")
     assert [where for _ad, where in read_ads(path)] == [f"{path}:{n}" for n in expected]
+
+
+def test_collector_is_paused_only_while_reading():
+    """load_pool pauses the cyclic collector for the read and puts it back as it was,
+    also when reading fails, and leaves it off when it was off."""
+    import gc
+
+    from matchmaker.pool.ads import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        with collector_paused():
+            raise RuntimeError("a bad file")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
