@@ -18,21 +18,23 @@ median of 3, seconds:
 =========  ===========  ==========  ===========  ==========
 workload   50,000 ours  50,000 C++  100,000 ours 100,000 C++
 =========  ===========  ==========  ===========  ==========
-old-lit    0.31         0.023       0.66         0.045
-old-expr   0.75         0.032       1.86         0.065
-new-lit    0.24         0.021       0.57         0.046
-new-expr   0.52         0.039       1.20         0.080
-ad-lit     0.30         0.016       0.71         0.033
-ad-expr    0.61         0.038       1.36         0.053
-json       0.29         0.023       0.78         0.041
-xml        0.81         0.051       1.57         0.087
+old-lit    0.20         0.020       0.42         0.044
+old-expr   0.70         0.030       1.87         0.065
+new-lit    0.20         0.020       0.47         0.042
+new-expr   0.38         0.033       0.83         0.069
+ad-lit     0.22         0.014       0.63         0.032
+ad-expr    0.50         0.022       1.15         0.050
+json       0.24         0.020       0.63         0.044
+xml        0.70         0.041       1.57         0.093
 =========  ===========  ==========  ===========  ==========
 
-Literal values are 11-21x slower than C++, expressions 13-29x.  Expressions went
+Literal values are 10-20x slower than C++, expressions 12-29x.  Expressions went
 through the Lark parser at about 30 us each (3.5-3.8 s here, 60-95x) until the
 hand-written parser (classad/descent.py) took over valid text; it spends about 5 us on
-``aN + N``.  Growth from 50,000 to 100,000 attributes is a little more than linear:
-the collector's passes over the young objects grow with the number of live nodes.
+``aN + N``.  A very large ``[ ... ]`` ad is parsed with the cyclic garbage collector
+paused (classad/bulk.py); the old-format reader is a generator and keeps it running,
+which is why old-expr grows faster than linearly (1.9 s with the collector, 1.1 s
+without, at 100,000).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast, descent, lexemes
+from .bulk import collector_paused
 from .errors import ParseError
 from .lexemes import KEYWORDS, unescape_new, unescape_old
 from .limits import LIMITS
@@ -411,8 +412,10 @@ def parse_record(text: str, source: Optional[str] = None) -> ast.Record:
         pairs = split_attributes(body, parse_expr, KEYWORDS, whole=True) if body[:1] == "[" else None
         if pairs is not None:
             return ast.Record(pairs)
-    node = _parse(text, "classad", False, source)
-    return node
+    if len(text) > SHARE_VALUES_UP_TO:
+        with collector_paused():
+            return _parse(text, "classad", False, source)
+    return _parse(text, "classad", False, source)
 
 
 def parse_full_expr_lenient(text: str) -> ast.Node:

@@ -22,7 +22,7 @@ MATCHMAKER_LAYERS = ["errors", "groups", "accounting", "config", "pool", "polici
 # two late-bound slots (the ad class, the list element evaluator) that classad.ad and
 # classad.evaluate fill at import, and the ad's printers are registered by the formats.
 CLASSAD_LAYERS = [
-    ["errors"],
+    ["errors", "bulk"],
     ["values"],
     ["limits", "timetext"],
     ["ast"],
