@@ -19,6 +19,7 @@ more than before.  Memory is bounded like :mod:`classad.columnar.memo`.
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from typing import Any, Optional
 
@@ -35,7 +36,9 @@ class RowOnly:
     """Shapes, row-only verdicts and shared values of one table's sub-expressions."""
 
     def __init__(self, table: AdTable, weird: frozenset, pure: Any, budget: int = DEFAULT_BUDGET) -> None:
-        self.t = table
+        # The table holds this object (``table.row_only``): a weak reference back keeps the
+        # pair out of a reference cycle, so a table and its ads are freed as soon as unused.
+        self.t: AdTable = weakref.proxy(table)
         self._weird = weird
         self._pure = pure
         self._by_id: dict[int, tuple[Any, int, int]] = {}   # id(node) -> (node, shape code, depth)

@@ -107,3 +107,25 @@ def test_requests_agreeing_on_what_is_read_share_one_result():
     # 150.0 is not 150 for the store (a real compares like an integer here, but need not elsewhere).
     assert ok("[RequestMemory = 150.0]") == [False, True, True]
     assert memo.hits == 1
+
+
+def test_a_table_is_freed_without_the_cycle_collector():
+    """A table and its ads go as soon as the last reference does: the row-only store that
+    the table keeps refers back to it weakly, so the two form no reference cycle (a
+    streaming query would otherwise hold every batch until the collector ran)."""
+    import gc
+    import weakref
+
+    rows = [ClassAd(f"[Memory = {m}; Requirements = (KeyboardIdle > 10) && TARGET.RequestMemory <= Memory; "
+                    f"KeyboardIdle = {m // 10}]") for m in (100, 200, 300)]
+    table = AdTable(rows)
+    for request in ("[RequestMemory = 150]", "[RequestMemory = 250]"):
+        evaluate_attribute(table, "Requirements", other=ClassAd(request), state=new_state())
+    assert table.row_only is not None
+    gone = weakref.ref(table)
+    gc.disable()
+    try:
+        del table
+        assert gone() is None
+    finally:
+        gc.enable()
