@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, Optional
 from . import ast
 from .errors import ParseError
 from .evaluate import EvalState, eval_attribute, evaluate_top, new_state
+from .layout import SharedAttrs, compact
 from .parser import parse_expr, parse_record
 from .refs import external_refs, internal_refs
 from .unparse import container_key, unparse, unparse_ad
@@ -56,16 +57,18 @@ class ClassAd(MutableMapping):
     __slots__ = ("_attrs", "parent")
 
     def __init__(self, source: Any = None) -> None:
-        self._attrs: dict[str, tuple[str, ast.Node]] = {}
+        self._attrs: dict[str, tuple[str, ast.Node]] | SharedAttrs = {}
         self.parent: Optional[ClassAd] = None
         if source is None:
             return
         if isinstance(source, str):
             record = parse_record(source)
+            attrs: dict[str, tuple[str, ast.Node]] = {}
             for name, node in record.attrs:
-                self._attrs[name.lower()] = (name, node)
+                attrs[name.lower()] = (name, node)
+            self._attrs = attrs
         elif isinstance(source, ClassAd):
-            self._attrs = dict(source._attrs)
+            self._attrs = source._attrs if type(source._attrs) is SharedAttrs else dict(source._attrs)
         elif hasattr(source, "items"):
             for key, value in source.items():
                 self[key] = value
@@ -90,6 +93,21 @@ class ClassAd(MutableMapping):
         ad.parent = None
         return ad
 
+    def compact(self) -> "ClassAd":
+        """Store the attributes in a layout shared with ads that have the same names, in
+        the same order (see :mod:`classad.layout`): far less memory for the many similar
+        ads of a queue dump.  Nothing visible changes; the ad returns to its own dict
+        when it is next modified.  Returns the ad."""
+        if type(self._attrs) is dict:
+            self._attrs = compact(self._attrs)
+        return self
+
+    def _writable(self) -> dict[str, tuple[str, ast.Node]]:
+        attrs = self._attrs
+        if type(attrs) is SharedAttrs:
+            attrs = self._attrs = attrs.to_dict()
+        return attrs  # type: ignore[return-value]
+
     # ---- storage -----------------------------------------------------------------
 
     def _lookup_node(self, lname: str) -> Optional[ast.Node]:
@@ -108,8 +126,9 @@ class ClassAd(MutableMapping):
     def set_node(self, name: str, node: ast.Node) -> None:
         """Store an expression node under ``name`` (keeping an existing spelling)."""
         key = name.lower()
-        old = self._attrs.get(key)
-        self._attrs[key] = (old[0] if old else name, node)
+        attrs = self._writable()
+        old = attrs.get(key)
+        attrs[key] = (old[0] if old else name, node)
 
     def get_node(self, name: str) -> Optional[ast.Node]:
         """The expression node of ``name`` in this ad only, or None."""
@@ -137,7 +156,7 @@ class ClassAd(MutableMapping):
         self.set_node(key, python_to_node(value))
 
     def __delitem__(self, key: str) -> None:
-        del self._attrs[key.lower()]
+        del self._writable()[key.lower()]
 
     def __iter__(self) -> Iterator[str]:
         # classad2's order (its hash container's): by byte length, then case-insensitively.

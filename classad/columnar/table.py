@@ -91,10 +91,9 @@ class AdTable:
         nodes: list = []
         node_ids: dict[int, int] = {}
         obj: Optional[np.ndarray] = None
-        get = dict.get
         literal = ast.Literal
         for r, ad in enumerate(self.ads):
-            entry = get(ad._attrs, lname)
+            entry = ad._attrs.get(lname)
             if entry is None:
                 holds[r] = HOLDS_NOTHING
                 continue

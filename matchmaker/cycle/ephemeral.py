@@ -88,11 +88,11 @@ class NegotiationAd(ClassAd):
     @property
     def reads(self) -> Optional[list[str]]:
         """The list lookups are appended to, or None when not recording."""
-        return self._attrs.reads  # type: ignore[attr-defined, no-any-return]
+        return self._attrs.reads  # type: ignore[union-attr, no-any-return]
 
     @reads.setter
     def reads(self, value: Optional[list[str]]) -> None:
-        self._attrs.reads = value  # type: ignore[attr-defined]
+        self._attrs.reads = value  # type: ignore[union-attr]
 
 
 class LiveUsage:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from classad import ParserType, parseAds
 from classad.ad import ClassAd
@@ -123,16 +123,24 @@ def read_ads(path: str | os.PathLike) -> list[tuple[ClassAd, str]]:
     old format, ``"file: ad N"`` in the others.  The file is read as a stream (never whole).
     A file that cannot be read or parsed raises :class:`FormatError` with file and line.
     """
+    return list(stream_ads(path))
+
+
+def stream_ads(path: str | os.PathLike) -> Iterator[tuple[ClassAd, str]]:
+    """The pairs of :func:`read_ads` one at a time, as the file is read."""
     name = os.fspath(path)
     try:
         with open(name, encoding="utf-8", newline="\n") as fh:
             head = _head(fh)
             fmt = classify("".join(head[:64].split())[:2])
             if fmt != ParserType.Old and not head.startswith("#"):
-                return [(ad, f"{name}: ad {i}") for i, ad in enumerate(parseAds(Path(name), fmt), 1)]
+                for i, ad in enumerate(parseAds(Path(name), fmt), 1):
+                    yield ad, f"{name}: ad {i}"
+                return
             fh.seek(0)
             src = LineSource(block_lines(fh, name), name)
-            return [(ad, f"{name}:{src.ad_start}") for ad in read_source(src, ParserType.Old)]
+            for ad in read_source(src, ParserType.Old):
+                yield ad, f"{name}:{src.ad_start}"
     except OSError as exc:
         raise FormatError(f"cannot read ad file: {exc.strerror or exc}", file=name) from None
     except UnicodeDecodeError:
@@ -207,7 +215,7 @@ def remote_user(ad: ClassAd) -> Optional[str]:
     return None
 
 
-def make_slots(ads: Sequence[tuple[ClassAd, str]], *, use_slot_weights: bool = True,
+def make_slots(ads: Iterable[tuple[ClassAd, str]], *, use_slot_weights: bool = True,
                slot_weight_expr: Optional[Node] = None, force_slot_weight: bool = False,
                warnings: Optional[list[str]] = None) -> list[Slot]:
     """Slot records for ``(ad, source)`` pairs, in list order."""
@@ -317,11 +325,13 @@ def assign_group(ad: ClassAd, mapping: GroupMapping) -> tuple[ClassAd, Optional[
     return out, None
 
 
-def make_jobs(ads: Sequence[tuple[ClassAd, str]], *, uid_domain: Optional[str] = None,
+def make_jobs(ads: Iterable[tuple[ClassAd, str]], *, uid_domain: Optional[str] = None,
               warnings: Optional[list[str]] = None, group_mapping: Optional[GroupMapping] = None,
               refused: Optional[list[tuple[str, str]]] = None) -> list[Job]:
     """Job records for ``(ad, source)`` pairs.  With ``group_mapping`` each job's group is
-    checked first; a refused job is left out and ``(job id, reason)`` goes to ``refused``."""
+    checked first; a refused job is left out and ``(job id, reason)`` goes to ``refused``.
+    Each job's ad is compacted (:meth:`ClassAd.compact`): a queue holds many ads with the
+    same attribute names."""
     jobs: list[Job] = []
     for ad, source in ads:
         cluster = _int_attr(ad, "ClusterId")
@@ -339,7 +349,7 @@ def make_jobs(ads: Sequence[tuple[ClassAd, str]], *, uid_domain: Optional[str] =
             raise FormatError(f"job {cluster}.{proc} has no User, Owner or AccountingGroup",
                               **_where(source))
         status = _int_attr(ad, "JobStatus")
-        job = Job(ad, cluster, proc, name, IDLE if status is None else status, source)
+        job = Job(ad.compact(), cluster, proc, name, IDLE if status is None else status, source)
         if warnings is not None and job.status == IDLE and ad.get_node("Requirements") is None:
             warnings.append(f"{source}: warning: job {job.id} has no Requirements; it matches no slot")
         jobs.append(job)
@@ -357,12 +367,12 @@ def load_pool(slot_path: str | os.PathLike, job_path: str | os.PathLike, *,
     with collector_paused():
         if progress is not None:
             progress(f"reading {os.fspath(slot_path)}")
-        slots = make_slots(read_ads(slot_path), use_slot_weights=use_slot_weights,
+        slots = make_slots(stream_ads(slot_path), use_slot_weights=use_slot_weights,
                            slot_weight_expr=slot_weight_expr, force_slot_weight=force_slot_weight,
                            warnings=warnings)
         if progress is not None:
             progress(f"reading {os.fspath(job_path)}")
-        jobs = make_jobs(read_ads(job_path), uid_domain=uid_domain, warnings=warnings,
+        jobs = make_jobs(stream_ads(job_path), uid_domain=uid_domain, warnings=warnings,
                          group_mapping=group_mapping, refused=refused)
     return Pool(slots, jobs, warnings, refused)
 
@@ -443,6 +453,6 @@ __all__ = [
     "CHARGED_STATES", "IDLE", "RUNNING", "Job", "Pool",
     "PoolSize", "Slot", "error_rank_slots", "error_rank_warning",
     "assign_group", "load_pool", "make_jobs", "make_slots", "owner_name", "parse_old_ads",
-    "pool_from_ads", "pool_size", "read_ads", "remote_user", "requested_group", "slot_weight", "submitter_name",
+    "pool_from_ads", "pool_size", "read_ads", "stream_ads", "remote_user", "requested_group", "slot_weight", "submitter_name",
     "usage_by_customer",
 ]

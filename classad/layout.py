@@ -1,0 +1,98 @@
+"""Shared-layout attribute storage: ads with the same attribute names share one key table.
+
+An ad normally stores its attributes in a dict (lower-case name -> ``(spelling,
+node)``), which costs about 1.5 KB for a 47-attribute job ad before any value.
+A queue dump holds 100,000 such ads in a few dozen distinct attribute lists, so
+:func:`compact` stores an ad as a shared :class:`Layout` (the names, in order,
+and where each one is) plus a tuple of its nodes: about 400 bytes for the same
+ad.  :class:`SharedAttrs` reads like the dict it replaces (``get``, ``in``,
+``[]``, ``items``, ``values``, ``len``, iteration); the ad turns it back into a
+dict before its first change (``ClassAd`` does this), so it is never written.
+
+Layouts are remembered in a bounded table; when it is full, new attribute
+lists keep their dicts (a layout used by one ad would save nothing).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+from . import ast
+
+Entry = tuple[str, ast.Node]
+
+
+class Layout:
+    """The attribute names of a family of ads: spellings in order and each lower-case key's place."""
+
+    __slots__ = ("spellings", "keys", "place")
+
+    def __init__(self, spellings: tuple[str, ...], keys: tuple[str, ...]) -> None:
+        self.spellings = spellings
+        self.keys = keys
+        self.place = {key: i for i, key in enumerate(keys)}
+
+
+class SharedAttrs:
+    """A read-only view shaped like ``dict[lower-case name, (spelling, node)]`` over a
+    shared :class:`Layout` and one ad's nodes."""
+
+    __slots__ = ("layout", "nodes")
+
+    def __init__(self, layout: Layout, nodes: tuple[ast.Node, ...]) -> None:
+        self.layout = layout
+        self.nodes = nodes
+
+    def get(self, key: str, default: Any = None) -> Any:
+        i = self.layout.place.get(key)
+        if i is None:
+            return default
+        return (self.layout.spellings[i], self.nodes[i])
+
+    def __getitem__(self, key: str) -> Entry:
+        i = self.layout.place[key]
+        return (self.layout.spellings[i], self.nodes[i])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.layout.place
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.layout.keys)
+
+    def keys(self) -> tuple[str, ...]:
+        return self.layout.keys
+
+    def values(self) -> Iterator[Entry]:
+        return zip(self.layout.spellings, self.nodes)
+
+    def items(self) -> Iterator[tuple[str, Entry]]:
+        return zip(self.layout.keys, zip(self.layout.spellings, self.nodes))
+
+    def to_dict(self) -> dict[str, Entry]:
+        """The same attributes as a new, writable dict."""
+        return dict(self.items())
+
+
+# Spellings in order -> their layout.  Bounded: past the limit new lists are not compacted.
+_LAYOUTS: dict[tuple[str, ...], Layout] = {}
+LAYOUT_LIMIT = 4096
+
+
+def compact(attrs: dict[str, Entry]) -> "dict[str, Entry] | SharedAttrs":
+    """``attrs`` as a :class:`SharedAttrs` when its layout is known or may still be added;
+    otherwise ``attrs`` itself."""
+    if not attrs:
+        return attrs
+    spellings, nodes = zip(*attrs.values())
+    layout: Optional[Layout] = _LAYOUTS.get(spellings)
+    if layout is None:
+        if len(_LAYOUTS) >= LAYOUT_LIMIT:
+            return attrs
+        layout = _LAYOUTS[spellings] = Layout(spellings, tuple(attrs))
+    return SharedAttrs(layout, nodes)
+
+
+__all__ = ["Layout", "SharedAttrs", "compact", "LAYOUT_LIMIT"]

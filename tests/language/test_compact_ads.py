@@ -1,0 +1,92 @@
+"""Ads stored in a shared layout (``ClassAd.compact()``) behave exactly as other ads.
+
+Compaction is a storage change only, so the oracle is HTCondor's C++ library on the
+same ad: evaluation, mapping access, printing, and changes made after compaction.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import classad
+from classad.layout import SharedAttrs
+from classad.testing import CONTEXT_MY, CONTEXT_TARGET, canonical, expressions
+
+c = pytest.importorskip("classad2") if pytest.importorskip("htcondor2") else None
+
+SETTINGS = settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+
+
+def compacted(text: str) -> classad.ClassAd:
+    ad = classad.ClassAd(text).compact()
+    assert type(ad._attrs) is SharedAttrs
+    return ad
+
+
+def test_two_ads_with_the_same_names_share_one_layout() -> None:
+    a, b = compacted("[x = 1; Y = 2]"), compacted("[x = 3; Y = 4]")
+    assert a._attrs.layout is b._attrs.layout
+    assert (a["x"], b["Y"]) == (1, 4)
+
+
+@SETTINGS
+@given(text=expressions())
+def test_evaluation_matches_htcondor(text: str) -> None:
+    try:
+        oracle_tree = c.ExprTree(text)
+    except Exception:
+        return
+    try:
+        expected = canonical(oracle_tree.eval(c.ClassAd(CONTEXT_MY), c.ClassAd(CONTEXT_TARGET)))
+    except Exception:
+        return  # a hard evaluation failure in the C++ library
+    my, target = compacted(CONTEXT_MY), compacted(CONTEXT_TARGET)
+    assert canonical(classad.ExprTree(text).eval(my, target)) == expected
+
+
+def test_mapping_access_and_printing_match_htcondor() -> None:
+    ours, theirs = compacted(CONTEXT_MY), c.ClassAd(CONTEXT_MY)
+    assert list(ours) == list(theirs)
+    assert len(ours) == len(theirs)
+    assert ("CYC" in ours, "missing" in ours) == ("CYC" in theirs, "missing" in theirs)
+    assert {k: canonical(ours[k]) for k in ours} == {k: canonical(theirs[k]) for k in theirs}
+    assert ours.printOld() == theirs.printOld()
+    assert str(ours) == str(theirs)
+    assert ours.printJson() == theirs.printJson()
+    assert ours.externalRefs(classad.ExprTree("a + zz")) == theirs.externalRefs(c.ExprTree("a + zz"))
+
+
+_EDITS = st.lists(st.tuples(st.sampled_from(["set", "del"]), st.sampled_from(["a", "B", "s", "new", "Cyc"]),
+                            st.integers(-5, 5)), max_size=6)
+
+
+@SETTINGS
+@given(edits=_EDITS)
+def test_changes_after_compaction_match_htcondor(edits: list[tuple[str, str, int]]) -> None:
+    ours, theirs = compacted(CONTEXT_MY), c.ClassAd(CONTEXT_MY)
+    shared = compacted(CONTEXT_MY)         # same layout: must not see the edits
+    for op, name, value in edits:
+        if op == "set":
+            ours[name], theirs[name] = value, value
+        elif name in theirs:
+            del ours[name]
+            del theirs[name]
+        else:
+            with pytest.raises(KeyError):
+                del ours[name]
+    assert ours.printOld() == theirs.printOld()
+    assert shared.printOld() == c.ClassAd(CONTEXT_MY).printOld()
+
+
+def test_copies_and_equality() -> None:
+    ad = compacted(CONTEXT_MY)
+    plain = classad.ClassAd(CONTEXT_MY)
+    assert ad == plain and plain == ad
+    copy = classad.ClassAd(ad)
+    copy["a"] = 99
+    assert ad["a"] == 1 and copy["a"] == 99
+    assert ad.copy() == plain
+    for req in ("TARGET.a == 1", "MY.a == 1", "b > a"):
+        other = f"[Requirements = {req}; a = 2]"
+        assert ad.matches(compacted(other)) == c.ClassAd(CONTEXT_MY).matches(c.ClassAd(other))
