@@ -119,6 +119,19 @@ class ClassAd(MutableMapping):
         entry = self._attrs.get(lname)
         return entry[1] if entry is not None else None
 
+    def nodes_of(self, lnames: tuple[str, ...]) -> list[Optional[ast.Node]]:
+        """The node of each attribute of ``lnames`` (already lower-case) in this ad only,
+        None for a missing one: one call for the many names a caller reads of each of
+        many ads (autocluster keys, queue order)."""
+        attrs = self._attrs
+        if type(attrs) is SharedAttrs:
+            return attrs.nodes_of(lnames)
+        out: list[Optional[ast.Node]] = []
+        for n in lnames:
+            entry = attrs.get(n)
+            out.append(None if entry is None else entry[1])
+        return out
+
     def node_items(self) -> Iterator[tuple[str, ast.Node]]:
         """(spelling, expression node) pairs in insertion order."""
         return iter(self._attrs.values())

@@ -5,6 +5,10 @@ reference cycles.  Python's cyclic collector, triggered by that many allocations
 walk the ever larger heap again and again -- a third of the reading time on a
 100,000-job dump.  Memory is still freed as usual by reference counting while the
 collector is paused.
+
+Work that runs *after* such a read (a negotiation cycle over the ads read) allocates
+and frees as usual, but each full collection would still walk every ad read before:
+:func:`heap_settled` sets those aside for the duration of the work.
 """
 
 from __future__ import annotations
@@ -27,4 +31,24 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-__all__ = ["collector_paused"]
+_settled_depth = 0
+
+
+@contextlib.contextmanager
+def heap_settled() -> Iterator[None]:
+    """Within the block, the cyclic collector ignores every object that existed when it
+    began (``gc.freeze``); they are collectable again afterwards (``gc.unfreeze``).  New
+    objects are collected as usual.  Nested blocks act only at the outermost."""
+    global _settled_depth
+    if _settled_depth == 0:
+        gc.freeze()
+    _settled_depth += 1
+    try:
+        yield
+    finally:
+        _settled_depth -= 1
+        if _settled_depth == 0:
+            gc.unfreeze()
+
+
+__all__ = ["collector_paused", "heap_settled"]

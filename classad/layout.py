@@ -25,12 +25,22 @@ Entry = tuple[str, ast.Node]
 class Layout:
     """The attribute names of a family of ads: spellings in order and each lower-case key's place."""
 
-    __slots__ = ("spellings", "keys", "place")
+    __slots__ = ("spellings", "keys", "place", "_positions")
 
     def __init__(self, spellings: tuple[str, ...], keys: tuple[str, ...]) -> None:
         self.spellings = spellings
         self.keys = keys
         self.place = {key: i for i, key in enumerate(keys)}
+        self._positions: dict[tuple[str, ...], tuple[int, ...]] = {}
+
+    def positions(self, keys: tuple[str, ...]) -> tuple[int, ...]:
+        """Where each of ``keys`` (lower-case) is, -1 for a missing one; remembered per tuple."""
+        got = self._positions.get(keys)
+        if got is None:
+            if len(self._positions) >= 256:
+                self._positions.clear()
+            got = self._positions[keys] = tuple(self.place.get(k, -1) for k in keys)
+        return got
 
 
 class SharedAttrs:
@@ -70,6 +80,11 @@ class SharedAttrs:
 
     def items(self) -> Iterator[tuple[str, Entry]]:
         return zip(self.layout.keys, zip(self.layout.spellings, self.nodes))
+
+    def nodes_of(self, keys: tuple[str, ...]) -> list[Optional[ast.Node]]:
+        """The node of each of ``keys`` (lower-case), None for a missing one."""
+        nodes = self.nodes
+        return [nodes[i] if i >= 0 else None for i in self.layout.positions(keys)]
 
     def to_dict(self) -> dict[str, Entry]:
         """The same attributes as a new, writable dict."""

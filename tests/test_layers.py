@@ -26,7 +26,7 @@ CLASSAD_LAYERS = [
     ["values"],
     ["limits", "timetext"],
     ["ast"],
-    ["operators", "records", "lexemes"],
+    ["operators", "records", "lexemes", "layout"],
     ["descent"],
     ["parser", "unparse"],
     ["functions"],

@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any, Callable, Optional
 
+from classad.bulk import heap_settled
+
 from ..config.settings import Settings
 from ..groups.membership import group_of_submitter
 from ..policies.runners import make_runner
@@ -50,7 +52,17 @@ def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float
     ``usage`` is each submitter's weighted usage at cycle start (default: the claimed
     slots); ``previous_quotas`` is the last cycle's quota table, the source of the slots'
     ``RemoteGroupQuota`` (absent, as on HTCondor's first cycle, when None); ``progress``
-    hears a short text at each spin and every hundred matches."""
+    hears a short text at each spin and every hundred matches.  The pool's ads are set
+    aside from the cyclic collector while the cycle runs (:func:`classad.bulk.heap_settled`)."""
+    with heap_settled():
+        return _negotiate(pool, settings, priorities, now, usage=usage, previous_quotas=previous_quotas,
+                          runner=runner, ledger=ledger, progress=progress)
+
+
+def _negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
+               usage: Optional[Mapping[str, float]], previous_quotas: Optional[Mapping[str, float]],
+               runner: Any, ledger: Optional[Mapping[str, Any]],
+               progress: Optional[Callable[[str], None]]) -> CycleResult:
     if settings.priority_policy is not None:
         if runner is None:
             runner = make_runner(settings.priority_policy)

@@ -284,15 +284,12 @@ class Autoclusters:
             return self._count
         ad = job.ad
         names = self.names_for(ad)
-        attrs, literal, value_key = ad._attrs, ast.Literal, self._value_key
+        literal, value_key = ast.Literal, self._value_key
         values: list[object] = []
-        for n in names:
-            entry = attrs.get(n)
-            if entry is None:
+        for node in ad.nodes_of(names):
+            if node is None:
                 values.append(None)
-                continue
-            node = entry[1]
-            if type(node) is literal and type(node.value) in _PLAIN:
+            elif type(node) is literal and type(node.value) in _PLAIN:
                 values.append((type(node.value), node.value))
             else:
                 values.append(value_key(node))
@@ -317,9 +314,9 @@ def _zero_clock() -> float:
     return 0.0     # library code never reads the wall clock
 
 
-def _prio(ad: ClassAd, name: str) -> int:
-    """The integer value of attribute ``name`` (lower-case) of a job, 0 when not an integer."""
-    node = ad.lookup_node(name)
+def _prio(ad: ClassAd, name: str, node: Optional[ast.Node]) -> int:
+    """The integer value of attribute ``name`` (lower-case, stored as ``node``) of a job,
+    0 when not an integer."""
     if node is None:
         return 0
     if type(node) is ast.Literal and type(node.value) is int:
@@ -332,15 +329,17 @@ def _prio(ad: ClassAd, name: str) -> int:
     return 0
 
 
+_ORDER_NAMES = ("prejobprio1", "prejobprio2", "jobprio", "postjobprio1", "postjobprio2", "qdate")
+
+
 def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
     """HTCondor's queue order (docs/negotiation.md, requests and autoclusters): priorities descending, then ClusterId, ProcId.
     ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes."""
     ad = job.ad
-    head = (-_prio(ad, "prejobprio1"), -_prio(ad, "prejobprio2"), -_prio(ad, "jobprio"),
-            -_prio(ad, "postjobprio1"), -_prio(ad, "postjobprio2"))
+    p1, p2, prio, q1, q2, qdate = (_prio(ad, name, node) for name, node in zip(_ORDER_NAMES, ad.nodes_of(_ORDER_NAMES)))
     if by_qdate:
-        return head + (_prio(ad, "qdate"), job.cluster, job.proc)
-    return head + (job.cluster, job.proc)
+        return (-p1, -p2, -prio, -q1, -q2, qdate, job.cluster, job.proc)
+    return (-p1, -p2, -prio, -q1, -q2, job.cluster, job.proc)
 
 
 @dataclass(eq=False)
