@@ -236,6 +236,54 @@ class Column:
 Values = Union[Column, Const]
 
 
+def _narrow(a: np.ndarray) -> Optional[np.ndarray]:
+    """``a`` (integers) in the smallest integer type that holds it exactly; None when all zero."""
+    if not a.any():
+        return None
+    lo, hi = int(a.min()), int(a.max())
+    for dtype in (np.int8, np.int16, np.int32):
+        info = np.iinfo(dtype)
+        if info.min <= lo and hi <= info.max:
+            return a.astype(dtype)
+    return a.copy()
+
+
+class Packed:
+    """A column set aside for later (a memo entry) in as few bytes as its values need:
+    one kind code when every row has the same kind, integer payloads in the smallest
+    type that holds them, payloads that are all zero not at all.  A boolean column of
+    10,000 rows takes 10 KB instead of 250 KB."""
+
+    __slots__ = ("n", "kind", "i", "f", "s", "o", "pool", "nbytes")
+
+    def __init__(self, col: Column) -> None:
+        k = col.kind
+        self.n = n = len(k)
+        first = int(k[0]) if n else K_UNDEF
+        self.kind: Union[int, np.ndarray] = first if n == 0 or not (k != first).any() else k.copy()
+        self.i = _narrow(col.i)
+        self.f = col.f.copy() if col.f.view(np.int64).any() else None   # bits: keeps -0.0
+        self.s = _narrow(col.s)
+        self.o = None if col.o is None else col.o.copy()
+        self.pool = col.pool
+        self.nbytes = 64 + sum(a.nbytes for a in (self.i, self.f, self.s, self.o) if a is not None) \
+            + (0 if type(self.kind) is int else n)
+
+    def unpack(self, rows: Optional[np.ndarray] = None) -> Column:
+        """A new column of every row, or of the rows at positions ``rows``."""
+        m = self.n if rows is None else len(rows)
+
+        def part(a: Optional[np.ndarray], dtype: Any) -> np.ndarray:
+            if a is None:
+                return np.zeros(m, dtype)
+            return (a if rows is None else a[rows]).astype(dtype)
+
+        kind = self.kind
+        return Column(part(kind, np.int8) if isinstance(kind, np.ndarray) else np.full(m, kind, np.int8),
+                      part(self.i, np.int64), part(self.f, np.float64), part(self.s, np.int64),
+                      None if self.o is None else (self.o.copy() if rows is None else self.o[rows]), self.pool)
+
+
 def as_column(v: Values, n: int, pool: StringPool) -> Column:
     """``v`` as a column of ``n`` rows."""
     return v if type(v) is Column else Column.broadcast(v.value, n, pool)  # type: ignore[union-attr]
@@ -250,5 +298,5 @@ def merge(n: int, parts: list[tuple[np.ndarray, Values]], pool: StringPool) -> C
     return out
 
 
-__all__ = ["Column", "Const", "StringPool", "Values", "as_column", "kind_of", "merge",
+__all__ = ["Column", "Const", "Packed", "StringPool", "Values", "as_column", "kind_of", "merge",
            "K_UNDEF", "K_ERROR", "K_BOOL", "K_INT", "K_REAL", "K_STR", "K_OTHER", "KIND_NAMES"]

@@ -187,17 +187,19 @@ class Run:
         if depth < 0 or len(active) + depth + 1 >= MAX_EVAL_DEPTH:
             return None
         key = (code, self.strict, self.fixed is None)
-        v = ro.get(key)
-        if v is None:
-            if not ro.worth_computing(key):
-                return None
-            recording, self.recording, self.row_only = self.recording, [], None
-            try:
-                v = self.ev(node, ROW, self.t.all_rows, frozenset())
-            finally:
-                self.recording, self.row_only = recording, ro
-            ro.put(key, v)
-        if type(v) is Const or rows is self.t.all_rows:
+        every = rows is self.t.all_rows
+        v = ro.get(key, None if every else rows)
+        if v is not None:
+            return v
+        if not ro.worth_computing(key):
+            return None
+        recording, self.recording, self.row_only = self.recording, [], None
+        try:
+            v = self.ev(node, ROW, self.t.all_rows, frozenset())
+        finally:
+            self.recording, self.row_only = recording, ro
+        ro.put(key, v)
+        if type(v) is Const or every:
             return v
         return v.take(rows)  # type: ignore[union-attr]
 
@@ -394,7 +396,7 @@ class Run:
             for k, tok in zip(keys, tokens):
                 self.note(k, tok)
             shared.hits += 1
-            return stored.column if rows is self.t.all_rows else stored.column.take(rows)
+            return stored.column(None if rows is self.t.all_rows else rows)
         shared.misses += 1
         reads = Reads()
         # Over every row, so that later requests find all the rows they ask for.

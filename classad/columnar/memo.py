@@ -14,9 +14,10 @@ its value (the type and exact value, so ``1``, ``1.0`` and ``true`` differ).
 Anything the walk cannot account for -- a scalar fallback, a value that is a list
 or an ad, a fixed-side value that differs per row -- makes the evaluation
 unshareable.  Results are computed and kept for every row of the table, whichever
-rows were asked for, so that any later subset can be served.  Memory is bounded:
-past a byte budget the least recently used columns are dropped, each attribute
-keeping at most a quarter of the budget.
+rows were asked for, so that any later subset can be served.  They are kept packed
+(:class:`~classad.columnar.column.Packed`: a boolean column costs a byte per row).
+Memory is bounded: past a byte budget the least recently used columns are dropped,
+each attribute keeping at most a quarter of the budget.
 """
 
 from __future__ import annotations
@@ -25,16 +26,13 @@ from collections import OrderedDict
 from typing import Any, Hashable, Optional
 
 from ..values import ERROR, UNDEFINED
-from .column import Column
+from .column import Column, Packed
 
 # The fixed ad does not hold the attribute.
 ABSENT = ("absent",)
 
-# Bytes per row of a stored column (kind, int, real and string payloads).
-_ROW_BYTES = 25
-
 # Default byte budget of one table's shared results.
-DEFAULT_BUDGET = 64 * 1024 * 1024
+DEFAULT_BUDGET = 32 * 1024 * 1024
 
 
 def token(value: Any) -> Optional[Hashable]:
@@ -69,10 +67,14 @@ class Reads:
 class _Stored:
     """One column of results over every row, and the read values it holds for."""
 
-    __slots__ = ("column", "keys", "tokens")
+    __slots__ = ("packed", "keys", "tokens")
 
-    def __init__(self, column: Column, keys: tuple, tokens: tuple) -> None:
-        self.column, self.keys, self.tokens = column, keys, tokens
+    def __init__(self, packed: Packed, keys: tuple, tokens: tuple) -> None:
+        self.packed, self.keys, self.tokens = packed, keys, tokens
+
+    def column(self, rows: Optional[Any] = None) -> Column:
+        """The results as a new column: every row, or the rows at positions ``rows``."""
+        return self.packed.unpack(rows)
 
 
 class SharedMemo:
@@ -85,12 +87,13 @@ class SharedMemo:
 
     def __init__(self, n_rows: int, budget: int = DEFAULT_BUDGET) -> None:
         self.n = n_rows
-        self.capacity = max(4, budget // max(1, n_rows * _ROW_BYTES))
-        self.per_key = max(1, self.capacity // 4)
+        self.budget = budget
+        self.per_key = budget // 4
         # key -> the distinct read-key tuples seen for it (usually one or two)
         self.shapes: dict[Hashable, list[tuple]] = {}
         self.entries: dict[Hashable, OrderedDict[tuple, _Stored]] = {}
-        self.size = 0
+        self.key_bytes: dict[Hashable, int] = {}
+        self.nbytes = 0
         self.hits = self.misses = 0
 
     def shapes_of(self, key: Hashable) -> list[tuple]:
@@ -115,16 +118,25 @@ class SharedMemo:
         if keys not in shapes:
             shapes.append(keys)
         lru = self.entries.setdefault(key, OrderedDict())
-        if (keys, tokens) not in lru:
-            self.size += 1
-        lru[(keys, tokens)] = _Stored(values.copy(), keys, tokens)
-        if len(lru) > self.per_key:
-            lru.popitem(last=False)
-            self.size -= 1
-        while self.size > self.capacity:
-            biggest = max(self.entries.values(), key=len)
-            biggest.popitem(last=False)
-            self.size -= 1
+        old = lru.pop((keys, tokens), None)
+        if old is not None:
+            self._forget(key, old)
+        stored = _Stored(Packed(values), keys, tokens)
+        lru[(keys, tokens)] = stored
+        self.key_bytes[key] = self.key_bytes.get(key, 0) + stored.packed.nbytes
+        self.nbytes += stored.packed.nbytes
+        while self.key_bytes[key] > self.per_key and len(lru) > 1:
+            self._forget(key, lru.popitem(last=False)[1])
+        while self.nbytes > self.budget:
+            biggest = max(self.key_bytes, key=self.key_bytes.__getitem__)
+            victims = self.entries[biggest]
+            if not victims:
+                break
+            self._forget(biggest, victims.popitem(last=False)[1])
+
+    def _forget(self, key: Hashable, stored: _Stored) -> None:
+        self.key_bytes[key] -= stored.packed.nbytes
+        self.nbytes -= stored.packed.nbytes
 
 
 __all__ = ["ABSENT", "DEFAULT_BUDGET", "Reads", "SharedMemo", "token"]

@@ -14,7 +14,8 @@ operators, names and exact literal values), not by identity.
 
 A shape is computed over the whole table only when it is asked for a second
 time, so a pool whose row-only parts are each used by a single slot pays no
-more than before.  Memory is bounded like :mod:`classad.columnar.memo`.
+more than before.  Values are kept packed and their memory is bounded like
+:mod:`classad.columnar.memo`.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from typing import Any, Optional
 
 from .. import ast
 from ..functions import registry
+from .column import Column, Const, Packed
 from .table import HOLDS_NOTHING, AdTable
 
 _UNIQUE = "unique"          # shape of a node that is never row-only (compared by identity)
-_ROW_BYTES = 25
-DEFAULT_BUDGET = 64 * 1024 * 1024
+DEFAULT_BUDGET = 32 * 1024 * 1024
 
 
 class RowOnly:
@@ -45,8 +46,9 @@ class RowOnly:
         self._shapes: dict[tuple, int] = {}
         self._attr_depth: dict[str, int] = {}
         self._asked: set[tuple] = set()
-        self.values: OrderedDict[tuple, Any] = OrderedDict()
-        self.capacity = max(4, budget // max(1, table.n * _ROW_BYTES))
+        self.values: OrderedDict[tuple, Const | Packed] = OrderedDict()
+        self.budget = budget
+        self.nbytes = 0
 
     # ---- analysis ---------------------------------------------------------------------
 
@@ -131,11 +133,14 @@ class RowOnly:
 
     # ---- values -----------------------------------------------------------------------
 
-    def get(self, key: tuple) -> Optional[Any]:
+    def get(self, key: tuple, rows: Optional[Any] = None) -> Optional[Const | Column]:
+        """The value of shape ``key``: every row, or the rows at positions ``rows``; None
+        when it is not kept."""
         v = self.values.get(key)
-        if v is not None:
-            self.values.move_to_end(key)
-        return v
+        if v is None:
+            return None
+        self.values.move_to_end(key)
+        return v if type(v) is Const else v.unpack(rows)  # type: ignore[union-attr]
 
     def worth_computing(self, key: tuple) -> bool:
         """True from the second time ``key`` is asked for."""
@@ -144,10 +149,18 @@ class RowOnly:
         self._asked.add(key)
         return False
 
-    def put(self, key: tuple, value: Any) -> None:
-        self.values[key] = value
-        while len(self.values) > self.capacity:
-            self.values.popitem(last=False)
+    def put(self, key: tuple, value: Const | Column) -> None:
+        """Keep ``value`` (over every row) for shape ``key``."""
+        kept = value if type(value) is Const else Packed(value)  # type: ignore[arg-type]
+        old = self.values.pop(key, None)
+        self.nbytes += _size(kept) - _size(old)
+        self.values[key] = kept
+        while self.nbytes > self.budget and len(self.values) > 1:
+            self.nbytes -= _size(self.values.popitem(last=False)[1])
+
+
+def _size(v: Optional[Const | Packed]) -> int:
+    return v.nbytes if type(v) is Packed else 0  # type: ignore[union-attr]
 
 
 __all__ = ["RowOnly"]

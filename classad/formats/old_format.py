@@ -188,6 +188,13 @@ _RECENT: dict[str, tuple[str, tuple[str, ast.Node]]] = {}
 _RECENT_LIMIT = 4096
 
 
+# Literal values -> their node, whatever the attribute: "out.23", 17 or 4096 recur across
+# attributes and ads (a ProcId, a file name, a size) long after their lines stopped
+# being remembered, and one shared node costs nothing per ad.  Forgotten in bulk.
+_VALUES: dict[str, ast.Node] = {}
+_VALUES_LIMIT = 65536
+
+
 def _clear_caches() -> None:
     _RAW_LINES.clear()
     _LINE_CACHE.clear()
@@ -262,7 +269,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     size = 0
     max_ad = LIMITS.max_ad
     known, recent, simple = _RAW_LINES.get, _RECENT.get, _SIMPLE_LINE.match
-    spelled, remembered = _SPELLINGS.get, _REMEMBERED.get
+    spelled, remembered, values = _SPELLINGS.get, _REMEMBERED.get, _VALUES.get
     first = 0                 # line of the current ad's first attribute
     for text in src:
         size += len(text)
@@ -274,8 +281,14 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
             m = simple(text)
             if m is not None:
                 name, whole, real, string = m.groups()
-                node = ast.Literal(string if string is not None else to_int(whole) if whole is not None
-                                   else to_real(real))
+                value_text = text[m.end(1) + 3:-1]
+                node = values(value_text)
+                if node is None:
+                    node = ast.Literal(string if string is not None else to_int(whole) if whole is not None
+                                       else to_real(real))
+                    if len(_VALUES) >= _VALUES_LIMIT:
+                        _VALUES.clear()
+                    _VALUES[value_text] = node
                 hit = (lower_key(name), (spelled(name) or _name(name), node))
                 if remembered(hit[0], 0) >= _LINES_PER_ATTRIBUTE and len(_RECENT) < _RECENT_LIMIT \
                         and len(text) <= 4096:

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from classad import ClassAd, ExprTree
 from classad.columnar import (
@@ -16,7 +17,7 @@ from classad.columnar import (
     rank_array,
     true_mask,
 )
-from classad.columnar.column import Column, StringPool
+from classad.columnar.column import Column, Packed, StringPool
 from classad.evaluate import new_state
 from classad.values import ERROR, UNDEFINED
 
@@ -123,3 +124,23 @@ def test_subset_of_rows():
     rows = np.array([1, 3])
     assert evaluate_column("a * 10", t, rows=rows).to_values() == [20, UNDEFINED]
     assert evaluate_attribute(t, "a", rows=rows).to_values() == [2, UNDEFINED]
+
+
+_PACKABLE = st.one_of(st.booleans(), st.integers(-(1 << 63), (1 << 63) - 1), st.sampled_from([0, 1, -1, 127, 128, -129]),
+                      st.floats(allow_nan=False), st.sampled_from([0.0, -0.0]), st.text(max_size=3),
+                      st.sampled_from([UNDEFINED, ERROR]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(_PACKABLE, max_size=12), data=st.data())
+def test_packed_columns_unpack_to_the_same_values(values, data):
+    """A memo keeps columns packed: unpacking gives back every value, bit for bit (-0.0,
+    64-bit extremes), and any subset of rows."""
+    pool = StringPool()
+    col = Column.of_values(values, pool)
+    packed = Packed(col)
+    as_bits = lambda vs: [(type(v), math.copysign(1, v), v) if type(v) is float else (type(v), v) for v in vs]
+    assert as_bits(packed.unpack().to_values()) == as_bits(values)
+    rows = np.asarray(data.draw(st.lists(st.integers(0, max(0, len(values) - 1)), max_size=len(values)))
+                      if values else [], dtype=np.int64)
+    assert as_bits(packed.unpack(rows).to_values()) == as_bits([values[r] for r in rows.tolist()])
