@@ -266,7 +266,8 @@ class _Index:
                 self.claims[g].setdefault(bucket, []).append(e)
             self.where[e.slot.name] = (g, bucket)
         self.seen = 0
-        self.accepting: dict[tuple, np.ndarray] = {}       # (submitter, autocluster) -> groups
+        # (submitter, autocluster) -> the groups both sides accept, as a bit per group
+        self.accepting: dict[tuple, np.ndarray] = {}
         # The same counts as arrays over the groups, for sums over many groups at once.
         self.free_count = np.array(self.free, dtype=np.int64)
         self.dead_free = np.zeros(len(self.reps), dtype=np.int64)
@@ -341,20 +342,23 @@ def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) 
             counts[why] = counts.get(why, 0) + n
 
     key = (s.name, autocluster)
-    accepting = index.accepting.get(key) if autocluster is not None else None
-    if accepting is None:
+    n_groups = len(index.reps)
+    bits = index.accepting.get(key) if autocluster is not None else None
+    if bits is not None:
+        accepting = np.unpackbits(bits, count=n_groups).view(bool)
+    else:
+        accepting = np.zeros(n_groups, dtype=bool)
         if cycle.settings.policy.columnar:
-            accepting = _accepting_columnar(index, req, ev.state, cycle.matcher)
+            accepting[_accepting_columnar(index, req, ev.state, cycle.matcher)] = True
         else:
-            accepting = np.array([g for g, rep in enumerate(index.reps) if ev.value(rep, J_REQ) and ev.value(rep, S_REQ)],
-                                 dtype=np.intp)
+            accepting[[g for g, rep in enumerate(index.reps) if ev.value(rep, J_REQ) and ev.value(rep, S_REQ)]] = True
         if autocluster is not None:
-            index.accepting[key] = accepting
+            index.accepting[key] = np.packbits(accepting)
     add(ALREADY_MATCHED, int(index.dead_all[accepting].sum()))
     add(AVAILABLE, int((index.free_count[accepting] - index.dead_free[accepting]).sum()))
     # The claims of the accepting groups, in group order: the submitter's own busy ones,
     # then the first EXAMINE others examined one by one, the rest not preemptible.
-    sel = np.flatnonzero(np.isin(index.b_group, accepting))
+    sel = np.flatnonzero(accepting[index.b_group])
     alive = index.b_size[sel] - index.b_dead[sel]
     sel, alive = sel[alive > 0], alive[alive > 0]
     own = (index.b_holder[sel] == index.holder_code.get(s.name, -1)) & ~index.b_idle[sel]
