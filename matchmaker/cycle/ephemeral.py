@@ -41,33 +41,69 @@ from ..pool.ads import Slot
 ROOT_GROUP = "<none>"
 
 
-class _RecordingAttrs(dict):
+class _RecordingAttrs:
     """An ad's attribute table that can log the names looked up in it.
 
     The language's evaluator reads attributes straight from this table on its hot path
     (``_attrs.get``) as well as through ``ClassAd._lookup_node``, so the log sits here,
-    where every lookup passes, rather than on a method the evaluator may bypass."""
+    where every lookup passes, rather than on a method the evaluator may bypass.
 
-    __slots__ = ("reads",)
+    The table reads through to the original ad's storage (``base``, never written) and
+    keeps only what the cycle adds or replaces (``own``): a cycle's copies of 10,000 slot
+    ads then cost a few attributes each, not a dictionary of every attribute.  It reads
+    like the ``dict`` of :class:`~classad.ad.ClassAd` (insertion order: the base's names,
+    then new ones)."""
 
-    def __init__(self, items: Any = ()) -> None:
-        super().__init__(items)
+    __slots__ = ("base", "own", "reads")
+
+    def __init__(self, base: Any) -> None:
+        self.base = base
+        self.own: dict[str, Any] = {}
         self.reads: Optional[list[str]] = None
 
     def get(self, key: Any, default: Any = None) -> Any:
         if self.reads is not None:
             self.reads.append(key)
-        return dict.get(self, key, default)
+        entry = self.own.get(key)
+        if entry is None:
+            entry = self.base.get(key)
+        return default if entry is None else entry
 
     def __getitem__(self, key: Any) -> Any:
         if self.reads is not None:
             self.reads.append(key)
-        return dict.__getitem__(self, key)
+        entry = self.own.get(key)
+        return self.base[key] if entry is None else entry
 
     def __contains__(self, key: object) -> bool:
         if self.reads is not None:
             self.reads.append(key)  # type: ignore[arg-type]
-        return dict.__contains__(self, key)
+        return key in self.own or key in self.base
+
+    def __setitem__(self, key: str, entry: Any) -> None:
+        self.own[key] = entry
+
+    def __delitem__(self, key: str) -> None:
+        merged = dict(self.items())
+        del merged[key]
+        self.base, self.own = {}, merged
+
+    def keys(self) -> list[str]:
+        own = self.own
+        return [*self.base.keys(), *(k for k in own if k not in self.base)]
+
+    def __iter__(self) -> Any:
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.base) + sum(1 for k in self.own if k not in self.base)
+
+    def items(self) -> list[tuple[str, Any]]:
+        own, base = self.own, self.base
+        return [(k, own[k] if k in own else base[k]) for k in self.keys()]
+
+    def values(self) -> list[Any]:
+        return [entry for _, entry in self.items()]
 
 
 class NegotiationAd(ClassAd):
@@ -82,13 +118,13 @@ class NegotiationAd(ClassAd):
     __slots__ = ()
 
     def __init__(self, source: Optional[ClassAd] = None) -> None:
-        super().__init__(source)
-        self._attrs = _RecordingAttrs(self._attrs)
+        super().__init__(source)     # shares a compacted source's storage, copies a dict
+        self._attrs = _RecordingAttrs(self._attrs)  # type: ignore[assignment]
 
     @property
     def reads(self) -> Optional[list[str]]:
         """The list lookups are appended to, or None when not recording."""
-        return self._attrs.reads  # type: ignore[union-attr, no-any-return]
+        return self._attrs.reads  # type: ignore[union-attr]
 
     @reads.setter
     def reads(self, value: Optional[list[str]]) -> None:

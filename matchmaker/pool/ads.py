@@ -218,9 +218,11 @@ def remote_user(ad: ClassAd) -> Optional[str]:
 def make_slots(ads: Iterable[tuple[ClassAd, str]], *, use_slot_weights: bool = True,
                slot_weight_expr: Optional[Node] = None, force_slot_weight: bool = False,
                warnings: Optional[list[str]] = None) -> list[Slot]:
-    """Slot records for ``(ad, source)`` pairs, in list order."""
+    """Slot records for ``(ad, source)`` pairs, in list order.  Each ad is compacted
+    (:meth:`ClassAd.compact`), as job ads are."""
     slots: list[Slot] = []
     for ad, source in ads:
+        ad.compact()
         name = _string_attr(ad, "Name")
         if not name:
             raise FormatError("slot ad has no Name", **_where(source))
