@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from classad.ad import ClassAd
 
+from .accounting.reports import check_edit
 from .analyze.pool_view import PoolView, prepare
 from .config.knobs import Knobs
 from .config.settings import Settings
@@ -107,10 +108,23 @@ def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] 
         acct.close()
 
 
+# The latest time accepted: the end of the year 9999 (UTC), as in HTCondor's date handling.
+# A time beyond it is a mistake (milliseconds for seconds, a stray exponent) that would
+# otherwise be charged as usage and stored.
+MAX_TIME = 253_402_300_799.0
+
+# The most cycles one simulation may run (a year of one-minute cycles is 525,600).
+MAX_CYCLES = 1_000_000
+
+
 def check_time(value: float, what: str) -> float:
-    """``value`` if it is a finite number of seconds since the epoch, else ``StateError``."""
+    """``value`` if it is a finite number of seconds since the epoch, from 0 to
+    :data:`MAX_TIME`, else ``StateError``."""
     if not isinstance(value, (int, float)) or not math.isfinite(value):
         raise StateError(f"{what}: {value!r} is not a finite time (seconds since the epoch)")
+    if not 0 <= value <= MAX_TIME:
+        raise StateError(f"{what}: {value!r} is outside 0 .. {MAX_TIME:.0f} seconds since the epoch "
+                         "(the end of the year 9999)")
     return float(value)
 
 
@@ -126,10 +140,22 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
     :class:`~matchmaker.simulate.Simulation` (its rows; ``.to_frame()`` with pandas)."""
     check_time(start, "start")
     step = float(interval if interval is not None else loaded.knobs.get("NEGOTIATOR_INTERVAL"))
+    if not (math.isfinite(step) and step > 0):
+        raise StateError(f"interval: {step!r} is not a positive number of seconds")
+    if not (math.isfinite(duration) and duration >= 0):
+        raise StateError(f"duration: {duration!r} is not a non-negative number of seconds")
+    check_time(start + duration, "start + duration")
+    if duration // step + 1 > MAX_CYCLES:
+        raise StateError(f"a duration of {duration:g} s at one cycle every {step:g} s is {duration // step + 1:.0f} "
+                         f"cycles; at most {MAX_CYCLES:,} may run (use a longer interval)")
     acct = open_accountant(str(state) if state is not None else ":memory:", loaded.knobs, loaded.settings)
     try:
         with acct.transaction():
             for name, value in (factors or {}).items():
+                try:
+                    check_edit(acct, "setfactor", name, value)
+                except ValueError as exc:
+                    raise StateError(str(exc)) from None
                 acct.set_factor(name, value)
         return run_simulation(loaded.pool, loaded.settings, acct, start=start, duration=duration, interval=step,
                               job_duration=job_duration, seed=seed, progress=progress)
@@ -142,6 +168,7 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
 def analyze(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = None) -> PoolView:
     """The cycle ``negotiate`` would run at ``now``, kept for the ``analyze`` reports
     (:mod:`matchmaker.analyze`); the store at ``state`` is only read."""
+    check_time(now, "now")
     return prepare(loaded.pool, loaded.settings, loaded.knobs, now, str(state) if state is not None else None)
 
 

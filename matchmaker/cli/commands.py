@@ -360,7 +360,13 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err
     except OSError as exc:
         err.write(f"{PROG}: {exc.filename or '<system>'}: error: {exc.strerror or exc}\n")
         return 1
-    except Exception as exc:
+    except KeyboardInterrupt:
+        err.write(f"{PROG}: interrupted\n")
+        return 130
+    except MemoryError:
+        err.write(f"{PROG}: error: out of memory\n")
+        return 2
+    except Exception as exc:  # the last resort: never a traceback
         err.write(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)\n")
-        return 1
+        return 2
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from ..errors import ConfigError
@@ -57,6 +56,23 @@ _OPEN_RE = re.compile(r"\$([A-Za-z_]*)\(")
 # The longest text one macro expansion may produce: ``M2 = $(M1)$(M1)``, ``M3 = $(M2)$(M2)``
 # ... doubles at each step, and a few lines would otherwise expand for minutes.
 MAX_EXPANSION = 1 << 20
+
+
+# The longest configuration (or map) file read: real ones are kilobytes.
+MAX_FILE_CHARS = 16 << 20
+
+
+def read_bounded(path: str | os.PathLike, what: str) -> str:
+    """The text of a small file, or ``ConfigError`` when it cannot be read or is longer than
+    :data:`MAX_FILE_CHARS` characters."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(MAX_FILE_CHARS + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what}: {exc.strerror or exc}", file=str(path)) from None
+    if len(text) > MAX_FILE_CHARS:
+        raise ConfigError(f"{what} longer than {MAX_FILE_CHARS:,} characters", file=str(path))
+    return text
 
 
 class Config:
@@ -97,12 +113,9 @@ class Config:
         return cfg
 
     def read_file(self, path: str | os.PathLike, _depth: int = 0) -> None:
-        """Add the statements of one file to this configuration."""
-        try:
-            text = Path(path).read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise ConfigError(f"cannot read configuration file: {exc.strerror or exc}",
-                              file=str(path)) from None
+        """Add the statements of one file to this configuration (at most
+        :data:`MAX_FILE_CHARS` characters: ``/dev/zero`` is refused, not read forever)."""
+        text = read_bounded(path, "configuration file")
         self.read_text(text, str(path), _depth)
 
     def read_text(self, text: str, source: str = "<string>", _depth: int = 0) -> None:
@@ -297,4 +310,5 @@ def _error(message: str, where: Optional[Definition]) -> ConfigError:
     return ConfigError(message, file=where.file, line=where.line)
 
 
-__all__ = ["EMULATED_VERSION", "ENVIRONMENT", "MAX_INCLUDE_DEPTH", "SUBSYSTEMS", "Config", "Definition"]
+__all__ = ["EMULATED_VERSION", "ENVIRONMENT", "MAX_FILE_CHARS", "MAX_INCLUDE_DEPTH", "SUBSYSTEMS", "Config",
+           "Definition", "read_bounded"]

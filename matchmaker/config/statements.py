@@ -292,7 +292,8 @@ class Reader:
         if not path.is_file():
             if ifexist:
                 return
-            raise self.fail(f"cannot include {target!r}: no such file", lineno)
+            why = "not a regular file" if path.exists() else "no such file"
+            raise self.fail(f"cannot include {target!r}: {why}", lineno)
         self.cfg.read_file(str(path), self.depth + 1)
 
 

@@ -372,3 +372,25 @@ def test_api_progress_hears_reading_and_spins():
     assert len(result.matches) == 4
     assert heard == ["negotiating: spin 1, 0 matches", "negotiating: spin 2, 3 matches",
                      "negotiating: spin 3, 4 matches"]
+
+
+# ---- the last-resort handler ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raised, status, message", [
+    (ValueError("boom"), 2, "matchmaker: <internal>: error: ValueError: boom (please report this bug)\n"),
+    (KeyboardInterrupt(), 130, "matchmaker: interrupted\n"),
+    (MemoryError(), 2, "matchmaker: error: out of memory\n"),
+])
+def test_unexpected_exception_is_one_line(monkeypatch, tmp_path, raised, status, message):
+    import io
+
+    from matchmaker.cli import commands
+
+    def broken(args, out, err):
+        raise raised
+
+    monkeypatch.setattr(commands, "cmd_userprio", broken)
+    err = io.StringIO()
+    assert commands.main(["userprio", "--state", str(tmp_path / "p.db")], out=io.StringIO(), err=err) == status
+    assert err.getvalue() == message

@@ -133,3 +133,19 @@ def test_state_database_is_kept(tmp_path):
                            cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert shown.returncode == 0, shown.stderr
     assert "alice@example.org" in shown.stdout and "50.25" in shown.stdout
+
+
+@pytest.mark.parametrize("extra, words", [
+    (("--setfactor", "bob@example.org", "-1"), "at least 1"),
+    (("--setfactor", "bob", "5"), "neither user@domain"),
+    (("--duration", "99999999999h"), "outside"),
+    (("--duration", "200000h", "--interval", "1m"), "cycles; at most"),
+])
+def test_refused_runs_end_at_once_with_one_line(extra, words):
+    """A bad factor is refused as ``userprio`` refuses it; a run that would never end is
+    refused before the first cycle."""
+    args = extra if "--duration" in extra else (*extra, "--duration", "1h")
+    proc = simulate_cli("fair-share", *args)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert words in proc.stderr, proc.stderr

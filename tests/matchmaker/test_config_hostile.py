@@ -50,6 +50,16 @@ def test_an_included_non_config_file_is_not_echoed(tmp_path):
     assert f"{private}:1:" in proc.stderr and "hunter2" not in proc.stderr
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_an_endless_file_is_refused_not_read_forever(tmp_path):
+    with pytest.raises(ConfigError, match="longer than"):
+        Config.from_file("/dev/zero", environ={})
+    config = tmp_path / "neg.config"
+    config.write_text("include : /dev/zero\n")
+    with pytest.raises(ConfigError, match="not a regular file"):
+        Config.from_file(config, environ={})
+
+
 def test_the_top_level_file_is_still_quoted():
     with pytest.raises(ConfigError, match="'not a statement'"):
         Config.from_string("not a statement\n", "neg.config", environ={})

@@ -84,6 +84,14 @@ def test_a_non_finite_or_bad_time_is_refused_and_nothing_is_stored(tmp_path, now
     assert not db.exists() or mm("userprio", "--state", db).returncode == 0
 
 
+@pytest.mark.parametrize("now", ["1e300", "-5", "1.7e12"])
+def test_a_time_outside_the_calendar_is_refused(tmp_path, now):
+    """A stray exponent or a millisecond timestamp would be charged as usage and stored."""
+    db = tmp_path / "a.db"
+    one_error(mm(*negotiate_args(db, now)), "outside")
+    assert not db.exists() or mm("userprio", "--state", db).returncode == 0
+
+
 def test_the_clock_may_not_go_back(tmp_path):
     db = tmp_path / "a.db"
     assert mm(*negotiate_args(db, NOW)).returncode == 0
@@ -167,3 +175,41 @@ def test_a_killed_cycle_leaves_a_usable_store(tmp_path):
         if db.exists() and db.stat().st_size > 0:
             assert shown.returncode == 0, shown.stderr
             assert mm(*negotiate_args(db, NOW + 120)).returncode == 0
+
+
+# ---- concurrent writers ----------------------------------------------------------------------
+
+
+def test_concurrent_commands_keep_every_acknowledged_edit(tmp_path):
+    """Cycles and edits run as separate processes at the same time: every command either
+    succeeds or fails with one clear line, and every edit that reported success is in the
+    store afterwards."""
+    db = tmp_path / "a.db"
+    assert mm(*negotiate_args(db, NOW)).returncode == 0
+    base = [sys.executable, "-m", "matchmaker.cli"]
+    procs = []
+    for round_ in range(3):
+        now = NOW + 60 * (round_ + 1)
+        procs.append(("cycle", None, subprocess.Popen([*base, *map(str, negotiate_args(db, now))], cwd=ROOT,
+                                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+        for k in range(3):
+            name, factor = f"writer{round_}{k}@example.org", float(2 + k)
+            cmd = [*base, "userprio", "--state", str(db), "--setfactor", name, str(factor)]
+            procs.append(("edit", (name, factor), subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
+                                                                   stderr=subprocess.PIPE, text=True)))
+    acknowledged = []
+    for _kind, edit, p in procs:
+        out, err = p.communicate(timeout=120)
+        assert "Traceback" not in err, err
+        if p.returncode == 0:
+            if edit is not None:
+                acknowledged.append(edit)
+        else:
+            assert p.returncode == 1 and len(err.splitlines()) == 1, err
+            assert "changed while this command ran" in err or "locked" in err or "earlier than" in err, err
+    store = Accountant.load(db)
+    try:
+        for name, factor in acknowledged:
+            assert store.get(name) is not None and store.get(name).factor == factor, name
+    finally:
+        store.close()
