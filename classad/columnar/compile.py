@@ -100,6 +100,9 @@ class Run:
         if table.row_only is None and not table.nested:
             table.row_only = RowOnly(table, _WEIRD, _pure)
         self.row_only: Optional[RowOnly] = table.row_only
+        # TARGET.x / OTHER.x in the fixed ad's expressions name the row's attributes, unless
+        # the fixed ad defines ``target`` or ``other`` itself.
+        self.partner_plain = "target" not in self.fixed_attrs and "other" not in self.fixed_attrs
 
     def note(self, key: Any, tok: Any) -> None:
         """Record a read of the fixed ad (token None: a read that cannot be shared)."""
@@ -153,10 +156,17 @@ class Run:
             return Const(float(v.secs) if type(v) is RelTime else v)
         if t is ast.Paren:
             return self.ev(node.inner, scope, rows, active)
-        if scope == ROW and t in _COMPOUND and self.row_only is not None:
-            shared = self.row_only_value(node, rows, active)
-            if shared is not None:
-                return shared
+        if t in _COMPOUND and self.row_only is not None:
+            if scope == ROW:
+                shared = self.row_only_value(node, rows, active)
+                if shared is not None:
+                    return shared
+            elif self.partner_plain:
+                twin = self.row_only.partner_form(node)
+                if twin is not None:
+                    shared = self.row_only_value(twin, rows, active)
+                    if shared is not None:
+                        return shared
         if t is ast.Binary:
             return self.binary(node, scope, rows, active)
         if t is ast.AttrRef:

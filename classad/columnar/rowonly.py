@@ -12,6 +12,11 @@ table and then shared by every evaluation and every ad text in which the same
 sub-expression appears: sub-expressions are compared by *shape* (node kinds,
 operators, names and exact literal values), not by identity.
 
+The fixed ad's own expressions hold row-only parts too: a job's Requirements reads
+the slot through ``TARGET.Arch == "X86_64"``, the same in a thousand requests.
+:meth:`RowOnly.partner_form` rewrites such a part into its row-scope twin
+(``MY.Arch == "X86_64"``), which then shares a value like any other.
+
 A shape is computed over the whole table only when it is asked for a second
 time, so a pool whose row-only parts are each used by a single slot pays no
 more than before.  Values are kept packed and their memory is bounded like
@@ -30,6 +35,8 @@ from .column import Column, Const, Packed
 from .table import HOLDS_NOTHING, AdTable
 
 _UNIQUE = "unique"          # shape of a node that is never row-only (compared by identity)
+_MY = ast.attr_ref("MY")
+_PARTNER = frozenset({"target", "other"})
 DEFAULT_BUDGET = 32 * 1024 * 1024
 
 
@@ -46,6 +53,7 @@ class RowOnly:
         self._shapes: dict[tuple, int] = {}
         self._attr_depth: dict[str, int] = {}
         self._asked: set[tuple] = set()
+        self._partner: dict[int, tuple[Any, Any]] = {}      # id(node) -> (node, row-scope twin or None)
         self.values: OrderedDict[tuple, Const | Packed] = OrderedDict()
         self.budget = budget
         self.nbytes = 0
@@ -107,6 +115,20 @@ class RowOnly:
             return self._compound(("list",), node.items, True)
         return (_UNIQUE, id(node)), -1
 
+    # ---- the fixed ad's parts that read only the rows ----------------------------------
+
+    def partner_form(self, node: Any) -> Optional[Any]:
+        """For ``node`` in the fixed ad's scope: the same expression in the rows' scope if
+        it reads the rows only through ``TARGET.x``/``OTHER.x`` (now ``MY.x``) and nothing
+        of the fixed ad; else None.  The caller makes sure the fixed ad has no attribute
+        named ``target`` or ``other`` (which would make those names its own)."""
+        hit = self._partner.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        twin = _row_twin(node)
+        self._partner[id(node)] = (node, twin)
+        return twin
+
     def _compound(self, head: tuple, children: Any, ok: bool) -> tuple[tuple, int]:
         codes, depth = [], 0 if ok else -1
         for child in children:
@@ -157,6 +179,41 @@ class RowOnly:
         self.values[key] = kept
         while self.nbytes > self.budget and len(self.values) > 1:
             self.nbytes -= _size(self.values.popitem(last=False)[1])
+
+
+def _row_twin(node: Any) -> Optional[Any]:
+    """See :meth:`RowOnly.partner_form` (no caching here)."""
+    t = type(node)
+    if t is ast.Literal:
+        return node
+    if t is ast.Select:
+        base = node.base
+        if type(base) is ast.AttrRef and not base.absolute and base.lname in _PARTNER:
+            return ast.select(_MY, node.name)
+        return None
+    if t is ast.Binary:
+        left, right = _row_twin(node.left), _row_twin(node.right)
+        return None if left is None or right is None else ast.Binary(node.op, left, right)
+    if t is ast.Unary:
+        operand = _row_twin(node.operand)
+        return None if operand is None else ast.Unary(node.op, operand)
+    if t is ast.Paren:
+        inner = _row_twin(node.inner)
+        return None if inner is None else ast.Paren(inner)
+    if t is ast.Conditional or t is ast.Elvis or t is ast.Call:
+        parts = (node.cond, node.then, node.other) if t is ast.Conditional else \
+            (node.left, node.right) if t is ast.Elvis else node.args
+        twins: list[Any] = [_row_twin(p) for p in parts]
+        if any(x is None for x in twins):
+            return None
+        if t is ast.Conditional:
+            return ast.Conditional(*twins)
+        if t is ast.Elvis:
+            return ast.Elvis(*twins)
+        return ast.call(node.name, tuple(twins))
+    if t is ast.ListExpr and all(type(i) is ast.Literal for i in node.items):
+        return node
+    return None
 
 
 def _size(v: Optional[Const | Packed]) -> int:

@@ -192,3 +192,32 @@ def test_operators_on_small_values(exprs, rows, fixed, side, strict):
         _check(exprs, rows, fixed, side)
     finally:
         set_strict_mode(False)
+
+
+_JOB_REQS = st.sampled_from([
+    'TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory',
+    '(TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") && (TARGET.Disk >= RequestDisk)',
+    'ifThenElse(isUndefined(OTHER.Mips), 0, TARGET.Mips) > 10 && (TARGET.KFlops ?: 1) > RequestMemory',
+    '!(TARGET.Arch == "X86_64") || TARGET.Memory * 2 >= RequestMemory',
+])
+_EXTRA = st.sampled_from(["", "target = [Arch = \"X86_64\"; OpSys = \"LINUX\"];", "other = 3;"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(reqs=st.lists(st.tuples(_JOB_REQS, st.integers(0, 3000), _EXTRA), min_size=2, max_size=5),
+       cols=st.lists(st.tuples(num, num, st.sampled_from(['"X86_64"', '"x86_64"', '"ARM"', "undefined", "3"]),
+                               st.sampled_from(["", "my = [Arch = 1];"])), min_size=1, max_size=8))
+def test_requests_share_their_row_only_parts(reqs, cols):
+    """Many requests over one slot table: the parts of their Requirements that read only the
+    slot (TARGET.Arch == "X86_64") are computed once and shared, with the scalar answers,
+    also when a request defines ``target`` or ``other`` itself or a slot defines ``my``."""
+    rows = [ClassAd(f"[Memory = {m}; Disk = {d}; Arch = {arch}; OpSys = \"LINUX\"; Mips = 20; KFlops = {m}; {extra}]")
+            for m, d, arch, extra in cols]
+    table = AdTable(rows)
+    for _ in range(2):
+        for req, size, extra in reqs:
+            fixed = ClassAd(f"[Requirements = {req}; RequestMemory = {size}; RequestDisk = {size}; {extra}]")
+            col = evaluate_attribute(table, "Requirements", row_side="target", other=fixed,
+                                     state=new_state(clock=_clock))
+            expected = [fixed.evaluate("Requirements", r, state=new_state(fixed, r, clock=_clock)) for r in rows]
+            _same(col.to_values(), expected)
