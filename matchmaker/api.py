@@ -141,9 +141,9 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
     check_time(start, "start")
     step = float(interval if interval is not None else loaded.knobs.get("NEGOTIATOR_INTERVAL"))
     if not (math.isfinite(step) and step > 0):
-        raise StateError(f"interval: {step!r} is not a positive number of seconds")
+        raise ValueError(f"the interval must be a positive number of seconds, not {step!r}")
     if not (math.isfinite(duration) and duration >= 0):
-        raise StateError(f"duration: {duration!r} is not a non-negative number of seconds")
+        raise ValueError(f"the duration must be a non-negative number of seconds, not {duration!r}")
     check_time(start + duration, "start + duration")
     if duration // step + 1 > MAX_CYCLES:
         raise StateError(f"a duration of {duration:g} s at one cycle every {step:g} s is {duration // step + 1:.0f} "
