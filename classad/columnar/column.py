@@ -250,23 +250,28 @@ def _narrow(a: np.ndarray) -> Optional[np.ndarray]:
 
 class Packed:
     """A column set aside for later (a memo entry) in as few bytes as its values need:
-    one kind code when every row has the same kind, integer payloads in the smallest
-    type that holds them, payloads that are all zero not at all.  A boolean column of
-    10,000 rows takes 10 KB instead of 250 KB."""
+    one kind code when every row has the same kind, a bit per row for a boolean column,
+    integer payloads in the smallest type that holds them, payloads that are all zero
+    not at all.  A boolean column of 10,000 rows takes 1.25 KB instead of 250 KB."""
 
-    __slots__ = ("n", "kind", "i", "f", "s", "o", "pool", "nbytes")
+    __slots__ = ("n", "kind", "bits", "i", "f", "s", "o", "pool", "nbytes")
 
     def __init__(self, col: Column) -> None:
         k = col.kind
         self.n = n = len(k)
         first = int(k[0]) if n else K_UNDEF
         self.kind: Union[int, np.ndarray] = first if n == 0 or not (k != first).any() else k.copy()
-        self.i = _narrow(col.i)
+        self.bits: Optional[np.ndarray] = None
+        self.i: Optional[np.ndarray] = None
+        if type(self.kind) is int and self.kind == K_BOOL:
+            self.bits = np.packbits(col.i != 0)
+        else:
+            self.i = _narrow(col.i)
         self.f = col.f.copy() if col.f.view(np.int64).any() else None   # bits: keeps -0.0
         self.s = _narrow(col.s)
         self.o = None if col.o is None else col.o.copy()
         self.pool = col.pool
-        self.nbytes = 64 + sum(a.nbytes for a in (self.i, self.f, self.s, self.o) if a is not None) \
+        self.nbytes = 64 + sum(a.nbytes for a in (self.bits, self.i, self.f, self.s, self.o) if a is not None) \
             + (0 if type(self.kind) is int else n)
 
     def unpack(self, rows: Optional[np.ndarray] = None) -> Column:
@@ -279,8 +284,10 @@ class Packed:
             return (a if rows is None else a[rows]).astype(dtype)
 
         kind = self.kind
+        ints = part(self.i, np.int64) if self.bits is None else \
+            part(np.unpackbits(self.bits, count=self.n), np.int64)
         return Column(part(kind, np.int8) if isinstance(kind, np.ndarray) else np.full(m, kind, np.int8),
-                      part(self.i, np.int64), part(self.f, np.float64), part(self.s, np.int64),
+                      ints, part(self.f, np.float64), part(self.s, np.int64),
                       None if self.o is None else (self.o.copy() if rows is None else self.o[rows]), self.pool)
 
 
