@@ -26,6 +26,7 @@ is set; a missing, non-numeric or negative value counts as 1.0, and with
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
@@ -70,21 +71,45 @@ class Slot:
         return self.customer is not None and (self.state in CHARGED_STATES or not self.state)
 
 
-@dataclass(eq=False, slots=True)
+# File names of ``file:line`` sources, one string per file for every job read from it.
+_FILES: dict[str, str] = {}
+
+
 class Job:
     """One job ad and its identity in the queue."""
 
-    ad: ClassAd
-    cluster: int
-    proc: int
-    submitter: str                  # accounting principal: AccountingGroup@domain, else User
-    status: int                     # JobStatus (1 idle, 2 running, ...)
-    source: str
+    __slots__ = ("ad", "cluster", "proc", "submitter", "status", "_file", "_line")
+
+    def __init__(self, ad: ClassAd, cluster: int, proc: int, submitter: str, status: int, source: str) -> None:
+        self.ad = ad
+        self.cluster = cluster
+        self.proc = proc
+        self.submitter = submitter      # accounting principal: AccountingGroup@domain, else User
+        self.status = status            # JobStatus (1 idle, 2 running, ...)
+        # ``source`` ("file:line") is kept as a shared file name and a line number: a
+        # queue of 100,000 jobs read from one file then holds the name once.
+        file, colon, line = source.rpartition(":")
+        if colon and line.isdigit():
+            if len(_FILES) >= 1024:
+                _FILES.clear()
+            self._file: str = _FILES.setdefault(file, file)
+            self._line: Optional[int] = int(line)
+        else:
+            self._file, self._line = source, None
+
+    @property
+    def source(self) -> str:
+        """``file:line`` of the ad (or another description of where it came from)."""
+        return self._file if self._line is None else f"{self._file}:{self._line}"
 
     @property
     def id(self) -> str:
         """``ClusterId.ProcId``."""
         return f"{self.cluster}.{self.proc}"
+
+    def __repr__(self) -> str:
+        return (f"Job(ad={self.ad!r}, cluster={self.cluster}, proc={self.proc}, submitter={self.submitter!r}, "
+                f"status={self.status}, source={self.source!r})")
 
 
 @dataclass
@@ -347,6 +372,8 @@ def make_jobs(ads: Iterable[tuple[ClassAd, str]], *, uid_domain: Optional[str] =
                     refused.append((f"{cluster}.{proc}", refusal))
                 continue
         name = submitter_name(ad, uid_domain)
+        if name is not None:
+            name = sys.intern(name)         # one string per submitter, not one per job
         if name is None:
             raise FormatError(f"job {cluster}.{proc} has no User, Owner or AccountingGroup",
                               **_where(source))
