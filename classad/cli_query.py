@@ -355,8 +355,24 @@ def format_one(fmt: str, tree: ExprTree, ad: ClassAd) -> str:
     return "".join(pieces)
 
 
+# The widest field and the longest precision a -format conversion may ask for: printf
+# would build the field whatever its size (``%999999999d`` is a gigabyte per ad).
+MAX_FORMAT_WIDTH = 4096
+
+
+def check_format(fmt: str) -> None:
+    """``UsageError`` for a conversion wider or more precise than :data:`MAX_FORMAT_WIDTH`."""
+    for m in _SPEC.finditer(_expand_escapes(fmt)):
+        for part in (m.group(2), m.group(3)):
+            if part is not None and int(part) > MAX_FORMAT_WIDTH:
+                raise UsageError(f"-format {fmt!r}: {m.group(0)!r} asks for {int(part):,} characters; "
+                                 f"at most {MAX_FORMAT_WIDTH} are allowed")
+
+
 def write_formats(ads: Iterable[ClassAd], formats: Sequence[tuple[str, str]], out: TextIO) -> None:
     """Print every ``-format FMT EXPR`` for each ad, nothing else."""
+    for fmt, _ in formats:
+        check_format(fmt)
     trees = [(fmt, parse_expr_arg(expr, f"<format{i}>")) for i, (fmt, expr) in enumerate(formats, start=1)]
     for ad in ads:
         out.write("".join(format_one(fmt, tree, ad) for fmt, tree in trees))

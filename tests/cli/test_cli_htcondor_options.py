@@ -218,3 +218,13 @@ def test_endless_stdin_is_refused_not_read_forever():
                           capture_output=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 1 and b"Traceback" not in proc.stderr
     assert b"<stdin>:1:" in proc.stderr and b"line longer than" in proc.stderr
+
+
+@pytest.mark.parametrize("fmt", ["%999999999d", "%.99999999999f", "x%4097s\\n"])
+def test_huge_format_widths_are_a_usage_error(fmt, capsys):
+    """printf would build a field of that size for every ad."""
+    from classad import cli
+
+    assert cli.main(["query", SLOTS, "-format", fmt, "Memory"]) == 2
+    err = capsys.readouterr().err
+    assert "at most 4096" in err and "Traceback" not in err
