@@ -306,6 +306,10 @@ def _quiet_stdout() -> None:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if any("\x00" in a for a in argv):
+        # A process's arguments cannot hold NUL; only a caller from Python can pass one.
+        print(f"{PROG}: error: an argument holds a NUL character", file=sys.stderr)
+        return 2
     try:
         args = _parse(argv)
     except cli_query.HelpRequested:

@@ -344,6 +344,10 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err
     """Entry point; returns the exit status (output to ``sys.stdout``/``sys.stderr`` by default)."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
+    if argv is not None and any("\x00" in a for a in argv):
+        # A process's arguments cannot hold NUL; only a caller from Python can pass one.
+        err.write(f"{PROG}: error: an argument holds a NUL character\n")
+        return 2
     args = build_parser().parse_args(argv)
     try:
         return args.run(args, out, err)

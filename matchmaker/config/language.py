@@ -70,6 +70,8 @@ def read_bounded(path: str | os.PathLike, what: str) -> str:
             text = fh.read(MAX_FILE_CHARS + 1)
     except OSError as exc:
         raise ConfigError(f"cannot read {what}: {exc.strerror or exc}", file=str(path)) from None
+    except ValueError:      # a NUL in the name
+        raise ConfigError(f"cannot read {what}: the name holds a NUL character", file=repr(str(path))) from None
     if len(text) > MAX_FILE_CHARS:
         raise ConfigError(f"{what} longer than {MAX_FILE_CHARS:,} characters", file=str(path))
     return text

@@ -165,7 +165,7 @@ def group_mapping_from_knobs(knobs: Any) -> Optional[GroupMapping]:
         path = Path(where.file).parent / path
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:    # ValueError: a NUL in the name
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ConfigError(f"{map_knob}: cannot read accounting-group map file {str(path)!r}: {reason}",
                           file=where.file if where else None, line=where.line if where else None) from None

@@ -154,6 +154,8 @@ def read_ads(path: str | os.PathLike) -> list[tuple[ClassAd, str]]:
 def stream_ads(path: str | os.PathLike) -> Iterator[tuple[ClassAd, str]]:
     """The pairs of :func:`read_ads` one at a time, as the file is read."""
     name = os.fspath(path)
+    if "\x00" in name:
+        raise FormatError("cannot read ad file: the name holds a NUL character", file=repr(name))
     try:
         with open(name, encoding="utf-8", newline="\n") as fh:
             head = _head(fh)

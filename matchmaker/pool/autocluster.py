@@ -246,6 +246,10 @@ class Autoclusters:
         self._names: dict[tuple[int, int], tuple[str, ...]] = {}
         self._text: dict[int, tuple[ast.Node, str]] = {}
         self._ids: dict[tuple, int] = {}
+        # (names, identities of the job's nodes for them) -> (the nodes, autocluster): jobs
+        # read from one dump share their nodes for equal values, so most jobs are a hit
+        # here.  The nodes are held, so their identities stay theirs.
+        self._by_nodes: dict[tuple, tuple[list, int]] = {}
         self._count = 0
 
     def names_for(self, ad: ClassAd) -> tuple[str, ...]:
@@ -284,9 +288,14 @@ class Autoclusters:
             return self._count
         ad = job.ad
         names = self.names_for(ad)
+        nodes = ad.nodes_of(names)
+        by_nodes = (names, tuple(map(id, nodes)))
+        hit = self._by_nodes.get(by_nodes)
+        if hit is not None:
+            return hit[1]
         literal, value_key = ast.Literal, self._value_key
         values: list[object] = []
-        for node in ad.nodes_of(names):
+        for node in nodes:
             if node is None:
                 values.append(None)
             elif type(node) is literal and type(node.value) in _PLAIN:
@@ -298,6 +307,8 @@ class Autoclusters:
         if ac is None:
             self._count += 1
             ac = self._ids[key] = self._count
+        if len(self._by_nodes) < 65536:
+            self._by_nodes[by_nodes] = (nodes, ac)
         return ac
 
     def __len__(self) -> int:

@@ -117,3 +117,14 @@ def test_matchmaker_negotiate_with_mostly_valid_arguments(files, data):
         argv[i] = data.draw(st.one_of(st.sampled_from(VALUES), st.sampled_from(files),
                                       st.sampled_from(MATCHMAKER_WORDS)))
     check(*run_cli(lambda a: commands.main(a, sys.stdout, sys.stderr), argv), argv)
+
+
+def test_a_nul_in_an_argument_is_a_usage_error():
+    """Found by the fuzz target: open() refuses a name with NUL (ValueError)."""
+    from classad import cli
+    from matchmaker.cli import commands
+
+    status, err = run_cli(cli.main, ["query", "x\x00y"])
+    assert (status, err) == (2, "classad: error: an argument holds a NUL character\n")
+    status, err = run_cli(lambda a: commands.main(a, sys.stdout, sys.stderr), ["negotiate", "--config", "\x00"])
+    assert (status, err) == (2, "matchmaker: error: an argument holds a NUL character\n")
