@@ -62,7 +62,7 @@ class EvalState:
     """
 
     __slots__ = ("strict", "clock", "random", "my", "target", "active", "depth", "_match",
-                 "memo", "steps", "alloc", "regex_left", "taint", "running")
+                 "memo", "steps", "alloc", "work", "regex_left", "taint", "running")
 
     def __init__(self, my: Any = None, target: Any = None, strict: bool = False,
                  clock: Optional[Callable[[], float]] = None, rng: Optional[random.Random] = None) -> None:
@@ -83,6 +83,7 @@ class EvalState:
         """Start a top-level evaluation: fresh budgets, empty memo."""
         self.steps = LIMITS.eval_steps
         self.alloc = LIMITS.alloc_budget
+        self.work = LIMITS.arg_work
         self.regex_left = LIMITS.regex_eval_seconds
         if self.memo:
             self.memo = {}
@@ -633,7 +634,15 @@ def _compile_call(node: ast.Call) -> Callable:
         ctx = CallContext(ad, st)
         kind = entry.kind
         if kind == "eager":
-            result = entry.impl(ctx, *[f(ad, st) for f in arg_fns])
+            values = [f(ad, st) for f in arg_fns]
+            for v in values:
+                t = type(v)
+                if t is ListValue or t is str:
+                    # Work a function does grows with its arguments: charge it (see LIMITS.arg_work).
+                    st.work -= len(v) if t is ListValue else len(v) >> 4
+                    if st.work < 0:
+                        return ERROR
+            result = entry.impl(ctx, *values)
         elif kind == "lazy":
             result = entry.impl(ctx, *[_thunk(f, ad, st) for f in arg_fns])
         else:

@@ -159,6 +159,28 @@ def test_allocation_budget_is_per_evaluation(restore_limits):
     assert ad.eval("t") == 600  # a new evaluation has a new budget
 
 
+def test_work_on_arguments_is_counted(restore_limits, oracle):
+    """A function's work grows with its arguments: list elements (and string characters / 16)
+    passed to functions count against ``arg_work``; within it, values are HTCondor's."""
+    limits.configure(arg_work=1000)
+    text = 'member("zz", {%s}) + member(3, {%s})' % (", ".join(['"a"'] * 400), ", ".join(["3"] * 400))
+    assert classad.ExprTree(text).eval() == oracle.ExprTree(text).eval()        # 800 elements
+    three = text + ' + member("q", {%s})' % ", ".join(['"b"'] * 400)
+    assert classad.ExprTree(three).evaluate() is ERROR                          # 1,200 elements
+    assert classad.ExprTree(text).eval() == oracle.ExprTree(text).eval()        # a new evaluation
+
+
+def test_repeated_member_over_a_huge_list_ends_in_error():
+    """The audit's reproducer, as a step count: a 500,000-element list searched by every
+    link of a chain that random() keeps from being remembered."""
+    lines = ['B = strcat(%s)' % ", ".join(['"a,"'] * 1000), 'L = split(strcat(%s), ",")' % ", ".join(["B"] * 500),
+             "e0 = random(2)"]
+    lines += [f'e{i} = member("zz", L) + e{i - 1} + e{i - 1}' for i in range(1, 9)]
+    ad = classad.ClassAd("[" + "; ".join(lines) + "]")
+    assert ad.evaluate("e1") is not ERROR          # one search of 500,000 elements fits
+    assert ad.evaluate("e8") is ERROR              # 255 searches do not
+
+
 # ---- regular expressions ---------------------------------------------------------------------
 
 CATASTROPHIC = 'regexp("(a|aa)+$", "%s")' % ("a" * 40 + "b")
