@@ -349,6 +349,7 @@ class Knobs:
 
     def _convert(self, knob: Knob, name: str, d: Optional[Definition], default: Optional[str]) -> Any:
         raw = self.config.get_raw(d.name) if d is not None else None
+        hidden = raw is not None and self.config.last_from_included
         source = d if raw is not None else None
         if raw is None:
             if d is not None and knob.type in ("string", "expr", "list"):
@@ -361,6 +362,9 @@ class Knobs:
         try:
             return _parse_value(knob, raw)
         except ValueError as exc:
+            if hidden:      # the text came (at least partly) from an included file: not quoted
+                raise _knob_error(f"{name}: its value, built from an included file, is not a valid "
+                                  f"{knob.type} (the text is not shown)", source) from None
             raise _knob_error(f"{name}: {exc}", source) from None
 
 

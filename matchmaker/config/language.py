@@ -92,6 +92,11 @@ class Config:
         self._defaults = {k.upper(): v for k, v in (defaults or {}).items()}
         self._environ = os.environ if environ is None else environ
         self._memo: Optional[dict[str, str]] = None    # macro values during one expansion
+        # Files read through ``include``: their text is not quoted in errors (they need not
+        # be configuration), and neither is a value built from their definitions.
+        self.included: set[str] = set()
+        self._touched_included = False
+        self.last_from_included = False    # whether the last get_raw used an included file
 
     # ---- construction -------------------------------------------------------------
 
@@ -118,6 +123,8 @@ class Config:
         """Add the statements of one file to this configuration (at most
         :data:`MAX_FILE_CHARS` characters: ``/dev/zero`` is refused, not read forever)."""
         text = read_bounded(path, "configuration file")
+        if _depth > 0:
+            self.included.add(str(path))
         self.read_text(text, str(path), _depth)
 
     def read_text(self, text: str, source: str = "<string>", _depth: int = 0) -> None:
@@ -162,9 +169,12 @@ class Config:
         As HTCondor's ``param()``, an empty value counts as unset.
         """
         d = self.definition(name)
+        self.last_from_included = False
         if d is None:
             return default
+        self._touched_included = d.file in self.included
         value = self._top_expand(d.value, (d.name.upper(),), d).strip()
+        self.last_from_included = self._touched_included
         return value if value else default
 
     def names(self) -> list[str]:
@@ -233,6 +243,8 @@ class Config:
                 if m.default is not None:
                     return self._expand(m.default, active, origin)
                 return self._expand(self._defaults.get(m.name.upper(), ""), active, origin)
+            if d.file in self.included:
+                self._touched_included = True
             key = d.name.upper()
             if key in active:
                 chain = " -> ".join(active + (key,))
@@ -253,7 +265,8 @@ class Config:
             try:
                 number = float(body.split(",")[0])
             except ValueError:
-                raise _error(f"${m.func}() needs a plain number here, got {body!r}", origin) from None
+                shown = "text from an included file" if self._touched_included else repr(body)
+                raise _error(f"${m.func}() needs a plain number here, got {shown}", origin) from None
             return str(int(number)) if m.func == "INT" else repr(number)
         raise _error(f"${m.func}() is not supported by this implementation", origin)
 

@@ -60,6 +60,22 @@ def test_an_endless_file_is_refused_not_read_forever(tmp_path):
         Config.from_file(config, environ={})
 
 
+@pytest.mark.parametrize("use", ["PRIORITY_HALFLIFE = $(root)", "PRIORITY_HALFLIFE = 1 + $(root)",
+                                 "X = $(root)\nPREEMPTION_REQUIREMENTS = $(X) &&", "PRIORITY_HALFLIFE = $INT($(root))"])
+def test_a_value_built_from_an_included_file_is_not_echoed(tmp_path, use):
+    """A line of a file that is not configuration can still parse as ``name : value``: a
+    knob built from it must not print it back."""
+    private = tmp_path / "shadow"
+    private.write_text("root:$6$SECRETHASH:19000:0:99999:7:::\n")
+    config = tmp_path / "neg.config"
+    config.write_text(f"include : {private}\n{use}\n")
+    knob = use.splitlines()[-1].split("=")[0].strip()
+    with pytest.raises(ConfigError) as info:
+        Knobs.from_file(config).get(knob)
+    assert "SECRETHASH" not in str(info.value)
+    assert "not shown" in str(info.value) or "from an included file" in str(info.value)
+
+
 def test_the_top_level_file_is_still_quoted():
     with pytest.raises(ConfigError, match="'not a statement'"):
         Config.from_string("not a statement\n", "neg.config", environ={})
