@@ -98,8 +98,11 @@ EDITS = {
 def check_edit(acct: Accountant, command: str, name: str, value: Optional[float]) -> None:
     """Refuse an edit ``condor_userprio`` would refuse, or one that would create a record by
     mistake: ``ValueError`` stating the rule."""
-    if not name or any(c.isspace() for c in name):
+    if not name or any(c.isspace() or not c.isprintable() for c in name):
         raise ValueError(f"{command}: {name!r} is not a submitter or group name")
+    user, at, domain = name.rpartition("@")
+    if at and (not user or not domain or "@" in user):
+        raise ValueError(f"{command}: {name!r} is not of the form user@domain")
     if "@" not in name and acct.get(name) is None:
         raise ValueError(f"{command}: {name!r} is neither user@domain nor a principal in the store "
                          "(a group gets a record at its first cycle)")

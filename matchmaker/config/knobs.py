@@ -365,7 +365,13 @@ class Knobs:
             if hidden:      # the text came (at least partly) from an included file: not quoted
                 raise _knob_error(f"{name}: its value, built from an included file, is not a valid "
                                   f"{knob.type} (the text is not shown)", source) from None
-            raise _knob_error(f"{name}: {exc}", source) from None
+            text = str(exc)
+            if len(text) > _QUOTE_LIMIT:    # a megabyte of expanded text is no use on one line
+                text = text[:_QUOTE_LIMIT] + f"... ({len(text):,} characters in all)"
+            raise _knob_error(f"{name}: {text}", source) from None
+
+
+_QUOTE_LIMIT = 300
 
 
 def _knob_error(message: str, source: Optional[Definition]) -> ConfigError:

@@ -110,6 +110,10 @@ def test_the_clock_may_not_go_back(tmp_path):
     ("--setfactor", "alice@example.org", "nan", ["finite"]),
     ("--setprio", "alice@example.org", "0", ["greater than 0"]),
     ("--setprio", "alice", "5", ["user@domain"]),
+    ("--setfactor", "@", "5", ["user@domain"]),
+    ("--setfactor", "alice@", "5", ["user@domain"]),
+    ("--setfactor", "a@b@c", "5", ["user@domain"]),
+    ("--setfactor", "al\x7fice@example.org", "5", ["not a submitter"]),
     ("--setaccum", "alice@example.org", "-5", ["negative"]),
     ("--setceiling", "alice@example.org", "-2", ["-1 for none"]),
 ])
