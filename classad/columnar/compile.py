@@ -357,15 +357,6 @@ class Run:
                     col.put(gpos, self.ev(ac.nodes[g], ROW, rows[gpos], inner))
         return col
 
-    def _recorded(self, reads: Reads, lname: str, rows: np.ndarray, active: frozenset) -> Column:
-        """:meth:`_row_values` with ``reads`` recording what it reads of the fixed ad."""
-        outer = self.recording
-        self.recording = outer + [reads]
-        try:
-            return self._row_values(lname, rows, active)
-        finally:
-            self.recording = outer
-
     def _current_tokens(self, keys: tuple, rows: np.ndarray) -> Optional[tuple]:
         """What this run's fixed ad gives for the reads ``keys`` (None: not comparable)."""
         outer = self.recording
@@ -393,9 +384,30 @@ class Run:
 
     def _shared_row_attr(self, lname: str, rows: np.ndarray, active: frozenset) -> Column:
         """:meth:`row_attr` through the table's :class:`SharedMemo`."""
+        return self._through_memo((lname, active, self.strict, self.fixed is None), rows,
+                                  lambda at: self._row_values(lname, at, active))
+
+    def shared_expr(self, node: Any, rows: np.ndarray) -> Values:
+        """``node`` in the rows' scope, shared through the table's :class:`SharedMemo` with
+        later runs whose fixed ad gives the same values to what it reads (an expression
+        evaluated for many requests, such as a negotiator knob)."""
+        shared = self.shared
+        if shared is None:
+            return self.ev(node, ROW, rows, frozenset())
+        shared.pin(node)
+        key: tuple = (("expr", id(node)), frozenset(), self.strict, self.fixed is None)
+        return self._through_memo(key, rows, lambda at: as_column(self.ev(node, ROW, at, frozenset()), len(at),
+                                                                  self.pool))
+
+    def _through_memo(self, key: Any, rows: np.ndarray, compute: Any) -> Column:
+        """``compute(rows)`` (a column), found in or added to the shared memo under ``key``
+        and the values it read of the fixed ad.  Computed over every row, so that later
+        runs find all the rows they ask for -- unless ``key`` was found unshareable before,
+        when only ``rows`` are computed."""
         shared = self.shared
         assert shared is not None
-        key = (lname, active, self.strict, self.fixed is None)
+        if key in shared.unshareable:
+            return compute(rows)
         for keys in shared.shapes_of(key):
             tokens = self._current_tokens(keys, rows)
             if tokens is None:
@@ -409,9 +421,13 @@ class Run:
             return stored.column(None if rows is self.t.all_rows else rows)
         shared.misses += 1
         reads = Reads()
-        # Over every row, so that later requests find all the rows they ask for.
         every = self.t.all_rows
-        col = self._recorded(reads, lname, every, active)
+        outer = self.recording
+        self.recording = outer + [reads]
+        try:
+            col = compute(every)
+        finally:
+            self.recording = outer
         shared.store(key, reads, col)
         return col if rows is every else col.take(rows)
 

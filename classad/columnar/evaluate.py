@@ -34,9 +34,12 @@ def _needs_scalar(table: AdTable, other: Any) -> bool:
 
 
 def evaluate_column(expr: Any, table: AdTable, *, row_side: str = "my", other: Any = None,
-                    state: Any = None, rows: Optional[np.ndarray] = None) -> Column:
+                    state: Any = None, rows: Optional[np.ndarray] = None, shared: bool = False) -> Column:
     """The value of ``expr`` on every row of ``table`` (see the package docstring), or
-    on the rows at the sorted positions ``rows`` only."""
+    on the rows at the sorted positions ``rows`` only.  With ``shared`` (for an expression
+    of the rows evaluated again and again with other fixed ads, such as a negotiator
+    knob), the result is computed for every row and reused by later calls whose fixed ad
+    gives the same values to everything it reads."""
     from ..ad import ExprTree
     from ..parser import parse_expr
 
@@ -48,7 +51,10 @@ def evaluate_column(expr: Any, table: AdTable, *, row_side: str = "my", other: A
     if _needs_scalar(table, other):
         return run.scalar(node, scope, rows, frozenset())
     try:
-        result = run.ev(node, scope, rows, frozenset())
+        if shared and scope == ROW:
+            result = run.shared_expr(node, rows)
+        else:
+            result = run.ev(node, scope, rows, frozenset())
         # A bare attribute reference may return the table's own column: never hand that out.
         return result.copy() if type(result) is Column else as_column(result, len(rows), table.pool)
     except RecursionError:

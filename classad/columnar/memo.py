@@ -95,6 +95,15 @@ class SharedMemo:
         self.key_bytes: dict[Hashable, int] = {}
         self.nbytes = 0
         self.hits = self.misses = 0
+        # Keys whose evaluation could not be shared once (a scalar fallback, a list read from
+        # the fixed ad): later runs compute just the rows they need instead of every row.
+        self.unshareable: set[Hashable] = set()
+        # Expressions keyed by identity are kept alive here, so that their ids stay theirs.
+        self._pinned: dict[int, Any] = {}
+
+    def pin(self, node: Any) -> None:
+        """Keep ``node`` alive as long as this memo (its results are keyed by ``id(node)``)."""
+        self._pinned.setdefault(id(node), node)
 
     def shapes_of(self, key: Hashable) -> list[tuple]:
         return self.shapes.get(key, [])
@@ -111,6 +120,7 @@ class SharedMemo:
     def store(self, key: Hashable, reads: Reads, values: Column) -> None:
         """Keep ``values`` (one per row of the table) under the values ``reads`` recorded."""
         if not reads.shareable:
+            self.unshareable.add(key)
             return
         keys = tuple(sorted(reads.keys, key=repr))
         tokens = tuple(reads.keys[k] for k in keys)

@@ -147,7 +147,7 @@ def build(matcher: Any, req: NegotiationAd, autocluster: int, submitter: str, cl
         return evaluate_attribute(table, attr, row_side="my", other=req, state=st, rows=at)
 
     def knob(node: ast.Node, at: np.ndarray):
-        return evaluate_column(node, table, row_side="my", other=req, state=st, rows=at)
+        return evaluate_column(node, table, row_side="my", other=req, state=st, rows=at, shared=True)
 
     # Both Requirements (the job's first, as the scalar path asks them).
     if len(rows):

@@ -221,3 +221,37 @@ def test_requests_share_their_row_only_parts(reqs, cols):
                                      state=new_state(clock=_clock))
             expected = [fixed.evaluate("Requirements", r, state=new_state(fixed, r, clock=_clock)) for r in rows]
             _same(col.to_values(), expected)
+
+
+_KNOBS = st.sampled_from([
+    "((CurrentTime - EnteredCurrentState) > 3600) && (RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2)",
+    "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory",
+    "ifThenElse(TARGET.Owner == Owner, 1, 0) + size(strcat(TARGET.Owner, Name))",
+    "member(TARGET.Owner, {\"alice\", \"bob\"}) ? Memory : TARGET.SubmitterUserPrio",
+])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(knob=_KNOBS, reqs=st.lists(st.tuples(st.sampled_from(['"alice"', '"bob"', "undefined", "{1}"]),
+                                            st.sampled_from(["10.5", "500", "undefined", '"x"'])),
+                                  min_size=2, max_size=5),
+       cols=st.lists(st.tuples(num, num, st.sampled_from(['"bob"', "undefined", "TARGET.Owner"])),
+                     min_size=1, max_size=8),
+       data=st.data())
+def test_shared_knob_results_match_scalar(knob, reqs, cols, data):
+    """A knob evaluated for request after request with ``shared=True`` reuses results
+    between requests that give the same values to what it reads, with the scalar answers
+    (on every row and on subsets)."""
+    rows = [ClassAd(f"[EnteredCurrentState = {a}; RemoteUserPrio = {b}; Rank = {rank}; Cpus = 2; Memory = {a}; "
+                    f"Name = \"s{i}\"; Owner = \"bob\"]") for i, (a, b, rank) in enumerate(cols)]
+    table = AdTable(rows)
+    node = parse_expr(knob)
+    for owner, prio in reqs * 2:
+        fixed = ClassAd(f"[Owner = {owner}; SubmitterUserPrio = {prio}]")
+        subset = np.asarray(sorted(set(data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=len(rows))))),
+                            dtype=np.int64)
+        for at in (None, subset):
+            col = evaluate_column(node, table, row_side="my", other=fixed, state=new_state(clock=_clock), rows=at,
+                                  shared=True)
+            picked = rows if at is None else [rows[r] for r in at.tolist()]
+            _same(col.to_values(), [evaluate_top(node, r, new_state(r, fixed, clock=_clock)) for r in picked])
