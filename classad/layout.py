@@ -3,9 +3,9 @@
 An ad normally stores its attributes in a dict (lower-case name -> ``(spelling,
 node)``), which costs about 1.5 KB for a 47-attribute job ad before any value.
 A queue dump holds 100,000 such ads in a few dozen distinct attribute lists, so
-:func:`compact` stores an ad as a shared :class:`Layout` (the names, in order,
-and where each one is) plus a tuple of its nodes: about 400 bytes for the same
-ad.  :class:`SharedAttrs` reads like the dict it replaces (``get``, ``in``,
+:func:`compact` stores an ad as one tuple: a shared :class:`Layout` (the names,
+in order, and where each one is) followed by the ad's nodes, about 400 bytes for
+the same ad.  :class:`SharedAttrs` reads like the dict it replaces (``get``, ``in``,
 ``[]``, ``items``, ``values``, ``len``, iteration); the ad turns it back into a
 dict before its first change (``ClassAd`` does this), so it is never written.
 
@@ -43,52 +43,82 @@ class Layout:
         return got
 
 
-class SharedAttrs:
+_item = tuple.__getitem__
+_size = tuple.__len__
+
+
+class SharedAttrs(tuple):
     """A read-only view shaped like ``dict[lower-case name, (spelling, node)]`` over a
-    shared :class:`Layout` and one ad's nodes."""
+    shared :class:`Layout` and one ad's nodes.
 
-    __slots__ = ("layout", "nodes")
+    It is one tuple, ``(layout, node, node, ...)``, so that an ad costs a single object
+    beyond its nodes; the tuple's own item access and length are not its interface (use
+    the mapping methods)."""
 
-    def __init__(self, layout: Layout, nodes: tuple[ast.Node, ...]) -> None:
-        self.layout = layout
-        self.nodes = nodes
+    __slots__ = ()
 
-    def get(self, key: str, default: Any = None) -> Any:
-        i = self.layout.place.get(key)
+    def __new__(cls, layout: Layout, nodes: tuple[ast.Node, ...]) -> "SharedAttrs":
+        return tuple.__new__(cls, (layout, *nodes))
+
+    @property
+    def layout(self) -> Layout:
+        """The names, shared with every ad of the same attribute list."""
+        return _item(self, 0)  # type: ignore[no-any-return]
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        layout: Layout = _item(self, 0)
+        i = layout.place.get(key)
         if i is None:
             return default
-        return (self.layout.spellings[i], self.nodes[i])
+        return (layout.spellings[i], _item(self, i + 1))
 
-    def __getitem__(self, key: str) -> Entry:
-        i = self.layout.place[key]
-        return (self.layout.spellings[i], self.nodes[i])
+    def __getitem__(self, key: str) -> Entry:  # type: ignore[override]
+        layout: Layout = _item(self, 0)
+        i = layout.place[key]
+        return (layout.spellings[i], _item(self, i + 1))
 
     def __contains__(self, key: object) -> bool:
-        return key in self.layout.place
+        return key in _item(self, 0).place
 
     def __len__(self) -> int:
-        return len(self.nodes)
+        return _size(self) - 1
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.layout.keys)
+        return iter(_item(self, 0).keys)
 
     def keys(self) -> tuple[str, ...]:
-        return self.layout.keys
+        return _item(self, 0).keys  # type: ignore[no-any-return]
+
+    def _nodes(self) -> Iterator[ast.Node]:
+        it = tuple.__iter__(self)
+        next(it)
+        return it
 
     def values(self) -> Iterator[Entry]:
-        return zip(self.layout.spellings, self.nodes)
+        return zip(_item(self, 0).spellings, self._nodes())
 
     def items(self) -> Iterator[tuple[str, Entry]]:
-        return zip(self.layout.keys, zip(self.layout.spellings, self.nodes))
+        layout: Layout = _item(self, 0)
+        return zip(layout.keys, zip(layout.spellings, self._nodes()))
 
     def nodes_of(self, keys: tuple[str, ...]) -> list[Optional[ast.Node]]:
         """The node of each of ``keys`` (lower-case), None for a missing one."""
-        nodes = self.nodes
-        return [nodes[i] if i >= 0 else None for i in self.layout.positions(keys)]
+        return [_item(self, i + 1) if i >= 0 else None for i in _item(self, 0).positions(keys)]
 
     def to_dict(self) -> dict[str, Entry]:
         """The same attributes as a new, writable dict."""
         return dict(self.items())
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    __hash__ = object.__hash__  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SharedAttrs({self.to_dict()!r})"
 
 
 # Spellings in order -> their layout.  Bounded: past the limit new lists are not compacted.

@@ -248,6 +248,18 @@ def _narrow(a: np.ndarray) -> Optional[np.ndarray]:
     return a.copy()
 
 
+def _narrow_real(a: np.ndarray) -> Optional[np.ndarray]:
+    """Reals as float32 when that keeps every bit of every value (small integers, halves);
+    None when all are +0.0 (compared by bits: -0.0 is kept)."""
+    bits = a.view(np.int64)
+    if not bits.any():
+        return None
+    small = a.astype(np.float32)
+    if np.array_equal(small.astype(np.float64).view(np.int64), bits):
+        return small
+    return a.copy()
+
+
 class Packed:
     """A column set aside for later (a memo entry) in as few bytes as its values need:
     one kind code when every row has the same kind, a bit per row for a boolean column,
@@ -267,7 +279,7 @@ class Packed:
             self.bits = np.packbits(col.i != 0)
         else:
             self.i = _narrow(col.i)
-        self.f = col.f.copy() if col.f.view(np.int64).any() else None   # bits: keeps -0.0
+        self.f = _narrow_real(col.f)
         self.s = _narrow(col.s)
         self.o = None if col.o is None else col.o.copy()
         self.pool = col.pool
