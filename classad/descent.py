@@ -321,10 +321,15 @@ def tokens(text: str) -> list[str]:
     return toks
 
 
+# What :func:`parse` returns for valid text whose tree is nested too deeply.
+TOO_DEEP = object()
+
+
 def parse(text: str, start: str = "expr", old_strings: bool = False, max_depth: int = 500) -> Optional[Any]:
     """The tree of ``text`` as the Lark parser builds it for rule ``start`` (``"expr"``,
-    ``"classad"`` or ``"old_line"``), or None where this parser gives up -- also when the
-    tree is nested more than ``max_depth`` levels deep."""
+    ``"classad"`` or ``"old_line"``), or None where this parser gives up, or
+    :data:`TOO_DEEP` when the text is valid but its tree is nested more than
+    ``max_depth`` levels deep."""
     toks = tokens(text)
     reader = _Reader(toks, old_strings, max_depth)
     try:
@@ -349,7 +354,7 @@ def parse(text: str, start: str = "expr", old_strings: bool = False, max_depth: 
         return None
     tree = result[1] if start == "old_line" else result
     if start != "classad" and len(toks) > max_depth and deeper_than(tree, max_depth):
-        return None
+        return TOO_DEEP
     return result
 
 
@@ -389,4 +394,4 @@ def _children(n: ast.Node) -> tuple:
     return ()
 
 
-__all__ = ["parse", "tokens"]
+__all__ = ["TOO_DEEP", "parse", "tokens"]

@@ -283,8 +283,10 @@ def _parse(text: str, start: str, old_strings: bool, source: Optional[str],
     if len(text) > _PRECHECK_FROM:
         _precheck(text, LIMITS.max_ad if start == "classad" else LIMITS.max_expr, source, line_offset)
     fast = descent.parse(text, start, old_strings, MAX_DEPTH)
+    if fast is descent.TOO_DEEP:   # valid, but deeper than the evaluator may go: no need for Lark's view
+        raise ParseError(f"expression nested more than {MAX_DEPTH} levels deep", file=source)
     if fast is not None:
-        return fast                # never deeper than MAX_DEPTH (it gives up instead)
+        return fast
     _builder.old_strings = old_strings
     try:
         result = _lark.parse(text, start=start)

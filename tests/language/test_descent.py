@@ -160,3 +160,16 @@ def test_any_text_either_parses_as_lark_reads_it_or_is_left_to_lark(text, start)
     if fast is not None:
         ref = _lark(text, start, False)
         assert not isinstance(ref, ParseError) and _same(fast, ref), (text, fast, ref)
+
+
+def test_a_valid_but_too_deep_text_is_refused_without_lark():
+    """A long operator chain (valid text, a tree deeper than the evaluator may go) is
+    refused from the fast parser's tree: before, Lark re-read the whole text first (seconds
+    for a megabyte)."""
+    from classad.parser import MAX_DEPTH, parse_expr
+
+    text = "+".join(["1"] * (MAX_DEPTH + 5))
+    assert descent.parse(text) is descent.TOO_DEEP
+    with pytest.raises(ParseError, match=f"nested more than {MAX_DEPTH} levels deep"):
+        parse_expr(text)
+    assert descent.parse("+".join(["1"] * (MAX_DEPTH - 5))) not in (None, descent.TOO_DEEP)
