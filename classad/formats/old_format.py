@@ -202,6 +202,13 @@ def _clear_caches() -> None:
     _RECENT.clear()
 
 
+def forget_lines() -> None:
+    """Drop every line and value remembered while reading (the ads read keep what they
+    share); for a caller that has read a large dump and will read no more soon."""
+    _clear_caches()
+    _VALUES.clear()
+
+
 def _remember(raw: str, key: str, pair: tuple[str, ast.Node]) -> None:
     if len(raw) > 4096:
         return
@@ -399,7 +406,7 @@ def write_ads(ads: Iterable[ClassAd], out: TextIO) -> int:
     return count
 
 
-__all__ = ["iter_ads", "parse_line", "parse_value", "old_to_new", "write_ad", "write_ads",
+__all__ = ["forget_lines", "iter_ads", "parse_line", "parse_value", "old_to_new", "write_ad", "write_ads",
            "print_old"]
 
 

@@ -39,6 +39,7 @@ from classad.errors import FormatError
 from classad.evaluate import EvalState, evaluate_top, new_state
 from classad.formats import read_source
 from classad.formats.detect import WHITESPACE, classify
+from classad.formats.old_format import forget_lines
 from classad.formats.sources import LineSource, block_lines, open_source
 from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
@@ -51,7 +52,7 @@ IDLE, RUNNING = 1, 2
 _SLOT_WEIGHT = parse_expr("Cpus")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Slot:
     """One slot ad and what the cycle reads from it."""
 
@@ -405,6 +406,7 @@ def load_pool(slot_path: str | os.PathLike, job_path: str | os.PathLike, *,
             progress(f"reading {os.fspath(job_path)}")
         jobs = make_jobs(stream_ads(job_path), uid_domain=uid_domain, warnings=warnings,
                          group_mapping=group_mapping, refused=refused)
+    forget_lines()      # the reader's caches served this read; the cycle can use their memory
     return Pool(slots, jobs, warnings, refused)
 
 
