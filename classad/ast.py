@@ -9,7 +9,7 @@ done once, such as case-folding names, is done in the constructor helpers below.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Optional
 
 
@@ -142,6 +142,12 @@ def call(name: str, args: tuple) -> Call:
     return Call(name, name.lower(), tuple(args))
 
 
+def _state_without_closure(node: Node) -> list:
+    """What pickling keeps of a node: its fields, without the compiled closure (which
+    cannot be pickled and is compiled again on first use)."""
+    return [None if f.name == "fn" else getattr(node, f.name) for f in fields(node)]
+
+
 def same_tree(a: object, b: object) -> bool:
     """Structural equality of two trees (names compared case-insensitively)."""
     if type(a) is not type(b):
@@ -182,3 +188,9 @@ def same_tree(a: object, b: object) -> bool:
         return a.lname == b.lname and len(a.args) == len(b.args) and all(
             same_tree(x, y) for x, y in zip(a.args, b.args))
     return a is b
+
+
+# Each node class got its own generated __getstate__ (frozen, slotted dataclasses); all of
+# them leave the closure out.
+for _cls in (Node, *Node.__subclasses__()):
+    _cls.__getstate__ = _state_without_closure  # type: ignore[method-assign, assignment]

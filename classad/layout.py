@@ -120,6 +120,18 @@ class SharedAttrs(tuple):
     def __repr__(self) -> str:
         return f"SharedAttrs({self.to_dict()!r})"
 
+    def __reduce__(self) -> tuple:
+        # Pickled (and deep-copied) as the names and nodes; loading shares the layout again.
+        return (_rebuild, (_item(self, 0).spellings, tuple(self._nodes())))
+
+    def __copy__(self) -> "SharedAttrs":
+        return self
+
+
+def _rebuild(spellings: tuple[str, ...], nodes: tuple) -> "dict[str, Entry] | SharedAttrs":
+    """A pickled :class:`SharedAttrs` (a dict when the layout table is full)."""
+    return compact({spelling.lower(): (spelling, node) for spelling, node in zip(spellings, nodes)})
+
 
 # Spellings in order -> their layout.  Bounded: past the limit new lists are not compacted.
 _LAYOUTS: dict[tuple[str, ...], Layout] = {}

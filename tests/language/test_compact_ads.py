@@ -90,3 +90,16 @@ def test_copies_and_equality() -> None:
     for req in ("TARGET.a == 1", "MY.a == 1", "b > a"):
         other = f"[Requirements = {req}; a = 2]"
         assert ad.matches(compacted(other)) == c.ClassAd(CONTEXT_MY).matches(c.ClassAd(other))
+
+
+def test_pickle_and_copies_keep_the_ad():
+    """Ads cross process boundaries (multiprocessing, a distributed engine) by pickle."""
+    import copy
+    import pickle
+
+    ad = compacted(CONTEXT_MY)
+    ad.eval("x", compacted(CONTEXT_TARGET))       # evaluated nodes hold compiled closures
+    for clone in (pickle.loads(pickle.dumps(ad)), copy.deepcopy(ad), copy.copy(ad)):
+        assert clone == ad
+        assert clone.printOld() == c.ClassAd(CONTEXT_MY).printOld()
+        assert clone.eval("x", compacted(CONTEXT_TARGET)) == c.ClassAd(CONTEXT_MY).eval("x", c.ClassAd(CONTEXT_TARGET))
