@@ -98,8 +98,9 @@ def test_pickle_and_copies_keep_the_ad():
     import pickle
 
     ad = compacted(CONTEXT_MY)
-    ad.eval("x", compacted(CONTEXT_TARGET))       # evaluated nodes hold compiled closures
+    classad.ExprTree("x + a").eval(ad, compacted(CONTEXT_TARGET))   # evaluated nodes hold compiled closures
     for clone in (pickle.loads(pickle.dumps(ad)), copy.deepcopy(ad), copy.copy(ad)):
         assert clone == ad
         assert clone.printOld() == c.ClassAd(CONTEXT_MY).printOld()
-        assert clone.eval("x", compacted(CONTEXT_TARGET)) == c.ClassAd(CONTEXT_MY).eval("x", c.ClassAd(CONTEXT_TARGET))
+        assert classad.ExprTree("x + a").eval(clone, compacted(CONTEXT_TARGET)) == \
+            c.ExprTree("x + a").eval(c.ClassAd(CONTEXT_MY), c.ClassAd(CONTEXT_TARGET))
