@@ -635,13 +635,14 @@ def _compile_call(node: ast.Call) -> Callable:
         kind = entry.kind
         if kind == "eager":
             values = [f(ad, st) for f in arg_fns]
-            for v in values:
-                t = type(v)
-                if t is ListValue or t is str:
-                    # Work a function does grows with its arguments: charge it (see LIMITS.arg_work).
-                    st.work -= len(v) if t is ListValue else len(v) >> 4
-                    if st.work < 0:
-                        return ERROR
+            if walks:
+                for v in values:
+                    t = type(v)
+                    if t is ListValue or t is str:
+                        # The function's work grows with its arguments: charge it (LIMITS.arg_work).
+                        st.work -= len(v) if t is ListValue else len(v) >> 4
+                        if st.work < 0:
+                            return ERROR
             result = entry.impl(ctx, *values)
         elif kind == "lazy":
             result = entry.impl(ctx, *[_thunk(f, ad, st) for f in arg_fns])
@@ -657,11 +658,20 @@ def _compile_call(node: ast.Call) -> Callable:
         return result
 
     volatile = lname in _VOLATILE
+    walks = lname in _WALKING
     return call
 
 
 # Functions whose value changes from one call to the next.
 _VOLATILE = frozenset({"random"})
+
+# Functions that walk a list or a string list element by element in Python: their work,
+# charged to LIMITS.arg_work, grows with the size of their arguments.
+_WALKING = frozenset(name.lower() for name in (
+    "member", "identicalMember", "anyCompare", "allCompare", "sum", "avg", "min", "max", "stringListSize",
+    "stringListSum", "stringListAvg", "stringListMin", "stringListMax", "stringListMember", "stringListIMember",
+    "stringListSubsetMatch", "stringListISubsetMatch", "stringListsIntersect", "split", "evalInEachContext",
+    "countMatches", "envV1ToV2", "mergeEnvironment", "argsToList", "listToArgs"))
 
 
 def _charge(result: Any, size: int, cap: int, st: EvalState) -> Any:

@@ -42,7 +42,8 @@ class Limits:
     alloc_budget: int = 64 << 20
     """String characters plus list elements all functions together may build in one evaluation."""
     arg_work: int = 2_000_000
-    """List elements, plus string characters / 16, that functions receive as arguments in one
+    """List elements, plus string characters / 16, that functions walking lists or string lists
+    (``member``, ``sum``, ``stringListMember``, ``split``, ...) receive as arguments in one
     evaluation (``member("x", L)`` over a list of a million elements is a million)."""
     regex_call_seconds: float = 0.1
     """Time one regular-expression match may run (PCRE2's match limit stops in milliseconds)."""
