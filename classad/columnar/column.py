@@ -254,7 +254,8 @@ def _narrow_real(a: np.ndarray) -> Optional[np.ndarray]:
     bits = a.view(np.int64)
     if not bits.any():
         return None
-    small = a.astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):      # too large: inf, then refused below
+        small = a.astype(np.float32)
     if np.array_equal(small.astype(np.float64).view(np.int64), bits):
         return small
     return a.copy()
