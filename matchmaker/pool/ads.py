@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from classad import ParserType, parseAds
 from classad.ad import ClassAd
-from classad.ast import Node
+from classad.ast import Literal, Node
 from classad.bulk import collector_paused
 from classad.errors import FormatError
 from classad.evaluate import EvalState, evaluate_top, new_state
@@ -209,6 +209,8 @@ def _string_attr(ad: ClassAd, name: str) -> Optional[str]:
     node = ad.get_node(name)
     if node is None:
         return None
+    if type(node) is Literal and type(node.value) is str:
+        return node.value       # the common case, without compiling or evaluating the node
     value = evaluate_top(node, ad, alone_state(ad))
     return value if type(value) is str else None
 
@@ -286,6 +288,8 @@ def _int_attr(ad: ClassAd, name: str) -> Optional[int]:
     node = ad.get_node(name)
     if node is None:
         return None
+    if type(node) is Literal and type(node.value) is int:
+        return node.value       # the common case, without compiling or evaluating the node
     value = evaluate_top(node, ad, alone_state(ad))
     if type(value) is int:
         return value
