@@ -1,15 +1,10 @@
 """Text to expression trees: the hand-written parser, the Lark LALR parser behind it, and the parse cache.
 
 Every text first goes to :mod:`classad.descent`, which reads valid text fast and
-gives up on anything else; only then does Lark run, as the reference grammar and
-the one place syntax errors are reported.
-
-The grammar lives in ``grammar/classad.lark`` (shipped inside the wheel as
-``classad/grammar/classad.lark``).  Lark runs with ``transformer=`` so no parse
-tree is built: the :class:`_Builder` callbacks turn rules straight into the
-immutable nodes of :mod:`classad.ast`.  Lark's exceptions are caught in exactly
-one place, :func:`_parse`, and re-raised as :class:`~classad.errors.ParseError`
-with line, column and what was expected.
+gives up on anything else; only then does Lark run (:mod:`classad.grammar_parser`,
+loaded on first need), as the reference grammar and the one place syntax errors
+are reported.  Its refusals are re-raised here as :class:`~classad.errors.ParseError`
+with file, line, column, the text and what was expected.
 
 ``parse_expr`` is cached by source text: identical text parses once and every ad
 holding it shares one tree.
@@ -19,224 +14,21 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 from typing import Any, Optional
-
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast, descent, lexemes
 from .bulk import collector_paused
 from .errors import ParseError
-from .lexemes import KEYWORDS, unescape_new, unescape_old
+from .lexemes import KEYWORDS
 from .limits import LIMITS
 from .records import split_attributes
-from .timetext import parse_abstime_literal, parse_reltime_literal
 
 # Nesting deeper than this is a parse error, not a RecursionError (the C++ parser
 # stops at 500 levels of recursion).
 MAX_DEPTH = 500
 
 _TRUE, _FALSE, _UNDEF, _ERROR = lexemes.TRUE, lexemes.FALSE, lexemes.UNDEF, lexemes.ERROR_LITERAL
-_STRING_PART, _QNAME_PART = lexemes.STRING_PART, lexemes.QNAME_PART
 _to_int, _to_real = lexemes.to_int, lexemes.to_real
-
-
-def _grammar_path() -> Path:
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "grammar" / "classad.lark", here.parent / "grammar" / "classad.lark"):
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError("classad.lark grammar file not found next to the classad package")
-
-
-# ---- the tree builder ---------------------------------------------------------
-
-
-@v_args(inline=True)
-class _Builder(Transformer):
-    """Lark callbacks: one per grammar rule alias, building :mod:`classad.ast` nodes."""
-
-    def __init__(self) -> None:
-        super().__init__(visit_tokens=True)
-        self.old_strings = False
-
-    # names
-    def _name(self, tok: Token) -> str:
-        if tok.type == "QNAME":
-            parts = []
-            for m in _QNAME_PART.finditer(str(tok)):
-                text = unescape_new(m.group(1))
-                if text is None or "\0" in text:
-                    raise _TokenError(tok, "a quoted name cannot contain a NUL byte")
-                parts.append(text)
-            name = "".join(parts)
-            if not name:
-                raise _TokenError(tok, "empty quoted attribute name")
-            return name
-        text = str(tok)
-        if text.lower() in KEYWORDS:
-            raise _TokenError(tok, f"keyword '{text}' cannot be an attribute name (quote it: '{text}')")
-        return text
-
-    def attr_ref(self, tok: Token) -> ast.Node:
-        return ast.attr_ref(self._name(tok))
-
-    def abs_ref(self, _dot: Token, tok: Token) -> ast.Node:
-        return ast.attr_ref(self._name(tok), absolute=True)
-
-    def select(self, base: ast.Node, _dot: Token, tok: Token) -> ast.Node:
-        return ast.select(base, self._name(tok))
-
-    def subscript(self, base: ast.Node, index: ast.Node) -> ast.Node:
-        return ast.Subscript(base, index)
-
-    def call(self, tok: Token, *args: Any) -> ast.Node:
-        name = self._name(tok) if tok.type == "NAME" else self._name(tok)
-        items = tuple(a for a in args if a is not None)
-        lname = name.lower()
-        if lname in ("abstime", "reltime") and len(items) == 1 and _is_string_literal(items[0]):
-            return _fold_time_literal(tok, name, items[0])
-        return ast.call(name, items)
-
-    def paren(self, inner: ast.Node) -> ast.Node:
-        return ast.Paren(inner)
-
-    def list_expr(self, *items: Any) -> ast.Node:
-        return ast.ListExpr(tuple(i for i in items if i is not None))
-
-    def record(self, *attrs: Any) -> ast.Node:
-        # Duplicate names: the last value wins, the first spelling is kept.
-        merged: dict[str, tuple[str, ast.Node]] = {}
-        for name, node in attrs:
-            key = name.lower()
-            if key in merged:
-                merged[key] = (merged[key][0], node)
-            else:
-                merged[key] = (name, node)
-        return ast.Record(tuple(merged.values()))
-
-    def attr(self, tok: Token, value: ast.Node) -> tuple:
-        return (self._name(tok), value)
-
-    def classad(self, record: ast.Node) -> ast.Node:
-        return record
-
-    def old_line(self, tok: Token, value: ast.Node) -> tuple:
-        return (self._name(tok), value)
-
-    # operators
-    def binary(self, left: ast.Node, op: Token, right: ast.Node) -> ast.Node:
-        text = str(op)
-        if op.type == "IS" or text == "=?=":
-            text = "is"
-        elif op.type == "ISNT" or text == "=!=":
-            text = "isnt"
-        return ast.Binary(text, left, right)
-
-    def unary(self, op: Token, operand: ast.Node) -> ast.Node:
-        return ast.Unary(str(op), operand)
-
-    def conditional(self, cond: ast.Node, then: ast.Node, other: ast.Node) -> ast.Node:
-        return ast.Conditional(cond, then, other)
-
-    def elvis(self, left: ast.Node, _op: Token, right: ast.Node) -> ast.Node:
-        return ast.Elvis(left, right)
-
-    # literals (terminal callbacks)
-    def INT(self, tok: Token) -> ast.Node:
-        return ast.Literal(_to_int(str(tok)))
-
-    NEG_INT = INT
-
-    def REAL(self, tok: Token) -> ast.Node:
-        return ast.Literal(_to_real(str(tok)))
-
-    NEG_REAL = REAL
-
-    def STRING(self, tok: Token) -> ast.Node:
-        if "\0" in tok:
-            raise _TokenError(tok, "a string cannot contain a NUL byte")
-        parts = []
-        for m in _STRING_PART.finditer(str(tok)):
-            if self.old_strings:
-                parts.append(unescape_old(m.group(1)))
-                continue
-            text = unescape_new(m.group(1))
-            if text is None:
-                raise _TokenError(tok, "a string cannot contain a NUL byte")
-            parts.append(text)
-        return ast.Literal("".join(parts))
-
-    def TRUE(self, tok: Token) -> ast.Node:
-        return _TRUE
-
-    def FALSE(self, tok: Token) -> ast.Node:
-        return _FALSE
-
-    def UNDEFINED(self, tok: Token) -> ast.Node:
-        return _UNDEF
-
-    def ERROR(self, tok: Token) -> ast.Node:
-        return _ERROR
-
-
-def _is_string_literal(node: ast.Node) -> bool:
-    return isinstance(node, ast.Literal) and type(node.value) is str
-
-
-def _fold_time_literal(tok: Token, name: str, arg: ast.Node) -> ast.Node:
-    """``absTime("...")`` / ``relTime("...")`` with a literal string become time literals."""
-    text = arg.value  # type: ignore[attr-defined]
-    parse = parse_abstime_literal if name.lower() == "abstime" else parse_reltime_literal
-    value = parse(text)
-    if value is None:
-        raise _TokenError(tok, f"invalid {name} literal {text!r}")
-    return ast.Literal(value)
-
-
-class _TokenError(Exception):
-    """Raised inside callbacks; turned into ParseError with the token's position."""
-
-    def __init__(self, tok: Token, message: str) -> None:
-        super().__init__(message)
-        self.tok = tok
-        self.message = message
-
-
-# ---- the parser and its single error boundary --------------------------------
-
-_builder = _Builder()
-_lark = Lark(
-    _grammar_path().read_text(encoding="utf-8"),
-    parser="lalr",
-    lexer="contextual",
-    start=["expr", "classad", "old_line"],
-    transformer=_builder,
-    maybe_placeholders=True,
-    cache=True,
-)
-
-_FRIENDLY = {
-    "RBRACE": "'}'", "LBRACE": "'{'", "RSQB": "']'", "LSQB": "'['", "RPAR": "')'", "LPAR": "'('",
-    "COMMA": "','", "SEMICOLON": "';'", "COLON": "':'", "QMARK": "'?'", "EQUAL": "'='",
-    "NAME": "a name", "QNAME": "a quoted name", "INT": "an integer", "NEG_INT": "an integer",
-    "REAL": "a real", "NEG_REAL": "a real", "STRING": "a string", "DOT": "'.'", "ELVIS": "'?:'",
-    "$END": "end of input", "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or '%'",
-    "NOT_OP": "'!' or '~'", "EQ_OP": "'==' or '!='", "REL_OP": "a comparison",
-    "OR_OP": "'||'", "AND_OP": "'&&'", "TRUE": "true", "FALSE": "false",
-    "UNDEFINED": "undefined", "ERROR": "error", "IS": "is", "ISNT": "isnt",
-    "SHIFT_OP": "a shift", "BITOR_OP": "'|'", "BITAND_OP": "'&'", "BITXOR_OP": "'^'",
-}
-
-
-def _describe_expected(expected: Any) -> str:
-    names = sorted({_FRIENDLY.get(e, e) for e in expected})
-    if not names:
-        return ""
-    if len(names) > 6:
-        names = names[:6] + ["..."]
-    return "; expected " + ", ".join(names)
 
 
 def _caret(text: str, line: int, column: int) -> str:
@@ -287,48 +79,15 @@ def _parse(text: str, start: str, old_strings: bool, source: Optional[str],
         raise ParseError(f"expression nested more than {MAX_DEPTH} levels deep", file=source)
     if fast is not None:
         return fast
-    _builder.old_strings = old_strings
+    # Lark is loaded only now, for the text the fast parser leaves (refusals, their messages).
+    from .grammar_parser import GrammarError, parse_with_grammar
     try:
-        result = _lark.parse(text, start=start)
-    except _TokenError as exc:
-        raise _error(text, exc.message, exc.tok.line, exc.tok.column, source, line_offset) from None
-    except UnexpectedToken as exc:
-        tok = exc.token
-        if tok.type == "$END":
-            msg = "unexpected end of input" + _describe_expected(exc.expected)
-        else:
-            msg = f"unexpected {str(tok)[:40]!r}" + _describe_expected(exc.expected)
-        raise _error(text, msg, exc.line if exc.line != -1 else _last_line(text),
-                     exc.column if exc.column != -1 else _last_col(text), source, line_offset) from None
-    except UnexpectedEOF as exc:
-        raise _error(text, "unexpected end of input" + _describe_expected(exc.expected),
-                     _last_line(text), _last_col(text), source, line_offset) from None
-    except UnexpectedCharacters as exc:
-        at = exc.pos_in_stream if exc.pos_in_stream is not None else len(text)  # always set by Lark here
-        ch = text[at] if at < len(text) else ""
-        msg = f"unexpected character {ch!r}"
-        if ch in "\"'":
-            msg = "unterminated string or quoted name"
-        elif ch == "0" or ch.isdigit():
-            msg = f"invalid number near {text[at:at + 12]!r}"
-        elif ch == "/" and text[at:at + 2] == "/*":
-            msg = "unterminated comment"
-        raise _error(text, msg, exc.line, exc.column, source, line_offset) from None
-    except (UnexpectedInput, LarkError) as exc:  # any other Lark failure stays inside this boundary
-        raise _error(text, str(exc).splitlines()[0], None, None, source, line_offset) from None
-    except RecursionError:
-        raise _error(text, "expression nested too deeply", None, None, source, line_offset) from None
+        result = parse_with_grammar(text, start, old_strings)
+    except GrammarError as exc:
+        raise _error(text, exc.message, exc.line, exc.column, source, line_offset) from None
     tree: Any = result[1] if start == "old_line" else result  # type: ignore[index]
     _check_depth(tree, text, source)
     return result
-
-
-def _last_line(text: str) -> int:
-    return text.count("\n") + 1
-
-
-def _last_col(text: str) -> int:
-    return len(text) - (text.rfind("\n") + 1) + 1
 
 
 def _error(text: str, message: str, line: Optional[int], column: Optional[int],

@@ -27,7 +27,7 @@ CLASSAD_LAYERS = [
     ["limits", "timetext"],
     ["ast"],
     ["operators", "records", "lexemes", "layout"],
-    ["descent"],
+    ["descent", "grammar_parser"],
     ["parser", "unparse"],
     ["functions"],
     ["evaluate"],

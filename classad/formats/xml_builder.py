@@ -19,7 +19,8 @@ from typing import Any, Callable, Optional
 from .. import ast
 from ..ad import ClassAd
 from ..errors import FormatError, ParseError
-from ..parser import parse_expr, unescape_new
+from ..lexemes import unescape_new
+from ..parser import parse_expr
 from ..unparse import quote_string
 from ..values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED
 from .names import name_problem

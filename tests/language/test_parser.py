@@ -144,7 +144,7 @@ def test_grammar_has_no_conflicts() -> None:
     pytest.importorskip("interegular")
     from lark import Lark
 
-    from classad.parser import _grammar_path
+    from classad.grammar_parser import _grammar_path
 
     Lark(Path(_grammar_path()).read_text(), parser="lalr", lexer="contextual",
          start=["expr", "classad", "old_line"], strict=True)
