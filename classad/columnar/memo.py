@@ -15,7 +15,7 @@ Anything the walk cannot account for -- a scalar fallback, a value that is a lis
 or an ad, a fixed-side value that differs per row -- makes the evaluation
 unshareable.  Results are computed and kept for every row of the table, whichever
 rows were asked for, so that any later subset can be served.  They are kept packed
-(:class:`~classad.columnar.column.Packed`: a boolean column costs a byte per row).
+(:class:`~classad.columnar.column.Packed`: a boolean column costs a bit per row).
 Memory is bounded: past a byte budget the least recently used columns are dropped,
 each attribute keeping at most a quarter of the budget.
 """
