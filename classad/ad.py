@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator, Optional
 from . import ast
 from .errors import ParseError
 from .evaluate import EvalState, eval_attribute, evaluate_top, new_state
-from .layout import SharedAttrs, compact
+from .layout import SharedAttrs, Stored, compact
 from .parser import parse_expr, parse_record
 from .refs import external_refs, internal_refs
 from .unparse import container_key, unparse, unparse_ad
@@ -119,14 +119,16 @@ class ClassAd(MutableMapping):
         entry = self._attrs.get(lname)
         return entry[1] if entry is not None else None
 
-    def nodes_of(self, lnames: tuple[str, ...]) -> list[Optional[ast.Node]]:
-        """The node of each attribute of ``lnames`` (already lower-case) in this ad only,
-        None for a missing one: one call for the many names a caller reads of each of
-        many ads (autocluster keys, queue order)."""
+    def stored_of(self, lnames: tuple[str, ...]) -> list[Stored]:
+        """What this ad stores for each attribute of ``lnames`` (already lower-case), None
+        for a missing one: one call for the many names a caller reads of each of many ads
+        (autocluster keys, queue order).  Each is a node or, in a compacted ad, may be the
+        bare ``bool``/``int``/``float``/``str`` value of a literal (see
+        :meth:`classad.layout.SharedAttrs.stored_of`)."""
         attrs = self._attrs
         if type(attrs) is SharedAttrs:
-            return attrs.nodes_of(lnames)
-        out: list[Optional[ast.Node]] = []
+            return attrs.stored_of(lnames)
+        out: list[Stored] = []
         for n in lnames:
             entry = attrs.get(n)
             out.append(None if entry is None else entry[1])

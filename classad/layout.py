@@ -1,36 +1,71 @@
-"""Shared-layout attribute storage: ads with the same attribute names share one key table.
+"""Shared-layout attribute storage: ads with the same attribute names share one key table,
+and the values they have in common.
 
 An ad normally stores its attributes in a dict (lower-case name -> ``(spelling,
 node)``), which costs about 1.5 KB for a 47-attribute job ad before any value.
-A queue dump holds 100,000 such ads in a few dozen distinct attribute lists, so
-:func:`compact` stores an ad as one tuple: a shared :class:`Layout` (the names,
-in order, and where each one is) followed by the ad's nodes, about 400 bytes for
-the same ad.  :class:`SharedAttrs` reads like the dict it replaces (``get``, ``in``,
-``[]``, ``items``, ``values``, ``len``, iteration); the ad turns it back into a
-dict before its first change (``ClassAd`` does this), so it is never written.
+A queue dump holds 100,000 such ads in a few dozen distinct attribute lists, and
+the ads of one list agree on most values (the same ``Requirements``, ``Cmd``,
+``RequestMemory``...).  :func:`compact` therefore stores an ad as one tuple: a
+shared :class:`Variant` followed by only the values in which the ad differs from
+its :class:`Layout`'s template (the first ad compacted with those names).  A
+variant records which places an ad keeps itself; the ads that differ from the
+template in the same places share it.
 
-Layouts are remembered in a bounded table; when it is full, new attribute
-lists keep their dicts (a layout used by one ad would save nothing).
+A literal the ad keeps itself is stored as its bare Python value when it is a
+``bool``, ``int``, ``float`` or ``str`` (most such values are the ad's own:
+identifiers, times, sizes), and read back as a :class:`~classad.ast.Literal`.
+Every mapping method (``get``, ``in``, ``[]``, ``items``, ``values``, ``len``,
+iteration) gives nodes, like the dict it replaces; only :meth:`SharedAttrs.stored_of`
+hands out the stored form, for callers that key caches by identity.  The ad turns
+the storage back into a dict before its first change (``ClassAd`` does this), so it
+is never written.
+
+Layouts are remembered in a bounded table, and so are the variants of each layout;
+when a table is full, new attribute lists keep their dicts and new patterns of
+difference keep every value.
 """
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import is_not
 from typing import Any, Iterator, Optional
 
 from . import ast
 
 Entry = tuple[str, ast.Node]
+# What the storage holds for one attribute: its node, or the bare value of a plain literal.
+Stored = Any
+
+_literal = ast.Literal
+_BARE = frozenset({bool, int, float, str})
+
+
+def _bare(node: ast.Node) -> Stored:
+    """The stored form of ``node``: the bare value of a plain literal, else the node."""
+    if type(node) is _literal and type(node.value) in _BARE:  # type: ignore[attr-defined]
+        return node.value  # type: ignore[attr-defined]
+    return node
+
+
+def _node(stored: Stored) -> ast.Node:
+    """The node of a stored value (a bare value becomes a fresh literal)."""
+    return _literal(stored) if type(stored) in _BARE else stored
 
 
 class Layout:
-    """The attribute names of a family of ads: spellings in order and each lower-case key's place."""
+    """The attribute names of a family of ads, each lower-case key's place, and the
+    template values that the family's variants leave out."""
 
-    __slots__ = ("spellings", "keys", "place", "_positions")
+    __slots__ = ("spellings", "keys", "place", "template", "variants", "whole", "_positions")
 
-    def __init__(self, spellings: tuple[str, ...], keys: tuple[str, ...]) -> None:
+    def __init__(self, spellings: tuple[str, ...], keys: tuple[str, ...], template: tuple[ast.Node, ...]) -> None:
         self.spellings = spellings
         self.keys = keys
         self.place = {key: i for i, key in enumerate(keys)}
+        self.template = template
+        self.variants: dict[tuple[int, ...], Variant] = {}
+        self.whole = Variant(self, tuple(range(len(keys))))     # for ads past the variant limit
         self._positions: dict[tuple[str, ...], tuple[int, ...]] = {}
 
     def positions(self, keys: tuple[str, ...]) -> tuple[int, ...]:
@@ -42,6 +77,30 @@ class Layout:
             got = self._positions[keys] = tuple(self.place.get(k, -1) for k in keys)
         return got
 
+    def variant(self, own: tuple[int, ...]) -> "Optional[Variant]":
+        """The variant whose ads keep the places ``own`` themselves (None when the table
+        of variants is full and this one is new)."""
+        found = self.variants.get(own)
+        if found is None:
+            if len(self.variants) >= VARIANT_LIMIT:
+                return None
+            found = self.variants[own] = Variant(self, own)
+        return found
+
+
+class Variant:
+    """The ads of one layout that keep the same places themselves: ``source[p]`` is the
+    index of place ``p``'s value in such an ad's tuple, 0 when the value is the template's."""
+
+    __slots__ = ("layout", "source")
+
+    def __init__(self, layout: Layout, own: tuple[int, ...]) -> None:
+        source = [0] * len(layout.keys)
+        for i, p in enumerate(own, 1):
+            source[p] = i
+        self.layout = layout
+        self.source = tuple(source)
+
 
 _item = tuple.__getitem__
 _size = tuple.__len__
@@ -49,61 +108,70 @@ _size = tuple.__len__
 
 class SharedAttrs(tuple):
     """A read-only view shaped like ``dict[lower-case name, (spelling, node)]`` over a
-    shared :class:`Layout` and one ad's nodes.
+    shared :class:`Variant` and one ad's own values.
 
-    It is one tuple, ``(layout, node, node, ...)``, so that an ad costs a single object
-    beyond its nodes; the tuple's own item access and length are not its interface (use
-    the mapping methods)."""
+    It is one tuple, ``(variant, value, value, ...)``, so that an ad costs a single object
+    beyond its own values; the tuple's own item access and length are not its interface
+    (use the mapping methods)."""
 
     __slots__ = ()
 
-    def __new__(cls, layout: Layout, nodes: tuple[ast.Node, ...]) -> "SharedAttrs":
-        return tuple.__new__(cls, (layout, *nodes))
-
     @property
     def layout(self) -> Layout:
-        """The names, shared with every ad of the same attribute list."""
-        return _item(self, 0)  # type: ignore[no-any-return]
+        """The names and template values, shared with every ad of the same attribute list."""
+        return _item(self, 0).layout  # type: ignore[no-any-return]
+
+    def _at(self, p: int) -> Stored:
+        variant: Variant = _item(self, 0)
+        s = variant.source[p]
+        return _item(self, s) if s else variant.layout.template[p]
 
     def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
-        layout: Layout = _item(self, 0)
-        i = layout.place.get(key)
-        if i is None:
+        variant: Variant = _item(self, 0)
+        layout = variant.layout
+        p = layout.place.get(key)
+        if p is None:
             return default
-        return (layout.spellings[i], _item(self, i + 1))
+        s = variant.source[p]
+        stored = _item(self, s) if s else layout.template[p]
+        if type(stored) in _BARE:
+            stored = _literal(stored)
+        return (layout.spellings[p], stored)
 
     def __getitem__(self, key: str) -> Entry:  # type: ignore[override]
-        layout: Layout = _item(self, 0)
-        i = layout.place[key]
-        return (layout.spellings[i], _item(self, i + 1))
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found  # type: ignore[no-any-return]
 
     def __contains__(self, key: object) -> bool:
-        return key in _item(self, 0).place
+        return key in _item(self, 0).layout.place
 
     def __len__(self) -> int:
-        return _size(self) - 1
+        return len(_item(self, 0).layout.keys)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(_item(self, 0).keys)
+        return iter(_item(self, 0).layout.keys)
 
     def keys(self) -> tuple[str, ...]:
-        return _item(self, 0).keys  # type: ignore[no-any-return]
+        return _item(self, 0).layout.keys  # type: ignore[no-any-return]
 
     def _nodes(self) -> Iterator[ast.Node]:
-        it = tuple.__iter__(self)
-        next(it)
-        return it
+        return map(_node, map(self._at, range(len(self))))
 
     def values(self) -> Iterator[Entry]:
-        return zip(_item(self, 0).spellings, self._nodes())
+        return zip(self.layout.spellings, self._nodes())
 
     def items(self) -> Iterator[tuple[str, Entry]]:
-        layout: Layout = _item(self, 0)
+        layout = self.layout
         return zip(layout.keys, zip(layout.spellings, self._nodes()))
 
-    def nodes_of(self, keys: tuple[str, ...]) -> list[Optional[ast.Node]]:
-        """The node of each of ``keys`` (lower-case), None for a missing one."""
-        return [_item(self, i + 1) if i >= 0 else None for i in _item(self, 0).positions(keys)]
+    def stored_of(self, keys: tuple[str, ...]) -> list[Stored]:
+        """What is stored for each of ``keys`` (lower-case), None for a missing one: a node,
+        or the bare ``bool``/``int``/``float``/``str`` value of a literal.  Each is the same
+        object on every call, so callers may key caches by identity while they hold it."""
+        at = self._at
+        return [at(p) if p >= 0 else None for p in self.layout.positions(keys)]
 
     def to_dict(self) -> dict[str, Entry]:
         """The same attributes as a new, writable dict."""
@@ -122,7 +190,7 @@ class SharedAttrs(tuple):
 
     def __reduce__(self) -> tuple:
         # Pickled (and deep-copied) as the names and nodes; loading shares the layout again.
-        return (_rebuild, (_item(self, 0).spellings, tuple(self._nodes())))
+        return (_rebuild, (self.layout.spellings, tuple(self._nodes())))
 
     def __copy__(self) -> "SharedAttrs":
         return self
@@ -136,6 +204,18 @@ def _rebuild(spellings: tuple[str, ...], nodes: tuple) -> "dict[str, Entry] | Sh
 # Spellings in order -> their layout.  Bounded: past the limit new lists are not compacted.
 _LAYOUTS: dict[tuple[str, ...], Layout] = {}
 LAYOUT_LIMIT = 4096
+# Variants of one layout.  Bounded: past the limit a new pattern keeps every value.
+VARIANT_LIMIT = 1024
+
+
+def _same_literal(node: ast.Node, model: ast.Node) -> bool:
+    """Whether two distinct nodes are literals that no evaluation or printing can tell
+    apart (equal booleans, integers or strings; a real only as the same object)."""
+    if type(node) is not _literal or type(model) is not _literal:
+        return False
+    v, w = node.value, model.value  # type: ignore[attr-defined]
+    t = type(v)
+    return t is type(w) and (t is str or t is int or t is bool) and v == w
 
 
 def compact(attrs: dict[str, Entry]) -> "dict[str, Entry] | SharedAttrs":
@@ -148,8 +228,34 @@ def compact(attrs: dict[str, Entry]) -> "dict[str, Entry] | SharedAttrs":
     if layout is None:
         if len(_LAYOUTS) >= LAYOUT_LIMIT:
             return attrs
-        layout = _LAYOUTS[spellings] = Layout(spellings, tuple(attrs))
-    return SharedAttrs(layout, nodes)
+        layout = _LAYOUTS[spellings] = Layout(spellings, tuple(attrs), nodes)
+    template = layout.template
+    own: list[int] = []
+    values: list[Stored] = []
+    # The places that differ from the template by identity, found at C speed; of those,
+    # a literal equal to the template's (read again after the reader forgot its node)
+    # is left to the template too.
+    literal, bare = _literal, _BARE
+    for p in compress(range(len(nodes)), map(is_not, nodes, template)):
+        node = nodes[p]
+        if type(node) is literal:
+            v = node.value  # type: ignore[attr-defined]
+            t = type(v)
+            if t in bare:
+                model = template[p]
+                if type(model) is literal and type(model.value) is t and t is not float \
+                        and model.value == v:  # type: ignore[attr-defined]
+                    continue    # see _same_literal
+                own.append(p)
+                values.append(v)
+                continue
+        own.append(p)
+        values.append(node)
+    variant = layout.variant(tuple(own))
+    if variant is None:
+        variant = layout.whole
+        values = [_bare(n) for n in nodes]
+    return tuple.__new__(SharedAttrs, (variant, *values))
 
 
-__all__ = ["Layout", "SharedAttrs", "compact", "LAYOUT_LIMIT"]
+__all__ = ["Layout", "Variant", "SharedAttrs", "Stored", "compact", "LAYOUT_LIMIT", "VARIANT_LIMIT"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from itertools import chain
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ..errors import FormatError
@@ -89,6 +90,8 @@ class LineSource:
 
     def __init__(self, lines: Iterator[str], name: str, closer: Optional[Callable[[], None]] = None,
                  tell: Optional[Callable[[], Any]] = None) -> None:
+        self._blocks: Optional[Iterator[list[str]]] = None
+        self._rest: list[str] = []      # the unread lines of a block readline() began, last first
         self.name = name
         self.lineno = 0
         # (line, column) just after the last ad a reader returned; column 0 = line start
@@ -102,6 +105,25 @@ class LineSource:
         # the first line of the last ad a reader returned, where the reader records it
         self.ad_start = 0
 
+    @classmethod
+    def of_blocks(cls, blocks: Iterator[list[str]], name: str,
+                  closer: Optional[Callable[[], None]] = None) -> "LineSource":
+        """A source over lines that come in lists (:func:`line_blocks`): iterating it then
+        walks each list instead of resuming a generator per line."""
+        src = cls(iter(()), name, closer)
+        src._blocks = blocks
+        return src
+
+    def _next_line(self) -> Optional[str]:
+        if self._blocks is None:
+            return next(self._lines, None)
+        while not self._rest:
+            block = next(self._blocks, None)
+            if block is None:
+                return None
+            self._rest = block[::-1]
+        return self._rest.pop()
+
     def readline(self) -> Optional[str]:
         """The next line (with its ``\\n``), or None at the end of the input."""
         line: Optional[str]
@@ -109,7 +131,7 @@ class LineSource:
             line = self._pending.pop()
         else:
             cookie = self._tell() if self._tell is not None else None
-            line = next(self._lines, None)
+            line = self._next_line()
             if line is None:
                 return None
             if cookie is not None:
@@ -134,6 +156,15 @@ class LineSource:
                 if line is None:
                     return
                 yield line
+        if self._blocks is not None:
+            while self._rest:
+                self.lineno += 1
+                yield self._rest.pop()
+            for block in self._blocks:
+                for line in block:
+                    self.lineno += 1
+                    yield line
+            return
         for line in self._lines:
             self.lineno += 1
             yield line
@@ -191,6 +222,11 @@ def block_lines(f: Any, name: str) -> Iterator[str]:
     """Lines of a text file read in blocks of 64 KiB: the same lines as
     :func:`_file_lines` (split at ``\\n`` only, each at most ``max_line`` characters),
     with the splitting done a block at a time."""
+    return chain.from_iterable(line_blocks(f, name))
+
+
+def line_blocks(f: Any, name: str) -> Iterator[list[str]]:
+    """The lines of :func:`block_lines`, one list per 64 KiB block read."""
     limit = LIMITS.max_line
     count = 0
     partial = ""
@@ -209,11 +245,11 @@ def block_lines(f: Any, name: str) -> Iterator[str]:
                 first = next(i for i, line in enumerate(lines) if len(line) > limit)
                 raise _too_long(name, count + first + 1, limit)
             count += len(lines)
-            yield from lines
+            yield lines
         if len(partial) > limit:
             raise _too_long(name, count + 1, limit)
     if partial:
-        yield partial
+        yield [partial]
 
 
 def open_text(path: Any) -> io.TextIOWrapper:
@@ -246,7 +282,7 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
         return LineSource(_split_chunks((bytes(input),), label), label)
     if isinstance(input, os.PathLike):
         f = open_text(input)  # closed by LineSource.close
-        return LineSource(block_lines(f, label), label, closer=f.close)
+        return LineSource.of_blocks(line_blocks(f, label), label, closer=f.close)
     if hasattr(input, "readline"):
         tell = None
         if track:

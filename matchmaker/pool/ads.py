@@ -40,7 +40,7 @@ from classad.evaluate import EvalState, evaluate_top, new_state
 from classad.formats import read_source
 from classad.formats.detect import WHITESPACE, classify
 from classad.formats.old_format import forget_lines
-from classad.formats.sources import LineSource, block_lines, open_source
+from classad.formats.sources import LineSource, line_blocks, open_source
 from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
 
@@ -166,7 +166,7 @@ def stream_ads(path: str | os.PathLike) -> Iterator[tuple[ClassAd, str]]:
                     yield ad, f"{name}: ad {i}"
                 return
             fh.seek(0)
-            src = LineSource(block_lines(fh, name), name)
+            src = LineSource.of_blocks(line_blocks(fh, name), name)
             for ad in read_source(src, ParserType.Old):
                 yield ad, f"{name}:{src.ad_start}"
     except OSError as exc:

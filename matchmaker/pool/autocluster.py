@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from classad import ast
 from classad.ad import ClassAd
@@ -243,7 +243,7 @@ class Autoclusters:
         self.fixed = tuple(a.lower() for a in fixed) if fixed is not None else None
         self.remove = frozenset(a.lower() for a in remove)
         self.every_job_alone = every_job_alone
-        self._names: dict[tuple[int, int], tuple[str, ...]] = {}
+        self._names: dict[tuple[int, ...], tuple[list, tuple[str, ...]]] = {}
         self._text: dict[int, tuple[ast.Node, str]] = {}
         self._ids: dict[tuple, int] = {}
         # (names, identities of the job's nodes for them) -> (the nodes, autocluster): jobs
@@ -256,15 +256,14 @@ class Autoclusters:
         """The significant attribute names for one job (sorted, lower-cased)."""
         if self.fixed is not None:
             return self.fixed
-        req, rank = ad.lookup_node("requirements"), ad.lookup_node("rank")
-        key = (id(req), id(rank))
-        names = self._names.get(key)
-        if names is None:
+        held = ad.stored_of(_OWN_EXPRS)
+        key = tuple(map(id, held))
+        hit = self._names.get(key)
+        if hit is None:
             own = internal_references(ad, ("Requirements", "Rank"))
             own |= {a.lower() for a in _ALWAYS}
-            names = tuple(sorted((self.significant | own) - self.remove))
-            self._names[key] = names
-        return names
+            hit = self._names[key] = (held, tuple(sorted((self.significant | own) - self.remove)))
+        return hit[1]       # the stored values are held, so the identities stay theirs
 
     def _value_key(self, node: Optional[ast.Node]) -> object:
         if node is None:
@@ -288,17 +287,20 @@ class Autoclusters:
             return self._count
         ad = job.ad
         names = self.names_for(ad)
-        nodes = ad.nodes_of(names)
-        by_nodes = (names, tuple(map(id, nodes)))
+        stored = ad.stored_of(names)
+        by_nodes = (names, tuple(map(id, stored)))
         hit = self._by_nodes.get(by_nodes)
         if hit is not None:
             return hit[1]
         literal, value_key = ast.Literal, self._value_key
         values: list[object] = []
-        for node in nodes:
+        for node in stored:
+            t = type(node)
             if node is None:
                 values.append(None)
-            elif type(node) is literal and type(node.value) in _PLAIN:
+            elif t in _PLAIN:                   # the bare value of a literal
+                values.append((t, node))
+            elif t is literal and type(node.value) in _PLAIN:
                 values.append((type(node.value), node.value))
             else:
                 values.append(value_key(node))
@@ -308,7 +310,7 @@ class Autoclusters:
             self._count += 1
             ac = self._ids[key] = self._count
         if len(self._by_nodes) < 65536:
-            self._by_nodes[by_nodes] = (nodes, ac)
+            self._by_nodes[by_nodes] = (stored, ac)     # held, so the identities stay theirs
         return ac
 
     def __len__(self) -> int:
@@ -316,6 +318,7 @@ class Autoclusters:
 
 
 _PLAIN = frozenset({bool, int, float, str})
+_OWN_EXPRS = ("requirements", "rank")
 
 
 # ---- job order and requests ------------------------------------------------------------------
@@ -325,11 +328,13 @@ def _zero_clock() -> float:
     return 0.0     # library code never reads the wall clock
 
 
-def _prio(ad: ClassAd, name: str, node: Optional[ast.Node]) -> int:
-    """The integer value of attribute ``name`` (lower-case, stored as ``node``) of a job,
-    0 when not an integer."""
+def _prio(ad: ClassAd, name: str, node: Any) -> int:
+    """The integer value of attribute ``name`` (lower-case, stored as ``node``, see
+    :meth:`ClassAd.stored_of`) of a job, 0 when not an integer."""
     if node is None:
         return 0
+    if type(node) is int:
+        return node
     if type(node) is ast.Literal and type(node.value) is int:
         return node.value
     v = ad.evaluate(name, state=new_state(ad, clock=_zero_clock))
@@ -347,7 +352,7 @@ def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
     """HTCondor's queue order (docs/negotiation.md, requests and autoclusters): priorities descending, then ClusterId, ProcId.
     ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes."""
     ad = job.ad
-    p1, p2, prio, q1, q2, qdate = (_prio(ad, name, node) for name, node in zip(_ORDER_NAMES, ad.nodes_of(_ORDER_NAMES)))
+    p1, p2, prio, q1, q2, qdate = (_prio(ad, name, node) for name, node in zip(_ORDER_NAMES, ad.stored_of(_ORDER_NAMES)))
     if by_qdate:
         return (-p1, -p2, -prio, -q1, -q2, qdate, job.cluster, job.proc)
     return (-p1, -p2, -prio, -q1, -q2, job.cluster, job.proc)

@@ -104,3 +104,48 @@ def test_pickle_and_copies_keep_the_ad():
         assert clone.printOld() == c.ClassAd(CONTEXT_MY).printOld()
         assert classad.ExprTree("x + a").eval(clone, compacted(CONTEXT_TARGET)) == \
             c.ExprTree("x + a").eval(c.ClassAd(CONTEXT_MY), c.ClassAd(CONTEXT_TARGET))
+
+
+# ---- ads that share a layout keep only what differs from its template ----------------------
+
+_VALUES_TEXT = st.sampled_from(["0", "1", "-1", "true", "false", "0.0", "-0.0", "1.0", "1e3", '"a"', '"A"',
+                                '""', "undefined", "error", "x + 1", "{1, 2}", "[q = 1]", "9223372036854775807"])
+_NAMES = ("Alpha", "beta", "GAMMA", "x")
+
+
+@SETTINGS
+@given(rows=st.lists(st.tuples(*[_VALUES_TEXT] * len(_NAMES)), min_size=2, max_size=5),
+       tag=st.integers(0, 10**9))
+def test_ads_sharing_a_layout_keep_their_own_values(rows: list[tuple[str, ...]], tag: int) -> None:
+    """The first ad compacted with a list of names is its layout's template; the others keep
+    what differs from it (bare values for plain literals).  Every ad still reads, prints
+    and evaluates as HTCondor's library reads the same text -- including values that are
+    equal but not identical (1 and true, 0.0 and -0.0, "a" and "A")."""
+    names = (*_NAMES, f"Tag{tag}")          # a fresh layout for each example
+    texts = ["[" + "; ".join(f"{n} = {v}" for n, v in zip(names, (*row, "0"))) + "]" for row in rows]
+    ours = [compacted(t) for t in texts]
+    assert len({id(a._attrs.layout) for a in ours}) == 1
+    for ad, text in zip(ours, texts):
+        theirs = c.ClassAd(text)
+        assert ad.printOld() == theirs.printOld()
+        assert {k: canonical(ad.eval(k)) for k in ad} == {k: canonical(theirs.eval(k)) for k in theirs}
+        for expr in ("Alpha + beta", "GAMMA =?= x", "strcat(Alpha, beta)", "real(x) / 2"):
+            assert canonical(classad.ExprTree(expr).eval(ad)) == canonical(c.ExprTree(expr).eval(theirs))
+
+
+def test_an_ad_like_the_template_keeps_nothing_of_its_own() -> None:
+    names = "; ".join(f"A{i} = {i}" for i in range(40))
+    first = compacted(f"[{names}; Which = \"first\"]")
+    again = compacted(f"[{names}; Which = \"second\"]")
+    assert first._attrs.layout is again._attrs.layout
+    assert tuple.__len__(first._attrs) == 1                 # the variant alone
+    assert tuple.__len__(again._attrs) == 2                 # the variant and "second"
+    assert again["Which"] == "second" and again["A39"] == 39
+
+
+def test_stored_values_keep_their_identity() -> None:
+    """Callers key caches by the identity of what ``stored_of`` returns (autoclusters)."""
+    ad = compacted('[Own = "unique text"; Expr = a + b; N = 123456789]')
+    first, second = ad.stored_of(("own", "expr", "n", "missing")), ad.stored_of(("own", "expr", "n", "missing"))
+    assert all(a is b for a, b in zip(first, second))
+    assert first[3] is None
