@@ -57,13 +57,14 @@ class Layout:
     """The attribute names of a family of ads, each lower-case key's place, and the
     template values that the family's variants leave out."""
 
-    __slots__ = ("spellings", "keys", "place", "template", "variants", "whole", "_positions")
+    __slots__ = ("spellings", "keys", "place", "template", "pairs", "variants", "whole", "_positions")
 
     def __init__(self, spellings: tuple[str, ...], keys: tuple[str, ...], template: tuple[ast.Node, ...]) -> None:
         self.spellings = spellings
         self.keys = keys
         self.place = {key: i for i, key in enumerate(keys)}
         self.template = template
+        self.pairs = tuple(zip(spellings, template))      # the template's entries, ready to hand out
         self.variants: dict[tuple[int, ...], Variant] = {}
         self.whole = Variant(self, tuple(range(len(keys))))     # for ads past the variant limit
         self._positions: dict[tuple[str, ...], tuple[int, ...]] = {}
@@ -92,7 +93,7 @@ class Variant:
     """The ads of one layout that keep the same places themselves: ``source[p]`` is the
     index of place ``p``'s value in such an ad's tuple, 0 when the value is the template's."""
 
-    __slots__ = ("layout", "source")
+    __slots__ = ("layout", "source", "place", "spellings", "template", "pairs")
 
     def __init__(self, layout: Layout, own: tuple[int, ...]) -> None:
         source = [0] * len(layout.keys)
@@ -100,6 +101,9 @@ class Variant:
             source[p] = i
         self.layout = layout
         self.source = tuple(source)
+        # The layout's tables again, one attribute access nearer to the hot path.
+        self.place, self.spellings = layout.place, layout.spellings
+        self.template, self.pairs = layout.template, layout.pairs
 
 
 _item = tuple.__getitem__
@@ -124,19 +128,20 @@ class SharedAttrs(tuple):
     def _at(self, p: int) -> Stored:
         variant: Variant = _item(self, 0)
         s = variant.source[p]
-        return _item(self, s) if s else variant.layout.template[p]
+        return _item(self, s) if s else variant.template[p]
 
     def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
         variant: Variant = _item(self, 0)
-        layout = variant.layout
-        p = layout.place.get(key)
+        p = variant.place.get(key)
         if p is None:
             return default
         s = variant.source[p]
-        stored = _item(self, s) if s else layout.template[p]
+        if not s:
+            return variant.pairs[p]
+        stored = _item(self, s)
         if type(stored) in _BARE:
             stored = _literal(stored)
-        return (layout.spellings[p], stored)
+        return (variant.spellings[p], stored)
 
     def __getitem__(self, key: str) -> Entry:  # type: ignore[override]
         found = self.get(key)
@@ -170,8 +175,10 @@ class SharedAttrs(tuple):
         """What is stored for each of ``keys`` (lower-case), None for a missing one: a node,
         or the bare ``bool``/``int``/``float``/``str`` value of a literal.  Each is the same
         object on every call, so callers may key caches by identity while they hold it."""
-        at = self._at
-        return [at(p) if p >= 0 else None for p in self.layout.positions(keys)]
+        variant: Variant = _item(self, 0)
+        source, template = variant.source, variant.template
+        return [None if p < 0 else _item(self, s) if (s := source[p]) else template[p]
+                for p in variant.layout.positions(keys)]
 
     def to_dict(self) -> dict[str, Entry]:
         """The same attributes as a new, writable dict."""

@@ -77,6 +77,34 @@ def _pure(entry: Any) -> bool:
     return getattr(entry.impl, "__module__", "") in _PURE_MODULES and entry.name.lower() != "random"
 
 
+class _Entries:
+    """The fixed ad's attribute entries as one run sees them: each read from the ad's
+    storage once, on first use (a run reads a few of the fixed ad's many attributes)."""
+
+    __slots__ = ("_source", "_seen")
+
+    def __init__(self, source: Any) -> None:
+        self._source = source
+        self._seen: dict[str, Any] = {}
+
+    def get(self, lname: str) -> Any:
+        """The ``(spelling, node)`` entry of ``lname``, None when the ad has none."""
+        try:
+            return self._seen[lname]
+        except KeyError:
+            entry = self._seen[lname] = self._source.get(lname)
+            return entry
+
+    def __contains__(self, lname: str) -> bool:
+        return self.get(lname) is not None
+
+    def __getitem__(self, lname: str) -> Any:
+        entry = self.get(lname)
+        if entry is None:
+            raise KeyError(lname)
+        return entry
+
+
 class Run:
     """One evaluation over a table: the two sides, the state, per-run caches."""
 
@@ -87,7 +115,7 @@ class Run:
         self.strict = bool(state.strict)
         self.row_is_my = row_is_my
         self.pool = table.pool
-        self.fixed_attrs = dict(fixed._attrs) if fixed is not None else {}
+        self.fixed_attrs = _Entries(fixed._attrs if fixed is not None else {})
         self._fixed_memo: dict = {}
         self._row_memo: dict = {}
         self.fallbacks = 0

@@ -352,7 +352,8 @@ def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
     """HTCondor's queue order (docs/negotiation.md, requests and autoclusters): priorities descending, then ClusterId, ProcId.
     ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes."""
     ad = job.ad
-    p1, p2, prio, q1, q2, qdate = (_prio(ad, name, node) for name, node in zip(_ORDER_NAMES, ad.stored_of(_ORDER_NAMES)))
+    p1, p2, prio, q1, q2, qdate = [node if type(node) is int else 0 if node is None else _prio(ad, name, node)
+                                   for name, node in zip(_ORDER_NAMES, ad.stored_of(_ORDER_NAMES))]
     if by_qdate:
         return (-p1, -p2, -prio, -q1, -q2, qdate, job.cluster, job.proc)
     return (-p1, -p2, -prio, -q1, -q2, job.cluster, job.proc)
