@@ -93,13 +93,17 @@ class ClassAd(MutableMapping):
         ad.parent = None
         return ad
 
-    def compact(self) -> "ClassAd":
+    def compact(self, *, equal_values: bool = True) -> "ClassAd":
         """Store the attributes in a layout shared with ads that have the same names, in
         the same order (see :mod:`classad.layout`): far less memory for the many similar
         ads of a queue dump.  Nothing visible changes; the ad returns to its own dict
-        when it is next modified.  Returns the ad."""
+        when it is next modified.  Returns the ad.
+
+        ``equal_values=False`` shares only the very nodes of the layout's template, not
+        literals merely equal to them: for a reader that already gives equal values one
+        node (the old-format reader), where comparing the values would be wasted work."""
         if type(self._attrs) is dict:
-            self._attrs = compact(self._attrs)
+            self._attrs = compact(self._attrs, equal_values=equal_values)
         return self
 
     def _writable(self) -> dict[str, tuple[str, ast.Node]]:
@@ -133,6 +137,17 @@ class ClassAd(MutableMapping):
             entry = attrs.get(n)
             out.append(None if entry is None else entry[1])
         return out
+
+    def stored_key(self, lnames: tuple[str, ...]) -> tuple[tuple, Any]:
+        """``(key, held)``: a hashable key equal for two ads (or two calls) only when each
+        attribute of ``lnames`` (lower-case) is stored as the same object in both (see
+        :meth:`stored_of`; a missing one as None), and the objects it stands for, which a
+        cache keyed by it must hold so that their identities stay theirs."""
+        attrs = self._attrs
+        if type(attrs) is SharedAttrs:
+            return attrs.stored_key(lnames)
+        held = self.stored_of(lnames)
+        return tuple(map(id, held)), held
 
     def node_items(self) -> Iterator[tuple[str, ast.Node]]:
         """(spelling, expression node) pairs in insertion order."""

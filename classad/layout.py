@@ -27,8 +27,8 @@ difference keep every value.
 
 from __future__ import annotations
 
-from itertools import compress
-from operator import is_not
+from itertools import compress, repeat
+from operator import eq, is_not
 from typing import Any, Iterator, Optional
 
 from . import ast
@@ -57,13 +57,15 @@ class Layout:
     """The attribute names of a family of ads, each lower-case key's place, and the
     template values that the family's variants leave out."""
 
-    __slots__ = ("spellings", "keys", "place", "template", "pairs", "variants", "whole", "_positions")
+    __slots__ = ("spellings", "keys", "place", "template", "bare", "pairs", "variants", "whole", "_positions")
 
     def __init__(self, spellings: tuple[str, ...], keys: tuple[str, ...], template: tuple[ast.Node, ...]) -> None:
         self.spellings = spellings
         self.keys = keys
         self.place = {key: i for i, key in enumerate(keys)}
         self.template = template
+        # The template's plain literal values (a value equal to nothing elsewhere).
+        self.bare = tuple(v if v is not node else _NOT_BARE for v, node in zip(map(_bare, template), template))
         self.pairs = tuple(zip(spellings, template))      # the template's entries, ready to hand out
         self.variants: dict[tuple[int, ...], Variant] = {}
         self.whole = Variant(self, tuple(range(len(keys))))     # for ads past the variant limit
@@ -93,7 +95,7 @@ class Variant:
     """The ads of one layout that keep the same places themselves: ``source[p]`` is the
     index of place ``p``'s value in such an ad's tuple, 0 when the value is the template's."""
 
-    __slots__ = ("layout", "source", "place", "spellings", "template", "pairs")
+    __slots__ = ("layout", "source", "place", "spellings", "template", "pairs", "_plans")
 
     def __init__(self, layout: Layout, own: tuple[int, ...]) -> None:
         source = [0] * len(layout.keys)
@@ -104,6 +106,36 @@ class Variant:
         # The layout's tables again, one attribute access nearer to the hot path.
         self.place, self.spellings = layout.place, layout.spellings
         self.template, self.pairs = layout.template, layout.pairs
+        self._plans: dict[tuple[str, ...], _Plan] = {}
+
+    def plan(self, keys: tuple[str, ...]) -> "_Plan":
+        """How to read ``keys`` (lower-case) from an ad of this variant; remembered per tuple."""
+        got = self._plans.get(keys)
+        if got is None:
+            if len(self._plans) >= 64:
+                self._plans.clear()
+            got = self._plans[keys] = _Plan(self, keys)
+        return got
+
+
+class _Plan:
+    """The stored values of some names in the ads of one variant: what the template gives
+    (fixed for the variant) and where in each ad the rest is."""
+
+    __slots__ = ("fixed", "pairs", "at")
+
+    def __init__(self, variant: Variant, keys: tuple[str, ...]) -> None:
+        source, template = variant.source, variant.template
+        fixed: list[Stored] = []
+        pairs: list[tuple[int, int]] = []
+        for r, p in enumerate(variant.layout.positions(keys)):
+            s = source[p] if p >= 0 else 0
+            fixed.append(None if p < 0 or s else template[p])
+            if s:
+                pairs.append((r, s))
+        self.fixed = fixed                          # the values, with the ad's own left as None
+        self.pairs = tuple(pairs)                   # (place in the result, index in the ad's tuple)
+        self.at = tuple(s for _, s in pairs)        # the indices alone
 
 
 _item = tuple.__getitem__
@@ -175,10 +207,25 @@ class SharedAttrs(tuple):
         """What is stored for each of ``keys`` (lower-case), None for a missing one: a node,
         or the bare ``bool``/``int``/``float``/``str`` value of a literal.  Each is the same
         object on every call, so callers may key caches by identity while they hold it."""
+        plan = _item(self, 0).plan(keys)
+        out = plan.fixed.copy()
+        for r, s in plan.pairs:
+            out[r] = _item(self, s)
+        return out
+
+    def stored_key(self, keys: tuple[str, ...]) -> tuple[tuple, tuple]:
+        """``(key, held)``: a hashable key that two ads (or calls) share only when each of
+        ``keys`` is stored as the same object in both (see :meth:`stored_of`), and the
+        objects the key stands for -- a cache keyed by it must hold them."""
         variant: Variant = _item(self, 0)
-        source, template = variant.source, variant.template
-        return [None if p < 0 else _item(self, s) if (s := source[p]) else template[p]
-                for p in variant.layout.positions(keys)]
+        at = variant.plan(keys).at
+        if not at:
+            return (variant,), ()
+        if len(at) == 1:
+            v = _item(self, at[0])
+            return (variant, id(v)), v
+        own = tuple(map(_item, repeat(self, len(at)), at))   # the tuple's own items, not the mapping's
+        return (variant, *map(id, own)), own
 
     def to_dict(self) -> dict[str, Entry]:
         """The same attributes as a new, writable dict."""
@@ -215,19 +262,19 @@ LAYOUT_LIMIT = 4096
 VARIANT_LIMIT = 1024
 
 
-def _same_literal(node: ast.Node, model: ast.Node) -> bool:
-    """Whether two distinct nodes are literals that no evaluation or printing can tell
-    apart (equal booleans, integers or strings; a real only as the same object)."""
-    if type(node) is not _literal or type(model) is not _literal:
-        return False
-    v, w = node.value, model.value  # type: ignore[attr-defined]
+_NOT_BARE = object()
+
+
+def _same_value(v: Stored, w: Stored) -> bool:
+    """Whether two stored values are plain literals no evaluation or printing can tell apart."""
     t = type(v)
-    return t is type(w) and (t is str or t is int or t is bool) and v == w
+    return t in _BARE and t is type(w) and v == w and (t is not float or repr(v) == repr(w))
 
 
-def compact(attrs: dict[str, Entry]) -> "dict[str, Entry] | SharedAttrs":
+def compact(attrs: dict[str, Entry], *, equal_values: bool = True) -> "dict[str, Entry] | SharedAttrs":
     """``attrs`` as a :class:`SharedAttrs` when its layout is known or may still be added;
-    otherwise ``attrs`` itself."""
+    otherwise ``attrs`` itself.  With ``equal_values`` false only the template's very nodes
+    are left to it (see :meth:`classad.ad.ClassAd.compact`)."""
     if not attrs:
         return attrs
     spellings, nodes = zip(*attrs.values())
@@ -236,29 +283,19 @@ def compact(attrs: dict[str, Entry]) -> "dict[str, Entry] | SharedAttrs":
         if len(_LAYOUTS) >= LAYOUT_LIMIT:
             return attrs
         layout = _LAYOUTS[spellings] = Layout(spellings, tuple(attrs), nodes)
-    template = layout.template
-    own: list[int] = []
-    values: list[Stored] = []
-    # The places that differ from the template by identity, found at C speed; of those,
-    # a literal equal to the template's (read again after the reader forgot its node)
-    # is left to the template too.
+    # The places that differ from the template, found at C speed (readers share one node
+    # among the ads that have the same value); the ad keeps those, bare when plain literals.
+    own = tuple(compress(range(len(nodes)), map(is_not, nodes, layout.template)))
     literal, bare = _literal, _BARE
-    for p in compress(range(len(nodes)), map(is_not, nodes, template)):
-        node = nodes[p]
-        if type(node) is literal:
-            v = node.value  # type: ignore[attr-defined]
-            t = type(v)
-            if t in bare:
-                model = template[p]
-                if type(model) is literal and type(model.value) is t and t is not float \
-                        and model.value == v:  # type: ignore[attr-defined]
-                    continue    # see _same_literal
-                own.append(p)
-                values.append(v)
-                continue
-        own.append(p)
-        values.append(node)
-    variant = layout.variant(tuple(own))
+    values = [n.value if n.__class__ is literal and n.value.__class__ in bare else n  # type: ignore[attr-defined]
+              for n in map(nodes.__getitem__, own)]
+    # A plain literal equal to the template's but not the same node (a reader that does not
+    # share nodes, or one that forgot them) is left to the template too: found at C speed,
+    # then told apart from the values that Python merely calls equal (1 and true, 0.0 and -0.0).
+    if equal_values and True in map(eq, values, map(layout.bare.__getitem__, own)):
+        keep = [not _same_value(v, layout.bare[p]) for v, p in zip(values, own)]
+        own, values = tuple(compress(own, keep)), list(compress(values, keep))
+    variant = layout.variant(own)
     if variant is None:
         variant = layout.whole
         values = [_bare(n) for n in nodes]

@@ -19,6 +19,7 @@ resumes after the next blank line.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Callable, Iterable, Iterator, Optional, TextIO
 
 from .. import ast
@@ -195,6 +196,26 @@ _VALUES: dict[str, ast.Node] = {}
 _VALUES_LIMIT = 65536
 
 
+def _reference_counts(table: dict) -> list[int]:
+    return [sys.getrefcount(node) for node in table.values()]
+
+
+# What _reference_counts says of a value that only its table holds.
+_UNSHARED = _reference_counts({"": object()})[0]
+
+
+def _thin_values() -> None:
+    """Make room in :data:`_VALUES`: forget the values no ad shares any more, keep those
+    that something besides this table holds (a shared template of compacted ads, the line
+    caches, ads not yet compacted), so that a long dump keeps one node for a common value
+    from its first ad to its last.  All are forgotten when too few can go."""
+    keep = {text: node for (text, node), refs in zip(_VALUES.items(), _reference_counts(_VALUES))
+            if refs > _UNSHARED}
+    _VALUES.clear()
+    if len(keep) <= _VALUES_LIMIT // 2:
+        _VALUES.update(keep)
+
+
 def _clear_caches() -> None:
     _RAW_LINES.clear()
     _LINE_CACHE.clear()
@@ -294,7 +315,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
                     node = ast.Literal(string if string is not None else to_int(whole) if whole is not None
                                        else to_real(real))
                     if len(_VALUES) >= _VALUES_LIMIT:
-                        _VALUES.clear()
+                        _thin_values()
                     _VALUES[value_text] = node
                 hit = (lower_key(name), (spelled(name) or _name(name), node))
                 if remembered(hit[0], 0) >= _LINES_PER_ATTRIBUTE and len(_RECENT) < _RECENT_LIMIT \

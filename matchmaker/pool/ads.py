@@ -385,7 +385,7 @@ def make_jobs(ads: Iterable[tuple[ClassAd, str]], *, uid_domain: Optional[str] =
             raise FormatError(f"job {cluster}.{proc} has no User, Owner or AccountingGroup",
                               **_where(source))
         status = _int_attr(ad, "JobStatus")
-        job = Job(ad.compact(), cluster, proc, name, IDLE if status is None else status, source)
+        job = Job(ad.compact(equal_values=False), cluster, proc, name, IDLE if status is None else status, source)
         if warnings is not None and job.status == IDLE and ad.get_node("Requirements") is None:
             warnings.append(f"{source}: warning: job {job.id} has no Requirements; it matches no slot")
         jobs.append(job)

@@ -243,21 +243,20 @@ class Autoclusters:
         self.fixed = tuple(a.lower() for a in fixed) if fixed is not None else None
         self.remove = frozenset(a.lower() for a in remove)
         self.every_job_alone = every_job_alone
-        self._names: dict[tuple[int, ...], tuple[list, tuple[str, ...]]] = {}
+        self._names: dict[tuple, tuple[Any, tuple[str, ...]]] = {}
         self._text: dict[int, tuple[ast.Node, str]] = {}
         self._ids: dict[tuple, int] = {}
         # (names, identities of the job's nodes for them) -> (the nodes, autocluster): jobs
         # read from one dump share their nodes for equal values, so most jobs are a hit
         # here.  The nodes are held, so their identities stay theirs.
-        self._by_nodes: dict[tuple, tuple[list, int]] = {}
+        self._by_nodes: dict[tuple, tuple[Any, int]] = {}
         self._count = 0
 
     def names_for(self, ad: ClassAd) -> tuple[str, ...]:
         """The significant attribute names for one job (sorted, lower-cased)."""
         if self.fixed is not None:
             return self.fixed
-        held = ad.stored_of(_OWN_EXPRS)
-        key = tuple(map(id, held))
+        key, held = ad.stored_key(_OWN_EXPRS)
         hit = self._names.get(key)
         if hit is None:
             own = internal_references(ad, ("Requirements", "Rank"))
@@ -287,11 +286,12 @@ class Autoclusters:
             return self._count
         ad = job.ad
         names = self.names_for(ad)
-        stored = ad.stored_of(names)
-        by_nodes = (names, tuple(map(id, stored)))
+        key, held = ad.stored_key(names)
+        by_nodes = (names, key)
         hit = self._by_nodes.get(by_nodes)
         if hit is not None:
             return hit[1]
+        stored = ad.stored_of(names)
         literal, value_key = ast.Literal, self._value_key
         values: list[object] = []
         for node in stored:
@@ -310,7 +310,7 @@ class Autoclusters:
             self._count += 1
             ac = self._ids[key] = self._count
         if len(self._by_nodes) < 65536:
-            self._by_nodes[by_nodes] = (stored, ac)     # held, so the identities stay theirs
+            self._by_nodes[by_nodes] = (held, ac)       # held, so the identities stay theirs
         return ac
 
     def __len__(self) -> int:
