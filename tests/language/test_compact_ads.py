@@ -149,3 +149,40 @@ def test_stored_values_keep_their_identity() -> None:
     first, second = ad.stored_of(("own", "expr", "n", "missing")), ad.stored_of(("own", "expr", "n", "missing"))
     assert all(a is b for a, b in zip(first, second))
     assert first[3] is None
+
+
+def test_a_long_dump_keeps_sharing_its_common_values(tmp_path) -> None:
+    """Past the old-format reader's value table (65,536 distinct values) a value common to
+    every ad keeps one node, so the last ads of a long dump leave it to their template as
+    the first ones do, and every ad still reads its own values."""
+    from matchmaker.pool.ads import make_jobs, stream_ads
+
+    lines = []
+    for i in range(8000):
+        own = "".join(f"Own{k} = {i * 10 + k + 1_000_000}\n" for k in range(10))
+        lines.append(f'ClusterId = {i}\nProcId = 0\nUser = "u@d"\nCommon = "same for all"\n'
+                     f'Size = 4096\n{own}\n')
+    path = tmp_path / "jobs.ads"
+    path.write_text("".join(lines))
+    jobs = make_jobs(stream_ads(path))
+    assert len(jobs) == 8000
+    sizes = {tuple.__len__(j.ad._attrs) for j in jobs[1:]}
+    assert sizes == {12}            # the variant, ClusterId and the ten Own values
+    last = jobs[-1].ad
+    assert (last["Common"], last["Size"], last["Own9"], last["ClusterId"]) == ("same for all", 4096, 1_079_999, 7999)
+
+
+def test_the_value_table_keeps_what_ads_still_share() -> None:
+    """When the old-format reader's value table fills, the values that something else still
+    holds (a layout's template) keep their node; the others are forgotten."""
+    from classad.formats import old_format
+
+    old_format.forget_lines()
+    try:
+        held = old_format._VALUES["7"] = classad.ast.Literal(7)
+        for i in range(old_format._VALUES_LIMIT - 1):
+            old_format._VALUES[f'"v{i}"'] = classad.ast.Literal(f"v{i}")
+        old_format._thin_values()
+        assert old_format._VALUES == {"7": held}
+    finally:
+        old_format.forget_lines()
