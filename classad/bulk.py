@@ -31,6 +31,29 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+class CollectorPause:
+    """A pause of the cyclic collector that a generator takes while it builds one large
+    object and gives back before it yields (so the caller never runs with the collector
+    off); taking it twice, or giving back a pause not taken, does nothing."""
+
+    __slots__ = ("_taken",)
+
+    def __init__(self) -> None:
+        self._taken = False
+
+    def take(self) -> None:
+        """Pause the collector, if it is on and this pause does not hold it already."""
+        if not self._taken and gc.isenabled():
+            gc.disable()
+            self._taken = True
+
+    def give_back(self) -> None:
+        """Turn the collector on again if this pause turned it off."""
+        if self._taken:
+            self._taken = False
+            gc.enable()
+
+
 _settled_depth = 0
 
 
@@ -51,4 +74,4 @@ def heap_settled() -> Iterator[None]:
             gc.unfreeze()
 
 
-__all__ = ["collector_paused", "heap_settled"]
+__all__ = ["CollectorPause", "collector_paused", "heap_settled"]

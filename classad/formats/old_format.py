@@ -24,6 +24,7 @@ from typing import Callable, Iterable, Iterator, Optional, TextIO
 
 from .. import ast
 from ..ad import PRINTERS, ClassAd, lower_key
+from ..bulk import CollectorPause
 from ..errors import FormatError, ParseError
 from ..lexemes import to_int, to_real
 from ..limits import LIMITS
@@ -288,8 +289,22 @@ def _parse_line_slowly(text: str, source: str, line: int) -> tuple[str, ast.Node
     return _name(name), parse_value(value, source, line, value_start + 1)
 
 
+# An ad longer than this (characters) is read with the cyclic collector paused: the
+# collector's walks over a growing heap would make reading one huge ad take more than
+# linear time.  It is back on before each ad is handed out.
+_LARGE_AD = 1 << 18
+
+
 def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     """Ads from old-format lines; bad lines go to ``handle`` and spoil only their ad."""
+    pause = CollectorPause()
+    try:
+        yield from _iter_ads(src, handle, pause)
+    finally:
+        pause.give_back()
+
+
+def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> Iterator[ClassAd]:
     attrs: dict[str, tuple[str, ast.Node]] = {}
     broken = False
     name_of = src.name
@@ -306,6 +321,8 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
         if hit is None and comment_at is None and not broken and size <= max_ad:
             # The next most common: a new ``Name = 12`` / ``= 1.5`` / ``= "text"`` line,
             # read as the general path reads it (see _SIMPLE_LINE), then remembered.
+            if size > _LARGE_AD:
+                pause.take()
             m = simple(text)
             if m is not None:
                 name, whole, real, string = m.groups()
@@ -346,6 +363,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
             if attrs and not broken:
                 src.last_end = (src.lineno + 1, 0)
                 src.ad_start = first
+                pause.give_back()
                 yield ClassAd._adopt(attrs)
             attrs = {}
             broken = False
@@ -353,6 +371,8 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
             continue
         if broken or text.lstrip(" \t").startswith("#"):
             continue
+        if size > _LARGE_AD:
+            pause.take()
         try:
             pair = parse_line(text, name_of, src.lineno, cache=not raw)
         except FormatError as exc:
@@ -376,6 +396,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     if attrs and not broken:
         src.last_end = (src.lineno + 1, 0)
         src.ad_start = first
+        pause.give_back()
         yield ClassAd._adopt(attrs)
 
 

@@ -246,3 +246,20 @@ def test_lines_that_never_repeat_are_not_all_kept():
     assert len(reqs) == 1
     start = (n // 5 - 1) * 5  # five jobs of one cluster, past the per-attribute limit
     assert len({id(ad.lookup_node("iwd")) for ad in ads[start:start + 5]}) == 1
+
+
+def test_a_huge_ad_is_read_with_the_collector_paused_and_handed_out_with_it_on() -> None:
+    """Reading one very large ad pauses Python's cyclic collector (so the time stays linear);
+    the caller never runs with it off, whether the read ends, stops half way or fails."""
+    import gc
+
+    huge = "".join(f"Attr{i} = {i}\n" for i in range(30_000))      # over 256 KiB
+    assert gc.isenabled()
+    ads = parseAds(huge + "\nNext = 1\n", ParserType.Old)
+    first = next(ads)
+    assert gc.isenabled() and len(first) == 30_000 and first["Attr29999"] == 29_999
+    ads.close()
+    assert gc.isenabled()
+    with pytest.raises(FormatError):
+        list(parseAds(huge + "Broken = (\n", ParserType.Old))
+    assert gc.isenabled()
