@@ -68,6 +68,8 @@ _SPELLING = {"=?=": "is", "=!=": "isnt"}
 _UNARY = frozenset({"-", "+", "!", "~"})
 # Tokens that end an operand run at once (no operator can be among them).
 _STOPS = frozenset({"", ")", "]", "}", ",", ";", "?", ":", "="})
+# Tokens that may follow an attribute's value in a record.
+_VALUE_ENDS = frozenset({";", "]"})
 _WORDS = {"true": TRUE, "false": FALSE, "undefined": UNDEF, "error": ERROR_LITERAL}
 _END = ""
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
@@ -248,12 +250,15 @@ class _Reader:
                 raise _GiveUp
             self.pos += 1
             first = self.pos
-            node = self.expr()
-            # A value of fewer tokens than the limit cannot be nested that deep (each
-            # node has a token of its own); the record and its ancestors add levels, so
-            # a long value is measured as if it were the whole tree.
-            if self.pos - first >= self.max_depth // 2 and deeper_than(node, self.max_depth // 2):
-                raise _GiveUp
+            if toks[first] and toks[first + 1] in _VALUE_ENDS:   # (the last token is always the empty end)
+                node = self.primary()       # a value of one token (most are): no operators to climb
+            else:
+                node = self.expr()
+                # A value of fewer tokens than the limit cannot be nested that deep (each
+                # node has a token of its own); the record and its ancestors add levels, so
+                # a long value is measured as if it were the whole tree.
+                if self.pos - first >= self.max_depth // 2 and deeper_than(node, self.max_depth // 2):
+                    raise _GiveUp
             key = name.lower()
             old = merged.get(key)
             merged[key] = (old[0], node) if old is not None else (name, node)
