@@ -291,7 +291,8 @@ def _parse_line_slowly(text: str, source: str, line: int) -> tuple[str, ast.Node
 
 # An ad longer than this (characters) is read with the cyclic collector paused: the
 # collector's walks over a growing heap would make reading one huge ad take more than
-# linear time.  It is back on before each ad is handed out.
+# linear time.  It is back on before each ad is handed out.  The rest of such an ad's
+# lines and values are not remembered (its attribute names are its own).
 _LARGE_AD = 1 << 18
 
 
@@ -321,7 +322,8 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
         if hit is None and comment_at is None and not broken and size <= max_ad:
             # The next most common: a new ``Name = 12`` / ``= 1.5`` / ``= "text"`` line,
             # read as the general path reads it (see _SIMPLE_LINE), then remembered.
-            if size > _LARGE_AD:
+            large = size > _LARGE_AD
+            if large:
                 pause.take()
             m = simple(text)
             if m is not None:
@@ -331,15 +333,17 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
                 if node is None:
                     node = ast.Literal(string if string is not None else to_int(whole) if whole is not None
                                        else to_real(real))
-                    if len(_VALUES) >= _VALUES_LIMIT:
-                        _thin_values()
-                    _VALUES[value_text] = node
+                    if not large:
+                        if len(_VALUES) >= _VALUES_LIMIT:
+                            _thin_values()
+                        _VALUES[value_text] = node
                 hit = (lower_key(name), (spelled(name) or _name(name), node))
-                if remembered(hit[0], 0) >= _LINES_PER_ATTRIBUTE and len(_RECENT) < _RECENT_LIMIT \
-                        and len(text) <= 4096:
-                    _RECENT[text] = hit       # what _remember does for such a line, inline
-                else:
-                    _remember(text, *hit)
+                if not large:                 # a huge ad's lines are its own: not worth remembering
+                    if remembered(hit[0], 0) >= _LINES_PER_ATTRIBUTE and len(_RECENT) < _RECENT_LIMIT \
+                            and len(text) <= 4096:
+                        _RECENT[text] = hit   # what _remember does for such a line, inline
+                    else:
+                        _remember(text, *hit)
         if hit is not None and comment_at is None and not broken and size <= max_ad:
             key, pair = hit
             if not attrs:
@@ -381,7 +385,7 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
             handle(exc)
             continue
         key = lower_key(pair[0])
-        if raw:
+        if raw and size <= _LARGE_AD:
             _remember(raw, key, pair)
         if not attrs:
             first = src.lineno
