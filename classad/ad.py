@@ -63,10 +63,8 @@ class ClassAd(MutableMapping):
             return
         if isinstance(source, str):
             record = parse_record(source)
-            attrs: dict[str, tuple[str, ast.Node]] = {}
-            for name, node in record.attrs:
-                attrs[name.lower()] = (name, node)
-            self._attrs = attrs
+            self._attrs = {pair[0].lower(): pair if type(pair) is tuple else tuple(pair)  # type: ignore[misc]
+                           for pair in record.attrs}
         elif isinstance(source, ClassAd):
             self._attrs = source._attrs if type(source._attrs) is SharedAttrs else dict(source._attrs)
         elif hasattr(source, "items"):
