@@ -63,7 +63,7 @@ class ClassAd(MutableMapping):
             return
         if isinstance(source, str):
             record = parse_record(source)
-            self._attrs = {pair[0].lower(): pair if type(pair) is tuple else tuple(pair)  # type: ignore[misc]
+            self._attrs = {pair[0].lower(): pair if type(pair) is tuple else tuple(pair)
                            for pair in record.attrs}
         elif isinstance(source, ClassAd):
             self._attrs = source._attrs if type(source._attrs) is SharedAttrs else dict(source._attrs)

@@ -284,7 +284,8 @@ def compact(attrs: dict[str, Entry], *, equal_values: bool = True) -> "dict[str,
             return attrs
         layout = _LAYOUTS[spellings] = Layout(spellings, tuple(attrs), nodes)
     # The places that differ from the template, found at C speed (readers share one node
-    # among the ads that have the same value); the ad keeps those, bare when plain literals.
+    # among the ads that have the same value); the ad keeps those, bare when plain literals
+    # (_bare written out: this runs for every ad read).
     own = tuple(compress(range(len(nodes)), map(is_not, nodes, layout.template)))
     literal, bare = _literal, _BARE
     values = [n.value if n.__class__ is literal and n.value.__class__ in bare else n  # type: ignore[attr-defined]
