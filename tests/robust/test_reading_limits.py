@@ -271,7 +271,8 @@ def test_file_like_object_without_sized_readline(restore_limits):
 
 # ---- files read in blocks ---------------------------------------------------------------------
 
-_LINE_PIECES = ["a = 1", "", "x" * 50, "\r", "\x0b", "\x0c", "\x1c", "\u2028", "\x85", "é", "y" * 200]
+_LINE_PIECES = ["a = 1", "", "x" * 50, "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\u2028", "\u2029", "\x85",
+                "é", "y" * 200]
 
 
 def _block_and_line_reads(tmp_path: Path, text: str) -> tuple:
