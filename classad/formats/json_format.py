@@ -22,7 +22,7 @@ import re
 from typing import Any, Callable, Iterable, Iterator, Optional, TextIO
 
 from .. import ast
-from ..ad import PRINTERS, ClassAd
+from ..ad import PRINTERS, ClassAd, lower_key
 from ..errors import FormatError, ParseError
 from ..parser import parse_expr
 from ..unparse import unparse_value
@@ -197,12 +197,31 @@ def _position(text: str, offset: int, line: int, column: int) -> tuple[int, int]
     return line + newlines, offset - text.rfind("\n", 0, offset)
 
 
+# What could make a name or a string unacceptable (see names.py and check_text): a
+# byte-order mark or a surrogate, raw or escaped.  A text without any is checked per
+# string only for empty names.
+_SUSPECT = re.compile(r"[\ufeff\ud800-\udfff]|\\[uU](?:[fF][eE][fF][fF]|[dD][89a-fA-F])")
+
+
+def _is_clean(text: str) -> bool:
+    """Whether ``text`` holds nothing :data:`_SUSPECT` finds (an ASCII text without
+    ``\\u`` escapes at once)."""
+    if text.isascii() and "\\u" not in text and "\\U" not in text:
+        return True
+    return _SUSPECT.search(text) is None
+
+
+def _int_value(v: int) -> int:
+    return v if INT64_MIN <= v <= INT64_MAX else 0  # as the C++ lexer does
+
+
 class _Decoder:
     """Decodes one object's text into a ClassAd, reporting errors at file positions."""
 
     def __init__(self, text: str, name: str, line: int, column: int) -> None:
         self.text, self.name, self.line, self.column = text, name, line, column
         self.exprs: list[tuple[str, int]] = []  # (raw token, offset in text)
+        self.clean = _is_clean(text)
 
     def error(self, message: str, offset: int) -> FormatError:
         line, col = _position(self.text, offset, self.line, self.column)
@@ -224,11 +243,18 @@ class _Decoder:
         return "".join(out)
 
     def _loads(self, text: str) -> Any:
-        return json.loads(text, object_pairs_hook=_Pairs, parse_int=_to_int,
-                          parse_constant=_reject_constant)
+        # Integers are read by Python's int and clamped to int64 afterwards (see
+        # attributes and node); a text that fails so is read once more with _to_int,
+        # which also takes numbers longer than Python's int conversion limit.
+        try:
+            return json.loads(text, object_pairs_hook=_Pairs, parse_constant=_reject_constant)
+        except ValueError:
+            return json.loads(text, object_pairs_hook=_Pairs, parse_int=_to_int,
+                              parse_constant=_reject_constant)
 
     def decode(self) -> ClassAd:
-        nul = _ESCAPED_NUL.search(self.text)
+        text = self.text
+        nul = _ESCAPED_NUL.search(text) if "\\u0000" in text or "\\U0000" in text else None
         if nul is not None:  # also keeps user text apart from the expression markers
             raise self.error("a string cannot contain a NUL character", nul.end() - 6)
         marked = self._mark_expressions()
@@ -239,7 +265,7 @@ class _Decoder:
                 pairs = self._loads(_LENIENT.sub(_lenient_fix, marked))
             except ValueError:
                 raise self._json_error(first) from None
-        return ClassAd._from_nodes(self.record(pairs).attrs)
+        return ClassAd._adopt(self.attributes(pairs))
 
     def _json_error(self, exc: ValueError) -> FormatError:
         # Report against the original text: markers only replace strings by strings.
@@ -253,24 +279,39 @@ class _Decoder:
             return self.error(exc.msg, 0)
         return self.error(str(exc), 0)
 
-    def record(self, pairs: list) -> ast.Record:
+    def attributes(self, pairs: list) -> dict[str, tuple[str, ast.Node]]:
+        """One object's pairs as an ad's storage: lower-case key -> (first spelling, node);
+        a repeated name keeps its first spelling and its last value."""
         merged: dict[str, tuple[str, ast.Node]] = {}
+        marked, clean, literal = bool(self.exprs), self.clean, ast.Literal
         for key, value in pairs:
-            if key.startswith(_MARK):
+            if marked and key.startswith(_MARK):
                 token, offset = self.exprs[int(key[1:])]
                 try:
                     key = json.loads(token)
                 except json.JSONDecodeError as exc:
                     raise self.error(exc.msg, offset + exc.pos) from None
-            problem = name_problem(key)
-            if problem is not None:
-                raise self.error(problem[1], 0)
-            self.check_text(key)
-            node = self.node(value)
-            folded = key.lower()
+                clean = False
+            if not clean or not key:
+                problem = name_problem(key)
+                if problem is not None:
+                    raise self.error(problem[1], 0)
+                self.check_text(key)
+            t = type(value)
+            if t is float or t is bool or (t is str and clean and not marked):
+                node = literal(value)
+            elif t is int:
+                node = literal(value if INT64_MIN <= value <= INT64_MAX else 0)
+            else:
+                node = self.node(value)
+            folded = lower_key(key)
             old = merged.get(folded)
             merged[folded] = (old[0] if old else key, node)
-        return ast.Record(tuple(merged.values()))
+            clean = self.clean
+        return merged
+
+    def record(self, pairs: list) -> ast.Record:
+        return ast.Record(tuple(self.attributes(pairs).values()))
 
     def node(self, v: Any) -> ast.Node:
         t = type(v)
@@ -279,9 +320,12 @@ class _Decoder:
                 return self.expression(*self.exprs[int(v[1:])])
             if _MARK in v:
                 raise self.error("a string cannot contain a NUL character", 0)
-            self.check_text(v)
+            if not self.clean:
+                self.check_text(v)
             return ast.Literal(v)
-        if t is int or t is float or t is bool:
+        if t is int:
+            return ast.Literal(_int_value(v))
+        if t is float or t is bool:
             return ast.Literal(v)
         if v is None:
             return ast.Literal(UNDEFINED)

@@ -70,9 +70,17 @@ _OPEN = "([{"
 _CLOSE = ")]}"
 
 
-def _specials(syn: Syntax) -> re.Pattern:
+def _skipper(syn: Syntax) -> re.Pattern:
+    """A pattern that matches, from a position inside a record, everything up to the next
+    character the splitter must look at: a bracket, the quote of a string not closed on
+    its line, or a comment.  Closed strings (and, where comments exist, a ``/`` that does
+    not start one) are passed over whole, in one call, however many the line holds."""
     chars = _OPEN + _CLOSE + syn.quotes + ("/" if syn.comments else "")
-    return re.compile("[" + re.escape(chars) + "]")
+    parts = ["[^" + re.escape(chars) + "]++"]
+    parts += [f"{re.escape(q)}(?:[^{re.escape(q)}\\\\\n]|\\\\.)*+{re.escape(q)}" for q in syn.quotes]
+    if syn.comments:
+        parts.append("/(?![/*])")
+    return re.compile("(?:" + "|".join(parts) + ")*+")
 
 
 def _last_significant(text: str) -> str:
@@ -83,7 +91,7 @@ def _last_significant(text: str) -> str:
 def split_records(src: LineSource, syn: Syntax, handle: ErrorHandler) -> Iterator[Record]:
     """Yield the text of each top-level record of ``src``; report damage to ``handle``."""
     name = src.name
-    special = _specials(syn)
+    skip = _skipper(syn).match
     opener, closer = syn.opener, syn.closer
     depth = 0
     pieces: list[str] = []
@@ -152,16 +160,13 @@ def split_records(src: LineSource, syn: Syntax, handle: ErrorHandler) -> Iterato
                     fail(f"unexpected {snippet!r} where an {syn.what} should start", lineno, pos + 1)
                     junk = True
                 continue
-            m = special.search(line, pos)
-            if m is None:
-                sig = _last_significant(line[pos:])
-                last_sig = sig or last_sig
+            i = skip(line, pos).end()  # type: ignore[union-attr]  # (the pattern matches empty text)
+            if i > pos:
+                last_sig = _last_significant(line[pos:i]) or last_sig
+            if i >= n:
                 pos = n
                 break
-            i = m.start()
             c = line[i]
-            sig = _last_significant(line[pos:i])
-            last_sig = sig or last_sig
             if c in _OPEN:
                 inner.append(c)
                 if c == opener:

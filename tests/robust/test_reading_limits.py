@@ -135,6 +135,14 @@ def test_huge_integer_literal_matches_oracle(oracle, text):
     assert ad["a"] == theirs
 
 
+def test_json_integers_out_of_range_inside_lists_and_ads_match_oracle(oracle):
+    text = '{"a": [99999999999999999999, 1, 9223372036854775808], "b": {"c": -9223372036854775809}}'
+    (theirs,) = oracle.parseAds(text, oracle.ParserType.JSON)
+    (ours,) = read(text, ParserType.JSON)
+    assert ours["a"] == list(theirs["a"]) == [0, 1, 0]
+    assert ours["b"]["c"] == theirs["b"]["c"] == 0
+
+
 @pytest.mark.parametrize("text", ["1" * 5000, "9223372036854775808", "-9223372036854775809", "12"])
 def test_xml_integers_match_oracle(oracle, text):
     xml = f'<classads><c><a n="M"><i>{text}</i></a></c></classads>'
@@ -159,6 +167,8 @@ def test_nul_in_a_string_is_refused():
     ("Cpus = 1\n\0Memory = 1024\n", ParserType.Old, 1),
     ("Cpus = 1\n  Mem\0ory = 1024\n", ParserType.Old, 6),
     ('{"\ufeffMemory": 1}', ParserType.JSON, 1),
+    ('{"\\ufeffMemory": 1}', ParserType.JSON, 1),
+    ('{"a": 1, "\\uFEFFMemory": 1}', ParserType.JSON, 1),
     ('{"": 1}', ParserType.JSON, 1),
     ('{"\\u0000Memory": 1}', ParserType.JSON, 3),
     ('<classads><c><a n="\ufeffMemory"><i>1</i></a></c></classads>', ParserType.XML, 14),
