@@ -298,6 +298,7 @@ class _Decoder:
                     raise self.error(problem[1], 0)
                 self.check_text(key)
             t = type(value)
+            node: ast.Node
             if t is float or t is bool or (t is str and clean and not marked):
                 node = literal(value)
             elif t is int:
