@@ -367,9 +367,13 @@ class Run:
 
     def _row_values(self, lname: str, rows: np.ndarray, active: frozenset) -> Column:
         ac = self.t.column(lname)
+        key = (ROW, lname)
+        if ac.one_expr and key not in active and len(active) < MAX_EVAL_DEPTH:
+            # The expression's values are the column: no placeholder rows to fill in.
+            v = self.ev(ac.nodes[0], ROW, rows, active | {key})
+            return v.copy() if type(v) is Column else as_column(v, len(rows), self.pool)  # type: ignore[union-attr]
         col = ac.values.take(rows)
         pos = np.nonzero(ac.holds[rows] == HOLDS_EXPR)[0]
-        key = (ROW, lname)
         if key in active:
             col.put(pos, Const(UNDEFINED))
         elif len(active) >= MAX_EVAL_DEPTH:

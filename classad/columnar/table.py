@@ -35,7 +35,7 @@ HOLDS_LITERAL, HOLDS_NOTHING, HOLDS_EXPR = 0, 1, 2
 class AttrColumn:
     """One attribute over the table: literal values, and which rows hold what."""
 
-    __slots__ = ("values", "holds", "group", "nodes", "all_literal", "any_missing")
+    __slots__ = ("values", "holds", "group", "nodes", "all_literal", "any_missing", "one_expr")
 
     def __init__(self, values: Column, holds: np.ndarray, group: np.ndarray, nodes: list) -> None:
         self.values = values          # literal rows' values (others: Undefined)
@@ -44,6 +44,8 @@ class AttrColumn:
         self.nodes = nodes            # the distinct expression nodes
         self.all_literal = not nodes and not bool((holds == HOLDS_NOTHING).any())
         self.any_missing = bool((holds == HOLDS_NOTHING).any())
+        # Every row holds the same expression (a pool's Requirements, say).
+        self.one_expr = len(nodes) == 1 and bool((holds == HOLDS_EXPR).all())
 
 
 class AdTable:
