@@ -27,7 +27,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
@@ -106,6 +107,11 @@ class QuotaRecord:
 _CUSTOMER_COLUMNS = [f.name for f in fields(Customer)]
 _CLAIM_COLUMNS = [f.name for f in fields(Claim)]
 _QUOTA_COLUMNS = [f.name for f in fields(QuotaRecord)]
+# A record as its table row, in column order: its fields hold plain values, so this is
+# what dataclasses.astuple gives, without the deep copy (thousands of claims a cycle).
+_CUSTOMER_ROW = attrgetter(*_CUSTOMER_COLUMNS)
+_CLAIM_ROW = attrgetter(*_CLAIM_COLUMNS)
+_QUOTA_ROW = attrgetter(*_QUOTA_COLUMNS)
 
 
 def _columns(names: list[str]) -> str:
@@ -309,8 +315,8 @@ class Accountant:
     def _flush(self) -> None:
         if not self._has_changes() and self._last_update == self._stored_last_update:
             return
-        customers = [astuple(self._customers[n]) for n in self._dirty if n in self._customers]
-        claims = [astuple(self._claims[s]) for s in self._dirty_claims if s in self._claims]
+        customers = [_CUSTOMER_ROW(self._customers[n]) for n in self._dirty if n in self._customers]
+        claims = [_CLAIM_ROW(self._claims[s]) for s in self._dirty_claims if s in self._claims]
         try:
             with self._conn:       # one SQLite transaction: all of it lands or none
                 self._conn.execute("BEGIN IMMEDIATE")
@@ -331,7 +337,7 @@ class Accountant:
                     self._conn.execute("DELETE FROM group_quotas")
                     self._conn.executemany("INSERT INTO group_quotas VALUES "
                                            f"({', '.join('?' * len(_QUOTA_COLUMNS))})",
-                                           [astuple(q) for q in self._quotas])
+                                           [_QUOTA_ROW(q) for q in self._quotas])
                 for pol in self._policy_dirty:
                     self._conn.execute("DELETE FROM policy_usage WHERE policy = ?", (pol,))
                     self._conn.executemany("INSERT INTO policy_usage VALUES (?, ?, ?, ?, ?)",
