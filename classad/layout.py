@@ -41,8 +41,9 @@ _literal = ast.Literal
 _BARE = frozenset({bool, int, float, str})
 
 
-def _bare(node: ast.Node) -> Stored:
-    """The stored form of ``node``: the bare value of a plain literal, else the node."""
+def plain_form(node: ast.Node) -> Stored:
+    """``node`` as :meth:`SharedAttrs.plain` gives it: the bare value of a plain literal,
+    else the node."""
     if type(node) is _literal and type(node.value) in _BARE:  # type: ignore[attr-defined]
         return node.value  # type: ignore[attr-defined]
     return node
@@ -65,7 +66,7 @@ class Layout:
         self.place = {key: i for i, key in enumerate(keys)}
         self.template = template
         # The template's plain literal values (a value equal to nothing elsewhere).
-        self.bare = tuple(v if v is not node else _NOT_BARE for v, node in zip(map(_bare, template), template))
+        self.bare = tuple(v if v is not node else _NOT_BARE for v, node in zip(map(plain_form, template), template))
         self.pairs = tuple(zip(spellings, template))      # the template's entries, ready to hand out
         self.variants: dict[tuple[int, ...], Variant] = {}
         self.whole = Variant(self, tuple(range(len(keys))))     # for ads past the variant limit
@@ -213,6 +214,20 @@ class SharedAttrs(tuple):
             out[r] = _item(self, s)
         return out
 
+    def plain(self, key: str) -> Stored:
+        """What the ad holds for ``key`` (lower-case) with every plain literal bare, the
+        template's too: a ``bool``/``int``/``float``/``str``, any other node as it is, None
+        for a missing one.  For readers after values rather than nodes (a table column)."""
+        variant: Variant = _item(self, 0)
+        p = variant.place.get(key)
+        if p is None:
+            return None
+        s = variant.source[p]
+        if s:
+            return _item(self, s)
+        b = variant.layout.bare[p]
+        return variant.template[p] if b is _NOT_BARE else b
+
     def stored_key(self, keys: tuple[str, ...]) -> tuple[tuple, tuple]:
         """``(key, held)``: a hashable key that two ads (or calls) share only when each of
         ``keys`` is stored as the same object in both (see :meth:`stored_of`), and the
@@ -285,7 +300,7 @@ def compact(attrs: dict[str, Entry], *, equal_values: bool = True) -> "dict[str,
         layout = _LAYOUTS[spellings] = Layout(spellings, tuple(attrs), nodes)
     # The places that differ from the template, found at C speed (readers share one node
     # among the ads that have the same value); the ad keeps those, bare when plain literals
-    # (_bare written out: this runs for every ad read).
+    # (plain_form written out: this runs for every ad read).
     own = tuple(compress(range(len(nodes)), map(is_not, nodes, layout.template)))
     literal, bare = _literal, _BARE
     values = [n.value if n.__class__ is literal and n.value.__class__ in bare else n  # type: ignore[attr-defined]
@@ -299,8 +314,8 @@ def compact(attrs: dict[str, Entry], *, equal_values: bool = True) -> "dict[str,
     variant = layout.variant(own)
     if variant is None:
         variant = layout.whole
-        values = [_bare(n) for n in nodes]
+        values = [plain_form(n) for n in nodes]
     return tuple.__new__(SharedAttrs, (variant, *values))
 
 
-__all__ = ["Layout", "Variant", "SharedAttrs", "Stored", "compact", "LAYOUT_LIMIT", "VARIANT_LIMIT"]
+__all__ = ["Layout", "Variant", "SharedAttrs", "Stored", "compact", "plain_form", "LAYOUT_LIMIT", "VARIANT_LIMIT"]

@@ -48,6 +48,33 @@ class AttrColumn:
         self.one_expr = len(nodes) == 1 and bool((holds == HOLDS_EXPR).all())
 
 
+_PLAIN = frozenset({bool, int, float, str})
+
+
+def _one_kind(stored: list, t: type, n: int, pool: StringPool) -> Optional[AttrColumn]:
+    """The column of an attribute every row holds as a plain value of type ``t`` (or no
+    row holds), filled with whole-array operations; None for any other case."""
+    values = Column.empty(n, pool)
+    holds = np.zeros(n, np.int8)
+    try:
+        if t is int or t is bool:
+            values.i[:] = stored
+            values.kind[:] = K_INT if t is int else K_BOOL
+        elif t is float:
+            values.f[:] = stored
+            values.kind[:] = K_REAL
+        elif t is str:
+            values.s[:] = list(map(pool.code, stored))
+            values.kind[:] = K_STR
+        elif t is type(None):
+            holds[:] = HOLDS_NOTHING
+        else:
+            return None
+    except OverflowError:                     # an int beyond 64 bits: the general path decides
+        return None
+    return AttrColumn(values, holds, np.full(n, -1, np.int32), [])
+
+
 class AdTable:
     """The rows are ``ads`` (top-level ClassAds); columns are built on first use."""
 
@@ -86,6 +113,12 @@ class AdTable:
 
     def _extract(self, lname: str) -> AttrColumn:
         n, pool = self.n, self.pool
+        stored = [ad.plain(lname) for ad in self.ads]
+        kinds = set(map(type, stored))
+        if len(kinds) == 1:
+            same = _one_kind(stored, kinds.pop(), n, pool)
+            if same is not None:
+                return same
         values = Column.empty(n, pool)
         kind, iv, fv, sv = values.kind, values.i, values.f, values.s
         holds = np.zeros(n, np.int8)
@@ -94,22 +127,22 @@ class AdTable:
         node_ids: dict[int, int] = {}
         obj: Optional[np.ndarray] = None
         literal = ast.Literal
-        for r, ad in enumerate(self.ads):
-            entry = ad._attrs.get(lname)
-            if entry is None:
+        for r, v in enumerate(stored):
+            if v is None:
                 holds[r] = HOLDS_NOTHING
                 continue
-            node = entry[1]
-            if type(node) is not literal:
+            t = type(v)
+            if t is literal:                  # Undefined, Error, a time, a list...
+                v = v.value  # type: ignore[union-attr]
+                t = type(v)
+            elif t not in _PLAIN:
                 holds[r] = HOLDS_EXPR
-                g = node_ids.get(id(node))
+                g = node_ids.get(id(v))
                 if g is None:
-                    g = node_ids[id(node)] = len(nodes)
-                    nodes.append(node)
+                    g = node_ids[id(v)] = len(nodes)
+                    nodes.append(v)
                 group[r] = g
                 continue
-            v = node.value
-            t = type(v)
             if t is bool:
                 kind[r] = K_BOOL
                 iv[r] = v
@@ -121,7 +154,7 @@ class AdTable:
                 fv[r] = v
             elif t is str:
                 kind[r] = K_STR
-                sv[r] = pool.code(v)
+                sv[r] = pool.code(v)  # type: ignore[arg-type]
             elif v is UNDEFINED:
                 kind[r] = K_UNDEF
             elif v is ERROR:

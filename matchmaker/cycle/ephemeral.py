@@ -34,6 +34,7 @@ from classad import ast
 from classad.ad import ClassAd
 from classad.evaluate import EvalState, default_strict, evaluate_top, new_state
 from classad.functions.registry import register
+from classad.layout import SharedAttrs, Stored, plain_form
 from classad.values import ERROR
 
 from ..pool.ads import Slot
@@ -74,6 +75,20 @@ class _RecordingAttrs:
             self.reads.append(key)
         entry = self.own.get(key)
         return self.base[key] if entry is None else entry
+
+    def plain(self, key: str) -> Stored:
+        """What :meth:`classad.ClassAd.plain` gives for ``key``, read as :meth:`get` reads."""
+        if self.reads is not None:
+            self.reads.append(key)
+        entry = self.own.get(key)
+        if entry is None:
+            base = self.base
+            if type(base) is SharedAttrs:
+                return base.plain(key)
+            entry = base.get(key)
+            if entry is None:
+                return None
+        return plain_form(entry[1])
 
     def __contains__(self, key: object) -> bool:
         if self.reads is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -144,3 +145,39 @@ def test_packed_columns_unpack_to_the_same_values(values, data):
     rows = np.asarray(data.draw(st.lists(st.integers(0, max(0, len(values) - 1)), max_size=len(values)))
                       if values else [], dtype=np.int64)
     assert as_bits(packed.unpack(rows).to_values()) == as_bits([values[r] for r in rows.tolist()])
+
+
+_FRESH = itertools.count()
+_COLUMN_VALUES = st.sampled_from(["true", "false", "0", "1", "-7", "9223372036854775807", "1.0", "-0.0", "2.5",
+                                  '"x"', '"X"', '""', "undefined", "error", "{1, 2}", "[q = 1]", "a + 1",
+                                  'absTime("2024-01-01T00:00:00Z")', "relTime(5)"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_COLUMN_VALUES, min_size=3, max_size=3), min_size=1, max_size=6),
+       st.lists(st.booleans(), min_size=6, max_size=6))
+def test_columns_hold_each_ads_literal_or_expression(rows, drop_c):
+    """A table's column gives each row what its ad holds: the literal's value with its type,
+    Undefined where the ad lacks the name, the expression node itself otherwise -- read
+    from ads in dicts and from the same ads in shared layouts (literals kept bare, the
+    layout template's too), as the matchmaker keeps slot ads."""
+    from classad import ast
+    from classad.columnar.table import HOLDS_EXPR, HOLDS_LITERAL, HOLDS_NOTHING
+
+    k = next(_FRESH)  # names of this example alone: its first ad is its layout's template
+    texts = [f"[a{k} = {a}; b{k} = {b}" + ("]" if drop else f"; c{k} = {c}]")
+             for (a, b, c), drop in zip(rows, drop_c)]
+    ads = [ClassAd(t) for t in texts]
+    for table in (AdTable([ClassAd(t) for t in texts]), AdTable([ClassAd(t).compact() for t in texts])):
+        for name in (f"a{k}", f"b{k}", f"c{k}", "missing"):
+            col = table.column(name)
+            got = col.values.to_values()
+            for r, ad in enumerate(ads):
+                node = ad.lookup_node(name)
+                if node is None:
+                    assert col.holds[r] == HOLDS_NOTHING and got[r] is UNDEFINED
+                elif type(node) is ast.Literal:
+                    assert col.holds[r] == HOLDS_LITERAL
+                    assert type(got[r]) is type(node.value) and repr(got[r]) == repr(node.value)
+                else:
+                    assert col.holds[r] == HOLDS_EXPR and col.nodes[col.group[r]] == node
