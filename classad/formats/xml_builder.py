@@ -14,7 +14,7 @@ skipped and reading goes on with the next one.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 from .. import ast
 from ..ad import ClassAd
@@ -34,6 +34,17 @@ _INT_PREFIX = re.compile(r"[ \t\n\r\f\v]*([+-]?[0-9]+)")
 _REAL_PREFIX = re.compile(
     r"[ \t\n\r\f\v]*([+-]?(?:inf(?:inity)?|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?))",
     re.I)
+
+
+_ENTITY = re.compile(r"&(amp|lt|gt|quot|apos);")
+_ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+
+
+def decode_entities(text: str) -> str:
+    """Replace the five XML entities; anything else that looks like one stays as written."""
+    if "&" not in text:
+        return text
+    return _ENTITY.sub(lambda m: _ENTITIES[m.group(1)], text)
 
 
 class _Skip(Exception):
@@ -85,7 +96,24 @@ class AdBuilder:
         return _Skip()
 
     def feed(self, token: Any) -> Optional[ClassAd]:
-        """Take one token; return a finished top-level ad, if this token closed one."""
+        """Take one token; return a finished top-level ad, if this token closed one.
+
+        A token of kind ``"attr"`` (see :func:`~classad.formats.xml_format.scan`) stands
+        for ``<a n="NAME"><T>TEXT</T></a>`` written on one line: read at once where an
+        attribute may start, otherwise as its five tokens (which then explain the error)."""
+        if token.kind == "attr":
+            if self.skip_depth:
+                return None
+            if not self.stack or self.stack[-1].tag != "c":
+                for part in _expand(token):
+                    self.feed(part)
+                return None
+            try:
+                self._simple_attribute(token)
+            except _Skip:
+                self.skip_depth = sum(1 for f in self.stack if f.tag == "c")
+                self.stack.clear()
+            return None
         if self.skip_depth:
             if token.name == "c" and token.kind == "start":
                 self.skip_depth += 1
@@ -181,6 +209,26 @@ class AdBuilder:
             return None
         raise self.error(f"expected <a> or </c>, found <{'/' if tok.kind == 'end' else ''}{tok.name}>", tok)
 
+    def _simple_attribute(self, tok: Any) -> None:
+        """An "attr" token inside an ad: what its five tokens do there (_in_ad, then
+        _start_value, _in_scalar and the attribute's end in _step), with the same errors."""
+        decoded = unescape_new(tok.name) if tok.name else None
+        if not decoded:
+            raise self.error('<a> without a valid n="name"', tok)
+        problem = name_problem(decoded)
+        if problem is not None:
+            raise self.error(problem[1], tok)
+        tag, text = tok.attrs["tag"], decode_entities(tok.text)
+        node: ast.Node
+        if tag == "i":
+            node = ast.Literal(_int_value(text))
+        elif tag == "r":
+            node = ast.Literal(_real_value(text))
+        else:
+            where = _At(tok.line, tok.column + len(tok.name) + 8)  # at <T>, after '<a n="NAME">'
+            node = self._scalar(tag, text, where)
+        self.stack[-1].items.append((decoded, node))
+
     def _start_value(self, tok: Any) -> None:
         name, kind = tok.name, tok.kind
         if kind == "end":
@@ -248,6 +296,29 @@ class AdBuilder:
             return parse_expr(source)
         except ParseError as exc:
             raise self.error(f"in <{tag}>: {exc.message}", where) from None
+
+
+class _At(NamedTuple):
+    """A position to report an error at."""
+
+    line: int
+    column: int
+
+
+def _expand(tok: Any) -> list:
+    """The five tokens (four for an empty text) an "attr" token stands for, at their places."""
+    kind = type(tok)
+    tag, line, col = tok.attrs["tag"], tok.line, tok.column
+    start_a = f'<a n="{tok.name}">'
+    at_tag = col + len(start_a)
+    at_text = at_tag + len(tag) + 2
+    raw_length = len(tok.text)
+    parts = [kind("start", "a", {"n": tok.name}, "", line, col), kind("start", tag, {}, "", line, at_tag)]
+    if tok.text:
+        parts.append(kind("text", "", {}, decode_entities(tok.text), line, at_text))
+    parts.append(kind("end", tag, {}, "", line, at_text + raw_length))
+    parts.append(kind("end", "a", {}, "", line, at_text + raw_length + len(tag) + 3))
+    return parts
 
 
 def _record(items: list) -> ast.Record:

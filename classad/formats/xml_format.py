@@ -33,7 +33,7 @@ from ..unparse import unparse_value
 from ..values import ERROR, UNDEFINED, AbsTime, ListValue, RelTime, format_real, string_bytes
 from .printers import container_items, tool_items, unparse_new
 from .sources import LineSource
-from .xml_builder import AdBuilder
+from .xml_builder import AdBuilder, decode_entities
 
 ErrorHandler = Callable[[FormatError], None]
 
@@ -159,16 +159,7 @@ class Token(NamedTuple):
     column: int
 
 
-_ENTITY = re.compile(r"&(amp|lt|gt|quot|apos);")
-_ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _TAG_ATTR = re.compile(r"""([^\s=]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')""", re.S)
-
-
-def decode_entities(text: str) -> str:
-    """Replace the five XML entities; anything else that looks like one stays as written."""
-    if "&" not in text:
-        return text
-    return _ENTITY.sub(lambda m: _ENTITIES[m.group(1)], text)
 
 
 def _tag(body: str, line: int, column: int) -> Token:
@@ -189,6 +180,13 @@ def _tag(body: str, line: int, column: int) -> Token:
     return Token(kind, name, attrs, "", line, column)
 
 
+# An attribute with one scalar value, written as HTCondor writes it: one token of kind
+# "attr" instead of five (its name and the value's text as written, entities and all; the
+# value's tag in ``attrs["tag"]``).  See AdBuilder.feed for what it stands for.
+_SIMPLE_ATTR = re.compile(r'<a n="([^"\\&<>\n]*)"><(i|r|s|e)>([^<\n]*)</\2></a>')
+_VALUE_TAGS = {tag: {"tag": tag} for tag in ("i", "r", "s", "e")}
+
+
 def scan(src: LineSource) -> Iterator[Token]:
     """The tags and text runs of ``src`` in order; a tag may span lines."""
     buf = ""
@@ -203,11 +201,19 @@ def scan(src: LineSource) -> Iterator[Token]:
         else:
             col += len(text)
 
+    simple = _SIMPLE_ATTR.match
     for chunk in src:
         buf += chunk
         pos = 0
         while pos < len(buf):
             if buf[pos] == "<":
+                m = simple(buf, pos)
+                if m is not None:
+                    name, tag, text = m.groups()
+                    yield Token("attr", name, _VALUE_TAGS[tag], text, line, col)
+                    col += m.end() - pos  # the pattern holds no newline
+                    pos = m.end()
+                    continue
                 if buf.startswith("<!--", pos):
                     end = buf.find("-->", pos + 4)
                     if end < 0:

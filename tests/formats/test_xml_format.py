@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from classad import ClassAd, FormatError, Value
 from classad.formats import ParserType, format_ad, parseAds, write_ads
@@ -129,3 +131,44 @@ def test_comments_are_skipped():
     """XML comments may appear between elements."""
     (ad,) = read('<!-- a > b --><c><!-- x --><a n="a"><i>1</i></a></c>')
     assert ad["a"] == 1
+
+
+# ---- the one-token path for simple attributes ---------------------------------------------------
+
+_NAMES = ["a", "Owner", "we\\\\ird", "x\\u0000y", "", "\ufeffMem", "q\\\"r", "A"]
+_TEXTS = ["1", " 42 ", "-9223372036854775809", "abc", "1.5e3", "nan", "x &lt; y &amp;&amp; z", "a\\tb",
+          "\\000", "", "1 +", "TARGET.Cpus &gt;= 1", "&bogus;"]
+_PIECES = st.one_of(
+    st.builds(lambda n, t, tag: f'<a n="{n}"><{tag}>{t}</{tag}></a>', st.sampled_from(_NAMES),
+              st.sampled_from(_TEXTS), st.sampled_from(["i", "r", "s", "e"])),
+    st.sampled_from(["<c>", "</c>", "\n", "  ", "<l>", "</l>", '<a n="v">', "</a>", "<i>2</i>", "<un/>",
+                     "text", "<!-- c -->", '<a n="w"><i>3</i></a>\n<a n="w"><s>x</s></a>']),
+)
+
+
+def _read_both(text: str) -> tuple:
+    from classad.formats import xml_format
+
+    def run() -> tuple:
+        errors: list = []
+        ads = read(text, on_error=errors.append)
+        return [sorted((k, repr(ad.lookup(k))) for k in ad) for ad in ads], \
+            [(e.line, e.column, e.message) for e in errors]
+
+    fast = run()
+    saved = xml_format._SIMPLE_ATTR
+    xml_format._SIMPLE_ATTR = re.compile(r"(?!)")       # never matches: every tag on its own
+    try:
+        slow = run()
+    finally:
+        xml_format._SIMPLE_ATTR = saved
+    return fast, slow
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=14))
+def test_simple_attributes_read_as_their_tags_do(pieces):
+    """An attribute read in one step gives the ad, and every error with its line and
+    column, that reading its five tags one by one gives -- in an ad or anywhere else."""
+    fast, slow = _read_both("<classads>" + "".join(pieces) + "</classads>\n")
+    assert fast == slow
