@@ -18,23 +18,23 @@ median of 3, seconds:
 =========  ===========  ==========  ===========  ==========
 workload   50,000 ours  50,000 C++  100,000 ours 100,000 C++
 =========  ===========  ==========  ===========  ==========
-old-lit    0.16         0.021       0.38         0.047
-old-expr   0.61         0.054       1.36         0.064
-new-lit    0.20         0.020       0.43         0.040
-new-expr   0.39         0.034       0.83         0.068
-ad-lit     0.24         0.014       0.60         0.031
-ad-expr    0.49         0.023       1.00         0.052
-json       0.25         0.019       0.65         0.038
-xml        0.76         0.042       1.55         0.080
+old-lit    0.18         0.029       0.35         0.047
+old-expr   0.63         0.032       1.28         0.087
+new-lit    0.20         0.021       0.52         0.045
+new-expr   0.38         0.038       0.79         0.076
+ad-lit     0.19         0.016       0.38         0.029
+ad-expr    0.40         0.022       0.75         0.046
+json       0.15         0.022       0.30         0.043
+xml        0.27         0.040       0.61         0.082
 =========  ===========  ==========  ===========  ==========
 
-Literal values are 8-19x slower than C++, expressions 12-21x.  Expressions went
-through the Lark parser at about 30 us each (3.5-3.8 s here, 60-95x) until the
-hand-written parser (classad/descent.py) took over valid text; it spends about 5 us on
-``aN + N``.  A very large ad is read with the cyclic garbage collector paused
+Literal values are 7-13x slower than C++, expressions 10-16x, JSON and XML about 7x.
+Expressions went through the Lark parser at about 30 us each (3.5-3.8 s here, 60-95x)
+until the hand-written parser (classad/descent.py) took over valid text; it spends about
+5 us on ``aN + N``.  A very large ad is read with the cyclic garbage collector paused
 (classad/bulk.py; the old-format reader takes the pause only while it builds an ad
 longer than 256 KiB and gives it back before handing the ad out), so the time grows
-linearly with the ad's size.
+linearly with the ad's size.  docs/reliability.md (large records) has the history.
 """
 
 from __future__ import annotations
