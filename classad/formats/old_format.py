@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import sys
+from itertools import chain
 from typing import Callable, Iterable, Iterator, Optional, TextIO
 
 from .. import ast
@@ -315,7 +316,9 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
     known, recent, simple = _RAW_LINES.get, _RECENT.get, _SIMPLE_LINE.match
     spelled, remembered, values = _SPELLINGS.get, _REMEMBERED.get, _VALUES.get
     first = 0                 # line of the current ad's first attribute
-    for text in src:
+    lineno = src.lineno       # of the line being read: counted here, given to src when needed
+    for text in chain.from_iterable(src.runs()):
+        lineno += 1
         size += len(text)
         # The hot path: a line seen before, read as it was then (see _remember).
         hit = known(text) or recent(text)
@@ -347,26 +350,25 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
         if hit is not None and comment_at is None and not broken and size <= max_ad:
             key, pair = hit
             if not attrs:
-                first = src.lineno
+                first = lineno
             old = attrs.get(key)
             attrs[key] = (old[0], pair[1]) if old else pair
             continue
         if size > max_ad and not broken:
             attrs, broken = {}, True
-            handle(FormatError(f"ad longer than {LIMITS.max_ad} characters", file=name_of, line=src.lineno))
+            handle(FormatError(f"ad longer than {LIMITS.max_ad} characters", file=name_of, line=lineno))
         raw = text
         if text[-1:] == "\n":
             text = text[:-2] if text[-2:] == "\r\n" else text[:-1]
         if comment_at is not None or text.lstrip(" \t").startswith("/"):
             raw = ""          # the line is not read as it stands: never remember it
-            text, comment_at = _skip_comment(text, comment_at, src.lineno)
+            text, comment_at = _skip_comment(text, comment_at, lineno)
             if not text:
                 continue
         # White space alone, or a condor_history "***" banner, ends the ad.
         if not text.strip(_BLANKS) or text.startswith("***"):
             if attrs and not broken:
-                src.last_end = (src.lineno + 1, 0)
-                src.ad_start = first
+                src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), first
                 pause.give_back()
                 yield ClassAd._adopt(attrs)
             attrs = {}
@@ -378,7 +380,7 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
         if size > _LARGE_AD:
             pause.take()
         try:
-            pair = parse_line(text, name_of, src.lineno, cache=not raw)
+            pair = parse_line(text, name_of, lineno, cache=not raw)
         except FormatError as exc:
             attrs = {}
             broken = True
@@ -388,7 +390,7 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
         if raw and size <= _LARGE_AD:
             _remember(raw, key, pair)
         if not attrs:
-            first = src.lineno
+            first = lineno
         old = attrs.get(key)
         # A repeated name: the last value wins, the first spelling stays.  Otherwise the
         # (cached) pair itself is kept, so a line repeated across ads is stored once.
@@ -398,8 +400,7 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
                            column=comment_at[1]))
         broken = True
     if attrs and not broken:
-        src.last_end = (src.lineno + 1, 0)
-        src.ad_start = first
+        src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), first
         pause.give_back()
         yield ClassAd._adopt(attrs)
 

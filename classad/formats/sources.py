@@ -169,6 +169,27 @@ class LineSource:
             self.lineno += 1
             yield line
 
+    def runs(self) -> Iterator[list[str]]:
+        """Every line still to read, in lists: pushed-back lines, then each block of a
+        block source (:meth:`of_blocks`); one line per list from other sources and when
+        positions are tracked.  For a reader that walks many lines per step and counts
+        them itself; after each list ``lineno`` counts the lines handed out so far."""
+        if self._blocks is None or self._tell is not None:
+            for line in self:
+                yield [line]
+            return
+        pending: list[list[str]] = []
+        if self._pending:
+            pending.append(self._pending[::-1])
+            self._pending = []
+        if self._rest:
+            pending.append(self._rest[::-1])
+            self._rest = []
+        for run in chain(pending, self._blocks):
+            start = self.lineno
+            yield run
+            self.lineno = start + len(run)
+
     def close(self) -> None:
         """Close the underlying file if this source opened it."""
         if self._closer is not None:

@@ -263,3 +263,37 @@ def test_a_huge_ad_is_read_with_the_collector_paused_and_handed_out_with_it_on()
     with pytest.raises(FormatError):
         list(parseAds(huge + "Broken = (\n", ParserType.Old))
     assert gc.isenabled()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_OLD_LINES), max_size=25), st.sampled_from(["\n", "\r\n"]),
+       st.sampled_from([1 << 16, 64, 7]))
+def test_files_read_in_blocks_number_lines_as_text_does(tmp_path_factory, lines, end, block):
+    """A file is read a block of lines at a time, its lines counted by the reader: every ad,
+    error position, first line of an ad and end of an ad is what reading the same text line
+    by line gives, whatever the block size (ads and comments split across blocks)."""
+    from classad.formats import old_format, sources
+    from classad.formats.detect import detect
+
+    text = end.join(lines) + end
+    path = tmp_path_factory.mktemp("blocks") / "ads.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+
+    def read(source, look_ahead: bool = False) -> tuple:
+        errors: list = []
+        out = []
+        with sources.open_source(source) as src:
+            if look_ahead:
+                detect(src)  # reads lines ahead and pushes them back, as parseAds does
+            for ad in old_format.iter_ads(src, errors.append):
+                out.append((sorted((k, str(v)) for k, v in ad.items()), src.ad_start, src.last_end, src.lineno))
+        return out, [(e.line, e.column, e.message) for e in errors]
+
+    saved, sources._BLOCK = sources._BLOCK, block
+    try:
+        by_blocks, after_look_ahead = read(path), read(path, look_ahead=True)
+    finally:
+        sources._BLOCK = saved
+    by_lines = read(text)
+    assert by_blocks == by_lines
+    assert after_look_ahead == by_lines
