@@ -1,9 +1,9 @@
 """Where ad text comes from: strings, bytes, files, paths, as numbered lines.
 
 Every reader consumes a :class:`LineSource`.  It hands out one line at a time
-(terminator included, as ``file.readline`` does), so a reader never holds more
-than the ad it is building: a multi-gigabyte ``condor_q -l`` dump streams in
-flat memory.  Bytes are decoded as UTF-8 with ``surrogateescape``, the same
+(terminator included, as ``file.readline`` does), or a file's lines a 64 KiB block
+at a time (:meth:`LineSource.runs`), so a reader never holds more than the ad it is
+building and a block: a multi-gigabyte ``condor_q -l`` dump streams in flat memory.  Bytes are decoded as UTF-8 with ``surrogateescape``, the same
 convention the language uses for its byte strings, so invalid UTF-8 survives a
 round trip instead of stopping the read.  Lines end at ``\\n`` only; a ``\\r``
 is left for the format reader to judge (old-format files may hold raw ``\\r``
