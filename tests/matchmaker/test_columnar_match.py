@@ -93,6 +93,7 @@ def _summary(result) -> tuple:
     return (result.matches, result.rejected, result.usage, result.submitters, result.spins)
 
 
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)  # it runs both engines itself
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(slots=st.lists(slot, min_size=1, max_size=12), jobs=st.lists(job, min_size=1, max_size=6),
        knobs=st.integers(0, len(KNOBS) - 1), eups=st.lists(st.sampled_from([1.0, 10.0, 500.0]), min_size=3,
@@ -101,8 +102,6 @@ def _summary(result) -> tuple:
                                     "ignore_ranks": st.booleans(), "cache": st.booleans(),
                                     "strict": st.booleans(), "stable": st.booleans()}))
 def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
-    if match_engine == "scalar":
-        pytest.skip("compares the two engines itself")
     pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(jobs))
     knob_nodes = {k: parse_expr(v) for k, v in KNOBS[knobs].items()}
     base = Settings.defaults(preemption_needs_better_eup=flags["needs_eup"],
