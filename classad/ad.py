@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator, Optional
 from . import ast
 from .errors import ParseError
 from .evaluate import EvalState, eval_attribute, evaluate_top, new_state
-from .layout import SharedAttrs, Stored, compact, plain_form
+from .layout import SharedAttrs, Stored, compact, plain_of
 from .parser import parse_expr, parse_record
 from .refs import external_refs, internal_refs
 from .unparse import container_key, unparse, unparse_ad
@@ -141,15 +141,7 @@ class ClassAd(MutableMapping):
         as its bare ``bool``/``int``/``float``/``str`` value and any other expression as its
         node; None when the ad lacks it.  For readers after values, such as the columns of
         a table of ads (see :meth:`classad.layout.SharedAttrs.plain`)."""
-        attrs = self._attrs
-        if type(attrs) is SharedAttrs:
-            return attrs.plain(lname)
-        if type(attrs) is not dict:
-            plain = getattr(attrs, "plain", None)
-            if plain is not None:
-                return plain(lname)  # type: ignore[no-any-return]
-        entry = attrs.get(lname)
-        return None if entry is None else plain_form(entry[1])
+        return plain_of(self._attrs, lname)
 
     def stored_key(self, lnames: tuple[str, ...]) -> tuple[tuple, Any]:
         """``(key, held)``: a hashable key equal for two ads (or two calls) only when each

@@ -49,6 +49,16 @@ def plain_form(node: ast.Node) -> Stored:
     return node
 
 
+def plain_of(attrs: Any, key: str) -> Stored:
+    """What an ad's storage holds for ``key`` (lower-case) in the form of
+    :meth:`SharedAttrs.plain`: ``attrs`` is a dict of ``(spelling, node)`` entries, or a
+    storage with a ``plain`` method of its own (a :class:`SharedAttrs`, say)."""
+    if type(attrs) is dict:
+        entry = attrs.get(key)
+        return None if entry is None else plain_form(entry[1])
+    return attrs.plain(key)
+
+
 def _node(stored: Stored) -> ast.Node:
     """The node of a stored value (a bare value becomes a fresh literal)."""
     return _literal(stored) if type(stored) in _BARE else stored
@@ -318,4 +328,4 @@ def compact(attrs: dict[str, Entry], *, equal_values: bool = True) -> "dict[str,
     return tuple.__new__(SharedAttrs, (variant, *values))
 
 
-__all__ = ["Layout", "Variant", "SharedAttrs", "Stored", "compact", "plain_form", "LAYOUT_LIMIT", "VARIANT_LIMIT"]
+__all__ = ["Layout", "Variant", "SharedAttrs", "Stored", "compact", "plain_form", "plain_of", "LAYOUT_LIMIT", "VARIANT_LIMIT"]

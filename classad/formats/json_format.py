@@ -175,11 +175,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _int_value(v: int) -> int:
+    return v if INT64_MIN <= v <= INT64_MAX else 0  # as the C++ lexer does
+
+
 def _to_int(text: str) -> int:
     if len(text) > 20:  # beyond int64 whatever the digits; as the C++ lexer
         return 0
-    value = int(text)
-    return value if INT64_MIN <= value <= INT64_MAX else 0  # as the C++ lexer does
+    return _int_value(int(text))
 
 
 def _lenient_fix(m: re.Match) -> str:
@@ -209,10 +212,6 @@ def _is_clean(text: str) -> bool:
     if text.isascii() and "\\u" not in text and "\\U" not in text:
         return True
     return _SUSPECT.search(text) is None
-
-
-def _int_value(v: int) -> int:
-    return v if INT64_MIN <= v <= INT64_MAX else 0  # as the C++ lexer does
 
 
 class _Decoder:
@@ -283,8 +282,9 @@ class _Decoder:
         """One object's pairs as an ad's storage: lower-case key -> (first spelling, node);
         a repeated name keeps its first spelling and its last value."""
         merged: dict[str, tuple[str, ast.Node]] = {}
-        marked, clean, literal = bool(self.exprs), self.clean, ast.Literal
+        marked, literal = bool(self.exprs), ast.Literal
         for key, value in pairs:
+            clean = self.clean
             if marked and key.startswith(_MARK):
                 token, offset = self.exprs[int(key[1:])]
                 try:
@@ -302,13 +302,12 @@ class _Decoder:
             if t is float or t is bool or (t is str and clean and not marked):
                 node = literal(value)
             elif t is int:
-                node = literal(value if INT64_MIN <= value <= INT64_MAX else 0)
+                node = literal(_int_value(value))
             else:
                 node = self.node(value)
             folded = lower_key(key)
             old = merged.get(folded)
             merged[folded] = (old[0] if old else key, node)
-            clean = self.clean
         return merged
 
     def record(self, pairs: list) -> ast.Record:

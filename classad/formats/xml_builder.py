@@ -225,7 +225,7 @@ class AdBuilder:
         elif tag == "r":
             node = ast.Literal(_real_value(text))
         else:
-            where = _At(tok.line, tok.column + len(tok.name) + 8)  # at <T>, after '<a n="NAME">'
+            where = _At(tok.line, _value_column(tok))
             node = self._scalar(tag, text, where)
         self.stack[-1].items.append((decoded, node))
 
@@ -305,12 +305,16 @@ class _At(NamedTuple):
     column: int
 
 
+def _value_column(tok: Any) -> int:
+    """Where the value's tag of an "attr" token starts: after ``<a n="NAME">``."""
+    return tok.column + len('<a n="">') + len(tok.name)
+
+
 def _expand(tok: Any) -> list:
     """The five tokens (four for an empty text) an "attr" token stands for, at their places."""
     kind = type(tok)
     tag, line, col = tok.attrs["tag"], tok.line, tok.column
-    start_a = f'<a n="{tok.name}">'
-    at_tag = col + len(start_a)
+    at_tag = _value_column(tok)
     at_text = at_tag + len(tag) + 2
     raw_length = len(tok.text)
     parts = [kind("start", "a", {"n": tok.name}, "", line, col), kind("start", tag, {}, "", line, at_tag)]

@@ -34,7 +34,7 @@ from classad import ast
 from classad.ad import ClassAd
 from classad.evaluate import EvalState, default_strict, evaluate_top, new_state
 from classad.functions.registry import register
-from classad.layout import SharedAttrs, Stored, plain_form
+from classad.layout import Stored, plain_form, plain_of
 from classad.values import ERROR
 
 from ..pool.ads import Slot
@@ -81,14 +81,7 @@ class _RecordingAttrs:
         if self.reads is not None:
             self.reads.append(key)
         entry = self.own.get(key)
-        if entry is None:
-            base = self.base
-            if type(base) is SharedAttrs:
-                return base.plain(key)
-            entry = base.get(key)
-            if entry is None:
-                return None
-        return plain_form(entry[1])
+        return plain_of(self.base, key) if entry is None else plain_form(entry[1])
 
     def __contains__(self, key: object) -> bool:
         if self.reads is not None:
