@@ -25,6 +25,8 @@ it, as ``condor_userprio -quotas`` prints the negotiator's last report.
 from __future__ import annotations
 
 import json
+import math
+import os
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
@@ -140,46 +142,165 @@ INSERT INTO schema_version VALUES ({SCHEMA_VERSION});
 _UPGRADES = {1: _QUOTA_TABLE + _POLICY_TABLES, 2: _POLICY_TABLES}
 
 
+# ---- what a stored value may be ------------------------------------------------------------
+# The tables declare no column types (SQLite would then convert some values silently), so
+# every value read is checked here: a value of the wrong type is damage, refused when the
+# store is opened, before any command writes anything.
+
+
+def _finite(v: Any) -> bool:
+    return type(v) in (int, float) and math.isfinite(v)
+
+
+def _real(v: Any) -> bool:                 # any number but NaN (SQLite keeps infinities)
+    return type(v) in (int, float) and v == v
+
+
+_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "str": (lambda v: type(v) is str, "text"),
+    "Optional[str]": (lambda v: v is None or type(v) is str, "text or NULL"),
+    "bool": (lambda v: type(v) is int and v in (0, 1), "0 or 1"),
+    "int": (lambda v: type(v) is int, "an integer"),
+    "float": (_finite, "a finite number"),
+    "real": (_real, "a number"),
+}
+
+
+def _row_checks(record: type, reals: bool = False) -> list[tuple[str, Callable[[Any], bool], str]]:
+    """(column, test, what it must hold) for each field of ``record``; ``reals``: its
+    floats may be infinite (a quota table's sort key may be)."""
+    out = []
+    for f in fields(record):
+        kind = "real" if reals and f.type == "float" else str(f.type)
+        out.append((f.name, *_CHECKS[kind]))
+    return out
+
+
+_CUSTOMER_CHECKS = _row_checks(Customer)
+_CLAIM_CHECKS = _row_checks(Claim)
+_QUOTA_CHECKS = _row_checks(QuotaRecord, reals=True)
+
+
+def _type_name(v: Any) -> str:
+    return {type(None): "NULL", str: "text", bytes: "a blob", int: "an integer", float: "a number"}.get(
+        type(v), type(v).__name__)
+
+
+def _checked(table: str, row: tuple, checks: list[tuple[str, Callable[[Any], bool], str]]) -> tuple:
+    """``row`` if every value has its column's type, else ``ValueError`` saying where."""
+    if len(row) != len(checks):
+        raise ValueError(f"{table}: a row has {len(row)} columns, not {len(checks)}")
+    for value, (column, test, wanted) in zip(row, checks):
+        if not test(value):
+            shown = repr(value) if not isinstance(value, (str, bytes)) or len(value) < 40 else "a long value"
+            raise ValueError(f"{table} row {row[0]!r}: column {column} holds {shown} ({_type_name(value)}), "
+                             f"not {wanted}")
+    return row
+
+
+def _json_numbers(text: Any, where: str) -> tuple[float, ...]:
+    items = json.loads(text) if type(text) is str else None
+    if type(items) is not list or not all(_finite(x) for x in items):
+        raise ValueError(f"{where}: not a JSON list of numbers")
+    return tuple(items)
+
+
+def _json_rows(text: Any, where: str) -> list[dict]:
+    rows = json.loads(text) if type(text) is str else None
+    if type(rows) is not list or not all(type(r) is dict for r in rows):
+        raise ValueError(f"{where}: not a JSON list of objects")
+    return rows
+
+
+def _meta(conn: sqlite3.Connection) -> dict[str, Any]:
+    meta = dict(conn.execute("SELECT key, value FROM meta"))
+    for key in ("last_update_time", "generation"):
+        if key in meta and not _finite(meta[key]):
+            raise ValueError(f"meta {key} holds {meta[key]!r} ({_type_name(meta[key])}), not a finite number")
+    return meta
+
+
 BUSY_TIMEOUT = 10.0     # seconds a command waits for another one's write lock before failing
 
 
-def _connect(path: str) -> sqlite3.Connection:
-    """Open ``path``, creating the schema in a new database and checking it in an old one.
-
-    The schema of a new database is created in one transaction, so a kill half-way leaves
-    either no tables or all of them; a database another command is writing is waited for
-    at most :data:`BUSY_TIMEOUT` seconds."""
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
+def _prepare_schema(conn: sqlite3.Connection, path: str, *, create: bool) -> None:
+    """Create the schema in a database without tables (when ``create``), upgrade an older
+    version, or refuse anything else: one transaction, so a kill half-way leaves either no
+    tables or all of them."""
+    conn.execute("BEGIN IMMEDIATE")
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if not tables:
-                for statement in _SCHEMA.split(";"):
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables and create:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+        elif "schema_version" not in tables:
+            raise StateError("not an accountant database (no schema_version table)", file=path)
+        else:
+            row = conn.execute("SELECT version FROM schema_version").fetchone()
+            if row is not None and row[0] in _UPGRADES:
+                for statement in _UPGRADES[row[0]].split(";"):
                     if statement.strip():
                         conn.execute(statement)
-            elif "schema_version" not in tables:
-                raise StateError("not an accountant database (no schema_version table)", file=path)
-            else:
-                row = conn.execute("SELECT version FROM schema_version").fetchone()
-                if row is not None and row[0] in _UPGRADES:
-                    for statement in _UPGRADES[row[0]].split(";"):
-                        if statement.strip():
-                            conn.execute(statement)
-                    conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
-                    row = (SCHEMA_VERSION,)
-                if row is None or row[0] != SCHEMA_VERSION:
-                    raise StateError(f"accountant schema version {row and row[0]}, this program "
-                                     f"reads version {SCHEMA_VERSION}", file=path)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+                conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
+                row = (SCHEMA_VERSION,)
+            if row is None or row[0] != SCHEMA_VERSION:
+                raise StateError(f"accountant schema version {row and row[0]}, this program "
+                                 f"reads version {SCHEMA_VERSION}", file=path)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    """Open ``path`` for reading and writing, creating the schema in a new (or empty) file
+    and checking it in an old one; a database another command is writing is waited for at
+    most :data:`BUSY_TIMEOUT` seconds."""
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
+    try:
+        _prepare_schema(conn, path, create=True)
         conn.isolation_level = "DEFERRED"      # back to Python's default: implicit BEGIN before writes
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def read_only_uri(path: str) -> str:
+    """An SQLite URI opening the file ``path`` read-only, whatever characters its name holds:
+    the name is percent-escaped (``%``, ``?``, ``#`` are part of the name, never of the URI)."""
+    return Path(path).absolute().as_uri() + "?mode=ro"
+
+
+def _memory_copy(path: str) -> sqlite3.Connection:
+    """A private in-memory copy of the database file ``path``, its schema checked (an older
+    version is upgraded in the copy only); the file is opened read-only and never written."""
+    memory = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        source = sqlite3.connect(read_only_uri(path), uri=True, timeout=BUSY_TIMEOUT)
+        try:
+            source.backup(memory)
+        finally:
+            source.close()
+        _prepare_schema(memory, path, create=False)
+        memory.isolation_level = "DEFERRED"
+    except BaseException:
+        memory.close()
+        raise
+    return memory
+
+
+def store_absent(path: str | Path) -> bool:
+    """True when ``path`` holds no store yet: it does not exist, or it is an empty (0-byte)
+    file.  Both are treated alike by every command: one that writes the store creates it
+    there, one that only reads it refuses."""
+    try:
+        return os.stat(path).st_size == 0 and os.path.isfile(path)
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError):
+        return False        # unreadable or an impossible name: opening it says why
 
 
 def _generation(conn: sqlite3.Connection) -> float:
@@ -208,17 +329,28 @@ class Accountant:
         self._load()
 
     @classmethod
-    def load(cls, path: str | Path, *, halflife: float = 86400.0,
-             factors: FactorPolicy = FactorPolicy()) -> "Accountant":
-        """Open (creating if new) the store at ``path``; ``":memory:"`` for a throw-away one.
+    def load(cls, path: str | Path, *, halflife: float = 86400.0, factors: FactorPolicy = FactorPolicy(),
+             read_only: bool = False, must_exist: bool = False) -> "Accountant":
+        """Open the store at ``path``; ``":memory:"`` for a throw-away one.
 
-        A file that is not an accountant database of this schema raises :class:`StateError`.
+        A missing or empty (0-byte) file is created as a new store, unless ``must_exist`` or
+        ``read_only``: then it is refused.  ``read_only`` reads the file into a private
+        in-memory copy (the file is opened read-only, by a URI that escapes its name) and
+        never writes it.  Either way the schema and every stored value are checked: a file
+        that is not an accountant database of this schema, or a row holding a value of the
+        wrong type, raises :class:`StateError` before anything is written.
         """
         path = str(path)
+        if path != ":memory:" and (read_only or must_exist) and store_absent(path):
+            empty = os.path.exists(path)
+            raise StateError("empty file, not an accountant database" if empty else "no such accountant database",
+                             file=path)
         try:
-            conn = _connect(path)
+            conn = _memory_copy(path) if read_only and path != ":memory:" else _connect(path)
         except sqlite3.Error as exc:
             raise StateError(f"cannot use accountant database: {exc}", file=path) from None
+        except ValueError as exc:           # a NUL in the name
+            raise StateError(f"cannot use accountant database: {exc}", file=repr(path)) from None
         try:
             return cls(conn, path, halflife=halflife, factors=factors)
         except BaseException:
@@ -227,10 +359,11 @@ class Accountant:
 
     @classmethod
     def from_knobs(cls, path: str | Path, knobs: Any,
-                   group_factor: Optional[Callable[[str], Optional[float]]] = None) -> "Accountant":
-        """Open a store configured by ``PRIORITY_HALFLIFE`` and the factor knobs."""
+                   group_factor: Optional[Callable[[str], Optional[float]]] = None, **how: bool) -> "Accountant":
+        """Open a store configured by ``PRIORITY_HALFLIFE`` and the factor knobs (``how``:
+        ``read_only``, ``must_exist``, as for :meth:`load`)."""
         return cls.load(path, halflife=knobs.get("PRIORITY_HALFLIFE"),
-                        factors=FactorPolicy.from_knobs(knobs, group_factor))
+                        factors=FactorPolicy.from_knobs(knobs, group_factor), **how)
 
     def close(self) -> None:
         """Close the database (uncommitted changes of an open transaction are lost)."""
@@ -244,22 +377,29 @@ class Accountant:
 
     def _load(self) -> None:
         """(Re)read every record from the database, discarding in-memory changes."""
+        conn = self._conn
         try:
-            meta = dict(self._conn.execute("SELECT key, value FROM meta"))
-            customers = {r[0]: Customer(*r) for r in
-                         self._conn.execute(f"SELECT {_columns(_CUSTOMER_COLUMNS)} FROM customers")}
-            claims = {r[0]: Claim(*r) for r in
-                      self._conn.execute(f"SELECT {_columns(_CLAIM_COLUMNS)} FROM claims")}
-            quotas = [QuotaRecord(*r) for r in self._conn.execute(
+            meta = _meta(conn)
+            customers = {r[0]: Customer(*_checked("customers", r, _CUSTOMER_CHECKS)) for r in
+                         conn.execute(f"SELECT {_columns(_CUSTOMER_COLUMNS)} FROM customers")}
+            claims = {r[0]: Claim(*_checked("claims", r, _CLAIM_CHECKS)) for r in
+                      conn.execute(f"SELECT {_columns(_CLAIM_COLUMNS)} FROM claims")}
+            quotas = [QuotaRecord(*_checked("group_quotas", r, _QUOTA_CHECKS)) for r in conn.execute(
                 f"SELECT {_columns(_QUOTA_COLUMNS)} FROM group_quotas ORDER BY position, name")]
             policy_usage: dict[str, dict[str, tuple[float, tuple[float, ...], float]]] = {}
-            for pol, entity, value, buckets, updated in self._conn.execute(
+            for pol, entity, value, buckets, updated in conn.execute(
                     "SELECT policy, entity, value, buckets, updated FROM policy_usage"):
-                policy_usage.setdefault(pol, {})[entity] = (value, tuple(json.loads(buckets)), updated)
-            reports = {r[0]: (r[1], json.loads(r[2])) for r in
-                       self._conn.execute("SELECT policy, time, rows FROM policy_report")}
-        except (sqlite3.Error, TypeError, ValueError) as exc:
-            raise StateError(f"corrupt accountant database: {exc}", file=self.path) from None
+                where = f"policy_usage row {pol!r}, {entity!r}"
+                if type(pol) is not str or type(entity) is not str or not (_finite(value) and _finite(updated)):
+                    raise ValueError(f"{where}: a value of the wrong type")
+                policy_usage.setdefault(pol, {})[entity] = (value, _json_numbers(buckets, where), updated)
+            reports = {}
+            for pol, t, rows in conn.execute("SELECT policy, time, rows FROM policy_report"):
+                if type(pol) is not str or not _finite(t):
+                    raise ValueError(f"policy_report row {pol!r}: a value of the wrong type")
+                reports[pol] = (t, _json_rows(rows, f"policy_report row {pol!r}"))
+        except (sqlite3.Error, TypeError, ValueError, RecursionError) as exc:
+            raise StateError(f"damaged accountant database: {exc}", file=self.path) from None
         for c in customers.values():
             c.is_group = bool(c.is_group)
         for q in quotas:

@@ -10,48 +10,28 @@ annotated slots are the cycle-start view the clause counts are taken over.
 
 from __future__ import annotations
 
-import os
-import sqlite3
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Optional
 
 from classad.ad import ClassAd
 
-from ..accounting.priority_math import FactorPolicy
 from ..accounting.store import Accountant, Claim
 from ..config.settings import Settings
 from ..cycle.ephemeral import ROOT_GROUP, GroupContext, GroupView, annotate_for
 from ..cycle.negotiator import negotiate
 from ..cycle.results import CycleResult, Match, Rejection
-from ..cycle.session import AccountantPriorities, group_function
+from ..cycle.session import AccountantPriorities, group_function, open_accountant
 from ..cycle.state import Cycle
-from ..errors import StateError
-from ..groups.membership import group_of_submitter, group_prio_factor
+from ..groups.membership import group_of_submitter
 from ..pool.ads import Job, Pool
 
 
 def _store_copy(path: Optional[str], knobs: Any, settings: Settings) -> Accountant:
-    """An in-memory accountant holding a copy of the store at ``path`` (empty when None)."""
-    tree = settings.group_tree
-    factor = (lambda name: group_prio_factor(name, tree)) if tree is not None else None
-    factors = FactorPolicy.from_knobs(knobs, factor)
-    halflife = knobs.get("PRIORITY_HALFLIFE")
-    if path is None:
-        return Accountant.load(":memory:", halflife=halflife, factors=factors)
-    if not os.path.exists(path):
-        raise StateError("no such accountant database", file=path)
-    memory = sqlite3.connect(":memory:")
-    try:
-        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            source.backup(memory)
-        finally:
-            source.close()
-    except sqlite3.Error as exc:
-        memory.close()
-        raise StateError(f"cannot read accountant database: {exc}", file=path) from None
-    return Accountant(memory, ":memory:", halflife=halflife, factors=factors)
+    """A private in-memory copy of the store at ``path`` (an empty store when None), opened
+    through the store's own read-only path: the same schema and value checks as every
+    other command, and the file never written."""
+    return open_accountant(":memory:" if path is None else path, knobs, settings, read_only=True)
 
 
 @dataclass

@@ -48,7 +48,7 @@ from ..accounting.reports import (
     surplus_policy,
     user_count,
 )
-from ..accounting.store import Accountant
+from ..accounting.store import Accountant, store_absent
 from ..api import load, negotiate
 from ..cycle.negotiator import CycleResult
 from ..errors import StateError
@@ -210,8 +210,9 @@ def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     edits = _edits(args)
     if args.quotas and edits:
         raise ClassAdError("--quotas only shows; run the edits without it", file=args.state)
-    if not os.path.exists(args.state) and not edits:
-        raise StateError("no such accountant database (run 'matchmaker negotiate --state' first, "
+    if store_absent(args.state) and not edits:
+        what = "empty file, not an accountant database" if os.path.exists(args.state) else "no such accountant database"
+        raise StateError(f"{what} (run 'matchmaker negotiate --state' first, "
                          "or give an edit such as --setfactor to create it)", file=args.state)
     now = _now(args) if args.resetusage else 0.0
     acct = Accountant.load(args.state)

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any, TextIO
 
-from ..accounting.store import Accountant
+from ..accounting.store import Accountant, store_absent
 from ..errors import StateError
 
 COLUMNS = {
@@ -58,7 +57,7 @@ def register(userprio: argparse.ArgumentParser) -> None:
     plain = userprio.get_default("run")
 
     def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-        if not _wants_policy(args) or not os.path.exists(args.state):
+        if not _wants_policy(args) or store_absent(args.state):
             return plain(args, out, err)
         acct = Accountant.load(args.state)
         try:

@@ -64,12 +64,13 @@ def group_function(settings: Settings) -> Callable[[Optional[str]], Optional[str
     return lambda name: group_of_submitter(name, tree) if name else None
 
 
-def open_accountant(path: str, knobs: Any, settings: Settings) -> Accountant:
+def open_accountant(path: str, knobs: Any, settings: Settings, **how: bool) -> Accountant:
     """The accountant store at ``path`` (``":memory:"`` for none), configured by the knobs;
-    a group's ``GROUP_PRIO_FACTOR`` is its members' default factor."""
+    a group's ``GROUP_PRIO_FACTOR`` is its members' default factor.  ``how``: ``read_only``
+    or ``must_exist`` (see :meth:`Accountant.load`)."""
     tree = settings.group_tree
     factor = (lambda name: group_prio_factor(name, tree)) if tree is not None else None
-    return Accountant.from_knobs(path, knobs, group_factor=factor)
+    return Accountant.from_knobs(path, knobs, group_factor=factor, **how)
 
 
 def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float,
