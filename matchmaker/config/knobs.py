@@ -59,6 +59,12 @@ _PREEMPTION_RANK = ("(RemoteUserPrio * 1000000) - ifThenElse(isUndefined(TotalJo
                     "TotalJobRuntime)")
 _GROUP_SORT_EXPR = ('ifThenElse(AccountingGroup=?="<none>",3.4e+38,ifThenElse(GroupQuota>0,'
                     "GroupResourcesInUse/GroupQuota,3.3e+38))")
+# The startd's default disk rounding: the request less the size of the catalogs it
+# names (unless they are copied), up to a multiple of the slot's DiskQuantum (1024 KB).
+_MODIFY_REQUEST_DISK = ('quantize(RequestDisk - ifThenElse(MappingMethod ?: "" != "Copy", '
+                        "ifThenElse(RequestedCatalogs is undefined || catalogs is undefined, 0, "
+                        "sum(evalInEachContext(member(CatalogID, RequestedCatalogIDs) ? CatalogSize : 0, "
+                        "catalogs))), 0), {Target.DiskQuantum ?: 1024})")
 
 _TABLE = (
     # cycle timing and plumbing (docs/knobs.md, cycle timing and plumbing)
@@ -144,6 +150,14 @@ _TABLE = (
          "removed from the significant attributes"),
     Knob("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "string", "^Slot[0-9]*_", "attributes matching this are removed"),
     Knob("CLAIM_PARTITIONABLE_LEFTOVERS", "bool", "$(NEGOTIATOR_USE_SLOT_WEIGHTS)", "schedd reuses pslot leftovers"),
+    # startd side: how a partitionable slot is split (docs/knobs.md, partitionable slots)
+    Knob("MODIFY_REQUEST_EXPR_REQUESTCPUS", "expr", "quantize(RequestCpus, {1})",
+         "cores of a dynamic slot (MY=job, TARGET=slot)"),
+    Knob("MODIFY_REQUEST_EXPR_REQUESTMEMORY", "expr", "quantize(RequestMemory, {128})",
+         "memory (MB) of a dynamic slot (MY=job, TARGET=slot)"),
+    Knob("MODIFY_REQUEST_EXPR_REQUESTDISK", "expr", _MODIFY_REQUEST_DISK,
+         "disk (KB) of a dynamic slot (MY=job, TARGET=slot): up to the slot's DiskQuantum, else 1024, "
+         "after the catalogs a Copy-mapped job's request holds"),
     # set by `use FEATURE : AssignAccountingGroup(map [, check_request])` (the schedd's job transform)
     Knob("MATCHMAKER_ACCOUNTING_GROUP_MAP_FILE", "string", None,
          "accounting-group map file: user -> the groups they may use, first = default (not HTCondor's name)"),

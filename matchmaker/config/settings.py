@@ -80,6 +80,13 @@ class Settings:
     round_robin_rate: float = 1e100
     group_sort_expr: Optional[ast.Node] = None
     use_weighted_demand: bool = True
+    # partitionable slots (docs/negotiation.md, partitionable slots)
+    claim_leftovers: bool = True
+    depth_first: bool = False
+    allow_pslot_preemption: bool = False
+    modify_request_cpus: Optional[ast.Node] = None
+    modify_request_memory: Optional[ast.Node] = None
+    modify_request_disk: Optional[ast.Node] = None
     # the submit side: which group a job may claim (None: every claim is trusted, as by default)
     group_mapping: Optional[GroupMapping] = None
     # the priority policy (MATCHMAKER_PRIORITY_POLICY) when not htcondor's: a
@@ -134,7 +141,11 @@ _CYCLE_KNOBS = {
     "allow_quota_oversubscription": "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION",
     "strict_enforce_quota": "NEGOTIATOR_STRICT_ENFORCE_QUOTA",
     "max_allocation_rounds": "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", "round_robin_rate": "GROUP_QUOTA_ROUND_ROBIN_RATE",
-    "group_sort_expr": "GROUP_SORT_EXPR", "use_weighted_demand": "NEGOTIATOR_USE_WEIGHTED_DEMAND"}
+    "group_sort_expr": "GROUP_SORT_EXPR", "use_weighted_demand": "NEGOTIATOR_USE_WEIGHTED_DEMAND",
+    "claim_leftovers": "CLAIM_PARTITIONABLE_LEFTOVERS", "depth_first": "NEGOTIATOR_DEPTH_FIRST",
+    "allow_pslot_preemption": "ALLOW_PSLOT_PREEMPTION", "modify_request_cpus": "MODIFY_REQUEST_EXPR_REQUESTCPUS",
+    "modify_request_memory": "MODIFY_REQUEST_EXPR_REQUESTMEMORY",
+    "modify_request_disk": "MODIFY_REQUEST_EXPR_REQUESTDISK"}
 
 
 def group_tree_from_knobs(knobs: Any) -> Optional[GroupTree]:

@@ -13,25 +13,21 @@ this module is that glue, shared by the CLI and by multi-cycle simulations:
 * :func:`advance_pool` -- the pool as the next cycle would find it when every
   match was claimed and nothing finished: matched slots Claimed/Busy by their
   submitter (publishing ``RemoteGroup``-style attributes the startd would),
-  matched jobs running, preempted jobs idle again.  A partitionable slot is
-  claimed whole, as the negotiator charged it (docs/negotiation.md, partitionable slots).
+  matched jobs running, preempted jobs idle again; a partitionable slot split
+  into a dynamic slot per job, leftovers claimed (:mod:`matchmaker.cycle.claims`).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable, Optional
-
-from classad.ad import ClassAd
-from classad.evaluate import evaluate_top
 
 from ..accounting.store import Accountant, Claim, QuotaRecord
 from ..config.settings import Settings
 from ..groups.membership import group_of_submitter, group_prio_factor
 from ..policies.jobs import Ledger
 from ..policies.runners import make_runner
-from ..pool.ads import IDLE, RUNNING, Pool, make_jobs, make_slots
-from .ephemeral import MatchState
+from ..pool.ads import RUNNING, Pool
+from .claims import claim_matches
 from .negotiator import CycleResult, negotiate
 
 
@@ -114,53 +110,8 @@ def _policy_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float, 
 
 
 def advance_pool(pool: Pool, result: CycleResult, settings: Settings) -> Pool:
-    """The pool after ``result``'s matches were claimed (see the module docstring)."""
-    jobs = {j.id: j for j in pool.jobs}
-    job_ads = {j.id: j.ad for j in pool.jobs}
-    slot_ads = {s.name: s.ad for s in pool.slots}
-    for m in result.matches:
-        old = slot_ads[m.slot]
-        if m.preempted is not None:
-            was = old.evaluate("JobId", state=MatchState(None, 0.0))
-            if type(was) is str and was in job_ads:
-                job_ads[was] = _with(job_ads[was], JobStatus=IDLE)
-        job = jobs[m.job]
-        claim: dict[str, object] = {"State": "Claimed", "Activity": "Busy", "RemoteUser": m.submitter,
-                                    "RemoteOwner": m.submitter, "JobId": m.job,
-                                    "CurrentRank": _slot_rank(old, job.ad)}
-        if m.submitter != _user(job.ad):
-            claim["AccountingGroup"] = m.submitter     # the startd publishes the charged principal
-        if m.group is not None:
-            claim.update({"RemoteGroup": m.group, "RemoteNegotiatingGroup": m.negotiating_group,
-                          "RemoteAutoregroup": m.autoregroup})
-        slot_ads[m.slot] = _with(old, **claim)
-        job_ads[m.job] = _with(job.ad, JobStatus=RUNNING, RemoteHost=m.slot)
-    slots = make_slots([(slot_ads[s.name], s.source) for s in pool.slots], use_slot_weights=settings.use_slot_weights,
-                       slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight)
-    new_jobs = make_jobs([(job_ads[j.id], j.source) for j in pool.jobs], uid_domain=settings.uid_domain)
-    return replace(pool, slots=slots, jobs=new_jobs, refused=[])
-
-
-def _with(ad: ClassAd, **values: object) -> ClassAd:
-    out = ClassAd(ad)
-    out.update(values)
-    return out
-
-
-def _user(ad: ClassAd) -> Optional[str]:
-    v = ad.evaluate("User", state=MatchState(None, 0.0))
-    return v if type(v) is str else None
-
-
-def _slot_rank(slot: ClassAd, job: ClassAd) -> float:
-    """The slot's Rank for the job it now runs: its CurrentRank (0 if not a number)."""
-    node = slot.get_node("Rank")
-    if node is None:
-        return 0.0
-    state = MatchState(None, 0.0)
-    state.my, state.target = slot, job
-    v = evaluate_top(node, slot, state)
-    return float(v) if type(v) in (int, float) else 0.0
+    """The pool after ``result``'s matches were claimed (:func:`matchmaker.cycle.claims.claim_matches`)."""
+    return claim_matches(pool, result, settings).pool
 
 
 __all__ = ["AccountantPriorities", "advance_pool", "group_function", "open_accountant", "run_cycle"]

@@ -10,8 +10,13 @@ duration``.  Before each cycle, at its time ``t``:
 
 Then :func:`~matchmaker.cycle.session.run_cycle` ages priorities to ``t``, brings the
 claims in line with the claimed slots, negotiates and charges the matches, and
-:func:`~matchmaker.cycle.session.advance_pool` turns the matches into claimed slots
-and running jobs (a preempted job goes back to idle).  One row per submitter, per
+:func:`~matchmaker.cycle.claims.claim_matches` turns the matches into claimed slots
+and running jobs (a preempted job goes back to idle; a partitionable slot is split
+into dynamic slots, and with ``CLAIM_PARTITIONABLE_LEFTOVERS`` the submitter's other
+idle jobs that fit start on what is left).  The accountant then sees the claims as
+the startds report them, each dynamic slot charged its own weight from ``t``.  A
+dynamic slot whose job ends goes away and gives its resources back to its
+partitionable slot.  One row per submitter, per
 group and for the pool is recorded after every cycle (see :mod:`.series`).
 """
 
@@ -25,11 +30,13 @@ from classad.ad import ClassAd
 from classad.evaluate import seeded_random
 
 from ..accounting.priority_math import effective_priority, resolve_prio_factor
-from ..accounting.store import Accountant
+from ..accounting.store import Accountant, Claim
 from ..config.settings import Settings
+from ..cycle.claims import claim_matches
 from ..cycle.results import CycleResult
-from ..cycle.session import advance_pool, group_function, run_cycle
+from ..cycle.session import group_function, run_cycle
 from ..pool.ads import Pool, Slot, make_slots
+from ..pool.partition import give_back, is_dynamic, machine_resources, parent_name
 from .jobs import (
     DONE,
     PENDING,
@@ -80,6 +87,9 @@ class _Run:
         self.spans: list[ClaimSpan] = []
         self.group_of = group_function(settings)
         self.pool_weight = sum(s.weight for s in self.slots)
+        self.parent: dict[str, str] = {}        # dynamic slot -> its partitionable slot
+        self.pslots: set[str] = set()
+        self._find_parents()
         for s in self.slots:
             if s.charged:
                 self._open(s.name, s.customer or "", s.weight, start)
@@ -106,14 +116,13 @@ class _Run:
 
     def before_cycle(self, t: float) -> None:
         """Completions, then arrivals, at ``t``."""
-        index = {s.name: i for i, s in enumerate(self.slots)}
+        ended: list[str] = []
         for j in self.jobs:
             if j.phase == QUEUED_RUNNING and j.end is not None and j.end <= t:
                 if j.slot is not None:
                     self.on_slot.pop(j.slot, None)
                     self._close(j.slot, t)
-                    i = index[j.slot]
-                    self.slots[i] = released(self.slots[i], self.settings)
+                    ended.append(j.slot)
                 j.runs += 1
                 j.slot, j.end = None, None
                 if j.repeats_left != 0:
@@ -123,34 +132,77 @@ class _Run:
                     j.phase = DONE
             elif j.phase == PENDING and j.arrival <= t:
                 j.phase = QUEUED_IDLE
+        if ended:
+            self._release(ended)
+
+    def _release(self, names: list[str]) -> None:
+        """End the claims on ``names``: a dynamic slot goes away and its resources go back to
+        its partitionable slot; any other slot is Unclaimed again."""
+        index = {s.name: i for i, s in enumerate(self.slots)}
+        gone: set[str] = set()
+        for name in names:
+            i = index[name]
+            parent = self.parent.pop(name, None)
+            if parent is None:
+                self.slots[i] = released(self.slots[i], self.settings)
+                continue
+            p = index[parent]
+            back = give_back(self.slots[p].ad, self.slots[i].ad, machine_resources(self.slots[p].ad))
+            self.slots[p] = self._remade(back, self.slots[p])
+            gone.add(name)
+        if gone:
+            self.slots = [replace(s, index=k) for k, s in enumerate(s for s in self.slots if s.name not in gone)]
+
+    def _remade(self, ad: ClassAd, slot: Slot) -> Slot:
+        st = self.settings
+        (fresh,) = make_slots([(ad, slot.source)], use_slot_weights=st.use_slot_weights,
+                              slot_weight_expr=st.slot_weight_expr, force_slot_weight=st.force_slot_weight)
+        return replace(fresh, index=slot.index)
 
     def pool(self, first: bool) -> Pool:
         queued = [j.record for j in self.jobs if j.phase in (QUEUED_IDLE, QUEUED_RUNNING)]
         return Pool(self.slots, queued, [], self.refused if first else [])
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
-        """Apply the matches; returns preemptions per submitter."""
-        nxt = advance_pool(pool, result, self.settings)
-        records = {r.id: r for r in nxt.jobs}
-        slots = {s.name: s for s in nxt.slots}
+        """Apply the matches, the splits and the leftovers; returns preemptions per submitter."""
+        claimed = claim_matches(pool, result, self.settings)
+        records = {r.id: r for r in claimed.pool.jobs}
+        slots = {s.name: s for s in claimed.pool.slots}
         preempted: dict[str, int] = {}
         for m in result.matches:
-            victim = self.on_slot.pop(m.slot, None)
+            victim = self.on_slot.pop(m.slot, None) if m.slot not in self.pslots else None
             if victim is not None and victim.id != m.job:
                 victim.phase, victim.slot, victim.end = QUEUED_IDLE, None, None
                 victim.preemptions += 1
                 victim.record = idle_record(victim.record)
                 preempted[victim.submitter] = preempted.get(victim.submitter, 0) + 1
-            self._close(m.slot, t)
-            job = self.by_id[m.job]
-            job.phase, job.slot, job.record = QUEUED_RUNNING, m.slot, records[m.job]
+            if m.slot not in self.pslots:
+                self._close(m.slot, t)
+        for st in claimed.starts:
+            job = self.by_id[st.job]
+            job.phase, job.slot, job.record = QUEUED_RUNNING, st.slot, records[st.job]
             job.starts += 1
             job.began = t
             job.end = t + self.durations.duration(job.record, t)
-            self.on_slot[m.slot] = job
-            self._open(m.slot, m.submitter, slots[m.slot].weight, t)
-        self.slots = list(nxt.slots)
+            self.on_slot[st.slot] = job
+            self._open(st.slot, st.submitter, slots[st.slot].weight, t)
+        self.slots = list(claimed.pool.slots)
+        self._find_parents()
+        # The startds report the dynamic slots at once: charge each its own weight from now on.
+        with self.acct.transaction():
+            self.acct.sync_claims([Claim(s.name, s.customer, s.weight, self.group_of(s.customer))  # type: ignore
+                                   for s in self.slots if s.charged], t)
         return preempted
+
+    def _find_parents(self) -> None:
+        """Which partitionable slot each dynamic slot belongs to (by name, ``slot1_3@host`` ->
+        ``slot1@host``); a dynamic slot whose parent is not in the pool has none."""
+        self.pslots = {s.name for s in self.slots if s.partitionable}
+        for s in self.slots:
+            if s.name not in self.parent and is_dynamic(s.ad):
+                parent = parent_name(s.name)
+                if parent in self.pslots:
+                    self.parent[s.name] = parent  # type: ignore[assignment]
 
     def eup(self, name: str) -> float:
         """EUP without storing a default factor for a principal not yet seen."""

@@ -1,0 +1,223 @@
+"""What the schedd and the startds make of a cycle's matches (docs/negotiation.md, partitionable slots).
+
+:func:`claim_matches` turns a :class:`~matchmaker.cycle.results.CycleResult` into the
+pool the next cycle finds when every match was claimed and nothing finished:
+
+* a match on a static or dynamic slot claims it: Claimed/Busy by the submitter,
+  publishing ``RemoteUser``, ``CurrentRank`` and the ``Remote*`` group attributes;
+  a job it preempts goes back to idle;
+* a match on a partitionable slot makes the startd carve a dynamic slot sized by the
+  job's rounded request (:mod:`matchmaker.pool.partition`) and claim that; the
+  partitionable slot keeps the rest.  A job whose request does not fit what is left
+  is refused by the startd and stays idle;
+* with ``CLAIM_PARTITIONABLE_LEFTOVERS`` the schedd then starts more of the same
+  submitter's idle jobs on what is left of each partitionable slot it was matched
+  with, in its own queue order, each one that fits (resources and both
+  ``Requirements``) taking its own dynamic slot, until none fits.  All of this
+  happens after the cycle's matches, in match order (docs/differences.md, N15).
+
+Matched jobs are running on their slot (``RemoteHost``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+from classad.ad import ClassAd
+from classad.evaluate import evaluate_top
+from classad.values import truthiness
+
+from ..config.settings import Settings
+from ..pool.ads import IDLE, RUNNING, Job, Pool, make_jobs, make_slots
+from ..pool.autocluster import job_order_key
+from ..pool.partition import (
+    Rounding,
+    available,
+    child_name,
+    machine_resources,
+    requested,
+    shortfall,
+    split,
+)
+from .ephemeral import MatchState
+from .results import CycleResult, Match
+
+
+@dataclass(frozen=True)
+class Start:
+    """A job started on a slot after the cycle: by a match, or on a partitionable slot's leftovers."""
+
+    job: str
+    slot: str
+    submitter: str
+    leftover: bool = False
+
+
+@dataclass
+class Claimed:
+    """The pool after the claims, the jobs started and the matches the startds refused."""
+
+    pool: Pool
+    starts: list[Start] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)     # (job id, why)
+
+
+def rounding_of(settings: Settings) -> Rounding:
+    """The ``MODIFY_REQUEST_EXPR_*`` expressions of the settings."""
+    return Rounding(settings.modify_request_cpus, settings.modify_request_memory, settings.modify_request_disk)
+
+
+class _Claims:
+    """The ads being rewritten while the matches are claimed."""
+
+    def __init__(self, pool: Pool, settings: Settings) -> None:
+        self.settings = settings
+        self.rounding = rounding_of(settings)
+        self.jobs = {j.id: j for j in pool.jobs}
+        self.job_ads = {j.id: j.ad for j in pool.jobs}
+        self.slot_ads: dict[str, ClassAd] = {s.name: s.ad for s in pool.slots}
+        self.sources = {s.name: s.source for s in pool.slots}
+        self.partitionable = {s.name for s in pool.slots if s.partitionable}
+        self.started: set[str] = set()
+        self.out = Claimed(pool)
+        self._requests: dict[str, dict[str, float]] = {}
+        self._idle: dict[str, list[Job]] = {}
+
+    def claim(self, m: Match) -> None:
+        """One match, as the startd takes it."""
+        old = self.slot_ads[m.slot]
+        job = self.jobs[m.job]
+        if m.slot not in self.partitionable:
+            if m.preempted is not None:
+                was = old.evaluate("JobId", state=MatchState(None, 0.0))
+                if type(was) is str and was in self.job_ads:
+                    self.job_ads[was] = _with(self.job_ads[was], JobStatus=IDLE)
+            self._run(m, job, m.slot, old, leftover=False)
+            return
+        request = self.request(job, old)
+        short = shortfall(request, available(old, tuple(request)))
+        if short is not None:
+            self.out.refused.append((m.job, f"the startd refused it: it asks for more {short} than slot "
+                                            f"{m.slot} has left"))
+            return
+        self._split(m, job, request, leftover=False)
+
+    def leftovers(self, m: Match) -> None:
+        """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``."""
+        failed: list[dict[str, float]] = []
+        for job in self._idle_of(m.submitter):
+            if job.id in self.started:
+                continue
+            slot = self.slot_ads[m.slot]
+            request = self.request(job, slot)
+            if any(all(request[r] >= f[r] for r in f) for f in failed):
+                continue        # what is left only shrinks: a request as large failed already
+            if shortfall(request, available(slot, tuple(request))) is not None:
+                failed.append(request)
+                continue
+            if not _mutual_match(job.ad, slot):
+                continue
+            self._split(m, job, request, leftover=True)
+
+    def request(self, job: Job, slot: ClassAd) -> dict[str, float]:
+        """The job's rounded request (computed once per job; see docs/differences.md, N15)."""
+        r = self._requests.get(job.id)
+        if r is None:
+            r = self._requests[job.id] = requested(job.ad, slot, machine_resources(slot), self.rounding)
+        return r
+
+    def _split(self, m: Match, job: Job, request: dict[str, float], leftover: bool) -> None:
+        parent = self.slot_ads[m.slot]
+        k = 1
+        while child_name(m.slot, k) in self.slot_ads:
+            k += 1
+        name = child_name(m.slot, k)
+        shrunk, child = split(parent, request, name)
+        self.slot_ads[m.slot] = shrunk
+        self.slot_ads[name] = child
+        self.sources[name] = f"{self.sources[m.slot]} ({name})"
+        self._run(m, job, name, child, leftover)
+
+    def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool) -> None:
+        claim: dict[str, object] = {"State": "Claimed", "Activity": "Busy", "RemoteUser": m.submitter,
+                                    "RemoteOwner": m.submitter, "JobId": job.id,
+                                    "CurrentRank": slot_rank(ad, job.ad)}
+        if m.submitter != _user(job.ad):
+            claim["AccountingGroup"] = m.submitter     # the startd publishes the charged principal
+        if m.group is not None:
+            claim.update({"RemoteGroup": m.group, "RemoteNegotiatingGroup": m.negotiating_group,
+                          "RemoteAutoregroup": m.autoregroup})
+        self.slot_ads[slot] = _with(ad, **claim)
+        self.job_ads[job.id] = _with(job.ad, JobStatus=RUNNING, RemoteHost=slot)
+        self.started.add(job.id)
+        self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
+
+    def _idle_of(self, submitter: str) -> list[Job]:
+        """The submitter's idle jobs in the schedd's order."""
+        if submitter not in self._idle:
+            by_qdate = self.settings.job_order_by_qdate
+            self._idle[submitter] = sorted((j for j in self.jobs.values() if j.submitter == submitter
+                                            and j.status == IDLE), key=lambda j: job_order_key(j, by_qdate=by_qdate))
+        return self._idle[submitter]
+
+    def pool(self, pool: Pool) -> Pool:
+        st = self.settings
+        slots = make_slots([(ad, self.sources[name]) for name, ad in self.slot_ads.items()],
+                           use_slot_weights=st.use_slot_weights, slot_weight_expr=st.slot_weight_expr,
+                           force_slot_weight=st.force_slot_weight)
+        jobs = make_jobs([(self.job_ads[j.id], j.source) for j in pool.jobs], uid_domain=st.uid_domain)
+        return replace(pool, slots=slots, jobs=jobs, refused=[])
+
+
+def claim_matches(pool: Pool, result: CycleResult, settings: Settings) -> Claimed:
+    """The pool after ``result``'s matches were claimed (see the module docstring)."""
+    run = _Claims(pool, settings)
+    for m in result.matches:
+        run.claim(m)
+    if settings.claim_leftovers:
+        done: set[str] = set()
+        for m in result.matches:
+            if m.slot in run.partitionable and m.slot not in done and m.job in run.started:
+                done.add(m.slot)
+                run.leftovers(m)
+    run.out.pool = run.pool(pool)
+    return run.out
+
+
+def _mutual_match(job: ClassAd, slot: ClassAd) -> bool:
+    """Both Requirements true in the two-ad context (a missing one is false, as in matching)."""
+    for my, target in ((job, slot), (slot, job)):
+        node = my.get_node("Requirements")
+        if node is None:
+            return False
+        state = MatchState(None, 0.0)
+        state.my, state.target = my, target
+        if truthiness(evaluate_top(node, my, state)) is not True:
+            return False
+    return True
+
+
+def _with(ad: ClassAd, **values: object) -> ClassAd:
+    out = ClassAd(ad)
+    out.update(values)
+    return out
+
+
+def _user(ad: ClassAd) -> Optional[str]:
+    v = ad.evaluate("User", state=MatchState(None, 0.0))
+    return v if type(v) is str else None
+
+
+def slot_rank(slot: ClassAd, job: ClassAd) -> float:
+    """The slot's Rank for the job it now runs: its CurrentRank (0 if not a number)."""
+    node = slot.get_node("Rank")
+    if node is None:
+        return 0.0
+    state = MatchState(None, 0.0)
+    state.my, state.target = slot, job
+    v = evaluate_top(node, slot, state)
+    return float(v) if type(v) in (int, float) else 0.0
+
+
+__all__ = ["Claimed", "Start", "claim_matches", "rounding_of", "slot_rank"]

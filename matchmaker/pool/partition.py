@@ -1,0 +1,186 @@
+"""Partitionable slots as a startd splits them (docs/negotiation.md, partitionable slots).
+
+A partitionable slot advertises what is left of its machine share.  A claim on it
+carves a *dynamic slot* sized by the job's request: ``RequestCpus``,
+``RequestMemory`` (MB), ``RequestDisk`` (KB) and ``Request<Res>`` for every other
+resource the slot lists in ``MachineResources`` (swap is never requested).  The
+first three are first rewritten by the ``MODIFY_REQUEST_EXPR_REQUEST{CPUS,MEMORY,DISK}``
+expressions, evaluated with the job as ``MY`` and the slot as ``TARGET`` (HTCondor's
+defaults: ``quantize(RequestCpus, {1})``, ``quantize(RequestMemory, {128})``,
+``quantize(RequestDisk, {1024})`` give or take data catalogs; see
+docs/knobs.md).  The parent's resources shrink by the dynamic
+slot's, and grow back when the dynamic slot goes away.
+
+Everything here is pure: ads in, new ads out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from classad.ad import ClassAd
+from classad.ast import Node
+from classad.evaluate import evaluate_top, new_state
+from classad.parser import parse_expr
+
+DEFAULT_RESOURCES = ("Cpus", "Memory", "Disk")
+# A job without a request for these asks for this much before rounding (docs/differences.md, N15).
+_MISSING = {"cpus": 1, "memory": 0, "disk": 0}
+_DEFAULT_ROUNDING = {"cpus": "quantize(RequestCpus, {1})", "memory": "quantize(RequestMemory, {128})",
+                     "disk": "quantize(RequestDisk, {TARGET.DiskQuantum ?: 1024})"}
+# Attributes a dynamic slot does not inherit from its parent.
+_PARENT_ONLY = ("PartitionableSlot", "ChildCpus", "ChildMemory", "ChildDisk", "ChildName", "ChildState",
+                "ChildActivity", "ChildRemoteUser", "ChildAccountingGroup", "NumDynamicSlots", "ChildCurrentRank",
+                "ChildRemoteOwner", "ChildEnteredCurrentState", "ChildGPUs", "ChildSlotWeight")
+
+
+def _zero_clock() -> float:
+    return 0.0
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """The ``MODIFY_REQUEST_EXPR_REQUEST*`` expressions (None: leave that request as it is)."""
+
+    cpus: Optional[Node] = None
+    memory: Optional[Node] = None
+    disk: Optional[Node] = None
+
+    @classmethod
+    def defaults(cls) -> "Rounding":
+        """HTCondor's default rounding: cores unchanged, memory up to 128 MB, disk up to 1024 KB."""
+        return cls(*(parse_expr(_DEFAULT_ROUNDING[k]) for k in ("cpus", "memory", "disk")))
+
+    def of(self, resource: str) -> Optional[Node]:
+        """The expression for ``resource`` (one of ``Cpus``, ``Memory``, ``Disk``), if any."""
+        return getattr(self, resource.lower(), None)
+
+
+def is_partitionable(ad: ClassAd) -> bool:
+    """Whether ``PartitionableSlot`` is true in the ad."""
+    return _value(ad, "PartitionableSlot") is True
+
+
+def is_dynamic(ad: ClassAd) -> bool:
+    """Whether the ad is a dynamic slot (``DynamicSlot`` true, or ``SlotType`` "Dynamic")."""
+    slot_type = _value(ad, "SlotType")
+    return _value(ad, "DynamicSlot") is True or (type(slot_type) is str and slot_type.lower() == "dynamic")
+
+
+def machine_resources(ad: ClassAd) -> tuple[str, ...]:
+    """The resources a partitionable slot hands out: its ``MachineResources`` list without
+    swap, else ``Cpus Memory Disk`` (plus ``GPUs`` when the ad has it)."""
+    listed = _value(ad, "MachineResources")
+    if type(listed) is str and listed.strip():
+        names = [n for n in re.split(r"[\s,]+", listed.strip()) if n and n.lower() != "swap"]
+        if names:
+            return tuple(dict.fromkeys(names))
+    extra = ("GPUs",) if ad.get_node("GPUs") is not None else ()
+    return DEFAULT_RESOURCES + extra
+
+
+def available(ad: ClassAd, resources: tuple[str, ...]) -> dict[str, float]:
+    """What the slot has left of each resource (a missing or non-numeric value is 0)."""
+    return {res: _number(_value(ad, res), 0) for res in resources}
+
+
+def requested(job: ClassAd, slot: ClassAd, resources: tuple[str, ...], rounding: Rounding) -> dict[str, float]:
+    """The dynamic slot ``job`` would get from ``slot``: each resource's request, rounded
+    for cores, memory and disk.  A missing or non-numeric request counts as 1 core, 0 MB,
+    0 KB (before rounding) or none of any other resource."""
+    out: dict[str, float] = {}
+    adjusted: Optional[ClassAd] = None
+    for res in resources:
+        attr = "Request" + res
+        v = _number(_pair_value(job, slot, job.get_node(attr)), _MISSING.get(res.lower(), 0))
+        expr = rounding.of(res) if res.lower() in _MISSING else None
+        if expr is not None:
+            if adjusted is None:
+                adjusted = ClassAd(job)
+            adjusted[attr] = v
+            v = _number(_pair_value(adjusted, slot, expr), v)
+        out[res] = v
+    return out
+
+
+def shortfall(request: dict[str, float], left: dict[str, float]) -> Optional[str]:
+    """The first resource the request needs more of than is left, or None when it fits."""
+    for res, need in request.items():
+        if need > left.get(res, 0):
+            return res
+    return None
+
+
+def split(parent: ClassAd, request: dict[str, float], name: str) -> tuple[ClassAd, ClassAd]:
+    """``(parent after the split, the dynamic slot)``: the dynamic slot is a copy of the
+    parent holding ``request``'s resources, named ``name``; the parent keeps the rest."""
+    left = available(parent, tuple(request))
+    shrunk = ClassAd(parent)
+    shrunk.update({res: _tidy(left[res] - need) for res, need in request.items()})
+    child = ClassAd(parent)
+    for attr in _PARENT_ONLY:
+        if attr in child:
+            del child[attr]
+    slot_id = _value(parent, "SlotID")
+    child.update({res: _tidy(need) for res, need in request.items()})
+    child.update({"Name": name, "DynamicSlot": True, "SlotType": "Dynamic"})
+    if type(slot_id) is int:
+        child["ParentSlotId"] = slot_id
+    for res, need in request.items():
+        if f"TotalSlot{res}" in child:
+            child[f"TotalSlot{res}"] = _tidy(need)
+    return shrunk, child
+
+
+def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> ClassAd:
+    """The parent after the dynamic slot ``child`` went away: its resources are back."""
+    left, held = available(parent, resources), available(child, resources)
+    out = ClassAd(parent)
+    out.update({res: _tidy(left[res] + held[res]) for res in resources})
+    return out
+
+
+def child_name(parent_name: str, number: int) -> str:
+    """``slot1@host`` -> ``slot1_<number>@host``, as a startd names its dynamic slots."""
+    head, at, host = parent_name.partition("@")
+    return f"{head}_{number}{at}{host}"
+
+
+def parent_name(name: str) -> Optional[str]:
+    """``slot1_3@host`` -> ``slot1@host``; None for a name without the ``_<number>`` part."""
+    head, at, host = name.partition("@")
+    m = re.fullmatch(r"(.+)_\d+", head)
+    return f"{m.group(1)}{at}{host}" if m else None
+
+
+def _tidy(v: float) -> float:
+    """Whole numbers as integers (``Cpus = 3``, not ``3.0``)."""
+    return int(v) if type(v) is float and v.is_integer() and abs(v) < 2**53 else v
+
+
+def _number(v: object, default: float) -> float:
+    """``v`` when it is a non-negative finite number (not a boolean), else ``default``."""
+    if type(v) in (int, float) and v == v and 0 <= v < float("inf"):  # type: ignore[operator]
+        return v  # type: ignore[return-value]
+    return default
+
+
+def _value(ad: ClassAd, attr: str) -> object:
+    node = ad.get_node(attr)
+    if node is None:
+        return None
+    return evaluate_top(node, ad, new_state(ad, clock=_zero_clock))
+
+
+def _pair_value(my: ClassAd, target: ClassAd, node: Optional[Node]) -> object:
+    if node is None:
+        return None
+    return evaluate_top(node, my, new_state(my, target, clock=_zero_clock))
+
+
+__all__ = [
+    "DEFAULT_RESOURCES", "Rounding", "available", "child_name", "give_back", "is_dynamic", "is_partitionable",
+    "machine_resources", "parent_name", "requested", "shortfall", "split",
+]

@@ -1,0 +1,276 @@
+"""Partitionable slots: the startd's split with HTCondor's request rounding, the schedd's
+leftover claims, resources going back when a job ends (docs/negotiation.md, partitionable slots).
+
+Every expected number is worked out by hand in the test's docstring.  HTCondor's
+default rounding (its parameter table, checked against the oracle in test_knobs.py):
+cores ``quantize(RequestCpus, {1})``, memory ``quantize(RequestMemory, {128})``, disk
+``quantize(RequestDisk, {1024})`` -- with a one-element list, a value up to the element
+becomes the element, a larger one is rounded up to a multiple of it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import matchmaker
+from classad import ParserType, parseAds
+from classad.ad import ClassAd
+from matchmaker.config.knobs import Knobs
+from matchmaker.config.settings import Settings
+from matchmaker.cycle.claims import claim_matches, rounding_of
+from matchmaker.cycle.results import CycleResult, Match
+from matchmaker.pool.ads import RUNNING, pool_from_ads
+from matchmaker.pool.partition import Rounding, child_name, machine_resources, parent_name, requested
+
+START = 1700000000.0
+ALICE = "alice@example.org"
+PSLOT_REQ = ("(TARGET.RequestCpus <= MY.Cpus) && (TARGET.RequestMemory <= MY.Memory) "
+             "&& (TARGET.RequestDisk <= MY.Disk)")
+
+
+def pslot_text(name: str = "slot1@node1", cpus: int = 16, memory: int = 32768, disk: int = 1000000,
+               requirements: str = PSLOT_REQ) -> str:
+    return (f'Name = "{name}"\nMachine = "{name.partition("@")[2]}"\nSlotID = 1\nPartitionableSlot = true\n'
+            f'SlotType = "Partitionable"\nCpus = {cpus}\nMemory = {memory}\nDisk = {disk}\nState = "Unclaimed"\n'
+            f'Activity = "Idle"\nRequirements = {requirements}\nRank = 0\nSlotWeight = Cpus\n\n')
+
+
+def job_text(proc: int, cpus: int = 1, memory: int = 1000, disk: int = 1000, owner: str = "alice",
+             extra: str = "") -> str:
+    return (f'ClusterId = 1\nProcId = {proc}\nOwner = "{owner}"\nUser = "{owner}@example.org"\nJobStatus = 1\n'
+            f"RequestCpus = {cpus}\nRequestMemory = {memory}\nRequestDisk = {disk}\nRequirements = true\n"
+            f"{extra}\n\n")
+
+
+def ads(text: str) -> list[ClassAd]:
+    return list(parseAds(text, ParserType.Old))
+
+
+def simulate(slots: str, jobs: str, config: str = "", duration: float = 600, interval: float = 300,
+             job_duration: float = 7200):
+    loaded = matchmaker.load_ads(Knobs.from_string(config), ads(slots), ads(jobs))
+    return matchmaker.simulate(loaded, start=START, duration=duration, interval=interval, job_duration=job_duration)
+
+
+# ---- the split and its rounding ---------------------------------------------------------------
+
+
+def test_request_rounding_defaults():
+    """2 cores stay 2; 1000 MB -> 1024 (8 x 128); 5000 KB -> 5120 (5 x 1024).  Memory 100 and
+    disk 10 are below the one list element, so they become 128 and 1024.  A job without
+    RequestCpus asks for 1 core, and without RequestMemory/RequestDisk for 0 before rounding:
+    128 MB and 1024 KB."""
+    slot = ClassAd({"Cpus": 8, "Memory": 4096, "Disk": 100000})
+    r = Rounding.defaults()
+    res = machine_resources(slot)
+    assert res == ("Cpus", "Memory", "Disk")
+    assert requested(ClassAd({"RequestCpus": 2, "RequestMemory": 1000, "RequestDisk": 5000}), slot, res, r) \
+        == {"Cpus": 2, "Memory": 1024, "Disk": 5120}
+    assert requested(ClassAd({"RequestCpus": 1, "RequestMemory": 100, "RequestDisk": 10}), slot, res, r) \
+        == {"Cpus": 1, "Memory": 128, "Disk": 1024}
+    assert requested(ClassAd({"RequestMemory": 129}), slot, res, r) == {"Cpus": 1, "Memory": 256, "Disk": 1024}
+    assert requested(ClassAd({}), slot, res, r) == {"Cpus": 1, "Memory": 128, "Disk": 1024}
+
+
+def test_request_rounding_knobs():
+    """The knobs replace the rounding: memory to multiples of 1000 gives 1000 -> 1000,
+    1001 -> 2000; the settings' defaults are HTCondor's (1000 MB -> 1024)."""
+    slot = ClassAd({"Cpus": 8, "Memory": 4096, "Disk": 100000})
+    job = ClassAd({"RequestCpus": 1, "RequestMemory": 1001, "RequestDisk": 1})
+    res = machine_resources(slot)
+    knobs = Knobs.from_string("MODIFY_REQUEST_EXPR_REQUESTMEMORY = quantize(RequestMemory, 1000)\n")
+    assert requested(job, slot, res, rounding_of(Settings.from_knobs(knobs)))["Memory"] == 2000
+    assert requested(ClassAd({"RequestMemory": 1000}), slot, res, rounding_of(Settings.defaults()))["Memory"] == 1024
+
+
+def test_machine_resources_and_names():
+    """MachineResources lists what is handed out, swap aside; dynamic slots are named
+    ``slot1_N@host`` after their parent."""
+    assert machine_resources(ClassAd({"MachineResources": "Cpus Memory Disk Swap GPUs"})) == \
+        ("Cpus", "Memory", "Disk", "GPUs")
+    assert machine_resources(ClassAd({"Cpus": 1, "GPUs": 2})) == ("Cpus", "Memory", "Disk", "GPUs")
+    assert child_name("slot1@node1", 3) == "slot1_3@node1"
+    assert parent_name("slot1_3@node1") == "slot1@node1"
+    assert parent_name("slot1@node1") is None
+
+
+def one_match(pool, job: str, slot: str) -> CycleResult:
+    return CycleResult([Match(job, ALICE, slot, "no-preemption", None, 16.0)], [], [], [], {})
+
+
+def test_split_makes_a_dynamic_slot():
+    """A 2-core, 1000 MB, 5000 KB job on a pslot of 8 cores, 4096 MB, 100000 KB: the
+    dynamic slot slot1_1@node1 holds 2 cores, 1024 MB, 5120 KB and is claimed by alice;
+    the pslot keeps 6 cores, 3072 MB, 94880 KB (100000 - 5120).  Its weight (Cpus) is 2,
+    the pslot's 6.  Leftovers off: nothing else starts."""
+    settings = Settings.defaults(claim_leftovers=False)
+    pool = pool_from_ads(ads(pslot_text(cpus=8, memory=4096, disk=100000)),
+                         ads(job_text(0, cpus=2, memory=1000, disk=5000) + job_text(1)))
+    out = claim_matches(pool, one_match(pool, "1.0", "slot1@node1"), settings)
+    slots = {s.name: s for s in out.pool.slots}
+    assert set(slots) == {"slot1@node1", "slot1_1@node1"}
+    p, d = slots["slot1@node1"].ad, slots["slot1_1@node1"].ad
+    assert (p["Cpus"], p["Memory"], p["Disk"]) == (6, 3072, 94880)
+    assert (d["Cpus"], d["Memory"], d["Disk"]) == (2, 1024, 5120)
+    assert d["DynamicSlot"] is True and d["SlotType"] == "Dynamic" and d["ParentSlotId"] == 1
+    assert "PartitionableSlot" not in d
+    assert (d["State"], d["RemoteUser"], d["JobId"]) == ("Claimed", ALICE, "1.0")
+    assert slots["slot1_1@node1"].weight == 2 and slots["slot1@node1"].weight == 6
+    assert slots["slot1_1@node1"].charged and not slots["slot1@node1"].charged
+    jobs = {j.id: j for j in out.pool.jobs}
+    assert jobs["1.0"].status == RUNNING and jobs["1.0"].ad["RemoteHost"] == "slot1_1@node1"
+    assert jobs["1.1"].status != RUNNING
+    assert [(s.job, s.slot, s.leftover) for s in out.starts] == [("1.0", "slot1_1@node1", False)]
+
+
+def test_startd_refuses_a_job_too_large_for_what_is_left():
+    """A pslot whose Requirements are just true matched with a 32-core job while it has 16:
+    the startd cannot carve it, the job stays idle and no dynamic slot appears."""
+    pool = pool_from_ads(ads(pslot_text(requirements="true")), ads(job_text(0, cpus=32)))
+    out = claim_matches(pool, one_match(pool, "1.0", "slot1@node1"), Settings.defaults())
+    assert [s.name for s in out.pool.slots] == ["slot1@node1"]
+    assert out.pool.slots[0].ad["Cpus"] == 16
+    assert out.starts == [] and [j for j, _ in out.refused] == ["1.0"]
+
+
+# ---- leftovers ------------------------------------------------------------------------------------
+
+
+def test_leftovers_on_fill_the_slot_in_the_first_cycle():
+    """16 one-core jobs (1000 MB -> 1024 each, 16384 of 32768 MB) on a 16-core pslot: the
+    negotiator matches one (the pslot is one candidate per cycle), the schedd claims the
+    leftovers for the other 15 at once.  After cycles at 0, 300, 600 s: 16 running each
+    time, and each job is charged its own core: 16 cores x 600 s = 9600 core-seconds."""
+    sim = simulate(pslot_text(), "".join(job_text(p) for p in range(16)))
+    assert sim.column(ALICE, "running") == [16, 16, 16]
+    assert sim.column(ALICE, "matched") == [1, 0, 0]
+    assert sim.column(ALICE, "usage") == [16.0, 16.0, 16.0]
+    assert sim.at(600 / 3600, ALICE)["charged"] == pytest.approx(16 * 600)
+    assert sorted({s.slot for s in sim.spans}) == sorted(f"slot1_{k}@node1" for k in range(1, 17))
+    assert all(s.weight == 1 for s in sim.spans)
+
+
+def test_leftovers_off_one_job_per_cycle():
+    """Without CLAIM_PARTITIONABLE_LEFTOVERS each cycle's single pslot match starts one job:
+    1, 2, 3 running after the cycles at 0, 300, 600 s.  Charged by 600 s: the first job
+    600 s, the second 300 s, the third 0: 900 core-seconds."""
+    sim = simulate(pslot_text(), "".join(job_text(p) for p in range(16)), "CLAIM_PARTITIONABLE_LEFTOVERS = false\n")
+    assert sim.column(ALICE, "running") == [1, 2, 3]
+    assert sim.at(600 / 3600, ALICE)["charged"] == pytest.approx(900)
+
+
+def test_leftovers_default_follows_slot_weights():
+    """CLAIM_PARTITIONABLE_LEFTOVERS defaults to $(NEGOTIATOR_USE_SLOT_WEIGHTS): without slot
+    weights the schedd leaves the leftovers alone, one job per cycle."""
+    sim = simulate(pslot_text(), "".join(job_text(p) for p in range(4)), "NEGOTIATOR_USE_SLOT_WEIGHTS = false\n")
+    assert sim.column(ALICE, "running") == [1, 2, 3]
+
+
+def test_memory_leftovers_that_fit_no_job():
+    """A pslot of 16 cores and 4096 MB; jobs 0-3 ask 1 core and 1500 MB (-> 1536), job 4
+    asks 500 MB (-> 512).  Cycle 0: job 0 matched (4096 - 1536 = 2560 left), leftovers:
+    job 1 fits (1024 left), jobs 2 and 3 do not, job 4 does (512 left).  Then 13 cores and
+    512 MB sit unused: no later cycle can place jobs 2 and 3 (their 1500 MB > 512)."""
+    jobs = "".join(job_text(p, memory=1500) for p in range(4)) + job_text(4, memory=500)
+    sim = simulate(pslot_text(memory=4096), jobs, duration=900)
+    assert sim.column(ALICE, "running") == [3, 3, 3, 3]
+    assert sim.column(ALICE, "idle") == [2, 2, 2, 2]
+    assert sorted(s.slot for s in sim.spans) == ["slot1_1@node1", "slot1_2@node1", "slot1_3@node1"]
+    running = sorted(j.id for j in sim.jobs if j.starts == 1)
+    assert running == ["1.0", "1.1", "1.4"]
+
+
+def test_leftovers_only_for_the_matched_submitter():
+    """Two submitters, one 4-core pslot: the negotiator gives it to one of them (equal
+    priorities: alice first by name); the schedd fills the leftovers with alice's jobs only,
+    so bob gets nothing in that cycle: alice 4, bob 0."""
+    jobs = "".join(job_text(p) for p in range(4)) + \
+        "".join(job_text(p, owner="bob").replace("ClusterId = 1", "ClusterId = 2") for p in range(4))
+    sim = simulate(pslot_text(cpus=4), jobs, duration=0)
+    assert sim.column(ALICE, "running") == [4]
+    assert sim.column("bob@example.org", "running") == [0]
+
+
+def test_resources_come_back_when_jobs_end():
+    """Jobs of 600 s on a 4-core pslot with 8 jobs, cycles every 300 s: jobs 0-3 run from 0
+    to 600; at 600 their dynamic slots go away, the pslot has 4 cores again, and jobs 4-7
+    start (the first through the negotiator, three as leftovers) on dynamic slots slot1_1..4
+    again.  Running: 4, 4, 4; done at 600: 4."""
+    sim = simulate(pslot_text(cpus=4), "".join(job_text(p, extra="SimJobDuration = 600") for p in range(8)))
+    assert sim.column(ALICE, "running") == [4, 4, 4]
+    assert sim.column(ALICE, "done") == [0, 0, 4]
+    spans = sorted((s.start, s.slot, s.end) for s in sim.spans)
+    assert spans[:4] == [(START, f"slot1_{k}@node1", START + 600) for k in range(1, 5)]
+    assert [(s[0], s[1]) for s in spans[4:]] == [(START + 600, f"slot1_{k}@node1") for k in range(1, 5)]
+
+
+# ---- properties -----------------------------------------------------------------------------------
+
+PROPS = settings(max_examples=25, deadline=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+RES = ("Cpus", "Memory", "Disk")
+
+
+@st.composite
+def pools(draw):
+    """1-3 partitionable slots (1-8 cores, 1-8 GB, 2-20 MB of disk) and a static slot, 1-14
+    jobs of alice and bob (1-3 cores, 100-3000 MB, 1-4000 KB, 300-1500 s)."""
+    slots = "".join(pslot_text(f"slot1@node{m}", draw(st.integers(1, 8)), 1024 * draw(st.integers(1, 8)),
+                               1024 * draw(st.integers(2, 20)))
+                    for m in range(draw(st.integers(1, 3))))
+    slots += 'Name = "slot1@static"\nCpus = 1\nMemory = 2048\nState = "Unclaimed"\nRequirements = true\nRank = 0\n\n'
+    jobs = ""
+    for p in range(draw(st.integers(1, 14))):
+        owner = draw(st.sampled_from(["alice", "bob"]))
+        jobs += job_text(p, draw(st.integers(1, 3)), draw(st.integers(100, 3000)), draw(st.integers(1, 4000)),
+                         owner, f"SimJobDuration = {draw(st.integers(1, 5)) * 300}")
+    return slots, jobs, draw(st.booleans())
+
+
+def snapshots(monkeypatch) -> list:
+    """What the pool holds after every cycle: (slot name, resources, customer, weight) per
+    slot and the slot of each running job."""
+    from matchmaker.simulate.series import Simulation
+
+    seen: list = []
+    record = Simulation.record
+
+    def spy(self, k, t, run, result, preempted):
+        slots = [(s.name, {r: s.ad.get(r) for r in RES}, s.customer if s.charged else None, s.weight)
+                 for s in run.slots]
+        seen.append((t, slots, [(j.id, j.slot) for j in run.jobs if j.phase == "running"]))
+        return record(self, k, t, run, result, preempted)
+
+    monkeypatch.setattr(Simulation, "record", spy)
+    return seen
+
+
+@PROPS
+@given(pools())
+def test_partitionable_invariants(monkeypatch, pool):
+    """After every cycle: (1) each machine's partitionable slot plus its dynamic slots hold
+    exactly the resources it started with; (2) no two running jobs hold one slot and every
+    claimed dynamic slot runs exactly one job; (3) what the accountant charged each submitter
+    equals the sum over cycles of its claimed slots' weights times the interval."""
+    slots, jobs, leftovers = pool
+    seen = snapshots(monkeypatch)
+    config = f"CLAIM_PARTITIONABLE_LEFTOVERS = {leftovers}\nPREEMPTION_REQUIREMENTS = False\n"
+    sim = simulate(slots, jobs, config, duration=1800, interval=300)
+    totals = {ad["Name"]: {r: ad[r] for r in RES} for ad in ads(slots) if ad.get("PartitionableSlot")}
+    for _t, snap, running in seen:
+        held = {name: {r: 0 for r in RES} for name in totals}
+        for name, res, _customer, _w in snap:
+            family = name if name in totals else parent_name(name)
+            if family in held:
+                for r in RES:
+                    held[family][r] += res[r]
+        assert held == totals
+        on = [slot for _j, slot in running]
+        assert len(on) == len(set(on))
+        claimed_dynamic = {name for name, _r, customer, _w in snap if customer and parent_name(name)}
+        assert claimed_dynamic == {slot for slot in on if parent_name(slot)}
+    for who in ("alice@example.org", "bob@example.org"):
+        charged = sum(w * 300 for _t, snap, _r in seen[:-1] for _n, _res, customer, w in snap if customer == who)
+        if who in sim.names():
+            assert sim.column(who, "charged")[-1] == pytest.approx(charged, abs=1e-6)
