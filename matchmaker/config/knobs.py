@@ -29,7 +29,7 @@ from classad.evaluate import evaluate_top, new_state
 from classad.parser import parse_expr
 
 from ..errors import ConfigError
-from .language import ENVIRONMENT, Config, Definition
+from .language import ENVIRONMENT, SUBSYSTEMS, Config, Definition
 
 TYPES = ("bool", "int", "float", "string", "expr", "list")
 
@@ -212,9 +212,12 @@ _TABLE = (
     Knob("SLURM_PRIORITYWEIGHTFAIRSHARE", "float", "0", "weight of the Fair Tree factor", minimum=0.0),
     Knob("SLURM_PRIORITYWEIGHTQOS", "float", "0", "weight of the QOS factor", minimum=0.0),
     Knob("SLURM_PRIORITYWEIGHTJOBSIZE", "float", "0", "weight of the job size factor", minimum=0.0),
-    Knob("SLURM_PRIORITYMAXAGE", "float", "604800", "seconds after which the age factor is 1", minimum=1.0),
-    Knob("SLURM_PRIORITYDECAYHALFLIFE", "float", "604800", "usage half-life, seconds (0: no decay)", minimum=0.0),
+    Knob("SLURM_PRIORITYMAXAGE", "string", "7-0",
+         "Slurm time (a plain number is minutes) after which the age factor is 1"),
+    Knob("SLURM_PRIORITYDECAYHALFLIFE", "string", "7-0", "usage half-life, a Slurm time (0: no decay)"),
     Knob("SLURM_PRIORITYFAVORSMALL", "bool", "false", "the job size factor favours small jobs"),
+    Knob("SLURM_PRIORITYFLAGS", "list", None, "SMALL_RELATIVE_TO_TIME (the other Slurm flags are refused)"),
+    Knob("SLURM_ASSOCIATIONS", "list", None, "user associations ranked even without jobs (submitter names)"),
     Knob("SLURM_PRIORITY_TRUNCATE", "bool", "true", "truncate priorities to integers, as Slurm does"),
 )
 
@@ -242,7 +245,8 @@ _PATTERNS = (
     Knob("DIRAC_JOBSHARE_<g>", "float", "1000", "DIRAC share of group g", minimum=0.0),
     Knob("SLURM_SHARES_<a>", "float", "1", "Slurm shares of association a (user name before @, or group)",
          minimum=0.0),
-    Knob("SLURM_QOS_PRIORITY_<q>", "float", "0", "priority of QOS q (normalised by the largest)", minimum=0.0),
+    Knob("SLURM_QOS_PRIORITY_<q>", "float", "0", "priority of QOS q (normalised by the largest configured)",
+         minimum=0.0),
 )
 
 KNOBS: Mapping[str, Knob] = {k.name: k for k in _TABLE}
@@ -316,6 +320,23 @@ class Knobs:
                 value = self._convert(knob, name, d, knob.default)
             self._cache[key] = value
         return self._cache[key]
+
+    def pattern_args(self, pattern: str) -> list[str]:
+        """The names for which pattern knob ``pattern`` is defined in the configuration
+        (``SLURM_QOS_PRIORITY_high`` gives ``high`` for ``SLURM_QOS_PRIORITY_<q>``), as written."""
+        before, after = re.split(r"<\w+>", PATTERNS[pattern].name)
+        rx = re.compile(re.escape(before) + "(.+)" + re.escape(after), re.IGNORECASE)
+        out = []
+        for name in self.config.names():
+            head, dot, rest = name.partition(".")
+            if dot and head.upper() in SUBSYSTEMS:
+                if head.upper() != self.config.subsystem.upper():
+                    continue
+                name = rest
+            m = rx.fullmatch(name)
+            if m is not None and m.group(1) not in out:
+                out.append(m.group(1))
+        return out
 
     def group_names(self) -> list[str]:
         """``GROUP_NAMES`` as a list (empty when no groups are configured)."""

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..policies.jobs import Pending, Runner
+from ..policies.jobs import Pending, PoolShape, Runner
 from ..pool.ads import RUNNING, Job, Pool
 from .ephemeral import annotate_for
 from .explain import explain_rejection
@@ -46,6 +46,16 @@ def pool_cpus(pool: Pool) -> float:
     return total
 
 
+def pool_shape(pool: Pool) -> PoolShape:
+    """The pool's CPUs and its machines: the distinct ``Machine`` of the slots (a slot
+    without one, the part of its name after ``@``)."""
+    machines = set()
+    for s in pool.slots:
+        v = s.ad.evaluate("Machine")
+        machines.add(v if type(v) is str else s.name.rpartition("@")[2])
+    return PoolShape(pool_cpus(pool), float(len(machines)))
+
+
 def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[str, Any]) -> list[SubmitterState]:
     """Match jobs in the runner's order until none is left or no slot is; returns the
     submitters in the order they were first served."""
@@ -53,7 +63,7 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
     pending = [Pending(job, run.autocluster) for s in cycle.submitters
                           for run in s.queue.runs for job in run.jobs[run.next:]]
     running = [j for j in pool.jobs if j.status == RUNNING]
-    runner.begin_cycle(cycle.now, pending, running, ledger, pool_cpus(pool))
+    runner.begin_cycle(cycle.now, pending, running, ledger, pool_shape(pool))
     caches: dict[tuple[str, int], list] = {}
     order: list[SubmitterState] = []
     dead: set[tuple[str, int]] = set()
@@ -93,4 +103,4 @@ def ordered_cycle(pool: Pool, settings: Any, priorities: Any, now: float, runner
     return cycle.result(order)
 
 
-__all__ = ["negotiate_ordered", "ordered_cycle", "pool_cpus"]
+__all__ = ["negotiate_ordered", "ordered_cycle", "pool_cpus", "pool_shape"]

@@ -29,6 +29,14 @@ class Pending:
 
 
 @dataclass(frozen=True)
+class PoolShape:
+    """The size of the pool a cycle runs on: its CPUs and its machines (nodes)."""
+
+    cpus: float
+    nodes: float
+
+
+@dataclass(frozen=True)
 class Ledger:
     """Stored usage per entity: a decayed value and, for Maui, its buckets; ``updated`` = time."""
 
@@ -97,7 +105,7 @@ class Runner:
     name = "base"
 
     def begin_cycle(self, now: float, pending: Sequence[Pending], running: Sequence[Job],
-                    ledger: Mapping[str, Ledger], pool_cpus: float) -> None:
+                    ledger: Mapping[str, Ledger], pool: PoolShape) -> None:
         raise NotImplementedError
 
     def pick(self) -> Optional[Pending]:
@@ -123,7 +131,7 @@ class Runner:
         return dict(old)
 
 
-__all__ = ["Ledger", "Pending", "Runner", "SortedRunner", "cpu_seconds", "cpus", "evaluate_number", "group_of", "number", "text", "wall_seconds"]
+__all__ = ["Ledger", "Pending", "PoolShape", "Runner", "SortedRunner", "cpu_seconds", "cpus", "evaluate_number", "group_of", "number", "text", "wall_seconds"]
 
 
 class SortedRunner(Runner):

@@ -15,13 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..config.knobs import KNOBS
 from ..errors import ConfigError
 from .dirac import DEFAULT_SHARE
 from .lsf import GPU_TERMS, LsfParams
 from .maui import XFACTOR_FORMS, MauiParams
-from .slurm import SlurmParams
+from .slurm import SlurmParams, parse_time
 
 POLICIES = ("htcondor", "lsf", "maui", "dirac", "slurm")
+SLURM_FLAGS = ("SMALL_RELATIVE_TO_TIME",)
 MAUI_COMPONENTS = {"SERVICE": "SERV", "TARGET": "TARG", "CRED": "CRED", "ATTR": "ATTR", "FS": "FS", "RES": "RES",
                    "USAGE": "USAGE"}
 MAUI_SUBCOMPONENTS = ("QUEUETIME", "XFACTOR", "BYPASS", "TARGETQUEUETIME", "TARGETXFACTOR", "USER", "GROUP",
@@ -66,8 +68,8 @@ class PolicyConfig:
         return 1.0 if v is None else float(v)
 
     def slurm_qos(self, qos: str) -> float:
-        v = self.lookup("SLURM_QOS_PRIORITY_<q>", qos)
-        return 0.0 if v is None else float(v)
+        """``SLURM_QOS_PRIORITY_<qos>`` (0 for a QOS that is not configured)."""
+        return self.slurm.qos_priority.get(qos.upper(), 0.0)
 
 
 def _short(name: str) -> str:
@@ -127,12 +129,12 @@ def policy_params(knobs: Any) -> PolicyConfig:
     """The policy configuration of ``knobs`` (a :class:`~matchmaker.config.knobs.Knobs`)."""
     name = _choice(knobs, "MATCHMAKER_PRIORITY_POLICY", POLICIES)
     lookup = knobs.pattern
+    slurm = slurm_params(knobs)     # checked whatever the policy: a bad value is never silent
     if name == "htcondor":
         return PolicyConfig(lookup=lookup)
     g = knobs.get
     lsf = LsfParams()
     maui = MauiParams()
-    slurm = SlurmParams()
     if name == "lsf":
         raw = g("LSF_USER_SHARES") or ""
         try:
@@ -163,11 +165,6 @@ def policy_params(knobs: Any) -> PolicyConfig:
                           enable_neg_job_priority=g("MAUI_ENABLENEGJOBPRIORITY"),
                           reject_neg_prio_jobs=g("MAUI_REJECTNEGPRIOJOBS"), fs_policy=policy,
                           fs_interval=g("MAUI_FSINTERVAL"), fs_depth=g("MAUI_FSDEPTH"), fs_decay=g("MAUI_FSDECAY"))
-    elif name == "slurm":
-        slurm = SlurmParams(weight_age=g("SLURM_PRIORITYWEIGHTAGE"), weight_fairshare=g("SLURM_PRIORITYWEIGHTFAIRSHARE"),
-                            weight_qos=g("SLURM_PRIORITYWEIGHTQOS"), weight_jobsize=g("SLURM_PRIORITYWEIGHTJOBSIZE"),
-                            max_age=g("SLURM_PRIORITYMAXAGE"), decay_half_life=g("SLURM_PRIORITYDECAYHALFLIFE"),
-                            favor_small=g("SLURM_PRIORITYFAVORSMALL"), truncate=g("SLURM_PRIORITY_TRUNCATE"))
     slices: tuple[tuple[float, float, float], ...] = ()
     if name == "dirac" and g("DIRAC_ENABLE_SHARES_CORRECTION"):
         try:
@@ -185,6 +182,38 @@ def policy_params(knobs: Any) -> PolicyConfig:
                         lookup=lookup)
 
 
+def slurm_params(knobs: Any) -> SlurmParams:
+    """The Slurm parameters, every ``SLURM_*`` knob checked (the per-name ones too)."""
+    g = knobs.get
+    flags = [f.upper() for f in g("SLURM_PRIORITYFLAGS") or ()]
+    unknown = [f for f in flags if f not in SLURM_FLAGS]
+    if unknown:
+        raise ConfigError(f"SLURM_PRIORITYFLAGS: {', '.join(unknown)}: not modelled (only "
+                          f"{', '.join(SLURM_FLAGS)} is)", **_where(knobs, "SLURM_PRIORITYFLAGS"))
+    for a in knobs.pattern_args("SLURM_SHARES_<a>"):
+        knobs.pattern("SLURM_SHARES_<a>", a)
+    qos = {q.upper(): knobs.pattern("SLURM_QOS_PRIORITY_<q>", q) for q in knobs.pattern_args("SLURM_QOS_PRIORITY_<q>")}
+    return SlurmParams(weight_age=g("SLURM_PRIORITYWEIGHTAGE"), weight_fairshare=g("SLURM_PRIORITYWEIGHTFAIRSHARE"),
+                       weight_qos=g("SLURM_PRIORITYWEIGHTQOS"), weight_jobsize=g("SLURM_PRIORITYWEIGHTJOBSIZE"),
+                       max_age=_slurm_time(knobs, "SLURM_PRIORITYMAXAGE", positive=True),
+                       decay_half_life=_slurm_time(knobs, "SLURM_PRIORITYDECAYHALFLIFE", positive=False),
+                       favor_small=g("SLURM_PRIORITYFAVORSMALL"), truncate=g("SLURM_PRIORITY_TRUNCATE"),
+                       relative_to_time="SMALL_RELATIVE_TO_TIME" in flags, qos_priority=qos,
+                       associations=tuple(g("SLURM_ASSOCIATIONS") or ()))
+
+
+def _slurm_time(knobs: Any, name: str, positive: bool) -> float:
+    """A Slurm time knob in seconds (its default when unset)."""
+    raw = str(knobs.get(name) or KNOBS[name].default)
+    try:
+        seconds = parse_time(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name}: {exc}", **_where(knobs, name)) from None
+    if positive and seconds <= 0:
+        raise ConfigError(f"{name}: {raw!r} is no time at all; it must be longer than 0", **_where(knobs, name))
+    return seconds
+
+
 def maui_target(cfg: PolicyConfig, kind: str, name: Optional[str]) -> Optional[str]:
     """The FSTARGET of a user or group, checked to be a number with an optional suffix."""
     if not name:
@@ -198,5 +227,5 @@ def maui_target(cfg: PolicyConfig, kind: str, name: Optional[str]) -> Optional[s
     return value.strip()
 
 
-__all__ = ["MAUI_COMPONENTS", "MAUI_SUBCOMPONENTS", "POLICIES", "PolicyConfig", "maui_target", "parse_shares", "parse_slices",
-           "policy_params"]
+__all__ = ["MAUI_COMPONENTS", "MAUI_SUBCOMPONENTS", "POLICIES", "SLURM_FLAGS", "PolicyConfig", "maui_target",
+           "parse_shares", "parse_slices", "policy_params", "slurm_params"]

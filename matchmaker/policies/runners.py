@@ -8,8 +8,7 @@
   (then QDate, ClusterId, ProcId).  Fair share compares the user's bucketed usage
   with ``MAUI_USERCFG_<u>_FSTARGET``.
 * DIRAC -- in :mod:`.dirac_runner`.
-* Slurm -- every idle job gets its integer multifactor priority with the Fair Tree
-  factor over root -> accounting group -> submitter; ordered by priority, QDate, id.
+* Slurm -- in :mod:`.slurm_runner`.
 """
 
 from __future__ import annotations
@@ -20,10 +19,11 @@ from dataclasses import replace
 from typing import Any, Optional
 
 from ..pool.ads import Job
-from . import lsf, maui, slurm
+from . import lsf, maui
 from .dirac_runner import DiracRunner
 from .jobs import Ledger, Pending, Runner, SortedRunner, cpus, evaluate_number, group_of, number, text, wall_seconds
 from .params import PolicyConfig, maui_target
+from .slurm_runner import SlurmRunner
 
 
 def _slot_seconds(running: Sequence[Job], since: Mapping[str, Ledger], now: float) -> dict[str, float]:
@@ -242,85 +242,6 @@ def _shifted(h: Ledger, now: float, p: maui.MauiParams) -> tuple[float, ...]:
         return h.buckets
     return ((0.0,) * steps + h.buckets)[: p.fs_depth]
 
-
-class SlurmRunner(SortedRunner):
-    name = "slurm"
-
-    def __init__(self, cfg: PolicyConfig) -> None:
-        self.cfg, self.p = cfg, cfg.slurm
-        self.prio: dict[str, float] = {}
-        self.factors: dict[str, dict[str, float]] = {}
-
-    def begin_cycle(self, now, pending, running, ledger, pool_cpus) -> None:
-        self.now = now
-        jobs = [p.job for p in pending] + list(running)
-        accounts: dict[str, str] = {}
-        for j in jobs:
-            accounts.setdefault(j.submitter, group_of(j, now) or "")
-        for a in ledger:
-            accounts.setdefault(a, "")
-        root = slurm.Assoc("root")
-        tops: dict[str, slurm.Assoc] = {}
-        for user in sorted(accounts):
-            h = ledger.get(user, Ledger(updated=now))
-            usage = slurm.decayed(h.value, max(0.0, now - h.updated), self.p.decay_half_life)
-            node = slurm.Assoc(user, self.cfg.slurm_shares(user), usage, is_user=True)
-            acct = accounts[user]
-            if not acct:
-                root.children.append(node)
-                continue
-            if acct not in tops:
-                tops[acct] = slurm.Assoc(acct, self.cfg.slurm_shares(acct))
-                root.children.append(tops[acct])
-            tops[acct].children.append(node)
-        self.fs = slurm.fair_tree(root)
-        qos_names = {q for p in pending if (q := text(p.job.ad, "Qos", now))}
-        max_qos = max((self.cfg.slurm_qos(q) for q in qos_names), default=0.0)
-        for item in pending:
-            j = item.job
-            q = text(j.ad, "Qos", now)
-            size = cpus(j, now) / pool_cpus if pool_cpus > 0 else 0.0
-            f = {"age": slurm.age_factor(now - number(j.ad, "QDate", now, now), self.p.max_age),
-                 "fairshare": self.fs.get(j.submitter, 0.0),
-                 "qos": self.cfg.slurm_qos(q) / max_qos if q and max_qos > 0 else 0.0,
-                 "jobsize": (1.0 - size) if self.p.favor_small else size,
-                 "nice": number(j.ad, "Nice", now)}
-            self.factors[j.id] = f
-            if self.cfg.priority_expr is not None:
-                attrs = {SLURM_ATTRS[k]: v for k, v in f.items()}
-                v = evaluate_number(self.cfg.priority_expr, attrs, now)
-                self.prio[j.id] = slurm.finish(v if v is not None else 0.0, self.p)
-            else:
-                self.prio[j.id] = slurm.job_priority(self.p, **f)
-        self.sort(pending)
-
-    def key(self, item: Pending) -> tuple:
-        j = item.job
-        return (-self.prio[j.id], number(j.ad, "QDate", self.now), j.cluster, j.proc)
-
-    def attributes(self, job) -> dict[str, Any]:
-        f = self.factors.get(job.id, {})
-        return {"SlurmPriority": self.prio.get(job.id, 1.0), **{SLURM_ATTRS[k]: v for k, v in f.items()}}
-
-    def report(self) -> list[dict[str, Any]]:
-        rows = [{"name": jid, "priority": self.prio[jid], **{k: v for k, v in f.items()}}
-                for jid, f in self.factors.items()]
-        return sorted(rows, key=lambda r: -r["priority"])
-
-    def ledger(self, now, running, old) -> dict[str, Ledger]:
-        used = _slot_seconds(running, old, now)
-        out = {}
-        for a in _stamp(running, old, now):
-            h = old.get(a, Ledger(updated=now))
-            dt = max(0.0, now - h.updated)
-            d = slurm.decay_per_second(self.p.decay_half_life) ** dt
-            out[a] = Ledger(h.value * d + used.get(a, 0.0) * d, updated=now)
-        return out
-
-
-# What MATCHMAKER_POLICY_PRIORITY_EXPR (and the request ad) sees of each Slurm factor.
-SLURM_ATTRS = {"age": "SlurmAgeFactor", "fairshare": "FairShareFactor", "qos": "SlurmQosFactor",
-               "jobsize": "SlurmJobSizeFactor", "nice": "Nice"}
 
 RUNNERS = {"lsf": LsfRunner, "maui": MauiRunner, "dirac": DiracRunner, "slurm": SlurmRunner}
 

@@ -4,7 +4,8 @@ A job's priority is the weighted sum of factors in [0, 1] (age, fair share, QOS,
 partition, job size) minus its nice value, floored at 1 and truncated to an
 integer.  Fair Tree ranks user associations by walking the account tree depth
 first, siblings by Level Fairshare ``LF = S / U`` highest first; ``fs = rank / N``.
-Usage decays by ``D = 1 - 0.693 / half_life`` per second.
+Usage decays by ``D = 1 - 0.693 / half_life`` per second.  Times in ``slurm.conf``
+are Slurm time strings (:func:`parse_time`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Optional
 
 NAME = "slurm"
 BETTER = "higher"
@@ -20,7 +22,8 @@ MAX_PRIORITY = 2 ** 32 - 1
 
 @dataclass(frozen=True)
 class SlurmParams:
-    """``slurm.conf`` priority weights (0 by default), max age and decay half-life."""
+    """``slurm.conf`` priority weights (0 by default), max age and decay half-life (seconds),
+    flags, and the configured QOS priorities and user associations."""
 
     weight_age: float = 0.0
     weight_fairshare: float = 0.0
@@ -30,9 +33,14 @@ class SlurmParams:
     max_age: float = 604800.0
     decay_half_life: float = 604800.0
     favor_small: bool = False
+    relative_to_time: bool = False          # PriorityFlags=SMALL_RELATIVE_TO_TIME
     truncate: bool = True
-    shares: Mapping[str, float] = field(default_factory=dict)
-    qos_priority: Mapping[str, float] = field(default_factory=dict)
+    qos_priority: Mapping[str, float] = field(default_factory=dict)     # every configured QOS
+    associations: tuple[str, ...] = ()      # user associations declared whether or not they run
+
+    def highest_qos(self) -> float:
+        """The highest priority of all configured QOS (0 when none is configured)."""
+        return max(self.qos_priority.values(), default=0.0)
 
 
 def decay_per_second(half_life: float) -> float:
@@ -75,37 +83,106 @@ def level_fairshare(node: Assoc, siblings: Sequence[Assoc], parent_usage: float)
 
 
 def fair_tree(root: Assoc) -> dict[str, float]:
-    """The Fair Tree factor of every user: ranks handed out in a depth-first walk,
-    siblings by LF highest first (users before accounts on ties, then by name); tied
-    users share a rank."""
+    """The Fair Tree factor ``rank / N`` of every user association under ``root``.
+
+    Siblings are visited by Level Fairshare, highest first, users before accounts on
+    equal LF; an account is descended into where it stands.  Ties, as Slurm's Fair Tree
+    page states them: sibling users with equal LF share a rank; sibling accounts with
+    equal LF have their children merged into one list before descending; a user with
+    the same LF as a sibling account shares its rank with that account's highest
+    ranked user.  A tie uses up the ranks after it (4, 3, 3, 1).  The result does not
+    depend on the order of ``children``."""
     users = _count_users(root)
+    lf: dict[int, float] = {}
+    _level_fairshares(root, lf)
     out: dict[str, float] = {}
     rank = rnt = users
-    prev_lf = None
 
-    def walk(node: Assoc) -> None:
-        nonlocal rank, rnt, prev_lf
-        total = node.total()
-        kids = [(level_fairshare(c, node.children, total), c) for c in node.children]
-        kids.sort(key=lambda x: (-x[0], not x[1].is_user, x[1].name))
-        prev_lf = None
-        for lf, c in kids:
-            if c.is_user:
-                if prev_lf is None or lf != prev_lf:
+    def walk(nodes: Sequence[Assoc], starts_tied: bool) -> None:
+        nonlocal rank, rnt
+        order = sorted(nodes, key=lambda c: (-lf[id(c)], not c.is_user))
+        prev: Optional[float] = None
+        i = 0
+        while i < len(order):
+            node = order[i]
+            value = lf[id(node)]
+            tied = starts_tied if i == 0 else value == prev
+            if node.is_user:
+                if not tied:
                     rank = rnt
-                out[c.name] = rank / users if users else 0.0
+                out[node.name] = rank / users
                 rnt -= 1
-                prev_lf = lf
+                i += 1
             else:
-                walk(c)
-                prev_lf = None
+                j = i + 1
+                while j < len(order) and not order[j].is_user and lf[id(order[j])] == value:
+                    j += 1
+                walk([child for account in order[i:j] for child in account.children], tied)
+                i = j
+            prev = value
 
-    walk(root)
+    walk(root.children, False)
     return out
+
+
+def _level_fairshares(node: Assoc, out: dict[int, float]) -> None:
+    """LF of every association below ``node``, each among its own siblings (keyed by id)."""
+    total = node.total()
+    for child in node.children:
+        out[id(child)] = level_fairshare(child, node.children, total)
+        _level_fairshares(child, out)
 
 
 def _count_users(node: Assoc) -> int:
     return sum(1 if c.is_user else _count_users(c) for c in node.children)
+
+
+def parse_time(text: str) -> float:
+    """Seconds in a Slurm time string: ``minutes``, ``minutes:seconds``,
+    ``hours:minutes:seconds``, ``days-hours``, ``days-hours:minutes`` or
+    ``days-hours:minutes:seconds`` (whole numbers); ``ValueError`` on anything else."""
+    t = text.strip()
+    days, dash, rest = t.partition("-")
+    if not dash:
+        days, rest = "", t
+    parts = rest.split(":")
+    if not all(x.isdigit() and x.isascii() for x in parts + ([days] if dash else [])) or len(parts) > 3:
+        raise ValueError(f"{text.strip()!r} is not a Slurm time (minutes, minutes:seconds, hours:minutes:seconds, "
+                         "days-hours, days-hours:minutes or days-hours:minutes:seconds)")
+    n = [int(x) for x in parts]
+    if dash:
+        hours, minutes, seconds = (n + [0, 0])[:3]
+        return float(((int(days) * 24 + hours) * 60 + minutes) * 60 + seconds)
+    if len(n) == 3:
+        return float((n[0] * 60 + n[1]) * 60 + n[2])
+    return float(n[0] * 60 + (n[1] if len(n) == 2 else 0))
+
+
+def job_size_factor(nodes: float, cpus: float, pool_nodes: float, pool_cpus: float, favor_small: bool = False,
+                    relative_to_time: bool = False, limit_minutes: Optional[float] = None) -> float:
+    """The job size factor in [0, 1].
+
+    By default the mean of the node and CPU fractions, ``(n/N + c/C) / 2``: the job asking
+    for the whole machine gets 1.0.  Favouring small jobs mirrors it,
+    ``1 - ((n-1)/N + (c-1)/C) / 2``, so the single node (and single CPU) job gets 1.0.
+    With ``limit_minutes`` (``PriorityFlags=SMALL_RELATIVE_TO_TIME``; None there means
+    no limit) the size is ``max(n*C/N, c) / limit / C`` (``1 -`` that when favouring
+    small jobs); a job without a limit has size 0."""
+    if pool_nodes <= 0 or pool_cpus <= 0:
+        return 0.0
+    if relative_to_time:
+        size = max(nodes * pool_cpus / pool_nodes, cpus) / limit_minutes / pool_cpus if limit_minutes else 0.0
+        value = 1.0 - size if favor_small else size
+    elif favor_small:
+        value = 1.0 - ((nodes - 1) / pool_nodes + (cpus - 1) / pool_cpus) / 2
+    else:
+        value = (nodes / pool_nodes + cpus / pool_cpus) / 2
+    return min(1.0, max(0.0, value))
+
+
+def qos_factor(priority: float, highest: float) -> float:
+    """A QOS priority normalised to the highest priority of all configured QOS (0 without one)."""
+    return priority / highest if highest > 0 else 0.0
 
 
 def age_factor(eligible_s_ago: float, max_age: float = 604800.0) -> float:
@@ -130,4 +207,5 @@ def finish(prio: float, p: SlurmParams = SlurmParams()) -> float:
 
 
 __all__ = ["BETTER", "MAX_PRIORITY", "NAME", "Assoc", "SlurmParams", "age_factor", "decay_per_second", "decayed",
-           "fair_tree", "finish", "interval_usage", "job_priority", "level_fairshare"]
+           "fair_tree", "finish", "interval_usage", "job_priority", "job_size_factor", "level_fairshare", "parse_time",
+           "qos_factor"]
