@@ -29,6 +29,9 @@ from .cycle.session import open_accountant, run_cycle
 from .errors import StateError
 from .policies.params import policy_params
 from .pool.ads import Pool, load_pool, pool_from_ads
+from .review.config_checks import check_config
+from .review.findings import LintReport
+from .review.lint import lint_review
 from .simulate import Simulation, run_simulation
 
 
@@ -172,4 +175,21 @@ def analyze(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = 
     return prepare(loaded.pool, loaded.settings, loaded.knobs, now, str(state) if state is not None else None)
 
 
-__all__ = ["Loaded", "analyze", "check_time", "load", "load_ads", "negotiate", "pool_options", "settings_from", "simulate"]
+def lint(config: str | os.PathLike, slots: Optional[str | os.PathLike] = None,
+         jobs: Optional[str | os.PathLike] = None, *, now: Optional[float] = None,
+         environ: Optional[Mapping[str, str]] = None) -> LintReport:
+    """The findings of ``matchmaker lint`` (docs/lint.md): the configuration's, and with
+    ``slots`` and ``jobs`` (both or neither) the pool's.  A configuration that cannot be
+    read is a ``config-error`` finding; an ad file that cannot be read raises
+    ``ClassAdError``.  ``environ`` stands for the process environment (``_CONDOR_*``);
+    ``now`` fixes the clock of the clause checks."""
+    if (slots is None) != (jobs is None):
+        raise ValueError("lint needs both the slot and the job ads, or neither")
+    review = check_config(str(config), None if environ is None else dict(environ))
+    pool = None
+    if slots is not None and jobs is not None:
+        pool = load_pool(slots, jobs, **pool_options(review.settings or Settings.defaults()))
+    return lint_review(review, pool, now)
+
+
+__all__ = ["Loaded", "analyze", "check_time", "lint", "load", "load_ads", "negotiate", "pool_options", "settings_from", "simulate"]

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # matchmaker's layers, lowest first: a module may import its own layer and those below.
 MATCHMAKER_LAYERS = ["errors", "groups", "accounting", "config", "pool", "policies", "cycle", "simulate", "analyze",
-                     "api", "cli"]
+                     "review", "api", "cli"]
 
 # classad's layers, lowest first; names on one line share a layer.  The values hold
 # two late-bound slots (the ad class, the list element evaluator) that classad.ad and

@@ -56,6 +56,7 @@ from . import policies, simulate as simulate_command
 from .analyze import register as register_analyze
 from .explained import preemption_json, print_explanations
 from .progress import StatusLine, wanted
+from .review import register as register_review
 
 PROG = "matchmaker"
 
@@ -337,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     u.set_defaults(run=cmd_userprio)
     simulate_command.register(sub)
     register_analyze(sub)
+    register_review(sub)
     policies.register(u)
     return p
 
