@@ -403,13 +403,18 @@ def load_pool(slot_path: str | os.PathLike, job_path: str | os.PathLike, *,
     with collector_paused():
         if progress is not None:
             progress(f"reading {os.fspath(slot_path)}")
-        slots = make_slots(stream_ads(slot_path), use_slot_weights=use_slot_weights,
+        machines, queue = TypeFilter("Machine"), TypeFilter("Job")
+        slots = make_slots(machines(stream_ads(slot_path)), use_slot_weights=use_slot_weights,
                            slot_weight_expr=slot_weight_expr, force_slot_weight=force_slot_weight,
                            warnings=warnings)
         if progress is not None:
             progress(f"reading {os.fspath(job_path)}")
-        jobs = make_jobs(stream_ads(job_path), uid_domain=uid_domain, warnings=warnings,
+        jobs = make_jobs(queue(stream_ads(job_path)), uid_domain=uid_domain, warnings=warnings,
                          group_mapping=group_mapping, refused=refused)
+    for f, path in ((machines, slot_path), (queue, job_path)):
+        line = f.summary(os.fspath(path))
+        if line is not None:
+            warnings.append(line)
     forget_lines()      # the reader's caches served this read; the cycle can use their memory
     return Pool(slots, jobs, warnings, refused)
 
@@ -422,12 +427,48 @@ def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], *,
     :func:`load_pool` (``matchmaker.load_ads`` passes them all from the configuration)."""
     warnings: list[str] = []
     refused: list[tuple[str, str]] = []
-    slots = make_slots([(ad, f"slot#{i}") for i, ad in enumerate(slot_ads)], warnings=warnings,
+    machines, queue = TypeFilter("Machine"), TypeFilter("Job")
+    slots = make_slots(machines((ad, f"slot#{i}") for i, ad in enumerate(slot_ads)), warnings=warnings,
                        use_slot_weights=use_slot_weights, slot_weight_expr=slot_weight_expr,
                        force_slot_weight=force_slot_weight)
-    jobs = make_jobs([(ad, f"job#{i}") for i, ad in enumerate(job_ads)], uid_domain=uid_domain,
+    jobs = make_jobs(queue((ad, f"job#{i}") for i, ad in enumerate(job_ads)), uid_domain=uid_domain,
                      warnings=warnings, group_mapping=group_mapping, refused=refused)
+    for f, where in ((machines, "slot ads"), (queue, "job ads")):
+        line = f.summary(where)
+        if line is not None:
+            warnings.append(line)
     return Pool(slots, jobs, warnings, refused)
+
+
+# ---- condor_status -any dumps ------------------------------------------------------------
+
+
+class TypeFilter:
+    """Keeps the ads of one ``MyType`` (or without one) from a stream of ``(ad, source)``
+    pairs and counts the others: a ``condor_status -any -l`` dump holds daemon, scheduler
+    and negotiator ads besides the slots ("Machine"), and a queue dump only "Job" ads."""
+
+    def __init__(self, my_type: str) -> None:
+        self.my_type = my_type
+        self.skipped: dict[str, int] = {}
+
+    def __call__(self, pairs: Iterable[tuple[ClassAd, str]]) -> Iterator[tuple[ClassAd, str]]:
+        want = self.my_type.lower()
+        for ad, source in pairs:
+            kind = _string_attr(ad, "MyType")
+            if kind is None or kind.lower() == want:
+                yield ad, source
+            else:
+                self.skipped[kind] = self.skipped.get(kind, 0) + 1
+
+    def summary(self, where: str) -> Optional[str]:
+        """One warning line for the skipped ads, or None when there were none."""
+        if not self.skipped:
+            return None
+        n = sum(self.skipped.values())
+        kinds = ", ".join(f"{k} {c}" for k, c in sorted(self.skipped.items(), key=lambda kc: (-kc[1], kc[0])))
+        return (f"{where}: warning: skipped {n} ad{'s' if n != 1 else ''} whose MyType is not "
+                f"{self.my_type!r} ({kinds})")
 
 
 # ---- pool sizes and usage ---------------------------------------------------------------
@@ -488,7 +529,7 @@ def error_rank_warning(s: Slot) -> str:
 
 __all__ = [
     "CHARGED_STATES", "IDLE", "RUNNING", "Job", "Pool",
-    "PoolSize", "Slot", "error_rank_slots", "error_rank_warning",
+    "PoolSize", "Slot", "TypeFilter", "error_rank_slots", "error_rank_warning",
     "assign_group", "load_pool", "make_jobs", "make_slots", "owner_name", "parse_old_ads",
     "pool_from_ads", "pool_size", "read_ads", "stream_ads", "remote_user", "requested_group", "slot_weight", "submitter_name",
     "usage_by_customer",

@@ -274,3 +274,65 @@ def test_partitionable_invariants(monkeypatch, pool):
         charged = sum(w * 300 for _t, snap, _r in seen[:-1] for _n, _res, customer, w in snap if customer == who)
         if who in sim.names():
             assert sim.column(who, "charged")[-1] == pytest.approx(charged, abs=1e-6)
+
+
+# ---- dumps as condor_status gives them ---------------------------------------------------------
+
+
+def dslot_text(k: int, cpus: int, memory: int, user: str, job: str) -> str:
+    return (f'Name = "slot1_{k}@node1"\nMachine = "node1"\nSlotID = 1\nDynamicSlot = true\nSlotType = "Dynamic"\n'
+            f'ParentSlotId = 1\nCpus = {cpus}\nMemory = {memory}\nDisk = 1024\nState = "Claimed"\nActivity = "Busy"\n'
+            f'RemoteUser = "{user}"\nRemoteOwner = "{user}"\nJobId = "{job}"\nRequirements = {PSLOT_REQ}\n'
+            f'Rank = 0\nSlotWeight = Cpus\nMyType = "Machine"\n\n')
+
+
+def test_mixed_dump_pslot_dynamic_and_static(tmp_path, monkeypatch):
+    """A machine of 32 cores read as condor_status shows it: the pslot advertises the 8 cores
+    left, three dynamic slots of alice hold 8 + 8 + 8, and a static 1-core slot: pool weight
+    8 + 24 + 1 = 33.  bob's two one-core jobs: the default NEGOTIATOR_PRE_JOB_RANK prefers
+    fewer cores, so job 2.0 takes the static slot, 2.1 the pslot, carved as slot1_4 (1..3 are
+    taken).  alice's jobs (running since the start, 600 s) end at 600: their slots go away
+    and the pslot is back to 32 - 1 = 31 cores."""
+    slots = (pslot_text(cpus=8, memory=8192, disk=100000).replace("SlotWeight", 'MyType = "Machine"\nSlotWeight')
+             + "".join(dslot_text(k, 8, 2048, ALICE, f"1.{k - 1}") for k in (1, 2, 3))
+             + 'Name = "slot1@static"\nCpus = 1\nMemory = 2048\nState = "Unclaimed"\nRequirements = true\nRank = 0\n'
+               'MyType = "Machine"\n\n')
+    jobs = "".join(job_text(p, cpus=8, memory=2048, extra=f'JobStatus = 2\nRemoteHost = "slot1_{p + 1}@node1"\n'
+                            f"JobCurrentStartDate = {START:.0f}\nSimJobDuration = 600")
+                   for p in range(3)).replace("JobStatus = 1\n", "")
+    jobs += "".join(job_text(p, owner="bob").replace("ClusterId = 1", "ClusterId = 2") for p in range(2))
+    (tmp_path / "slots.ad").write_text(slots)
+    (tmp_path / "jobs.ad").write_text(jobs)
+    (tmp_path / "c.config").write_text("")
+    loaded = matchmaker.load(tmp_path / "c.config", tmp_path / "slots.ad", tmp_path / "jobs.ad")
+    seen = snapshots(monkeypatch)
+    sim = matchmaker.simulate(loaded, start=START, duration=600, interval=300)
+    assert sim.meta()["pool_weight"] == 33
+    pslot_cpus = [next(res["Cpus"] for name, res, _c, _w in snap if name == "slot1@node1") for _t, snap, _r in seen]
+    assert pslot_cpus == [7, 7, 31]
+    assert sim.column("bob@example.org", "running") == [2, 2, 2]
+    assert sim.column(ALICE, "running") == [3, 3, 0]
+    bob = sorted((s.slot, s.weight) for s in sim.spans if s.customer == "bob@example.org")
+    assert bob == [("slot1@static", 1), ("slot1_4@node1", 1)]
+
+
+def test_any_dump_keeps_machine_and_job_ads(tmp_path):
+    """condor_status -any: three DaemonMaster ads, a Scheduler and a Negotiator around two
+    Machine ads; only the two slots are read, and one warning line names the five skipped
+    ads instead of a "no Requirements" warning each.  The job file's Submitter ad likewise."""
+    other = [f'MyType = "{t}"\nName = "{t.lower()}{i}@host"\n\n'
+             for i, t in enumerate(["DaemonMaster", "DaemonMaster", "Scheduler", "DaemonMaster", "Negotiator"])]
+    slots = "".join(other[:2]) + pslot_text().replace("SlotWeight", 'MyType = "Machine"\nSlotWeight') + \
+        "".join(other[2:]) + \
+        'MyType = "Machine"\nName = "slot2@static"\nCpus = 1\nRequirements = true\n\n'
+    (tmp_path / "slots.ad").write_text(slots)
+    (tmp_path / "jobs.ad").write_text(job_text(0).replace("JobStatus", 'MyType = "Job"\nJobStatus')
+                                      + 'MyType = "Submitter"\nName = "alice@example.org"\n\n')
+    (tmp_path / "c.config").write_text("")
+    loaded = matchmaker.load(tmp_path / "c.config", tmp_path / "slots.ad", tmp_path / "jobs.ad")
+    assert [s.name for s in loaded.pool.slots] == ["slot1@node1", "slot2@static"]
+    assert [j.id for j in loaded.pool.jobs] == ["1.0"]
+    assert loaded.pool.warnings == [
+        f"{tmp_path / 'slots.ad'}: warning: skipped 5 ads whose MyType is not 'Machine' "
+        "(DaemonMaster 3, Negotiator 1, Scheduler 1)",
+        f"{tmp_path / 'jobs.ad'}: warning: skipped 1 ad whose MyType is not 'Job' (Submitter 1)"]
