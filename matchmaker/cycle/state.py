@@ -30,6 +30,7 @@ from ..pool.ads import (
 )
 from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
 from ..pool.limits import claimed_limits, limits_reason
+from ..pool.partition import jobs_that_fit
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
 from .ephemeral import (
     ROOT_GROUP,
@@ -201,8 +202,19 @@ class Cycle:
                                   self.usage.group_of(s.name) if grouped else None,
                                   context.negotiating_group if context else ROOT_GROUP,
                                   bool(context and context.autoregroup), why))
+        if self.settings.depth_first and slot.partitionable and hasattr(run, "jobs"):
+            self._pack(s, run, e, req)
         if self.progress is not None and len(self.matches) % 100 == 0:
             self.report()
+
+    def _pack(self, s: SubmitterState, run: Any, e: Any, req: NegotiationAd) -> None:
+        """``NEGOTIATOR_DEPTH_FIRST``: the schedd is told that the partitionable slot just
+        matched takes as many more jobs of this request as fit it, so they are not offered
+        again in this cycle (its leftover claims start them)."""
+        more = min(jobs_that_fit(e.slot.ad, req) - 1, len(run.jobs) - run.next)
+        if more > 0:
+            run.next += more
+            s.idle -= more
 
     def reject(self, job_id: str, reason: str, mechanism: str = "", explanation: str = "") -> None:
         """Record a rejected request (the last reason wins) and what decided it."""

@@ -142,6 +142,19 @@ def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> Cl
     return out
 
 
+def jobs_that_fit(slot: ClassAd, job: ClassAd) -> int:
+    """How many jobs like ``job`` the slot's ``Cpus`` and ``Memory`` hold, by the requests as
+    the job states them (``NEGOTIATOR_DEPTH_FIRST``): ``min(Cpus // RequestCpus, Memory //
+    RequestMemory)``; a missing or zero request does not limit, and at least 1."""
+    counts = []
+    for res, default in (("Cpus", 1), ("Memory", 0)):
+        need = _number(_pair_value(job, slot, job.get_node("Request" + res)), default)
+        have = _number(_value(slot, res), 0)
+        if need > 0:
+            counts.append(int(have // need))
+    return max(1, min(counts, default=1))
+
+
 def child_name(parent_name: str, number: int) -> str:
     """``slot1@host`` -> ``slot1_<number>@host``, as a startd names its dynamic slots."""
     head, at, host = parent_name.partition("@")
@@ -182,5 +195,6 @@ def _pair_value(my: ClassAd, target: ClassAd, node: Optional[Node]) -> object:
 
 __all__ = [
     "DEFAULT_RESOURCES", "Rounding", "available", "child_name", "give_back", "is_dynamic", "is_partitionable",
+    "jobs_that_fit",
     "machine_resources", "parent_name", "requested", "shortfall", "split",
 ]

@@ -336,3 +336,51 @@ def test_any_dump_keeps_machine_and_job_ads(tmp_path):
         f"{tmp_path / 'slots.ad'}: warning: skipped 5 ads whose MyType is not 'Machine' "
         "(DaemonMaster 3, Negotiator 1, Scheduler 1)",
         f"{tmp_path / 'jobs.ad'}: warning: skipped 1 ad whose MyType is not 'Job' (Submitter 1)"]
+
+
+# ---- depth-first packing -------------------------------------------------------------------------
+
+
+def two_machines_four_jobs(config: str):
+    slots = pslot_text("slot1@node1", cpus=4, memory=8192) + pslot_text("slot1@node2", cpus=4, memory=8192)
+    loaded = matchmaker.load_ads(Knobs.from_string(config), ads(slots), ads("".join(job_text(p) for p in range(4))))
+    result = matchmaker.negotiate(loaded, now=START)
+    claimed = claim_matches(loaded.pool, result, loaded.settings)
+    per_machine: dict[str, int] = {}
+    for start in claimed.starts:
+        machine = start.slot.partition("@")[2]
+        per_machine[machine] = per_machine.get(machine, 0) + 1
+    return result, per_machine
+
+
+def test_breadth_first_by_default():
+    """Two 4-core pslots, four one-core jobs of one autocluster.  Default: each pslot is one
+    candidate; 1.0 takes node1 (the first in slot order, every rank equal), 1.1 node2, 1.2
+    finds nothing left and is rejected (1.3 skipped with its autocluster).  The schedd then
+    fills node1's leftovers with 1.2 and 1.3: node1 runs 3 jobs, node2 1."""
+    result, per_machine = two_machines_four_jobs("")
+    assert [(m.job, m.slot) for m in result.matches] == [("1.0", "slot1@node1"), ("1.1", "slot1@node2")]
+    assert per_machine == {"node1": 3, "node2": 1}
+
+
+def test_depth_first_packs_one_slot():
+    """NEGOTIATOR_DEPTH_FIRST: after 1.0 takes node1, min(4 cores / 1, 8192 MB / 1000) = 4
+    jobs fit it, so the next 3 requests (1.1-1.3) are left to the schedd: one match in the
+    cycle, and the leftovers put all four jobs on node1; node2 stays free for others."""
+    result, per_machine = two_machines_four_jobs("NEGOTIATOR_DEPTH_FIRST = true\n")
+    assert [(m.job, m.slot) for m in result.matches] == [("1.0", "slot1@node1")]
+    assert result.rejected == []
+    assert per_machine == {"node1": 4}
+
+
+def test_jobs_that_fit():
+    """min(Cpus // RequestCpus, Memory // RequestMemory): 8 cores and 4096 MB hold
+    min(8 // 2, 4096 // 1000) = 4 jobs of 2 cores and 1000 MB, min(4, 4096 // 3000) = 1 of
+    3000 MB; without a memory request only the cores count (8 // 2 = 4); never below 1."""
+    from matchmaker.pool.partition import jobs_that_fit
+
+    slot = ClassAd({"Cpus": 8, "Memory": 4096})
+    assert jobs_that_fit(slot, ClassAd({"RequestCpus": 2, "RequestMemory": 1000})) == 4
+    assert jobs_that_fit(slot, ClassAd({"RequestCpus": 2, "RequestMemory": 3000})) == 1
+    assert jobs_that_fit(slot, ClassAd({"RequestCpus": 2})) == 4
+    assert jobs_that_fit(slot, ClassAd({"RequestCpus": 16})) == 1
