@@ -12,7 +12,7 @@ from :mod:`classad`), a rule ``tests/test_layers.py`` checks:
 * :mod:`matchmaker.cycle` -- one negotiation cycle: ephemeral attributes, matching, pie, groups;
 * :mod:`matchmaker.simulate` -- many cycles over virtual time, series and plots;
 * :mod:`matchmaker.analyze` -- why a job does not match: clause counts, verdicts;
-* :mod:`matchmaker.review` -- ``lint``: a policy's mistakes before it is deployed;
+* :mod:`matchmaker.review` -- ``lint`` (a policy's mistakes) and ``diff`` (what a new policy changes);
 * :mod:`matchmaker.api` -- the public entry points re-exported here;
 * :mod:`matchmaker.cli` -- the ``matchmaker`` command.
 
@@ -27,17 +27,20 @@ Typical use::
 """
 
 from .accounting.store import Accountant
-from .api import Loaded, analyze, lint, load, load_ads, negotiate, simulate
+from .api import Loaded, analyze, diff, lint, load, load_ads, negotiate, simulate
 from .config.knobs import Knobs
 from .config.settings import Settings
 from .cycle.results import CycleResult, GroupSummary, Match, Preemption, Rejection, SubmitterSummary
 from .errors import ConfigError, StateError
 from .pool.ads import Job, Pool, Slot
+from .review.cycle_diff import CycleDiff
 from .review.findings import Finding, LintReport
+from .review.series_diff import SeriesDiff
 from .simulate import Simulation
 
 __all__ = [
-    "Accountant", "ConfigError", "CycleResult", "Finding", "LintReport", "GroupSummary", "Job", "Knobs", "Loaded", "Match", "Pool", "Preemption",
-    "Rejection", "Settings", "Simulation", "Slot", "StateError", "SubmitterSummary", "analyze", "lint", "load", "load_ads",
-    "negotiate", "simulate",
+    "Accountant", "ConfigError", "CycleDiff", "CycleResult", "Finding", "GroupSummary", "Job", "Knobs",
+    "LintReport", "Loaded", "Match", "Pool", "Preemption", "Rejection", "SeriesDiff", "Settings", "Simulation",
+    "Slot", "StateError", "SubmitterSummary", "analyze", "diff", "lint", "load", "load_ads", "negotiate",
+    "simulate",
 ]

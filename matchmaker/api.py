@@ -30,8 +30,10 @@ from .errors import StateError
 from .policies.params import policy_params
 from .pool.ads import Pool, load_pool, pool_from_ads
 from .review.config_checks import check_config
+from .review.cycle_diff import CycleDiff, cycle_diff
 from .review.findings import LintReport
 from .review.lint import lint_review
+from .review.series_diff import SeriesDiff, series_diff
 from .simulate import Simulation, run_simulation
 
 
@@ -192,4 +194,24 @@ def lint(config: str | os.PathLike, slots: Optional[str | os.PathLike] = None,
     return lint_review(review, pool, now)
 
 
-__all__ = ["Loaded", "analyze", "check_time", "lint", "load", "load_ads", "negotiate", "pool_options", "settings_from", "simulate"]
+def diff(config_a: str | os.PathLike, config_b: str | os.PathLike, slots: str | os.PathLike,
+         jobs: str | os.PathLike, *, now: float, duration: Optional[float] = None, interval: Optional[float] = None,
+         state: Optional[str | os.PathLike] = None, seed: Optional[int] = None,
+         job_duration: float = 3600.0) -> CycleDiff | SeriesDiff:
+    """What changes when configuration B replaces A over the same ads (docs/diff.md).
+
+    Without ``duration``: one cycle at ``now`` under each (as :func:`analyze` prepares it;
+    the store at ``state`` is only read), compared as a :class:`CycleDiff`.  With
+    ``duration``: two simulations from ``now`` (``interval`` defaults to A's
+    ``NEGOTIATOR_INTERVAL``, used for both so the cycles line up; each starts from an
+    empty accountant), compared as a :class:`SeriesDiff`."""
+    a, b = load(config_a, slots, jobs), load(config_b, slots, jobs)
+    if duration is None:
+        return cycle_diff(analyze(a, now=now, state=state), analyze(b, now=now, state=state))
+    step = float(interval if interval is not None else a.knobs.get("NEGOTIATOR_INTERVAL"))
+    runs = [simulate(x, start=now, duration=duration, interval=step, seed=seed, job_duration=job_duration)
+            for x in (a, b)]
+    return series_diff(runs[0], runs[1])
+
+
+__all__ = ["Loaded", "analyze", "check_time", "diff", "lint", "load", "load_ads", "negotiate", "pool_options", "settings_from", "simulate"]

@@ -17,6 +17,7 @@ For one idle job, over the slots the cycle considered (the trimmed, annotated po
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -90,7 +91,7 @@ def analyze_job(view: PoolView, job_id: str) -> JobReport:
         why = slot_availability(ctx, e, req)
         availability[why] = availability.get(why, 0) + 1
     others = [e.slot.name for e in both if (m := view.match_on(e.slot.name)) is not None and m.job != job_id]
-    outcome, mechanism, verdict = _verdict(view, job, len(both))
+    outcome, mechanism, verdict = _verdict(view, job, lambda: len(both))
     report = JobReport(job_id, job.submitter, _autocluster(view, job), len(view.pool.slots), len(entries), clauses,
                        len(by_job), len(both), sorted(((t, len(p)) for t, p in fails.items()), key=lambda x: -x[1]),
                        availability, others, outcome, mechanism, verdict)
@@ -152,8 +153,19 @@ def _autocluster(view: PoolView, job: Job) -> Optional[int]:
     return None
 
 
-def _verdict(view: PoolView, job: Job, both: int) -> tuple[str, str, str]:
-    """(outcome, mechanism, sentence) of what the cycle did with ``job``."""
+def decided_by(view: PoolView, job: Job) -> tuple[str, str, str]:
+    """(outcome, mechanism, sentence) of what the cycle did with ``job``, as the verdict of
+    :func:`analyze_job` says it (the slots both sides accept are counted only if needed)."""
+    def both() -> int:
+        req = view.request(job)
+        ev = evaluator(view.start.usage, view.now)
+        return sum(accepts(req, e.ad, ev) and accepts(e.ad, req, ev) for e in view.start.entries)
+    return _verdict(view, job, both)
+
+
+def _verdict(view: PoolView, job: Job, both: Callable[[], int]) -> tuple[str, str, str]:
+    """(outcome, mechanism, sentence) of what the cycle did with ``job``; ``both()`` counts
+    the slots both sides accept."""
     m = view.match_of(job.id)
     if m is not None:
         text = f"matched {m.slot} ({m.reason})"
@@ -178,7 +190,7 @@ def _verdict(view: PoolView, job: Job, both: int) -> tuple[str, str, str]:
             if rr is not None:
                 return NOT_REACHED, rr.mechanism, f"not tried: job {other.id} of the same autocluster was " \
                                                   f"rejected first ({rr.mechanism}: {rr.explanation})"
-    if both == 0:
+    if both() == 0:
         return NOT_REACHED, REQUIREMENTS, "not tried, and no slot satisfies both Requirements"
     return NOT_REACHED, "", f"not tried this cycle: {job.submitter} stopped before reaching it " \
                             "(its pie slice or ceiling was used up)"
@@ -190,4 +202,4 @@ def _refused(view: PoolView, job_id: str, reason: str) -> JobReport:
 
 
 __all__ = ["ALREADY_MATCHED", "MATCHED", "NOT_IDLE", "NOT_REACHED", "REFUSED", "REJECTED", "JobReport",
-           "analyze_job", "analyze_submitter"]
+           "analyze_job", "analyze_submitter", "decided_by"]
