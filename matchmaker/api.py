@@ -21,6 +21,7 @@ from typing import Any, Optional
 from classad.ad import ClassAd
 
 from .accounting.reports import check_edit
+from .accounting.store import Accountant
 from .analyze.pool_view import PoolView, prepare
 from .config.knobs import Knobs
 from .config.settings import Settings
@@ -35,6 +36,7 @@ from .review.findings import LintReport
 from .review.lint import lint_review
 from .review.series_diff import SeriesDiff, series_diff
 from .simulate import Simulation, run_simulation
+from .simulate.outputs import StagedOutputs, check_directory, estimated_size
 
 
 @dataclass(frozen=True)
@@ -104,10 +106,7 @@ def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] 
     path = str(state) if state is not None else ":memory:"
     acct = open_accountant(path, loaded.knobs, loaded.settings)
     try:
-        last = acct.last_update_time
-        if not allow_clock_skew and last is not None and now < last:
-            raise StateError(f"the time of this cycle ({now:.0f}) is earlier than the accountant's last update "
-                             f"({last:.0f}); use the right time, or allow clock skew explicitly", file=path)
+        acct.check_clock(now, allow_skew=allow_clock_skew)
         return run_cycle(loaded.pool, loaded.settings, acct, now, progress)
     finally:
         acct.close()
@@ -136,13 +135,23 @@ def check_time(value: float, what: str) -> float:
 def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optional[float] = None,
              state: Optional[str | os.PathLike] = None, seed: Optional[int] = None, job_duration: float = 3600.0,
              factors: Optional[Mapping[str, float]] = None,
-             progress: Optional[Callable[[int, int], None]] = None) -> Simulation:
+             progress: Optional[Callable[[int, int], None]] = None, allow_clock_skew: bool = False,
+             out: Optional[str | os.PathLike] = None, plots: bool = False) -> Simulation:
     """Negotiation cycles every ``interval`` seconds (default ``NEGOTIATOR_INTERVAL``) from
     ``start`` to ``start + duration`` inclusive, with the accountant at ``state`` (in memory
     when None).  Jobs run ``SimJobDuration`` seconds (default ``job_duration``); ``seed``
     seeds ``random()`` in those durations; ``factors`` sets priority factors before the
     first cycle; ``progress(done, total)`` is called after each cycle.  Returns the
-    :class:`~matchmaker.simulate.Simulation` (its rows; ``.to_frame()`` with pandas)."""
+    :class:`~matchmaker.simulate.Simulation` (its rows; ``.to_frame()`` with pandas).
+
+    With ``out``, ``series.csv``, ``series.json`` (and with ``plots`` the figures) replace
+    the previous run's files in that directory together (:mod:`matchmaker.simulate.outputs`).
+
+    The order of effects (docs/reliability.md): the directory ``out`` and the clock are
+    checked before the first cycle (``start`` must not be earlier than the store's last
+    update unless ``allow_clock_skew``); the whole run is one store transaction, and the
+    store is written only after the outputs are in place.  Any failure, the outputs' or the
+    store's, leaves both the store and the previous outputs as they were."""
     check_time(start, "start")
     step = float(interval if interval is not None else loaded.knobs.get("NEGOTIATOR_INTERVAL"))
     if not (math.isfinite(step) and step > 0):
@@ -150,24 +159,43 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
     if not (math.isfinite(duration) and duration >= 0):
         raise ValueError(f"the duration must be a non-negative number of seconds, not {duration!r}")
     check_time(start + duration, "start + duration")
-    if duration // step + 1 > MAX_CYCLES:
-        raise StateError(f"a duration of {duration:g} s at one cycle every {step:g} s is {duration // step + 1:.0f} "
+    cycles = duration // step + 1
+    if cycles > MAX_CYCLES:
+        raise StateError(f"a duration of {duration:g} s at one cycle every {step:g} s is {cycles:.0f} "
                          f"cycles; at most {MAX_CYCLES:,} may run (use a longer interval)")
+    if out is not None:
+        principals = len({j.submitter for j in loaded.pool.jobs} | {s.customer for s in loaded.pool.slots})
+        check_directory(out, needed=estimated_size(int(cycles), principals, plots))
     acct = open_accountant(str(state) if state is not None else ":memory:", loaded.knobs, loaded.settings)
     try:
-        with acct.transaction():
-            for name, value in (factors or {}).items():
-                try:
-                    check_edit(acct, "setfactor", name, value)
-                except ValueError as exc:
-                    raise StateError(str(exc)) from None
-                acct.set_factor(name, value)
-        return run_simulation(loaded.pool, loaded.settings, acct, start=start, duration=duration, interval=step,
-                              job_duration=job_duration, seed=seed, progress=progress)
+        acct.check_clock(start, allow_skew=allow_clock_skew)
+        staged: Optional[StagedOutputs] = None
+        try:
+            with acct.transaction():
+                _set_factors(acct, factors or {})
+                sim = run_simulation(loaded.pool, loaded.settings, acct, start=start, duration=duration,
+                                     interval=step, job_duration=job_duration, seed=seed, progress=progress)
+                if out is not None:
+                    staged = StagedOutputs.write(sim, out, plots=plots)
+                    staged.swap_in()
+        except BaseException:
+            if staged is not None:
+                staged.roll_back()
+            raise
+        if staged is not None:
+            staged.finish()
+        return sim
     finally:
         acct.close()
 
 
+def _set_factors(acct: Accountant, factors: Mapping[str, float]) -> None:
+    for name, value in factors.items():
+        try:
+            check_edit(acct, "setfactor", name, value)
+        except ValueError as exc:
+            raise StateError(str(exc)) from None
+        acct.set_factor(name, value)
 
 
 def analyze(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = None) -> PoolView:

@@ -1,6 +1,7 @@
-"""Exceptions the matchmaker raises at its edges: bad configuration, bad saved state.
+"""Exceptions the matchmaker raises at its edges: bad configuration, bad saved state, outputs
+that cannot be written.
 
-Both derive from :class:`classad.errors.ClassAdError`, so one ``except`` clause
+All derive from :class:`classad.errors.ClassAdError`, so one ``except`` clause
 (and one CLI error path) covers the language and the matchmaker.  Each has a
 stable ``kind`` that the CLI prints as its stderr prefix.
 """
@@ -22,4 +23,10 @@ class StateError(ClassAdError):
     kind = "state"
 
 
-__all__ = ["ConfigError", "StateError"]
+class OutputError(ClassAdError):
+    """An output file (a simulation's series or plots) that could not be written; names the file."""
+
+    kind = "output"
+
+
+__all__ = ["ConfigError", "OutputError", "StateError"]

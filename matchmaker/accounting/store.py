@@ -511,6 +511,15 @@ class Accountant:
         """When priorities were last aged (``None`` for a new store)."""
         return self._last_update
 
+    def check_clock(self, now: float, *, allow_skew: bool = False) -> None:
+        """The clock rule of every command that writes the store: a cycle at ``now`` earlier
+        than the last update is refused (``StateError``), since it would charge again hours
+        already charged, unless ``allow_skew`` explicitly accepts it (the interval restarts)."""
+        last = self._last_update
+        if not allow_skew and last is not None and now < last:
+            raise StateError(f"the time of this cycle ({now:.0f}) is earlier than the accountant's last update "
+                             f"({last:.0f}); use the right time, or allow clock skew explicitly", file=self.path)
+
     def names(self) -> list[str]:
         """Every principal with a record, sorted."""
         return sorted(self._customers)

@@ -1,12 +1,13 @@
 """``matchmaker simulate``: negotiation cycles over virtual time, with series and plots.
 
     matchmaker simulate --config FILE --slots FILE --jobs FILE --duration 48h [--start EPOCH]
-                        [--interval 5m] [--state DB] [--seed N] [--job-duration 1h]
+                        [--interval 5m] [--state DB [--allow-clock-skew]] [--seed N] [--job-duration 1h]
                         [--setfactor NAME VALUE] [--out DIR] [--plot] [--json] [--no-progress]
 
 A thin layer over :func:`matchmaker.api.simulate`: it prints a summary per submitter
-(and group) at the end, writes ``series.csv`` and ``series.json`` into ``--out``, and
-with ``--plot`` the PNG figures next to them.  A progress bar (rich) appears on stderr
+(and group) at the end; the API writes ``series.csv`` and ``series.json`` into ``--out``,
+and with ``--plot`` the PNG figures next to them, replacing the previous run's files
+together.  A progress bar (rich) appears on stderr
 when it is a terminal and the run takes more than a second.
 """
 
@@ -16,7 +17,6 @@ import argparse
 import json
 import re
 import time
-from pathlib import Path
 from typing import Any, TextIO
 
 from classad.errors import ClassAdError
@@ -79,19 +79,12 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         sim = simulate(loaded, start=args.start if args.start is not None else time.time(),
                        duration=args.duration, interval=args.interval, state=args.state, seed=args.seed,
-                       job_duration=args.job_duration, factors=factors, progress=bar)
+                       job_duration=args.job_duration, factors=factors, progress=bar,
+                       allow_clock_skew=args.allow_clock_skew, out=args.out, plots=args.plot)
     finally:
         bar.close()
     for w in sim.warnings:                   # includes the pool's own warnings
         err.write(f"{PROG}: {w}\n")
-    if args.out:
-        directory = Path(args.out)
-        directory.mkdir(parents=True, exist_ok=True)
-        sim.write_csv(directory / "series.csv")
-        sim.write_json(directory / "series.json")
-        if args.plot:
-            from ..simulate.plots import write_plots
-            write_plots(sim, directory)
     if args.json:
         json.dump(summary(sim), out, indent=2)
         out.write("\n")
@@ -120,7 +113,11 @@ def register(subparsers: Any) -> None:
     s.add_argument("--start", type=float, help="virtual start time, seconds since the epoch (default: now)")
     s.add_argument("--interval", type=_positive_span,
                    help="time between cycles (default: NEGOTIATOR_INTERVAL of the configuration)")
-    s.add_argument("--state", help="accountant database (SQLite; default: in memory)")
+    s.add_argument("--state", help="accountant database (SQLite; default: in memory); written once, when the "
+                   "whole run and its outputs succeeded")
+    s.add_argument("--allow-clock-skew", action="store_true",
+                   help="accept a --start earlier than the state's last update (the interval restarts; hours "
+                        "already charged are charged again)")
     s.add_argument("--seed", type=int, help="seed for random() in SimJobDuration")
     s.add_argument("--job-duration", type=parse_span, default=3600.0,
                    help="run time of jobs without SimJobDuration (default 1h)")

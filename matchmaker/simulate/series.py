@@ -11,7 +11,7 @@ Each row is a flat dict with the columns of :data:`COLUMNS`:
 * ``charged`` -- weighted usage charged so far, in slot-seconds.
 
 :class:`Simulation` holds the rows with the run's parameters, the claim spans (for
-checking what was charged) and the jobs' outcomes; it writes CSV and JSON and, when
+checking what was charged) and the jobs' outcomes; it writes CSV and JSON (each file atomically) and, when
 pandas is installed, gives a DataFrame.
 """
 
@@ -23,9 +23,10 @@ import math
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 from ..cycle.results import CycleResult
+from .outputs import write_atomically
 
 if TYPE_CHECKING:
     from .jobs import SimJob
@@ -178,17 +179,22 @@ class Simulation:
                     warnings=self.warnings)
 
     def write_csv(self, path: str | os.PathLike) -> None:
-        """The rows as CSV with a header line (empty cells for None)."""
-        with open(path, "w", newline="", encoding="utf-8") as fh:
+        """The rows as CSV with a header line (empty cells for None), written atomically
+        (:func:`~matchmaker.simulate.outputs.write_atomically`)."""
+        def write(fh: TextIO) -> None:
             w = csv.DictWriter(fh, fieldnames=list(COLUMNS))
             w.writeheader()
             w.writerows(self.rows)
 
+        write_atomically(path, write, newline="")
+
     def write_json(self, path: str | os.PathLike) -> None:
-        """The :meth:`to_json` document."""
-        with open(path, "w", encoding="utf-8") as fh:
+        """The :meth:`to_json` document, written atomically."""
+        def write(fh: TextIO) -> None:
             json.dump(self.to_json(), fh, indent=1)
             fh.write("\n")
+
+        write_atomically(path, write)
 
 
 __all__ = ["COLUMNS", "POOL", "ClaimSpan", "JobOutcome", "Simulation"]
