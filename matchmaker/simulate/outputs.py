@@ -1,8 +1,8 @@
 """A simulation's output files, written so that no reader ever sees half of them.
 
 Each file is written under a temporary name in the directory it belongs to, flushed to
-disk, then renamed over its final name (:func:`write_atomically`): a final name holds a
-whole old file or a whole new one.  A run's set of files (``series.csv``,
+disk, then renamed over its final name (:func:`.atomic.write_atomically`): a final name
+holds a whole old file or a whole new one.  A run's set of files (``series.csv``,
 ``series.json``, the plots) is replaced together by :class:`StagedOutputs`:
 
 1. :meth:`StagedOutputs.write` writes every new file into a private staging directory
@@ -25,9 +25,10 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional, TextIO
+from typing import TYPE_CHECKING, Optional
 
 from ..errors import OutputError
+from .atomic import reason as _reason
 
 if TYPE_CHECKING:
     from .series import Simulation
@@ -39,39 +40,6 @@ OUTPUT_FILES = SERIES_FILES + PLOT_FILES
 _STAGE_PREFIX = ".matchmaker-run-"
 PLOT_BYTES = 250_000          # a generous size of one 1000 x 500 PNG plot
 ROW_BYTES = 600               # a generous size of one row in the CSV and the JSON together
-
-
-def _reason(exc: OSError) -> str:
-    return exc.strerror or str(exc)
-
-
-def write_atomically(path: str | os.PathLike, write: Callable[[TextIO], None], *, newline: Optional[str] = None) -> None:
-    """Write a text file through ``write(fh)`` under a temporary name next to ``path``, flush
-    it to disk and rename it to ``path``; on failure ``path`` is untouched and the temporary
-    file removed (``OutputError`` naming ``path``)."""
-    final = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent or ".")
-    except OSError as exc:
-        raise OutputError(f"cannot write: {_reason(exc)}", file=str(final)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
-    except BaseException as exc:
-        _remove(tmp)
-        if isinstance(exc, OSError):
-            raise OutputError(f"cannot write: {_reason(exc)}", file=str(final)) from None
-        raise
-
-
-def _remove(path: str | os.PathLike) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 def _existing_ancestor(path: Path) -> Path:
@@ -230,5 +198,4 @@ class StagedOutputs:
             here = here.parent
 
 
-__all__ = ["OUTPUT_FILES", "PLOT_FILES", "SERIES_FILES", "StagedOutputs", "check_directory", "estimated_size",
-           "write_atomically"]
+__all__ = ["OUTPUT_FILES", "PLOT_FILES", "SERIES_FILES", "StagedOutputs", "check_directory", "estimated_size"]

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 from ..cycle.results import CycleResult
-from .outputs import write_atomically
+from .atomic import write_atomically
 
 if TYPE_CHECKING:
     from .jobs import SimJob

@@ -18,6 +18,7 @@ from matchmaker.accounting.store import Accountant
 from matchmaker.cli import main
 from matchmaker.errors import OutputError, StateError
 from matchmaker.simulate import outputs as outputs_module
+from matchmaker.simulate.atomic import write_atomically
 
 T = 1_700_000_000
 HOUR = 3600
@@ -327,6 +328,6 @@ def test_write_atomically_names_the_file(tmp_path, monkeypatch):
     with monkeypatch.context() as m:
         install(m, Faults(2))           # mkstemp passes, the write fails half-way
         with pytest.raises(OutputError) as info:
-            outputs_module.write_atomically(target, lambda fh: fh.write("new text\n"))
+            write_atomically(target, lambda fh: fh.write("new text\n"))
     assert info.value.file == str(target) and "No space left" in info.value.message
     assert target.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["x.csv"]
