@@ -2,8 +2,9 @@
 
 When the last cycle stored in the accountant ran under ``MATCHMAKER_PRIORITY_POLICY``
 other than ``htcondor`` (or with ``--policy NAME``), ``userprio`` prints that policy's
-rows as its own tool would: LSF ``bhpart -r`` (shares, priority, started slots, CPU and
-run hours), Maui ``mdiag -p`` (per-component priorities), DIRAC TaskQueue priorities,
+rows as its own tool would: LSF ``bhpart -r`` (each level of the share tree under its
+path, group rows included: shares, priority, started slots, CPU, run and historical run
+hours, the fair-share adjustment), Maui ``mdiag -p`` (per-component priorities), DIRAC TaskQueue priorities,
 Slurm ``sprio`` (priority and factors); ``--json`` prints them as one object.
 """
 
@@ -17,8 +18,9 @@ from ..accounting.store import Accountant, store_absent
 from ..errors import StateError
 
 COLUMNS = {
-    "lsf": (("USER/GROUP", "name"), ("SHARES", "shares"), ("PRIORITY", "priority"), ("STARTED", "started"),
-            ("CPU_HOURS", "cpu_hours"), ("RUN_HOURS", "run_hours")),
+    "lsf": (("SHARE_INFO_FOR", "parent"), ("USER/GROUP", "name"), ("SHARES", "shares"), ("PRIORITY", "priority"),
+            ("STARTED", "started"), ("CPU_HOURS", "cpu_hours"), ("RUN_HOURS", "run_hours"),
+            ("HIST_RUN_HOURS", "hist_run_hours"), ("ADJUST", "adjust")),
     "maui": (("JOB", "name"), ("PRIORITY", "priority"), ("SERV", "serv"), ("TARG", "targ"), ("CRED", "cred"),
              ("FS", "fs"), ("RES", "res")),
     "dirac": (("TASKQUEUE", "name"), ("OWNER", "owner"), ("GROUP", "group"), ("CORRECTION", "correction"),
@@ -36,12 +38,17 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+# Columns of names, left-aligned; the others are numbers, right-aligned.
+NAME_COLUMNS = frozenset({"name", "parent"})
+
+
 def format_report(policy: str, rows: list[dict[str, Any]]) -> str:
-    """The breakdown as a fixed-width table, first column left-aligned."""
+    """The breakdown as a fixed-width table, name columns left-aligned."""
     cols = COLUMNS[policy]
     table = [[h for h, _ in cols]] + [[_cell(r.get(k)) for _, k in cols] for r in rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    left = [k in NAME_COLUMNS for _, k in cols]
+    lines = ["  ".join(c.ljust(w) if left[i] else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
              for r in table]
     return f"Priority policy: {policy}\n" + "\n".join(lines) + "\n"
 

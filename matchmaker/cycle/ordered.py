@@ -47,13 +47,16 @@ def pool_cpus(pool: Pool) -> float:
 
 
 def pool_shape(pool: Pool) -> PoolShape:
-    """The pool's CPUs and its machines: the distinct ``Machine`` of the slots (a slot
-    without one, the part of its name after ``@``)."""
+    """The pool's CPUs, its machines (the distinct ``Machine`` of the slots; a slot without
+    one, the part of its name after ``@``) and its memory (each slot's ``Memory``, MB)."""
     machines = set()
+    memory = 0.0
     for s in pool.slots:
         v = s.ad.evaluate("Machine")
         machines.add(v if type(v) is str else s.name.rpartition("@")[2])
-    return PoolShape(pool_cpus(pool), float(len(machines)))
+        m = s.ad.evaluate("Memory")
+        memory += float(m) if type(m) in (int, float) else 0.0
+    return PoolShape(pool_cpus(pool), float(len(machines)), memory)
 
 
 def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[str, Any]) -> list[SubmitterState]:

@@ -30,10 +30,11 @@ class Pending:
 
 @dataclass(frozen=True)
 class PoolShape:
-    """The size of the pool a cycle runs on: its CPUs and its machines (nodes)."""
+    """The size of the pool a cycle runs on: its CPUs, its machines (nodes), its memory (MB)."""
 
     cpus: float
     nodes: float
+    memory: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -82,9 +83,35 @@ def wall_seconds(job: Job, now: float) -> float:
     return max(0.0, now - entered)
 
 
-def cpu_seconds(job: Job, now: float) -> float:
-    """CPU time a job reports: ``RemoteUserCpu + RemoteSysCpu``."""
-    return number(job.ad, "RemoteUserCpu", now) + number(job.ad, "RemoteSysCpu", now)
+def cpu_seconds(job: Job, now: float) -> Optional[float]:
+    """CPU time a job reports, ``RemoteUserCpu + RemoteSysCpu``; None when the ad has
+    neither counter."""
+    user = number(job.ad, "RemoteUserCpu", now, -1.0)
+    system = number(job.ad, "RemoteSysCpu", now, -1.0)
+    if user < 0 and system < 0:
+        return None
+    return max(user, 0.0) + max(system, 0.0)
+
+
+def slot_seconds(running: Sequence[Job], since: Mapping[str, Ledger], now: float) -> dict[str, float]:
+    """Slot-seconds each submitter's running jobs used since its last ledger update."""
+    out: dict[str, float] = {}
+    for j in running:
+        out[j.submitter] = out.get(j.submitter, 0.0) + cpus(j, now) * seconds_since(j, since, now)
+    return out
+
+
+def seconds_since(job: Job, since: Mapping[str, Ledger], now: float) -> float:
+    """How long a running job ran since its submitter's last ledger update (all of its
+    run when the submitter has none)."""
+    old = since.get(job.submitter)
+    wall = wall_seconds(job, now)
+    return min(max(0.0, now - old.updated), wall) if old is not None else wall
+
+
+def stamp(running: Sequence[Job], old: Mapping[str, Ledger]) -> set[str]:
+    """The entities a ledger update covers: the stored ones and every running job's submitter."""
+    return {j.submitter for j in running} | set(old)
 
 
 def group_of(job: Job, now: float) -> Optional[str]:
@@ -131,7 +158,8 @@ class Runner:
         return dict(old)
 
 
-__all__ = ["Ledger", "Pending", "PoolShape", "Runner", "SortedRunner", "cpu_seconds", "cpus", "evaluate_number", "group_of", "number", "text", "wall_seconds"]
+__all__ = ["Ledger", "Pending", "PoolShape", "Runner", "SortedRunner", "cpu_seconds", "cpus", "evaluate_number",
+           "group_of", "number", "seconds_since", "slot_seconds", "stamp", "text", "wall_seconds"]
 
 
 class SortedRunner(Runner):

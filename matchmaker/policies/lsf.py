@@ -1,8 +1,10 @@
 """LSF fair share: a share account's dynamic priority, its decay and the dispatch walk.
 
 ``dynamic_priority = shares / max(D, floor)`` where ``D`` weighs the account's decayed
-CPU hours, run hours, job slots (``1 + slots``) and the optional terms; larger is
-served first.  After every dispatch the winner's slots grow by the job's slots and
+CPU hours, run hours, job slots (``1 + slots``) and the optional terms (historical and
+committed run time, forwarded slots, the fair-share adjustment, GPU hours); larger is
+served first.  Usage is decayed continuously: an hour used ``a`` hours ago counts
+``0.1 ** (a / HIST_HOURS)`` (:func:`tenth_after`, :func:`decayed_hours`).  After every dispatch the winner's slots grow by the job's slots and
 its priority is recomputed, so accounts alternate (:func:`dispatch_sequence`).  With a
 share tree, each level picks the sibling with the highest priority and descends
 (:func:`pick_leaf`); a group's usage is the sum over its members.
@@ -10,6 +12,7 @@ share tree, each level picks the sibling with the highest priority and descends
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Optional
@@ -21,7 +24,8 @@ GPU_TERMS = ("denominator", "additive")
 
 @dataclass(frozen=True)
 class LsfParams:
-    """``lsb.params`` factors with LSF's defaults; ``floor`` and ``gpu_term`` are our choices."""
+    """``lsb.params`` factors with LSF's defaults; ``floor``, ``gpu_term`` and
+    ``adjustment_threshold`` are our choices."""
 
     cpu_time_factor: float = 0.7
     run_time_factor: float = 0.7
@@ -33,6 +37,9 @@ class LsfParams:
     hist_hours: float = 5.0
     run_time_decay: bool = False
     enable_hist_run_time: bool = False
+    enable_gpu_hist_run_time: bool = False
+    run_limit_hours: float = 0.0          # the queue's RUNLIMIT (0: none)
+    adjustment_threshold: float = 1.0     # THRESHOLD of the memory adjustment
     floor: float = 0.01
     gpu_term: str = "denominator"
     run_time_times_slots: bool = True
@@ -42,17 +49,17 @@ class LsfParams:
 
 @dataclass(frozen=True)
 class LsfUsage:
-    """One share account's inputs; times are hours."""
+    """One share account's inputs; times are hours, GPU times GPU-hours (hours x GPUs)."""
 
     cpu_hours: float = 0.0            # decayed
-    run_hours: float = 0.0            # running jobs
+    run_hours: float = 0.0            # running jobs (decayed with run_time_decay)
     hist_run_hours: float = 0.0       # finished jobs, decayed (used with enable_hist_run_time)
-    committed_run_hours: float = 0.0
+    committed_run_hours: float = 0.0  # run_hours plus what the running jobs' run limits still commit
     job_slots: float = 0.0            # reserved + in use
     fwd_job_slots: float = 0.0
     fairshare_adjustment: float = 0.0
-    gpu_run_hours: float = 0.0        # (historical + running) GPU hours
-    ngpus: float = 0.0
+    gpu_run_hours: float = 0.0        # running jobs: hours x physical GPUs
+    hist_gpu_run_hours: float = 0.0   # finished jobs, decayed (used with enable_gpu_hist_run_time)
 
 
 def tenth_after(age_hours: float, hist_hours: float = 5.0) -> float:
@@ -60,6 +67,25 @@ def tenth_after(age_hours: float, hist_hours: float = 5.0) -> float:
     if hist_hours <= 0:
         return 1.0
     return 0.1 ** (age_hours / hist_hours)
+
+
+def decayed_hours(hours: float, hist_hours: float = 5.0) -> float:
+    """The decayed weight of ``hours`` of use that ended now: the integral of
+    :func:`tenth_after` over ages 0 to ``hours`` (``hours`` itself when ``hist_hours`` is 0)."""
+    if hours <= 0:
+        return 0.0
+    if hist_hours <= 0:
+        return hours
+    return hist_hours / math.log(10.0) * (1.0 - 0.1 ** (hours / hist_hours))
+
+
+def memory_adjustment(job_slots: float, used_memory: float, used_slots: float, slot_memory: float,
+                      threshold: float) -> float:
+    """The example ``libfairshareadjust`` plug-in:
+    ``(1 + slots) * ((used_memory / used_slots) / (slot_memory * THRESHOLD))`` (0 without started jobs)."""
+    if used_slots <= 0 or slot_memory <= 0 or threshold <= 0:
+        return 0.0
+    return (1.0 + job_slots) * ((used_memory / used_slots) / (slot_memory * threshold))
 
 
 def denominator(u: LsfUsage, p: LsfParams = LsfParams()) -> float:
@@ -73,9 +99,16 @@ def denominator(u: LsfUsage, p: LsfParams = LsfParams()) -> float:
             + u.fairshare_adjustment * p.fairshare_adjustment_factor)
 
 
+def gpu_term(u: LsfUsage, p: LsfParams = LsfParams()) -> float:
+    """``(historical_gpu_run_time + gpu_run_time) * ngpus_physical * GPU_RUN_TIME_FACTOR``,
+    the hours already multiplied by the GPUs in :class:`LsfUsage`."""
+    hist = u.hist_gpu_run_hours if p.enable_gpu_hist_run_time else 0.0
+    return (hist + u.gpu_run_hours) * p.gpu_run_time_factor
+
+
 def dynamic_priority(shares: float, u: LsfUsage, p: LsfParams = LsfParams()) -> float:
     """``shares / max(D, floor)``, with the GPU term in the denominator or added (``p.gpu_term``)."""
-    gpu = u.gpu_run_hours * u.ngpus * p.gpu_run_time_factor
+    gpu = gpu_term(u, p)
     d = denominator(u, p)
     if p.gpu_term == "additive":
         return shares / max(d, p.floor) + gpu
@@ -107,7 +140,7 @@ def add_usage(a: LsfUsage, b: LsfUsage) -> LsfUsage:
 
 def _fields(u: LsfUsage) -> tuple[float, ...]:
     return (u.cpu_hours, u.run_hours, u.hist_run_hours, u.committed_run_hours, u.job_slots, u.fwd_job_slots,
-            u.fairshare_adjustment, u.gpu_run_hours, u.ngpus)
+            u.fairshare_adjustment, u.gpu_run_hours, u.hist_gpu_run_hours)
 
 
 def pick_leaf(children: Mapping[str, Sequence[str]], shares: Mapping[str, float], usage: Mapping[str, LsfUsage],
@@ -138,5 +171,5 @@ def pick_leaf(children: Mapping[str, Sequence[str]], shares: Mapping[str, float]
     return node if node in ready else None
 
 
-__all__ = ["BETTER", "GPU_TERMS", "NAME", "LsfParams", "LsfUsage", "add_usage", "denominator", "dispatch_sequence",
-           "dynamic_priority", "pick_leaf", "tenth_after"]
+__all__ = ["BETTER", "GPU_TERMS", "NAME", "LsfParams", "LsfUsage", "add_usage", "decayed_hours", "denominator",
+           "dispatch_sequence", "dynamic_priority", "gpu_term", "memory_adjustment", "pick_leaf", "tenth_after"]

@@ -125,31 +125,52 @@ def parse_slices(text: str) -> tuple[tuple[float, float, float], ...]:
     return tuple(out)
 
 
+def _refuse_unknown(knobs: Any, prefix: str, model: str) -> None:
+    """A configured ``<prefix>...`` name that is no declared knob is an error: a knob the
+    model would ignore must not look as if it worked."""
+    for name in knobs.config.names():
+        bare = name.upper().rpartition(".")[2]
+        if bare.startswith(prefix) and bare not in KNOBS:
+            raise ConfigError(f"{name}: not a knob of the {model} model (docs/policies.md lists them)",
+                              **_where(knobs, name))
+
+
+def lsf_params(knobs: Any) -> LsfParams:
+    """The ``LSF_*`` knobs as :class:`LsfParams`, every one checked."""
+    g = knobs.get
+    _refuse_unknown(knobs, "LSF_", "LSF")
+    try:
+        shares = parse_shares(g("LSF_USER_SHARES") or "")
+    except ValueError as exc:
+        raise ConfigError(f"LSF_USER_SHARES: {exc}", **_where(knobs, "LSF_USER_SHARES")) from None
+    if g("LSF_FWD_JOB_FACTOR"):
+        raise ConfigError("LSF_FWD_JOB_FACTOR: no job is forwarded to another cluster here, so forwarded "
+                          "slots are always 0; leave it unset", **_where(knobs, "LSF_FWD_JOB_FACTOR"))
+    return LsfParams(cpu_time_factor=g("LSF_CPU_TIME_FACTOR"), run_time_factor=g("LSF_RUN_TIME_FACTOR"),
+                     run_job_factor=g("LSF_RUN_JOB_FACTOR"), committed_run_time_factor=g("LSF_COMMITTED_RUN_TIME_FACTOR"),
+                     fairshare_adjustment_factor=g("LSF_FAIRSHARE_ADJUSTMENT_FACTOR"),
+                     adjustment_threshold=g("LSF_FAIRSHARE_ADJUSTMENT_THRESHOLD"),
+                     gpu_run_time_factor=g("LSF_GPU_RUN_TIME_FACTOR"), hist_hours=g("LSF_HIST_HOURS"),
+                     run_time_decay=g("LSF_RUN_TIME_DECAY"), enable_hist_run_time=g("LSF_ENABLE_HIST_RUN_TIME"),
+                     enable_gpu_hist_run_time=g("LSF_ENABLE_GPU_HIST_RUN_TIME"),
+                     run_limit_hours=g("LSF_RUNLIMIT") / 3600.0, floor=g("LSF_PRIORITY_FLOOR"),
+                     gpu_term=_choice(knobs, "LSF_GPU_TERM", GPU_TERMS), default_shares=g("LSF_DEFAULT_SHARES"),
+                     shares=shares)
+
+
 def policy_params(knobs: Any) -> PolicyConfig:
     """The policy configuration of ``knobs`` (a :class:`~matchmaker.config.knobs.Knobs`)."""
     name = _choice(knobs, "MATCHMAKER_PRIORITY_POLICY", POLICIES)
     lookup = knobs.pattern
     slurm = slurm_params(knobs)     # checked whatever the policy: a bad value is never silent
+    lsf_checked = lsf_params(knobs)         # checked whatever the policy: a bad value is an error now
     if name == "htcondor":
         return PolicyConfig(lookup=lookup)
     g = knobs.get
     lsf = LsfParams()
     maui = MauiParams()
     if name == "lsf":
-        raw = g("LSF_USER_SHARES") or ""
-        try:
-            shares = parse_shares(raw)
-        except ValueError as exc:
-            raise ConfigError(f"LSF_USER_SHARES: {exc}", **_where(knobs, "LSF_USER_SHARES")) from None
-        lsf = LsfParams(cpu_time_factor=g("LSF_CPU_TIME_FACTOR"), run_time_factor=g("LSF_RUN_TIME_FACTOR"),
-                        run_job_factor=g("LSF_RUN_JOB_FACTOR"),
-                        committed_run_time_factor=g("LSF_COMMITTED_RUN_TIME_FACTOR"),
-                        fwd_job_factor=g("LSF_FWD_JOB_FACTOR"),
-                        fairshare_adjustment_factor=g("LSF_FAIRSHARE_ADJUSTMENT_FACTOR"),
-                        gpu_run_time_factor=g("LSF_GPU_RUN_TIME_FACTOR"), hist_hours=g("LSF_HIST_HOURS"),
-                        run_time_decay=g("LSF_RUN_TIME_DECAY"), enable_hist_run_time=g("LSF_ENABLE_HIST_RUN_TIME"),
-                        floor=g("LSF_PRIORITY_FLOOR"), gpu_term=_choice(knobs, "LSF_GPU_TERM", GPU_TERMS),
-                        default_shares=g("LSF_DEFAULT_SHARES"), shares=shares)
+        lsf = lsf_checked
     elif name == "maui":
         weights = {short: v for long, short in MAUI_COMPONENTS.items()
                    if (v := knobs.pattern("MAUI_<x>WEIGHT", long)) is not None}
@@ -227,5 +248,5 @@ def maui_target(cfg: PolicyConfig, kind: str, name: Optional[str]) -> Optional[s
     return value.strip()
 
 
-__all__ = ["MAUI_COMPONENTS", "MAUI_SUBCOMPONENTS", "POLICIES", "SLURM_FLAGS", "PolicyConfig", "maui_target",
-           "parse_shares", "parse_slices", "policy_params", "slurm_params"]
+__all__ = ["MAUI_COMPONENTS", "MAUI_SUBCOMPONENTS", "POLICIES", "SLURM_FLAGS", "PolicyConfig", "lsf_params",
+           "maui_target", "parse_shares", "parse_slices", "policy_params", "slurm_params"]

@@ -13,131 +13,27 @@
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Optional
+from typing import Any
 
-from ..pool.ads import Job
-from . import lsf, maui
+from . import maui
 from .dirac_runner import DiracRunner
-from .jobs import Ledger, Pending, Runner, SortedRunner, cpus, evaluate_number, group_of, number, text, wall_seconds
+from .jobs import (
+    Ledger,
+    Pending,
+    Runner,
+    SortedRunner,
+    cpus,
+    evaluate_number,
+    group_of,
+    number,
+    slot_seconds as _slot_seconds,
+    stamp as _stamp,
+    text,
+)
+from .lsf_runner import LsfRunner
 from .params import PolicyConfig, maui_target
 from .slurm_runner import SlurmRunner
-
-
-def _slot_seconds(running: Sequence[Job], since: Mapping[str, Ledger], now: float) -> dict[str, float]:
-    """Slot-seconds each submitter's running jobs used since its last ledger update."""
-    out: dict[str, float] = {}
-    for j in running:
-        old = since.get(j.submitter)
-        wall = wall_seconds(j, now)
-        dt = min(max(0.0, now - old.updated), wall) if old is not None else wall
-        out[j.submitter] = out.get(j.submitter, 0.0) + cpus(j, now) * dt
-    return out
-
-
-def _stamp(running: Sequence[Job], old: Mapping[str, Ledger], now: float) -> set[str]:
-    return {j.submitter for j in running} | set(old)
-
-
-class LsfRunner(Runner):
-    name = "lsf"
-
-    def __init__(self, cfg: PolicyConfig) -> None:
-        self.p, self.expr = cfg.lsf, cfg.priority_expr
-        self.usage: dict[str, lsf.LsfUsage] = {}
-        self.now = 0.0
-
-    def shares(self, account: str) -> float:
-        s = self.p.shares
-        return s.get(account, s.get(account.partition("@")[0], self.p.default_shares))
-
-    def begin_cycle(self, now, pending, running, ledger, pool_cpus) -> None:
-        self.now = now
-        self.queues: dict[str, deque[Pending]] = {}
-        for item in pending:
-            self.queues.setdefault(item.job.submitter, deque()).append(item)
-        accounts = {p.job.submitter for p in pending} | {j.submitter for j in running} | set(ledger)
-        self.tree = any("." in a.partition("@")[0] for a in accounts)
-        for a in sorted(accounts):
-            mine = [j for j in running if j.submitter == a]
-            hist = ledger.get(a, Ledger())
-            age_h = max(0.0, now - hist.updated) / 3600.0
-            self.usage[a] = lsf.LsfUsage(
-                cpu_hours=hist.value * lsf.tenth_after(age_h, self.p.hist_hours),
-                run_hours=sum(wall_seconds(j, now) / 3600.0 * (cpus(j, now) if self.p.run_time_times_slots else 1)
-                              for j in mine),
-                job_slots=sum(cpus(j, now) for j in mine))
-
-    def account_attributes(self, account: str) -> dict[str, float]:
-        """What ``MATCHMAKER_POLICY_PRIORITY_EXPR`` sees of an account."""
-        u = self.usage.get(account, lsf.LsfUsage())
-        return {"LsfShares": self.shares(account), "LsfCpuHours": u.cpu_hours, "LsfRunHours": u.run_hours,
-                "LsfHistRunHours": u.hist_run_hours, "LsfJobSlots": u.job_slots}
-
-    def priority(self, account: str) -> float:
-        if self.expr is not None:
-            v = evaluate_number(self.expr, self.account_attributes(account), self.now)
-            return v if v is not None else 0.0
-        return lsf.dynamic_priority(self.shares(account), self.usage.get(account, lsf.LsfUsage()), self.p)
-
-    def pick(self) -> Optional[Pending]:
-        ready = {a for a, q in self.queues.items() if q}
-        if not ready:
-            return None
-        if self.tree:
-            best = self._walk(ready)
-        else:
-            best = max(sorted(ready), key=self.priority)
-        return self.queues[best].popleft()
-
-    def _walk(self, ready: set[str]) -> str:
-        """The hierarchical pick: accounting-group prefixes (``group_a.sub.user@d``) are
-        the share tree, walked top down by :func:`lsf.pick_leaf`."""
-        children: dict[str, list[str]] = {}
-        for account in sorted(ready | set(self.usage)):
-            parts = account.partition("@")[0].split(".")
-            parent = ""
-            for depth in range(1, len(parts)):
-                node = ".".join(parts[:depth])
-                if node not in children.setdefault(parent, []):
-                    children[parent].append(node)
-                parent = node
-            if account not in children.setdefault(parent, []):
-                children[parent].append(account)
-
-        def priority(node: str, u: lsf.LsfUsage) -> float:
-            if self.expr is not None:
-                attrs = {"LsfShares": self.shares(node), "LsfCpuHours": u.cpu_hours, "LsfRunHours": u.run_hours,
-                         "LsfHistRunHours": u.hist_run_hours, "LsfJobSlots": u.job_slots}
-                v = evaluate_number(self.expr, attrs, self.now)
-                return v if v is not None else 0.0
-            return lsf.dynamic_priority(self.shares(node), u, self.p)
-
-        leaf = lsf.pick_leaf(children, {}, self.usage, ready, self.p, priority=priority)
-        return leaf if leaf is not None else max(sorted(ready), key=self.priority)
-
-    def on_match(self, job) -> None:
-        u = self.usage.get(job.submitter, lsf.LsfUsage())
-        self.usage[job.submitter] = replace(u, job_slots=u.job_slots + cpus(job, self.now))
-
-    def attributes(self, job) -> dict[str, Any]:
-        return {**self.account_attributes(job.submitter), "LsfDynamicPriority": self.priority(job.submitter)}
-
-    def report(self) -> list[dict[str, Any]]:
-        rows = [{"name": a, "shares": self.shares(a), "priority": self.priority(a), "started": u.job_slots,
-                 "cpu_hours": u.cpu_hours, "run_hours": u.run_hours} for a, u in self.usage.items()]
-        return sorted(rows, key=lambda r: (-r["priority"], r["name"]))
-
-    def ledger(self, now, running, old) -> dict[str, Ledger]:
-        used = _slot_seconds(running, old, now)
-        out = {}
-        for a in _stamp(running, old, now):
-            h = old.get(a, Ledger(updated=now))
-            decayed = h.value * lsf.tenth_after(max(0.0, now - h.updated) / 3600.0, self.p.hist_hours)
-            out[a] = Ledger(decayed + used.get(a, 0.0) / 3600.0, updated=now)
-        return out
 
 
 class MauiRunner(SortedRunner):
@@ -219,7 +115,7 @@ class MauiRunner(SortedRunner):
     def ledger(self, now, running, old) -> dict[str, Ledger]:
         used = _slot_seconds(running, old, now)
         out = {}
-        for a in _stamp(running, old, now):
+        for a in _stamp(running, old):
             h = old.get(a, Ledger(updated=now))
             b = list(_shifted(h, now, self.p)) or [0.0]
             b[0] += used.get(a, 0.0)

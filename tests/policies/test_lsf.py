@@ -48,7 +48,8 @@ def test_l3_static_floor():
 
 
 def test_l3_gpu_term():
-    u = LsfUsage(cpu_hours=2, run_hours=2, job_slots=1, gpu_run_hours=2, ngpus=2)
+    # (historical 0 + run 2 h) x 2 physical GPUs = 4 GPU-hours
+    u = LsfUsage(cpu_hours=2, run_hours=2, job_slots=1, gpu_run_hours=4)
     add = LsfParams(gpu_run_time_factor=0.5, gpu_term="additive")
     den = LsfParams(gpu_run_time_factor=0.5)
     assert dynamic_priority(10, u, add) == pytest.approx(3.13636, abs=1e-5)

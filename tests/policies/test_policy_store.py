@@ -31,14 +31,17 @@ def test_lsf_usage_is_stored_and_decays(tmp_path):
     assert negotiate("lsf", db).returncode == 0
     with Accountant.load(db) as acct:
         usage = acct.policy_usage("lsf")
-    # carol's running job has run 7200 s on one slot: 2 slot-hours charged at NOW
-    assert usage["carol@example.org"][0] == pytest.approx(2.0)
+    # carol's running job has run 7200 s on one slot, no CPU counters: its 2 wall hours, each
+    # decayed by its age, are 5/ln 10 * (1 - 0.1 ** (2/5)) = 2.171472 * 0.601893 = 1.306994;
+    # the run hours of all jobs (the ledger's first bucket) are the same
+    assert usage["carol@example.org"][0] == pytest.approx(1.306994, abs=1e-6)
+    assert usage["carol@example.org"][1] == pytest.approx((1.306994, 0.0), abs=1e-6)
     assert negotiate("lsf", db, NOW + 5 * 3600).returncode == 0
     with Accountant.load(db) as acct:
         usage = acct.policy_usage("lsf")
-    # five hours later: 2 h decayed to a tenth (HIST_HOURS 5), plus what the job ran since:
-    # its ad still reports 7200 s of wall time, so at most 2 slot-hours
-    assert usage["carol@example.org"][0] == pytest.approx(0.2 + 2.0, abs=1e-3)
+    # five hours later the first charge counts a tenth (HIST_HOURS 5), plus what the job ran
+    # since: its ad still reports 7200 s of wall time, so 2 hours again: 0.130699 + 1.306994
+    assert usage["carol@example.org"][0] == pytest.approx(0.1306994 + 1.306994, abs=1e-6)
 
 
 def test_maui_buckets_shift_per_interval(tmp_path):
@@ -60,7 +63,7 @@ def test_slurm_usage_decays_by_its_half_life(tmp_path):
     assert first == pytest.approx(7200.0)
 
 
-@pytest.mark.parametrize("policy, header", [("lsf", "USER/GROUP"), ("maui", "JOB"), ("dirac", "TASKQUEUE"),
+@pytest.mark.parametrize("policy, header", [("lsf", "SHARE_INFO_FOR  USER/GROUP"), ("maui", "JOB"), ("dirac", "TASKQUEUE"),
                                             ("slurm", "JOBID")])
 def test_userprio_shows_the_policy_breakdown(tmp_path, policy, header):
     db = tmp_path / "acct.db"
