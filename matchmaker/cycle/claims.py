@@ -71,8 +71,9 @@ def rounding_of(settings: Settings) -> Rounding:
 class _Claims:
     """The ads being rewritten while the matches are claimed."""
 
-    def __init__(self, pool: Pool, settings: Settings) -> None:
+    def __init__(self, pool: Pool, settings: Settings, now: Optional[float] = None) -> None:
         self.settings = settings
+        self.started_at = {} if now is None else {"JobCurrentStartDate": now, "EnteredCurrentStatus": now}
         self.rounding = rounding_of(settings)
         self.jobs = {j.id: j for j in pool.jobs}
         self.job_ads = {j.id: j.ad for j in pool.jobs}
@@ -149,7 +150,7 @@ class _Claims:
             claim.update({"RemoteGroup": m.group, "RemoteNegotiatingGroup": m.negotiating_group,
                           "RemoteAutoregroup": m.autoregroup})
         self.slot_ads[slot] = _with(ad, **claim)
-        self.job_ads[job.id] = _with(job.ad, JobStatus=RUNNING, RemoteHost=slot)
+        self.job_ads[job.id] = _with(job.ad, JobStatus=RUNNING, RemoteHost=slot, **self.started_at)
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
 
@@ -170,9 +171,11 @@ class _Claims:
         return replace(pool, slots=slots, jobs=jobs, refused=[])
 
 
-def claim_matches(pool: Pool, result: CycleResult, settings: Settings) -> Claimed:
-    """The pool after ``result``'s matches were claimed (see the module docstring)."""
-    run = _Claims(pool, settings)
+def claim_matches(pool: Pool, result: CycleResult, settings: Settings, now: Optional[float] = None) -> Claimed:
+    """The pool after ``result``'s matches were claimed (see the module docstring); with
+    ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
+    so a priority policy can tell how long it has run."""
+    run = _Claims(pool, settings, now)
     for m in result.matches:
         run.claim(m)
     if settings.claim_leftovers:

@@ -165,7 +165,7 @@ class _Run:
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
         """Apply the matches, the splits and the leftovers; returns preemptions per submitter."""
-        claimed = claim_matches(pool, result, self.settings)
+        claimed = claim_matches(pool, result, self.settings, t)
         records = {r.id: r for r in claimed.pool.jobs}
         slots = {s.name: s for s in claimed.pool.slots}
         preempted: dict[str, int] = {}
