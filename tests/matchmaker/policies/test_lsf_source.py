@@ -27,6 +27,7 @@ from matchmaker.cycle.ephemeral import StaticPriorities
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.errors import ConfigError
 from matchmaker.policies import lsf
+from matchmaker.policies.jobs import PoolShape
 from matchmaker.policies.params import policy_params
 from matchmaker.policies.runners import make_runner
 from matchmaker.pool.ads import parse_old_ads, pool_from_ads
@@ -34,6 +35,7 @@ from matchmaker.pool.ads import parse_old_ads, pool_from_ads
 NOW = 1_000_000.0
 H = 3600.0
 K1, K2, K5 = 0.801366, 1.306994, 1.954325
+POOL = PoolShape(cpus=1.0, nodes=1.0)
 
 
 def ads(text: str) -> list[ClassAd]:
@@ -174,11 +176,11 @@ def test_historical_run_time_of_a_finished_job():
     later = NOW + 2 * H
     runner = make_runner(policy_params(Knobs.from_string(
         "MATCHMAKER_PRIORITY_POLICY = lsf\nLSF_ENABLE_HIST_RUN_TIME = true\n" + SHARES)))
-    runner.begin_cycle(later, [], [], runner.ledger(later, [], first), 1.0)
+    runner.begin_cycle(later, [], [], runner.ledger(later, [], first), POOL)
     assert runner.usage["A@d"].hist_run_hours == pytest.approx(0.319030, abs=1e-6)
     assert runner.priority("A@d") == pytest.approx(2.901375, abs=1e-5)
     plain = make_runner(policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\n" + SHARES)))
-    plain.begin_cycle(later, [], [], plain.ledger(later, [], first), 1.0)
+    plain.begin_cycle(later, [], [], plain.ledger(later, [], first), POOL)
     assert plain.priority("A@d") == pytest.approx(3.102391, abs=1e-5)
 
 
@@ -193,7 +195,7 @@ def test_a_running_job_is_not_history():
     runner = make_runner(policy_params(Knobs.from_string(
         "MATCHMAKER_PRIORITY_POLICY = lsf\nLSF_ENABLE_HIST_RUN_TIME = true\n" + SHARES)))
     run_jobs = [j for j in pool_from_ads([], ads(jobs)).jobs]
-    runner.begin_cycle(later, [], run_jobs, led, 1.0)
+    runner.begin_cycle(later, [], run_jobs, led, POOL)
     assert runner.usage["A@d"].hist_run_hours == pytest.approx(0.0, abs=1e-9)
     assert runner.usage["A@d"].run_hours == pytest.approx(2.0)
 
@@ -219,7 +221,7 @@ def test_historical_gpu_hours_count_when_enabled():
     for extra, want in (("LSF_ENABLE_GPU_HIST_RUN_TIME = true\n", 2.099515), ("", 2.808234)):
         runner = make_runner(policy_params(Knobs.from_string(
             "MATCHMAKER_PRIORITY_POLICY = lsf\nLSF_GPU_RUN_TIME_FACTOR = 0.5\n" + SHARES + extra)))
-        runner.begin_cycle(NOW, [], [], led, 1.0)
+        runner.begin_cycle(NOW, [], [], led, POOL)
         assert runner.priority("A@d") == pytest.approx(want, abs=1e-5)
 
 
