@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..config.knobs import KNOBS
+from ..config.language import SUBSYSTEMS
 from ..errors import ConfigError
 from .dirac import DEFAULT_SHARE
 from .lsf import GPU_TERMS, LsfParams
@@ -129,7 +130,8 @@ def _refuse_unknown(knobs: Any, prefix: str, model: str) -> None:
     """A configured ``<prefix>...`` name that is no declared knob is an error: a knob the
     model would ignore must not look as if it worked."""
     for name in knobs.config.names():
-        bare = name.upper().rpartition(".")[2]
+        head, dot, rest = name.upper().partition(".")
+        bare = rest if dot and head in SUBSYSTEMS else name.upper()
         if bare.startswith(prefix) and bare not in KNOBS:
             raise ConfigError(f"{name}: not a knob of the {model} model (docs/policies.md lists them)",
                               **_where(knobs, name))

@@ -355,3 +355,10 @@ def test_a_job_started_by_the_simulator_is_charged_for_its_run(tmp_path):
     assert updated == start + 600
     assert value == pytest.approx(0.160431, abs=1e-6)
     assert buckets[0] == pytest.approx(0.160431, abs=1e-6)
+
+
+def test_a_dotted_name_ending_in_lsf_is_not_an_lsf_knob():
+    """``GROUP_QUOTA_physics.lsf_users`` is a group quota, not an LSF knob."""
+    cfg = policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\nGROUP_QUOTA_physics.LSF_users = 3\n"
+                                          "NEGOTIATOR.LSF_RUN_JOB_FACTOR = 2\n"))
+    assert cfg.lsf.run_job_factor == 2
