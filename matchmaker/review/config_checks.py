@@ -15,8 +15,9 @@ from classad.errors import ClassAdError
 from classad.parser import parse_expr
 
 from ..config.knobs import DEFAULTS, KNOBS, Knobs
-from ..config.settings import Settings
+from ..config.settings import Settings, group_tree_from_knobs
 from ..errors import ConfigError
+from ..groups.quotas import GroupTree
 from ..policies.params import policy_params
 from .findings import Finding
 from .names import known_names, or_list, suggestions
@@ -38,6 +39,7 @@ class ConfigReview:
     knobs: Optional[Knobs] = None
     config: Optional[RecordingConfig] = None
     settings: Optional[Settings] = None
+    group_tree: Optional[GroupTree] = None
     findings: list[Finding] = field(default_factory=list)
     source: SourceText = field(default_factory=SourceText)
 
@@ -187,7 +189,8 @@ def check_expressions(review: ConfigReview) -> None:
         except ClassAdError as exc:
             start = review.source.value_column(d.file, d.line)
             message = f"{d.name} is not a valid expression: {' '.join(exc.message.split())}"
-            if raw == d.value.strip() and "\n" not in raw and exc.column is not None:
+            one_line = not review.source.line_text(d.file, d.line).rstrip().endswith("\\")
+            if raw == d.value.strip() and "\n" not in raw and one_line and exc.column is not None:
                 review.at(d.file, d.line, "expr-syntax", message, start + exc.column - 1)
             else:
                 shown = f" (line {exc.line}, column {exc.column} of its expanded value)" if exc.column else ""
@@ -209,15 +212,25 @@ def check_values(review: ConfigReview) -> None:
         except ConfigError as exc:
             review.error(exc, "knob-value")
             failed = True
-    if failed or any(f.code == "expr-syntax" for f in review.findings):
+    try:
+        review.group_tree = group_tree_from_knobs(knobs)
+    except ConfigError as exc:
+        _once(review, exc)
+    if failed:
         return
     try:
         settings = Settings.from_knobs(knobs)
         policy = policy_params(knobs)
     except ConfigError as exc:
-        review.error(exc, "knob-value" if exc.line is not None else "config-error")
+        _once(review, exc)
         return
     review.settings = settings if policy.name == "htcondor" else replace(settings, priority_policy=policy)
+
+
+def _once(review: ConfigReview, exc: ConfigError) -> None:
+    """``exc`` as a finding, unless one is already reported on its line."""
+    if not any(f.file == exc.file and f.line == exc.line for f in review.findings):
+        review.error(exc, "knob-value" if exc.line is not None else "config-error")
 
 
 __all__ = ["ConfigReview", "GROUP_PREFIXES", "check_config"]

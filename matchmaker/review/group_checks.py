@@ -15,6 +15,7 @@ from classad.evaluate import evaluate_top
 from classad.values import UNDEFINED
 
 from ..cycle.ephemeral import MatchState
+from ..errors import ConfigError
 from ..groups.membership import group_of_submitter
 from ..groups.quotas import ROOT, GroupTree
 from ..pool.ads import Job
@@ -39,7 +40,7 @@ def _at(review: ConfigReview, knob: str, code: str, message: str, needle: Option
 def check_groups(review: ConfigReview, pool_weight: Optional[float] = None,
                  jobs: Sequence[Job] = ()) -> list[Finding]:
     """Every group finding; ``pool_weight`` and ``jobs`` enable the checks that need ads."""
-    tree = review.settings.group_tree if review.settings is not None else None
+    tree = review.group_tree
     if tree is None:
         return []
     out = _tree_warnings(review, tree) + _dynamic_sums(review, tree) + _no_quota(review, tree)
@@ -125,9 +126,14 @@ def _unlisted(review: ConfigReview, tree: GroupTree, jobs: Sequence[Job]) -> lis
 
 
 def _sort_expr(review: ConfigReview, tree: GroupTree) -> list[Finding]:
-    expr = review.settings.group_sort_expr if review.settings is not None else None
     cfg = review.config
-    if expr is None or cfg is None or cfg.definition("GROUP_SORT_EXPR") is None:
+    if cfg is None or review.knobs is None or cfg.definition("GROUP_SORT_EXPR") is None:
+        return []
+    try:
+        expr = review.knobs.get("GROUP_SORT_EXPR")
+    except ConfigError:
+        return []                  # reported as expr-syntax or knob-value
+    if expr is None:
         return []
     bad = []
     for name in tree.order:

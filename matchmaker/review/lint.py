@@ -39,7 +39,7 @@ AD_ATTRIBUTES = {JOB: ("Requirements", "Rank"), SLOT: ("Requirements", "START", 
 def lint_review(review: ConfigReview, pool: Optional[Pool] = None, now: Optional[float] = None) -> LintReport:
     """The sorted report of a configuration's findings and, with ``pool``, the pool's."""
     findings = list(review.findings)
-    if review.settings is not None:
+    if review.group_tree is not None:
         findings += check_groups(review, None if pool is None else sum(s.weight for s in pool.slots),
                                  pool.jobs if pool is not None else ())
     if pool is not None:

@@ -218,3 +218,13 @@ def test_one_letter_changed_is_suggested(name, data):
     assert len(found) == 1, report.text()
     suggested = re.search(r"did you mean (.*)\?", found[0].message).group(1)  # type: ignore[union-attr]
     assert name in re.split(r", | or ", suggested)
+
+
+def test_one_bad_expression_does_not_hide_the_group_findings(tmp_path):
+    """A broken PREEMPTION_RANK stops the settings, not the group checks; a broken value
+    continued over two lines is reported at the value's start (column 9 of line 1)."""
+    text = "GROUP_NAMES = a, x.y\nGROUP_QUOTA_a = 1\nPREEMPTION_RANK = (\nSTART = \\\n  Memory >\n"
+    report = run_lint(tmp_path, text, None)
+    assert sorted(report.codes()) == ["expr-syntax", "expr-syntax", "group-invalid-name"]   # x.y is ignored
+    start = next(f for f in report.findings if f.message.startswith("START"))
+    assert (start.line, start.column) == (4, 9)
