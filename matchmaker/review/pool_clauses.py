@@ -12,7 +12,9 @@ their own ad are equal are evaluated once, and reported once with their number.
 
 Clauses that read what the negotiator adds during a cycle (``SubmitterUserPrio``,
 ``RemoteUserPrio``, ``ResourcesInUseByUser(...)``, ...) are skipped: the ads on disk
-do not have those values yet.
+do not have those values yet.  So are clauses that read only their own ad
+(``KeyboardIdle > 15 * 60`` on a desktop in use): they describe the machine's state at
+the time of the dump, not a condition on the other side.
 """
 
 from __future__ import annotations
@@ -64,6 +66,13 @@ def _calls(text: str) -> list[str]:
     return re.findall(r"([A-Za-z_]\w*)\s*\(", text)
 
 
+def _reads_other(node: ast.Node, ad: ClassAd) -> bool:
+    """Whether ``node`` reads the other side: ``TARGET.x``, or a bare name its own ad lacks.
+    A clause of the ad's own attributes only (``KeyboardIdle > 15 * 60``) is the machine's
+    state at the time of the dump, not a condition on the match."""
+    return any(r.scope == "target" or (r.scope == "" and ad.get_node(r.name) is None) for r in references(node))
+
+
 def _key(ad: ClassAd, attribute: str, node: ast.Node) -> tuple:
     """The expression's text and the values it reads of its own ad."""
     own = sorted({r.name.lower() for r in references(node) if r.scope != "target"})
@@ -102,7 +111,7 @@ def dead_clauses(owners: Sequence[Owner], kind: str, others: Sequence[ClassAd], 
     detail: dict[tuple, str] = {}
     for (attribute, text, _), group in groups.items():
         ad = group.owners[0].ad
-        clauses = [c for c in expanded(ad, attribute) if not _reads_live(c.node)]
+        clauses = [c for c in expanded(ad, attribute) if not _reads_live(c.node) and _reads_other(c.node, ad)]
         found = False
         for c in clauses:
             col = evaluate_column(c.node, table, row_side="target", other=ad, state=state)

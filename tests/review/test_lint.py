@@ -228,3 +228,29 @@ def test_one_bad_expression_does_not_hide_the_group_findings(tmp_path):
     assert sorted(report.codes()) == ["expr-syntax", "expr-syntax", "group-invalid-name"]   # x.y is ignored
     start = next(f for f in report.findings if f.message.startswith("START"))
     assert (start.line, start.column) == (4, 9)
+
+
+def test_a_clause_of_the_slots_own_state_is_no_finding(tmp_path):
+    """A desktop in use (``KeyboardIdle`` 0) refuses every job through ``KeyboardIdle >
+    15 * 60``: the machine's state, not a mistake.  The clause on the job beside it is."""
+    slots = ('Name = "desk1"\nCpus = 1\nMemory = 2048\nOpSys = "LINUX"\nKeyboardIdle = 0\nRequirements = START\n'
+             'START = KeyboardIdle > 15 * 60 && TARGET.Owner == "nobody"\n')
+    (tmp_path / "c.config").write_text("")
+    (tmp_path / "slots.ads").write_text(slots)
+    (tmp_path / "jobs.ads").write_text(GOOD_JOB)
+    report = lint(tmp_path / "c.config", tmp_path / "slots.ads", tmp_path / "jobs.ads", environ={})
+    dead = [f.message for f in report.findings if f.code == "clause-dead"]
+    assert len(dead) == 1 and 'TARGET.Owner == "nobody"' in dead[0] and "clause 2" in dead[0], report.text()
+
+
+def test_realistic_pool(tmp_path):
+    """The benchmark's realistic pool (100 slot ads, desktops, Docker nodes, groups):
+    nothing wrong except the slots lacking ``HasDocker`` that some jobs ask for (notes)."""
+    from benchmarks import realistic_pool
+
+    realistic_pool.write_pool(tmp_path, slots=100)
+    config = next(tmp_path.glob("*.config"))
+    report = lint(config, tmp_path / "slots.ads", tmp_path / "jobs.ads", now=realistic_pool.NOW, environ={})
+    assert report.count("error") == 0 and report.count("warning") == 0, report.text()
+    assert {f.code for f in report.findings} <= {"attr-partial"}
+    assert all("HasDocker" in f.message for f in report.findings)
