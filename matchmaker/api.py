@@ -234,12 +234,18 @@ def diff(config_a: str | os.PathLike, config_b: str | os.PathLike, slots: str | 
     ``NEGOTIATOR_INTERVAL``, used for both so the cycles line up; each starts from an
     empty accountant), compared as a :class:`SeriesDiff`."""
     a, b = load(config_a, slots, jobs), load(config_b, slots, jobs)
+    warnings = [f"A: {w}" for w in a.warnings] + [f"B: {w}" for w in b.warnings]
+    result: CycleDiff | SeriesDiff
     if duration is None:
-        return cycle_diff(analyze(a, now=now, state=state), analyze(b, now=now, state=state))
-    step = float(interval if interval is not None else a.knobs.get("NEGOTIATOR_INTERVAL"))
-    runs = [simulate(x, start=now, duration=duration, interval=step, seed=seed, job_duration=job_duration)
-            for x in (a, b)]
-    return series_diff(runs[0], runs[1])
+        result = cycle_diff(analyze(a, now=now, state=state), analyze(b, now=now, state=state))
+    else:
+        step = float(interval if interval is not None else a.knobs.get("NEGOTIATOR_INTERVAL"))
+        runs = [simulate(x, start=now, duration=duration, interval=step, seed=seed, job_duration=job_duration)
+                for x in (a, b)]
+        result = series_diff(runs[0], runs[1])
+        warnings += [f"{side}: {w}" for side, run in zip("AB", runs) for w in run.warnings]
+    result.warnings = list(dict.fromkeys(warnings))
+    return result
 
 
 __all__ = ["Loaded", "analyze", "check_time", "diff", "lint", "load", "load_ads", "negotiate", "pool_options", "settings_from", "simulate"]

@@ -60,6 +60,8 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     a, b = args.config
     result = diff(a, b, args.slots, args.jobs, now=now, duration=args.duration, interval=args.interval,
                   state=args.state, seed=args.seed)
+    for w in result.warnings:
+        err.write(f"{PROG}: {w}\n")
     if args.out and not isinstance(result, CycleDiff):
         directory = Path(args.out)
         directory.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ knobs and settings when the file is usable, and the findings.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
@@ -63,6 +64,7 @@ def check_config(path: str, environ: Optional[dict[str, str]] = None) -> ConfigR
     except ConfigError as exc:
         review.error(exc, "config-error")
         return review
+    check_reader_warnings(review)
     check_names(review)
     check_macros(review)
     check_overrides(review)
@@ -83,6 +85,21 @@ def _group_names(review: ConfigReview) -> list[str]:
         return review.knobs.group_names() if review.knobs is not None else []
     except ConfigError:
         return []
+
+
+_WARNING_RE = re.compile(r"(?P<file>.+?):(?P<line>\d+): (?P<message>.*)\Z", re.S)
+
+
+def check_reader_warnings(review: ConfigReview) -> None:
+    """config-warning: what the reader itself warns about (``warning :`` statements,
+    ignored ``use`` templates, the obsolete ``:`` assignment)."""
+    assert review.config is not None
+    for w in review.config.warnings:
+        m = _WARNING_RE.match(w)
+        if m is None:
+            review.at(review.path, 1, "config-warning", w)
+        else:
+            review.at(m.group("file"), int(m.group("line")), "config-warning", " ".join(m.group("message").split()))
 
 
 def check_names(review: ConfigReview) -> None:

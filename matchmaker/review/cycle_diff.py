@@ -77,6 +77,7 @@ class CycleDiff:
     groups: list[ShareRow] = field(default_factory=list)
     preemptions_added: list[PreemptionRow] = field(default_factory=list)
     preemptions_removed: list[PreemptionRow] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)     # reading the configurations and ads
 
     @property
     def empty(self) -> bool:

@@ -29,6 +29,7 @@ class SeriesDiff:
     rows: list[dict[str, Any]] = field(default_factory=list)
     summary: list[dict[str, Any]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)     # reading the configurations and ads, and the runs
 
     @property
     def empty(self) -> bool:
@@ -36,7 +37,8 @@ class SeriesDiff:
         return all(_same(r[f"{f}_a"], r[f"{f}_b"]) for r in self.rows for f in FIELDS)
 
     def to_json(self) -> dict[str, Any]:
-        return {"meta": self.meta, "empty": self.empty, "summary": self.summary, "rows": self.rows}
+        return {"meta": self.meta, "empty": self.empty, "summary": self.summary, "rows": self.rows,
+                "warnings": self.warnings}
 
 
 def _same(x: Optional[float], y: Optional[float]) -> bool:

@@ -124,3 +124,16 @@ def test_usage_errors():
     assert run("diff", "--config", c, "--config", c, "--slots", s, "--jobs", j, "--duration", "1h", "--plot")[0] == 2
     status, out, _ = run("diff", "--config", c, "--config", c, "--slots", s, "--jobs", j, "--now", str(NOW), "--json")
     assert status == 0 and json.loads(out)["empty"] is True
+
+
+def test_reading_warnings_are_passed_on(tmp_path):
+    """A group without its parent is ignored with a warning; diff names the side it came
+    from and prints it on stderr (nothing else changes)."""
+    shutil.copy(GROUPS / "groups.map", tmp_path / "groups.map")
+    (tmp_path / "b.config").write_text((GROUPS / "groups.config").read_text() +
+                                       "GROUP_NAMES = $(GROUP_NAMES), x.y\nGROUP_QUOTA_x.y = 1\n")
+    d = diff(GROUPS / "groups.config", tmp_path / "b.config", GROUPS / "slots.ads", GROUPS / "jobs.ads", now=NOW)
+    assert d.empty and len(d.warnings) == 1 and d.warnings[0].startswith("B: ") and "'x.y'" in d.warnings[0]
+    status, _, err = run("diff", "--config", str(GROUPS / "groups.config"), "--config", str(tmp_path / "b.config"),
+                         "--slots", str(GROUPS / "slots.ads"), "--jobs", str(GROUPS / "jobs.ads"), "--now", str(NOW))
+    assert status == 0 and err.startswith("matchmaker: B: ") and "'x.y'" in err

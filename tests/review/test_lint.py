@@ -41,6 +41,7 @@ CASES: dict[str, tuple[str, str | None, str, str | None]] = {
     "config-error": ("if true\nX = 1\n", None, "if true\nX = 1\nendif\n", None),
     "knob-value": ("PRIORITY_HALFLIFE = abc\n", None, "PRIORITY_HALFLIFE = 3600\n", None),
     "expr-syntax": ("START = Memory >\n", None, "START = Memory > 1\n", None),
+    "config-warning": ("use ROLE : Personal\nX = 1\n", None, "X = 1\n", None),
     "knob-unknown": ("PREEMPTION_REQUIRMENTS = False\n", None, "PREEMPTION_REQUIREMENTS = False\n", None),
     "group-knob-unknown": ("GROUP_NAMES = group_a\nGROUP_QUOTA_group_a = 1\nGROUP_QUOTA_group_b = 3\n", None,
                            "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 1\nGROUP_QUOTA_group_b = 3\n",
