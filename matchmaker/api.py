@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from classad.ad import ClassAd
 
+from .accounting.priority_math import MAX_TIME
 from .accounting.reports import check_edit
 from .accounting.store import Accountant
 from .analyze.pool_view import PoolView, prepare
@@ -112,10 +113,9 @@ def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] 
         acct.close()
 
 
-# The latest time accepted: the end of the year 9999 (UTC), as in HTCondor's date handling.
-# A time beyond it is a mistake (milliseconds for seconds, a stray exponent) that would
-# otherwise be charged as usage and stored.
-MAX_TIME = 253_402_300_799.0
+# The latest time accepted (:data:`~matchmaker.accounting.priority_math.MAX_TIME`): a time
+# beyond it is a mistake (milliseconds for seconds, a stray exponent) that would otherwise
+# be charged as usage and stored.
 
 # The most cycles one simulation may run (a year of one-minute cycles is 525,600).
 MAX_CYCLES = 1_000_000
@@ -248,4 +248,4 @@ def diff(config_a: str | os.PathLike, config_b: str | os.PathLike, slots: str | 
     return result
 
 
-__all__ = ["Loaded", "analyze", "check_time", "diff", "lint", "load", "load_ads", "negotiate", "pool_options", "settings_from", "simulate"]
+__all__ = ["MAX_TIME", "Loaded", "analyze", "check_time", "diff", "lint", "load", "load_ads", "negotiate", "pool_options", "settings_from", "simulate"]

@@ -18,6 +18,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 MIN_PRIORITY = 0.5          # every RUP starts here and never goes below it
+
+# The ranges of the numbers a user may give the accountant (docs/reliability.md, number
+# checks); beyond them a product (EUP = RUP x factor) or a sum of usage would overflow or
+# stop meaning anything.
+MAX_TIME = 253_402_300_799.0    # a time: the end of the year 9999 (UTC), as HTCondor's dates
+MAX_FACTOR = 1e30               # a priority factor (NICE_USER_PRIO_FACTOR is 1e10)
+MAX_AMOUNT = 1e15               # a priority, a floor or ceiling (weighted slots), an accumulated usage
 NONE_GROUP = "<none>"       # the root of the group tree
 
 

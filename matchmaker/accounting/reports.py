@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Optional, Sequence
 
-from .priority_math import NONE_GROUP, effective_priority, resolve_prio_factor
+from .priority_math import MAX_AMOUNT, MAX_FACTOR, MAX_TIME, NONE_GROUP, effective_priority, resolve_prio_factor
 from .store import Accountant, QuotaRecord
 
 DAY = 86400.0
@@ -85,19 +85,31 @@ def priority_report(acct: Accountant, *, names: Optional[Iterable[str]] = None, 
 # The edits of ``condor_userprio`` this store supports, in the order the CLI applies them,
 # with what each one's value means (the CLI's help text).
 EDITS = {
-    "setprio": "set the real user priority (RUP; a number > 0)",
-    "setfactor": "set the priority factor (a number >= 1, as condor_userprio requires)",
-    "setaccum": "set the accumulated usage (weighted slot-seconds, >= 0)",
-    "setbegin": "set the time usage began (seconds since the epoch)",
-    "setlast": "set the time of the last usage (seconds since the epoch)",
-    "setfloor": "set the floor: weighted usage guaranteed before the pie (>= 0)",
-    "setceiling": "set the ceiling: the most weighted usage allowed (-1 for none)",
+    "setprio": f"set the real user priority (RUP; a number > 0, at most {MAX_AMOUNT:g})",
+    "setfactor": f"set the priority factor (a number from 1, as condor_userprio requires, to {MAX_FACTOR:g})",
+    "setaccum": f"set the accumulated usage (weighted slot-seconds, 0 to {MAX_AMOUNT:g})",
+    "setbegin": "set the time usage began (seconds since the epoch, up to the end of the year 9999)",
+    "setlast": "set the time of the last usage (seconds since the epoch, up to the end of the year 9999)",
+    "setfloor": f"set the floor: weighted usage guaranteed before the pie (0 to {MAX_AMOUNT:g})",
+    "setceiling": f"set the ceiling: the most weighted usage allowed (0 to {MAX_AMOUNT:g}, or -1 for none)",
+}
+
+# The range of each edit's value: (lowest, lowest included, highest); a ceiling may also be -1.
+_RANGES = {
+    "setprio": (0.0, False, MAX_AMOUNT),
+    "setfactor": (1.0, True, MAX_FACTOR),
+    "setaccum": (0.0, True, MAX_AMOUNT),
+    "setbegin": (0.0, True, MAX_TIME),
+    "setlast": (0.0, True, MAX_TIME),
+    "setfloor": (0.0, True, MAX_AMOUNT),
+    "setceiling": (0.0, True, MAX_AMOUNT),
 }
 
 
 def check_edit(acct: Accountant, command: str, name: str, value: Optional[float]) -> None:
-    """Refuse an edit ``condor_userprio`` would refuse, or one that would create a record by
-    mistake: ``ValueError`` stating the rule."""
+    """Refuse an edit ``condor_userprio`` would refuse, one whose value is out of its range
+    (see :data:`EDITS`), or one that would create a record by mistake: ``ValueError``
+    stating the rule."""
     if not name or any(c.isspace() or not c.isprintable() for c in name):
         raise ValueError(f"{command}: {name!r} is not a submitter or group name")
     user, at, domain = name.rpartition("@")
@@ -110,14 +122,16 @@ def check_edit(acct: Accountant, command: str, name: str, value: Optional[float]
         return
     if not math.isfinite(value):
         raise ValueError(f"{command}: {value!r} is not a finite number")
-    if command == "setfactor" and value < 1.0:
-        raise ValueError(f"setfactor: the priority factor must be at least 1, not {value:g}")
-    if command == "setprio" and value <= 0.0:
-        raise ValueError(f"setprio: the priority must be greater than 0, not {value:g}")
-    if command in ("setaccum", "setfloor") and value < 0.0:
-        raise ValueError(f"{command}: the value must not be negative, not {value:g}")
-    if command == "setceiling" and value < 0.0 and value != -1.0:
-        raise ValueError(f"setceiling: the ceiling must be >= 0, or -1 for none, not {value:g}")
+    if command == "setceiling" and value == -1.0:
+        return
+    low, inclusive, high = _RANGES.get(command, (-math.inf, True, math.inf))
+    if value < low or (value == low and not inclusive) or value > high:
+        what = {"setfactor": "the priority factor", "setprio": "the priority", "setceiling": "the ceiling",
+                "setfloor": "the floor", "setbegin": "the time", "setlast": "the time"}.get(command, "the value")
+        lowest = f"at least {low:g}" if inclusive else f"greater than {low:g}"
+        extra = " (or -1 for none)" if command == "setceiling" else ""
+        highest = f"{high:.0f} (the end of the year 9999)" if high == MAX_TIME else f"{high:g}"
+        raise ValueError(f"{command}: {what} must be {lowest} and at most {highest}{extra}, not {value:g}")
 
 
 def admin(acct: Accountant, command: str, name: str, value: Optional[str] = None, *, now: float = 0.0) -> None:

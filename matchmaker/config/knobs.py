@@ -19,6 +19,7 @@ booleans fall back to their default, as HTCondor's typed lookups do.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from classad.errors import ClassAdError
 from classad.evaluate import evaluate_top, new_state
 from classad.parser import parse_expr
 
+from ..accounting.priority_math import MAX_FACTOR
 from ..errors import ConfigError
 from .language import ENVIRONMENT, SUBSYSTEMS, Config, Definition
 
@@ -45,6 +47,7 @@ class Knob:
     alias: Optional[str] = None          # older name, read when ``name`` is unset
     minimum: Optional[float] = None
     fallback: Optional[str] = None       # pattern knobs: the global knob giving the default
+    maximum: Optional[float] = None
 
     def for_(self, arg: str) -> str:
         """The concrete name of a pattern knob for ``arg`` (``GROUP_QUOTA_<g>`` -> ``GROUP_QUOTA_a``)."""
@@ -68,7 +71,7 @@ _MODIFY_REQUEST_DISK = ('quantize(RequestDisk - ifThenElse(MappingMethod ?: "" !
 
 _TABLE = (
     # cycle timing and plumbing (docs/knobs.md, cycle timing and plumbing)
-    Knob("NEGOTIATOR_INTERVAL", "int", "60", "max seconds between cycle starts"),
+    Knob("NEGOTIATOR_INTERVAL", "int", "60", "max seconds between cycle starts", minimum=1),
     Knob("NEGOTIATOR_MIN_INTERVAL", "int", "5", "min seconds between cycle starts"),
     Knob("NEGOTIATOR_CYCLE_DELAY", "int", "20", "min seconds from a cycle's end to the next start (code)"),
     Knob("NEGOTIATOR_MAX_TIME_PER_CYCLE", "int", "1200", "stop negotiating with anyone after this"),
@@ -122,10 +125,10 @@ _TABLE = (
     Knob("NEGOTIATOR_USE_WEIGHTED_DEMAND", "bool", "true", "group demand in weighted units"),
     Knob("NEGOTIATOR_DISCOUNT_SUSPENDED_RESOURCES", "bool", "false", "suspended claims are not charged"),
     Knob("PRIORITY_HALFLIFE", "float", "86400", "RUP half-life in seconds", minimum=1e-5),
-    Knob("DEFAULT_PRIO_FACTOR", "float", "1000", "priority factor of new local submitters"),
-    Knob("NICE_USER_PRIO_FACTOR", "float", "1e10", "priority factor of nice-user submitters"),
+    Knob("DEFAULT_PRIO_FACTOR", "float", "1000", "priority factor of new local submitters", maximum=MAX_FACTOR),
+    Knob("NICE_USER_PRIO_FACTOR", "float", "1e10", "priority factor of nice-user submitters", maximum=MAX_FACTOR),
     Knob("NICE_USER_ACCOUNTING_GROUP_NAME", "string", "nice-user", "group name nice_user jobs are put in"),
-    Knob("REMOTE_PRIO_FACTOR", "float", "1e7", "factor of submitters outside ACCOUNTANT_LOCAL_DOMAIN"),
+    Knob("REMOTE_PRIO_FACTOR", "float", "1e7", "factor of submitters outside ACCOUNTANT_LOCAL_DOMAIN", maximum=MAX_FACTOR),
     Knob("ACCOUNTANT_LOCAL_DOMAIN", "string", None, "local submitter domain; unset: every submitter is local"),
     Knob("ACCOUNTANT_DATABASE_FILE", "string", None,
          "accountant store; here an SQLite file (HTCondor: $(SPOOL)/Accountantnew.log, a ClassAd log)"),
@@ -234,7 +237,8 @@ _PATTERNS = (
     Knob("GROUP_QUOTA_DYNAMIC_<g>", "float", None, "quota of g as a fraction of its parent's", minimum=0.0),
     Knob("GROUP_ACCEPT_SURPLUS_<g>", "bool", None, "g may receive surplus", fallback="GROUP_ACCEPT_SURPLUS"),
     Knob("GROUP_AUTOREGROUP_<g>", "bool", None, "g also negotiates in <none>", fallback="GROUP_AUTOREGROUP"),
-    Knob("GROUP_PRIO_FACTOR_<g>", "float", None, "default priority factor of g's members (0: unset)"),
+    Knob("GROUP_PRIO_FACTOR_<g>", "float", None, "default priority factor of g's members (0: unset)",
+         maximum=MAX_FACTOR),
     Knob("<x>_LIMIT", "float", None, "capacity of concurrency limit x"),
     Knob("CONCURRENCY_LIMIT_DEFAULT_<p>", "float", None, "capacity of limits p.*",
          fallback="CONCURRENCY_LIMIT_DEFAULT"),
@@ -260,6 +264,9 @@ _PATTERNS = (
 KNOBS: Mapping[str, Knob] = {k.name: k for k in _TABLE}
 PATTERNS: Mapping[str, Knob] = {k.name: k for k in _PATTERNS}
 DEFAULTS: Mapping[str, str] = {k.name: k.default for k in _TABLE if k.default is not None}
+
+# The largest magnitude of an integer knob: HTCondor reads integer parameters as C ints.
+INT_LIMIT = 2**31 - 1
 
 _INT_RE = re.compile(r"[+-]?\d+\Z")
 _REAL_RE = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
@@ -454,8 +461,14 @@ def _parse_value(knob: Knob, raw: str) -> Any:
         if type(value) not in (int, float):
             raise ValueError(f"{raw!r} is not a number")
         value = float(value)
+    if kind == "float" and not math.isfinite(value):
+        raise ValueError(f"{raw!r} is not a finite number")
+    if kind == "int" and not -INT_LIMIT <= value <= INT_LIMIT:
+        raise ValueError(f"{raw} is outside the integers a knob may hold (-{INT_LIMIT} .. {INT_LIMIT})")
     if knob.minimum is not None and value < knob.minimum:
         raise ValueError(f"{raw} is below the minimum {knob.minimum:g}")
+    if knob.maximum is not None and value > knob.maximum:
+        raise ValueError(f"{raw} is above the maximum {knob.maximum:g}")
     return value
 
 
@@ -472,4 +485,4 @@ def _constant(text: str) -> Any:
     return evaluate_top(_parse_expr(text), None, new_state())
 
 
-__all__ = ["DEFAULTS", "KNOBS", "PATTERNS", "TYPES", "Knob", "Knobs"]
+__all__ = ["DEFAULTS", "INT_LIMIT", "KNOBS", "PATTERNS", "TYPES", "Knob", "Knobs"]

@@ -58,6 +58,12 @@ _OPEN_RE = re.compile(r"\$([A-Za-z_]*)\(")
 MAX_EXPANSION = 1 << 20
 
 
+# The deepest nesting of macro references (``A = $(B)``, ``B = $(C)``, ... and defaults or
+# function arguments inside one another) one expansion follows; real configurations nest
+# a handful deep.
+MAX_MACRO_DEPTH = 200
+
+
 # The longest configuration (or map) file read: real ones are kilobytes.
 MAX_FILE_CHARS = 16 << 20
 
@@ -222,53 +228,113 @@ class Config:
             self._memo = outer
 
     def _expand(self, text: str, active: tuple[str, ...], origin: Optional[Definition]) -> str:
+        """Expand ``text`` with an explicit stack of frames (one per text being expanded),
+        never recursing on Python's stack: a chain of ten thousand macros is refused at
+        :data:`MAX_MACRO_DEPTH` with the file and line, not a ``RecursionError``."""
         if "$" not in text:
             return text
-        out, pos, size = [], 0, 0
-        for m in _macros(text):
-            piece = text[pos:m.begin] + self._macro_value(m, active, origin)
-            size += len(piece)
-            if size > MAX_EXPANSION:
-                raise _error(f"macro expansion longer than {MAX_EXPANSION} characters "
-                             "(a definition that doubles its own size?)", origin)
-            out.append(piece)
-            pos = m.end
-        out.append(text[pos:])
-        return "".join(out)
+        stack = [_Frame(text, active, origin)]
+        while True:
+            frame = stack[-1]
+            if frame.index == len(frame.macros):
+                value = frame.result()
+                stack.pop()
+                if not stack:
+                    return value
+                stack[-1].take(self._finish(stack[-1], value))
+                continue
+            child = self._start(frame)
+            if child is None:
+                continue                    # the macro's value was known: already taken
+            if "$" not in child.text:
+                frame.take(self._finish(frame, child.text))
+                continue
+            if len(stack) >= MAX_MACRO_DEPTH:
+                raise _depth_error(stack, child)
+            stack.append(child)
 
-    def _macro_value(self, m: "_Macro", active: tuple[str, ...], origin: Optional[Definition]) -> str:
+    def _start(self, frame: "_Frame") -> Optional["_Frame"]:
+        """The frame that expands what ``frame``'s next macro needs (its definition, its
+        default or its function's argument), or None when its value is known already."""
+        m = frame.macros[frame.index]
+        frame.pending = None
+        if m.func is not None:
+            return _Frame(m.body, frame.active, frame.origin)
+        d = self.definition(m.name)
+        if d is None or d.value == "":
+            text = m.default if m.default is not None else self._defaults.get(m.name.upper(), "")
+            return _Frame(text, frame.active, frame.origin)
+        if d.file in self.included:
+            self._touched_included = True
+        key = d.name.upper()
+        if key in frame.active:
+            chain = " -> ".join(frame.active + (key,))
+            raise _error(f"macro expansion loop: {chain}", frame.origin or d)
+        memo = self._memo
+        if memo is not None and key in memo:
+            frame.take(memo[key])
+            return None
+        frame.pending = key
+        return _Frame(d.value, frame.active + (key,), d)
+
+    def _finish(self, frame: "_Frame", value: str) -> str:
+        """The value of ``frame``'s current macro, given the expansion of what it needed."""
+        m = frame.macros[frame.index]
         if m.func is None:
-            d = self.definition(m.name)
-            if d is None or d.value == "":
-                if m.default is not None:
-                    return self._expand(m.default, active, origin)
-                return self._expand(self._defaults.get(m.name.upper(), ""), active, origin)
-            if d.file in self.included:
-                self._touched_included = True
-            key = d.name.upper()
-            if key in active:
-                chain = " -> ".join(active + (key,))
-                raise _error(f"macro expansion loop: {chain}", origin or d)
-            memo = self._memo
-            if memo is not None and key in memo:
-                return memo[key]
-            value = self._expand(d.value, active + (key,), d)
-            if memo is not None:
-                memo[key] = value
+            if frame.pending is not None and self._memo is not None:
+                self._memo[frame.pending] = value
             return value
-        body = self._expand(m.body, active, origin)
         if m.func == "ENV":
-            var, sep, dflt = body.partition(":")
+            var, sep, dflt = value.partition(":")
             found = self._environ.get(var.strip())
             return found if found is not None else (dflt if sep else "UNDEFINED")
         if m.func in ("INT", "REAL"):
             try:
-                number = float(body.split(",")[0])
+                number = float(value.split(",")[0])
             except ValueError:
-                shown = "text from an included file" if self._touched_included else repr(body)
-                raise _error(f"${m.func}() needs a plain number here, got {shown}", origin) from None
+                shown = "text from an included file" if self._touched_included else repr(value)
+                raise _error(f"${m.func}() needs a plain number here, got {shown}", frame.origin) from None
             return str(int(number)) if m.func == "INT" else repr(number)
-        raise _error(f"${m.func}() is not supported by this implementation", origin)
+        raise _error(f"${m.func}() is not supported by this implementation", frame.origin)
+
+
+class _Frame:
+    """One text being expanded: its macros, how far it got, and the pieces built so far."""
+
+    __slots__ = ("text", "active", "origin", "macros", "index", "pos", "out", "size", "pending")
+
+    def __init__(self, text: str, active: tuple[str, ...], origin: Optional[Definition]) -> None:
+        self.text, self.active, self.origin = text, active, origin
+        self.macros = list(_macros(text)) if "$" in text else []
+        self.index = self.pos = self.size = 0
+        self.out: list[str] = []
+        self.pending: Optional[str] = None      # the macro name whose value is being expanded
+
+    def take(self, value: str) -> None:
+        """Put the current macro's ``value`` in place and move on to the next macro."""
+        m = self.macros[self.index]
+        piece = self.text[self.pos:m.begin] + value
+        self.size += len(piece)
+        if self.size > MAX_EXPANSION:
+            raise _error(f"macro expansion longer than {MAX_EXPANSION} characters "
+                         "(a definition that doubles its own size?)", self.origin)
+        self.out.append(piece)
+        self.pos = m.end
+        self.index += 1
+
+    def result(self) -> str:
+        self.out.append(self.text[self.pos:])
+        return "".join(self.out)
+
+
+def _depth_error(stack: list[_Frame], child: _Frame) -> ConfigError:
+    """Macros nested deeper than :data:`MAX_MACRO_DEPTH`: reported at the outermost
+    definition, with the start of the chain."""
+    names = child.active
+    shown = " -> ".join(names[:3]) + (" -> ..." if len(names) > 3 else "")
+    where = next((f.origin for f in stack if f.origin is not None), None)
+    return _error(f"macros nested more than {MAX_MACRO_DEPTH} deep ({shown or 'defaults and functions'}); "
+                  "expansion stopped", where)
 
 
 @dataclass(frozen=True)
@@ -325,5 +391,5 @@ def _error(message: str, where: Optional[Definition]) -> ConfigError:
     return ConfigError(message, file=where.file, line=where.line)
 
 
-__all__ = ["EMULATED_VERSION", "ENVIRONMENT", "MAX_FILE_CHARS", "MAX_INCLUDE_DEPTH", "SUBSYSTEMS", "Config",
+__all__ = ["EMULATED_VERSION", "ENVIRONMENT", "MAX_EXPANSION", "MAX_FILE_CHARS", "MAX_MACRO_DEPTH", "MAX_INCLUDE_DEPTH", "SUBSYSTEMS", "Config",
            "Definition", "read_bounded"]
