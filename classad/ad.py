@@ -14,168 +14,46 @@ shared immutable trees of :mod:`classad.ast`, so copying an ad is cheap.
 from __future__ import annotations
 
 import datetime
-import sys
 from collections.abc import MutableMapping
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from . import ast
+from .adcore import AdCore, lower_key
 from .errors import ParseError
 from .evaluate import EvalState, eval_attribute, evaluate_top, new_state
-from .layout import SharedAttrs, Stored, compact, plain_of
+from .layout import SharedAttrs
 from .parser import parse_expr, parse_record
+from .printing.json_text import write_ad as json_text
+from .printing.new_text import write_ad_pretty
+from .printing.old_text import print_old
 from .refs import external_refs, internal_refs
 from .unparse import container_key, unparse, unparse_ad
-from .values import ERROR, LATE, UNDEFINED, AbsTime, ListValue, RelTime, Value, truthiness
-
-# The printers of str(), printOld() and printJson(), by format name ("new", "old", "json").
-# The format modules sit above this one (they read text into ads), so each registers
-# its printer here when it is imported; importing the classad package loads them all.
-PRINTERS: dict[str, Callable[["ClassAd"], str]] = {}
+from .values import ERROR, UNDEFINED, AbsTime, ListValue, RelTime, Value, truthiness
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
-# Spelling -> its lower-case key, one shared string per distinct spelling: a dump of
-# 100,000 job ads then holds each attribute name once, not once per ad.
-_LOWER_KEYS: dict[str, str] = {}
-_LOWER_KEYS_LIMIT = 100_000
-
-
-def lower_key(name: str) -> str:
-    """The lower-case dictionary key of attribute spelling ``name`` (shared, interned)."""
-    key = _LOWER_KEYS.get(name)
-    if key is None:
-        key = sys.intern(name.lower())
-        if len(_LOWER_KEYS) < _LOWER_KEYS_LIMIT:
-            _LOWER_KEYS[name] = key
-    return key
-
-
-class ClassAd(MutableMapping):
+class ClassAd(AdCore, MutableMapping):
     """A ClassAd: built from new-syntax text (``"[a = 1]"``), a dict, or nothing."""
 
-    __slots__ = ("_attrs", "parent")
+    __slots__ = ()
 
     def __init__(self, source: Any = None) -> None:
         self._attrs: dict[str, tuple[str, ast.Node]] | SharedAttrs = {}
-        self.parent: Optional[ClassAd] = None
+        self.parent: Optional[AdCore] = None
         if source is None:
             return
         if isinstance(source, str):
             record = parse_record(source)
             self._attrs = {pair[0].lower(): pair if type(pair) is tuple else tuple(pair)
                            for pair in record.attrs}
-        elif isinstance(source, ClassAd):
+        elif isinstance(source, AdCore):
             self._attrs = source._attrs if type(source._attrs) is SharedAttrs else dict(source._attrs)
         elif hasattr(source, "items"):
             for key, value in source.items():
                 self[key] = value
         else:
             raise TypeError(f"cannot build a ClassAd from {type(source).__name__}")
-
-    @classmethod
-    def _from_nodes(cls, attrs: tuple, parent: Optional["ClassAd"] = None) -> "ClassAd":
-        """An ad from (name, node) pairs, nested under ``parent`` (used by record literals)."""
-        ad = cls.__new__(cls)
-        key = lower_key
-        ad._attrs = {key(pair[0]): pair if type(pair) is tuple else tuple(pair) for pair in attrs}
-        ad.parent = parent
-        return ad
-
-    @classmethod
-    def _adopt(cls, attrs: dict) -> "ClassAd":
-        """A top-level ad that takes ``attrs`` (lower-case key -> (spelling, node)) as its
-        storage, without copying (the readers hand over the dict they built)."""
-        ad = cls.__new__(cls)
-        ad._attrs = attrs
-        ad.parent = None
-        return ad
-
-    def compact(self, *, equal_values: bool = True) -> "ClassAd":
-        """Store the attributes in a layout shared with ads that have the same names, in
-        the same order (see :mod:`classad.layout`): far less memory for the many similar
-        ads of a queue dump.  Nothing visible changes; the ad returns to its own dict
-        when it is next modified.  Returns the ad.
-
-        ``equal_values=False`` shares only the very nodes of the layout's template, not
-        literals merely equal to them: for a reader that already gives equal values one
-        node (the old-format reader), where comparing the values would be wasted work."""
-        if type(self._attrs) is dict:
-            self._attrs = compact(self._attrs, equal_values=equal_values)
-        return self
-
-    def _writable(self) -> dict[str, tuple[str, ast.Node]]:
-        attrs = self._attrs
-        if type(attrs) is SharedAttrs:
-            attrs = self._attrs = attrs.to_dict()
-        return attrs  # type: ignore[return-value]
-
-    # ---- storage -----------------------------------------------------------------
-
-    def _lookup_node(self, lname: str) -> Optional[ast.Node]:
-        entry = self._attrs.get(lname)
-        return entry[1] if entry is not None else None
-
-    def lookup_node(self, lname: str) -> Optional[ast.Node]:
-        """The expression node of attribute ``lname`` (already lower-case) in this ad only."""
-        entry = self._attrs.get(lname)
-        return entry[1] if entry is not None else None
-
-    def stored_of(self, lnames: tuple[str, ...]) -> list[Stored]:
-        """What this ad stores for each attribute of ``lnames`` (already lower-case), None
-        for a missing one: one call for the many names a caller reads of each of many ads
-        (autocluster keys, queue order).  Each is a node or, in a compacted ad, may be the
-        bare ``bool``/``int``/``float``/``str`` value of a literal (see
-        :meth:`classad.layout.SharedAttrs.stored_of`)."""
-        attrs = self._attrs
-        if type(attrs) is SharedAttrs:
-            return attrs.stored_of(lnames)
-        out: list[Stored] = []
-        for n in lnames:
-            entry = attrs.get(n)
-            out.append(None if entry is None else entry[1])
-        return out
-
-    def plain(self, lname: str) -> Stored:
-        """Attribute ``lname`` (already lower-case) of this ad only, with a plain literal
-        as its bare ``bool``/``int``/``float``/``str`` value and any other expression as its
-        node; None when the ad lacks it.  For readers after values, such as the columns of
-        a table of ads (see :meth:`classad.layout.SharedAttrs.plain`)."""
-        return plain_of(self._attrs, lname)
-
-    def stored_key(self, lnames: tuple[str, ...]) -> tuple[tuple, Any]:
-        """``(key, held)``: a hashable key equal for two ads (or two calls) only when each
-        attribute of ``lnames`` (lower-case) is stored as the same object in both (see
-        :meth:`stored_of`; a missing one as None), and the objects it stands for, which a
-        cache keyed by it must hold so that their identities stay theirs."""
-        attrs = self._attrs
-        if type(attrs) is SharedAttrs:
-            return attrs.stored_key(lnames)
-        held = self.stored_of(lnames)
-        return tuple(map(id, held)), held
-
-    def node_items(self) -> Iterator[tuple[str, ast.Node]]:
-        """(spelling, expression node) pairs in insertion order."""
-        return iter(self._attrs.values())
-
-    def set_node(self, name: str, node: ast.Node) -> None:
-        """Store an expression node under ``name`` (keeping an existing spelling)."""
-        key = name.lower()
-        attrs = self._writable()
-        old = attrs.get(key)
-        attrs[key] = (old[0] if old else name, node)
-
-    def get_node(self, name: str) -> Optional[ast.Node]:
-        """The expression node of ``name`` in this ad only, or None."""
-        return self._lookup_node(name.lower())
-
-    def detached(self) -> "ClassAd":
-        """A copy with no enclosing ad (what a string subscript ``ad["x"]`` yields)."""
-        return ClassAd._from_nodes(tuple(self._attrs.values()), None)
-
-    def copy(self) -> "ClassAd":
-        """A shallow copy (expression trees are shared; they are immutable)."""
-        return ClassAd._from_nodes(tuple(self._attrs.values()), self.parent)
 
     # ---- mapping protocol ----------------------------------------------------------
 
@@ -204,7 +82,7 @@ class ClassAd(MutableMapping):
         return isinstance(key, str) and key.lower() in self._attrs
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ClassAd):
+        if not isinstance(other, AdCore):
             return NotImplemented
         if len(self._attrs) != len(other._attrs):
             return False
@@ -220,7 +98,7 @@ class ClassAd(MutableMapping):
 
     def eval(self, attr: str, target: Optional["ClassAd"] = None) -> Any:
         """Evaluate attribute ``attr`` of this ad; KeyError if it is missing."""
-        node = self._lookup_node(attr.lower())
+        node = self.lookup_node(attr.lower())
         if node is None:
             raise KeyError(attr)
         return value_to_python(self.evaluate(attr, target))
@@ -229,7 +107,7 @@ class ClassAd(MutableMapping):
                  state: Optional[EvalState] = None) -> Any:
         """Evaluate ``attr`` and return the raw language value (Undefined if missing)."""
         lname = attr.lower()
-        node = self._lookup_node(lname)
+        node = self.lookup_node(lname)
         if node is None:
             return UNDEFINED
         st = state or new_state(self, target)
@@ -240,7 +118,7 @@ class ClassAd(MutableMapping):
 
     def lookup(self, attr: str) -> "ExprTree":
         """The expression of ``attr`` (not evaluated); KeyError if it is missing."""
-        node = self._lookup_node(attr.lower())
+        node = self.lookup_node(attr.lower())
         if node is None:
             raise KeyError(attr)
         return ExprTree._wrap(node)
@@ -260,7 +138,7 @@ class ClassAd(MutableMapping):
     symmetric_match = symmetricMatch
 
     def _requirements_true(self, target: "ClassAd") -> bool:
-        node = self._lookup_node("requirements")
+        node = self.lookup_node("requirements")
         if node is None:
             return False
         st = new_state(self, target)
@@ -294,15 +172,15 @@ class ClassAd(MutableMapping):
         return unparse_ad(self)
 
     def __str__(self) -> str:
-        return PRINTERS["new"](self)
+        return write_ad_pretty(self)
 
     def printOld(self) -> str:  # classad2 name
         """The ad in old ("long") format: ``Name = value`` lines, as ``classad2`` prints them."""
-        return PRINTERS["old"](self)
+        return print_old(self)
 
     def printJson(self) -> str:  # classad2 name
         """The ad as a JSON object, as ``condor_q -json`` prints it."""
-        return PRINTERS["json"](self)
+        return json_text(self)
 
     print_old = printOld
     print_json = printJson
@@ -382,8 +260,8 @@ def python_to_node(value: Any) -> ast.Node:
         return ast.Literal(value.decode("utf-8"))
     if isinstance(value, Value):
         return ast.Literal(UNDEFINED if value == Value.Undefined else ERROR)
-    if isinstance(value, ClassAd):
-        return ast.Record(tuple(value._attrs.values()))
+    if isinstance(value, AdCore):
+        return ast.Record(tuple(value.node_items()))
     if isinstance(value, dict):
         return python_to_node(ClassAd(value))
     if isinstance(value, (list, tuple)):
@@ -428,6 +306,8 @@ def value_to_python(value: Any) -> Any:
         return float(value.secs)
     if isinstance(value, ClassAd):
         return value
+    if isinstance(value, AdCore):  # an ad made by the evaluator: handed over as a ClassAd
+        return ClassAd.from_nodes(tuple(value.node_items()), value.parent)
     return value
 
 
@@ -438,13 +318,9 @@ def node_to_python(node: ast.Node, scope: Optional[ClassAd] = None) -> Any:
     if type(node) is ast.ListExpr:
         return [node_to_python(n, scope) for n in node.items]
     if type(node) is ast.Record:
-        return ClassAd._from_nodes(node.attrs, None)
+        return ClassAd.from_nodes(node.attrs, None)
     return ExprTree._wrap(node)
 
 
-__all__ = ["ClassAd", "ExprTree", "ParseError", "python_to_node", "value_to_python", "node_to_python"]
-
-
-# Values, the evaluator and the functions build and recognise ads through this slot
-# (they sit below this module: see classad.values.LATE).
-LATE.ad_class = ClassAd
+__all__ = ["ClassAd", "ExprTree", "ParseError", "lower_key", "python_to_node", "value_to_python",
+           "node_to_python"]

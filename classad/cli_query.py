@@ -33,7 +33,7 @@ from . import ast
 from .ad import ClassAd, ExprTree
 from .columnar.select import select_ads
 from .errors import ParseError
-from .formats.printers import OLD
+from .printing.printers import OLD
 from .unparse import unparse_old
 from .values import ERROR, UNDEFINED, AbsTime, RelTime, Value
 

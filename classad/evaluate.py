@@ -35,11 +35,12 @@ from contextlib import contextmanager
 from typing import Any, Callable, Optional
 
 from . import ast
+from .adcore import AdCore
 from .functions import registry
 from .limits import LIMITS
 from .operators import BINARY, UNARY, meta_equal
 from .parser import parse_expr, parse_full_expr_lenient
-from .values import ERROR, LATE, UNDEFINED, ListValue, RelTime, truthiness
+from .values import ERROR, UNDEFINED, ListValue, RelTime, truthiness
 
 # Closures call closures; Python 3.11 does not use the C stack for these calls,
 # so a higher limit is safe and lets deep (but legal) expressions evaluate.
@@ -92,6 +93,13 @@ class EvalState:
         """The current time in seconds since the epoch (from the state's clock)."""
         return self.clock()
 
+    def evaluate_in(self, node: ast.Node, ad: Any) -> Any:
+        """The value of ``node`` in scope ``ad`` under this state (a lazy list's element)."""
+        fn = node.fn
+        if fn is None:
+            fn = compile_node(node)
+        return fn(ad, self)
+
     def partner(self, ad: Any) -> Any:
         """The other top-level ad of a match for an expression living under ``ad``."""
         if self.target is None or ad is None:
@@ -119,10 +127,9 @@ class EvalState:
         return None
 
     def _build_match(self) -> tuple:
-        ad_class = LATE.ad_class  # the ad sits above the evaluator: see classad.values.LATE
-        match = ad_class._from_nodes(tuple((n, parse_expr(t)) for n, t in _MATCH_ATTRS))
-        lctx = ad_class._from_nodes(tuple((n, parse_expr(t)) for n, t in _LEFT_CTX), match)
-        rctx = ad_class._from_nodes(tuple((n, parse_expr(t)) for n, t in _RIGHT_CTX), match)
+        match = AdCore.from_nodes(tuple((n, parse_expr(t)) for n, t in _MATCH_ATTRS))
+        lctx = AdCore.from_nodes(tuple((n, parse_expr(t)) for n, t in _LEFT_CTX), match)
+        rctx = AdCore.from_nodes(tuple((n, parse_expr(t)) for n, t in _RIGHT_CTX), match)
         match.set_node("lCtx", ast.Literal(lctx))
         match.set_node("rCtx", ast.Literal(rctx))
         match.set_node("LEFT", ast.Literal(self.my))
@@ -327,7 +334,7 @@ _SPECIAL = frozenset({"parent", "self", "toplevel", "root", "my", "currenttime"}
 def lookup_in_chain(ad: Any, lname: str, state: EvalState) -> Any:
     """Find ``lname`` starting in ``ad``: the ad itself, the special names, then the
     enclosing ads (this is also what selection ``e.name`` does).  Undefined if absent."""
-    node = ad._lookup_node(lname)
+    node = ad.lookup_node(lname)
     if node is not None:
         return eval_attribute(ad, lname, node, state)
     if lname in _SPECIAL:
@@ -336,7 +343,7 @@ def lookup_in_chain(ad: Any, lname: str, state: EvalState) -> Any:
             return v
     cur = ad.parent
     while cur is not None:
-        node = cur._lookup_node(lname)
+        node = cur.lookup_node(lname)
         if node is not None:
             return eval_attribute(cur, lname, node, state)
         ad = cur
@@ -351,7 +358,7 @@ def lookup_in_chain(ad: Any, lname: str, state: EvalState) -> Any:
         return ad
     cur = state.parent_of(ad)
     while cur is not None:
-        node = cur._lookup_node(lname)
+        node = cur.lookup_node(lname)
         if node is not None:
             return eval_attribute(cur, lname, node, state)
         cur = state.parent_of(cur)
@@ -382,7 +389,7 @@ def _found_in_chain(ad: Any, lname: str, state: EvalState) -> bool:
         return True
     cur = ad
     while cur is not None:
-        if cur._lookup_node(lname) is not None:
+        if cur.lookup_node(lname) is not None:
             return True
         cur = state.parent_of(cur)
     return False
@@ -427,7 +434,7 @@ def _compile_attr(node: ast.AttrRef) -> Callable:
 
 
 def _is_ad(v: Any) -> bool:
-    return hasattr(v, "_lookup_node")
+    return isinstance(v, AdCore)
 
 
 def select_value(base: Any, lname: str, state: EvalState) -> Any:
@@ -466,7 +473,7 @@ def subscript_value(base: Any, index: Any, state: EvalState) -> Any:
         return base.element(i, state)
     if _is_ad(base) and type(index) is str:
         lname = index.lower()
-        node = base._lookup_node(lname)
+        node = base.lookup_node(lname)
         if node is None:
             return UNDEFINED
         value = eval_attribute(base, lname, node, state)
@@ -611,7 +618,7 @@ def _compile_list(node: ast.ListExpr) -> Callable:
 
 def _compile_record(node: ast.Record) -> Callable:
     attrs = node.attrs
-    make = LATE.ad_class._from_nodes  # filled by classad.ad before anything is compiled
+    make = AdCore.from_nodes
     return lambda ad, st: make(attrs, parent=ad)
 
 
@@ -709,7 +716,3 @@ _COMPILERS: dict[type, Callable[[Any], Callable]] = {
     ast.Record: _compile_record,
     ast.Call: _compile_call,
 }
-
-
-# Lazy list elements are evaluated by this module; values sits below it (see values.LATE).
-LATE.evaluate_node = evaluate_node

@@ -23,9 +23,10 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from . import ast
+from .adcore import AdCore
 from .evaluate import evaluate_node, new_state
 from .unparse import unparse
-from .values import LATE, UNDEFINED
+from .values import UNDEFINED
 
 _MAX_DEPTH = 400
 _SPECIAL = frozenset({"toplevel", "root", "self", "my", "parent", "currenttime"})
@@ -70,7 +71,7 @@ class _Walker:
         cur = start
         while cur is not None:
             self.cur = cur
-            node = cur._lookup_node(lname)
+            node = cur.lookup_node(lname)
             if node is not None:
                 return node, cur
             sup = self._up(cur)
@@ -128,7 +129,7 @@ class _Walker:
                 self.deeper(item)
         elif t is ast.Record:
             self.record(node)
-        elif hasattr(node, "_lookup_node"):  # an ad reached through a special name
+        elif isinstance(node, AdCore):  # an ad reached through a special name
             self.ad_body([n for _, n in node.node_items()])
         else:
             raise RefsUnknown(f"cannot analyse {t.__name__}")
@@ -152,7 +153,7 @@ class _Walker:
             self.literal_parent = saved
 
     def literal_ad(self, node: ast.Record) -> Any:
-        return LATE.ad_class._from_nodes(node.attrs, self.literal_parent)
+        return AdCore.from_nodes(node.attrs, self.literal_parent)
 
     def selection(self, node: ast.Select) -> None:
         if self.internal:
@@ -166,7 +167,7 @@ class _Walker:
             if not self.internal:
                 self.add(unparse(node.base) + "." + node.name)
             return
-        if not hasattr(base, "_lookup_node"):
+        if not isinstance(base, AdCore):
             raise RefsUnknown("the scope of a selection is not an ad")
         self.reference(base, node.name, node.lname)
 
@@ -215,7 +216,7 @@ class _Walker:
             # as the C++ collector does (see docs/differences.md)
             return
         target, where = hit
-        if self.internal and where is self.root and self.root._lookup_node(lname) is not None:
+        if self.internal and where is self.root and self.root.lookup_node(lname) is not None:
             self.add(name)
         self.cur = where
         self.following += 1

@@ -69,33 +69,6 @@ def c_mod(a: int, b: int) -> int:
     return a - b * c_div(a, b)
 
 
-# --- late binding -------------------------------------------------------------------
-
-
-class _Late:
-    """Pieces of higher layers that values need at run time, filled in at their import.
-
-    A ClassAd is a value, but its class lives in :mod:`classad.ad` (which needs the
-    evaluator); a lazy list evaluates its elements with :mod:`classad.evaluate`.
-    Both modules sit above this one, so instead of importing them here (a cycle),
-    each registers itself on :data:`LATE` when it is imported.  Importing the
-    ``classad`` package loads both, so the slots are always filled before use.
-    """
-
-    __slots__ = ("ad_class", "evaluate_node")
-
-    def __init__(self) -> None:
-        self.ad_class: Any = None
-        self.evaluate_node: Any = _evaluator_missing
-
-
-def _evaluator_missing(node: Any, scope: Any, state: Any) -> Any:
-    raise RuntimeError("classad.evaluate is not loaded: import the classad package")
-
-
-LATE = _Late()
-
-
 class AbsTime:
     """An absolute time: seconds since the epoch plus the zone offset in seconds east."""
 
@@ -138,7 +111,8 @@ class ListValue:
 
     Lists are lazy: a list literal keeps its element expressions (compiled nodes)
     and the ad they were written in, and each element is evaluated only when it is
-    used, in that ad.  Lists built by functions hold ready values instead.
+    used, in that ad, by the evaluation state it is read with (its ``evaluate_in``).
+    Lists built by functions hold ready values instead.
     """
 
     __slots__ = ("nodes", "scope", "_values")
@@ -161,25 +135,25 @@ class ListValue:
         """Every element's value, each evaluated in the scope of the list."""
         if self.nodes is None:
             return self._values  # type: ignore[return-value]
-        evaluate_node = LATE.evaluate_node
+        evaluate_in = state.evaluate_in
         scope = self.scope
-        return [evaluate_node(n, scope, state) for n in self.nodes]
+        return [evaluate_in(n, scope) for n in self.nodes]
 
     def iter_values(self, state: Any):
         """Yield element values one at a time (for functions that may stop early)."""
         if self.nodes is None:
             yield from self._values  # type: ignore[misc]
             return
-        evaluate_node = LATE.evaluate_node
+        evaluate_in = state.evaluate_in
         scope = self.scope
         for n in self.nodes:
-            yield evaluate_node(n, scope, state)
+            yield evaluate_in(n, scope)
 
     def element(self, i: int, state: Any) -> Any:
         """The value of element ``i`` (caller checks the range)."""
         if self.nodes is None:
             return self._values[i]  # type: ignore[index]
-        return LATE.evaluate_node(self.nodes[i], self.scope, state)
+        return state.evaluate_in(self.nodes[i], self.scope)
 
     def __repr__(self) -> str:
         return f"ListValue({self.nodes if self.nodes is not None else self._values!r})"

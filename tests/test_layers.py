@@ -18,17 +18,18 @@ ROOT = Path(__file__).resolve().parent.parent
 MATCHMAKER_LAYERS = ["errors", "groups", "accounting", "config", "pool", "policies", "cycle", "simulate", "analyze",
                      "review", "api", "cli"]
 
-# classad's layers, lowest first; names on one line share a layer.  The values hold
-# two late-bound slots (the ad class, the list element evaluator) that classad.ad and
-# classad.evaluate fill at import, and the ad's printers are registered by the formats.
+# classad's layers, lowest first; names on one line share a layer.  What the evaluator
+# needs of an ad is in adcore, below it; the ad's printers are in printing, below the ad.
 CLASSAD_LAYERS = [
     ["errors", "bulk"],
     ["values"],
     ["limits", "timetext"],
     ["ast"],
     ["operators", "records", "lexemes", "layout"],
+    ["adcore"],
     ["descent", "grammar_parser"],
     ["parser", "unparse"],
+    ["printing"],
     ["functions"],
     ["evaluate"],
     ["refs"],
@@ -171,3 +172,77 @@ def test_matchmaker_has_no_import_cycle():
 
 def test_classad_has_no_import_cycle():
     assert find_cycle("classad.") is None, " -> ".join(find_cycle("classad.") or [])
+
+
+# ---- back-doors the import graph cannot see ------------------------------------------------
+
+
+def imported_names(tree: ast.Module) -> set[str]:
+    """Names a module binds by importing them from a project module."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in
+                                                 ("classad", "matchmaker")):
+            names |= {alias.asname or alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names
+                      if alias.name.split(".")[0] in ("classad", "matchmaker")}
+    return names
+
+
+def root_name(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def registrations(source: str) -> list[str]:
+    """Module-level statements that fill a slot of an object imported from another project
+    module (``LATE.ad_class = ClassAd``, ``PRINTERS["new"] = write``): a lower layer then
+    depends at run time on a higher one, behind the import graph's back."""
+    tree = ast.parse(source)
+    imported = imported_names(tree)
+    found = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        for target in targets:
+            if isinstance(target, (ast.Attribute, ast.Subscript)) and root_name(target) in imported:
+                found.append(f"{node.lineno}: {ast.unparse(target)}")
+    return found
+
+
+def private_calls(source: str) -> list[str]:
+    """Calls of a private name (``x._name(...)``) that the module does not define itself
+    and that are not on ``self``/``cls``: another module's private method."""
+    tree = ast.parse(source)
+    own = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            name = node.func.attr
+            if not name.startswith("_") or name.startswith("__") or name in own:
+                continue
+            receiver = node.func.value
+            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
+                continue
+            found.append(f"{node.lineno}: {ast.unparse(node.func)}")
+    return found
+
+
+def test_the_back_door_detectors_see_what_they_forbid():
+    registering = "from .values import LATE\nfrom ..ad import PRINTERS\nLATE.ad_class = object\nPRINTERS['new'] = str\n"
+    assert registrations(registering) == ["3: LATE.ad_class", "4: PRINTERS['new']"]
+    assert registrations("import os\nos.environ['X'] = '1'\nlocal = {}\nlocal['a'] = 1\n") == []
+    calling = "def f(ad):\n    return ad._lookup_node('x')\nclass A:\n    def g(self):\n        return self._h()\n"
+    assert private_calls(calling) == ["2: ad._lookup_node"]
+
+
+@pytest.mark.parametrize("mod", sorted(MODULES))
+def test_no_module_fills_another_modules_slots(mod):
+    assert not registrations(MODULES[mod].read_text(encoding="utf-8")), mod
+
+
+@pytest.mark.parametrize("mod", sorted(MODULES))
+def test_no_module_calls_another_modules_private_methods(mod):
+    assert not private_calls(MODULES[mod].read_text(encoding="utf-8")), mod

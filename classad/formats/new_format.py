@@ -1,4 +1,4 @@
-"""The new ad format: ``[ Name = expr; ... ]`` records, and its printers.
+"""The new ad format: ``[ Name = expr; ... ]`` records.
 
 Files hold ads concatenated (``[..][..]``), one per line (HTCondor's "newl"
 form), inside a list (``{ [..], [..] }``, the ``condor_q -long:new`` form), or
@@ -8,20 +8,20 @@ the expression parser reads (value by value, through the expression cache);
 a syntax error is reported at its line and column in the file and only that
 ad is lost.
 
-Printers: :func:`write_ad` is the one-line form (``repr()`` of an ad);
-:func:`write_ad_pretty` is the indented form of ``str()`` in ``classad2``
-(ads indented by 4, lists by 3, one attribute per line).
+The writers (:func:`write_ad`, the one-line form of ``repr()``;
+:func:`write_ad_pretty`, the indented form of ``str()``) live in
+:mod:`classad.printing.new_text` and are re-exported here.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, Optional, TextIO
+from typing import Callable, Iterator, Optional
 
-from ..ad import PRINTERS, ClassAd
+from ..ad import ClassAd
 from ..errors import FormatError, ParseError
 from ..parser import KEYWORDS, SHARE_VALUES_UP_TO, parse_expr, parse_record
+from ..printing.new_text import STYLES, write_ad, write_ad_pretty, write_ads
 from ..records import split_attributes
-from .printers import ad_line, ad_pretty, container_items, tool_items
 from .sources import LineSource
 from .splitter import NEW_SYNTAX, split_records
 
@@ -42,7 +42,7 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
                 handle(_located(exc, name, rec.line, rec.column))
                 continue
         src.last_end = (rec.end_line, rec.end_column)
-        yield ClassAd._from_nodes(pairs)
+        yield ClassAd.from_nodes(pairs)
 
 
 def _split_attributes(text: str) -> Optional[tuple]:
@@ -61,51 +61,4 @@ def _located(exc: ParseError, name: str, line: int, column: int) -> FormatError:
                        context=exc.context)
 
 
-# ---- printing ------------------------------------------------------------------------------
-
-
-def write_ad(ad: ClassAd, items: Optional[list] = None) -> str:
-    """One-line text ``[ a = 1; b = 2 ]``, as ``repr()`` of a ``classad2`` ad.
-
-    Attributes in HTCondor's container order unless ``items`` gives them.
-    """
-    return ad_line(container_items(ad.node_items()) if items is None else items)
-
-
-def write_ad_pretty(ad: ClassAd, items: Optional[list] = None) -> str:
-    """The indented form, exactly as ``str()`` of a ``classad2.ClassAd`` prints it."""
-    return ad_pretty(container_items(ad.node_items()) if items is None else items)
-
-
-# ---- files of many ads ---------------------------------------------------------------------
-
-STYLES = ("lines", "list", "pretty")
-
-
-def write_ads(ads: Iterable[ClassAd], out: TextIO, style: str = "lines") -> int:
-    """Write ads in new syntax, attributes in tool order.  Returns the count.
-
-    ``lines``: one ad per line; ``list``: the ``condor_q -long:new`` wrapper
-    ``{`` / ``,`` / ``}``; ``pretty``: the indented form, one ad after another.
-    """
-    if style not in STYLES:
-        raise ValueError(f"unknown new-format style {style!r}; expected one of {', '.join(STYLES)}")
-    count = 0
-    for ad in ads:
-        items = tool_items(ad.node_items())
-        if style == "pretty":
-            out.write(write_ad_pretty(ad, items) + "\n")
-        elif style == "list":
-            out.write(("{\n" if count == 0 else ",\n") + write_ad(ad, items) + "\n")
-        else:
-            out.write(write_ad(ad, items) + "\n")
-        count += 1
-    if style == "list" and count:
-        out.write("}\n")
-    return count
-
-
 __all__ = ["iter_ads", "write_ad", "write_ad_pretty", "write_ads", "STYLES"]
-
-
-PRINTERS["new"] = write_ad_pretty  # str() / printOld() / printJson() of an ad (see classad.ad.PRINTERS)

@@ -21,18 +21,18 @@ from __future__ import annotations
 import re
 import sys
 from itertools import chain
-from typing import Callable, Iterable, Iterator, Optional, TextIO
+from typing import Callable, Iterator, Optional
 
 from .. import ast
-from ..ad import PRINTERS, ClassAd, lower_key
+from ..ad import ClassAd, lower_key
 from ..bulk import CollectorPause
 from ..errors import FormatError, ParseError
 from ..lexemes import to_int, to_real
 from ..limits import LIMITS
 from ..parser import fast_literal, parse_expr, parse_old_value
+from ..printing.old_text import print_old, write_ad, write_ads
 from ..unparse import quote_name, quote_string
 from .names import check_name
-from .printers import container_items, old_name, tool_items, unparse_old
 from .sources import LineSource
 
 ErrorHandler = Callable[[FormatError], None]
@@ -370,7 +370,7 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
             if attrs and not broken:
                 src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), first
                 pause.give_back()
-                yield ClassAd._adopt(attrs)
+                yield ClassAd.adopt(attrs)
             attrs = {}
             broken = False
             size = 0
@@ -402,7 +402,7 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
     if attrs and not broken:
         src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), first
         pause.give_back()
-        yield ClassAd._adopt(attrs)
+        yield ClassAd.adopt(attrs)
 
 
 def _skip_comment(text: str, open_at: Optional[tuple[int, int]], lineno: int
@@ -427,34 +427,5 @@ def _skip_comment(text: str, open_at: Optional[tuple[int, int]], lineno: int
             return "", None
 
 
-# ---- writing -----------------------------------------------------------------------------
-
-
-def write_ad(ad: ClassAd, items: Optional[list] = None) -> str:
-    """An ad as ``condor_q -l`` prints it: ``Name = value`` lines, names as they are,
-    in tool order unless ``items`` is given."""
-    pairs = tool_items(ad.node_items()) if items is None else items
-    return "".join(f"{name} = {unparse_old(node)}\n" for name, node in pairs)
-
-
-def print_old(ad: ClassAd) -> str:
-    """An ad exactly as ``classad2.ClassAd.printOld()`` prints it (container order)."""
-    items = container_items(ad.node_items())
-    return "".join(f"{old_name(n)} = {unparse_old(v)}\n" for n, v in items) or "\n"
-
-
-def write_ads(ads: Iterable[ClassAd], out: TextIO) -> int:
-    """Write ads as ``condor_q -l`` does: each followed by a blank line.  Returns the count."""
-    count = 0
-    for ad in ads:
-        out.write(write_ad(ad))
-        out.write("\n")
-        count += 1
-    return count
-
-
 __all__ = ["forget_lines", "iter_ads", "parse_line", "parse_value", "old_to_new", "write_ad", "write_ads",
            "print_old"]
-
-
-PRINTERS["old"] = print_old  # str() / printOld() / printJson() of an ad (see classad.ad.PRINTERS)

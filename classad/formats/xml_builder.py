@@ -197,7 +197,7 @@ class AdBuilder:
             self.stack.pop()
             record = _record(frame.items)
             if not self.stack:
-                return ClassAd._from_nodes(record.attrs)
+                return ClassAd.from_nodes(record.attrs)
             self._deliver(record, tok)
             return None
         if tok.name == "c" and tok.kind == "start" and len(self.stack) == 1:

@@ -29,9 +29,9 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, Text
 from .. import ast
 from ..ad import ClassAd
 from ..errors import FormatError
+from ..printing.printers import container_items, tool_items, unparse_new
 from ..unparse import unparse_value
 from ..values import ERROR, UNDEFINED, AbsTime, ListValue, RelTime, format_real, string_bytes
-from .printers import container_items, tool_items, unparse_new
 from .sources import LineSource
 from .xml_builder import AdBuilder, decode_entities
 

@@ -23,13 +23,13 @@ import math
 import re
 from typing import Any, Iterator, Optional
 
+from ..adcore import AdCore
 from ..timetext import format_abstime, format_reltime
 from ..unparse import value_to_string
 from ..values import (  # the C integer helpers are re-exported for the function modules
     ERROR,
     INT32_MIN,
     INT64_MIN,
-    LATE,
     UNDEFINED,
     AbsTime,
     ListValue,
@@ -54,16 +54,16 @@ _C_SPACE = " \t\n\v\f\r"
 
 
 def is_ad(v: Any) -> bool:
-    """True for a ClassAd value (the mapping class of :mod:`classad.ad`)."""
+    """True for an ad value (any :class:`~classad.adcore.AdCore`, the public ClassAd included)."""
     t = type(v)
     if t in _SCALAR_TYPES:
         return False
-    return isinstance(v, LATE.ad_class)
+    return isinstance(v, AdCore)
 
 
 def ad_node(ad: Any, lname: str) -> Any:
     """The expression node of attribute ``lname`` (folded) in ``ad`` itself, or None."""
-    return ad._lookup_node(lname)
+    return ad.lookup_node(lname)
 
 
 def ad_parent(ctx: Any, ad: Any) -> Any:
@@ -443,11 +443,8 @@ def make_list(items: list) -> ListValue:
 
 
 def make_ad(pairs: list) -> Any:
-    """A new ClassAd holding ``(name, value)`` pairs in order."""
-    ad = LATE.ad_class()
-    for k, v in pairs:
-        ad[k] = v
-    return ad
+    """A new ad holding ``(name, value)`` pairs of plain values, in order."""
+    return AdCore.from_values(pairs)
 
 
 __all__ = [

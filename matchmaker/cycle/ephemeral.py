@@ -46,7 +46,7 @@ class _RecordingAttrs:
     """An ad's attribute table that can log the names looked up in it.
 
     The language's evaluator reads attributes straight from this table on its hot path
-    (``_attrs.get``) as well as through ``ClassAd._lookup_node``, so the log sits here,
+    (``_attrs.get``) as well as through ``AdCore.lookup_node``, so the log sits here,
     where every lookup passes, rather than on a method the evaluator may bypass.
 
     The table reads through to the original ad's storage (``base``, never written) and

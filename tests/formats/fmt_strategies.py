@@ -89,7 +89,7 @@ def _attr_pairs(names: st.SearchStrategy, vals: st.SearchStrategy, max_size: int
 def ads(strings: st.SearchStrategy = ANY_STRINGS, names: st.SearchStrategy = ANY_NAMES,
         max_size: int = 6) -> st.SearchStrategy:
     """Whole ClassAds."""
-    return _attr_pairs(names, values(strings, names), max_size).map(ClassAd._from_nodes)
+    return _attr_pairs(names, values(strings, names), max_size).map(ClassAd.from_nodes)
 
 
 OLD_ADS = ads(OLD_STRINGS, IDENTIFIERS)

@@ -245,7 +245,7 @@ def test_large_record_quick_path_equals_the_parser():
     for text in (f"[ {body}; a1 = 5; B = \"s;]\" ]", f"  [ {body}; ]\n"):
         assert len(text) > 4096
         quick = classad.ClassAd(text)
-        slow = classad.ClassAd._from_nodes(_parse(text, "classad", False, None).attrs)
+        slow = classad.ClassAd.from_nodes(_parse(text, "classad", False, None).attrs)
         assert quick == slow and list(quick) == list(slow)
     with pytest.raises(ParseError):
         classad.ClassAd(f"[ {body} ] junk")
