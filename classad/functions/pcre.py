@@ -107,168 +107,239 @@ def pcre_to_python(p: bytes, extended: bool = False) -> bytes:
     names = [m.group(1) or m.group(2) for m in _NAMED_GROUP.finditer(p)]
     if len(names) != len(set(names)):
         raise _Invalid()
-    out = bytearray()
-    i, n = 0, len(p)
-    in_class = False
-    prev = "none"  # what a quantifier here would apply to: none, atom, anchor, quant, quantmod
-    groups = 0  # capturing groups opened so far (for relative \\g{-n})
-    while i < n:
-        c = p[i]
-        if in_class:
-            if c == 0x5C and i + 1 < n:
-                d = p[i + 1]
-                if d == ord("Q"):
-                    j = p.find(rb"\E", i + 2)
-                    end = n if j < 0 else j
-                    out += _escape_literal(p[i + 2:end], True)
-                    i = n if j < 0 else j + 2
-                    continue
-                if d == ord("E"):
-                    i += 2
-                    continue
-                code = _code_escape(p, i)
-                if code is not None:
-                    out += code[0]
-                    i = code[1]
-                    continue
-                if d in _CLASS_ESCAPES and p[i + 2:i + 3] == b"-" and p[i + 3:i + 4] not in (b"]", b""):
-                    raise _Invalid()  # PCRE2: invalid range in character class ([\\w-z])
-                out += _IN_CLASS.get(d, p[i:i + 2])
-                i += 2
-                continue
-            if c == ord("-") and p[i + 1:i + 2] == b"\\" and p[i + 2:i + 3] and p[i + 2] in _CLASS_ESCAPES \
-                    and out[-1:] not in (b"[", b"^"):
-                raise _Invalid()  # [a-\\d]
-            if c == ord("[") and p[i + 1:i + 2] == b":":
-                j = p.find(b":]", i + 2)
-                if j >= 0:
-                    out += p[i:j + 2]
-                    i = j + 2
-                    continue
-                out += rb"\["
-            elif c == ord("]"):
-                in_class = False
-                out.append(c)
-            elif c == ord("["):
-                out += rb"\["
-            else:
-                out.append(c)
-            i += 1
-            continue
-        if extended and c in b" \t\n\r\x0b\x0c":
-            out.append(c)
-            i += 1
-            continue
-        if extended and c == ord("#"):
+    return _Translator(p, extended).run()
+
+
+class _Translator:
+    """One pass over a PCRE pattern, copying it to ``out`` with PCRE-only spellings rewritten.
+
+    Each step reads the pattern from ``i`` and moves ``i`` past what it consumed.  ``prev``
+    is what a quantifier at ``i`` would apply to (none, atom, anchor, quant, quantmod),
+    ``groups`` the capturing groups opened so far (for relative ``\\g{-n}``)."""
+
+    def __init__(self, p: bytes, extended: bool) -> None:
+        self.p = p
+        self.n = len(p)
+        self.extended = extended
+        self.out = bytearray()
+        self.i = 0
+        self.in_class = False
+        self.prev = "none"
+        self.groups = 0
+
+    def run(self) -> bytes:
+        while self.i < self.n:
+            if self.in_class:
+                self.class_step()
+            elif not (self.extended_layout() or self.quantifier() or self.escape() or self.group_syntax()
+                      or self.class_start() or self.literal_brace()):
+                self.plain()
+        return bytes(self.out)
+
+    def quoted(self, in_class: bool) -> None:
+        """``\\Q...\\E`` at ``i``: the text between, escaped."""
+        p, i = self.p, self.i
+        j = p.find(rb"\E", i + 2)
+        end = self.n if j < 0 else j
+        lit = p[i + 2:end]
+        self.out += _escape_literal(lit, in_class)
+        self.i = self.n if j < 0 else j + 2
+        if lit and not in_class:
+            self.prev = "atom"
+
+    def code(self) -> bool:
+        """A ``\\x{..}``, ``\\o{..}`` or ``\\cX`` escape at ``i``, if there is one."""
+        code = _code_escape(self.p, self.i)
+        if code is None:
+            return False
+        self.out += code[0]
+        self.i = code[1]
+        return True
+
+    # ---- inside a character class -------------------------------------------------------
+
+    def class_step(self) -> None:
+        p, i, c = self.p, self.i, self.p[self.i]
+        if c == 0x5C and i + 1 < self.n:
+            self.class_escape()
+            return
+        if c == ord("-") and p[i + 1:i + 2] == b"\\" and p[i + 2:i + 3] and p[i + 2] in _CLASS_ESCAPES \
+                and self.out[-1:] not in (b"[", b"^"):
+            raise _Invalid()  # [a-\\d]
+        if c == ord("[") and p[i + 1:i + 2] == b":":
+            j = p.find(b":]", i + 2)
+            if j >= 0:
+                self.out += p[i:j + 2]
+                self.i = j + 2
+                return
+            self.out += rb"\["
+        elif c == ord("]"):
+            self.in_class = False
+            self.out.append(c)
+        elif c == ord("["):
+            self.out += rb"\["
+        else:
+            self.out.append(c)
+        self.i += 1
+
+    def class_escape(self) -> None:
+        p, i = self.p, self.i
+        d = p[i + 1]
+        if d == ord("Q"):
+            self.quoted(True)
+            return
+        if d == ord("E"):
+            self.i += 2
+            return
+        if self.code():
+            return
+        if d in _CLASS_ESCAPES and p[i + 2:i + 3] == b"-" and p[i + 3:i + 4] not in (b"]", b""):
+            raise _Invalid()  # PCRE2: invalid range in character class ([\\w-z])
+        self.out += _IN_CLASS.get(d, p[i:i + 2])
+        self.i += 2
+
+    # ---- outside a class ----------------------------------------------------------------
+
+    def extended_layout(self) -> bool:
+        """White space and ``#`` comments of extended mode, copied as they are."""
+        if not self.extended:
+            return False
+        p, i, c = self.p, self.i, self.p[self.i]
+        if c in b" \t\n\r\x0b\x0c":
+            self.out.append(c)
+            self.i += 1
+            return True
+        if c == ord("#"):
             j = p.find(b"\n", i)
-            j = n if j < 0 else j
-            out += p[i:j]
-            i = j
-            continue
-        m = _QUANT.match(p, i)
-        if m:
-            if prev == "anchor" or prev == "quantmod" or (prev == "quant" and m.group(0) not in (b"?", b"+")):
-                raise _Invalid()
-            prev = "quantmod" if prev == "quant" else "quant"
-            out += m.group(0)
-            i = m.end()
-            continue
-        if c == 0x5C:  # backslash
-            if i + 1 >= n:
-                out.append(c)
-                i += 1
-                continue
-            d = p[i + 1]
-            if d == ord("Q"):
-                j = p.find(rb"\E", i + 2)
-                end = n if j < 0 else j
-                lit = p[i + 2:end]
-                out += _escape_literal(lit, False)
-                i = n if j < 0 else j + 2
-                if lit:
-                    prev = "atom"
-                continue
-            if d == ord("E"):
-                i += 2
-                continue
-            prev = "anchor" if d in _ANCHOR_ESCAPES else "atom"
-            if d == ord("N") and p[i + 2:i + 3] == b"{" and not _QUANT.match(p, i + 2):
-                raise _Invalid()  # \\N{name} exists only in UTF mode
-            code = _code_escape(p, i)
-            if code is not None:
-                out += code[0]
-                i = code[1]
-                continue
-            gref = _GREF.match(p, i)
-            if gref:
-                num = gref.group(1) or gref.group(2)
-                if num is not None:
-                    k = int(num)
-                    if k < 0:
-                        k = groups + 1 + k
-                    if k <= 0:
-                        raise _Invalid()
-                    out += b"(?:\\%d)" % k
-                else:
-                    target = gref.group(3) or gref.group(4)
-                    out += b"(?" + (target if target.isdigit() else b"&" + target) + b")"
-                i = gref.end()
-                continue
-            ref = _NAMED_REF.match(p, i)
-            if ref:
-                out += b"(?P=" + (ref.group(1) or ref.group(2) or ref.group(3)) + b")"
-                i = ref.end()
-                continue
-            if d in _SIMPLE:
-                out += _SIMPLE[d]
-            elif d == ord("z"):
-                out += rb"\Z"
-            elif d == ord("Z"):
-                out += rb"(?=\n?\Z)"
+            j = self.n if j < 0 else j
+            self.out += p[i:j]
+            self.i = j
+            return True
+        return False
+
+    def quantifier(self) -> bool:
+        m = _QUANT.match(self.p, self.i)
+        if not m:
+            return False
+        prev = self.prev
+        if prev == "anchor" or prev == "quantmod" or (prev == "quant" and m.group(0) not in (b"?", b"+")):
+            raise _Invalid()
+        self.prev = "quantmod" if prev == "quant" else "quant"
+        self.out += m.group(0)
+        self.i = m.end()
+        return True
+
+    def escape(self) -> bool:
+        p, i = self.p, self.i
+        if p[i] != 0x5C:
+            return False
+        if i + 1 >= self.n:
+            self.out.append(0x5C)
+            self.i += 1
+            return True
+        d = p[i + 1]
+        if d == ord("Q"):
+            self.quoted(False)
+            return True
+        if d == ord("E"):
+            self.i += 2
+            return True
+        self.prev = "anchor" if d in _ANCHOR_ESCAPES else "atom"
+        if d == ord("N") and p[i + 2:i + 3] == b"{" and not _QUANT.match(p, i + 2):
+            raise _Invalid()  # \\N{name} exists only in UTF mode
+        if self.code() or self.group_reference():
+            return True
+        if d in _SIMPLE:
+            self.out += _SIMPLE[d]
+        elif d == ord("z"):
+            self.out += rb"\Z"
+        elif d == ord("Z"):
+            self.out += rb"(?=\n?\Z)"
+        else:
+            self.out += p[i:i + 2]
+        self.i += 2
+        return True
+
+    def group_reference(self) -> bool:
+        """``\\g`` (by number, relative number or name) and ``\\k`` back-references."""
+        gref = _GREF.match(self.p, self.i)
+        if gref:
+            num = gref.group(1) or gref.group(2)
+            if num is not None:
+                k = int(num)
+                if k < 0:
+                    k = self.groups + 1 + k
+                if k <= 0:
+                    raise _Invalid()
+                self.out += b"(?:\\%d)" % k
             else:
-                out += p[i:i + 2]
-            i += 2
-            continue
-        if c == ord("(") and p[i + 1:i + 2] == b"*":  # a backtracking verb such as (*FAIL)
+                target = gref.group(3) or gref.group(4)
+                self.out += b"(?" + (target if target.isdigit() else b"&" + target) + b")"
+            self.i = gref.end()
+            return True
+        ref = _NAMED_REF.match(self.p, self.i)
+        if ref:
+            self.out += b"(?P=" + (ref.group(1) or ref.group(2) or ref.group(3)) + b")"
+            self.i = ref.end()
+            return True
+        return False
+
+    def group_syntax(self) -> bool:
+        """A backtracking verb such as ``(*FAIL)`` (kept), or a ``(?#...)`` comment (dropped)."""
+        p, i = self.p, self.i
+        if p[i] != ord("("):
+            return False
+        if p[i + 1:i + 2] == b"*":
             j = p.find(b")", i)
-            j = n - 1 if j < 0 else j
-            out += p[i:j + 1]
-            i = j + 1
-            prev = "anchor"  # verbs cannot be repeated
-            continue
-        if c == ord("(") and p[i + 1:i + 3] == b"?#":
+            j = self.n - 1 if j < 0 else j
+            self.out += p[i:j + 1]
+            self.i = j + 1
+            self.prev = "anchor"  # verbs cannot be repeated
+            return True
+        if p[i + 1:i + 3] == b"?#":
             j = p.find(b")", i)
-            i = n if j < 0 else j + 1
-            continue
-        if c == ord("["):
-            out.append(c)
-            i += 1
-            if i < n and p[i] == ord("^"):
-                out.append(p[i])
-                i += 1
-            if i < n and p[i] == ord("]"):
-                out += rb"\]"
-                i += 1
-            in_class = True
-            prev = "atom"
-            continue
-        if c == ord("{") and _BRACE_COMMA.match(p, i + 1):
-            out += rb"\{"
-            prev = "atom"
-            i += 1
-            continue
+            self.i = self.n if j < 0 else j + 1
+            return True
+        return False
+
+    def class_start(self) -> bool:
+        p = self.p
+        if p[self.i] != ord("["):
+            return False
+        self.out.append(p[self.i])
+        self.i += 1
+        if self.i < self.n and p[self.i] == ord("^"):
+            self.out.append(p[self.i])
+            self.i += 1
+        if self.i < self.n and p[self.i] == ord("]"):
+            self.out += rb"\]"
+            self.i += 1
+        self.in_class = True
+        self.prev = "atom"
+        return True
+
+    def literal_brace(self) -> bool:
+        """A ``{`` that starts no quantifier PCRE knows (``{,3}``) is a literal brace."""
+        if self.p[self.i] == ord("{") and _BRACE_COMMA.match(self.p, self.i + 1):
+            self.out += rb"\{"
+            self.prev = "atom"
+            self.i += 1
+            return True
+        return False
+
+    def plain(self) -> None:
+        p, i, c = self.p, self.i, self.p[self.i]
         if c == ord("(") and (p[i + 1:i + 2] != b"?" or p[i + 1:i + 4] == b"?P<"
                               or (p[i + 1:i + 3] in (b"?<", b"?'") and p[i + 3:i + 4] not in (b"=", b"!"))):
-            groups += 1
+            self.groups += 1
         if c in b"(|":
-            prev = "none"
+            self.prev = "none"
         elif c in b"^$":
-            prev = "anchor"
+            self.prev = "anchor"
         else:
-            prev = "atom"
-        out.append(c)
-        i += 1
-    return bytes(out)
+            self.prev = "atom"
+        self.out.append(c)
+        self.i += 1
 
 
 def parse_options(opts: str, any_case: bool = False) -> tuple:
