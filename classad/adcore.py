@@ -92,9 +92,9 @@ class AdCore:
         entry = self._attrs.get(lname)
         return entry[1] if entry is not None else None
 
-    def has_attribute(self, lname: str) -> bool:
-        """True when this ad itself holds attribute ``lname`` (already lower-case)."""
-        return lname in self._attrs
+    def __len__(self) -> int:
+        """The number of attributes this ad holds itself."""
+        return len(self._attrs)
 
     def stored_of(self, lnames: tuple[str, ...]) -> list[Stored]:
         """What this ad stores for each attribute of ``lnames`` (already lower-case), None

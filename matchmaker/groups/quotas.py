@@ -209,40 +209,67 @@ def allocate(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float], *,
     """Fair share with bottom-up surplus, then (unweighted slots only) integer remainder
     recovery.  With `pool_size` and autoregroup the root's quota and allocation become the
     whole pool afterwards, as in the reference."""
-    rr = _per_group(tree, rr_times or {})
-    w = {name: _Work(quotas.quota.get(name, 0.0), quotas.subtree_quota.get(name, 0.0),
-                     0.0, rr[name]) for name in tree.order}
-    for name, amount in _per_group(tree, demand).items():
-        w[name].requested = amount
-    accept = {name: node.accept_surplus for name, node in tree.nodes.items()}
+    allocator = _Allocator(tree, quotas, demand, rr_times or {})
+    left = allocator.fairshare(ROOT)
+    if not weighted_slots:
+        left += allocator.recover(ROOT)
+    w = allocator.w
+    quota = {name: w[name].quota for name in tree.order}
+    allocated = {name: w[name].allocated for name in tree.order}
+    if tree.autoregroup and pool_size is not None:
+        quota[ROOT] = allocated[ROOT] = float(pool_size)
+    return Allocation(quota, allocated, {name: w[name].requested for name in tree.order},
+                      left, frozenset(name for name in tree.order if w[name].rr))
 
-    def members(name: str) -> list[tuple[str, float, float]]:
+
+class _Allocator:
+    """The steps of :func:`allocate` over one tree's working figures (``w``, by group):
+    fair share with surplus passed up and shared out (:meth:`fairshare`,
+    :meth:`share_surplus`), then the integer remainder recovered and handed out round-robin
+    (:meth:`recover`, :meth:`round_robin`)."""
+
+    def __init__(self, tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
+                 rr_times: Mapping[str, float]) -> None:
+        self.tree = tree
+        rr = _per_group(tree, rr_times)
+        self.w = {name: _Work(quotas.quota.get(name, 0.0), quotas.subtree_quota.get(name, 0.0),
+                              0.0, rr[name]) for name in tree.order}
+        for name, amount in _per_group(tree, demand).items():
+            self.w[name].requested = amount
+        self.accept = {name: node.accept_surplus for name, node in tree.nodes.items()}
+
+    def members(self, name: str) -> list[tuple[str, float, float]]:
         """(name, weight, want) of the children, then the node as an accepting child."""
+        w, accept = self.w, self.accept
         rows = [(c, w[c].subtree_quota, w[c].subtree_requested if accept[c] else 0.0)
-                for c in tree.nodes[name].children]
+                for c in self.tree.nodes[name].children]
         rows.append((name, w[name].quota, w[name].requested))
         return [(n, q, d if d > 0 else 0.0) for n, q, d in rows]
 
-    def fairshare(name: str) -> float:
-        node = w[name]
+    # ---- fair share and surplus ---------------------------------------------------------
+
+    def fairshare(self, name: str) -> float:
+        """Give ``name``'s subtree what its quotas cover; returns the surplus passed up."""
+        node = self.w[name]
         node.allocated = min(node.requested, node.quota)
         node.requested -= node.allocated
         node.subtree_requested = node.requested
         surplus = node.quota - node.allocated    # unused quota of any group is surplus
-        children = tree.nodes[name].children
+        children = self.tree.nodes[name].children
         for child in children:
-            surplus += fairshare(child)
-            if accept[child]:
-                node.subtree_requested += w[child].subtree_requested
-        return share_surplus(name, surplus) if children else surplus
+            surplus += self.fairshare(child)
+            if self.accept[child]:
+                node.subtree_requested += self.w[child].subtree_requested
+        return self.share_surplus(name, surplus) if children else surplus
 
-    def share_surplus(name: str, surplus: float) -> float:
+    def share_surplus(self, name: str, surplus: float) -> float:
+        """Share ``surplus`` among ``name``'s accepting children and itself; returns what is left."""
         if surplus <= 0:
             return 0.0
-        outstanding = w[name].subtree_requested
+        outstanding = self.w[name].subtree_requested
         if outstanding <= 0:
             return surplus
-        rows = members(name)
+        rows = self.members(name)
         want = [r[2] for r in rows]
         give = [0.0] * len(rows)
         if surplus >= outstanding:
@@ -250,34 +277,20 @@ def allocate(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float], *,
             surplus -= outstanding
             outstanding = 0.0
         else:
-            for by_quota in (True, False):    # quota-weighted first, then equal shares
-                weights = [r[1] if by_quota else 1.0 for r in rows]
-                while surplus > 0:
-                    total = _add(weights[i] for i, x in enumerate(want) if x > 0)
-                    if total <= 0:
-                        break
-                    uncapped, handed = True, 0.0
-                    for i, wanted in enumerate(want):
-                        if wanted > 0:
-                            a = surplus * (weights[i] / total)
-                            if a > wanted:
-                                a, uncapped = wanted, False
-                            give[i] += a
-                            want[i] -= a
-                            handed += a
-                    surplus -= handed
-                    outstanding -= handed
-                    if uncapped or surplus < 0:
-                        surplus = 0.0   # float jitter: an uncapped pass spent it all
+            surplus, outstanding = _spread(rows, want, give, surplus, outstanding)
         for (child, _, _), amount in zip(rows[:-1], give):
             if amount > 0:
-                share_surplus(child, amount)
-        w[name].allocated += give[-1]
-        w[name].requested -= give[-1]
-        w[name].subtree_requested = outstanding
+                self.share_surplus(child, amount)
+        self.w[name].allocated += give[-1]
+        self.w[name].requested -= give[-1]
+        self.w[name].subtree_requested = outstanding
         return surplus
 
-    def recover(name: str) -> float:
+    # ---- remainder recovery and round robin --------------------------------------------
+
+    def recover(self, name: str) -> float:
+        """Round each allocation to a whole number; returns the fractions gathered as surplus."""
+        w = self.w
         node = w[name]
         frac = node.allocated - math.floor(node.allocated)
         node.allocated = math.floor(0.5 + (node.allocated - frac))
@@ -285,22 +298,24 @@ def allocate(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float], *,
         node.subtree_requested = node.requested
         node.subtree_rr_time = node.rr_time if node.requested > 0 else _NO_RR_TIME
         surplus = frac
-        children = tree.nodes[name].children
+        children = self.tree.nodes[name].children
         for child in children:
-            surplus += recover(child)
-            if accept[child]:
+            surplus += self.recover(child)
+            if self.accept[child]:
                 node.subtree_requested += w[child].subtree_requested
                 if w[child].subtree_requested > 0:
                     node.subtree_rr_time = min(node.subtree_rr_time, w[child].subtree_rr_time)
-        return round_robin(name, surplus) if children else surplus
+        return self.round_robin(name, surplus) if children else surplus
 
-    def round_robin(name: str, surplus: float) -> float:
+    def round_robin(self, name: str, surplus: float) -> float:
+        """Hand whole slots of ``surplus`` out round-robin, longest-unserved subtree first."""
+        w = self.w
         node = w[name]
         outstanding: float = math.floor(node.subtree_requested)
         node.subtree_requested = outstanding
         if outstanding <= 0 or surplus < 1:
             return surplus
-        rows = members(name)
+        rows = self.members(name)
         rr_time = [w[c].subtree_rr_time for c, _, _ in rows[:-1]] + [node.rr_time]
         want = [r[2] for r in rows]
         give = [0.0] * len(rows)
@@ -327,21 +342,38 @@ def allocate(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float], *,
                 break
         for (child, _, _), amount in zip(rows[:-1], give):
             if amount > 0:
-                round_robin(child, amount)
+                self.round_robin(child, amount)
         node.allocated += give[-1]
         node.requested -= give[-1]
         node.subtree_requested = outstanding
         return surplus
 
-    left = fairshare(ROOT)
-    if not weighted_slots:
-        left += recover(ROOT)
-    quota = {name: w[name].quota for name in tree.order}
-    allocated = {name: w[name].allocated for name in tree.order}
-    if tree.autoregroup and pool_size is not None:
-        quota[ROOT] = allocated[ROOT] = float(pool_size)
-    return Allocation(quota, allocated, {name: w[name].requested for name in tree.order},
-                      left, frozenset(name for name in tree.order if w[name].rr))
+
+def _spread(rows: list[tuple[str, float, float]], want: list[float], give: list[float],
+            surplus: float, outstanding: float) -> tuple[float, float]:
+    """Spread a ``surplus`` smaller than what is wanted over ``rows``: weighted by quota
+    first, then in equal shares, each capped at what it wants (``want`` and ``give`` are
+    updated in place).  Returns the surplus and outstanding demand left."""
+    for by_quota in (True, False):    # quota-weighted first, then equal shares
+        weights = [r[1] if by_quota else 1.0 for r in rows]
+        while surplus > 0:
+            total = _add(weights[i] for i, x in enumerate(want) if x > 0)
+            if total <= 0:
+                break
+            uncapped, handed = True, 0.0
+            for i, wanted in enumerate(want):
+                if wanted > 0:
+                    a = surplus * (weights[i] / total)
+                    if a > wanted:
+                        a, uncapped = wanted, False
+                    give[i] += a
+                    want[i] -= a
+                    handed += a
+            surplus -= handed
+            outstanding -= handed
+            if uncapped or surplus < 0:
+                surplus = 0.0   # float jitter: an uncapped pass spent it all
+    return surplus, outstanding
 
 
 @dataclass(frozen=True)
