@@ -129,6 +129,15 @@ class AdCore:
         held = self.stored_of(lnames)
         return tuple(map(id, held)), held
 
+    def spellings(self) -> tuple[str, ...]:
+        """The attribute names as written, in insertion order; a compacted ad answers with
+        its layout's shared tuple (the same object for every ad of that layout), so a
+        caller may count names over many ads by that tuple."""
+        attrs = self._attrs
+        if type(attrs) is SharedAttrs:
+            return attrs.layout.spellings
+        return tuple(name for name, _ in attrs.values())
+
     def node_items(self) -> Iterator[tuple[str, ast.Node]]:
         """(spelling, expression node) pairs in insertion order."""
         return iter(self._attrs.values())

@@ -48,10 +48,17 @@ class Side:
         self.total = len(ads)
         self.count: dict[str, int] = {}
         self.spelling: dict[str, str] = {}
+        # Counted per list of names by identity (compacted ads share one); the lists are held,
+        # so no identity is reused while counting.
+        lists: dict[int, tuple[tuple[str, ...], int]] = {}
         for ad in ads:
-            for name in ad.keys():
+            names = ad.spellings()
+            seen = lists.get(id(names))
+            lists[id(names)] = (names, 1 if seen is None else seen[1] + 1)
+        for names, n in lists.values():
+            for name in names:
                 key = name.lower()
-                self.count[key] = self.count.get(key, 0) + 1
+                self.count[key] = self.count.get(key, 0) + n
                 self.spelling.setdefault(key, name)
         for name in EPHEMERAL[kind]:
             self.spelling.setdefault(name.lower(), name)

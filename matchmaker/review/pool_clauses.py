@@ -73,15 +73,37 @@ def _reads_other(node: ast.Node, ad: ClassAd) -> bool:
     return any(r.scope == "target" or (r.scope == "" and ad.get_node(r.name) is None) for r in references(node))
 
 
-def _key(ad: ClassAd, attribute: str, node: ast.Node) -> tuple:
-    """The expression's text and the values it reads of its own ad."""
-    own = sorted({r.name.lower() for r in references(node) if r.scope != "target"})
-    values = tuple((n, _text(ad.get_node(n))) for n in own)
-    return (attribute, unparse(node), values)
+class _Keys:
+    """Groups owners whose expression and every attribute of their own ad it reads (also
+    through other attributes, ``Requirements = START``) are stored as the same objects:
+    ads read from one dump share them for equal values."""
 
+    def __init__(self) -> None:
+        self._direct: dict[int, tuple[ast.Node, frozenset[str]]] = {}
+        self.held: list[Any] = []
 
-def _text(node: Optional[ast.Node]) -> Optional[str]:
-    return None if node is None else unparse(node)
+    def direct(self, node: ast.Node) -> frozenset[str]:
+        """The names ``node`` reads that its own ad may hold (cached by identity)."""
+        hit = self._direct.get(id(node))
+        if hit is None or hit[0] is not node:
+            hit = (node, frozenset(r.name.lower() for r in references(node) if r.scope != "target"))
+            self._direct[id(node)] = hit
+        return hit[1]
+
+    def key(self, ad: ClassAd, attribute: str, node: ast.Node) -> tuple:
+        names, todo = {attribute.lower()}, list(self.direct(node))
+        while todo:
+            name = todo.pop()
+            if name in names:
+                continue
+            names.add(name)
+            sub = ad.lookup_node(name)
+            if sub is not None and not isinstance(sub, ast.Literal):
+                todo += self.direct(sub)
+        order = tuple(sorted(names))
+        stored, held = ad.stored_key(order)
+        self.held.append(held)
+        return (attribute, order, stored)
 
 
 def _attribute(ad: ClassAd, kind: str) -> Optional[str]:
@@ -99,32 +121,35 @@ def dead_clauses(owners: Sequence[Owner], kind: str, others: Sequence[ClassAd], 
     if not others:
         return []
     groups: dict[tuple, _Group] = {}
+    keys = _Keys()
     for o in owners:
         attribute = _attribute(o.ad, kind)
         node = o.ad.get_node(attribute) if attribute is not None else None
         if attribute is not None and node is not None:
-            groups.setdefault(_key(o.ad, attribute, node), _Group()).owners.append(o)
+            groups.setdefault(keys.key(o.ad, attribute, node), _Group()).owners.append(o)
     table = AdTable(list(others))
     state = None if now is None else _fixed_clock(now)
     dead: dict[tuple[str, str, str], list[Owner]] = {}
     unsatisfiable: dict[tuple[str, str], list[Owner]] = {}
     detail: dict[tuple, str] = {}
-    for (attribute, text, _), group in groups.items():
+    for (attribute, _, _), group in groups.items():
         ad = group.owners[0].ad
+        whole = ad.get_node(attribute)
+        assert whole is not None        # grouped only when present
+        text = unparse(whole)
         clauses = [c for c in expanded(ad, attribute) if not _reads_live(c.node) and _reads_other(c.node, ad)]
-        found = False
+        found, together = False, None
         for c in clauses:
             col = evaluate_column(c.node, table, row_side="target", other=ad, state=state)
-            if not true_mask(col).any():
+            mask = true_mask(col)
+            together = mask if together is None else together & mask
+            if not mask.any():
                 key = (attribute, text, c.text)
                 dead.setdefault(key, []).extend(group.owners)
                 detail.setdefault(key, _breakdown(col.to_values(), other_kind))
                 found = True
-        whole = ad.get_node(attribute)
-        if not found and clauses and len(clauses) > 1 and not _reads_live(whole):
-            col = evaluate_column(whole, table, row_side="target", other=ad, state=state)
-            if not true_mask(col).any():
-                unsatisfiable.setdefault((attribute, text), []).extend(group.owners)
+        if not found and len(clauses) > 1 and together is not None and not together.any():
+            unsatisfiable.setdefault((attribute, text), []).extend(group.owners)
     out = []
     for (attribute, _, clause), who in dead.items():
         index = next((c.index for c in expanded(who[0].ad, attribute) if c.text == clause), 0)

@@ -255,3 +255,16 @@ def test_realistic_pool(tmp_path):
     assert report.count("error") == 0 and report.count("warning") == 0, report.text()
     assert {f.code for f in report.findings} <= {"attr-partial"}
     assert all("HasDocker" in f.message for f in report.findings)
+
+
+def test_slots_differing_only_in_what_start_reads_are_checked_apart(tmp_path):
+    """Both slots say ``Requirements = START`` with the same START, which reads
+    ``MY.Memory``: 4096 accepts the job's 1024, 512 does not.  The 512 slot's clause is
+    dead though the first slot with the same expression is fine."""
+    (tmp_path / "c.config").write_text("")
+    (tmp_path / "slots.ads").write_text(slot("big@a", 4096) + "\n" + slot("small@a", 512))
+    (tmp_path / "jobs.ads").write_text(GOOD_JOB)
+    report = lint(tmp_path / "c.config", tmp_path / "slots.ads", tmp_path / "jobs.ads", environ={})
+    dead = [f for f in report.findings if f.code == "clause-dead"]
+    assert len(dead) == 1 and dead[0].message.startswith("clause 1 of slot small@a's Requirements"), report.text()
+    assert dead[0].line == 14      # small@a starts on line 9 (7 lines and a blank before it); START is its 6th
