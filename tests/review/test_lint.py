@@ -268,3 +268,22 @@ def test_slots_differing_only_in_what_start_reads_are_checked_apart(tmp_path):
     dead = [f for f in report.findings if f.code == "clause-dead"]
     assert len(dead) == 1 and dead[0].message.startswith("clause 1 of slot small@a's Requirements"), report.text()
     assert dead[0].line == 14      # small@a starts on line 9 (7 lines and a blank before it); START is its 6th
+
+
+def test_owners_sharing_expression_objects_are_still_told_apart_by_what_they_read():
+    """The same START object in both slot ads (as a dump reader shares equal values), read
+    through ``Requirements = START``; only ``Memory`` differs, and it decides."""
+    from classad.ad import ClassAd
+    from classad.parser import parse_expr
+    from matchmaker.review.pool_clauses import Owner, dead_clauses
+    from matchmaker.review.recording import SourceText
+
+    start, requirements = parse_expr("TARGET.RequestMemory <= MY.Memory"), parse_expr("START")
+    slots = []
+    for name, memory in (("big", 4096), ("small", 512)):
+        ad = ClassAd({"Name": name, "Memory": memory})
+        ad.set_node("START", start)
+        ad.set_node("Requirements", requirements)
+        slots.append(Owner(ad, f"slot {name}", f"<{name}>"))
+    found = dead_clauses(slots, "slot", [ClassAd({"RequestMemory": 1024})], "job", SourceText())
+    assert [f.message.split("'s")[0] for f in found] == ["clause 1 of slot small"]
