@@ -103,6 +103,37 @@ def lottery_order(names: Sequence[str], priorities: Mapping[str, float], rng: ra
     return sorted(names, key=lambda n: (keys[n], n))
 
 
+def level_draw(levels: Mapping[int, int], rng: random.Random) -> int:
+    """The job priority level ``TaskQueueDB`` draws inside a TaskQueue: every job row gets
+    the key ``RAND() / RealPriority`` and the smallest key's ``Priority`` wins.
+
+    ``levels`` maps each ``Priority`` to its number of jobs.  The smallest of ``m``
+    uniform draws is drawn at once, as ``1 - V ** (1/m)`` with ``V`` uniform (the same
+    distribution), so a level of ``m`` jobs costs one draw, not ``m``.  Levels draw in
+    ascending order, so the result does not depend on the order of ``levels``."""
+    keys = {level: (1.0 - rng.random() ** (1.0 / levels[level])) / real_priority(level)
+            for level in sorted(levels) if levels[level] > 0}
+    return min(keys, key=lambda level: keys[level])
+
+
+def window_averages(samples: Mapping[str, Sequence[float]], now: float, span: float) -> dict[str, float]:
+    """The average running-job count of each entity over ``[now - span, now]``.
+
+    ``samples`` holds per entity ``(time, count, time, count, ...)``, one pair per cycle.
+    Every entity is divided by the same number, the cycles within the span (DIRAC's
+    report divides by the number of bins in the span), so a cycle without an entity's
+    sample counts as zero for it."""
+    cycles: set[float] = set()
+    sums: dict[str, float] = {}
+    for entity, pairs in samples.items():
+        sums[entity] = 0.0
+        for i in range(0, len(pairs) - 1, 2):
+            if now - span <= pairs[i] <= now:
+                cycles.add(pairs[i])
+                sums[entity] += pairs[i + 1]
+    return {e: total / len(cycles) if cycles else 0.0 for e, total in sums.items()}
+
+
 def first_probability(ps: Sequence[float], i: int, steps: int = 20000) -> float:
     """Exact chance that queue ``i`` wins the lottery: integral of ``P_i * prod_j (1 - P_j t)+``."""
     upper = 1.0 / ps[i]
@@ -144,5 +175,5 @@ def correction(shares: Mapping[str, float], slices: Sequence[tuple[Slice, Mappin
     return out
 
 
-__all__ = ["BETTER", "DEFAULT_SHARE", "NAME", "Slice", "TaskQueue", "correction", "first_probability",
-           "lottery_keys", "lottery_order", "real_priority", "tq_priorities", "tq_weight"]
+__all__ = ["BETTER", "DEFAULT_SHARE", "NAME", "Slice", "TaskQueue", "correction", "first_probability", "level_draw",
+           "lottery_keys", "lottery_order", "real_priority", "tq_priorities", "tq_weight", "window_averages"]

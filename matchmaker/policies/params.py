@@ -3,7 +3,8 @@
 :func:`policy_params` reads ``MATCHMAKER_PRIORITY_POLICY`` and the chosen model's
 knobs (``LSF_*``, ``MAUI_*``, ``DIRAC_*``, ``SLURM_*``) into a :class:`PolicyConfig`.
 A bad value (an unknown policy or choice, a malformed ``LSF_USER_SHARES`` list) is a
-``ConfigError`` naming the file and line that set it.  Per-name knobs are looked up
+``ConfigError`` naming the file and line that set it; the ``DIRAC_*`` and ``SLURM_*``
+knobs, the per-name ones included, are checked whichever policy is chosen.  Per-name knobs are looked up
 for the users, groups and QOS names the pool actually holds, through the small
 lookup functions kept on the config.
 """
@@ -15,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..config.knobs import KNOBS
+from ..config.knobs import KNOBS, PATTERNS
 from ..config.language import SUBSYSTEMS
 from ..errors import ConfigError
 from .dirac import DEFAULT_SHARE
@@ -127,14 +128,23 @@ def parse_slices(text: str) -> tuple[tuple[float, float, float], ...]:
 
 
 def _refuse_unknown(knobs: Any, prefix: str, model: str) -> None:
-    """A configured ``<prefix>...`` name that is no declared knob is an error: a knob the
-    model would ignore must not look as if it worked."""
+    """A configured ``<prefix>...`` name that is no declared knob (nor an instance of a
+    per-name one) is an error: a knob the model would ignore must not look as if it worked."""
     for name in knobs.config.names():
         head, dot, rest = name.upper().partition(".")
         bare = rest if dot and head in SUBSYSTEMS else name.upper()
-        if bare.startswith(prefix) and bare not in KNOBS:
+        if bare.startswith(prefix) and bare not in KNOBS and not _is_per_name(bare):
             raise ConfigError(f"{name}: not a knob of the {model} model (docs/policies.md lists them)",
                               **_where(knobs, name))
+
+
+def _is_per_name(name: str) -> bool:
+    """Whether ``name`` is an instance of a per-name knob (``SLURM_SHARES_alice``)."""
+    for pattern in PATTERNS:
+        before, after = re.split(r"<\w+>", pattern)
+        if re.fullmatch(re.escape(before) + ".+" + re.escape(after), name, re.IGNORECASE):
+            return True
+    return False
 
 
 def lsf_params(knobs: Any) -> LsfParams:
@@ -164,8 +174,10 @@ def policy_params(knobs: Any) -> PolicyConfig:
     """The policy configuration of ``knobs`` (a :class:`~matchmaker.config.knobs.Knobs`)."""
     name = _choice(knobs, "MATCHMAKER_PRIORITY_POLICY", POLICIES)
     lookup = knobs.pattern
-    slurm = slurm_params(knobs)     # checked whatever the policy: a bad value is never silent
-    lsf_checked = lsf_params(knobs)         # checked whatever the policy: a bad value is an error now
+    # checked whatever the policy: a bad value is an error now (the DIRAC slices even with the corrector off)
+    slurm = slurm_params(knobs)
+    dirac = dirac_params(knobs)
+    lsf_checked = lsf_params(knobs)
     if name == "htcondor":
         return PolicyConfig(lookup=lookup)
     g = knobs.get
@@ -188,26 +200,37 @@ def policy_params(knobs: Any) -> PolicyConfig:
                           enable_neg_job_priority=g("MAUI_ENABLENEGJOBPRIORITY"),
                           reject_neg_prio_jobs=g("MAUI_REJECTNEGPRIOJOBS"), fs_policy=policy,
                           fs_interval=g("MAUI_FSINTERVAL"), fs_depth=g("MAUI_FSDEPTH"), fs_decay=g("MAUI_FSDECAY"))
-    slices: tuple[tuple[float, float, float], ...] = ()
-    if name == "dirac" and g("DIRAC_ENABLE_SHARES_CORRECTION"):
-        try:
-            slices = parse_slices(g("DIRAC_CORRECTION_SLICES") or "")
-        except ValueError as exc:
-            raise ConfigError(f"DIRAC_CORRECTION_SLICES: {exc}", **_where(knobs, "DIRAC_CORRECTION_SLICES")) from None
-    return PolicyConfig(name=name, lsf=lsf, maui=maui, slurm=slurm,
-                        dirac_correction=bool(slices), dirac_slices=slices,
-                        dirac_max_global_correction=g("DIRAC_MAX_GLOBAL_CORRECTION"),
-                        dirac_compat=g("DIRAC_CORRECTOR_COMPAT"),
-                        dirac_job_sharing=frozenset(g("DIRAC_JOBSHARING") or ()),
-                        dirac_default_group=g("DIRAC_DEFAULT_GROUP") or "user",
-                        dirac_consolidation=_choice(knobs, "DIRAC_PRIORITY_CONSOLIDATION", ("avg", "sum")),
-                        dirac_seed=g("DIRAC_SEED"), priority_expr=g("MATCHMAKER_POLICY_PRIORITY_EXPR"),
-                        lookup=lookup)
+    return PolicyConfig(name=name, lsf=lsf, maui=maui, slurm=slurm, **dirac,
+                        priority_expr=g("MATCHMAKER_POLICY_PRIORITY_EXPR"), lookup=lookup)
+
+
+def dirac_params(knobs: Any) -> dict[str, Any]:
+    """The DIRAC fields of :class:`PolicyConfig`, every ``DIRAC_*`` knob checked: the
+    slices even while the corrector is off, and every ``DIRAC_JOBSHARE_<g>``."""
+    g = knobs.get
+    _refuse_unknown(knobs, "DIRAC_", "DIRAC")
+    try:
+        slices = parse_slices(g("DIRAC_CORRECTION_SLICES") or "")
+    except ValueError as exc:
+        raise ConfigError(f"DIRAC_CORRECTION_SLICES: {exc}", **_where(knobs, "DIRAC_CORRECTION_SLICES")) from None
+    correction = g("DIRAC_ENABLE_SHARES_CORRECTION")
+    if correction and not slices:
+        raise ConfigError("DIRAC_CORRECTION_SLICES: the share corrector is enabled but has no slice",
+                          **_where(knobs, "DIRAC_CORRECTION_SLICES"))
+    for group in knobs.pattern_args("DIRAC_JOBSHARE_<g>"):
+        knobs.pattern("DIRAC_JOBSHARE_<g>", group)
+    return dict(dirac_correction=correction, dirac_slices=slices,
+                dirac_max_global_correction=g("DIRAC_MAX_GLOBAL_CORRECTION"), dirac_compat=g("DIRAC_CORRECTOR_COMPAT"),
+                dirac_job_sharing=frozenset(g("DIRAC_JOBSHARING") or ()),
+                dirac_default_group=g("DIRAC_DEFAULT_GROUP") or "user",
+                dirac_consolidation=_choice(knobs, "DIRAC_PRIORITY_CONSOLIDATION", ("avg", "sum")),
+                dirac_seed=g("DIRAC_SEED"))
 
 
 def slurm_params(knobs: Any) -> SlurmParams:
     """The Slurm parameters, every ``SLURM_*`` knob checked (the per-name ones too)."""
     g = knobs.get
+    _refuse_unknown(knobs, "SLURM_", "Slurm")
     flags = [f.upper() for f in g("SLURM_PRIORITYFLAGS") or ()]
     unknown = [f for f in flags if f not in SLURM_FLAGS]
     if unknown:
@@ -250,5 +273,5 @@ def maui_target(cfg: PolicyConfig, kind: str, name: Optional[str]) -> Optional[s
     return value.strip()
 
 
-__all__ = ["MAUI_COMPONENTS", "MAUI_SUBCOMPONENTS", "POLICIES", "SLURM_FLAGS", "PolicyConfig", "lsf_params",
-           "maui_target", "parse_shares", "parse_slices", "policy_params", "slurm_params"]
+__all__ = ["MAUI_COMPONENTS", "MAUI_SUBCOMPONENTS", "POLICIES", "SLURM_FLAGS", "PolicyConfig", "dirac_params",
+           "lsf_params", "maui_target", "parse_shares", "parse_slices", "policy_params", "slurm_params"]

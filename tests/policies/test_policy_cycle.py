@@ -197,9 +197,10 @@ def test_dirac_corrector_in_the_cycle_gives_d3():
            "DIRAC_CORRECTION_SLICES = [604800, 80, 2] [3600, 20, 5]\nDIRAC_MAX_GLOBAL_CORRECTION = 3\n"
            "DIRAC_JOBSHARE_user = 10000\nDIRAC_JOBSHARE_mc = 300\nDIRAC_JOBSHARE_data = 40000\n")
     jobs = "".join(job(f"{g}user@d", i + 1, extra=f'AcctGroup = "{g}"') for i, g in enumerate(("user", "mc", "data")))
-    # running-job samples: week averages 3000 / 1000 / 6000, hour averages 500 / - / 1500
+    # running-job counts at two cycles: week averages (5500+500)/2 = 3000, (2000+0)/2 = 1000,
+    # (10500+1500)/2 = 6000; hour (the last cycle only) 500 / 0 (mc absent) / 1500
     ledger = {"user": Ledger(500, (NOW - 7200, 5500, NOW - 60, 500), NOW),
-              "mc": Ledger(1000, (NOW - 7200, 1000), NOW),
+              "mc": Ledger(0, (NOW - 7200, 2000, NOW - 60, 0), NOW),
               "data": Ledger(1500, (NOW - 7200, 10500, NOW - 60, 1500), NOW)}
     _, runner = run(cfg, slots(3), jobs, ledger)
     prio = {r["group"]: r["priority"] for r in runner.report()}

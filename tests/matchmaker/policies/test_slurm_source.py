@@ -73,6 +73,8 @@ def test_half_life_is_read_as_a_slurm_time():
     ("SLURM_QOS_PRIORITY_high = many\n", 2),
     ("SLURM_QOS_PRIORITY_high = -5\n", 2),
     ("SLURM_SHARES_alice = lots\n", 2),
+    ("SLURM_PRIORITYWEIGHTFAIRSHAR = 10000\n", 2),     # no such knob: it would change nothing
+    ("NEGOTIATOR.SLURM_QOS_PRIORTY_high = 5\n", 2),
 ])
 def test_bad_slurm_knobs_name_file_and_line(text, line):
     with pytest.raises(ConfigError) as e:
