@@ -27,6 +27,7 @@ import datetime
 import json
 import math
 import os
+import re
 import sys
 import time
 from typing import Any, Optional, Sequence, TextIO
@@ -340,7 +341,23 @@ def build_parser() -> argparse.ArgumentParser:
     register_analyze(sub)
     register_review(sub)
     policies.register(u)
+    numbers_are_values(p)
     return p
+
+
+# A number is a value wherever it stands, never an option: ``-setfactor u@d -inf`` gives
+# the edit the value -inf (then refused as not finite), ``-setfactor u@d -1e5`` the value
+# -1e5.  argparse on its own takes only ``-5`` and ``-.5`` for numbers.
+NUMBER_ARGUMENT = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^-(inf|infinity|nan)$", re.IGNORECASE)
+
+
+def numbers_are_values(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` and its subcommands' parsers read a negative number as a value."""
+    parser._negative_number_matcher = NUMBER_ARGUMENT    # type: ignore[attr-defined]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                numbers_are_values(sub)
 
 
 def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:

@@ -161,3 +161,33 @@ def test_the_cli_prints_one_line_for_a_deep_chain(tmp_path):
     jobs.write_text('ClusterId = 1\nProcId = 0\nOwner = "a"\nUser = "a@d"\nJobStatus = 1\nRequirements = true\n')
     status, _out, err = run("negotiate", "--config", cfg, "--slots", slots, "--jobs", jobs, "--now", 0)
     assert status == 1 and err.startswith(f"matchmaker: {cfg}:10001: config:") and len(err.splitlines()) == 1, err
+
+
+# ---- a negative number is a value ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value,words", [("-inf", "-inf is not a finite number"),
+                                         ("-Infinity", "-inf is not a finite number"),
+                                         ("-nan", "nan is not a finite number"),
+                                         ("-1e5", "at least 1 and at most 1e+30, not -100000"),
+                                         ("-.5", "not -0.5")])
+def test_a_negative_number_after_an_option_is_its_value(tmp_path, value, words):
+    """The issue's case: ``-setfactor u@d -inf`` printed nine lines of usage; it is the
+    edit's value, refused in one line, with nothing written."""
+    db = tmp_path / "s.db"
+    with Accountant.load(db) as a:
+        a.set_factor("u@d", 2.0)
+    before = db.read_bytes()
+    for spelling in ("-setfactor", "--setfactor"):
+        status, _out, err = run("userprio", "--state", db, spelling, "u@d", value)
+        assert status == 1 and len(err.splitlines()) == 1, err
+        assert err.startswith(f"matchmaker: {db}: error: --setfactor: ") and words in err, err
+    assert db.read_bytes() == before
+
+
+def test_a_negative_ceiling_of_minus_one_is_stored(tmp_path):
+    db = tmp_path / "s.db"
+    status, _out, err = run("userprio", "--state", db, "-setceiling", "u@d", "-1", "-setfloor", "u@d", "0")
+    assert status == 0, err
+    with Accountant.load(db, read_only=True) as a:
+        assert a.get("u@d").ceiling == -1.0
