@@ -10,6 +10,15 @@ from typing import Callable, Optional, TextIO
 
 from ..errors import OutputError
 
+_NEW_FILE_MODE = 0o666
+
+
+def _umask() -> int:
+    """The process's file-creation mask (reading it means setting it: it is put back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
 
 def reason(exc: OSError) -> str:
     """The system's words for a failed file operation (``No space left on device``)."""
@@ -26,6 +35,7 @@ def write_atomically(path: str | os.PathLike, write: Callable[[TextIO], None], *
     except OSError as exc:
         raise OutputError(f"cannot write: {reason(exc)}", file=str(final)) from None
     try:
+        os.fchmod(fd, _NEW_FILE_MODE & ~_umask())      # as open() would make it, not mkstemp's 0600
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
             write(fh)
             fh.flush()

@@ -331,3 +331,14 @@ def test_write_atomically_names_the_file(tmp_path, monkeypatch):
             write_atomically(target, lambda fh: fh.write("new text\n"))
     assert info.value.file == str(target) and "No space left" in info.value.message
     assert target.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["x.csv"]
+
+
+def test_a_new_file_gets_the_usual_permissions(tmp_path):
+    """Written through a temporary file (mkstemp makes 0600), the result has the mode open()
+    gives a new file: 0666 less the umask."""
+    mask = os.umask(0o022)
+    try:
+        write_atomically(tmp_path / "x.csv", lambda fh: fh.write("a\n"))
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "x.csv").stat().st_mode & 0o777 == 0o644
