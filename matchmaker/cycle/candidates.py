@@ -57,6 +57,7 @@ class CandidateList:
     no_preemption_req: bool = False     # some slot was refused by PREEMPTION_REQUIREMENTS
     limited: bool = False               # some slot was refused by the submitter limit
     concurrency: list[str] = field(default_factory=list)
+    version: int = 0                    # the cycle's consumption count when the list was built
 
     def reason(self) -> str:
         """Why nothing could be offered, in HTCondor's order of precedence (docs/negotiation.md, rejection reasons)."""

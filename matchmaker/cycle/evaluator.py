@@ -94,7 +94,7 @@ _CONVERT = {S_REQ: is_true, J_REQ: is_true, S_PREQ: is_true, S_RANK: _rank_or_ze
 class SlotEntry:
     """A slot as the cycle sees it: its annotated copy, and its values of memo keys."""
 
-    __slots__ = ("slot", "ad", "remote", "claimed_idle", "alive", "keys", "weight", "index", "cls")
+    __slots__ = ("slot", "ad", "remote", "claimed_idle", "alive", "keys", "weight", "index", "cls", "cp", "cost")
 
     def __init__(self, slot: Slot, ad: NegotiationAd, remote: Optional[str], claimed_idle: bool = False) -> None:
         self.slot, self.ad, self.remote, self.claimed_idle = slot, ad, remote, claimed_idle
@@ -103,6 +103,8 @@ class SlotEntry:
         self.weight = slot.weight         # the cost of matching this slot
         self.index = slot.index
         self.cls: Optional[SlotClass] = None
+        self.cp: Optional[tuple[str, ...]] = None     # the resources of a consumption policy
+        self.cost = self.weight           # what a match costs: under a consumption policy, per request
 
 
 class SlotClass:

@@ -63,6 +63,10 @@ class Matcher:
         self.policy = evaluator.policy
         self.limits = limits
         self.eup_of = eup_of
+        # Partitionable slots with a consumption policy: evaluated afresh for every list
+        # (their resources change as they are matched), and what a match would cost.
+        self.cp_entries: list[SlotEntry] = []
+        self.cp_cost: Callable[[SlotEntry, NegotiationAd], Optional[float]] = lambda _e, _r: None
 
     def request_limits(self, req: NegotiationAd) -> Optional[list[tuple[str, float]]]:
         """The request's limits when ``ConcurrencyLimits`` is a plain string, else None."""
@@ -77,12 +81,50 @@ class Matcher:
     def build(self, req: NegotiationAd, autocluster: int, submitter: str, classes: Sequence[SlotClass],
               only_rank: bool, budget: Budget, static_limits: bool) -> CandidateList:
         """All candidates for ``req`` among the available slots, sorted (docs/negotiation.md, candidate slots)."""
+        self.ev.use_request(req)
+        out = None
+        if self.policy.columnar:
+            out = build_columnar(self, req, autocluster, submitter, classes, only_rank, budget, static_limits)
+        if out is None:
+            out = self._scan(req, autocluster, submitter, classes, only_rank, budget, static_limits)
+        if self.cp_entries and not only_rank:
+            self._add_consumption(out, req, budget, static_limits)
+        return out
+
+    def _add_consumption(self, out: CandidateList, req: NegotiationAd, budget: Budget, static_limits: bool) -> None:
+        """Merge the consumption-policy slots that can take ``req`` into ``out``: each once
+        its consumption fits what is left and both Requirements hold (docs/negotiation.md,
+        consumption policies)."""
+        ev = self.ev
+        check_expr_limits = not static_limits and req.get_node("concurrencylimits") is not None
+        extra = []
+        for e in self.cp_entries:
+            if not e.alive:
+                continue
+            cost = self.cp_cost(e, req)
+            if cost is None or not ev.value(e, J_REQ) or not ev.value(e, S_REQ):
+                continue
+            e.cost = cost
+            if not permits(budget.used_unclaimed, budget.lim_unclaimed, cost):
+                out.limited = True
+                continue
+            if check_expr_limits:
+                v = ev.value(e, J_LIMITS)
+                full = self.limits.exhausted(parse_limits(v)) if type(v) is str else []
+                if full:
+                    out.concurrency.extend(full)
+                    continue
+            extra.append(Candidate(e, NO_PREEMPTION, self._key(e, NO_PREEMPTION)))
+        if extra:
+            items = out.items
+            merged = [items[i] for i in range(out.pos, len(items))] + extra
+            merged.sort(key=attrgetter("key"))
+            out.items, out.pos = merged, 0
+
+    def _scan(self, req: NegotiationAd, autocluster: int, submitter: str, classes: Sequence[SlotClass],
+              only_rank: bool, budget: Budget, static_limits: bool) -> CandidateList:
+        """The candidate list evaluated pair by pair (through the memo and the slot classes)."""
         ev, pol = self.ev, self.policy
-        ev.use_request(req)
-        if pol.columnar:
-            built = build_columnar(self, req, autocluster, submitter, classes, only_rank, budget, static_limits)
-            if built is not None:
-                return built
         out = CandidateList(autocluster, only_rank, [])
         items = out.items
         prereq = pol.preemption_requirements
@@ -175,9 +217,9 @@ class Matcher:
                     pol.preemption_rank is not None and \
                     -ev.fresh(e, S_PRANK) != c.key[4]:  # type: ignore[operator]
                 return None, True
-            if c.state == PRIO_PREEMPTION and not permits(budget.used, budget.lim, e.weight) or \
-                    c.state == NO_PREEMPTION and not permits(budget.used_unclaimed, budget.lim_unclaimed,
-                                                            e.weight):
+            cost = e.cost if e.cp is not None else e.weight
+            if c.state == PRIO_PREEMPTION and not permits(budget.used, budget.lim, cost) or \
+                    c.state == NO_PREEMPTION and not permits(budget.used_unclaimed, budget.lim_unclaimed, cost):
                 cands.limited = True
                 continue
             limits = static

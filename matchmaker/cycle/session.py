@@ -85,12 +85,24 @@ def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float,
         else:
             result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage,
                                previous_quotas=acct.previous_quotas(), progress=progress)
-        for m in result.matches:
-            acct.add_match(m.submitter, m.slot, m.weight, now, group=group_of(m.submitter))
+        for m, name in zip(result.matches, claim_names(result.matches)):
+            acct.add_match(m.submitter, name, m.weight, now, group=group_of(m.submitter))
         acct.set_group_quotas(QuotaRecord(g.name, g.quota, g.config_quota, g.is_static, g.subtree_quota, g.surplus,
                                           g.requested, g.allocated, g.usage, g.sort_key, g.order, g.matched)
                               for g in result.groups)
     return result
+
+
+def claim_names(matches: Any) -> list[str]:
+    """The accountant's name for each match's claim: the slot's name, and for the second
+    and later matches on one consumption-policy slot ``<slot>_cp_match_<k>``, so that each
+    is charged on its own."""
+    seen: dict[str, int] = {}
+    out = []
+    for m in matches:
+        k = seen[m.slot] = seen.get(m.slot, -1) + 1
+        out.append(m.slot if k == 0 else f"{m.slot}_cp_match_{k}")
+    return out
 
 
 def _policy_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float, usage: dict,

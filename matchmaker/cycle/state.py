@@ -30,7 +30,7 @@ from ..pool.ads import (
 )
 from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
 from ..pool.limits import claimed_limits, limits_reason
-from ..pool.partition import jobs_that_fit
+from ..pool.partition import available, consumption, consumption_policy, jobs_that_fit
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
 from .ephemeral import (
     ROOT_GROUP,
@@ -91,10 +91,17 @@ class Cycle:
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
         entries = [self._entry(s) for s in slots if self._keep(s)]
         self.queues = self._queues(pool, slots)
+        for e in entries:
+            if e.remote is None:
+                e.cp = consumption_policy(e.ad)
+        plain = [e for e in entries if e.cp is None]
         # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
-        names = decisive_names([e.ad for e in entries], [j.ad for j in pool.jobs if j.status == IDLE]) \
-            if entries and not pol.columnar else None
-        self.classes = group_slots(entries, names)
+        names = decisive_names([e.ad for e in plain], [j.ad for j in pool.jobs if j.status == IDLE]) \
+            if plain and not pol.columnar else None
+        self.classes = group_slots(plain, names)
+        self.matcher.cp_entries = [e for e in entries if e.cp is not None]
+        self.matcher.cp_cost = self._consumption_cost
+        self.cp_matches = 0                 # matches made on consumption-policy slots so far
         self.entries = entries
         self.explain_groups: Any = None     # built by cycle.explain on the first rejection
         self.pass_cap: tuple[Optional[str], float, Optional[Mapping[str, float]]] = (None, float("inf"), None)
@@ -182,9 +189,12 @@ class Cycle:
         run.next += 1
         s.idle -= 1
         s.matched += 1
-        e.alive = False
-        e.cls.dead += 1
-        self._available -= 1
+        if e.cp is not None:
+            cost = self._consume(e, req)
+        else:
+            e.alive = False
+            e.cls.dead += 1
+            self._available -= 1
         preempted = e.remote if cand.state != NO_PREEMPTION else None
         if preempted is not None and slot.charged:
             self.usage.remove(slot.customer, cost)       # AddMatch ends the previous claim
@@ -202,10 +212,41 @@ class Cycle:
                                   self.usage.group_of(s.name) if grouped else None,
                                   context.negotiating_group if context else ROOT_GROUP,
                                   bool(context and context.autoregroup), why))
-        if self.settings.depth_first and slot.partitionable and hasattr(run, "jobs"):
+        if self.settings.depth_first and slot.partitionable and e.cp is None and hasattr(run, "jobs"):
             self._pack(s, run, e, req)
         if self.progress is not None and len(self.matches) % 100 == 0:
             self.report()
+
+    def _weight(self, ad: ClassAd) -> float:
+        st = self.settings
+        return slot_weight(ad, use_slot_weights=st.use_slot_weights, slot_weight_expr=st.slot_weight_expr,
+                           force=st.force_slot_weight)
+
+    def _consumption_cost(self, e: SlotEntry, req: NegotiationAd) -> Optional[float]:
+        """What matching ``req`` on a consumption-policy slot costs: its weight now less its
+        weight after the consumption (1 without slot weights); None when it does not fit."""
+        used = consumption(e.ad, req, e.cp or ())
+        if used is None:
+            return None
+        if not self.settings.use_slot_weights:
+            return 1.0
+        after = ClassAd(e.ad)
+        left = available(e.ad, e.cp or ())
+        after.update({res: left[res] - v for res, v in used.items()})
+        return e.weight - self._weight(after)
+
+    def _consume(self, e: SlotEntry, req: NegotiationAd) -> float:
+        """Take ``req``'s consumption from the slot's resources in this cycle; the slot
+        stays a candidate with its new weight.  Returns the match's cost."""
+        cost = self._consumption_cost(e, req)
+        used = consumption(e.ad, req, e.cp or ()) or {}
+        left = available(e.ad, e.cp or ())
+        for res, v in used.items():
+            e.ad[res] = _whole(left[res] - v)
+        e.keys = {}                         # its memo keys hold the old values
+        e.weight = self._weight(e.ad)
+        self.cp_matches += 1
+        return e.cost if cost is None else cost
 
     def _pack(self, s: SubmitterState, run: Any, e: Any, req: NegotiationAd) -> None:
         """``NEGOTIATOR_DEPTH_FIRST``: the schedd is told that the partitionable slot just
@@ -233,13 +274,15 @@ class Cycle:
             if full:
                 return None, limits_reason(full), False
         cl: Optional[CandidateList] = cache[0]
-        if cl is not None and cl.autocluster == autocluster and cl.only_rank == only_rank:
+        if cl is not None and cl.autocluster == autocluster and cl.only_rank == only_rank \
+                and cl.version == self.cp_matches:
             cand, rebuild = m.pop(cl, req, s.name, budget)
             if cand is not None:
                 return cand, "", False
             if not rebuild:
                 return None, cl.reason(), cl.limited
         cl = m.build(req, autocluster, s.name, self.classes, only_rank, budget, static is not None)
+        cl.version = self.cp_matches
         cache[0] = cl if pol.matchlist_caching else None
         cand, _ = m.pop(cl, req, s.name, budget)
         return (cand, "", False) if cand is not None else (None, cl.reason(), cl.limited)
@@ -258,6 +301,11 @@ class Cycle:
         return CycleResult(self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins, list(groups),
                            list(self.history))
 
+
+
+def _whole(v: float) -> float:
+    """Whole numbers as integers (a slot's ``Cpus = 3``, not ``3.0``)."""
+    return int(v) if type(v) is float and v.is_integer() and abs(v) < 2**53 else v
 
 
 __all__ = ["Cycle", "SubmitterState"]

@@ -142,6 +142,31 @@ def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> Cl
     return out
 
 
+def consumption_policy(ad: ClassAd) -> Optional[tuple[str, ...]]:
+    """The resources of a partitionable slot that advertises a consumption policy, as a
+    startd with ``CONSUMPTION_POLICY = True`` does: ``MachineResources`` and a
+    ``Consumption<Res>`` for each resource listed there except swap.  None otherwise."""
+    if not is_partitionable(ad) or ad.get_node("MachineResources") is None:
+        return None
+    resources = machine_resources(ad)
+    if all(ad.get_node("Consumption" + res) is not None for res in resources):
+        return resources
+    return None
+
+
+def consumption(slot: ClassAd, job: ClassAd, resources: tuple[str, ...]) -> Optional[dict[str, float]]:
+    """What a match of ``job`` takes from ``slot`` under its consumption policy: each
+    ``Consumption<Res>`` with the slot as ``MY`` and the job as ``TARGET``; None when one
+    is not a non-negative number, or when the slot has too little of a resource left."""
+    out: dict[str, float] = {}
+    for res in resources:
+        v = _pair_value(slot, job, slot.get_node("Consumption" + res))
+        if type(v) not in (int, float) or not 0 <= v < float("inf"):  # type: ignore[operator]
+            return None
+        out[res] = v  # type: ignore[assignment]
+    return out if shortfall(out, available(slot, resources)) is None else None
+
+
 def jobs_that_fit(slot: ClassAd, job: ClassAd) -> int:
     """How many jobs like ``job`` the slot's ``Cpus`` and ``Memory`` hold, by the requests as
     the job states them (``NEGOTIATOR_DEPTH_FIRST``): ``min(Cpus // RequestCpus, Memory //
@@ -195,6 +220,6 @@ def _pair_value(my: ClassAd, target: ClassAd, node: Optional[Node]) -> object:
 
 __all__ = [
     "DEFAULT_RESOURCES", "Rounding", "available", "child_name", "give_back", "is_dynamic", "is_partitionable",
-    "jobs_that_fit",
+    "consumption", "consumption_policy", "jobs_that_fit",
     "machine_resources", "parent_name", "requested", "shortfall", "split",
 ]

@@ -49,6 +49,7 @@ slot = st.fixed_dictionaries({
     "Arch": st.sampled_from(["X86_64", "x86_64", "ARM64"]), "start": st.integers(0, len(START) - 1),
     "rank": st.integers(0, len(SLOT_RANK) - 1), "user": st.sampled_from([None, None, *USERS]),
     "current": st.sampled_from([0.0, 1.0, -1.0]), "activity": st.sampled_from(["Busy", "Idle"]),
+    "kind": st.sampled_from(["static", "static", "partitionable", "consumption"]),
 })
 job = st.fixed_dictionaries({
     "user": st.sampled_from(USERS), "mem": st.sampled_from([512, 1024, 3000]), "cpus": st.integers(1, 2),
@@ -68,6 +69,12 @@ def _slot_ad(i: int, d: dict) -> ClassAd:
     ad.set_node("Rank", parse_expr(SLOT_RANK[d["rank"]]))
     if d["user"] is None:
         ad.update({"State": "Unclaimed", "Activity": "Idle"})
+        if d["kind"] != "static":       # a partitionable slot, with a consumption policy or not
+            ad["PartitionableSlot"] = True
+        if d["kind"] == "consumption":
+            ad["MachineResources"] = "Cpus Memory"
+            ad.set_node("ConsumptionCpus", parse_expr("TARGET.RequestCpus"))
+            ad.set_node("ConsumptionMemory", parse_expr("quantize(TARGET.RequestMemory, {512})"))
     else:
         ad.update({"State": "Claimed", "Activity": d["activity"], "RemoteUser": d["user"],
                    "RemoteOwner": d["user"]})
@@ -100,14 +107,16 @@ def _summary(result) -> tuple:
                                                            max_size=3),
        flags=st.fixed_dictionaries({"needs_eup": st.booleans(), "skip_idle": st.booleans(),
                                     "ignore_ranks": st.booleans(), "cache": st.booleans(),
-                                    "strict": st.booleans(), "stable": st.booleans()}))
+                                    "strict": st.booleans(), "stable": st.booleans(),
+                                    "depth_first": st.booleans()}))
 def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
     pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(jobs))
     knob_nodes = {k: parse_expr(v) for k, v in KNOBS[knobs].items()}
     base = Settings.defaults(preemption_needs_better_eup=flags["needs_eup"],
                              skip_claimed_idle=flags["skip_idle"], ignore_job_ranks=flags["ignore_ranks"],
                              matchlist_caching=flags["cache"], preemption_rank_stable=flags["stable"],
-                             preemption_requirements_stable=flags["stable"], **knob_nodes)
+                             preemption_requirements_stable=flags["stable"], depth_first=flags["depth_first"],
+                             **knob_nodes)
     base = replace(base, concurrency_capacity=lambda name: 2.0 if name == "lic" else 1.0)
     prios = StaticPriorities(dict(zip(USERS, eups)))
     set_strict_mode(flags["strict"])

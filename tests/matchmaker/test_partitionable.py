@@ -25,6 +25,9 @@ from matchmaker.pool.partition import Rounding, child_name, machine_resources, p
 
 START = 1700000000.0
 ALICE = "alice@example.org"
+CONSUMPTION = ('MachineResources = "Cpus Memory Disk Swap"\nConsumptionCpus = quantize(target.RequestCpus, {1})\n'
+               "ConsumptionMemory = quantize(target.RequestMemory, {128})\n"
+               "ConsumptionDisk = quantize(target.RequestDisk, {1024})\n")
 PSLOT_REQ = ("(TARGET.RequestCpus <= MY.Cpus) && (TARGET.RequestMemory <= MY.Memory) "
              "&& (TARGET.RequestDisk <= MY.Disk)")
 
@@ -214,11 +217,13 @@ RES = ("Cpus", "Memory", "Disk")
 
 @st.composite
 def pools(draw):
-    """1-3 partitionable slots (1-8 cores, 1-8 GB, 2-20 MB of disk) and a static slot, 1-14
+    """1-3 partitionable slots (1-8 cores, 1-8 GB, 2-20 MB of disk; with a consumption policy
+    or not) and a static slot, 1-14
     jobs of alice and bob (1-3 cores, 100-3000 MB, 1-4000 KB, 300-1500 s)."""
     slots = "".join(pslot_text(f"slot1@node{m}", draw(st.integers(1, 8)), 1024 * draw(st.integers(1, 8)),
-                               1024 * draw(st.integers(2, 20)))
-                    for m in range(draw(st.integers(1, 3))))
+                               1024 * draw(st.integers(2, 20))).replace("SlotWeight = Cpus\n",
+                                                                        "SlotWeight = Cpus\n" + CONSUMPTION * cp)
+                    for m, cp in enumerate(draw(st.lists(st.booleans(), min_size=1, max_size=3))))
     slots += 'Name = "slot1@static"\nCpus = 1\nMemory = 2048\nState = "Unclaimed"\nRequirements = true\nRank = 0\n\n'
     jobs = ""
     for p in range(draw(st.integers(1, 14))):
@@ -384,3 +389,71 @@ def test_jobs_that_fit():
     assert jobs_that_fit(slot, ClassAd({"RequestCpus": 2, "RequestMemory": 3000})) == 1
     assert jobs_that_fit(slot, ClassAd({"RequestCpus": 2})) == 4
     assert jobs_that_fit(slot, ClassAd({"RequestCpus": 16})) == 1
+
+
+# ---- consumption policies ------------------------------------------------------------------------
+
+
+
+def cp_pool(jobs: str, weight: str = "Cpus", config: str = "CLAIM_PARTITIONABLE_LEFTOVERS = false\n"):
+    slot = pslot_text(cpus=8, memory=8192, disk=100000).replace("SlotWeight = Cpus\n",
+                                                                 f"SlotWeight = {weight}\n{CONSUMPTION}")
+    return matchmaker.load_ads(Knobs.from_string(config), ads(slot), ads(jobs))
+
+
+def bob_jobs(n: int, **kw) -> str:
+    return "".join(job_text(p, owner="bob", **kw).replace("ClusterId = 1", "ClusterId = 2") for p in range(n))
+
+
+def test_consumption_policy_several_matches_in_one_cycle():
+    """An 8-core pslot advertising a consumption policy (SlotWeight = Cpus), alice and bob with
+    four 2-core 1000 MB jobs each and equal priorities: pool weight 8, each slice 4.  alice
+    (first by name) matches 1.0 (the slot goes 8 -> 6 cores, cost 8 - 6 = 2) and 1.1 (cost 2,
+    her slice used up); bob then 2.0 and 2.1 on the same slot, 2 each.  Four matches on one
+    pslot in one cycle, 8 cores and 4 x 1024 MB consumed; the accountant holds four claims of
+    weight 2.  The startd carves four dynamic slots of 2 cores and 1024 MB."""
+    loaded = cp_pool("".join(job_text(p, cpus=2) for p in range(4)) + bob_jobs(4, cpus=2))
+    result = matchmaker.negotiate(loaded, now=START)
+    assert [(m.job, m.slot, m.weight) for m in result.matches] == [
+        ("1.0", "slot1@node1", 2), ("1.1", "slot1@node1", 2), ("2.0", "slot1@node1", 2), ("2.1", "slot1@node1", 2)]
+    assert result.usage == {ALICE: 4, "bob@example.org": 4}
+    claimed = claim_matches(loaded.pool, result, loaded.settings)
+    slots = {s.name: s.ad for s in claimed.pool.slots}
+    assert slots["slot1@node1"]["Cpus"] == 0 and slots["slot1@node1"]["Memory"] == 8192 - 4 * 1024
+    assert [(slots[f"slot1_{k}@node1"]["Cpus"], slots[f"slot1_{k}@node1"]["Memory"]) for k in range(1, 5)] == \
+        [(2, 1024)] * 4
+
+
+def test_consumption_policy_charges_the_weight_it_takes():
+    """SlotWeight = Cpus + Memory / 1024 on 8 cores and 8192 MB: weight 8 + 8 = 16.  Each
+    2-core 1000 MB job consumes 2 cores and 1024 MB, so the weight drops by 2 + 1 = 3:
+    alice's three jobs cost 3 each (16 -> 13 -> 10 -> 7), usage 9."""
+    loaded = cp_pool("".join(job_text(p, cpus=2) for p in range(3)), weight="Cpus + Memory / 1024")
+    result = matchmaker.negotiate(loaded, now=START)
+    assert [m.weight for m in result.matches] == [3, 3, 3]
+    assert result.usage == {ALICE: 9}
+
+
+def test_consumption_policy_stops_when_nothing_fits():
+    """Five 2-core jobs on 8 cores: four fit (8 -> 0), the fifth finds the slot without cores
+    and is rejected with "no match found"."""
+    loaded = cp_pool("".join(job_text(p, cpus=2) for p in range(5)))
+    result = matchmaker.negotiate(loaded, now=START)
+    assert [m.job for m in result.matches] == ["1.0", "1.1", "1.2", "1.3"]
+    assert [(r.job, r.reason) for r in result.rejected] == [("1.4", "no match found")]
+
+
+def test_consumption_claims_are_charged_apart():
+    """The accountant keeps one claim per consumption match (``slot1@node1`` then
+    ``slot1@node1_cp_match_1``...): after the cycle alice's usage in the store is 2 + 2 = 4."""
+    from matchmaker.cycle.session import claim_names
+
+    ms = [Match("1.0", ALICE, "s", "no-preemption", None, 2.0), Match("1.1", ALICE, "s", "no-preemption", None, 2.0),
+          Match("1.2", ALICE, "t", "no-preemption", None, 1.0)]
+    assert claim_names(ms) == ["s", "s_cp_match_1", "t"]
+    loaded = cp_pool("".join(job_text(p, cpus=2) for p in range(2)))
+    from matchmaker.accounting.store import Accountant
+
+    acct = Accountant.load(":memory:")
+    matchmaker.cycle.session.run_cycle(loaded.pool, loaded.settings, acct, START)
+    assert acct.usage(ALICE) == 4
