@@ -51,6 +51,7 @@ AVAILABLE = "available"
 RANK_PREEMPTIBLE = "preemptible by machine Rank"
 PRIO_PREEMPTIBLE = "preemptible by priority"
 ALREADY_MATCHED = "already matched this cycle"
+TOO_LITTLE_LEFT = "partitionable, too little left for it (consumption policy)"
 SAME_SUBMITTER = "claimed by the same submitter"
 CLAIMED_IDLE = "claimed and idle (MATCHMAKER_SKIP_CLAIMED_IDLE = true)"
 ONLY_RANK = "claimed, machine Rank not better (the submitter is past its limit: only Rank preemption)"
@@ -250,7 +251,10 @@ class _Index:
         self.dead: list[dict[Any, int]] = []              # None or (remote, idle) -> matched
         self.where: dict[str, tuple[int, Any]] = {}
         self.table: Optional[AdTable] = None               # the representatives, for the columnar engine
+        self.consumption = [e for e in entries if getattr(e, "cp", None) is not None]
         for e in entries:
+            if getattr(e, "cp", None) is not None:
+                continue        # its resources change as it is matched: examined one by one
             key = id(getattr(e, "cls", None) or e)
             g = by.get(key)
             if g is None:
@@ -354,6 +358,9 @@ def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) 
             accepting[[g for g, rep in enumerate(index.reps) if ev.value(rep, J_REQ) and ev.value(rep, S_REQ)]] = True
         if autocluster is not None:
             index.accepting[key] = np.packbits(accepting)
+    for e in index.consumption:
+        if ev.value(e, J_REQ) and ev.value(e, S_REQ):
+            add(AVAILABLE if cycle.matcher.cp_cost(e, req) is not None else TOO_LITTLE_LEFT, 1)
     add(ALREADY_MATCHED, int(index.dead_all[accepting].sum()))
     add(AVAILABLE, int((index.free_count[accepting] - index.dead_free[accepting]).sum()))
     # The claims of the accepting groups, in group order: the submitter's own busy ones,
