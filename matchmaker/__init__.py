@@ -14,6 +14,7 @@ from :mod:`classad`), a rule ``tests/test_layers.py`` checks:
 * :mod:`matchmaker.analyze` -- why a job does not match: clause counts, verdicts;
 * :mod:`matchmaker.review` -- ``lint`` (a policy's mistakes) and ``diff`` (what a new policy changes);
 * :mod:`matchmaker.api` -- the public entry points re-exported here;
+* :mod:`matchmaker.sweeps` -- many simulations at once on Dask (``matchmaker.sweep``);
 * :mod:`matchmaker.cli` -- the ``matchmaker`` command.
 
 Typical use::
@@ -24,6 +25,8 @@ Typical use::
     for m in result.matches:
         print(m.job, m.slot, m.reason)
     sim = matchmaker.simulate(loaded, start=1700000000, duration=48 * 3600)   # rows per cycle
+    runs = matchmaker.sweep("negotiator.config", "slots.ads", "jobs.ads", start=1700000000,
+                            duration=24 * 3600, vary={"PRIORITY_HALFLIFE": [86400, 604800]})
 """
 
 from .accounting.store import Accountant
@@ -37,10 +40,11 @@ from .review.cycle_diff import CycleDiff
 from .review.findings import Finding, LintReport
 from .review.series_diff import SeriesDiff
 from .simulate import Simulation
+from .sweeps import SweepError, SweepResult, sweep
 
 __all__ = [
     "Accountant", "ConfigError", "CycleDiff", "CycleResult", "Finding", "GroupSummary", "Job", "Knobs",
     "LintReport", "Loaded", "Match", "Pool", "Preemption", "Rejection", "SeriesDiff", "Settings", "Simulation",
-    "Slot", "StateError", "SubmitterSummary", "analyze", "diff", "lint", "load", "load_ads", "negotiate",
-    "simulate",
+    "Slot", "StateError", "SubmitterSummary", "SweepError", "SweepResult", "analyze", "diff", "lint", "load",
+    "load_ads", "negotiate", "simulate", "sweep",
 ]

@@ -53,7 +53,7 @@ from ..accounting.store import Accountant, store_absent
 from ..api import load, negotiate
 from ..cycle.negotiator import CycleResult
 from ..errors import StateError
-from . import policies, simulate as simulate_command
+from . import policies, simulate as simulate_command, sweep as sweep_command
 from .analyze import register as register_analyze
 from .explained import preemption_json, print_explanations
 from .progress import StatusLine, wanted
@@ -338,6 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--now", "-now", help="time for --resetusage, seconds since the epoch")
     u.set_defaults(run=cmd_userprio)
     simulate_command.register(sub)
+    sweep_command.register(sub)
     register_analyze(sub)
     register_review(sub)
     policies.register(u)

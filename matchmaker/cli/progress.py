@@ -15,10 +15,10 @@ DELAY = 1.0
 
 
 class ProgressBar:
-    """A bar of ``done`` out of ``total`` steps (``simulate``'s cycles)."""
+    """A bar of ``done`` out of ``total`` steps (``simulate``'s cycles, ``sweep``'s variants)."""
 
-    def __init__(self, err: TextIO, enabled: bool) -> None:
-        self.err, self.enabled = err, enabled
+    def __init__(self, err: TextIO, enabled: bool, label: str = "cycles") -> None:
+        self.err, self.enabled, self.label = err, enabled, label
         self.began = time.monotonic()
         self.bar: Any = None
         self.task: Any = None
@@ -35,10 +35,10 @@ class ProgressBar:
             except ImportError:         # a broken install: go without progress, not without results
                 self.enabled = False
                 return
-            self.bar = Progress("cycles", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            self.bar = Progress(self.label, BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                                 console=Console(file=self.err), transient=True)
             self.bar.start()
-            self.task = self.bar.add_task("simulate", total=total)
+            self.task = self.bar.add_task(self.label, total=total)
         self.bar.update(self.task, completed=done)
 
     def close(self) -> None:

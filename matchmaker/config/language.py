@@ -144,6 +144,13 @@ class Config:
                 continue
             self.define(var[8:], value, ENVIRONMENT, None)
 
+    def detach_environment(self) -> None:
+        """Keep only the environment variables the definitions name in ``$ENV(...)``, as a
+        copy: the configuration can then be sent to another machine, without the rest of
+        this process's environment, and expand there as it does here."""
+        used = {m.group(1).strip() for d in self._table.values() for m in _ENV_REF.finditer(d.value)}
+        self._environ = {k: v for k, v in self._environ.items() if k in used}
+
     def define(self, name: str, value: str, file: str, line: Optional[int]) -> None:
         """Set ``name`` to raw ``value`` (self-references replaced now), last one wins."""
         self._set(name, self._replace_self(name, value), file, line)
@@ -335,6 +342,9 @@ def _depth_error(stack: list[_Frame], child: _Frame) -> ConfigError:
     where = next((f.origin for f in stack if f.origin is not None), None)
     return _error(f"macros nested more than {MAX_MACRO_DEPTH} deep ({shown or 'defaults and functions'}); "
                   "expansion stopped", where)
+
+
+_ENV_REF = re.compile(r"\$ENV\(([^):]+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

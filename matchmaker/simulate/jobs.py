@@ -18,7 +18,7 @@ progress).  A job is charged to its submitter only through its slot's claim.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from classad.ad import ClassAd
@@ -45,6 +45,18 @@ class SimJob:
     runs: int = 0                       # runs completed
     starts: int = 0
     preemptions: int = 0
+    idle_since: Optional[float] = None  # when it last became idle (None: running since the start)
+    waits: list[float] = field(default_factory=list)   # seconds idle before each start
+
+    def __post_init__(self) -> None:
+        if self.phase != QUEUED_RUNNING and self.idle_since is None:
+            self.idle_since = self.arrival
+
+    def started(self, t: float) -> None:
+        """The job starts at ``t``: its wait since it became idle is recorded."""
+        if self.idle_since is not None:
+            self.waits.append(t - self.idle_since)
+        self.idle_since = None
 
     @property
     def id(self) -> str:

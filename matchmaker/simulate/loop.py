@@ -124,10 +124,10 @@ class _Run:
                     self._close(j.slot, t)
                     ended.append(j.slot)
                 j.runs += 1
-                j.slot, j.end = None, None
+                ended, j.slot, j.end = j.end, None, None
                 if j.repeats_left != 0:
                     j.repeats_left -= 1 if j.repeats_left > 0 else 0
-                    j.phase, j.record = QUEUED_IDLE, idle_record(j.record)
+                    j.phase, j.record, j.idle_since = QUEUED_IDLE, idle_record(j.record), ended
                 else:
                     j.phase = DONE
             elif j.phase == PENDING and j.arrival <= t:
@@ -172,7 +172,7 @@ class _Run:
         for m in result.matches:
             victim = self.on_slot.pop(m.slot, None) if m.slot not in self.pslots else None
             if victim is not None and victim.id != m.job:
-                victim.phase, victim.slot, victim.end = QUEUED_IDLE, None, None
+                victim.phase, victim.slot, victim.end, victim.idle_since = QUEUED_IDLE, None, None, t
                 victim.preemptions += 1
                 victim.record = idle_record(victim.record)
                 preempted[victim.submitter] = preempted.get(victim.submitter, 0) + 1
@@ -182,6 +182,7 @@ class _Run:
             job = self.by_id[st.job]
             job.phase, job.slot, job.record = QUEUED_RUNNING, st.slot, records[st.job]
             job.starts += 1
+            job.started(t)
             job.began = t
             job.end = t + self.durations.duration(job.record, t)
             self.on_slot[st.slot] = job

@@ -54,7 +54,8 @@ class ClaimSpan:
 
 @dataclass
 class JobOutcome:
-    """How one job fared: its final phase, runs completed, starts and preemptions."""
+    """How one job fared: its final phase, runs completed, starts, preemptions and the
+    time it waited idle before each start."""
 
     id: str
     submitter: str
@@ -62,6 +63,7 @@ class JobOutcome:
     runs: int
     starts: int
     preemptions: int
+    waits: tuple[float, ...] = ()       # seconds idle before each start (from arrival, requeue, preemption)
 
 
 @dataclass
@@ -161,7 +163,7 @@ class Simulation:
 
     def finish(self, jobs: Sequence["SimJob"], spans: Sequence[ClaimSpan], warnings: Sequence[str]) -> None:
         """Store the jobs' outcomes, the claim spans and the warnings at the end of the run."""
-        self.jobs = [JobOutcome(j.id, j.submitter, j.phase, j.runs, j.starts, j.preemptions) for j in jobs]
+        self.jobs = [JobOutcome(j.id, j.submitter, j.phase, j.runs, j.starts, j.preemptions, tuple(j.waits)) for j in jobs]
         self.spans = sorted(spans, key=lambda s: (s.start, s.slot))
         self.warnings = list(dict.fromkeys(warnings))
 
