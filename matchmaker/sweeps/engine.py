@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Optional
 
@@ -56,7 +57,8 @@ def run_tasks(client: Any, inputs: Inputs, tasks: Sequence[Task], on_done: Calla
     from distributed import as_completed
 
     shipped = client.scatter(inputs, broadcast=True)
-    futures = {client.submit(run_variant, task, shipped, key=f"matchmaker-variant-{task.key}", pure=False): task
+    run = uuid.uuid4().hex[:8]       # a key of its own per run: a cancelled key is not reused at once
+    futures = {client.submit(run_variant, task, shipped, key=f"matchmaker-variant-{task.key}-{run}"): task
                for task in tasks}
     try:
         for future in as_completed(futures):
