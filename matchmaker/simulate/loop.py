@@ -124,10 +124,10 @@ class _Run:
                     self._close(j.slot, t)
                     ended.append(j.slot)
                 j.runs += 1
-                ended, j.slot, j.end = j.end, None, None
+                finished_at, j.slot, j.end = j.end, None, None
                 if j.repeats_left != 0:
                     j.repeats_left -= 1 if j.repeats_left > 0 else 0
-                    j.phase, j.record, j.idle_since = QUEUED_IDLE, idle_record(j.record), ended
+                    j.phase, j.record, j.idle_since = QUEUED_IDLE, idle_record(j.record), finished_at
                 else:
                     j.phase = DONE
             elif j.phase == PENDING and j.arrival <= t:
