@@ -149,11 +149,13 @@ class StagedOutputs:
                 current = name
                 os.replace(self.stage / "new" / name, self.directory / name)
                 self._new.append(name)
-        except OSError as exc:
+        except BaseException as exc:            # Ctrl-C half-way too: the previous files go back
             self._undo()
             self.discard()
-            raise OutputError(f"cannot replace: {_reason(exc)}; the previous outputs are kept",
-                              file=str(self.directory / current)) from None
+            if isinstance(exc, OSError):
+                raise OutputError(f"cannot replace: {_reason(exc)}; the previous outputs are kept",
+                                  file=str(self.directory / current)) from None
+            raise
         self.swapped = True
 
     def _undo(self) -> None:
@@ -173,9 +175,8 @@ class StagedOutputs:
 
     def roll_back(self) -> None:
         """Undo a swap (the step after it failed) and remove the staged files."""
-        if self.swapped:
-            self._undo()
-            self.swapped = False
+        self._undo()
+        self.swapped = False
         self.discard()
 
     def finish(self) -> None:

@@ -342,3 +342,25 @@ def test_a_new_file_gets_the_usual_permissions(tmp_path):
     finally:
         os.umask(mask)
     assert (tmp_path / "x.csv").stat().st_mode & 0o777 == 0o644
+
+
+def test_an_interrupt_during_the_swap_puts_the_previous_files_back(tmp_path, pool, monkeypatch):
+    """Ctrl-C between two renames of the swap (the third: after both old files were set
+    aside): the previous files are back under their names, the store untouched."""
+    db, out = tmp_path / "S.db", tmp_path / "out"
+    assert simulate(pool, "--state", db, "--start", T, "--duration", "1h", "--out", out)[0] == 0
+    before = snapshot(db, out)
+    loaded = matchmaker.load(pool["config"], pool["slots"], pool["jobs"])
+    real, calls = os.replace, []
+
+    def interrupted_replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 5:         # two temporary files renamed, two old files aside, then Ctrl-C
+            raise KeyboardInterrupt
+        return real(src, dst)
+
+    monkeypatch.setattr(outputs_module.os, "replace", interrupted_replace)
+    with pytest.raises(KeyboardInterrupt):
+        matchmaker.simulate(loaded, start=T + HOUR, duration=HOUR, interval=HOUR, state=db, out=out)
+    monkeypatch.undo()
+    assert snapshot(db, out) == before
