@@ -48,15 +48,16 @@ def pool_cpus(pool: Pool) -> float:
 
 def pool_shape(pool: Pool) -> PoolShape:
     """The pool's CPUs, its machines (the distinct ``Machine`` of the slots; a slot without
-    one, the part of its name after ``@``) and its memory (each slot's ``Memory``, MB)."""
+    one, the part of its name after ``@``), its memory (``Memory``, MB) and disk (``Disk``, KiB)."""
     machines = set()
-    memory = 0.0
+    memory = disk = 0.0
     for s in pool.slots:
         v = s.ad.evaluate("Machine")
         machines.add(v if type(v) is str else s.name.rpartition("@")[2])
-        m = s.ad.evaluate("Memory")
+        m, d = s.ad.evaluate("Memory"), s.ad.evaluate("Disk")
         memory += float(m) if type(m) in (int, float) else 0.0
-    return PoolShape(pool_cpus(pool), float(len(machines)), memory)
+        disk += float(d) if type(d) in (int, float) else 0.0
+    return PoolShape(pool_cpus(pool), float(len(machines)), memory, disk)
 
 
 def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[str, Any]) -> list[SubmitterState]:

@@ -30,11 +30,12 @@ class Pending:
 
 @dataclass(frozen=True)
 class PoolShape:
-    """The size of the pool a cycle runs on: its CPUs, its machines (nodes), its memory (MB)."""
+    """The size of the pool a cycle runs on: its CPUs, machines (nodes), memory and disk."""
 
     cpus: float
     nodes: float
-    memory: float = 0.0
+    memory: float = 0.0      # MB
+    disk: float = 0.0        # KiB, as slot ads give Disk
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,16 @@ def stamp(running: Sequence[Job], old: Mapping[str, Ledger]) -> set[str]:
     return {j.submitter for j in running} | set(old)
 
 
+def user_of(job: Job, now: float) -> str:
+    """The user who owns a job, whatever it is charged to: its ``User`` before ``@``, else
+    its ``Owner``, else the submitter's last dotted part before ``@``."""
+    user = text(job.ad, "User", now)
+    if user:
+        return user.partition("@")[0]
+    owner = text(job.ad, "Owner", now)
+    return owner if owner else job.submitter.partition("@")[0].rpartition(".")[2]
+
+
 def group_of(job: Job, now: float) -> Optional[str]:
     """The accounting group of a job (``AcctGroup``, else the part of ``AccountingGroup``
     before its last dot), None without one."""
@@ -159,7 +170,7 @@ class Runner:
 
 
 __all__ = ["Ledger", "Pending", "PoolShape", "Runner", "SortedRunner", "cpu_seconds", "cpus", "evaluate_number",
-           "group_of", "number", "seconds_since", "slot_seconds", "stamp", "text", "wall_seconds"]
+           "group_of", "number", "seconds_since", "slot_seconds", "stamp", "text", "user_of", "wall_seconds"]
 
 
 class SortedRunner(Runner):

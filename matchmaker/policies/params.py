@@ -14,25 +14,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from ..config.knobs import KNOBS, PATTERNS
 from ..config.language import SUBSYSTEMS
 from ..errors import ConfigError
 from .dirac import DEFAULT_SHARE
 from .lsf import GPU_TERMS, LsfParams
-from .maui import XFACTOR_FORMS, MauiParams
+from .maui import MauiParams
+from .maui_knobs import maui_params
 from .slurm import SlurmParams, parse_time
 
 POLICIES = ("htcondor", "lsf", "maui", "dirac", "slurm")
 SLURM_FLAGS = ("SMALL_RELATIVE_TO_TIME",)
-MAUI_COMPONENTS = {"SERVICE": "SERV", "TARGET": "TARG", "CRED": "CRED", "ATTR": "ATTR", "FS": "FS", "RES": "RES",
-                   "USAGE": "USAGE"}
-MAUI_SUBCOMPONENTS = ("QUEUETIME", "XFACTOR", "BYPASS", "TARGETQUEUETIME", "TARGETXFACTOR", "USER", "GROUP",
-                      "ACCOUNT", "QOS", "CLASS", "FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS", "NODE",
-                      "PROC", "MEM", "WALLTIME", "UPROC", "UJOB")
-_CAP_NAMES = {"SERVICE": "SERV", "SERVICEW": "SERV", "SERV": "SERV", "TARGET": "TARG", "CRED": "CRED", "FS": "FS",
-              "RES": "RES"}
 _SLICE_ITEM = re.compile(r"\[\s*([0-9.eE+]+)\s*,\s*([0-9.eE+]+)\s*,\s*([0-9.eE+]+)\s*\]")
 _SHARE_ITEM = re.compile(r"\[\s*([^,\[\]\s]+)\s*,\s*([0-9]+(?:\.[0-9]*)?)\s*\]")
 
@@ -55,11 +49,6 @@ class PolicyConfig:
     dirac_compat: bool = False
     priority_expr: Any = None            # MATCHMAKER_POLICY_PRIORITY_EXPR (a parsed expression) or None
     lookup: Callable[[str, str], Any] = field(default=lambda _p, _n: None, compare=False)
-
-    def maui_cred(self, kind: str, name: str, what: str = "PRIORITY") -> Any:
-        """``MAUI_<KIND>CFG_<name>_<what>`` (None when unset)."""
-        slot = {"USER": "u", "GROUP": "g", "QOS": "q"}[kind]
-        return self.lookup(f"MAUI_{kind}CFG_<{slot}>_{what}", _short(name))
 
     def dirac_share(self, group: str) -> float:
         v = self.lookup("DIRAC_JOBSHARE_<g>", group)
@@ -178,6 +167,7 @@ def policy_params(knobs: Any) -> PolicyConfig:
     slurm = slurm_params(knobs)
     dirac = dirac_params(knobs)
     lsf_checked = lsf_params(knobs)
+    maui_checked = maui_params(knobs)
     if name == "htcondor":
         return PolicyConfig(lookup=lookup)
     g = knobs.get
@@ -186,20 +176,7 @@ def policy_params(knobs: Any) -> PolicyConfig:
     if name == "lsf":
         lsf = lsf_checked
     elif name == "maui":
-        weights = {short: v for long, short in MAUI_COMPONENTS.items()
-                   if (v := knobs.pattern("MAUI_<x>WEIGHT", long)) is not None}
-        subweights = {s: v for s in MAUI_SUBCOMPONENTS if (v := knobs.pattern("MAUI_<x>WEIGHT", s)) is not None}
-        caps = {_CAP_NAMES.get(c, c): v for c in (*_CAP_NAMES, *MAUI_SUBCOMPONENTS)
-                if (v := knobs.pattern("MAUI_<x>CAP", c)) is not None}
-        policy = str(g("MAUI_FSPOLICY") or "NONE").upper()
-        if policy.rstrip("%") not in ("NONE", "DEDICATEDPS", "DEDICATEDPES", "UTILIZEDPS"):
-            raise ConfigError(f"MAUI_FSPOLICY: {policy!r} is not NONE, DEDICATEDPS, DEDICATEDPES or UTILIZEDPS",
-                              **_where(knobs, "MAUI_FSPOLICY"))
-        maui = MauiParams(weights=weights, subweights=subweights, caps=caps, xfminwclimit=g("MAUI_XFMINWCLIMIT"),
-                          xfactor_form=_choice(knobs, "MAUI_XFACTOR_FORM", XFACTOR_FORMS),
-                          enable_neg_job_priority=g("MAUI_ENABLENEGJOBPRIORITY"),
-                          reject_neg_prio_jobs=g("MAUI_REJECTNEGPRIOJOBS"), fs_policy=policy,
-                          fs_interval=g("MAUI_FSINTERVAL"), fs_depth=g("MAUI_FSDEPTH"), fs_decay=g("MAUI_FSDECAY"))
+        maui = maui_checked
     return PolicyConfig(name=name, lsf=lsf, maui=maui, slurm=slurm, **dirac,
                         priority_expr=g("MATCHMAKER_POLICY_PRIORITY_EXPR"), lookup=lookup)
 
@@ -260,18 +237,5 @@ def _slurm_time(knobs: Any, name: str, positive: bool) -> float:
     return seconds
 
 
-def maui_target(cfg: PolicyConfig, kind: str, name: Optional[str]) -> Optional[str]:
-    """The FSTARGET of a user or group, checked to be a number with an optional suffix."""
-    if not name:
-        return None
-    value = cfg.maui_cred(kind, name, "FSTARGET")
-    if value is None:
-        return None
-    if not re.fullmatch(r"[0-9]+(\.[0-9]*)?[-+^%]?", value.strip()):
-        raise ConfigError(f"MAUI_{kind}CFG_{_short(name)}_FSTARGET: {value!r} is not a percent with an optional "
-                          "suffix + - ^ %")
-    return value.strip()
-
-
-__all__ = ["MAUI_COMPONENTS", "MAUI_SUBCOMPONENTS", "POLICIES", "SLURM_FLAGS", "PolicyConfig", "dirac_params",
-           "lsf_params", "maui_target", "parse_shares", "parse_slices", "policy_params", "slurm_params"]
+__all__ = ["POLICIES", "SLURM_FLAGS", "PolicyConfig", "dirac_params", "lsf_params", "parse_shares", "parse_slices",
+           "policy_params", "slurm_params"]

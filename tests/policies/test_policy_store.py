@@ -49,7 +49,7 @@ def test_maui_buckets_shift_per_interval(tmp_path):
     assert negotiate("maui", db).returncode == 0
     assert negotiate("maui", db, NOW + 43200).returncode == 0
     with Accountant.load(db) as acct:
-        _value, buckets, _t = acct.policy_usage("maui")["carol@example.org"]
+        _value, buckets, _t = acct.policy_usage("maui")["USER:carol"]
     # one FSINTERVAL later the first charge moved to bucket 1; the new one (capped by the
     # job's reported 7200 s of wall time) is in bucket 0
     assert buckets == pytest.approx((7200.0, 7200.0))
