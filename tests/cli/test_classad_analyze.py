@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+
 JOB = '[RequestMemory = 4096; Requirements = TARGET.Memory >= RequestMemory && TARGET.HasDocker && Cpus > 2]'
 SLOT = '[Memory = 8192; Cpus = 4; Requirements = START; START = TARGET.RequestMemory < 2048]'
 

@@ -12,11 +12,10 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SLOTS = str(EXAMPLES / "slots.ad")
 JOBS = str(EXAMPLES / "jobs.ad")

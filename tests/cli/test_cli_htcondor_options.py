@@ -11,11 +11,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SLOTS = "examples/slots.ad"
 JOBS = "examples/jobs.ad"
 

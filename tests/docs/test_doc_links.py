@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("docs/negotiation.md", "docs/knobs.md", "docs/language.md", "docs/differences.md")
 LINK = re.compile(r"\]\(([^)\s]+?\.md)(?:#([^)\s]+))?\)")
 TEXT_REF = re.compile(r"\b(docs/[a-z_]+\.md)#([a-z0-9_-]+)")

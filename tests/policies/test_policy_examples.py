@@ -5,11 +5,9 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
 
 
 def sessions(readme: str) -> list[tuple[list[str], str]]:

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
 from matchmaker.accounting.store import Accountant
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 NOW = 1700000000
 

@@ -10,12 +10,13 @@ import json
 import shutil
 from pathlib import Path
 
+from support import ROOT
+
 from matchmaker.api import diff
 from matchmaker.cli import main
 from matchmaker.review.cycle_diff import CycleDiff
 from matchmaker.review.series_diff import SeriesDiff
 
-ROOT = Path(__file__).resolve().parents[2]
 GROUPS = ROOT / "examples" / "groups"
 NOW = 1_700_000_000
 HEP, LEP, CHEM = ("group_physics.hep.higgs@example.org", "group_physics.lep.fermi@example.org",

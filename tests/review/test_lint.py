@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from support import ROOT
 
 from matchmaker.api import lint
 from matchmaker.cli import main
 from matchmaker.config.knobs import KNOBS
 from matchmaker.review.findings import CODES
 from matchmaker.review.names import known_names
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def slot(name: str, memory: int = 2048, extra: str = "") -> str:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import io
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from support import ROOT
 
 from matchmaker.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = {
     "loop.config": "A = $(B)\nB = $(A)\nSTART = $(A)\nGROUP_NAMES = $(A)\nPREEMPTION_REQUIREMENTS = $(B)\n",
     "weird.config": ("GROUP_NAMES = a, a.b, <none>, c..d, A\nGROUP_QUOTA_DYNAMIC_a = 2\nGROUP_QUOTA_a.b = -1\n"

@@ -9,18 +9,16 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from support import ROOT
 
 import classad
 from classad import limits
 from classad.evaluate import EvalState, eval_attribute
 from classad.functions import pcre
 from classad.values import ERROR, UNDEFINED
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -13,12 +13,11 @@ import contextlib
 import io
 import os
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = max(20, int(os.environ.get("CLASSAD_FUZZ_EXAMPLES", "150")) // 3)
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 import pytest
+from support import ROOT
 
 from matchmaker.accounting.priority_math import MAX_AMOUNT, MAX_FACTOR, MAX_TIME
 from matchmaker.accounting.store import Accountant
@@ -16,8 +16,6 @@ from matchmaker.cli import main
 from matchmaker.config.knobs import INT_LIMIT, KNOBS, PATTERNS, Knobs
 from matchmaker.config.language import MAX_MACRO_DEPTH
 from matchmaker.errors import ConfigError
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*argv: object) -> tuple[int, str, str]:

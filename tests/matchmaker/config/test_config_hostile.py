@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from support import ROOT
 
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.language import MAX_EXPANSION, Config
 from matchmaker.config.settings import Settings
 from matchmaker.errors import ConfigError
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def doubling(levels: int) -> str:

@@ -8,16 +8,14 @@ two users with equal factors end up with half of the pool each.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from support import ROOT
 
 import matchmaker
 from classad import ParserType, parseAds
 from matchmaker.config.knobs import Knobs
 from matchmaker.simulate import COLUMNS, Simulation
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "simulate"
 START = 1700000000.0
 HOUR = 3600.0

@@ -7,12 +7,11 @@ example in examples/groups/ (numbers derived by hand in its README)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Optional
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT, Ran, run_matchmaker
+
 EXAMPLE = ROOT / "examples" / "groups"
 NOW = "1700000000"
 
@@ -25,10 +24,9 @@ GROUP_QUOTA_group_chemistry   =   10
 """
 
 
-def mm(*args: object) -> subprocess.CompletedProcess:
-    """Run ``python -m matchmaker.cli`` from the repository root."""
-    return subprocess.run([sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+def mm(*args: object) -> Ran:
+    """``matchmaker ARGS``, run in this process."""
+    return run_matchmaker(*args)
 
 
 def slots_text(n: int, claimed_by: Optional[str] = None) -> str:

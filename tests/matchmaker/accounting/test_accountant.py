@@ -11,10 +11,10 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from support import ROOT
 
 from matchmaker.accounting.priority_math import (
     MIN_PRIORITY,
@@ -33,7 +33,6 @@ from matchmaker.config.knobs import Knobs
 from matchmaker.errors import StateError
 
 DAY = 86400.0
-ROOT = Path(__file__).resolve().parents[2]      # the repository, so a child process can import us
 
 
 @pytest.fixture

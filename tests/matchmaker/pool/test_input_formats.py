@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from support import ROOT
 
 from classad.formats import parseAds, write_ads
 from classad.formats.detect import ParserType
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "negotiator"
 
 

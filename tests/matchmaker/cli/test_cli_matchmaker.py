@@ -1,4 +1,4 @@
-"""The ``matchmaker`` command line, run as a subprocess over examples/negotiator/ and over
+"""The ``matchmaker`` command line, run in process over examples/negotiator/ and over
 broken inputs: exit status, one-line error messages, warnings, and an accountant database
 left consistent."""
 
@@ -6,30 +6,26 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from support import ROOT, Ran, run_matchmaker
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "negotiator"
 NOW = "1700000000"
 ALICE, CAROL, GUEST, BOB = "alice@example.org", "carol@example.org", "guest@visitor.org", "bob@example.org"
 
 
-def mm(*args: object) -> subprocess.CompletedProcess:
-    """Run ``python -m matchmaker.cli`` from the repository root."""
-    return subprocess.run([sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+def mm(*args: object) -> Ran:
+    """``matchmaker ARGS``, run in this process."""
+    return run_matchmaker(*args)
 
 
 def negotiate(*extra: object, config=EXAMPLE / "negotiator.config", slots=EXAMPLE / "slots.ads",
-              jobs=EXAMPLE / "jobs.ads") -> subprocess.CompletedProcess:
+              jobs=EXAMPLE / "jobs.ads") -> Ran:
     return mm("negotiate", "--config", config, "--slots", slots, "--jobs", jobs, "--now", NOW, *extra)
 
 
-def assert_one_error_line(proc: subprocess.CompletedProcess, prefix: str) -> None:
+def assert_one_error_line(proc: Ran, prefix: str) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.splitlines()

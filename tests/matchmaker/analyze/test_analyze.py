@@ -7,17 +7,15 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support import ROOT, Ran, run_matchmaker
 
 import matchmaker
 from matchmaker.analyze import analyze_job, analyze_slot, analyze_submitter, prepare
 from matchmaker.cycle.explain import GROUP_QUOTA, SUBMITTER_LIMIT
 
-ROOT = Path(__file__).resolve().parents[2]
 NEG = ROOT / "examples" / "negotiator"
 GROUPS = ROOT / "examples" / "groups"
 NOW = 1700000000
@@ -178,9 +176,9 @@ def test_undefined_is_reported(small):
 # ---- command line ------------------------------------------------------------------------------
 
 
-def mm(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+def mm(*args: object) -> Ran:
+    """``matchmaker ARGS``, run in this process."""
+    return run_matchmaker(*args)
 
 
 def neg_args(*extra: object) -> list:

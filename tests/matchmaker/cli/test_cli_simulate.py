@@ -7,13 +7,12 @@ import csv
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from support import ROOT
 
 import matchmaker
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "simulate"
 START = 1700000000
 

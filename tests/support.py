@@ -1,0 +1,61 @@
+"""What many test files share: where the repository is, and the two ways to run a command.
+
+``run_matchmaker``/``run_classad`` call the command's ``main`` in this process (fast: no
+interpreter start, no re-import); ``matchmaker_process`` starts ``python -m matchmaker.cli``
+for the few tests that need a real process (signals, concurrent writers, a fresh
+process-wide configuration)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent  # the repository
+EXAMPLES = ROOT / "examples"
+
+
+@dataclass
+class Ran:
+    """A finished command: exit status and what it wrote (as ``subprocess.CompletedProcess``)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_in_process(main: Callable, *args: object, streams: bool = True) -> Ran:
+    """``main(argv, out, err)`` (``main(argv)`` without ``streams``) with its output captured;
+    argparse's exits become the status."""
+    out, err = io.StringIO(), io.StringIO()
+    argv = [str(a) for a in args]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv, out, err) if streams else main(argv)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    return Ran(code, out.getvalue(), err.getvalue())
+
+
+def run_matchmaker(*args: object) -> Ran:
+    """``matchmaker ARGS`` in this process."""
+    from matchmaker.cli.commands import main
+
+    return run_in_process(main, *args)
+
+
+def run_classad(*args: object) -> Ran:
+    """``classad ARGS`` in this process."""
+    from classad.cli import main
+
+    return run_in_process(main, *args, streams=False)
+
+
+def matchmaker_process(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``python -m matchmaker.cli ARGS`` in a child process started in the repository."""
+    return subprocess.run([sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
