@@ -32,6 +32,7 @@ from ..cycle.explain import (
 from ..pool.ads import IDLE, Job
 from ..pool.limits import parse_limits
 from .clauses import ClauseCount, accepts, count_clauses, evaluator, first_failures
+from .partitionable import fit_lines, leftover_lines
 from .pool_view import PoolView
 from .suggest import Suggestion, suggest
 
@@ -60,6 +61,7 @@ class JobReport:
     suggestions: list[Suggestion] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)       # Undefined / Error findings
     context: list[str] = field(default_factory=list)     # the submitter's slice, group quota, limits
+    partitionable: list[str] = field(default_factory=list)   # fit in each partitionable slot, leftovers
 
     @property
     def both_ways(self) -> int:
@@ -104,6 +106,7 @@ def analyze_job(view: PoolView, job_id: str) -> JobReport:
     if req.get_node("Requirements") is None:
         report.notes.append("the job has no Requirements: it matches no slot")
     report.context = _context(view, job, req)
+    report.partitionable = fit_lines(view, job) + leftover_lines(view, job)
     return report
 
 

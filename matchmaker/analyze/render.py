@@ -40,6 +40,9 @@ def job_text(r: JobReport) -> str:
         lines.append("At cycle start, the slots both sides accept are:")
         for why, n in sorted(r.availability.items(), key=lambda kv: -kv[1]):
             lines.append(f"  {n:>5}  {why}")
+    if r.partitionable:
+        lines.append("Partitionable slots:")
+        lines += [f"  {p}" for p in r.partitionable]
     if r.matched_elsewhere:
         shown = ", ".join(r.matched_elsewhere[:5]) + (" ..." if len(r.matched_elsewhere) > 5 else "")
         lines.append(f"Matched to other jobs during the cycle: {len(r.matched_elsewhere)} ({shown})")

@@ -457,3 +457,48 @@ def test_consumption_claims_are_charged_apart():
     acct = Accountant.load(":memory:")
     matchmaker.cycle.session.run_cycle(loaded.pool, loaded.settings, acct, START)
     assert acct.usage(ALICE) == 4
+
+
+# ---- analyze ------------------------------------------------------------------------------------
+
+
+def analyze(slots: str, jobs: str, job: str, config: str = ""):
+    from matchmaker.analyze import analyze_job, prepare
+    from matchmaker.analyze.render import job_text as render
+
+    loaded = matchmaker.load_ads(Knobs.from_string(config), ads(slots), ads(jobs))
+    report = analyze_job(prepare(loaded.pool, loaded.settings, loaded.knobs, START, None), job)
+    return report, render(report)
+
+
+def test_analyze_fit_in_what_is_left():
+    """A job asking 8192 MB (8 GB; a multiple of 128 already) against a pslot with 2048 MB
+    (2 GB) left and one with 32768: no on the first, yes on the second with its rounded
+    request (1 core, 8 GB, 1000 KB -> 1024 KB = 1 MB)."""
+    slots = pslot_text("slot1@small", cpus=4, memory=2048) + pslot_text("slot1@big", memory=32768)
+    report, text = analyze(slots, job_text(0, memory=8192), "1.0")
+    assert report.partitionable == ["slot1@small: fits what is left: no (needs 8 GB, 2 GB left)",
+                                    "slot1@big: fits what is left: yes (needs 1 core, 8 GB, 1 MB)"]
+    assert "Partitionable slots:\n  slot1@small: fits what is left: no (needs 8 GB, 2 GB left)" in text
+
+
+def test_analyze_leftovers_claimed():
+    """One pslot of 4 cores and 4096 MB; alice's 1.0 (1000 MB) is matched, 1.1 (3000 MB ->
+    3072) finds the slot taken for the cycle, but after it the schedd starts 1.1 on the
+    leftovers (4096 - 1024 = 3072 MB left) as slot1_2@node1."""
+    report, _ = analyze(pslot_text(cpus=4, memory=4096), job_text(0) + job_text(1, memory=3000), "1.1")
+    assert report.outcome == "rejected"
+    assert report.partitionable[-1] == ("after the cycle the schedd starts it on the leftovers of slot1@node1, "
+                                        "as slot1_2@node1 (CLAIM_PARTITIONABLE_LEFTOVERS)")
+
+
+def test_analyze_leftovers_too_small_or_off():
+    """With 3100 MB (-> 25 x 128 = 3200) the 3072 MB left do not fit it; with the knob off
+    the leftovers are not claimed at all."""
+    report, _ = analyze(pslot_text(cpus=4, memory=4096), job_text(0) + job_text(1, memory=3100), "1.1")
+    assert report.partitionable[-1] == ("leftovers of slot1@node1 after the schedd's claims do not fit it: "
+                                        "needs 3200 MB, 3072 MB left")
+    report, _ = analyze(pslot_text(cpus=4, memory=4096), job_text(0) + job_text(1, memory=3000), "1.1",
+                        "CLAIM_PARTITIONABLE_LEFTOVERS = false\n")
+    assert report.partitionable[-1].startswith("leftovers of slot1@node1 are not claimed: "
+                                               "CLAIM_PARTITIONABLE_LEFTOVERS is false")
