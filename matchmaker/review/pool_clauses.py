@@ -151,11 +151,12 @@ def dead_clauses(owners: Sequence[Owner], kind: str, others: Sequence[ClassAd], 
         if not found and len(clauses) > 1 and together is not None and not together.any():
             unsatisfiable.setdefault((attribute, text), []).extend(group.owners)
     out = []
-    for (attribute, _, clause), who in dead.items():
+    for key, who in dead.items():
+        attribute, _, clause = key
         index = next((c.index for c in expanded(who[0].ad, attribute) if c.text == clause), 0)
         out.append(_finding(who, attribute, clause, source, "clause-dead",
                             f"clause {index} of {_whose(who, attribute)}, {clause}, is true for no "
-                            f"{other_kind}: {detail[(attribute, _, clause)]}"))
+                            f"{other_kind}: {detail[key]}"))
     for (attribute, _), who in unsatisfiable.items():
         out.append(_finding(who, attribute, None, source, "requirements-unsatisfiable",
                             f"{_whose(who, attribute)} is true for no {other_kind}, though each of its clauses "
@@ -184,7 +185,7 @@ def _finding(who: list[Owner], attribute: str, clause: Optional[str], source: So
         return Finding(who[0].source, 1, 1, code, message)
     attr = clause.split(":", 1)[0] if clause and ":" in clause.split(" ", 1)[0] else attribute
     found = source.attribute_line(file, int(line_text), attr)
-    line, col = found or int(line_text), 1
+    line, col = (found if found is not None else int(line_text)), 1
     if clause is not None and found is not None:
         first = next(iter(references(_first_node(who[0].ad, attribute, clause))), None)
         if first is not None:
