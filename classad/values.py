@@ -5,7 +5,7 @@ A value is a plain Python object: ``bool``, ``int`` (kept in 64-bit range),
 :class:`RelTime`, or one of the two :class:`Value` members ``Undefined`` and
 ``Error``.  There is no wrapper per type, so dispatch is on ``type(v)``.  Because
 ``bool`` is a subclass of ``int`` and :class:`Value` is an ``IntEnum``, never use
-``isinstance(v, int)`` to test for an integer: use :func:`is_int`.
+``isinstance(v, int)`` to test for an integer: compare ``type(v) is int``.
 """
 
 from __future__ import annotations
@@ -161,10 +161,6 @@ class ListValue:
 
 # --- type predicates -------------------------------------------------------
 
-
-def is_int(v: Any) -> bool:
-    """True for a ClassAd integer (not a bool, not a Value member)."""
-    return type(v) is int
 
 
 def truthiness(v: Any) -> Any:

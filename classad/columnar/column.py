@@ -52,10 +52,6 @@ class StringPool:
             self._fold_arr = None
         return c
 
-    def fold_code(self, s: str) -> int:
-        """The case-folded code of ``s``."""
-        return self._fold[self.code(s)]
-
     def folded(self) -> np.ndarray:
         """Code -> case-folded code, as an array."""
         if self._fold_arr is None:

@@ -62,10 +62,6 @@ _TYPE_TESTS = {"isundefined": (K_UNDEF,), "iserror": (K_ERROR,), "isstring": (K_
                "isreal": (K_REAL,), "isboolean": (K_BOOL,)}
 
 
-class _Fallback(Exception):
-    """Raised to hand the whole evaluation to the scalar evaluator."""
-
-
 def _pure(entry: Any) -> bool:
     """Whether a registered function's result depends on its argument values only, at
     least within one evaluation (an implementation may say so with a true

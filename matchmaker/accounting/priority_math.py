@@ -100,7 +100,7 @@ class FactorPolicy:
     @classmethod
     def from_knobs(cls, knobs: Any, group_factor: Optional[Callable[[str], Optional[float]]] = None
                    ) -> "FactorPolicy":
-        """Read the factor knobs from a :class:`matchmaker.knobs.Knobs`."""
+        """Read the factor knobs from a :class:`matchmaker.config.knobs.Knobs`."""
         return cls(default=knobs.get("DEFAULT_PRIO_FACTOR"), nice_user=knobs.get("NICE_USER_PRIO_FACTOR"),
                    remote=knobs.get("REMOTE_PRIO_FACTOR"),
                    local_domain=knobs.get("ACCOUNTANT_LOCAL_DOMAIN") or "",

@@ -1,11 +1,11 @@
 """What ``condor_userprio`` shows and edits (docs/negotiation.md, editing priorities and reports), over the accountant store.
 
-Two views of :class:`~matchmaker.accountant.Accountant`:
+Two views of :class:`~matchmaker.accounting.store.Accountant`:
 
 * the priority table: one :class:`PrioRow` per principal (EUP, RUP, factor, usage),
   best effective priority first;
 * the quota table (``-quotas``): the group quotas of the last negotiation cycle,
-  which the cycle stores in the accountant (:class:`~matchmaker.accountant.QuotaRecord`),
+  which the cycle stores in the accountant (:class:`~matchmaker.accounting.store.QuotaRecord`),
   so the view needs no configuration and shows what the negotiator last used --
   as ``condor_userprio`` asks the running negotiator rather than reading config.
 

@@ -755,12 +755,6 @@ class Accountant:
         """``-resetusage``: accumulated usage to 0, usage start time to ``now``."""
         self._edit(name, accumulated_usage=0.0, weighted_accumulated_usage=0.0, begin_usage_time=now)
 
-    def reset_all_usage(self, now: float) -> None:
-        """``-resetall``: :meth:`reset_usage` for every record."""
-        with self.transaction():
-            for name in list(self._customers):
-                self.reset_usage(name, now)
-
     def delete(self, name: str) -> None:
         """``-delete``: remove the record (a later use starts afresh)."""
         with self.transaction():

@@ -30,7 +30,7 @@ from ..cycle.explain import (
     slot_availability,
 )
 from ..pool.ads import IDLE, Job
-from ..pool.limits import parse_limits
+from ..pool.concurrency import parse_limits
 from .clauses import ClauseCount, accepts, count_clauses, evaluator, first_failures
 from .partitionable import fit_lines, leftover_lines
 from .pool_view import PoolView

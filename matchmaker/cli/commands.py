@@ -106,10 +106,6 @@ def _table(rows: Sequence[Sequence[str]], out: TextIO, right: Sequence[int] = ()
         out.write("  ".join(cells).rstrip() + "\n")
 
 
-def _fmt(x: float) -> str:
-    return "unlimited" if math.isinf(x) else f"{x:.2f}"
-
-
 def _amount(x: float) -> str:
     """A slice or limit as the refusals are decided: up to four decimals (``2.9999``, ``7.5``, ``3``)."""
     if math.isinf(x):

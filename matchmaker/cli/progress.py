@@ -29,12 +29,9 @@ class ProgressBar:
         if self.bar is None:
             if time.monotonic() - self.began < DELAY:
                 return
-            try:
-                from rich.console import Console
-                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-            except ImportError:         # a broken install: go without progress, not without results
-                self.enabled = False
-                return
+            from rich.console import Console  # loaded only when a bar is shown
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
             self.bar = Progress(self.label, BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                                 console=Console(file=self.err), transient=True)
             self.bar.start()
@@ -65,11 +62,8 @@ class StatusLine:
         if self.status is None:
             if time.monotonic() - self.began < DELAY:
                 return
-            try:
-                from rich.console import Console
-            except ImportError:
-                self.enabled = False
-                return
+            from rich.console import Console  # loaded only when the line is shown
+
             self.status = Console(file=self.err).status(text)
             self.status.start()
         else:

@@ -1,6 +1,6 @@
 """Every knob one negotiation cycle reads, typed and read once (docs/knobs.md).
 
-:class:`Settings` is a frozen record built from :class:`matchmaker.knobs.Knobs`
+:class:`Settings` is a frozen record built from :class:`matchmaker.config.knobs.Knobs`
 by :meth:`Settings.from_knobs`, which reads every knob at once so a bad value
 fails before any work is done (``ConfigError`` naming the file and line).  The
 cycle never sees raw configuration: the group tree (``GROUP_NAMES`` and the

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..pool.limits import limits_reason
+from ..pool.concurrency import limits_reason
 from .evaluator import SlotEntry, float32
 
 NO_PREEMPTION, RANK_PREEMPTION, PRIO_PREEMPTION = 2, 1, 0

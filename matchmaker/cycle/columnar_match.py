@@ -1,11 +1,11 @@
 """The candidate list of one request computed over all slots at once (``MATCHMAKER_COLUMNAR``).
 
-:meth:`matchmaker.matching.Matcher.build` hands its work here when the knob is
+:meth:`matchmaker.cycle.matching.Matcher.build` hands its work here when the knob is
 on.  The slots of the cycle become an :class:`~classad.columnar.AdTable` (built
 once per cycle: the annotated slot copies do not change during a cycle), and for
 each request the job's Requirements and Rank, the slots' Requirements, Rank and
 CurrentRank and the PREEMPTION_* / NEGOTIATOR_*_JOB_RANK knobs are evaluated as
-columns with the request as the fixed ad.  The filtering of docs/negotiation.md (candidate slots) (states,
+columns with the request as the fixed ad.  The filtering of candidate slots (docs/negotiation.md: slot states,
 submitter limits, PREEMPTION_REQUIREMENTS) runs on arrays and the candidates are
 ordered with ``numpy.lexsort`` on the same key as the scalar path; the candidate
 objects are only made when the negotiator asks for them.
@@ -35,7 +35,7 @@ from classad.columnar import (
 from classad.columnar.column import K_ERROR
 from classad.values import FLT_MAX
 
-from ..pool.limits import parse_limits
+from ..pool.concurrency import parse_limits
 from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Candidate, CandidateList
 from .ephemeral import NegotiationAd
 from .evaluator import (

@@ -35,7 +35,7 @@ from classad.columnar import AdTable, evaluate_attribute, true_mask
 from classad.evaluate import eval_attribute, evaluate_top
 from classad.values import ERROR, UNDEFINED, truthiness
 
-from ..pool.limits import parse_limits
+from ..pool.concurrency import parse_limits
 from .columnar_match import table_of
 from .ephemeral import MatchState
 from .evaluator import J_REQ, S_CURRENT, S_PREQ, S_RANK, S_REQ

@@ -107,7 +107,7 @@ def negotiate_groups(cycle: Cycle, pool: Pool, *,
                      pie: Callable[..., list[SubmitterState]]) -> CycleResult:
     """Hierarchical group quotas (docs/negotiation.md, allocation rounds) for a cycle built with the group tree: the
     rounds of ``groups.run_rounds``, each pass running the floor round and ``pie`` (the
-    pie engine, :func:`matchmaker.negotiator.negotiate_with_group`) for its group."""
+    pie engine, :func:`matchmaker.cycle.pie.negotiate_with_group`) for its group."""
     settings, now = cycle.settings, cycle.now
     tree = settings.group_tree
     assert tree is not None

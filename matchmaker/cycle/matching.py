@@ -24,7 +24,7 @@ from classad import ast
 from classad.evaluate import evaluate_top
 from classad.values import FLT_MAX
 
-from ..pool.limits import ConcurrencyLimits, parse_limits
+from ..pool.concurrency import ConcurrencyLimits, parse_limits
 from .candidates import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,

@@ -1,6 +1,6 @@
 """Negotiation cycles against the accountant store, one after another.
 
-:func:`matchmaker.negotiator.negotiate` is pure: it reads priorities and usage
+:func:`matchmaker.cycle.negotiator.negotiate` is pure: it reads priorities and usage
 and returns matches.  A real negotiator also keeps books between cycles, and
 this module is that glue, shared by the CLI and by multi-cycle simulations:
 

@@ -29,7 +29,7 @@ from ..pool.ads import (
     usage_by_customer,
 )
 from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
-from ..pool.limits import claimed_limits, limits_reason
+from ..pool.concurrency import claimed_limits, limits_reason
 from ..pool.partition import available, consumption, consumption_policy, jobs_that_fit
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
 from .ephemeral import (

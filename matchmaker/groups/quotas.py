@@ -456,7 +456,7 @@ class RoundRecord:
 
 
 @dataclass(frozen=True)
-class CycleResult:
+class RoundsResult:
     """All rounds of one cycle, every pie call in order, and the updated rr times."""
     rounds: tuple[RoundRecord, ...]
     passes: tuple[GroupPass, ...]
@@ -470,7 +470,7 @@ def run_rounds(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
                strict_enforce: bool = True, max_rounds: int = 3,
                round_robin_rate: float = 1e100, sort_key: Optional[SortKey] = None,
                rr_times: Optional[Mapping[str, float]] = None, now: float = 0.0,
-               on_round: Optional[Callable[[int, Allocation, tuple[str, ...]], None]] = None) -> CycleResult:
+               on_round: Optional[Callable[[int, Allocation, tuple[str, ...]], None]] = None) -> RoundsResult:
     """`hgq_negotiate_all` (docs/negotiation.md, allocation rounds): allocate, order, hand each group its limit in
     round-robin steps, then re-allocate what was not used, up to `max_rounds` times.
     `negotiate(pass)` runs the floor round and the pie for that group and returns every
@@ -533,4 +533,4 @@ def run_rounds(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
     for name in tree.order:
         if name in records[-1].allocation.round_robin or requested[name] <= 0:
             rr_state[name] = now
-    return CycleResult(tuple(records), tuple(passes), rr_state)
+    return RoundsResult(tuple(records), tuple(passes), rr_state)

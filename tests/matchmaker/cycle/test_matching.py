@@ -17,7 +17,7 @@ from matchmaker.cycle.ephemeral import LiveUsage, MatchState, NegotiationAd, Sta
 from matchmaker.cycle.evaluator import J_REQ, S_PREQ, S_REQ, Evaluator, SlotEntry, float32
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.pool.ads import make_slots, parse_old_ads, pool_from_ads
-from matchmaker.pool.limits import parse_limits
+from matchmaker.pool.concurrency import parse_limits
 
 ALICE, BOB = "alice@d", "bob@d"
 
