@@ -128,7 +128,7 @@ def check_edit(acct: Accountant, command: str, name: str, value: Optional[float]
     if value < low or (value == low and not inclusive) or value > high:
         what = {"setfactor": "the priority factor", "setprio": "the priority", "setceiling": "the ceiling",
                 "setfloor": "the floor", "setbegin": "the time", "setlast": "the time"}.get(command, "the value")
-        lowest = f"at least {low:g}" if inclusive else f"greater than {low:g}"
+        lowest = ("non-negative" if low == 0 else f"at least {low:g}") if inclusive else f"greater than {low:g}"
         extra = " (or -1 for none)" if command == "setceiling" else ""
         highest = f"{high:.0f} (the end of the year 9999)" if high == MAX_TIME else f"{high:g}"
         raise ValueError(f"{command}: {what} must be {lowest} and at most {highest}{extra}, not {value:g}")

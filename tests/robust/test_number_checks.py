@@ -35,14 +35,14 @@ REFUSED = [
     ("--setfactor", "nan", "not a finite number"),
     ("--setprio", "0", "greater than 0"),
     ("--setprio", "2e15", "at most 1e+15"),
-    ("--setaccum", "-1", "at least 0"),
+    ("--setaccum", "-1", "non-negative"),
     ("--setaccum", "1e300", "at most 1e+15"),
-    ("--setfloor", "-0.5", "at least 0"),
+    ("--setfloor", "-0.5", "non-negative"),
     ("--setfloor", "1e16", "at most 1e+15"),
     ("--setceiling", "-2", "or -1 for none"),
     ("--setceiling", "1e16", "at most 1e+15"),
     ("--setbegin", "1e20", "the end of the year 9999"),
-    ("--setlast", "-5", "at least 0"),
+    ("--setlast", "-5", "non-negative"),
 ]
 
 
