@@ -115,7 +115,8 @@ def test_the_documented_ranges_are_the_knob_table():
 
     declared = {k.name: (k.type, shown(k.minimum), shown(k.maximum))
                 for k in [*KNOBS.values(), *PATTERNS.values()] if k.minimum is not None or k.maximum is not None}
-    assert documented == declared
+    rows = "\n".join(f"| `{name}` | {t} | {lo} | {hi} |" for name, (t, lo, hi) in declared.items())
+    assert documented == declared, f"docs/knobs.md's range table should read:\n{rows}"
 
 
 # ---- macro chains ------------------------------------------------------------------------------
