@@ -16,7 +16,7 @@ from typing import Any
 
 from ..pool.ads import Job
 from . import slurm
-from .jobs import Ledger, Pending, SortedRunner, cpus, evaluate_number, number, text, wall_seconds
+from .jobs import Ledger, Pending, SortedRunner, cpus, evaluate_number, number, slot_seconds, stamp, text
 from .params import PolicyConfig
 
 # What MATCHMAKER_POLICY_PRIORITY_EXPR (and the request ad) sees of each Slurm factor.
@@ -104,14 +104,9 @@ class SlurmRunner(SortedRunner):
     def ledger(self, now, running, old) -> dict[str, Ledger]:
         """Slot-seconds of the running jobs since the last update, decayed with the rest
         by the whole interval, as Slurm decays new usage."""
-        used: dict[str, float] = {}
-        for j in running:
-            h = old.get(j.submitter)
-            wall = wall_seconds(j, now)
-            dt = min(max(0.0, now - h.updated), wall) if h is not None else wall
-            used[j.submitter] = used.get(j.submitter, 0.0) + cpus(j, now) * dt
+        used = slot_seconds(running, old, now)
         out = {}
-        for a in {j.submitter for j in running} | set(old):
+        for a in stamp(running, old):
             h = old.get(a, Ledger(updated=now))
             d = slurm.decay_per_second(self.p.decay_half_life) ** max(0.0, now - h.updated)
             out[a] = Ledger(h.value * d + used.get(a, 0.0) * d, updated=now)

@@ -26,6 +26,7 @@ from matchmaker.policies.slurm import (
     parse_time,
     qos_factor,
 )
+from matchmaker.policies.slurm_runner import SlurmRunner
 
 SLURM = "MATCHMAKER_PRIORITY_POLICY = slurm\n"
 
@@ -272,3 +273,12 @@ def test_per_name_knobs_are_found_as_the_negotiator_sees_them():
     knobs = Knobs.from_string("NEGOTIATOR.SLURM_QOS_PRIORITY_a = 1\nSCHEDD.SLURM_QOS_PRIORITY_b = 2\n"
                               "SLURM_QOS_PRIORITY_c = 3\n")
     assert sorted(knobs.pattern_args("SLURM_QOS_PRIORITY_<q>")) == ["a", "c"]
+
+
+@pytest.mark.parametrize("half_life, expected", [("7-0", 500.073), ("168:00:00", 500.073), ("0", 1000.0)])
+def test_stored_usage_decays_by_the_half_life_time_string(half_life, expected):
+    """Usage 1000 stored a week ago: with a half-life of 7-0 (= 168:00:00) it is
+    1000 * (1 - 0.693/604800)^604800 = 500.073 (0.693 is not ln 2); 0 switches decay off."""
+    runner = SlurmRunner(policy_params(Knobs.from_string(SLURM + f"SLURM_PRIORITYDECAYHALFLIFE = {half_life}\n")))
+    usage = runner.usage(NOW, ["u@d"], {"u@d": Ledger(1000, updated=NOW - 604800)})
+    assert usage["u@d"] == pytest.approx(expected, abs=1e-3)
