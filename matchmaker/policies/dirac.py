@@ -10,6 +10,7 @@ The optional WMSHistory corrector rescales shares by recent usage.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -169,7 +170,9 @@ def correction(shares: Mapping[str, float], slices: Sequence[tuple[Slice, Mappin
             if usage.get(e, 0.0) <= 0:
                 parts.append(m if compat else w * m)
                 continue
-            ratio = (share / s_total) / (usage[e] / u_total)
+            expected = share / s_total if s_total > 0 else 0.0
+            used = usage[e] / u_total           # 0 only by underflow: then as far below its share as can be
+            ratio = expected / used if used > 0 else math.inf
             parts.append(w * min(max(ratio, 1.0 / m), m))
         out[e] = min(max(sum(parts), 1.0 / max_global), max_global) if parts else 1.0
     return out

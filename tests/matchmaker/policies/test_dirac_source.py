@@ -180,3 +180,12 @@ def test_bad_dirac_knobs_name_file_and_line_whatever_the_policy(text, line, poli
     with pytest.raises(ConfigError) as e:
         policy_params(Knobs.from_string(text + f"MATCHMAKER_PRIORITY_POLICY = {policy}\n", "pool.conf"))
     assert (e.value.file, e.value.line) == ("pool.conf", line)
+
+
+def test_corrector_survives_tiny_usage_and_zero_shares():
+    """A usage so small that its part of the total underflows is as under-served as can be
+    (the slice maximum); shares that are all 0 give no division by zero."""
+    slices = [(Slice(1, 3), {"a": 5e-324, "b": 2.0})]
+    assert correction({"a": 1.0, "b": 1.0}, slices, 5)["a"] == 3
+    plain = [(Slice(1, 3), {"a": 1.0, "b": 2.0})]
+    assert correction({"a": 0.0, "b": 0.0}, plain, 5) == {"a": pytest.approx(1 / 3), "b": pytest.approx(1 / 3)}
