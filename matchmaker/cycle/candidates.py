@@ -8,6 +8,7 @@ Shared by the scalar matcher (:mod:`.matching`) and the columnar one
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 from ..pool.concurrency import limits_reason
 from .evaluator import SlotEntry, float32
@@ -44,6 +45,8 @@ class Candidate:
     entry: SlotEntry
     state: int
     key: tuple
+    preempts: tuple = ()                # pslot preemption: the dynamic slots' entries it ends
+    cost: Optional[float] = None        # what the match costs, when not the slot's weight
 
 
 @dataclass(eq=False)

@@ -10,6 +10,9 @@ pool the next cycle finds when every match was claimed and nothing finished:
   job's rounded request (:mod:`matchmaker.pool.partition`) and claim that; the
   partitionable slot keeps the rest.  A job whose request does not fit what is left
   is refused by the startd and stays idle;
+* a match that preempts dynamic slots of a partitionable slot (``ALLOW_PSLOT_PREEMPTION``)
+  first ends them: their jobs go back to idle, their resources back to the
+  partitionable slot, which is then split for the new job;
 * with ``CLAIM_PARTITIONABLE_LEFTOVERS`` the schedd then starts more of the same
   submitter's idle jobs on what is left of each partitionable slot it was matched
   with, in its own queue order, each one that fits (resources and both
@@ -35,6 +38,7 @@ from ..pool.partition import (
     Rounding,
     available,
     child_name,
+    give_back,
     machine_resources,
     requested,
     shortfall,
@@ -96,6 +100,9 @@ class _Claims:
                     self.job_ads[was] = _with(self.job_ads[was], JobStatus=IDLE)
             self._run(m, job, m.slot, old, leftover=False)
             return
+        for name in m.preempted_slots:      # ALLOW_PSLOT_PREEMPTION: the dynamic slots go first
+            self._vacate(m.slot, name)
+        old = self.slot_ads[m.slot]
         request = self.request(job, old)
         short = shortfall(request, available(old, tuple(request)))
         if short is not None:
@@ -103,6 +110,16 @@ class _Claims:
                                             f"{m.slot} has left"))
             return
         self._split(m, job, request, leftover=False)
+
+    def _vacate(self, parent: str, name: str) -> None:
+        """A preempted dynamic slot: its job is idle again, its resources back in ``parent``."""
+        ad = self.slot_ads.pop(name, None)
+        if ad is None:
+            return
+        was = ad.evaluate("JobId", state=MatchState(None, 0.0))
+        if type(was) is str and was in self.job_ads:
+            self.job_ads[was] = _with(self.job_ads[was], JobStatus=IDLE)
+        self.slot_ads[parent] = give_back(self.slot_ads[parent], ad, machine_resources(self.slot_ads[parent]))
 
     def leftovers(self, m: Match) -> None:
         """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``."""

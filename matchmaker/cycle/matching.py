@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import math
 from operator import attrgetter
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from classad import ast
+from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
 from classad.values import FLT_MAX
 
 from ..pool.concurrency import ConcurrencyLimits, parse_limits
+from ..pool.partition import give_back, machine_resources
 from .candidates import (
     NO_PREEMPTION,
     PRIO_PREEMPTION,
@@ -67,6 +69,11 @@ class Matcher:
         # (their resources change as they are matched), and what a match would cost.
         self.cp_entries: list[SlotEntry] = []
         self.cp_cost: Callable[[SlotEntry, NegotiationAd], Optional[float]] = lambda _e, _r: None
+        # ALLOW_PSLOT_PREEMPTION: each partitionable slot's claimed dynamic slots, and the
+        # weight of an ad (the cost of a match on a pslot with the dynamic slots it preempts).
+        self.children: dict[int, list[SlotEntry]] = {}
+        self._pslot_entries: list[SlotEntry] = []
+        self.weight_of: Callable[[ClassAd], float] = lambda _ad: 1.0
 
     def request_limits(self, req: NegotiationAd) -> Optional[list[tuple[str, float]]]:
         """The request's limits when ``ConcurrencyLimits`` is a plain string, else None."""
@@ -89,7 +96,63 @@ class Matcher:
             out = self._scan(req, autocluster, submitter, classes, only_rank, budget, static_limits)
         if self.cp_entries and not only_rank:
             self._add_consumption(out, req, budget, static_limits)
+        if self.children:
+            self._add_pslot_preemption(out, req, submitter, only_rank, budget)
         return out
+
+    def _add_pslot_preemption(self, out: CandidateList, req: NegotiationAd, submitter: str, only_rank: bool,
+                              budget: Budget) -> None:
+        """``ALLOW_PSLOT_PREEMPTION``: a partitionable slot the job does not fit becomes a
+        candidate when preempting some of its dynamic slots would make room (see
+        :meth:`_pslot_plan`); merged into ``out`` in candidate order."""
+        extra = []
+        for e in self._pslot_entries:
+            if not e.alive or (self.ev.value(e, J_REQ) and self.ev.value(e, S_REQ)):
+                continue            # gone, or a candidate (or not) as it stands
+            plan = self._pslot_plan(e, req, submitter, only_rank)
+            if plan is None:
+                continue
+            state, victims, cost = plan
+            if state == PRIO_PREEMPTION and not permits(budget.used, budget.lim, cost):
+                out.limited = True
+                continue
+            extra.append(Candidate(e, state, self._key(e, state), tuple(victims), cost))
+        if extra:
+            items = out.items
+            merged = [items[i] for i in range(out.pos, len(items))] + extra
+            merged.sort(key=attrgetter("key"))
+            out.items, out.pos = merged, 0
+
+    def _pslot_plan(self, e: SlotEntry, req: NegotiationAd, submitter: str, only_rank: bool
+                    ) -> Optional[tuple[int, list[SlotEntry], float]]:
+        """The dynamic slots of ``e`` to preempt for ``req``, lowest ``CurrentRank`` first, while
+        it is at most the slot's Rank for the job: a lower one by machine Rank, an equal one by
+        priority (another submitter's, ``PREEMPTION_REQUIREMENTS`` true on it), until the
+        pslot with their resources added matches.  None when no such set exists."""
+        ev, pol = self.ev, self.policy
+        rank = ev.value(e, S_RANK)
+        kids = sorted((d for d in self.children.get(e.index, ()) if d.alive),
+                      key=lambda d: (ev.value(d, S_CURRENT), d.index))
+        merged = ClassAd(e.ad)
+        resources = machine_resources(e.ad)
+        victims: list[SlotEntry] = []
+        state = RANK_PREEMPTION
+        for d in kids:
+            current = ev.value(d, S_CURRENT)
+            if current > rank:  # type: ignore[operator]
+                break
+            if current == rank:
+                if only_rank or d.remote == submitter:
+                    continue
+                prereq = pol.preemption_requirements
+                if prereq is not None and not ev.value(d, S_PREQ):
+                    continue
+                state = PRIO_PREEMPTION
+            victims.append(d)
+            merged = give_back(merged, d.ad, resources)
+            if _both_match(req, merged, ev.state):
+                return state, victims, self.weight_of(merged)
+        return None
 
     def _add_consumption(self, out: CandidateList, req: NegotiationAd, budget: Budget, static_limits: bool) -> None:
         """Merge the consumption-policy slots that can take ``req`` into ``out``: each once
@@ -217,7 +280,7 @@ class Matcher:
                     pol.preemption_rank is not None and \
                     -ev.fresh(e, S_PRANK) != c.key[4]:  # type: ignore[operator]
                 return None, True
-            cost = e.cost if e.cp is not None else e.weight
+            cost = c.cost if c.cost is not None else e.cost if e.cp is not None else e.weight
             if c.state == PRIO_PREEMPTION and not permits(budget.used, budget.lim, cost) or \
                     c.state == NO_PREEMPTION and not permits(budget.used_unclaimed, budget.lim_unclaimed, cost):
                 cands.limited = True
@@ -234,6 +297,12 @@ class Matcher:
             return c, False
         return None, False
 
+    def set_partitionable(self, pslots: list[SlotEntry], children: dict[int, list[SlotEntry]]) -> None:
+        """The partitionable slots (without a consumption policy) and their dynamic slots, for
+        ``ALLOW_PSLOT_PREEMPTION``."""
+        self._pslot_entries = pslots
+        self.children = children
+
     def matched_limits(self, req: NegotiationAd, e: SlotEntry) -> list[tuple[str, float]]:
         """The limits a match of ``req`` on ``e`` holds (for the counters)."""
         static = self.request_limits(req)
@@ -244,6 +313,18 @@ class Matcher:
         self.ev.use_request(req)
         v = self.ev.value(e, J_LIMITS)
         return parse_limits(v) if type(v) is str else []
+
+
+def _both_match(req: NegotiationAd, slot: ClassAd, state: Any) -> bool:
+    """Both Requirements true between the request and a slot ad built for the test."""
+    for my, target in ((req, slot), (slot, req)):
+        node = my.get_node("requirements")
+        if node is None:
+            return False
+        state.my, state.target = my, target
+        if not is_true(evaluate_top(node, my, state)):
+            return False
+    return True
 
 
 __all__ = ["Matcher"]

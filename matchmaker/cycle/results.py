@@ -63,6 +63,7 @@ class Match:
     negotiating_group: str = ROOT_GROUP
     autoregroup: bool = False
     preemption: Optional[Preemption] = None     # set when ``preempted`` is
+    preempted_slots: tuple[str, ...] = ()       # dynamic slots a partitionable slot's match preempts
 
 
 @dataclass(frozen=True)

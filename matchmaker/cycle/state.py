@@ -30,7 +30,7 @@ from ..pool.ads import (
 )
 from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
 from ..pool.concurrency import claimed_limits, limits_reason
-from ..pool.partition import available, consumption, consumption_policy, jobs_that_fit
+from ..pool.partition import available, consumption, consumption_policy, is_dynamic, jobs_that_fit, parent_name
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
 from .ephemeral import (
     ROOT_GROUP,
@@ -94,13 +94,23 @@ class Cycle:
         for e in entries:
             if e.remote is None:
                 e.cp = consumption_policy(e.ad)
-        plain = [e for e in entries if e.cp is None]
+        self._parent = self._dslot_parents(entries)
+        plain = [e for e in entries if e.cp is None and e.slot.name not in self._parent]
         # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
         names = decisive_names([e.ad for e in plain], [j.ad for j in pool.jobs if j.status == IDLE]) \
             if plain and not pol.columnar else None
         self.classes = group_slots(plain, names)
         self.matcher.cp_entries = [e for e in entries if e.cp is not None]
         self.matcher.cp_cost = self._consumption_cost
+        self.matcher.weight_of = self._weight
+        if self._pslot_preemption:
+            pslots = [e for e in entries if e.slot.partitionable and e.cp is None]
+            children: dict[int, list[SlotEntry]] = {}
+            for e in entries:
+                parent = self._parent.get(e.slot.name)
+                if parent is not None:
+                    children.setdefault(parent.index, []).append(e)
+            self.matcher.set_partitionable(pslots, children)
         self.cp_matches = 0                 # matches made on consumption-policy slots so far
         self.entries = entries
         self.explain_groups: Any = None     # built by cycle.explain on the first rejection
@@ -117,6 +127,24 @@ class Cycle:
         bad_rank = error_rank_slots(slots)
         self.warnings = list(pool.warnings) + [error_rank_warning(s) for s in bad_rank]
         self.evaluator.quiet = {s.index for s in bad_rank}    # reported once, here
+
+    def _dslot_parents(self, entries: Sequence[SlotEntry]) -> dict[str, SlotEntry]:
+        """With ``ALLOW_PSLOT_PREEMPTION`` (and preemption considered) a claimed dynamic slot
+        whose partitionable slot is in the cycle is preempted only through its parent, never
+        matched on its own: each such dynamic slot's name -> its parent's entry."""
+        if not self._pslot_preemption:
+            return {}
+        names = {x.slot.name: x for x in entries if x.slot.partitionable and x.cp is None}
+        out = {}
+        for x in entries:
+            parent = names.get(parent_name(x.slot.name) or "")
+            if parent is not None and x.remote is not None and is_dynamic(x.slot.ad):
+                out[x.slot.name] = parent
+        return out
+
+    @property
+    def _pslot_preemption(self) -> bool:
+        return self.settings.allow_pslot_preemption and self.settings.policy.consider_preemption
 
     def _accepts(self, constraint: Optional[ast.Node], ad: ClassAd) -> bool:
         if constraint is None:
@@ -198,20 +226,30 @@ class Cycle:
         preempted = e.remote if cand.state != NO_PREEMPTION else None
         if preempted is not None and slot.charged:
             self.usage.remove(slot.customer, cost)       # AddMatch ends the previous claim
+        victims = cand.preempts
+        if victims:
+            cost = cand.cost
+            preempted = victims[0].remote
+            for d in victims:
+                d.alive = False
+                if d.slot.charged:
+                    self.usage.remove(d.slot.customer, d.slot.weight)
         self.usage.add(s.name, cost)
         self.limits.charge(self.matcher.matched_limits(req, e))
         budget.used += cost
-        if e.remote is None:
+        if e.remote is None and not victims:
             budget.used_unclaimed += cost
         self.pie_left -= cost
         self._matched_jobs.add(job.id)
         self._rejected.pop(job.id, None)
         grouped = context is not None and context.quotas is not None
-        why = preemption(e, req, s.eup, self.priorities.eup, self.usage, self.now) if preempted is not None else None
+        why = preemption(victims[0] if victims else e, req, s.eup, self.priorities.eup, self.usage, self.now) \
+            if preempted is not None else None
         self.matches.append(Match(job.id, s.name, slot.name, REASONS[cand.state], preempted, cost,
                                   self.usage.group_of(s.name) if grouped else None,
                                   context.negotiating_group if context else ROOT_GROUP,
-                                  bool(context and context.autoregroup), why))
+                                  bool(context and context.autoregroup), why,
+                                  tuple(d.slot.name for d in victims)))
         if self.settings.depth_first and slot.partitionable and e.cp is None and hasattr(run, "jobs"):
             self._pack(s, run, e, req)
         if self.progress is not None and len(self.matches) % 100 == 0:

@@ -170,14 +170,16 @@ class _Run:
         slots = {s.name: s for s in claimed.pool.slots}
         preempted: dict[str, int] = {}
         for m in result.matches:
-            victim = self.on_slot.pop(m.slot, None) if m.slot not in self.pslots else None
-            if victim is not None and victim.id != m.job:
-                victim.phase, victim.slot, victim.end, victim.idle_since = QUEUED_IDLE, None, None, t
-                victim.preemptions += 1
-                victim.record = idle_record(victim.record)
-                preempted[victim.submitter] = preempted.get(victim.submitter, 0) + 1
-            if m.slot not in self.pslots:
-                self._close(m.slot, t)
+            ended = list(m.preempted_slots) + ([m.slot] if m.slot not in self.pslots else [])
+            for name in ended:
+                victim = self.on_slot.pop(name, None)
+                if victim is not None and victim.id != m.job:
+                    victim.phase, victim.slot, victim.end, victim.idle_since = QUEUED_IDLE, None, None, t
+                    victim.preemptions += 1
+                    victim.record = idle_record(victim.record)
+                    preempted[victim.submitter] = preempted.get(victim.submitter, 0) + 1
+                self._close(name, t)
+                self.parent.pop(name, None)
         for st in claimed.starts:
             job = self.by_id[st.job]
             job.phase, job.slot, job.record = QUEUED_RUNNING, st.slot, records[st.job]

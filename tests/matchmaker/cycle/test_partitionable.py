@@ -502,3 +502,81 @@ def test_analyze_leftovers_too_small_or_off():
                         "CLAIM_PARTITIONABLE_LEFTOVERS = false\n")
     assert report.partitionable[-1].startswith("leftovers of slot1@node1 are not claimed: "
                                                "CLAIM_PARTITIONABLE_LEFTOVERS is false")
+
+
+# ---- preemption inside partitionable slots -----------------------------------------------------
+
+
+def carved_machine(current_rank: float = 0, rank: str = "0") -> str:
+    """An 8-core 8192 MB machine fully carved: the pslot has nothing left, alice runs 1.0
+    and 1.1 on two dynamic slots of 4 cores, 4096 MB and 1024 KB."""
+    pslot = pslot_text(cpus=0, memory=0, disk=0).replace("Rank = 0\n", f"Rank = {rank}\n")
+    dslots = "".join(dslot_text(k, 4, 4096, ALICE, f"1.{k - 1}").replace("Rank = 0\n", f"Rank = {rank}\n")
+                     + f"CurrentRank = {current_rank}\n\n"
+                     for k in (1, 2))
+    return pslot + dslots.replace("\n\nCurrentRank", "\nCurrentRank")
+
+
+def running_alice() -> str:
+    return "".join(job_text(p, cpus=4, memory=4096, disk=0, extra=f'JobStatus = 2\nRemoteHost = "slot1_{p + 1}@node1"')
+                   .replace("JobStatus = 1\n", "") for p in range(2))
+
+
+PSLOT_PREEMPTION = "ALLOW_PSLOT_PREEMPTION = true\nPREEMPTION_REQUIREMENTS = True\n"
+
+
+def test_pslot_preemption_by_priority():
+    """bob's job asks 6 cores and 6000 MB; no dynamic slot alone holds it.  With
+    ALLOW_PSLOT_PREEMPTION the pslot takes alice's dynamic slots in order (CurrentRank 0 =
+    the slot's Rank 0 for bob: priority preemption, PREEMPTION_REQUIREMENTS true): after
+    slot1_1 it has 4 cores (not enough), after slot1_2 8 -- the match, costing the weight of
+    the pslot with both: 8.  alice's usage 8 -> 0, bob's 8.  Without the knob no slot fits."""
+    slots, jobs = carved_machine(), running_alice() + bob_jobs(1, cpus=6, memory=6000)
+    loaded = matchmaker.load_ads(Knobs.from_string(PSLOT_PREEMPTION), ads(slots), ads(jobs))
+    result = matchmaker.negotiate(loaded, now=START)
+    assert [(m.job, m.slot, m.reason, m.preempted, m.preempted_slots, m.weight) for m in result.matches] == \
+        [("2.0", "slot1@node1", "priority", ALICE, ("slot1_1@node1", "slot1_2@node1"), 8)]
+    assert result.usage == {ALICE: 0, "bob@example.org": 8}
+    claimed = claim_matches(loaded.pool, result, loaded.settings)
+    slots_after = {s.name: s.ad for s in claimed.pool.slots}
+    assert set(slots_after) == {"slot1@node1", "slot1_1@node1"}
+    assert (slots_after["slot1_1@node1"]["Cpus"], slots_after["slot1_1@node1"]["Memory"]) == (6, 6016)
+    assert (slots_after["slot1@node1"]["Cpus"], slots_after["slot1@node1"]["Memory"]) == (2, 8192 - 6016)
+    assert sorted(j.id for j in claimed.pool.jobs if j.status == RUNNING) == ["2.0"]
+    off = matchmaker.load_ads(Knobs.from_string("PREEMPTION_REQUIREMENTS = True\n"), ads(slots), ads(jobs))
+    assert matchmaker.negotiate(off, now=START).matches == []
+
+
+def test_pslot_preemption_takes_only_what_it_needs():
+    """A 4-core job: preempting slot1_1 alone (4 cores back) makes it fit, so slot1_2 keeps
+    running; the match costs 4."""
+    loaded = matchmaker.load_ads(Knobs.from_string(PSLOT_PREEMPTION), ads(carved_machine()),
+                                 ads(running_alice() + bob_jobs(1, cpus=4, memory=4000)))
+    result = matchmaker.negotiate(loaded, now=START)
+    assert [(m.preempted_slots, m.weight) for m in result.matches] == [(("slot1_1@node1",), 4)]
+
+
+def test_pslot_preemption_by_machine_rank_and_not_past_it():
+    """The machine ranks bob's jobs 10: alice's dynamic slots (CurrentRank 0 < 10) go by
+    machine Rank even with PREEMPTION_REQUIREMENTS false.  With CurrentRank 20 (> 10) none
+    can be taken: no match."""
+    rank = '(TARGET.Owner == "bob") * 10'
+    knobs = "ALLOW_PSLOT_PREEMPTION = true\n"
+    jobs = running_alice() + bob_jobs(1, cpus=6, memory=6000)
+    loaded = matchmaker.load_ads(Knobs.from_string(knobs), ads(carved_machine(0, rank)), ads(jobs))
+    assert [(m.reason, m.preempted_slots) for m in matchmaker.negotiate(loaded, now=START).matches] == \
+        [("rank", ("slot1_1@node1", "slot1_2@node1"))]
+    loaded = matchmaker.load_ads(Knobs.from_string(knobs), ads(carved_machine(20, rank)), ads(jobs))
+    assert matchmaker.negotiate(loaded, now=START).matches == []
+
+
+def test_pslot_preemption_in_a_simulation():
+    """The simulated cycle: alice's two jobs go back to idle (2 preemptions), bob runs on
+    slot1_1 with 6 cores; the machine still holds 8 cores in all."""
+    loaded = matchmaker.load_ads(Knobs.from_string(PSLOT_PREEMPTION), ads(carved_machine()),
+                                 ads(running_alice() + bob_jobs(1, cpus=6, memory=6000)))
+    sim = matchmaker.simulate(loaded, start=START, duration=0, interval=300)
+    assert sim.column(ALICE, "preempted") == [2] and sim.column(ALICE, "running") == [0]
+    assert sim.column("bob@example.org", "running") == [1]
+    assert [(s.slot, s.customer, s.weight) for s in sim.spans if s.customer == "bob@example.org"] == \
+        [("slot1_1@node1", "bob@example.org", 6)]
