@@ -137,3 +137,14 @@ def test_benchmark_cycle_is_the_cli_cycle(pool_dir) -> None:
     doc = json.loads(out.getvalue())
     assert [(m["job"], m["slot"], m["reason"]) for m in doc["matches"]] == \
         [(m.job, m.slot, m.reason) for m in result.matches]
+
+
+def test_the_policy_benchmark_runs_every_policy_on_a_small_pool(capsys):
+    """The benchmark is not timed here; it must run, one line per policy, each with matches."""
+    from benchmarks import bench_policies
+
+    assert bench_policies.main(["--slots", "40", "--repeat", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: int(line.split()[1]) for line in lines[1:]}
+    assert set(rows) == set(bench_policies.POLICIES)
+    assert all(matches > 0 for matches in rows.values())
