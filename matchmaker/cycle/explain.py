@@ -45,6 +45,7 @@ _KINDS = {"rank": S_RANK, "current": S_CURRENT, "preq": S_PREQ}
 REQUIREMENTS, UNAVAILABLE, PREEMPTION_REQUIREMENTS = "requirements", "unavailable", "preemption-requirements"
 SUBMITTER_LIMIT, GROUP_QUOTA, CONCURRENCY_LIMIT = "submitter-limit", "group-quota", "concurrency-limit"
 GROUP_MAP = "accounting-group-map"
+PRIORITY_POLICY = "priority-policy"
 
 # Why a slot both sides accept was still not a candidate (see :func:`slot_availability`).
 AVAILABLE = "available"

@@ -21,7 +21,7 @@ from typing import Any
 from ..policies.jobs import Pending, PoolShape, Runner
 from ..pool.ads import RUNNING, Job, Pool
 from .ephemeral import annotate_for
-from .explain import explain_rejection
+from .explain import PRIORITY_POLICY, explain_rejection
 from .matching import Budget
 from .state import Cycle, SubmitterState
 
@@ -68,6 +68,8 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
                           for run in s.queue.runs for job in run.jobs[run.next:]]
     running = [j for j in pool.jobs if j.status == RUNNING]
     runner.begin_cycle(cycle.now, pending, running, ledger, pool_shape(pool))
+    for job_id, why in runner.refused():
+        cycle.reject(job_id, "refused by the priority policy", PRIORITY_POLICY, why)
     caches: dict[tuple[str, int], list] = {}
     order: list[SubmitterState] = []
     dead: set[tuple[str, int]] = set()

@@ -150,6 +150,11 @@ class Runner:
         """The next pending job to try (each is handed out once); None when none is left."""
         raise NotImplementedError
 
+    def refused(self) -> list[tuple[str, str]]:
+        """Jobs the policy will not start this cycle, as (job id, why); Maui's
+        ``REJECTNEGPRIOJOBS`` fills it, the other models start every job they order."""
+        return []
+
     def on_match(self, job: Job) -> None:
         """Feedback after ``job`` was matched (LSF recomputes; others need nothing)."""
 

@@ -137,7 +137,10 @@ class LsfRunner(Runner):
 
     def _attributes(self, node: str, u: lsf.LsfUsage) -> dict[str, float]:
         return {"LsfShares": self.shares(node), "LsfCpuHours": u.cpu_hours, "LsfRunHours": u.run_hours,
-                "LsfHistRunHours": u.hist_run_hours, "LsfJobSlots": u.job_slots}
+                "LsfHistRunHours": u.hist_run_hours, "LsfJobSlots": u.job_slots,
+                "LsfCommittedRunHours": u.committed_run_hours - u.run_hours,
+                "LsfFairshareAdjustment": u.fairshare_adjustment, "LsfGpuRunHours": u.gpu_run_hours,
+                "LsfHistGpuRunHours": u.hist_gpu_run_hours}
 
     def node_priority(self, node: str, u: lsf.LsfUsage) -> float:
         """The dynamic priority of an account or tree node with usage ``u``."""

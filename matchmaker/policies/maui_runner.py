@@ -90,6 +90,7 @@ class MauiRunner(SortedRunner):
         self.prio: dict[str, float] = {}
         self.parts: dict[str, dict[str, dict[str, float]]] = {}
         self.values: dict[str, dict[str, float]] = {}
+        self._refused: list[tuple[str, str]] = []
 
     def begin_cycle(self, now, pending, running, ledger, pool) -> None:
         self.now = now
@@ -104,8 +105,13 @@ class MauiRunner(SortedRunner):
             self.uproc[u] = self.uproc.get(u, 0.0) + cpus(j, now)
         for item in pending:
             self._rate(item.job, pool)
-        keep = [item for item in pending if not (self.p.reject_neg_prio_jobs and self.prio[item.job.id] < 0)]
-        self.sort(keep)
+        refuse = self.p.reject_neg_prio_jobs
+        self._refused = [(item.job.id, f"MAUI_REJECTNEGPRIOJOBS: its start priority {self.prio[item.job.id]:g} is "
+                                       "below 0") for item in pending if refuse and self.prio[item.job.id] < 0]
+        self.sort([item for item in pending if not (refuse and self.prio[item.job.id] < 0)])
+
+    def refused(self) -> list[tuple[str, str]]:
+        return list(self._refused)
 
     def _values(self, j: Job, creds: dict[str, Optional[str]], pool: PoolShape) -> dict[str, dict[str, float]]:
         """Every subcomponent's value for job ``j``, by component."""

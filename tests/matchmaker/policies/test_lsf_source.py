@@ -362,3 +362,11 @@ def test_a_dotted_name_ending_in_lsf_is_not_an_lsf_knob():
     cfg = policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\nGROUP_QUOTA_physics.LSF_users = 3\n"
                                           "NEGOTIATOR.LSF_RUN_JOB_FACTOR = 2\n"))
     assert cfg.lsf.run_job_factor == 2
+
+
+def test_the_priority_expression_sees_every_term():
+    """An edited formula can use the committed hours: A's job (1 h run, 4 h limit) still
+    commits 3 h, so ``LsfShares / (1 + LsfCommittedRunHours)`` is 10 / 4 = 2.5."""
+    jobs = running("A@d", 1, 1, f"WallClockLimit = {4 * H}")
+    _, runner = cycle(SHARES + "MATCHMAKER_POLICY_PRIORITY_EXPR = LsfShares / (1 + LsfCommittedRunHours)\n", 0, jobs)
+    assert prio(runner, "A@d") == pytest.approx(2.5)

@@ -29,6 +29,7 @@ from matchmaker.policies.runners import make_runner
 from matchmaker.pool.ads import parse_old_ads, pool_from_ads
 
 NOW = 1_000_000.0
+LAST: dict = {}      # the last cycle's result
 
 
 def ads(text: str) -> list[ClassAd]:
@@ -54,6 +55,7 @@ def cycle(config: str, n_slots: int, jobs: str, ledger=None):
     runner = make_runner(cfg)
     pool = pool_from_ads(ads(slots(n_slots)), ads(jobs))
     result = negotiate(pool, settings, StaticPriorities({}), NOW, runner=runner, ledger=ledger or {})
+    LAST["result"] = result
     return [m.job for m in result.matches], {r["name"]: r["priority"] for r in runner.report()}
 
 
@@ -165,6 +167,9 @@ def test_rejectnegpriojobs_keeps_negative_jobs_from_starting():
     order, prio = cycle(cfg, 3, job("bad", 1, 10) + job("good", 2, 5))
     assert order == ["2.0"]
     assert prio == {"1.0": pytest.approx(-990), "2.0": pytest.approx(5)}
+    (rejected,) = LAST["result"].rejected
+    assert (rejected.job, rejected.mechanism) == ("1.0", "priority-policy")
+    assert "-990" in rejected.explanation
 
 
 def test_resource_terms_from_the_jobs_requests():
