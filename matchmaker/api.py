@@ -136,7 +136,7 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
              state: Optional[str | os.PathLike] = None, seed: Optional[int] = None, job_duration: float = 3600.0,
              factors: Optional[Mapping[str, float]] = None,
              progress: Optional[Callable[[int, int], None]] = None, allow_clock_skew: bool = False,
-             out: Optional[str | os.PathLike] = None, plots: bool = False) -> Simulation:
+             fresh_state: bool = False, out: Optional[str | os.PathLike] = None, plots: bool = False) -> Simulation:
     """Negotiation cycles every ``interval`` seconds (default ``NEGOTIATOR_INTERVAL``) from
     ``start`` to ``start + duration`` inclusive, with the accountant at ``state`` (in memory
     when None).  Jobs run ``SimJobDuration`` seconds (default ``job_duration``); ``seed``
@@ -149,7 +149,8 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
 
     The order of effects (docs/reliability.md): the directory ``out`` and the clock are
     checked before the first cycle (``start`` must not be earlier than the store's last
-    update unless ``allow_clock_skew``); the whole run is one store transaction, and the
+    update unless ``allow_clock_skew``, or ``fresh_state``: the run then starts from an empty
+    store, and its result replaces the store's contents); the whole run is one store transaction, and the
     store is written only after the outputs are in place.  Any failure, the outputs' or the
     store's, leaves both the store and the previous outputs as they were."""
     check_time(start, "start")
@@ -168,10 +169,13 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
         check_directory(out, needed=estimated_size(int(cycles), principals, plots))
     acct = open_accountant(str(state) if state is not None else ":memory:", loaded.knobs, loaded.settings)
     try:
-        acct.check_clock(start, allow_skew=allow_clock_skew)
+        if not fresh_state:
+            acct.check_clock(start, allow_skew=allow_clock_skew)
         staged: Optional[StagedOutputs] = None
         try:
             with acct.transaction():
+                if fresh_state:
+                    acct.clear()
                 _set_factors(acct, factors or {})
                 sim = run_simulation(loaded.pool, loaded.settings, acct, start=start, duration=duration,
                                      interval=step, job_duration=job_duration, seed=seed, progress=progress)

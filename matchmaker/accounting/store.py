@@ -472,6 +472,8 @@ class Accountant:
                 if self._last_update is not None:
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('last_update_time', ?)",
                                        (self._last_update,))
+                else:               # a store started over (clear) has no clock yet
+                    self._conn.execute("DELETE FROM meta WHERE key = 'last_update_time'")
                 self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (generation + 1,))
                 if self._quotas is not None:
                     self._conn.execute("DELETE FROM group_quotas")
@@ -487,6 +489,8 @@ class Accountant:
                         t, rows = self._policy_reports[pol]
                         self._conn.execute("INSERT OR REPLACE INTO policy_report VALUES (?, ?, ?)",
                                            (pol, t, json.dumps(rows)))
+                    else:
+                        self._conn.execute("DELETE FROM policy_report WHERE policy = ?", (pol,))
         except _Conflict:
             self._load()
             raise StateError("the accountant database changed while this command ran (another command "
@@ -714,6 +718,23 @@ class Accountant:
             self._policy_usage[policy] = dict(usage)
             self._policy_reports[policy] = (now, [dict(r) for r in rows])
             self._policy_dirty.add(policy)
+
+    def clear(self) -> None:
+        """Forget every record, claim, quota table and policy state, and the clock: the
+        store starts over as a new one (part of the current transaction, so nothing is
+        lost until it commits)."""
+        with self.transaction():
+            self._gone |= set(self._customers)
+            self._customers.clear()
+            self._dirty.clear()
+            self._gone_claims |= set(self._claims)
+            self._claims.clear()
+            self._dirty_claims.clear()
+            self._quotas = []
+            self._policy_dirty |= set(self._policy_usage) | set(self._policy_reports)
+            self._policy_usage.clear()
+            self._policy_reports.clear()
+            self._last_update = None
 
     # ---- condor_userprio edits (docs/negotiation.md, editing priorities) ----------------------------------------------
 

@@ -1,7 +1,7 @@
 """``matchmaker simulate``: negotiation cycles over virtual time, with series and plots.
 
     matchmaker simulate --config FILE --slots FILE --jobs FILE --duration 48h [--start EPOCH]
-                        [--interval 5m] [--state DB [--allow-clock-skew]] [--seed N] [--job-duration 1h]
+                        [--interval 5m] [--state DB [--allow-clock-skew | --fresh-state]] [--seed N] [--job-duration 1h]
                         [--setfactor NAME VALUE] [--out DIR] [--plot] [--json] [--no-progress]
 
 A thin layer over :func:`matchmaker.api.simulate`: it prints a summary per submitter
@@ -80,7 +80,8 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         sim = simulate(loaded, start=args.start if args.start is not None else time.time(),
                        duration=args.duration, interval=args.interval, state=args.state, seed=args.seed,
                        job_duration=args.job_duration, factors=factors, progress=bar,
-                       allow_clock_skew=args.allow_clock_skew, out=args.out, plots=args.plot)
+                       allow_clock_skew=args.allow_clock_skew, fresh_state=args.fresh_state, out=args.out,
+                       plots=args.plot)
     finally:
         bar.close()
     for w in sim.warnings:                   # includes the pool's own warnings
@@ -115,9 +116,13 @@ def register(subparsers: Any) -> None:
                    help="time between cycles (default: NEGOTIATOR_INTERVAL of the configuration)")
     s.add_argument("--state", help="accountant database (SQLite; default: in memory); written once, when the "
                    "whole run and its outputs succeeded")
-    s.add_argument("--allow-clock-skew", action="store_true",
-                   help="accept a --start earlier than the state's last update (the interval restarts; hours "
-                        "already charged are charged again)")
+    start_over = s.add_mutually_exclusive_group()
+    start_over.add_argument("--allow-clock-skew", action="store_true",
+                            help="accept a --start earlier than the state's last update (the interval restarts; "
+                                 "hours already charged are charged again)")
+    start_over.add_argument("--fresh-state", action="store_true",
+                            help="start from an empty accountant and replace what --state holds with this run's "
+                                 "result (its earlier records are lost)")
     s.add_argument("--seed", type=int, help="seed for random() in SimJobDuration")
     s.add_argument("--job-duration", type=parse_span, default=3600.0,
                    help="run time of jobs without SimJobDuration (default 1h)")

@@ -104,6 +104,23 @@ def test_clock_skew_is_an_explicit_choice(tmp_path, pool):
     assert usage_hours(db) == pytest.approx(20.0)
 
 
+def test_a_fresh_state_starts_over(tmp_path, pool):
+    """--fresh-state: the 1 h rerun starts from an empty store (alice's factor 3 set in
+    between is gone) and leaves exactly its own result: 4 jobs x 1 h = 4 slot-hours, the
+    clock at T+1h."""
+    db = tmp_path / "S.db"
+    assert simulate(pool, "--state", db, "--start", T, "--duration", "4h")[0] == 0
+    assert run("userprio", "--state", db, "--setfactor", "carol@d", "3")[0] == 0
+    assert simulate(pool, "--state", db, "--start", T, "--duration", "1h", "--fresh-state")[0] == 0
+    assert usage_hours(db) == pytest.approx(4.0)
+    with Accountant.load(db, read_only=True) as a:
+        assert a.last_update_time == T + HOUR and a.get("carol@d") is None
+    before = db.read_bytes()
+    with pytest.raises(SystemExit) as info:         # a usage error: the two contradict each other
+        simulate(pool, "--state", db, "--start", T, "--duration", "1h", "--fresh-state", "--allow-clock-skew")
+    assert info.value.code == 2 and db.read_bytes() == before
+
+
 def test_the_clock_is_checked_before_the_first_cycle(tmp_path, pool, monkeypatch):
     db = tmp_path / "S.db"
     assert simulate(pool, "--state", db, "--start", T, "--duration", "2h")[0] == 0

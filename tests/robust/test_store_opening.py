@@ -170,3 +170,21 @@ def test_an_empty_file_is_treated_as_a_missing_one(tmp_path, pool):
             assert a.last_update_time == NOW and a.names() == ["alice@d"]
     shown = run("userprio", "--state", empty, "--json")
     assert shown[0] == 0 and json.loads(shown[1])["last_update"] == NOW
+
+
+def test_clear_starts_the_store_over(tmp_path):
+    """Every table is emptied and the clock forgotten, in one commit; the cleared store then
+    takes new records as a new one does."""
+    db = damaged(tmp_path, "customers", "floor", 2.0)      # a whole store: records, a claim, policy state
+    with Accountant.load(db) as a:
+        a.set_group_quotas([])
+        a.clear()
+    with Accountant.load(db, read_only=True) as a:
+        assert (a.names(), a.claims(), a.last_update_time) == ([], [], None)
+        assert a.policy_usage("lsf") == {} and a.policy_report() is None and a.group_quotas() == []
+    with Accountant.load(db) as a:
+        with a.transaction():
+            a.update_priorities(NOW + 100)
+            a.add_match("bob@d", "s0", 1.0, NOW + 100)
+    with Accountant.load(db, read_only=True) as a:
+        assert a.last_update_time == NOW + 100 and a.names() == ["bob@d"]

@@ -55,6 +55,7 @@ class Model:
         self.clock: float | None = None
         self.claims: dict[str, tuple[str, float]] = {}      # slot -> (principal, weight)
         self.charged: dict[str, float] = {}
+        self.starts = 0                 # times the store was started over (fresh_state)
 
     def charge(self, who: str, amount: float) -> None:
         self.charged[who] = self.charged.get(who, 0.0) + amount
@@ -96,15 +97,18 @@ def negotiate(loaded, db: Path, model: Model, t: float, stop: int | None) -> Non
     model.claims.update({m.slot: (m.submitter, slots[m.slot].weight) for m in result.matches})
 
 
-def simulate(loaded, db: Path, model: Model, start: float, cycles: int, stop: int | None) -> None:
+def simulate(loaded, db: Path, model: Model, start: float, cycles: int, stop: int | None, fresh: bool) -> None:
     try:
         sim = matchmaker.simulate(loaded, start=start, duration=(cycles - 1) * INTERVAL, interval=INTERVAL,
-                                  state=db, seed=1, progress=interrupt_at(stop))
+                                  state=db, seed=1, progress=interrupt_at(stop), fresh_state=fresh)
     except StateError:
-        assert model.refused(start)
+        assert model.refused(start) and not fresh
         return
     except KeyboardInterrupt:
         return
+    if fresh:                       # the store starts over: nothing held, nothing charged, no clock
+        model.clock, model.claims, model.charged = None, {}, {}
+        model.starts += 1
     assert not model.refused(start)
     model.advance(start)
     last = start + (cycles - 1) * INTERVAL
@@ -129,7 +133,8 @@ times = st.integers(min_value=0, max_value=40).map(lambda k: T + 900.0 * k)
 stops = st.one_of(st.none(), st.none(), st.integers(min_value=1, max_value=3))
 commands = st.one_of(
     st.tuples(st.just("negotiate"), times, stops),
-    st.tuples(st.just("simulate"), times, st.integers(min_value=1, max_value=4), stops),
+    st.tuples(st.just("simulate"), times, st.integers(min_value=1, max_value=4), stops,
+              st.sampled_from([False, False, False, True])),
     st.tuples(st.just("userprio"), st.sampled_from(["setfactor", "setprio", "setfloor", "setceiling"]),
               st.sampled_from([ALICE, BOB]), st.sampled_from(["1", "2.5", "40"])),
     st.tuples(st.just("userprio"), st.just("resetusage"), st.sampled_from([ALICE, BOB]),
@@ -154,10 +159,11 @@ def test_random_command_sequences_charge_each_hour_once(pool_dir, sequence):
     previous_clock = None
     try:
         for command in sequence:
+            starts = model.starts
             if command[0] == "negotiate":
                 negotiate(loaded, db, model, command[1], command[2])
             elif command[0] == "simulate":
-                simulate(loaded, db, model, command[1], command[2], command[3])
+                simulate(loaded, db, model, *command[1:])
             else:
                 userprio(db, model, *command[1:])
             if not db.exists():
@@ -167,6 +173,8 @@ def test_random_command_sequences_charge_each_hour_once(pool_dir, sequence):
                 clock = a.last_update_time
                 usage = {c.name: c.weighted_accumulated_usage for c in a.customers() if not c.is_group}
             assert clock == model.clock
+            if model.starts != starts:      # started over on purpose: the clock begins anew
+                previous_clock = None
             assert previous_clock is None or clock is None or clock >= previous_clock
             previous_clock = clock if clock is not None else previous_clock
             for who in {*usage, *model.charged}:
