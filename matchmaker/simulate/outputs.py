@@ -106,6 +106,7 @@ class StagedOutputs:
             out.mkdir(parents=True, exist_ok=True)
             stage = Path(tempfile.mkdtemp(prefix=_STAGE_PREFIX, dir=out))
         except OSError as exc:
+            _remove_created(out, created)
             raise OutputError(f"cannot create the output directory: {_reason(exc)}", file=str(out)) from None
         staged = cls(out, stage, [], created)
         try:
@@ -186,17 +187,24 @@ class StagedOutputs:
     def discard(self) -> None:
         """Remove the staging directory, and the output directory if this run created it."""
         shutil.rmtree(self.stage, ignore_errors=True)
-        if self._created is None or self.swapped:
+        if not self.swapped:
+            _remove_created(self.directory, self._created)
+
+
+def _remove_created(directory: Path, created: Optional[Path]) -> None:
+    """Remove the directories a run created for ``directory``, up to ``created``, and only
+    while they are empty."""
+    if created is None:
+        return
+    here = directory.absolute()
+    while True:
+        try:
+            here.rmdir()
+        except OSError:
             return
-        here = self.directory.absolute()
-        while True:                 # only the directories this run created, and only if empty
-            try:
-                here.rmdir()
-            except OSError:
-                return
-            if here == self._created:
-                return
-            here = here.parent
+        if here == created:
+            return
+        here = here.parent
 
 
 __all__ = ["OUTPUT_FILES", "PLOT_FILES", "SERIES_FILES", "StagedOutputs", "check_directory", "estimated_size"]

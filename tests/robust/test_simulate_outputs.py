@@ -331,10 +331,11 @@ def test_an_interrupted_run_writes_nothing(tmp_path, pool):
     assert snapshot(db, out) == before
 
 
-def test_a_new_directory_is_not_left_behind_by_a_failed_run(tmp_path, pool, monkeypatch):
+@pytest.mark.parametrize("fail_at", [2, 3, 5])      # the staging directory, a temporary file, its flush
+def test_a_new_directory_is_not_left_behind_by_a_failed_run(tmp_path, pool, monkeypatch, fail_at):
     out = tmp_path / "a" / "b"
     with monkeypatch.context() as m:
-        install(m, Faults(3))
+        install(m, Faults(fail_at))
         one_line(simulate(pool, "--start", T, "--duration", "1h", "--out", out), "No space left")
     assert not (tmp_path / "a").exists()
 
