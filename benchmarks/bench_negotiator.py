@@ -91,7 +91,7 @@ def cycle(loaded: Loaded, now: float, eups: Optional[dict[str, float]] = None) -
     """One cycle: with ``eups``, fixed priorities; else a fresh in-memory accountant, as the CLI."""
     if eups is not None:
         return negotiate(loaded.pool, loaded.settings, StaticPriorities(eups), now)
-    acct = open_accountant(":memory:", loaded.knobs, loaded.settings)
+    acct = open_accountant(":memory:", loaded.settings)
     try:
         return session_cycle(loaded.pool, loaded.settings, acct, now)
     finally:

@@ -105,7 +105,7 @@ def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] 
     hears a short text at each pie spin and every hundred matches."""
     check_time(now, "now")
     path = str(state) if state is not None else ":memory:"
-    acct = open_accountant(path, loaded.knobs, loaded.settings)
+    acct = open_accountant(path, loaded.settings)
     try:
         acct.check_clock(now, allow_skew=allow_clock_skew)
         return run_cycle(loaded.pool, loaded.settings, acct, now, progress)
@@ -154,7 +154,7 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
     store is written only after the outputs are in place.  Any failure, the outputs' or the
     store's, leaves both the store and the previous outputs as they were."""
     check_time(start, "start")
-    step = float(interval if interval is not None else loaded.knobs.get("NEGOTIATOR_INTERVAL"))
+    step = float(interval if interval is not None else loaded.settings.interval)
     if not (math.isfinite(step) and step > 0):
         raise ValueError(f"the interval must be a positive number of seconds, not {step!r}")
     if not (math.isfinite(duration) and duration >= 0):
@@ -167,7 +167,7 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
     if out is not None:
         principals = len({j.submitter for j in loaded.pool.jobs} | {s.customer for s in loaded.pool.slots})
         check_directory(out, needed=estimated_size(int(cycles), principals, plots))
-    acct = open_accountant(str(state) if state is not None else ":memory:", loaded.knobs, loaded.settings)
+    acct = open_accountant(str(state) if state is not None else ":memory:", loaded.settings)
     try:
         if not fresh_state:
             acct.check_clock(start, allow_skew=allow_clock_skew)
@@ -206,7 +206,7 @@ def analyze(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = 
     """The cycle ``negotiate`` would run at ``now``, kept for the ``analyze`` reports
     (:mod:`matchmaker.analyze`); the store at ``state`` is only read."""
     check_time(now, "now")
-    return prepare(loaded.pool, loaded.settings, loaded.knobs, now, str(state) if state is not None else None)
+    return prepare(loaded.pool, loaded.settings, now, str(state) if state is not None else None)
 
 
 def lint(config: str | os.PathLike, slots: Optional[str | os.PathLike] = None,
@@ -243,7 +243,7 @@ def diff(config_a: str | os.PathLike, config_b: str | os.PathLike, slots: str | 
     if duration is None:
         result = cycle_diff(analyze(a, now=now, state=state), analyze(b, now=now, state=state))
     else:
-        step = float(interval if interval is not None else a.knobs.get("NEGOTIATOR_INTERVAL"))
+        step = float(interval if interval is not None else a.settings.interval)
         runs = [simulate(x, start=now, duration=duration, interval=step, seed=seed, job_duration=job_duration)
                 for x in (a, b)]
         result = series_diff(runs[0], runs[1])

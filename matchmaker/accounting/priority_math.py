@@ -15,7 +15,7 @@ directly.  :mod:`matchmaker.accounting.store` is the store that applies them to 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 MIN_PRIORITY = 0.5          # every RUP starts here and never goes below it
 
@@ -96,16 +96,6 @@ class FactorPolicy:
     nice_prefix: str = "nice-user"      # NICE_USER_ACCOUNTING_GROUP_NAME
     # name -> GROUP_PRIO_FACTOR of the name's assigned group (None/0: unset); from the groups module
     group_factor: Optional[Callable[[str], Optional[float]]] = None
-
-    @classmethod
-    def from_knobs(cls, knobs: Any, group_factor: Optional[Callable[[str], Optional[float]]] = None
-                   ) -> "FactorPolicy":
-        """Read the factor knobs from a :class:`matchmaker.config.knobs.Knobs`."""
-        return cls(default=knobs.get("DEFAULT_PRIO_FACTOR"), nice_user=knobs.get("NICE_USER_PRIO_FACTOR"),
-                   remote=knobs.get("REMOTE_PRIO_FACTOR"),
-                   local_domain=knobs.get("ACCOUNTANT_LOCAL_DOMAIN") or "",
-                   nice_prefix=knobs.get("NICE_USER_ACCOUNTING_GROUP_NAME") or "nice-user",
-                   group_factor=group_factor)
 
 
 def default_prio_factor(name: str, policy: FactorPolicy) -> float:

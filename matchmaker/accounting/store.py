@@ -357,14 +357,6 @@ class Accountant:
             conn.close()
             raise
 
-    @classmethod
-    def from_knobs(cls, path: str | Path, knobs: Any,
-                   group_factor: Optional[Callable[[str], Optional[float]]] = None, **how: bool) -> "Accountant":
-        """Open a store configured by ``PRIORITY_HALFLIFE`` and the factor knobs (``how``:
-        ``read_only``, ``must_exist``, as for :meth:`load`)."""
-        return cls.load(path, halflife=knobs.get("PRIORITY_HALFLIFE"),
-                        factors=FactorPolicy.from_knobs(knobs, group_factor), **how)
-
     def close(self) -> None:
         """Close the database (uncommitted changes of an open transaction are lost)."""
         self._conn.close()

@@ -27,11 +27,11 @@ from ..groups.membership import group_of_submitter
 from ..pool.ads import Job, Pool
 
 
-def _store_copy(path: Optional[str], knobs: Any, settings: Settings) -> Accountant:
+def _store_copy(path: Optional[str], settings: Settings) -> Accountant:
     """A private in-memory copy of the store at ``path`` (an empty store when None), opened
     through the store's own read-only path: the same schema and value checks as every
     other command, and the file never written."""
-    return open_accountant(":memory:" if path is None else path, knobs, settings, read_only=True)
+    return open_accountant(":memory:" if path is None else path, settings, read_only=True)
 
 
 @dataclass
@@ -78,10 +78,10 @@ class PoolView:
         return annotate_for(job.ad, job.submitter, self.priorities.eup(job.submitter), usage, ctx)
 
 
-def prepare(pool: Pool, settings: Settings, knobs: Any, now: float, state: Optional[str] = None) -> PoolView:
+def prepare(pool: Pool, settings: Settings, now: float, state: Optional[str] = None) -> PoolView:
     """Run the cycle over ``pool`` as ``negotiate`` would at ``now`` (without changing the
     store at ``state``) and keep what the reports need."""
-    acct = _store_copy(state, knobs, settings)
+    acct = _store_copy(state, settings)
     try:
         group_of = group_function(settings)
         acct.update_priorities(now)

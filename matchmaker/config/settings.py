@@ -21,8 +21,9 @@ from typing import Any, Callable, Optional
 
 from classad import ast
 
+from ..accounting.priority_math import FactorPolicy
 from ..errors import ConfigError
-from ..groups.membership import GroupMapping, MapFileError, parse_group_map
+from ..groups.membership import GroupMapping, MapFileError, group_prio_factor, parse_group_map
 from ..groups.quotas import GroupConfig, GroupTree, build_tree
 from .knobs import Knobs
 from .statements import ACCOUNTING_GROUP_MAP_KNOBS
@@ -89,6 +90,11 @@ class Settings:
     modify_request_disk: Optional[ast.Node] = None
     # the submit side: which group a job may claim (None: every claim is trusted, as by default)
     group_mapping: Optional[GroupMapping] = None
+    # the accountant: RUP half-life, where a new principal's priority factor comes from,
+    # and the time between cycles (NEGOTIATOR_INTERVAL: simulate's default step)
+    halflife: float = 86400.0
+    factors: FactorPolicy = FactorPolicy()
+    interval: float = 60.0
     # the priority policy (MATCHMAKER_PRIORITY_POLICY) when not htcondor's: a
     # matchmaker.policies.params.PolicyConfig, set by the facade; None = the pie spin
     priority_policy: Optional[Any] = None
@@ -104,9 +110,11 @@ class Settings:
                 values[f] = tuple(values[f])
             elif f != "significant_attributes":
                 values[f] = ()
+        tree = group_tree_from_knobs(knobs)
         return cls(policy=policy, resource_prefix=g("STARTD_RESOURCE_PREFIX") or "slot",
-                   concurrency_capacity=knobs.concurrency_limit, group_tree=group_tree_from_knobs(knobs),
-                   group_mapping=group_mapping_from_knobs(knobs), **values)
+                   concurrency_capacity=knobs.concurrency_limit, group_tree=tree,
+                   group_mapping=group_mapping_from_knobs(knobs), factors=factor_policy(knobs, tree),
+                   halflife=float(g("PRIORITY_HALFLIFE")), interval=float(g("NEGOTIATOR_INTERVAL")), **values)
 
     @classmethod
     def defaults(cls, **changes: Any) -> "Settings":
@@ -146,6 +154,18 @@ _CYCLE_KNOBS = {
     "allow_pslot_preemption": "ALLOW_PSLOT_PREEMPTION", "modify_request_cpus": "MODIFY_REQUEST_EXPR_REQUESTCPUS",
     "modify_request_memory": "MODIFY_REQUEST_EXPR_REQUESTMEMORY",
     "modify_request_disk": "MODIFY_REQUEST_EXPR_REQUESTDISK"}
+
+
+def factor_policy(knobs: Any, tree: Optional[GroupTree]) -> FactorPolicy:
+    """Where a new principal's priority factor comes from: ``DEFAULT_PRIO_FACTOR``,
+    ``NICE_USER_PRIO_FACTOR``, ``REMOTE_PRIO_FACTOR`` outside ``ACCOUNTANT_LOCAL_DOMAIN``,
+    and a group's ``GROUP_PRIO_FACTOR`` for its members (docs/negotiation.md, priority
+    factors and EUP)."""
+    g = knobs.get
+    group_factor = (lambda name: group_prio_factor(name, tree)) if tree is not None else None
+    return FactorPolicy(default=g("DEFAULT_PRIO_FACTOR"), nice_user=g("NICE_USER_PRIO_FACTOR"),
+                        remote=g("REMOTE_PRIO_FACTOR"), local_domain=g("ACCOUNTANT_LOCAL_DOMAIN") or "",
+                        nice_prefix=g("NICE_USER_ACCOUNTING_GROUP_NAME") or "nice-user", group_factor=group_factor)
 
 
 def group_tree_from_knobs(knobs: Any) -> Optional[GroupTree]:

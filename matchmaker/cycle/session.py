@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 
 from ..accounting.store import Accountant, Claim, QuotaRecord
 from ..config.settings import Settings
-from ..groups.membership import group_of_submitter, group_prio_factor
+from ..groups.membership import group_of_submitter
 from ..policies.jobs import Ledger
 from ..policies.runners import make_runner
 from ..pool.ads import RUNNING, Pool
@@ -60,13 +60,10 @@ def group_function(settings: Settings) -> Callable[[Optional[str]], Optional[str
     return lambda name: group_of_submitter(name, tree) if name else None
 
 
-def open_accountant(path: str, knobs: Any, settings: Settings, **how: bool) -> Accountant:
-    """The accountant store at ``path`` (``":memory:"`` for none), configured by the knobs;
-    a group's ``GROUP_PRIO_FACTOR`` is its members' default factor.  ``how``: ``read_only``
-    or ``must_exist`` (see :meth:`Accountant.load`)."""
-    tree = settings.group_tree
-    factor = (lambda name: group_prio_factor(name, tree)) if tree is not None else None
-    return Accountant.from_knobs(path, knobs, group_factor=factor, **how)
+def open_accountant(path: str, settings: Settings, **how: bool) -> Accountant:
+    """The accountant store at ``path`` (``":memory:"`` for none) with the settings' half-life
+    and priority factors.  ``how``: ``read_only`` or ``must_exist`` (see :meth:`Accountant.load`)."""
+    return Accountant.load(path, halflife=settings.halflife, factors=settings.factors, **how)
 
 
 def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float,

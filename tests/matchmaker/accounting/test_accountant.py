@@ -30,6 +30,8 @@ from matchmaker.accounting.priority_math import (
 from matchmaker.accounting.reports import admin, priority_report
 from matchmaker.accounting.store import Accountant, Claim, QuotaRecord
 from matchmaker.config.knobs import Knobs
+from matchmaker.config.settings import Settings
+from matchmaker.cycle.session import open_accountant
 from matchmaker.errors import StateError
 
 DAY = 86400.0
@@ -137,9 +139,9 @@ def test_stored_factor_wins_when_set():
 
 
 def test_factor_policy_from_knobs():
-    """The policy reads DEFAULT/NICE_USER/REMOTE_PRIO_FACTOR and ACCOUNTANT_LOCAL_DOMAIN."""
+    """The settings read DEFAULT/NICE_USER/REMOTE_PRIO_FACTOR and ACCOUNTANT_LOCAL_DOMAIN."""
     k = Knobs.from_string("DEFAULT_PRIO_FACTOR = 1\nACCOUNTANT_LOCAL_DOMAIN = here\n", environ={})
-    p = FactorPolicy.from_knobs(k)
+    p = Settings.from_knobs(k).factors
     assert (p.default, p.nice_user, p.remote, p.local_domain) == (1.0, 1e10, 1e7, "here")
 
 
@@ -393,10 +395,10 @@ def test_unopenable_path(tmp_path):
         Accountant.load(tmp_path / "no" / "such" / "dir" / "a.db")
 
 
-def test_from_knobs_uses_the_half_life(tmp_path):
-    """Accountant.from_knobs reads PRIORITY_HALFLIFE."""
+def test_the_store_is_opened_with_the_configured_half_life(tmp_path):
+    """PRIORITY_HALFLIFE = 60: a RUP of 10 decays to 10 * 0.5**(60/60) = 5 one minute later."""
     k = Knobs.from_string("PRIORITY_HALFLIFE = 60\n", environ={})
-    with Accountant.from_knobs(":memory:", k) as a:
+    with open_accountant(":memory:", Settings.from_knobs(k)) as a:
         a.update_priorities(0.0)
         a.set_priority("u@d", 10.0)
         a.update_priorities(60.0)

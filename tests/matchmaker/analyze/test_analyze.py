@@ -24,7 +24,7 @@ ALICE, CAROL, GUEST, BOB = "alice@example.org", "carol@example.org", "guest@visi
 
 def view_of(config: Path, slots: Path, jobs: Path, state: Path | None = None):
     loaded = matchmaker.load(config, slots, jobs)
-    return prepare(loaded.pool, loaded.settings, loaded.knobs, NOW, str(state) if state else None)
+    return prepare(loaded.pool, loaded.settings, NOW, str(state) if state else None)
 
 
 @pytest.fixture(scope="module")

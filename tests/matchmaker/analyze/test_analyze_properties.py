@@ -65,7 +65,7 @@ def setup(slots, jobs, config):
     knobs = Knobs.from_string(config)
     s = Settings.from_knobs(knobs)
     pool = pool_from_ads(slots, jobs)
-    return Loaded(knobs, s, pool, ()), prepare(pool, s, knobs, NOW)
+    return Loaded(knobs, s, pool, ()), prepare(pool, s, NOW)
 
 
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

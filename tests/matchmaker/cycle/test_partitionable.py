@@ -467,7 +467,7 @@ def analyze(slots: str, jobs: str, job: str, config: str = ""):
     from matchmaker.analyze.render import job_text as render
 
     loaded = matchmaker.load_ads(Knobs.from_string(config), ads(slots), ads(jobs))
-    report = analyze_job(prepare(loaded.pool, loaded.settings, loaded.knobs, START, None), job)
+    report = analyze_job(prepare(loaded.pool, loaded.settings, START, None), job)
     return report, render(report)
 
 
