@@ -19,7 +19,8 @@ from .series import Simulation
 WIDTH, HEIGHT, DPI = 10.0, 5.0, 100     # inches and dots per inch: 1000 x 500 pixels
 
 
-def _figure(title: str, ylabel: str) -> tuple[Any, Any]:
+def new_figure(title: str, ylabel: str) -> tuple[Any, Any]:
+    """A titled figure and its axes over hours since the start, on the Agg canvas."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -35,7 +36,8 @@ def _figure(title: str, ylabel: str) -> tuple[Any, Any]:
     return fig, ax
 
 
-def _save(fig: Any, ax: Any, path: Path) -> Path:
+def save_figure(fig: Any, ax: Any, path: Path) -> Path:
+    """Write the figure as PNG (with a legend when lines are labelled); returns ``path``."""
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
@@ -45,7 +47,7 @@ def _save(fig: Any, ax: Any, path: Path) -> Path:
 
 def plot_priorities(sim: Simulation, kind: str, path: Path) -> Path:
     """RUP (solid) and EUP (dashed) of every principal of ``kind`` over time."""
-    fig, ax = _figure(f"{kind.capitalize()} priorities (lower is better)", "priority")
+    fig, ax = new_figure(f"{kind.capitalize()} priorities (lower is better)", "priority")
     for i, name in enumerate(sim.names(kind)):
         hours = sim.column(name, "hours", kind)
         color = f"C{i % 10}"
@@ -53,27 +55,27 @@ def plot_priorities(sim: Simulation, kind: str, path: Path) -> Path:
         eup = sim.column(name, "eup", kind)
         if eup != sim.column(name, "rup", kind):
             ax.plot(hours, eup, color=color, linestyle="--", label=f"{name} EUP")
-    return _save(fig, ax, path)
+    return save_figure(fig, ax, path)
 
 
 def plot_running(sim: Simulation, kind: str, path: Path) -> Path:
     """Running jobs of every principal of ``kind`` over time."""
-    fig, ax = _figure(f"Running jobs per {kind}", "running jobs")
+    fig, ax = new_figure(f"Running jobs per {kind}", "running jobs")
     for name in sim.names(kind):
         ax.step(sim.column(name, "hours", kind), sim.column(name, "running", kind), where="post", label=name)
-    return _save(fig, ax, path)
+    return save_figure(fig, ax, path)
 
 
 def plot_shares(sim: Simulation, kind: str, path: Path) -> Path:
     """Each principal's share of the pool's weight, stacked, over time."""
-    fig, ax = _figure(f"Share of the pool per {kind} (weighted slots claimed)", "share of the pool (%)")
+    fig, ax = new_figure(f"Share of the pool per {kind} (weighted slots claimed)", "share of the pool (%)")
     names = sim.names(kind)
     if names:
         hours = sim.column(names[0], "hours", kind)
         shares = [[100.0 * v for v in sim.column(n, "share", kind)] for n in names]
         ax.stackplot(hours, shares, labels=names, step="post", alpha=0.8)
     ax.set_ylim(0, 100)
-    return _save(fig, ax, path)
+    return save_figure(fig, ax, path)
 
 
 def write_plots(sim: Simulation, directory: str | os.PathLike) -> list[Path]:
@@ -90,4 +92,4 @@ def write_plots(sim: Simulation, directory: str | os.PathLike) -> list[Path]:
     return files
 
 
-__all__ = ["plot_priorities", "plot_running", "plot_shares", "write_plots"]
+__all__ = ["new_figure", "plot_priorities", "plot_running", "plot_shares", "save_figure", "write_plots"]

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
+from ..simulate.atomic import write_atomically
 from .engine import dask_client, run_tasks
 from .plan import Plan, Times, make_plan, read_config
 from .result import SweepResult
@@ -111,9 +112,7 @@ def write_meta(out: str | os.PathLike, meta: Mapping[str, Any]) -> None:
     """``sweep.json``: the sweep's own parameters (what ``--resume`` reuses)."""
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / "sweep.json.tmp"
-    tmp.write_text(json.dumps(dict(meta), indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, directory / "sweep.json")
+    write_atomically(directory / "sweep.json", lambda fh: json.dump(dict(meta), fh, indent=1))
 
 
 __all__ = ["Outcome", "Plan", "SweepError", "SweepResult", "Times", "Variant", "make_plan", "read_config",

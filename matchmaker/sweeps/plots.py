@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
-from ..simulate.plots import _figure, _save
+from ..simulate.plots import new_figure, save_figure
 from .result import SweepResult
 from .summary import summarise
 from .worker import Outcome
@@ -26,12 +26,12 @@ def _pool_rows(o: Outcome) -> list[dict[str, Any]]:
 
 def _lines(result: SweepResult, title: str, ylabel: str, path: Path,
            series: Callable[[Outcome], tuple[list[float], list[Optional[float]]]]) -> Path:
-    fig, ax = _figure(title, ylabel)
+    fig, ax = new_figure(title, ylabel)
     for i, o in enumerate(result.finished):
         hours, values = series(o)
         ax.step(hours, [float("nan") if v is None else v for v in values], where="post", color=f"C{i % 10}",
                 linestyle=("-", "--", ":", "-.")[(i // 10) % 4], label=o.variant.name)
-    return _save(fig, ax, path)
+    return save_figure(fig, ax, path)
 
 
 def plot_utilisation(result: SweepResult, path: Path) -> Path:
@@ -66,7 +66,7 @@ def plot_preemptions(result: SweepResult, path: Path) -> Path:
 
 def plot_waits(result: SweepResult, path: Path) -> Path:
     """Mean and 95th-percentile wait of each variant, in hours (bars)."""
-    fig, ax = _figure("Wait before each job start", "wait (hours)")
+    fig, ax = new_figure("Wait before each job start", "wait (hours)")
     ax.set_xlabel("variant")
     names, means, p95s = [], [], []
     for o in result.finished:
@@ -78,7 +78,7 @@ def plot_waits(result: SweepResult, path: Path) -> Path:
     ax.bar([x - 0.2 for x in xs], means, width=0.4, label="mean")
     ax.bar([x + 0.2 for x in xs], p95s, width=0.4, label="95th percentile")
     ax.set_xticks(xs, names, rotation=30, ha="right", fontsize="small")
-    return _save(fig, ax, path)
+    return save_figure(fig, ax, path)
 
 
 def write_plots(result: SweepResult, directory: str | os.PathLike) -> list[Path]:

@@ -1,11 +1,11 @@
 """A sweep's output directory: each variant's result as it finishes, then the tables.
 
-    OUT/parts/<key>.json      one finished variant (written whole, then renamed into place)
+    OUT/parts/<key>.json      one finished variant
     OUT/rows.parquet          the tidy table (rows.csv without pyarrow)
     OUT/summary.parquet       one row per variant and principal (summary.csv without pyarrow)
     OUT/variants.csv          every variant: key, name, status, error, seconds, parameters
 
-A part is JSON, so its numbers read back exactly as they were computed; ``--resume``
+Every file is written under a temporary name and renamed into place.  A part is JSON, so its numbers read back exactly as they were computed; ``--resume``
 takes the parts whose key (a digest of the variant and every input) is still in the
 sweep and runs only the rest.  An interrupted sweep keeps every part already written.
 """
@@ -17,8 +17,10 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+from ..errors import OutputError
+from ..simulate.atomic import reason, write_atomically
 from .spec import Variant
 from .worker import Outcome
 
@@ -30,15 +32,10 @@ def write_part(out: str | os.PathLike, outcome: Outcome) -> Path:
     directory = Path(out) / PARTS
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{outcome.key}.json"
-    tmp = path.with_name(path.name + ".tmp")
     doc = dict(key=outcome.key, name=outcome.variant.name, rows=outcome.rows,
                waits=outcome.waits, idle_at_end=outcome.idle_at_end, warnings=outcome.warnings, meta=outcome.meta,
                seconds=outcome.seconds, load_seconds=outcome.load_seconds)
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    write_atomically(path, lambda fh: json.dump(doc, fh))
     return path
 
 
@@ -69,18 +66,22 @@ def write_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], path_ste
         import pyarrow.parquet as pq  # type: ignore[import-untyped]
     except ImportError:
         path = path_stem.with_suffix(".csv")
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+
+        def write(fh: TextIO) -> None:
             w = csv.DictWriter(fh, fieldnames=list(columns), extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)
-        os.replace(tmp, path)
+        write_atomically(path, write, newline="")
         return path
     path = path_stem.with_suffix(".parquet")
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f".{path.name}.tmp")
     data = {c: [r.get(c) for r in rows] for c in columns}
-    pq.write_table(pa.table({c: _array(pa, values) for c, values in data.items()}), tmp)
-    os.replace(tmp, path)
+    try:
+        pq.write_table(pa.table({c: _array(pa, values) for c, values in data.items()}), tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"cannot write: {reason(exc)}", file=str(path)) from None
     return path
 
 
@@ -98,13 +99,15 @@ def write_variants(out: str | os.PathLike, outcomes: Sequence[Outcome], paramete
     """``variants.csv``: one line per variant, finished or failed."""
     path = Path(out) / "variants.csv"
     head = ["key", "variant", "status", "error", "seconds", "load_seconds", *parameters]
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+
+    def write(fh: TextIO) -> None:
         w = csv.writer(fh)
         w.writerow(head)
         for o in outcomes:
             params = o.variant.parameters()
             w.writerow([o.key, o.variant.name, o.status, o.error or "", f"{o.seconds:.3f}", f"{o.load_seconds:.3f}",
                         *[params.get(p, "") for p in parameters]])
+    write_atomically(path, write, newline="")
     return path
 
 

@@ -81,3 +81,56 @@ def test_a_requeued_job_waits_from_the_end_of_its_run():
     loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 1800"), slots, jobs)
     sim = matchmaker.simulate(loaded, start=START, duration=3600)
     assert sim.jobs[0].waits == (0.0, 800.0)
+
+
+def one_slot_outcomes() -> list:
+    """Two finished variants (the one-slot pool at two intervals) and a failed one."""
+    from matchmaker.sweeps.spec import Setting, Variant
+    from matchmaker.sweeps.worker import Outcome
+    slots = ads('Name = "slot1@node"\nCpus = 1\nState = "Unclaimed"\nRequirements = true\nRank = 0\n')
+    jobs = ads("".join(f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+                       f"QDate = {START:.0f}\nRequirements = true\nSimJobDuration = 3600\n\n" for p in range(2)))
+    out = []
+    for interval in (1800, 3600):
+        sim = matchmaker.simulate(matchmaker.load_ads(Knobs.from_string(""), slots, jobs), start=START,
+                                  duration=7200, interval=interval)
+        v = Variant(f"i={interval}", (Setting("NEGOTIATOR_INTERVAL", str(interval), "s.toml", 1),))
+        out.append(Outcome(f"k{interval}", v, rows=sim.rows, waits=[(j.submitter, w) for j in sim.jobs
+                                                                    for w in j.waits]))
+    out.append(Outcome("bad", Variant("bad", (), (), 3), status=1, error="s.toml:2: config: no"))
+    return out
+
+
+def test_tables_are_csv_without_pyarrow(tmp_path, monkeypatch):
+    """The tidy table's CSV: a header of variant, the parameters, simulate's columns; one line
+    per row of the finished variants (5 cycles + 3 cycles, two principals each: 16 lines)."""
+    import csv
+    import sys
+
+    from matchmaker.simulate import COLUMNS
+    from matchmaker.sweeps import SweepResult, write_tables
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    result = SweepResult(one_slot_outcomes())
+    files = write_tables(result, tmp_path)
+    assert [f.name for f in files] == ["rows.csv", "summary.csv", "variants.csv"]
+    with open(tmp_path / "rows.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == ["variant", "NEGOTIATOR_INTERVAL", "seed", *COLUMNS]
+    assert len(rows) == 16 and rows[0]["variant"] == "i=1800" and rows[-1]["NEGOTIATOR_INTERVAL"] == "3600"
+    with open(tmp_path / "variants.csv", newline="") as fh:
+        lines = list(csv.DictReader(fh))
+    assert [(v["variant"], v["status"], v["error"], v["seed"]) for v in lines] == [
+        ("i=1800", "0", "", ""), ("i=3600", "0", "", ""), ("bad", "1", "s.toml:2: config: no", "3")]
+
+
+def test_frames_and_figures(tmp_path):
+    pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib")
+    from matchmaker.sweeps import SweepResult
+    from matchmaker.sweeps.plots import write_plots
+    result = SweepResult(one_slot_outcomes())
+    frame, summary = result.to_frame(), result.summary()
+    assert len(frame) == 16 and list(frame["variant"].unique()) == ["i=1800", "i=3600"]
+    assert list(summary[summary["kind"] == "pool"]["wait_mean"]) == [1800.0, 1800.0]
+    for path in write_plots(result, tmp_path):
+        assert path.stat().st_size > 0
