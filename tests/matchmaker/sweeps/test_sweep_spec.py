@@ -10,12 +10,12 @@ import io
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
 from matchmaker.cli import main
 from matchmaker.sweeps import SweepError, variants_of
 from matchmaker.sweeps.plan import read_config
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "simulate"
 CONFIG = EXAMPLES / "fair-share" / "negotiator.config"
 JOBS = EXAMPLES / "fair-share" / "jobs.ad"

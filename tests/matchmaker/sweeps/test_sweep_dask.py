@@ -24,11 +24,12 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+from support import ROOT  # noqa: E402
+
 from matchmaker.cli import main  # noqa: E402
 from matchmaker.sweeps import sweep  # noqa: E402
 from matchmaker.sweeps.worker import Outcome  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "simulate"
 CONFIG = EXAMPLES / "fair-share" / "negotiator.config"
 SLOTS = EXAMPLES / "slots.ad"
