@@ -15,6 +15,7 @@ variant is one line on stderr and makes the exit status 1; the others complete.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import time
@@ -47,8 +48,10 @@ def _start(args: argparse.Namespace) -> float:
 
 
 def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    _need("distributed", "matchmaker sweep needs Dask: pip install 'dask[distributed]' (or the project's "
+                         "[sweep] extra)")
     if args.plot:
-        _need_matplotlib()
+        _need("matplotlib", "--plot needs matplotlib: pip install matplotlib (or the project's [simulate] extra)")
     factors = {name: _factor(value) for name, value in args.setfactor or ()}
     config = read_config(args.config)
     variants = variants_of(config, args.sweep, parse_vary(args.vary or []))
@@ -80,12 +83,12 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0 if not result.failed else 1
 
 
-def _need_matplotlib() -> None:
+def _need(module: str, message: str) -> None:
+    """Refuse at once, before any work, when an optional library is missing."""
     try:
-        import matplotlib  # noqa: F401
+        importlib.import_module(module)
     except ImportError:
-        raise ClassAdError("--plot needs matplotlib: pip install matplotlib (or the project's [simulate] extra)",
-                           file="<command line>") from None
+        raise ClassAdError(message, file="<command line>") from None
 
 
 def _json(result: SweepResult) -> dict[str, Any]:

@@ -56,8 +56,10 @@ def run_tasks(client: Any, inputs: Inputs, tasks: Sequence[Task], on_done: Calla
         return
     from distributed import as_completed
 
-    shipped = client.scatter(inputs, broadcast=True)
-    run = uuid.uuid4().hex[:8]       # a key of its own per run: a cancelled key is not reused at once
+    # Keys of their own per run (hash=False, the run's token): a key just cancelled by an
+    # interrupted run on the same cluster is never reused while the scheduler forgets it.
+    shipped = client.scatter(inputs, broadcast=True, hash=False)
+    run = uuid.uuid4().hex[:8]
     futures = {client.submit(run_variant, task, shipped, key=f"matchmaker-variant-{task.key}-{run}"): task
                for task in tasks}
     try:

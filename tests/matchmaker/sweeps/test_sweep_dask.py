@@ -161,6 +161,7 @@ def test_an_interrupted_sweep_keeps_its_parts_and_resumes(client, inputs, tmp_pa
     replayed: list[str] = []
     result = run(inputs, SWEEP, client=client, out=out, resume=True,
                  progress=lambda o, done, total: replayed.append(o.key))
+    assert not result.failed, [(o.variant.name, o.error) for o in result.failed]
     assert sorted(replayed[:3]) == sorted(seen) and len(replayed) == 8
     assert {p.name: p.stat().st_mtime_ns for p in (out / "parts").glob("*.json") if p.name in kept} == kept
     for o in result:

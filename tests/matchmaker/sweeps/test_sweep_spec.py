@@ -119,3 +119,15 @@ def test_bad_vary_options_get_one_line(tmp_path, extra, message):
     assert rc == 1 and out == ""
     assert err.count("\n") == 1 and message in err and err.startswith("matchmaker: <command line>: sweep: "), err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("missing, extra, message", [
+    ("distributed", (), "matchmaker sweep needs Dask: pip install 'dask[distributed]'"),
+    ("matplotlib", ("--plot",), "--plot needs matplotlib"),
+])
+def test_a_missing_library_is_refused_before_any_work(tmp_path, monkeypatch, missing, extra, message):
+    import sys
+    monkeypatch.setitem(sys.modules, missing, None)
+    rc, out, err = run_cli(tmp_path, "[axes]\nseed = [1, 2]\n", *extra)
+    assert rc == 1 and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "out").exists()
