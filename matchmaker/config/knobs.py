@@ -176,6 +176,8 @@ _TABLE = (
     # how the matchmaker computes, not what it decides
     Knob("MATCHMAKER_COLUMNAR", "bool", "true",
          "build candidate lists with the columnar (NumPy) engine; false: the scalar evaluator"),
+    Knob("SIMULATE_INCREMENTAL", "bool", "true",
+         "simulate: carry what is still valid from one cycle to the next; false: rebuild every cycle"),
     # priority policies (LSF, Maui, DIRAC, Slurm; htcondor = the pie spin, unchanged)
     Knob("MATCHMAKER_PRIORITY_POLICY", "string", "htcondor", "who goes first: htcondor, lsf, maui, dirac or slurm"),
     Knob("MATCHMAKER_POLICY_PRIORITY_EXPR", "expr", None,

@@ -98,6 +98,8 @@ class Settings:
     # the priority policy (MATCHMAKER_PRIORITY_POLICY) when not htcondor's: a
     # matchmaker.policies.params.PolicyConfig, set by the facade; None = the pie spin
     priority_policy: Optional[Any] = None
+    # simulations: carry what is still valid between cycles (docs/simulate.md, incremental cycles)
+    simulate_incremental: bool = True
 
     @classmethod
     def from_knobs(cls, knobs: Any) -> "Settings":
@@ -153,7 +155,7 @@ _CYCLE_KNOBS = {
     "claim_leftovers": "CLAIM_PARTITIONABLE_LEFTOVERS", "depth_first": "NEGOTIATOR_DEPTH_FIRST",
     "allow_pslot_preemption": "ALLOW_PSLOT_PREEMPTION", "modify_request_cpus": "MODIFY_REQUEST_EXPR_REQUESTCPUS",
     "modify_request_memory": "MODIFY_REQUEST_EXPR_REQUESTMEMORY",
-    "modify_request_disk": "MODIFY_REQUEST_EXPR_REQUESTDISK"}
+    "modify_request_disk": "MODIFY_REQUEST_EXPR_REQUESTDISK", "simulate_incremental": "SIMULATE_INCREMENTAL"}
 
 
 def factor_policy(knobs: Any, tree: Optional[GroupTree]) -> FactorPolicy:

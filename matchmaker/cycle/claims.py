@@ -32,7 +32,7 @@ from classad.evaluate import evaluate_top
 from classad.values import truthiness
 
 from ..config.settings import Settings
-from ..pool.ads import IDLE, RUNNING, Job, Pool, make_jobs, make_slots
+from ..pool.ads import IDLE, RUNNING, Job, Pool, Slot, make_jobs, make_slots
 from ..pool.autocluster import job_order_key
 from ..pool.partition import (
     Rounding,
@@ -179,7 +179,11 @@ class _Claims:
                                             and j.status == IDLE), key=lambda j: job_order_key(j, by_qdate=by_qdate))
         return self._idle[submitter]
 
-    def pool(self, pool: Pool) -> Pool:
+    def pool(self, pool: Pool, reuse: bool = False) -> Pool:
+        """The pool with the rewritten ads; with ``reuse`` a slot or job whose ad was not
+        rewritten keeps its record (the record of the same ad is the same)."""
+        if reuse:
+            return replace(pool, slots=self._slots_reused(pool), jobs=self._jobs_reused(pool), refused=[])
         st = self.settings
         slots = make_slots([(ad, self.sources[name]) for name, ad in self.slot_ads.items()],
                            use_slot_weights=st.use_slot_weights, slot_weight_expr=st.slot_weight_expr,
@@ -187,11 +191,30 @@ class _Claims:
         jobs = make_jobs([(self.job_ads[j.id], j.source) for j in pool.jobs], uid_domain=st.uid_domain)
         return replace(pool, slots=slots, jobs=jobs, refused=[])
 
+    def _slots_reused(self, pool: Pool) -> list[Slot]:
+        st = self.settings
+        before = {s.name: s for s in pool.slots}
+        slots: list[Slot] = []
+        for name, ad in self.slot_ads.items():
+            old = before.get(name)
+            if old is None or old.ad is not ad or old.source != self.sources[name]:
+                (old,) = make_slots([(ad, self.sources[name])], use_slot_weights=st.use_slot_weights,
+                                    slot_weight_expr=st.slot_weight_expr, force_slot_weight=st.force_slot_weight)
+            slots.append(old if old.index == len(slots) else replace(old, index=len(slots)))
+        return slots
 
-def claim_matches(pool: Pool, result: CycleResult, settings: Settings, now: Optional[float] = None) -> Claimed:
+    def _jobs_reused(self, pool: Pool) -> list[Job]:
+        uid = self.settings.uid_domain
+        return [j if self.job_ads[j.id] is j.ad else make_jobs([(self.job_ads[j.id], j.source)], uid_domain=uid)[0]
+                for j in pool.jobs]
+
+
+def claim_matches(pool: Pool, result: CycleResult, settings: Settings, now: Optional[float] = None, *,
+                  reuse: bool = False) -> Claimed:
     """The pool after ``result``'s matches were claimed (see the module docstring); with
     ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
-    so a priority policy can tell how long it has run."""
+    so a priority policy can tell how long it has run.  With ``reuse`` the slots and jobs
+    whose ads were not rewritten keep their records (a simulation's incremental cycles)."""
     run = _Claims(pool, settings, now)
     for m in result.matches:
         run.claim(m)
@@ -201,7 +224,7 @@ def claim_matches(pool: Pool, result: CycleResult, settings: Settings, now: Opti
             if m.slot in run.partitionable and m.slot not in done and m.job in run.started:
                 done.add(m.slot)
                 run.leftovers(m)
-    run.out.pool = run.pool(pool)
+    run.out.pool = run.pool(pool, reuse)
     return run.out
 
 

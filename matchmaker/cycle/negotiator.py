@@ -33,6 +33,7 @@ from ..config.settings import Settings
 from ..groups.membership import group_of_submitter
 from ..policies.runners import make_runner
 from ..pool.ads import Pool
+from .carry import Carried
 from .ephemeral import GroupView, Priorities
 from .group_passes import negotiate_groups
 from .ordered import ordered_cycle
@@ -45,7 +46,7 @@ def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float
               usage: Optional[Mapping[str, float]] = None,
               previous_quotas: Optional[Mapping[str, float]] = None, runner: Any = None,
               ledger: Optional[Mapping[str, Any]] = None,
-              progress: Optional[Callable[[str], None]] = None) -> CycleResult:
+              progress: Optional[Callable[[str], None]] = None, carry: Optional[Carried] = None) -> CycleResult:
     """Run one cycle (docs/negotiation.md, floor round and dispatch): without groups the floor round, then the pie; with
     ``settings.group_tree`` the group-quota rounds, one pie per group pass.
 
@@ -53,23 +54,25 @@ def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float
     slots); ``previous_quotas`` is the last cycle's quota table, the source of the slots'
     ``RemoteGroupQuota`` (absent, as on HTCondor's first cycle, when None); ``progress``
     hears a short text at each spin and every hundred matches.  The pool's ads are set
-    aside from the cyclic collector while the cycle runs (:func:`classad.bulk.heap_settled`)."""
+    aside from the cyclic collector while the cycle runs (:func:`classad.bulk.heap_settled`).
+    ``carry`` is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`)."""
     with heap_settled():
         return _negotiate(pool, settings, priorities, now, usage=usage, previous_quotas=previous_quotas,
-                          runner=runner, ledger=ledger, progress=progress)
+                          runner=runner, ledger=ledger, progress=progress, carry=carry)
 
 
 def _negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
                usage: Optional[Mapping[str, float]], previous_quotas: Optional[Mapping[str, float]],
                runner: Any, ledger: Optional[Mapping[str, Any]],
-               progress: Optional[Callable[[str], None]]) -> CycleResult:
+               progress: Optional[Callable[[str], None]], carry: Optional[Carried]) -> CycleResult:
     if settings.priority_policy is not None:
         if runner is None:
             runner = make_runner(settings.priority_policy)
-        return ordered_cycle(pool, settings, priorities, now, runner, ledger or {}, usage=usage, progress=progress)
+        return ordered_cycle(pool, settings, priorities, now, runner, ledger or {}, usage=usage, progress=progress,
+                             carry=carry)
     tree = settings.group_tree
     if tree is None:
-        cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress)
+        cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress, carry=carry)
         below = [s for s in cycle.submitters if s.floor > 0 and cycle.usage.of(s.name) < s.floor]
         if below:
             negotiate_with_group(cycle, below, floor_round=True)
@@ -77,7 +80,7 @@ def _negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: floa
         return cycle.result(order)
     group_of = partial(group_of_submitter, tree=tree)
     cycle = Cycle(pool, settings, priorities, now, usage=usage, group_of=group_of,
-                  groups=GroupView(group_of, previous_quotas), progress=progress)
+                  groups=GroupView(group_of, previous_quotas), progress=progress, carry=carry)
     return negotiate_groups(cycle, pool, pie=negotiate_with_group)
 
 

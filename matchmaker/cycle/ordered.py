@@ -99,9 +99,9 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
 
 
 def ordered_cycle(pool: Pool, settings: Any, priorities: Any, now: float, runner: Any,
-                  ledger: Mapping[str, Any], usage: Any = None, progress: Any = None) -> Any:
+                  ledger: Mapping[str, Any], usage: Any = None, progress: Any = None, carry: Any = None) -> Any:
     """One whole cycle under ``runner``'s order (see the module docstring)."""
-    cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress)
+    cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress, carry=carry)
     if settings.group_tree is not None:
         cycle.warnings.append(f"GROUP_NAMES: group quotas are not applied under MATCHMAKER_PRIORITY_POLICY = "
                               f"{runner.name}")

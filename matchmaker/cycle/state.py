@@ -32,6 +32,7 @@ from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names
 from ..pool.concurrency import claimed_limits, limits_reason
 from ..pool.partition import available, consumption, consumption_policy, is_dynamic, jobs_that_fit, parent_name
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
+from .carry import Carried
 from .ephemeral import (
     ROOT_GROUP,
     GroupContext,
@@ -72,8 +73,9 @@ class Cycle:
     def __init__(self, pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
                  usage: Optional[Mapping[str, float]] = None,
                  group_of: Optional[Callable[[str], str]] = None, groups: Optional[GroupView] = None,
-                 progress: Optional[Callable[[str], None]] = None) -> None:
+                 progress: Optional[Callable[[str], None]] = None, carry: Optional[Carried] = None) -> None:
         self.settings, self.priorities, self.now, self.groups = settings, priorities, now, groups
+        self.carry = carry                  # what the previous cycle of a simulation left (cycle.carry)
         self.progress = progress            # told what the cycle is doing (a short text), if set
         pol = settings.policy
         # Weights follow this cycle's settings, whatever the pool was loaded with.
@@ -182,7 +184,8 @@ class Cycle:
             (s.ad for s in slots),
             (pol.preemption_requirements, pol.preemption_rank, pol.pre_job_rank, pol.post_job_rank,
              st.job_constraint),
-            add=st.add_significant, remove=st.remove_significant, remove_regex=st.remove_significant_regex)
+            add=st.add_significant, remove=st.remove_significant, remove_regex=st.remove_significant_regex,
+            memo=self.carry.slot_refs if self.carry is not None else None)
         acs = Autoclusters(sig, fixed=st.significant_attributes, remove=st.remove_significant,
                            every_job_alone=st.negotiate_all_jobs_in_cluster)
         return build_queues(pool.jobs, acs, by_qdate=st.job_order_by_qdate, job_constraint=st.job_constraint)

@@ -216,14 +216,45 @@ def _keep(name: str, drop: frozenset[str], drop_re: Optional[re.Pattern[str]]) -
     return drop_re is None or drop_re.search(name) is None
 
 
+class SlotReferences:
+    """What each slot ad's Requirements and Rank (with the negotiator's expressions) read
+    of a job, kept from one cycle to the next by the ad's identity.  A pool's slot ads are
+    never changed in place (a claim or a release makes a new ad), so an ad that is still
+    in the pool reads what it read before; ads that left the pool are forgotten."""
+
+    def __init__(self) -> None:
+        self._exprs: tuple[ast.Node, ...] = ()
+        self._by_ad: dict[int, tuple[ClassAd, frozenset[str]]] = {}
+
+    def union(self, slot_ads: Iterable[ClassAd], exprs: Sequence[ast.Node]) -> set[str]:
+        """The names every ad of ``slot_ads`` reads (see :func:`external_references`)."""
+        if len(exprs) != len(self._exprs) or any(a is not b for a, b in zip(exprs, self._exprs)):
+            self._exprs, self._by_ad = tuple(exprs), {}
+        old, kept = self._by_ad, {}
+        names: set[str] = set()
+        for ad in slot_ads:
+            hit = old.get(id(ad))
+            if hit is None or hit[0] is not ad:
+                hit = (ad, frozenset(external_references(ad, ("Requirements", "Rank"), exprs)))
+            kept[id(ad)] = hit
+            names |= hit[1]
+        self._by_ad = kept
+        return names
+
+
 def significant_attributes(slot_ads: Iterable[ClassAd], expressions: Iterable[Optional[ast.Node]] = (), *,
                            add: Sequence[str] = (), remove: Sequence[str] = (),
-                           remove_regex: Optional[str] = "^Slot[0-9]*_") -> frozenset[str]:
-    """The negotiator-supplied significant attributes (lower-cased), docs/negotiation.md (reading the pool and requests and autoclusters)."""
+                           remove_regex: Optional[str] = "^Slot[0-9]*_",
+                           memo: Optional[SlotReferences] = None) -> frozenset[str]:
+    """The negotiator-supplied significant attributes (lower-cased), docs/negotiation.md (reading the pool and requests and autoclusters).
+    ``memo`` keeps each slot ad's references for the next call."""
     exprs = [e for e in expressions if e is not None]
     names: set[str] = set()
-    for ad in slot_ads:
-        names |= external_references(ad, ("Requirements", "Rank"), exprs)
+    if memo is not None:
+        names = memo.union(slot_ads, exprs)
+    else:
+        for ad in slot_ads:
+            names |= external_references(ad, ("Requirements", "Rank"), exprs)
     drop = frozenset(n.lower() for n in remove)
     drop_re = re.compile(remove_regex, re.I) if remove_regex else None
     kept = {n for n in names if _keep(n, drop, drop_re)}

@@ -32,6 +32,7 @@ from classad.evaluate import seeded_random
 from ..accounting.priority_math import effective_priority, resolve_prio_factor
 from ..accounting.store import Accountant, Claim
 from ..config.settings import Settings
+from ..cycle.carry import Carried
 from ..cycle.claims import claim_matches
 from ..cycle.results import CycleResult
 from ..cycle.session import group_function, run_cycle
@@ -77,6 +78,8 @@ class _Run:
     def __init__(self, pool: Pool, settings: Settings, acct: Accountant, start: float,
                  durations: DurationSource) -> None:
         self.settings, self.acct, self.durations = settings, acct, durations
+        # SIMULATE_INCREMENTAL: what one cycle leaves the next (matchmaker.cycle.carry)
+        self.carry = Carried() if settings.simulate_incremental else None
         self.slots = list(pool.slots)
         self.refused = list(pool.refused)
         self.warnings = list(pool.warnings)
@@ -165,7 +168,7 @@ class _Run:
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
         """Apply the matches, the splits and the leftovers; returns preemptions per submitter."""
-        claimed = claim_matches(pool, result, self.settings, t)
+        claimed = claim_matches(pool, result, self.settings, t, reuse=self.carry is not None)
         records = {r.id: r for r in claimed.pool.jobs}
         slots = {s.name: s for s in claimed.pool.slots}
         preempted: dict[str, int] = {}
@@ -235,7 +238,7 @@ def run_simulation(pool: Pool, settings: Settings, acct: Accountant, *, start: f
             t = start + k * interval
             run.before_cycle(t)
             cur = run.pool(first=k == 0)
-            result = run_cycle(cur, settings, acct, t)
+            result = run_cycle(cur, settings, acct, t, carry=run.carry)
             preempted = run.after_cycle(cur, result, t)
             sim.record(k, t, run, result, preempted)
             run.warnings.extend(w for w in result.warnings if w not in run.warnings)
