@@ -14,8 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import matchmaker
 from classad import ParserType, parseAds
