@@ -84,21 +84,21 @@ def configs(draw: Any) -> str:
         lines.append("PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2")
     if draw(st.booleans()):
         lines += ["GROUP_NAMES = group_a, group_b", "GROUP_QUOTA_DYNAMIC_group_a = 0.5",
-                  "GROUP_QUOTA_group_b = 2", f"GROUP_ACCEPT_SURPLUS = {draw(st.booleans())}".lower()]
+                  "GROUP_QUOTA_group_b = 2", "GROUP_ACCEPT_SURPLUS = " + str(draw(st.booleans())).lower()]
     else:
         lines.append("MATCHMAKER_PRIORITY_POLICY = " + draw(st.sampled_from(("htcondor", "htcondor", "lsf", "maui"))))
-    lines.append(f"CLAIM_PARTITIONABLE_LEFTOVERS = {draw(st.booleans())}".lower())
-    lines.append(f"MATCHMAKER_COLUMNAR = {draw(st.booleans())}".lower())
+    lines.append("CLAIM_PARTITIONABLE_LEFTOVERS = " + str(draw(st.booleans())).lower())
+    lines.append("MATCHMAKER_COLUMNAR = " + str(draw(st.booleans())).lower())
     return "\n".join(lines) + "\n"
 
 
 def simulate(config: str, slots: str, jobs: str, incremental: bool, cycles: int, seed: int) -> tuple:
     """The simulation's every output and the accountant's final state."""
-    knobs = Knobs.from_string(config + f"SIMULATE_INCREMENTAL = {incremental}\n".lower())
+    knobs = Knobs.from_string(config + f"SIMULATE_INCREMENTAL = {str(incremental).lower()}\n")
     s = settings_from(knobs)
     assert s.simulate_incremental is incremental
     pool = pool_from_ads(_ads(slots), _ads(jobs), **matchmaker.api.pool_options(s))
-    acct = open_accountant(":memory:", knobs, s)
+    acct = open_accountant(":memory:", s)
     sim = run_simulation(pool, s, acct, start=START, duration=(cycles - 1) * 300, interval=300,
                          job_duration=900, seed=seed)
     policy = [acct.policy_usage(s.priority_policy.name)] if s.priority_policy is not None else []
