@@ -3,7 +3,7 @@
 ``run_matchmaker``/``run_classad`` call the command's ``main`` in this process (fast: no
 interpreter start, no re-import); ``matchmaker_process`` starts ``python -m matchmaker.cli``
 for the few tests that need a real process (signals, concurrent writers, a fresh
-process-wide configuration)."""
+process-wide configuration).  ``Terminal`` is a stream that says it is a terminal."""
 
 from __future__ import annotations
 
@@ -11,17 +11,16 @@ import contextlib
 import io
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository
 EXAMPLES = ROOT / "examples"
 
 
-@dataclass
-class Ran:
-    """A finished command: exit status and what it wrote (as ``subprocess.CompletedProcess``)."""
+class Ran(NamedTuple):
+    """A finished command: exit status and what it wrote (as ``subprocess.CompletedProcess``;
+    also unpacked as ``status, out, err``)."""
 
     returncode: int
     stdout: str
@@ -59,3 +58,24 @@ def matchmaker_process(*args: object, timeout: float = 120) -> subprocess.Comple
     """``python -m matchmaker.cli ARGS`` in a child process started in the repository."""
     return subprocess.run([sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout)
+
+
+class Terminal:
+    """A text stream that says it is a terminal and keeps what is written to it."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)

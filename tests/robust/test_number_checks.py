@@ -4,25 +4,16 @@ nothing written; macro chains expanded without recursion, bounded, with file and
 
 from __future__ import annotations
 
-import io
 import re
 
 import pytest
-from support import ROOT
+from support import ROOT, run_matchmaker as run
 
 from matchmaker.accounting.priority_math import MAX_AMOUNT, MAX_FACTOR, MAX_TIME
 from matchmaker.accounting.store import Accountant
-from matchmaker.cli import main
 from matchmaker.config.knobs import INT_LIMIT, KNOBS, PATTERNS, Knobs
 from matchmaker.config.language import MAX_MACRO_DEPTH
 from matchmaker.errors import ConfigError
-
-
-def run(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main([str(a) for a in argv], out, err)
-    return status, out.getvalue(), err.getvalue()
-
 
 # ---- userprio edits ----------------------------------------------------------------------------
 

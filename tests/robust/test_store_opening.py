@@ -6,24 +6,18 @@ a file name (``%``, ``#``, ``?``) are never read as URI syntax.  A missing and a
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
+from support import run_matchmaker as run
 
 from matchmaker.accounting.store import Accountant, read_only_uri, store_absent
-from matchmaker.cli import main
 from matchmaker.errors import StateError
 
 NOW = 1_700_000_000
 
-
-def run(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main([str(a) for a in argv], out, err)
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import json
 import shutil
 
 import pytest
-from support import ROOT, Ran, run_matchmaker
+from support import ROOT, Ran, Terminal, run_matchmaker
 
 EXAMPLE = ROOT / "examples" / "negotiator"
 NOW = "1700000000"
@@ -301,27 +301,6 @@ def test_summary_counts_what_the_full_report_lists():
 # ---- progress on a terminal ------------------------------------------------------------------
 
 
-class _Terminal:
-    """A stderr that says it is a terminal and keeps what is written to it."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-
-    def write(self, text: str) -> int:
-        self.parts.append(text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return True
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
-
 def _run_cli(err, *extra: str) -> str:
     import io
 
@@ -346,10 +325,10 @@ def test_progress_only_on_a_terminal_and_never_on_stdout(monkeypatch):
     plain = _run_cli(plain_err)
     assert plain_err.getvalue() == ""
     monkeypatch.setattr(progress, "DELAY", 0.0)
-    tty = _Terminal()
+    tty = Terminal()
     assert _run_cli(tty) == plain
     assert "negotiating: spin" in tty.text
-    quiet = _Terminal()
+    quiet = Terminal()
     assert _run_cli(quiet, "--no-progress") == plain
     assert quiet.text == ""
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from support import ROOT
+from support import ROOT, Terminal
 
 import matchmaker
 
@@ -88,23 +88,6 @@ def test_bad_ad_file_names_file_and_line(tmp_path):
     assert len(proc.stderr.splitlines()) == 1
 
 
-class _Terminal:
-    """A text stream that says it is a terminal."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-
-    def write(self, text: str) -> int:
-        self.parts.append(text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return True
-
-
 def test_progress_bar_on_a_terminal(monkeypatch):
     """The bar shows once a run has taken a second (the clock is faked: a second per reading)."""
     import io
@@ -116,10 +99,10 @@ def test_progress_bar_on_a_terminal(monkeypatch):
     d = EXAMPLES / "rup-growth"
     argv = ["simulate", "--config", str(d / "negotiator.config"), "--slots", str(EXAMPLES / "slots.ad"),
             "--jobs", str(d / "jobs.ad"), "--start", str(START), "--duration", "3h", "--interval", "1h"]
-    err, out = _Terminal(), io.StringIO()
+    err, out = Terminal(), io.StringIO()
     assert main(argv, out=out, err=err) == 0
     assert "cycles" in "".join(err.parts)
-    quiet = _Terminal()
+    quiet = Terminal()
     assert main([*argv, "--no-progress"], out=io.StringIO(), err=quiet) == 0
     assert quiet.parts == []
 

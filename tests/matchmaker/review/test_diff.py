@@ -5,15 +5,13 @@ two simulations and its plots; the command's usage errors."""
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
 
-from support import ROOT
+from support import ROOT, run_matchmaker as run
 
 from matchmaker.api import diff
-from matchmaker.cli import main
 from matchmaker.review.cycle_diff import CycleDiff
 from matchmaker.review.series_diff import SeriesDiff
 
@@ -22,10 +20,6 @@ NOW = 1_700_000_000
 HEP, LEP, CHEM = ("group_physics.hep.higgs@example.org", "group_physics.lep.fermi@example.org",
                   "group_chemistry.curie@example.org")
 
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    return main(list(argv), out, err), out.getvalue(), err.getvalue()
 
 
 def try_variant(tmp: Path) -> Path:
