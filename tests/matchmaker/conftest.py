@@ -4,7 +4,7 @@
 (the scalar run is marked ``slow``). It applies where the engine can change an answer:
 the cycle's tests (``cycle/``) and the analyses built on it (``analyze/``) use it for
 every test through their own ``conftest.py``; configuration, groups, accounting, policies,
-simulation and command-line tests run once."""
+simulation, sweep and command-line tests run once."""
 
 from __future__ import annotations
 

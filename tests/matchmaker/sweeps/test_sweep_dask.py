@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
 distributed = pytest.importorskip("distributed")
 

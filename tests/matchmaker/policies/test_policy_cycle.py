@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
+from support import EXAMPLES
 
 from classad.ad import ClassAd
 from matchmaker.api import load, negotiate as api_negotiate
@@ -135,7 +135,7 @@ def test_default_is_htcondor():
 
 def test_htcondor_policy_is_the_pie_unchanged(tmp_path):
 
-    ex = Path(__file__).resolve().parents[2] / "examples" / "negotiator"
+    ex = EXAMPLES / "negotiator"
     conf = tmp_path / "n.config"
     conf.write_text((ex / "negotiator.config").read_text() + "\nMATCHMAKER_PRIORITY_POLICY = htcondor\n")
     plain = api_negotiate(load(ex / "negotiator.config", ex / "slots.ads", ex / "jobs.ads"), now=1700000000)
