@@ -272,7 +272,7 @@ def test_a_failed_plot_keeps_the_previous_set(tmp_path, pool, monkeypatch):
     before = snapshot(db, out)
     from matchmaker.simulate import plots
 
-    real = plots._save
+    real = plots.save_figure
     calls = []
 
     def failing_save(fig, ax, path):
@@ -281,7 +281,7 @@ def test_a_failed_plot_keeps_the_previous_set(tmp_path, pool, monkeypatch):
             raise OSError(errno.EIO, "Input/output error", str(path))
         return real(fig, ax, path)
 
-    monkeypatch.setattr(plots, "_save", failing_save)
+    monkeypatch.setattr(plots, "save_figure", failing_save)
     one_line(simulate(pool, "--state", db, "--start", T + HOUR, "--duration", "1h", "--out", out, "--plot"),
              f"{out}{os.sep}running.png: output: cannot write: Input/output error")
     assert snapshot(db, out) == before

@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 import pytest
-from support import ROOT
 
 distributed = pytest.importorskip("distributed")
 
