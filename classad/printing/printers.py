@@ -91,36 +91,32 @@ class PrettyPrinter(LinePrinter):
         return super().value(v)
 
     def record(self, items: list) -> str:
-        self.level += _AD_INDENT
-        out = ["\n", " " * self.level, "["]
-        self.level += _AD_INDENT
-        last = len(items) - 1
-        for i, (name, node) in enumerate(items):
-            out.append("\n" + " " * self.level + quote_name(name) + " = ")
-            out.append(self.node(node))
-            if i < last:
-                out.append("; ")
-        self.level -= _AD_INDENT
-        out.append("\n" + " " * self.level + "]")
-        self.level -= _AD_INDENT
-        return "".join(out)
+        return self.block(_AD_INDENT, "[", "]", "; ", [partial(self.field, name, node) for name, node in items])
+
+    def field(self, name: str, node: ast.Node) -> str:
+        return quote_name(name) + " = " + self.node(node)
 
     def layout_list(self, items: list[Callable[[], str]]) -> str:
-        # Items render lazily, so that a nested ad sees the deeper indentation.
-        self.level += _LIST_INDENT
-        out = ["\n", " " * self.level, "{"]
-        self.level += _LIST_INDENT
+        return self.block(_LIST_INDENT, "{", "}", ",", items)
+
+    def block(self, indent: int, opening: str, closing: str, separator: str,
+              items: list[Callable[[], str]]) -> str:
+        """``opening`` and ``closing`` on lines of their own, one item per line between them,
+        ``indent`` deeper each.  Items render lazily, so that a nested ad or list sees the
+        deeper indentation."""
+        self.level += indent
+        out = ["\n", " " * self.level, opening]
+        self.level += indent
         last = len(items) - 1
         for i, render in enumerate(items):
             out.append("\n" + " " * self.level)
             out.append(render())
             if i < last:
-                out.append(",")
-        self.level -= _LIST_INDENT
-        out.append("\n" + " " * self.level + "}")
-        self.level -= _LIST_INDENT
+                out.append(separator)
+        self.level -= indent
+        out.append("\n" + " " * self.level + closing)
+        self.level -= indent
         return "".join(out)
-
 
 NEW = LinePrinter(False)
 OLD = LinePrinter(True)
