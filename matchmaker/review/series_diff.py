@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from ..simulate.plots import new_figure, save_figure
 from ..simulate.series import Simulation
 
 FIELDS = ("running", "matched", "share", "eup", "charged")
@@ -124,17 +125,7 @@ def write_diff_plots(d: SeriesDiff, directory: str | os.PathLike) -> list[Path]:
 
 
 def _plot(d: SeriesDiff, f: str, title: str, scale: float, path: Path) -> Path:
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ImportError("plots need matplotlib (pip install 'pyclassad[simulate]')") from None
-    fig = Figure(figsize=(10.0, 5.0), dpi=100)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    ax.set_title(f"{title}: A solid, B dashed")
-    ax.set_xlabel("time since start (hours)")
-    ax.grid(True, alpha=0.3)
+    fig, ax = new_figure(f"{title}: A solid, B dashed", title)
     names = list(dict.fromkeys(r["name"] for r in d.rows if r["kind"] == "submitter"))
     for i, name in enumerate(names):
         rows = [r for r in d.rows if r["kind"] == "submitter" and r["name"] == name]
@@ -142,11 +133,7 @@ def _plot(d: SeriesDiff, f: str, title: str, scale: float, path: Path) -> Path:
         for side, style in (("a", "-"), ("b", "--")):
             values = [float("nan") if r[f"{f}_{side}"] is None else scale * r[f"{f}_{side}"] for r in rows]
             ax.step(hours, values, where="post", color=f"C{i % 10}", linestyle=style, label=f"{name} {side.upper()}")
-    if names:
-        ax.legend(loc="best", fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100, format="png")
-    return path
+    return save_figure(fig, ax, path)
 
 
 __all__ = ["SeriesDiff", "format_series_diff", "series_diff", "write_diff_plots"]
