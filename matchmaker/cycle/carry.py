@@ -7,8 +7,11 @@ keyed so that a change it depends on is noticed and only that part is recomputed
 
 * each slot ad's references (the significant attributes of the autoclusters), by the
   ad's identity (:class:`~matchmaker.pool.autocluster.SlotReferences`);
+* each slot's weight under the run's settings, by the slot ad's identity (not for an
+  ad whose expressions draw random numbers: each evaluation draws);
 * the slot and job records of the pool: after the claims only the slots and jobs
-  whose ads were rewritten get new records (:func:`~matchmaker.cycle.claims.claim_matches`).
+  whose ads were rewritten get new records (:func:`~matchmaker.cycle.claims.claim_matches`),
+  unless an ad draws random numbers (making its record draws them).
 
 Every part gives exactly what the rebuild would; with the knob off a simulation passes
 no :class:`Carried` and every cycle starts from nothing.
@@ -16,14 +19,68 @@ no :class:`Carried` and every cycle starts from nothing.
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Callable, Optional
+
+from classad import ast
+from classad.ad import ClassAd
+
 from ..pool.autocluster import SlotReferences
+
+# Functions whose value is not fixed by their arguments (random draws from the run's
+# seeded source: skipping an evaluation would shift every later draw).
+_UNSTEADY = frozenset(("random", "eval"))
 
 
 class Carried:
     """The state kept between the cycles of one simulation."""
 
-    def __init__(self) -> None:
+    def __init__(self, weight_expr: Optional[ast.Node] = None) -> None:
         self.slot_refs = SlotReferences()
+        self.weight_expr = weight_expr      # SLOT_WEIGHT: read with every slot ad
+        self._weights: dict[int, tuple[ClassAd, float]] = {}
+        self._steady: dict[int, tuple[ClassAd, bool]] = {}
+        self._seen: dict[int, tuple[ClassAd, float]] = {}
+        self._seen_steady: dict[int, tuple[ClassAd, bool]] = {}
+
+    def steady(self, ad: ClassAd) -> bool:
+        """Whether the record made of ``ad`` is the same each time: none of its expressions
+        (nor ``SLOT_WEIGHT``) draws a random number.  Remembered per ad."""
+        hit = self._steady.get(id(ad))
+        if hit is None or hit[0] is not ad:
+            hit = (ad, _steady(ad, self.weight_expr))
+        self._seen_steady[id(ad)] = hit
+        return hit[1]
+
+    def weight(self, ad: ClassAd, compute: Callable[[ClassAd], float]) -> float:
+        """The slot's weight under the run's settings (``compute``), computed once per steady slot ad."""
+        hit = self._weights.get(id(ad))
+        if hit is None or hit[0] is not ad:
+            w = compute(ad)
+            if not self.steady(ad):
+                return w
+            hit = (ad, w)
+        self._seen[id(ad)] = hit
+        return hit[1]
+
+    def cycle_done(self) -> None:
+        """Forget what belongs to ads neither the last cycle nor the claims since read."""
+        self._weights, self._seen = self._seen, {}
+        self._steady, self._seen_steady = self._seen_steady, {}
+
+
+def _steady(ad: ClassAd, extra: Optional[ast.Node]) -> bool:
+    """Whether no expression of ``ad`` (nor ``extra``) calls ``random`` or ``eval``."""
+    todo: list = [ad.get_node(name) for name in ad] + [extra]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, tuple):
+            todo.extend(n)
+        elif isinstance(n, ast.Node):
+            if type(n) is ast.Call and n.lname in _UNSTEADY:
+                return False
+            todo.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+    return True
 
 
 __all__ = ["Carried"]

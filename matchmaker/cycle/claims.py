@@ -25,7 +25,7 @@ Matched jobs are running on their slot (``RemoteHost``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import Callable, Optional
 
 from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
@@ -88,6 +88,7 @@ class _Claims:
         self.out = Claimed(pool)
         self._requests: dict[str, dict[str, float]] = {}
         self._idle: dict[str, list[Job]] = {}
+        self.reuse: Callable[[ClassAd], bool] = bool
 
     def claim(self, m: Match) -> None:
         """One match, as the startd takes it."""
@@ -179,10 +180,11 @@ class _Claims:
                                             and j.status == IDLE), key=lambda j: job_order_key(j, by_qdate=by_qdate))
         return self._idle[submitter]
 
-    def pool(self, pool: Pool, reuse: bool = False) -> Pool:
+    def pool(self, pool: Pool, reuse: Optional[Callable[[ClassAd], bool]] = None) -> Pool:
         """The pool with the rewritten ads; with ``reuse`` a slot or job whose ad was not
-        rewritten keeps its record (the record of the same ad is the same)."""
-        if reuse:
+        rewritten keeps its record when ``reuse(ad)`` (the record of the same ad is the same)."""
+        if reuse is not None:
+            self.reuse = reuse
             return replace(pool, slots=self._slots_reused(pool), jobs=self._jobs_reused(pool), refused=[])
         st = self.settings
         slots = make_slots([(ad, self.sources[name]) for name, ad in self.slot_ads.items()],
@@ -197,24 +199,25 @@ class _Claims:
         slots: list[Slot] = []
         for name, ad in self.slot_ads.items():
             old = before.get(name)
-            if old is None or old.ad is not ad or old.source != self.sources[name]:
+            if old is None or old.ad is not ad or old.source != self.sources[name] or not self.reuse(ad):
                 (old,) = make_slots([(ad, self.sources[name])], use_slot_weights=st.use_slot_weights,
                                     slot_weight_expr=st.slot_weight_expr, force_slot_weight=st.force_slot_weight)
             slots.append(old if old.index == len(slots) else replace(old, index=len(slots)))
         return slots
 
     def _jobs_reused(self, pool: Pool) -> list[Job]:
-        uid = self.settings.uid_domain
-        return [j if self.job_ads[j.id] is j.ad else make_jobs([(self.job_ads[j.id], j.source)], uid_domain=uid)[0]
-                for j in pool.jobs]
+        uid, reuse = self.settings.uid_domain, self.reuse
+        return [j if self.job_ads[j.id] is j.ad and reuse(j.ad)
+                else make_jobs([(self.job_ads[j.id], j.source)], uid_domain=uid)[0] for j in pool.jobs]
 
 
 def claim_matches(pool: Pool, result: CycleResult, settings: Settings, now: Optional[float] = None, *,
-                  reuse: bool = False) -> Claimed:
+                  reuse: Optional[Callable[[ClassAd], bool]] = None) -> Claimed:
     """The pool after ``result``'s matches were claimed (see the module docstring); with
     ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
     so a priority policy can tell how long it has run.  With ``reuse`` the slots and jobs
-    whose ads were not rewritten keep their records (a simulation's incremental cycles)."""
+    whose ads were not rewritten keep their records when ``reuse(ad)`` is true (a
+    simulation's incremental cycles: :meth:`~matchmaker.cycle.carry.Carried.steady`)."""
     run = _Claims(pool, settings, now)
     for m in result.matches:
         run.claim(m)

@@ -79,10 +79,9 @@ class Cycle:
         self.progress = progress            # told what the cycle is doing (a short text), if set
         pol = settings.policy
         # Weights follow this cycle's settings, whatever the pool was loaded with.
-        slots = [replace(s, weight=slot_weight(s.ad, use_slot_weights=settings.use_slot_weights,
-                                               slot_weight_expr=settings.slot_weight_expr,
-                                               force=settings.force_slot_weight))
-                 for s in pool.slots if self._accepts(settings.slot_constraint, s.ad)]
+        slots = [self._weighed(s) for s in pool.slots if self._accepts(settings.slot_constraint, s.ad)]
+        if carry is not None:
+            carry.cycle_done()
         size = pool_size(slots, use_slot_weights=settings.use_slot_weights,
                          constraint=settings.poolsize_constraint)
         self.pool_weight, self.min_weight, self.effective_pool = size.weighted, size.min_weight, size.effective
@@ -147,6 +146,14 @@ class Cycle:
     @property
     def _pslot_preemption(self) -> bool:
         return self.settings.allow_pslot_preemption and self.settings.policy.consider_preemption
+
+    def _weighed(self, s: Slot) -> Slot:
+        """The slot with its weight under this cycle's settings (the record itself when equal)."""
+        if self.carry is None:
+            return replace(s, weight=self._weight(s.ad))
+        w = self.carry.weight(s.ad, self._weight)
+        same = type(w) is type(s.weight) and w == s.weight and str(w) == str(s.weight)
+        return s if same else replace(s, weight=w)
 
     def _accepts(self, constraint: Optional[ast.Node], ad: ClassAd) -> bool:
         if constraint is None:

@@ -79,7 +79,7 @@ class _Run:
                  durations: DurationSource) -> None:
         self.settings, self.acct, self.durations = settings, acct, durations
         # SIMULATE_INCREMENTAL: what one cycle leaves the next (matchmaker.cycle.carry)
-        self.carry = Carried() if settings.simulate_incremental else None
+        self.carry = Carried(settings.slot_weight_expr) if settings.simulate_incremental else None
         self.slots = list(pool.slots)
         self.refused = list(pool.refused)
         self.warnings = list(pool.warnings)
@@ -168,7 +168,7 @@ class _Run:
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
         """Apply the matches, the splits and the leftovers; returns preemptions per submitter."""
-        claimed = claim_matches(pool, result, self.settings, t, reuse=self.carry is not None)
+        claimed = claim_matches(pool, result, self.settings, t, reuse=self.carry.steady if self.carry is not None else None)
         records = {r.id: r for r in claimed.pool.jobs}
         slots = {s.name: s for s in claimed.pool.slots}
         preempted: dict[str, int] = {}

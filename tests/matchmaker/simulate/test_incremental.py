@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import matchmaker
 from classad import ParserType, parseAds
+from classad.evaluate import seeded_random
 from matchmaker.api import settings_from
 from matchmaker.config.knobs import Knobs
 from matchmaker.cycle.session import open_accountant
@@ -97,7 +98,8 @@ def simulate(config: str, slots: str, jobs: str, incremental: bool, cycles: int,
     knobs = Knobs.from_string(config + f"SIMULATE_INCREMENTAL = {str(incremental).lower()}\n")
     s = settings_from(knobs)
     assert s.simulate_incremental is incremental
-    pool = pool_from_ads(_ads(slots), _ads(jobs), **matchmaker.api.pool_options(s))
+    with seeded_random(seed):            # the slot weights of the pool as read draw too
+        pool = pool_from_ads(_ads(slots), _ads(jobs), **matchmaker.api.pool_options(s))
     acct = open_accountant(":memory:", s)
     sim = run_simulation(pool, s, acct, start=START, duration=(cycles - 1) * 300, interval=300,
                          job_duration=900, seed=seed)
@@ -135,3 +137,15 @@ def test_a_pool_that_changes_every_cycle() -> None:
     assert sum(r["matched"] for r in rows if r["kind"] == "pool") > 12      # slots were reused
     assert any(r["running"] for r in rows if r["kind"] == "group")
     assert on == off
+
+
+def test_random_numbers_are_drawn_as_in_the_rebuild() -> None:
+    """A slot weight that draws random numbers is evaluated afresh in every cycle, as the
+    rebuild does: skipping a draw would shift every later one (here the jobs' Requirements)."""
+    slots = "".join(f'Name = "slot{i}@n"\nCpus = 1\nState = "Unclaimed"\nSlotWeight = 1 + random(3)\n'
+                    "Requirements = true\nRank = 0\n\n" for i in range(3))
+    jobs = "".join(f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+                   f"Requirements = random(3) != 0\nSimJobDuration = 300\nSimJobRepeat = -1\n\n" for p in range(4))
+    on = simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, True, 8, 2)
+    assert len({r["usage"] for r in on[0] if r["kind"] == "pool"}) > 1        # weights did vary
+    assert on == simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, False, 8, 2)
