@@ -351,16 +351,32 @@ class Knobs:
         before, after = re.split(r"<\w+>", PATTERNS[pattern].name)
         rx = re.compile(re.escape(before) + "(.+)" + re.escape(after), re.IGNORECASE)
         out = []
+        for _, name in self.own_names():
+            m = rx.fullmatch(name)
+            if m is not None and m.group(1) not in out:
+                out.append(m.group(1))
+        return out
+
+    def own_names(self) -> list[tuple[str, str]]:
+        """The configured names this daemon reads, each as written and without its subsystem
+        prefix: the top-level names and those under its own subsystem (``NEGOTIATOR.X``), not
+        another daemon's (``SCHEDD.X``)."""
+        out = []
         for name in self.config.names():
             head, dot, rest = name.partition(".")
             if dot and head.upper() in SUBSYSTEMS:
                 if head.upper() != self.config.subsystem.upper():
                     continue
-                name = rest
-            m = rx.fullmatch(name)
-            if m is not None and m.group(1) not in out:
-                out.append(m.group(1))
+                out.append((name, rest))
+            else:
+                out.append((name, name))
         return out
+
+    def place(self, name: str) -> dict:
+        """``file`` and ``line`` of the definition a lookup of ``name`` uses (empty if unset),
+        as keyword arguments of :class:`ConfigError`."""
+        d = self.config.definition(name)
+        return {"file": d.file, "line": d.line} if d is not None else {}
 
     def group_names(self) -> list[str]:
         """``GROUP_NAMES`` as a list (empty when no groups are configured)."""

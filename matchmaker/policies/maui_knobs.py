@@ -15,7 +15,6 @@ import re
 from typing import Any
 
 from ..config.knobs import KNOBS
-from ..config.language import SUBSYSTEMS
 from ..errors import ConfigError
 from .maui import CRED_ATTRS, XFACTOR_FORMS, MauiParams, parse_time
 
@@ -40,36 +39,22 @@ _TERM = re.compile(r"MAUI_(.+?)(WEIGHT|CAP)", re.IGNORECASE)
 _TARGET = re.compile(r"[0-9]+(\.[0-9]*)?[-+^%]?")
 
 
-def _where(knobs: Any, name: str) -> dict:
-    d = knobs.config.definition(name)
-    return {"file": d.file, "line": d.line} if d is not None else {}
-
-
 def _maui_names(knobs: Any) -> list[str]:
     """The configured ``MAUI_`` names as written, at the top level or under this subsystem."""
-    out = []
-    for name in knobs.config.names():
-        head, dot, rest = name.partition(".")
-        if dot and head.upper() in SUBSYSTEMS:
-            if head.upper() != knobs.config.subsystem.upper():
-                continue
-            name = rest
-        if name.upper().startswith("MAUI_") and name.upper() not in KNOBS:
-            out.append(name)
-    return out
+    return [name for _, name in knobs.own_names() if name.upper().startswith("MAUI_") and name.upper() not in KNOBS]
 
 
 def _time(knobs: Any, name: str, value: Any) -> float:
     try:
         return parse_time(str(value))
     except ValueError as exc:
-        raise ConfigError(f"{name}: {exc}", **_where(knobs, name)) from None
+        raise ConfigError(f"{name}: {exc}", **knobs.place(name)) from None
 
 
 def _credential(knobs: Any, name: str, m: re.Match) -> tuple[tuple[str, str, str], Any]:
     kind, who, attr = m.group(1).upper(), m.group(2), m.group(3).upper()
     if attr not in CRED_ATTRS[kind]:
-        raise ConfigError(f"{name}: {kind}CFG takes {', '.join(CRED_ATTRS[kind])}, not {attr}", **_where(knobs, name))
+        raise ConfigError(f"{name}: {kind}CFG takes {', '.join(CRED_ATTRS[kind])}, not {attr}", **knobs.place(name))
     value = knobs.pattern(f"MAUI_{kind}CFG_<{SLOTS[kind]}>_{attr}", who)
     if value is not None and attr == "QTTARGET":
         value = _time(knobs, name, value)
@@ -77,7 +62,7 @@ def _credential(knobs: Any, name: str, m: re.Match) -> tuple[tuple[str, str, str
         value = str(value).strip()
         if not _TARGET.fullmatch(value):
             raise ConfigError(f"{name}: {value!r} is not a percent with an optional suffix + - ^ %",
-                              **_where(knobs, name))
+                              **knobs.place(name))
     return (kind, who.upper(), attr), value
 
 
@@ -88,7 +73,7 @@ def _term(knobs: Any, name: str, m: re.Match, out: dict[str, dict[str, float]]) 
     components = COMPONENTS if what == "WEIGHT" else CAP_COMPONENTS
     if x in NOT_MODELLED:
         if knobs.pattern(pattern, m.group(1)):
-            raise ConfigError(f"{name}: not modelled: {NOT_MODELLED[x]}; leave it unset", **_where(knobs, name))
+            raise ConfigError(f"{name}: not modelled: {NOT_MODELLED[x]}; leave it unset", **knobs.place(name))
     elif x in components:
         value = knobs.pattern(pattern, m.group(1))
         if value is not None:
@@ -99,7 +84,7 @@ def _term(knobs: Any, name: str, m: re.Match, out: dict[str, dict[str, float]]) 
             out["subweights" if what == "WEIGHT" else "caps"][x] = value
     else:
         raise ConfigError(f"{name}: {x} is no Maui priority component or subcomponent here "
-                          "(docs/policies.md lists them)", **_where(knobs, name))
+                          "(docs/policies.md lists them)", **knobs.place(name))
 
 
 def maui_params(knobs: Any) -> MauiParams:
@@ -116,18 +101,18 @@ def maui_params(knobs: Any) -> MauiParams:
             _term(knobs, name, m, terms)
         else:
             raise ConfigError(f"{name}: not a knob of the Maui model (docs/policies.md lists them)",
-                              **_where(knobs, name))
+                              **knobs.place(name))
     policy = str(g("MAUI_FSPOLICY") or "NONE").strip().upper()
     if policy.rstrip("%") not in FS_POLICIES:
         raise ConfigError(f"MAUI_FSPOLICY: {policy!r} is not {', '.join(FS_POLICIES)} (with an optional %)",
-                          **_where(knobs, "MAUI_FSPOLICY"))
+                          **knobs.place("MAUI_FSPOLICY"))
     interval = _time(knobs, "MAUI_FSINTERVAL", g("MAUI_FSINTERVAL"))
     if interval <= 0:
-        raise ConfigError("MAUI_FSINTERVAL: must be longer than 0", **_where(knobs, "MAUI_FSINTERVAL"))
+        raise ConfigError("MAUI_FSINTERVAL: must be longer than 0", **knobs.place("MAUI_FSINTERVAL"))
     form = str(g("MAUI_XFACTOR_FORM") or "").strip().lower()
     if form not in XFACTOR_FORMS:
         raise ConfigError(f"MAUI_XFACTOR_FORM: {form!r} is not one of {', '.join(XFACTOR_FORMS)}",
-                          **_where(knobs, "MAUI_XFACTOR_FORM"))
+                          **knobs.place("MAUI_XFACTOR_FORM"))
     return MauiParams(weights=terms["weights"], subweights=terms["subweights"], caps=terms["caps"],
                       xfminwclimit=_time(knobs, "MAUI_XFMINWCLIMIT", g("MAUI_XFMINWCLIMIT")), xfactor_form=form,
                       enable_neg_job_priority=g("MAUI_ENABLENEGJOBPRIORITY"),

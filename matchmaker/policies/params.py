@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config.knobs import KNOBS, PATTERNS
-from ..config.language import SUBSYSTEMS
 from ..errors import ConfigError
 from .dirac import DEFAULT_SHARE
 from .lsf import GPU_TERMS, LsfParams
@@ -68,16 +67,11 @@ def _short(name: str) -> str:
     return re.sub(r"\W", "_", name.partition("@")[0])
 
 
-def _where(knobs: Any, name: str) -> dict:
-    d = knobs.config.definition(name)
-    return {"file": d.file, "line": d.line} if d is not None else {}
-
-
 def _choice(knobs: Any, name: str, choices: tuple[str, ...], upper: bool = False) -> str:
     value = str(knobs.get(name) or "").strip()
     value = value.upper() if upper else value.lower()
     if value not in choices:
-        raise ConfigError(f"{name}: {value!r} is not one of {', '.join(choices)}", **_where(knobs, name))
+        raise ConfigError(f"{name}: {value!r} is not one of {', '.join(choices)}", **knobs.place(name))
     return value
 
 
@@ -119,12 +113,11 @@ def parse_slices(text: str) -> tuple[tuple[float, float, float], ...]:
 def _refuse_unknown(knobs: Any, prefix: str, model: str) -> None:
     """A configured ``<prefix>...`` name that is no declared knob (nor an instance of a
     per-name one) is an error: a knob the model would ignore must not look as if it worked."""
-    for name in knobs.config.names():
-        head, dot, rest = name.upper().partition(".")
-        bare = rest if dot and head in SUBSYSTEMS else name.upper()
+    for name, bare in knobs.own_names():
+        bare = bare.upper()
         if bare.startswith(prefix) and bare not in KNOBS and not _is_per_name(bare):
             raise ConfigError(f"{name}: not a knob of the {model} model (docs/policies.md lists them)",
-                              **_where(knobs, name))
+                              **knobs.place(name))
 
 
 def _is_per_name(name: str) -> bool:
@@ -143,10 +136,10 @@ def lsf_params(knobs: Any) -> LsfParams:
     try:
         shares = parse_shares(g("LSF_USER_SHARES") or "")
     except ValueError as exc:
-        raise ConfigError(f"LSF_USER_SHARES: {exc}", **_where(knobs, "LSF_USER_SHARES")) from None
+        raise ConfigError(f"LSF_USER_SHARES: {exc}", **knobs.place("LSF_USER_SHARES")) from None
     if g("LSF_FWD_JOB_FACTOR"):
         raise ConfigError("LSF_FWD_JOB_FACTOR: no job is forwarded to another cluster here, so forwarded "
-                          "slots are always 0; leave it unset", **_where(knobs, "LSF_FWD_JOB_FACTOR"))
+                          "slots are always 0; leave it unset", **knobs.place("LSF_FWD_JOB_FACTOR"))
     return LsfParams(cpu_time_factor=g("LSF_CPU_TIME_FACTOR"), run_time_factor=g("LSF_RUN_TIME_FACTOR"),
                      run_job_factor=g("LSF_RUN_JOB_FACTOR"), committed_run_time_factor=g("LSF_COMMITTED_RUN_TIME_FACTOR"),
                      fairshare_adjustment_factor=g("LSF_FAIRSHARE_ADJUSTMENT_FACTOR"),
@@ -189,11 +182,11 @@ def dirac_params(knobs: Any) -> dict[str, Any]:
     try:
         slices = parse_slices(g("DIRAC_CORRECTION_SLICES") or "")
     except ValueError as exc:
-        raise ConfigError(f"DIRAC_CORRECTION_SLICES: {exc}", **_where(knobs, "DIRAC_CORRECTION_SLICES")) from None
+        raise ConfigError(f"DIRAC_CORRECTION_SLICES: {exc}", **knobs.place("DIRAC_CORRECTION_SLICES")) from None
     correction = g("DIRAC_ENABLE_SHARES_CORRECTION")
     if correction and not slices:
         raise ConfigError("DIRAC_CORRECTION_SLICES: the share corrector is enabled but has no slice",
-                          **_where(knobs, "DIRAC_CORRECTION_SLICES"))
+                          **knobs.place("DIRAC_CORRECTION_SLICES"))
     for group in knobs.pattern_args("DIRAC_JOBSHARE_<g>"):
         knobs.pattern("DIRAC_JOBSHARE_<g>", group)
     return dict(dirac_correction=correction, dirac_slices=slices,
@@ -212,7 +205,7 @@ def slurm_params(knobs: Any) -> SlurmParams:
     unknown = [f for f in flags if f not in SLURM_FLAGS]
     if unknown:
         raise ConfigError(f"SLURM_PRIORITYFLAGS: {', '.join(unknown)}: not modelled (only "
-                          f"{', '.join(SLURM_FLAGS)} is)", **_where(knobs, "SLURM_PRIORITYFLAGS"))
+                          f"{', '.join(SLURM_FLAGS)} is)", **knobs.place("SLURM_PRIORITYFLAGS"))
     for a in knobs.pattern_args("SLURM_SHARES_<a>"):
         knobs.pattern("SLURM_SHARES_<a>", a)
     qos = {q.upper(): knobs.pattern("SLURM_QOS_PRIORITY_<q>", q) for q in knobs.pattern_args("SLURM_QOS_PRIORITY_<q>")}
@@ -231,9 +224,9 @@ def _slurm_time(knobs: Any, name: str, positive: bool) -> float:
     try:
         seconds = parse_time(raw)
     except ValueError as exc:
-        raise ConfigError(f"{name}: {exc}", **_where(knobs, name)) from None
+        raise ConfigError(f"{name}: {exc}", **knobs.place(name)) from None
     if positive and seconds <= 0:
-        raise ConfigError(f"{name}: {raw!r} is no time at all; it must be longer than 0", **_where(knobs, name))
+        raise ConfigError(f"{name}: {raw!r} is no time at all; it must be longer than 0", **knobs.place(name))
     return seconds
 
 

@@ -370,3 +370,11 @@ def test_the_priority_expression_sees_every_term():
     jobs = running("A@d", 1, 1, f"WallClockLimit = {4 * H}")
     _, runner = cycle(SHARES + "MATCHMAKER_POLICY_PRIORITY_EXPR = LsfShares / (1 + LsfCommittedRunHours)\n", 0, jobs)
     assert prio(runner, "A@d") == pytest.approx(2.5)
+
+
+def test_another_daemons_lsf_names_are_neither_read_nor_refused():
+    """``SCHEDD.LSF_...`` belongs to the schedd (as ``SCHEDD.MAUI_...`` does): the negotiator
+    keeps the default RUN_JOB_FACTOR 3 and does not refuse the schedd's unknown name."""
+    cfg = policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\nSCHEDD.LSF_CPU_TIMEFACTOR = 0.5\n"
+                                          "SCHEDD.LSF_RUN_JOB_FACTOR = 2\n"))
+    assert cfg.lsf.run_job_factor == 3
