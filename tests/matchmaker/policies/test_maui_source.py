@@ -186,6 +186,17 @@ def test_resource_terms_from_the_jobs_requests():
     assert prio["1.0"] == pytest.approx(113.856)
 
 
+def test_walltime_and_the_users_running_jobs_and_procs():
+    """WALLTIMEWEIGHT 0.01, UJOBWEIGHT 10, UPROCWEIGHT 1, QUEUETIMEWEIGHT 0.  john runs two
+    jobs of 1 and 3 CPUs (UJOB 2, UPROC 4); his idle job has WCLimit 3600:
+    0.01*3600 + 10*2 + 1*4 = 60.  alice runs nothing; her job's WCLimit 600: 0.01*600 = 6."""
+    cfg = "MAUI_WALLTIMEWEIGHT = 0.01\nMAUI_UJOBWEIGHT = 10\nMAUI_UPROCWEIGHT = 1\nMAUI_QUEUETIMEWEIGHT = 0\n"
+    running = (job("john", 1, 30, proc=0) + job("john", 1, 30, "RequestCpus = 3", proc=1)).replace(
+        "JobStatus = 1", "JobStatus = 2")
+    idle = job("john", 2, 10, "WallClockLimit = 3600") + job("alice", 3, 10, "WallClockLimit = 600")
+    _, prio = cycle(cfg, 0, running + idle)
+    assert prio == {"2.0": pytest.approx(60), "3.0": pytest.approx(6)}
+
 def ledger(**buckets: tuple[float, ...]) -> dict[str, Ledger]:
     return {k.replace("__", ":"): Ledger(b[0], b, NOW) for k, b in buckets.items()}
 
