@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Optional
 
+from .spec import SweepError
 from .worker import Inputs, Outcome, Task, run_variant
 
 
@@ -39,7 +40,12 @@ def dask_client(client: Any = None, scheduler: Optional[str] = None,
         raise ImportError("matchmaker sweep needs Dask distributed: pip install 'dask[distributed]' "
                           "(or the project's [sweep] extra)") from None
     if scheduler is not None:
-        with Client(scheduler, timeout="30s") as c:
+        try:
+            connected = Client(scheduler, timeout="30s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise SweepError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}",
+                             file=scheduler) from None
+        with connected as c:
             yield c
         return
     n = workers or os.cpu_count() or 1

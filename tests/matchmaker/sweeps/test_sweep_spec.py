@@ -131,3 +131,10 @@ def test_a_missing_library_is_refused_before_any_work(tmp_path, monkeypatch, mis
     rc, out, err = run_cli(tmp_path, "[axes]\nseed = [1, 2]\n", *extra)
     assert rc == 1 and err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_scheduler_that_cannot_be_reached_is_one_line(tmp_path):
+    pytest.importorskip("distributed")
+    rc, out, err = run_cli(tmp_path, "[axes]\nseed = [1, 2]\n", "--scheduler", "nonsense://host:8786")
+    assert rc == 1 and err.count("\n") == 1, err
+    assert err.startswith("matchmaker: nonsense://host:8786: sweep: cannot reach the Dask scheduler: "), err
