@@ -138,3 +138,16 @@ def test_a_scheduler_that_cannot_be_reached_is_one_line(tmp_path):
     rc, out, err = run_cli(tmp_path, "[axes]\nseed = [1, 2]\n", "--scheduler", "nonsense://host:8786")
     assert rc == 1 and err.count("\n") == 1, err
     assert err.startswith("matchmaker: nonsense://host:8786: sweep: cannot reach the Dask scheduler: "), err
+
+
+def test_resuming_without_start_takes_the_resumed_sweeps_start(tmp_path):
+    """The default start is the clock, which would give every variant a new key; a resumed
+    sweep takes the start it recorded instead (and --start still wins)."""
+    import argparse
+
+    from matchmaker.cli.sweep import _start
+    from matchmaker.sweeps import write_meta
+    write_meta(tmp_path, dict(start=1234.5, duration=60.0))
+    assert _start(argparse.Namespace(start=None, out=str(tmp_path), resume=True)) == 1234.5
+    assert _start(argparse.Namespace(start=99.0, out=str(tmp_path), resume=True)) == 99.0
+    assert _start(argparse.Namespace(start=None, out=str(tmp_path), resume=False)) > 1.7e9
