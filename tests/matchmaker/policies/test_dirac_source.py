@@ -47,7 +47,8 @@ def test_nine_jobs_at_priority_1_outweigh_one_at_priority_2():
 @pytest.mark.parametrize("levels, level, exact", [
     ({1: 1, 2: 1}, 2, 0.75),                   # one job each: integral_0^(1/2) 2 (1 - t) dt = 0.75
     ({1: 3, 5: 1}, 5, 1.25 * (1 - 0.8 ** 4)),  # integral_0^(1/5) 5 (1 - t)^3 dt = 0.738
-    ({10: 1, 9: 500}, 10, 1.0 - 1e-4),         # priority 10 is 1e6: 500 rows at 9 almost never beat it
+    # priority 10 is 1e6: integral_0^(1e-6) 1e6 (1 - 9t)^500 dt = 1e6/4509 (1 - (1 - 9e-6)^501) = 0.99774
+    ({10: 1, 9: 500}, 10, 1e6 / (9 * 501) * (1 - (1 - 9e-6) ** 501)),
 ])
 def test_level_odds_follow_every_row(levels, level, exact):
     """The level's chance is the sum of its rows' chances of the smallest key (tolerance
