@@ -197,6 +197,21 @@ def test_walltime_and_the_users_running_jobs_and_procs():
     _, prio = cycle(cfg, 0, running + idle)
     assert prio == {"2.0": pytest.approx(60), "3.0": pytest.approx(6)}
 
+@pytest.mark.parametrize("service_cap", ["MAUI_SERVICECAP", "MAUI_SERVCAP", "MAUI_SERVICEWCAP"])
+def test_caps_set_by_knobs(service_cap):
+    """M2 (docs/policies.md) through the knobs: QUEUETIMEWEIGHT 10, XFACTORWEIGHT 100,
+    QOSWEIGHT 1, QUEUETIMECAP 1000, XFACTORCAP 10, the service cap 3000 (any of its
+    spellings), QOSCFG[hi] PRIORITY=10000.
+    A: QOS hi, queued 30 min, WCLimit 3600: XF (1800 + 3600)/3600 = 1.5; 10*30 + 100*1.5
+    = 450, under every cap; + 10000 = 10450.
+    B: queued 2000 min, WCLimit 14400: XF (120000 + 14400)/14400 = 9.333;
+    10*min(1000, 2000) + 100*min(10, 9.333) = 10933.3, capped at 3000."""
+    cfg = ("MAUI_QUEUETIMEWEIGHT = 10\nMAUI_XFACTORWEIGHT = 100\nMAUI_QOSWEIGHT = 1\nMAUI_QUEUETIMECAP = 1000\n"
+           f"MAUI_XFACTORCAP = 10\n{service_cap} = 3000\nMAUI_QOSCFG_hi_PRIORITY = 10000\n")
+    jobs = job("a", 1, 30, 'Qos = "hi"\nWallClockLimit = 3600') + job("b", 2, 2000, "WallClockLimit = 14400")
+    _, prio = cycle(cfg, 0, jobs)
+    assert prio == {"1.0": pytest.approx(10450), "2.0": pytest.approx(3000)}
+
 def ledger(**buckets: tuple[float, ...]) -> dict[str, Ledger]:
     return {k.replace("__", ":"): Ledger(b[0], b, NOW) for k, b in buckets.items()}
 
