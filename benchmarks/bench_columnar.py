@@ -3,7 +3,7 @@
 The pool is heterogeneous the way real ones are: every slot has its own
 ``LoadAvg``, ``KeyboardIdle``, ``KFlops``, ``Mips``, ``Memory`` and ``Disk``;
 ``START`` reads ``KeyboardIdle`` and ``LoadAvg`` (and ``TARGET.Owner``); jobs
-rank by ``TARGET.KFlops`` or ``TARGET.Memory``; one slot in ten is claimed.
+rank by ``TARGET.KFlops`` or ``TARGET.Memory``; mostly partitionable slots, nearly half of the ads claimed.
 40 submitters, 25 autoclusters each.  Prints the cycle time (setup included)
 of the columnar engine (``MATCHMAKER_COLUMNAR = true``), and with ``--compare``
 of the scalar one too, and whether the two cycles decided the same.

@@ -5,7 +5,8 @@ Pools (``--pool``):
 * ``realistic`` (default): written by ``benchmarks/realistic_pool.py`` -- 10,000
   slot ads and 100,000 idle jobs by default, 40 submitters with skewed queues,
   ~1,000 autoclusters, every slot with its own load, benchmark and idle-time
-  values, a START that reads them, one slot in ten claimed.  Every slot differs
+  values, a START that reads them, mostly partitionable slots with their dynamic
+  slots, nearly half of the ads claimed.  Every slot differs
   on what the expressions read, so no two slots share an evaluation.
 * ``homogeneous``: the earlier synthetic pool -- six slot shapes that agree on
   everything the expressions read, so the matcher's per-class caching collapses

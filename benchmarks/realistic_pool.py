@@ -2,15 +2,19 @@
 
 The pool is shaped like a production dump rather than a toy:
 
-* **Slots.** Machines of three kinds -- partitionable cluster nodes (one
-  partitionable slot plus a dynamic slot per running claim), static-slot
-  cluster nodes and desktops -- so every slot ad carries its own ``LoadAvg``,
+* **Slots.** Mostly partitionable, as production pools are: four machines in five
+  are partitionable cluster nodes of 16 to 128 cores (one partitionable slot
+  advertising what is left, plus a dynamic slot per running claim: none on about
+  half of them, up to six on the rest, each holding its own job's cores, memory
+  and disk), the rest static-slot cluster nodes and desktops.  Every slot ad
+  carries its own ``LoadAvg``,
   ``CondorLoadAvg``, ``KeyboardIdle``, ``KFlops``, ``Mips``, ``Disk``,
   ``Memory``, ``EnteredCurrentState``, ``MyCurrentTime`` and so on.  ``START``
   reads ``KeyboardIdle``, ``LoadAvg`` and ``TARGET.Owner``; ``Requirements`` is
-  ``START && (WithinResourceLimits)`` as a startd publishes it.  About one slot
-  ad in ten is claimed (``RemoteUser``, ``RemoteOwner``, ``CurrentRank``,
-  ``AccountingGroup`` for group submitters).  Some machines have Docker, a few
+  ``START && (WithinResourceLimits)`` as a startd publishes it.  Every dynamic
+  slot and about one static slot in ten is claimed (``RemoteUser``,
+  ``RemoteOwner``, ``CurrentRank``, ``AccountingGroup`` for group submitters):
+  nearly half of the slot ads.  Some machines have Docker, a few
   are aarch64, a few belong to a research group and rank its jobs first.
 * **Jobs.** Ten idle jobs per slot ad by default, from 40 submitters with
   Zipf-skewed job counts, in clusters of varying size.  Each submitter has 25
@@ -254,7 +258,7 @@ class _Machine:
 
 def _machine(i: int, rng: random.Random, owners: list[str]) -> _Machine:
     r = rng.random()
-    kind = "pslot" if r < 0.55 else "static" if r < 0.9 else "desktop"
+    kind = "pslot" if r < 0.8 else "static" if r < 0.93 else "desktop"
     if kind == "desktop":
         cpus = rng.choice((4, 8))
     else:
@@ -389,7 +393,7 @@ def _machines_slots(n_slots: int, rng: random.Random, subs: list[Submitter], cou
         m = _machine(i, rng, owners)
         i += 1
         if m.kind == "pslot":
-            dyn = rng.choices((0, 1, 2, 3), (0.915, 0.05, 0.02, 0.015))[0]
+            dyn = rng.choices((0, 1, 2, 3, 4, 6), (0.45, 0.15, 0.12, 0.1, 0.1, 0.08))[0]
             dyn = min(dyn, n_slots - written - 1)
             free_cpus, free_mem, free_disk = m.cpus, m.memory, m.disk
             dynamics = []

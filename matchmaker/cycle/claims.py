@@ -124,15 +124,19 @@ class _Claims:
 
     def leftovers(self, m: Match) -> None:
         """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``."""
+        # What is left only shrinks, so a request as large as one that did not fit never will.
+        too_large: set[tuple] = set()
         failed: list[dict[str, float]] = []
-        for job in self._idle_of(m.submitter):
-            if job.id in self.started:
-                continue
+        idle = self._idle[m.submitter] = [j for j in self._idle_of(m.submitter) if j.id not in self.started]
+        for job in idle:
             slot = self.slot_ads[m.slot]
             request = self.request(job, slot)
-            if any(all(request[r] >= f[r] for r in f) for f in failed):
-                continue        # what is left only shrinks: a request as large failed already
-            if shortfall(request, available(slot, tuple(request))) is not None:
+            shape = tuple(request.values())
+            if shape in too_large:
+                continue
+            if any(all(request[r] >= f[r] for r in f) for f in failed) or \
+                    shortfall(request, available(slot, tuple(request))) is not None:
+                too_large.add(shape)
                 failed.append(request)
                 continue
             if not _mutual_match(job.ad, slot):

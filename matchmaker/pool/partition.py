@@ -94,13 +94,16 @@ def requested(job: ClassAd, slot: ClassAd, resources: tuple[str, ...], rounding:
     adjusted: Optional[ClassAd] = None
     for res in resources:
         attr = "Request" + res
-        v = _number(_pair_value(job, slot, job.get_node(attr)), _MISSING.get(res.lower(), 0))
+        raw = _pair_value(job, slot, job.get_node(attr))
+        v = _number(raw, _MISSING.get(res.lower(), 0))
         expr = rounding.of(res) if res.lower() in _MISSING else None
         if expr is not None:
-            if adjusted is None:
-                adjusted = ClassAd(job)
-            adjusted[attr] = v
-            v = _number(_pair_value(adjusted, slot, expr), v)
+            if raw is not v:                # the job's own value is not the request: a copy holds it
+                if adjusted is None:
+                    adjusted = ClassAd(job)
+                adjusted[attr] = v
+            my = adjusted if adjusted is not None else job
+            v = _number(_pair_value(my, slot, expr), v)
         out[res] = v
     return out
 

@@ -148,3 +148,20 @@ def test_the_policy_benchmark_runs_every_policy_on_a_small_pool(capsys):
     rows = {line.split()[0]: int(line.split()[1]) for line in lines[1:]}
     assert set(rows) == set(bench_policies.POLICIES)
     assert all(matches > 0 for matches in rows.values())
+
+
+def test_mostly_partitionable(pool_dir) -> None:
+    """Most slot ads are partitionable slots or their dynamic slots, and each dynamic slot
+    holds resources of its own machine: a partitionable slot's Cpus plus its dynamic slots'
+    equal the machine's TotalCpus."""
+    _, files = pool_dir
+    pool = load_pool(files.slots, files.jobs)
+    family = [s for s in pool.slots if s.partitionable or s.ad.get("DynamicSlot") is True]
+    assert len(family) > len(pool.slots) / 2
+    cpus: dict[str, float] = {}
+    totals: dict[str, float] = {}
+    for s in family:
+        machine = s.ad["Machine"]
+        cpus[machine] = cpus.get(machine, 0) + s.ad["Cpus"]
+        totals[machine] = s.ad["TotalCpus"]
+    assert cpus == totals
