@@ -15,20 +15,30 @@ from __future__ import annotations
 import argparse
 import codecs
 import io
-import os
 import re
 import sys
 from contextlib import closing
-from pathlib import Path
 from typing import Any, Callable, Generator, Optional, Sequence, TextIO
 
 from . import cli_query
 from .ad import ClassAd, ExprTree
 from .analyze import register as register_analyze
+from .cli_grammar import (
+    INTERRUPT_STATUS,
+    USAGE_STATUS,
+    CommandParser,
+    HelpRequested,
+    UsageError,
+    broken_pipe_status,
+    command_parser,
+    parse_command_line,
+    printable,
+)
 from .errors import ClassAdError, FormatError, ParseError
 from .evaluate import default_strict, set_strict_mode
-from .formats import parseAds, write_ads
+from .formats import read_source, write_ads
 from .formats.detect import to_parser_type
+from .formats.sources import open_input
 
 PROG = "classad"
 INPUT_FORMATS = ("auto", "old", "new", "json", "xml")
@@ -41,34 +51,18 @@ _ESCAPED_BYTE = re.compile(r"\\udc([89a-f][0-9a-f])")
 
 def _error_line(exc: ClassAdError) -> str:
     message = _ESCAPED_BYTE.sub(r"\\x\1", exc.message.replace("\n", " "))
-    return f"{PROG}: {exc.location()}: {exc.kind}: {message}"
+    return printable(f"{PROG}: {exc.location()}: {exc.kind}: {message}")
 
 
 # ---- reading inputs ------------------------------------------------------------------------
 
 
-def _open_input(name: str) -> Any:
-    """What parseAds reads for a command-line file name (``-`` is standard input)."""
-    if name == "-":
-        stream = getattr(sys.stdin, "buffer", sys.stdin)
-        return _NamedStream(stream, "<stdin>")
-    return Path(name)
-
-
-class _NamedStream:
-    """Standard input under a readable name for error messages."""
-
-    def __init__(self, stream: Any, name: str) -> None:
-        self._stream = stream
-        self.name = name
-
-    def readline(self, size: int = -1) -> Any:
-        return self._stream.readline(size)
-
-
 def _read_ads(names: Sequence[str], fmt: str, on_error: Any) -> Generator[ClassAd, None, None]:
+    """The ads of each named source in turn (a path, ``-`` for stdin, a pipe; gzipped or not)."""
+    ptype = to_parser_type(fmt)
     for name in names:
-        yield from parseAds(_open_input(name), to_parser_type(fmt), on_error=on_error)
+        with open_input(name) as src:
+            yield from read_source(src, ptype, on_error)
 
 
 def _error_policy(keep_going: bool, failures: list) -> Any:
@@ -177,7 +171,7 @@ def cmd_query(args: argparse.Namespace, out: TextIO) -> int:
     elif args.formats:
         cli_query.write_formats(chosen, args.formats, out)
     else:
-        write_ads(chosen, out, args.output)
+        write_ads(cli_query.project(chosen, args.attributes) if args.attributes else chosen, out, args.output)
     return 1 if failures else 0
 
 
@@ -198,11 +192,10 @@ def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
 # ---- argument parsing ----------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> CommandParser:
     """The argument parser of the ``classad`` command and its subcommands."""
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="Evaluate ClassAd expressions, query ad files and convert them "
-                               "between HTCondor's formats (old, new, JSON, XML).")
+    parser = command_parser(PROG, "Evaluate ClassAd expressions, query ad files and convert them "
+                                  "between HTCondor's formats (old, new, JSON, XML).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     ev = sub.add_parser("eval", help="evaluate expressions against an ad (like classad_eval)",
@@ -286,59 +279,57 @@ def _utf8_stdout() -> TextIO:
     return out
 
 
-def _parse(argv: Sequence[str]) -> argparse.Namespace:
-    """The command line: ``query`` by its own reader, the rest by argparse."""
+def _parse(argv: Sequence[str], out: TextIO, err: TextIO) -> argparse.Namespace | int:
+    """The command line: ``query`` by its own reader, the rest by the shared grammar;
+    an exit status after help or a mistake."""
+    if any("\x00" in a for a in argv):
+        # A process's arguments cannot hold NUL; only a caller from Python can pass one.
+        err.write(UsageError("an argument holds a NUL character", PROG).line() + "\n")
+        return USAGE_STATUS
     if argv and argv[0] == "query":
-        args = cli_query.parse_args(argv[1:])
+        try:
+            args = cli_query.parse_args(argv[1:])
+        except HelpRequested:
+            cli_query.print_help(out)
+            return 0
+        except UsageError as exc:
+            err.write(exc.line() + "\n")
+            return USAGE_STATUS
         args.run = cmd_query
         return args
-    return build_parser().parse_args(argv)
-
-
-def _quiet_stdout() -> None:
-    """After a broken pipe: send the rest (and the final flush) nowhere."""
-    try:
-        sys.stdout = open(os.devnull, "w")  # silences the final flush
-    except OSError:
-        pass
+    return parse_command_line(build_parser(), argv, out, err)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command; returns the exit status."""
+    """Run the command; returns the exit status: 0, 1 for bad input, 2 for a command-line
+    mistake, 130 after an interrupt; a reader that goes away (``| head``) ends it with 0."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if any("\x00" in a for a in argv):
-        # A process's arguments cannot hold NUL; only a caller from Python can pass one.
-        print(f"{PROG}: error: an argument holds a NUL character", file=sys.stderr)
-        return 2
-    try:
-        args = _parse(argv)
-    except cli_query.HelpRequested:
-        cli_query.print_help(sys.stdout)
-        return 0
-    except cli_query.UsageError as exc:
-        return cli_query.usage_error(str(exc))
+    parsed = _parse(argv, sys.stdout, sys.stderr)
+    if isinstance(parsed, int):
+        return parsed
     out = _utf8_stdout()
-    run: Callable[[argparse.Namespace, TextIO], int] = args.run
+    run: Callable[[argparse.Namespace, TextIO], int] = parsed.run
     try:
-        status = run(args, out)
+        status = run(parsed, out)
         out.flush()
         return status
+    except UsageError as exc:
+        print(exc.line(), file=sys.stderr)
+        return USAGE_STATUS
     except ClassAdError as exc:
         print(_error_line(exc), file=sys.stderr)
     except BrokenPipeError:
-        # The reader went away (``| head``): stop quietly, as cat does.
-        _quiet_stdout()
-        return 1
+        return broken_pipe_status(out)
     except OSError as exc:
         where = exc.filename if exc.filename is not None else "<input>"
-        print(f"{PROG}: {where}: io: {exc.strerror or exc}", file=sys.stderr)
+        print(printable(f"{PROG}: {where}: io: {exc.strerror or exc}"), file=sys.stderr)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPT_STATUS
     except RecursionError:
         print(f"{PROG}: <input>: error: input nested too deeply", file=sys.stderr)
     except Exception as exc:  # the last resort: never a traceback
-        print(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)",
+        print(printable(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)"),
               file=sys.stderr)
         return 2
     return 1

@@ -2,7 +2,7 @@
 
 Options take one dash or two (``-af``, ``--af``), values after a space or ``=``,
 and may come in any order with the file names.  An ``-af`` list runs to the next
-word that starts with a dash or names an existing file, so both
+word that starts with a dash or names an existing file (or pipe), so both
 ``query --af Name Cpus slots.ad`` and ``query slots.ad -af:h Name Cpus`` work.
 
 Output shapes, as the HTCondor tools print them:
@@ -26,10 +26,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import sys
 from typing import Any, Iterable, Iterator, Optional, Sequence, TextIO
 
-from . import ast
+from . import ast, cli_grammar as grammar
 from .ad import ClassAd, ExprTree
 from .columnar.select import select_ads
 from .errors import ParseError
@@ -43,12 +42,13 @@ HELP = USAGE + """
 
 Print the ads of FILE... ('-' for stdin; any of the four formats) for which the
 constraint is true, evaluated in each ad alone, as condor_status/condor_q would.
-Options take one dash or two, and a value after a space or '='.
+Options take one dash or two, and a value after a space or '='; they are never
+abbreviated.
 
   -constraint EXPR, -c EXPR   keep ads where EXPR is true
   -af[:hjl,tngVr] EXPR...     print these attributes or expressions, one line per ad
   -autoformat[:...] EXPR...   the same; the list ends at the next word that starts
-                              with '-' or names an existing file (so files may come
+                              with '-' or names an existing file or pipe (so files may come
                               before or after it)
         qualifiers: h  column headings (columns padded to the widest value)
                     j  the job id (ClusterId.ProcId) first
@@ -64,6 +64,7 @@ Options take one dash or two, and a value after a space or '='.
                               is the primary key); numbers before strings (case-
                               insensitive) before anything else
   -limit N                    print at most N ads
+  -attributes A,B,...         with whole ads, print only these attributes
   -l, -long                   whole ads in old format (the default)
   -new, -json, -xml           whole ads in new, JSON or XML format
   -from FORMAT                input format: auto (default), old, new, json, xml
@@ -74,39 +75,42 @@ Options take one dash or two, and a value after a space or '='.
 INPUT_FORMATS = ("auto", "old", "new", "json", "xml")
 
 
-class UsageError(Exception):
-    """A bad command line (printed with the usage line, exit status 2)."""
+PROG = "classad query"
 
 
-class HelpRequested(Exception):
-    """``-help`` was given."""
+class UsageError(grammar.UsageError):
+    """A bad ``classad query`` command line (one line, exit status 2)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, PROG)
 
 
-# option name -> (shortest accepted abbreviation, takes a value)
+# option name -> takes a value; spelled out in full (never abbreviated), one dash or two
 _OPTIONS = {
-    "constraint": (4, True), "c": (1, True),
-    "sort": (4, True), "limit": (3, True), "format": (4, False),
-    "long": (4, False), "l": (1, False), "new": (3, False), "json": (4, False), "xml": (3, False),
-    "from": (4, True), "keep-going": (4, False), "k": (1, False), "help": (4, False), "h": (1, False),
+    "constraint": True, "c": True, "sort": True, "limit": True, "format": False, "attributes": True,
+    "long": False, "l": False, "new": False, "json": False, "xml": False,
+    "from": True, "keep-going": False, "k": False, "help": False, "h": False,
 }
-_AF = re.compile(r"^(af|autoformat|autof|autofo|autofor|autoform|autoforma)(?::(.*))?$")
+_AF = re.compile(r"^(af|autoformat)(?::(.*))?$")
 
 
 def _option_name(word: str) -> str:
-    """The full option name a dashed word abbreviates, or a UsageError."""
-    exact = [n for n in _OPTIONS if n == word]
-    if exact:
-        return exact[0]
-    hits = [n for n, (least, _) in _OPTIONS.items() if len(word) >= least and n.startswith(word)]
-    if len(hits) == 1:
-        return hits[0]
+    """The option a dashed word names, or a UsageError."""
+    if word in _OPTIONS:
+        return word
     raise UsageError(f"unknown option -{word}")
+
+
+def _names_input(word: str) -> bool:
+    """Whether ``word`` names something to read: a file, a pipe or FIFO (``<(cmd)``)."""
+    return os.path.exists(word) and not os.path.isdir(word)
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """The query options from ``argv`` (the words after ``query``)."""
     ns = argparse.Namespace(files=[], constraint=None, af=None, af_opts="", formats=[], sort=[],
-                            limit=None, output="old", input_format="auto", keep_going=False)
+                            limit=None, output="old", input_format="auto", keep_going=False,
+                            attributes=[])
     words = list(argv)
     i = 0
     while i < len(words):
@@ -132,7 +136,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             if "n" in ns.af_opts and "," in ns.af_opts:
                 raise UsageError("-af: the n and , qualifiers cannot be used together")
             ns.af = ns.af or []
-            while i < len(words) and not words[i].startswith("-") and not os.path.isfile(words[i]):
+            while i < len(words) and not words[i].startswith("-") and not _names_input(words[i]):
                 ns.af.append(words[i])
                 i += 1
             if not ns.af:
@@ -140,7 +144,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             continue
         name = _option_name(body)
         if name in ("help", "h"):
-            raise HelpRequested
+            raise grammar.HelpRequested(HELP)
         if name == "format":
             if value is not None:
                 args = [value]
@@ -153,7 +157,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                 raise UsageError("-format needs a format and an expression")
             ns.formats.append((args[0], args[1]))
             continue
-        takes_value = _OPTIONS[name][1]
+        takes_value = _OPTIONS[name]
         if not takes_value:
             if value is not None:
                 raise UsageError(f"-{name} takes no value")
@@ -173,6 +177,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             ns.constraint = value if ns.constraint is None else f"({ns.constraint}) && ({value})"
         elif name == "sort":
             ns.sort.append(value)
+        elif name == "attributes":
+            ns.attributes += [a.strip() for a in value.split(",") if a.strip()]
         elif name == "limit":
             try:
                 ns.limit = int(value)
@@ -225,6 +231,18 @@ def select(ads: Iterable[ClassAd], constraint: Optional[ExprTree], sort: Sequenc
         yield ad
 
 
+def project(ads: Iterable[ClassAd], names: Sequence[str]) -> Iterator[ClassAd]:
+    """``-attributes``: each ad with only the named attributes it has (names compared
+    without regard to case, as attribute names are)."""
+    wanted = {n.lower() for n in names}
+    for ad in ads:
+        kept = ClassAd()
+        for name, node in ad.node_items():
+            if name.lower() in wanted:
+                kept.set_node(name, node)
+        yield kept
+
+
 # ---- -af ---------------------------------------------------------------------------------------
 
 
@@ -244,8 +262,13 @@ def _raw(ad: ClassAd, tree: ExprTree) -> str:
     return unparse_old(node)
 
 
+_CLUSTER_ID, _PROC_ID = ExprTree("ClusterId"), ExprTree("ProcId")
+
+
 def _job_id(ad: ClassAd) -> str:
-    return f"{autoformat(ad.evaluate('ClusterId'))}.{autoformat(ad.evaluate('ProcId'))}"
+    """The ``j`` column: ``ClusterId.ProcId`` printed as ``-format "%d" ClusterId -format
+    ".%d" ProcId`` prints it, so a part that is undefined is left out (a slot ad's id is empty)."""
+    return format_one("%d", _CLUSTER_ID, ad) + format_one(".%d", _PROC_ID, ad)
 
 
 def write_autoformat(ads: Iterable[ClassAd], texts: Sequence[str], opts: str, out: TextIO) -> None:
@@ -376,10 +399,3 @@ def write_formats(ads: Iterable[ClassAd], formats: Sequence[tuple[str, str]], ou
     trees = [(fmt, parse_expr_arg(expr, f"<format{i}>")) for i, (fmt, expr) in enumerate(formats, start=1)]
     for ad in ads:
         out.write("".join(format_one(fmt, tree, ad) for fmt, tree in trees))
-
-
-def usage_error(message: str) -> int:
-    """Report a bad query command line; returns the exit status."""
-    print(USAGE, file=sys.stderr)
-    print(f"classad query: error: {message}", file=sys.stderr)
-    return 2

@@ -30,7 +30,7 @@ from .cycle.results import CycleResult
 from .cycle.session import open_accountant, run_cycle
 from .errors import StateError
 from .policies.params import policy_params
-from .pool.ads import Pool, load_pool, pool_from_ads
+from .pool.ads import AdSource, Pool, load_pool, pool_from_ads
 from .review.config_checks import check_config
 from .review.cycle_diff import CycleDiff, cycle_diff
 from .review.findings import LintReport
@@ -50,14 +50,18 @@ class Loaded:
     warnings: tuple[str, ...]     # configuration warnings, as "<config>: warning: ..."
 
 
-def load(config: str | os.PathLike, slots: str | os.PathLike, jobs: str | os.PathLike,
-         progress: Optional[Callable[[str], None]] = None) -> Loaded:
-    """Read the configuration file and the two ad files; bad input raises ``ClassAdError``
-    (``ConfigError`` or ``FormatError``) naming file, line and column.  ``progress``, if
-    given, hears which file is being read."""
+def load(config: str | os.PathLike, slots: AdSource, jobs: AdSource,
+         progress: Optional[Callable[[str], None]] = None, *, allow_empty: bool = False) -> Loaded:
+    """Read the configuration file and the two ad sources; bad input raises ``ClassAdError``
+    (``ConfigError`` or ``FormatError``) naming file, line and column.
+
+    A source is a path, ``"-"`` for standard input, a pipe or an open file, in any ad
+    format, gzipped or not (:func:`matchmaker.pool.ads.stream_ads`).  A source holding no
+    ads is refused (``FormatError``) unless ``allow_empty``.  ``progress``, if given, hears
+    which source is being read."""
     knobs = Knobs.from_file(str(config))
     settings = settings_from(knobs)
-    pool = load_pool(slots, jobs, progress=progress, **pool_options(settings))
+    pool = load_pool(slots, jobs, progress=progress, allow_empty=allow_empty, **pool_options(settings))
     return Loaded(knobs, settings, pool, _tree_warnings(settings, str(config)))
 
 

@@ -1,8 +1,13 @@
-"""Shared test fixtures: the oracle (HTCondor's C++ library) when it is installed."""
+"""Shared test fixtures: the oracle (HTCondor's C++ library) when it is installed, and the
+guard that keeps the work tree clean (tests run from a temporary directory, and the run
+fails if ``git status --porcelain`` differs at its end)."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -15,6 +20,42 @@ os.environ.setdefault("TZ", "UTC")
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def work_tree_status() -> str | None:
+    """``git status --porcelain`` of the checkout (untracked files included), or None
+    outside a git checkout."""
+    git = shutil.which("git")
+    if git is None or not (ROOT / ".git").exists():
+        return None
+    proc = subprocess.run([git, "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def work_tree_untouched(tmp_path_factory):
+    """Run every test from a temporary directory, with the project on ``PYTHONPATH`` for
+    command-line subprocesses, and fail the run if it changed the work tree: a test that
+    writes a file (a relative ``--state``, ``--out``) must write it under ``tmp_path``."""
+    before = work_tree_status()
+    saved_cwd, saved_path = os.getcwd(), os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + saved_path if saved_path else "")
+    os.chdir(tmp_path_factory.mktemp("cwd"))
+    yield
+    os.chdir(saved_cwd)
+    if saved_path is None:
+        os.environ.pop("PYTHONPATH", None)
+    else:
+        os.environ["PYTHONPATH"] = saved_path
+    after = work_tree_status()
+    if before is not None and after is not None and after != before:
+        changed = sorted(set(after.splitlines()) ^ set(before.splitlines()))
+        pytest.fail("the tests changed the work tree (write under tmp_path instead): " + "; ".join(changed),
+                    pytrace=False)
 
 
 @pytest.fixture(scope="session")

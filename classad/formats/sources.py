@@ -15,9 +15,12 @@ cannot exhaust memory.
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import re
+import sys
+import zlib
 from itertools import chain
 from typing import Any, Callable, Iterable, Iterator, Optional
 
@@ -287,6 +290,110 @@ def open_text(path: Any) -> io.TextIOWrapper:
     return open(path, encoding=ENCODING, errors=ERRORS, newline="\n")
 
 
+# The first two bytes of every gzip member.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class _Rejoined(io.RawIOBase):
+    """A binary stream whose first bytes were already read (to look at them): they are
+    given again before the rest.  Closing it leaves the underlying stream open."""
+
+    def __init__(self, head: bytes, rest: Any) -> None:
+        super().__init__()
+        self._head = head
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._head:
+            count = min(len(buffer), len(self._head))
+            buffer[:count] = self._head[:count]
+            self._head = self._head[count:]
+            return count
+        data = self._rest.read(len(buffer))
+        if data is None:        # a non-blocking stream with nothing yet
+            return 0
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _look_ahead(binary: Any) -> tuple[bytes, Any]:
+    """The first two bytes of ``binary`` and a stream that still gives them, without seeking."""
+    peek = getattr(binary, "peek", None)
+    if peek is not None:
+        try:
+            head = peek(2)[:2]
+        except (OSError, ValueError):
+            head = b""
+        if len(head) == 2:
+            return head, binary
+    head = b""
+    while len(head) < 2:
+        more = binary.read(2 - len(head))
+        if not more:
+            break
+        head += more
+    return head, io.BufferedReader(_Rejoined(head, binary), _BLOCK)
+
+
+def decoded(binary: Any, name: str) -> io.TextIOWrapper:
+    """The text of a binary stream, gunzipped when it starts with the gzip magic bytes
+    (whatever its name), decoded as UTF-8 with surrogate escapes; nothing is seeked."""
+    head, binary = _look_ahead(binary)
+    if head == GZIP_MAGIC:
+        binary = gzip.GzipFile(fileobj=binary, mode="rb", filename=name)
+    return io.TextIOWrapper(binary, encoding=ENCODING, errors=ERRORS, newline="\n")
+
+
+def _readable_blocks(blocks: Iterator[list[str]], name: str) -> Iterator[list[str]]:
+    """``blocks``, with a damaged gzip stream or a failing read reported as a FormatError."""
+    try:
+        yield from blocks
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise FormatError(f"damaged gzip data: {exc}", file=name) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", file=name) from None
+
+
+def _unowned(stream: Any) -> Any:
+    """``stream`` behind a layer whose closing (or collection) leaves it open."""
+    return io.BufferedReader(_Rejoined(b"", stream), _BLOCK)
+
+
+STDIN_NAME = "<stdin>"
+
+
+def open_input(input: Any, name: Optional[str] = None) -> LineSource:
+    """A :class:`LineSource` over an ad file wherever it is: a path (``str`` or path-like;
+    ``"-"`` is standard input), a pipe or FIFO (``<(condor_q -json)``), or an open file
+    object (binary or text).  Gzipped input is recognised by its magic bytes.  The input
+    is read once, front to back, a block at a time: it is never seeked or reopened, so
+    pipes work, and memory stays bounded whatever its length.  Files this opens are
+    closed with the source; standard input and file objects passed in are left open."""
+    if isinstance(input, (str, os.PathLike)):
+        path = os.fspath(input)
+        if isinstance(path, str) and path == "-":
+            stdin = sys.stdin
+            return open_input(getattr(stdin, "buffer", stdin), name or STDIN_NAME)
+        label = name or (path if isinstance(path, str) else repr(path))
+        binary = open(path, "rb")  # closed by LineSource.close
+        try:
+            text = decoded(binary, label)
+        except BaseException:
+            binary.close()
+            raise
+        return LineSource.of_blocks(_readable_blocks(line_blocks(text, label), label), label, closer=text.close)
+    label = name or source_name(input)
+    if not hasattr(input, "read"):
+        return open_source(input, label)
+    if isinstance(input, io.TextIOBase) or isinstance(getattr(input, "encoding", None), str):
+        return LineSource(_file_lines(input, label), label)
+    text = decoded(_unowned(input), label)
+    return LineSource.of_blocks(_readable_blocks(line_blocks(text, label), label), label)
+
+
 def source_name(input: Any) -> str:
     """The name used for ``input`` in error messages."""
     if isinstance(input, (str, bytes, bytearray)):
@@ -303,7 +410,8 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
     """A :class:`LineSource` for a string, bytes, path, file object or iterable of strings.
 
     A ``str`` is ad text (as in ``classad2``); use a :class:`pathlib.Path` for a
-    file name.  Paths are opened here and closed when the source is closed.
+    file name.  Paths and file objects are read by :func:`open_input` (gzip recognised,
+    never seeked) unless ``track`` asks for the file positions of each line (``parseNext``).
     """
     label = name or source_name(input)
     if isinstance(input, str):
@@ -311,17 +419,19 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
     if isinstance(input, (bytes, bytearray, memoryview)):
         return LineSource(_split_chunks((bytes(input),), label), label)
     if isinstance(input, os.PathLike):
-        f = open_text(input)  # closed by LineSource.close
-        return LineSource.of_blocks(line_blocks(f, label), label, closer=f.close)
-    if hasattr(input, "readline"):
+        return open_input(input, label)
+    if track and hasattr(input, "readline"):
         tell = None
-        if track:
-            try:
-                if input.seekable():
-                    tell = input.tell
-            except (AttributeError, OSError, ValueError):
-                tell = None
+        try:
+            if input.seekable():
+                tell = input.tell
+        except (AttributeError, OSError, ValueError):
+            tell = None
         return LineSource(_file_lines(input, label), label, tell=tell)
+    if hasattr(input, "read"):
+        return open_input(input, label)
+    if hasattr(input, "readline"):
+        return LineSource(_file_lines(input, label), label)
     if isinstance(input, Iterable):
         return LineSource(_split_chunks(input, label), label)
     raise TypeError(f"cannot read ads from {type(input).__name__}; "

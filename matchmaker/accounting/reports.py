@@ -11,7 +11,9 @@ Two views of :class:`~matchmaker.accounting.store.Accountant`:
 
 Design: rows are plain data built by pure functions; the text renderers return
 strings and never touch a terminal, so the CLI only chooses and prints.  Dates
-are printed in UTC so output does not depend on the machine's time zone.
+are printed in UTC, and the headings say so (``Last Priority Update: ... UTC``,
+``USAGE START TIME (UTC)``): the output does not depend on the machine's time zone
+(``TZ``), unlike ``condor_userprio``'s local times, and cannot be mistaken for them.
 """
 
 from __future__ import annotations
@@ -195,10 +197,10 @@ def _quantity(x: float) -> str:
 
 
 def format_time(epoch: Optional[float]) -> str:
-    """``MM/DD HH:MM`` in UTC, or ``never``."""
+    """``MM/DD HH:MM UTC``, or ``never``."""
     if epoch is None:
         return "never"
-    return time.strftime("%m/%d %H:%M", time.gmtime(epoch))
+    return time.strftime("%m/%d %H:%M UTC", time.gmtime(epoch))
 
 
 def format_quotas(rows: Sequence[QuotaRecord], *, last_update: Optional[float], users: int,
@@ -269,7 +271,7 @@ def format_usage(rows: Sequence[PrioRow]) -> str:
     """``condor_userprio -usage``: accumulated usage with the times it began and last grew."""
     if not rows:
         return "No users.\n"
-    return _table([("USER", "USAGE (HRS)", "USAGE START TIME", "LAST USAGE TIME")] +
+    return _table([("USER", "USAGE (HRS)", "USAGE START TIME (UTC)", "LAST USAGE TIME (UTC)")] +
                   [(r.name, f"{r.accumulated_usage_hours:.2f}", format_date(r.begin_usage_time),
                     format_date(r.last_usage_time)) for r in rows], right=(1,))
 
@@ -278,8 +280,8 @@ def format_most(rows: Sequence[PrioRow]) -> str:
     """``condor_userprio -most``: priorities, factor, use and the usage columns in one table."""
     if not rows:
         return "No users.\n"
-    return _table([("USER", "EFFECTIVE", "REAL", "FACTOR", "IN USE", "USAGE (HRS)", "USAGE START TIME",
-                    "LAST USAGE TIME")] +
+    return _table([("USER", "EFFECTIVE", "REAL", "FACTOR", "IN USE", "USAGE (HRS)", "USAGE START TIME (UTC)",
+                    "LAST USAGE TIME (UTC)")] +
                   [(r.name, f"{r.effective_priority:.2f}", f"{r.real_priority:.2f}", f"{r.priority_factor:.2f}",
                     f"{r.weighted_resources_used:g}", f"{r.accumulated_usage_hours:.2f}",
                     format_date(r.begin_usage_time), format_date(r.last_usage_time)) for r in rows],

@@ -19,13 +19,14 @@ from classad.errors import ClassAdError
 from ..analyze import analyze_job, analyze_slot, analyze_submitter
 from ..analyze.render import job_json, job_text, slot_json, slot_text
 from ..api import analyze, load
+from .arguments import add_pool_sources, epoch_time, pool_sources
 
 
 def cmd_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    loaded = load(args.config, args.slots, args.jobs)
+    loaded = load(*pool_sources(args), allow_empty=args.allow_empty)
     for w in loaded.warnings:
         err.write(f"matchmaker: {w}\n")
-    now = float(args.now) if args.now is not None else time.time()   # the CLI is the edge: it may
+    now = args.now if args.now is not None else time.time()   # the CLI is the edge: it may read the clock
     view = analyze(loaded, now=now, state=args.state)
     try:
         if args.slot is not None:
@@ -51,12 +52,11 @@ def cmd_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``analyze`` to the ``matchmaker`` command."""
-    a = subparsers.add_parser("analyze", help="why jobs or slots do (not) match, clause by clause")
-    a.add_argument("--config", required=True, help="negotiator configuration (HTCondor syntax)")
-    a.add_argument("--slots", required=True, help="slot ads, old (condor_status -l) format")
-    a.add_argument("--jobs", required=True, help="job ads, old (condor_q -l) format")
+    a = subparsers.add_parser("analyze", help="why jobs or slots do (not) match, clause by clause",
+                              description="Why jobs or slots do (not) match, clause by clause.")
+    add_pool_sources(a)
     a.add_argument("--state", help="accountant database (SQLite), read only")
-    a.add_argument("--now", type=float, help="the cycle's time, seconds since the epoch")
+    a.add_argument("--now", type=epoch_time, help="the cycle's time, seconds since the epoch (default: the clock)")
     which = a.add_mutually_exclusive_group()
     which.add_argument("--job", metavar="C.P", help="one job")
     which.add_argument("--submitter", metavar="NAME", help="each autocluster of one submitter")

@@ -32,6 +32,16 @@ import sys
 import time
 from typing import Any, Optional, Sequence, TextIO
 
+from classad.cli_grammar import (
+    INTERRUPT_STATUS,
+    USAGE_STATUS,
+    CommandParser,
+    UsageError,
+    broken_pipe_status,
+    command_parser,
+    parse_command_line,
+    printable,
+)
 from classad.errors import ClassAdError
 
 from ..accounting.reports import (
@@ -55,6 +65,7 @@ from ..cycle.negotiator import CycleResult
 from ..errors import StateError
 from . import policies, simulate as simulate_command, sweep as sweep_command
 from .analyze import register as register_analyze
+from .arguments import add_pool_sources, epoch_time, pool_sources
 from .explained import preemption_json, print_explanations
 from .progress import StatusLine, wanted
 from .review import register as register_review
@@ -170,15 +181,13 @@ def print_result(result: CycleResult, out: TextIO, explain: bool = False, summar
 
 def _now(args: argparse.Namespace) -> float:
     """``--now``, or the wall clock: the CLI is the edge, where reading the clock belongs."""
-    if args.now is None:
-        return time.time()
-    return _float(args.now, "--now", getattr(args, "state", None) or "<command line>")
+    return time.time() if args.now is None else float(args.now)
 
 
 def cmd_negotiate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     status = StatusLine(err, enabled=wanted(err, args.no_progress))
     try:
-        loaded = load(args.config, args.slots, args.jobs, progress=status)
+        loaded = load(*pool_sources(args), progress=status, allow_empty=args.allow_empty)
         result = negotiate(loaded, now=_now(args), state=args.state, allow_clock_skew=args.allow_clock_skew,
                            progress=status)
     finally:
@@ -212,9 +221,9 @@ def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         what = "empty file, not an accountant database" if os.path.exists(args.state) else "no such accountant database"
         raise StateError(f"{what} (run 'matchmaker negotiate --state' first, "
                          "or give an edit such as --setfactor to create it)", file=args.state)
-    now = _now(args) if args.resetusage else 0.0
     acct = Accountant.load(args.state)
     try:
+        now = _edit_time(args, acct)
         if args.quotas:
             return _show_quotas(acct, args, out)
         with acct.transaction():
@@ -236,6 +245,16 @@ def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         show = format_usage if args.usage else format_most if args.most else format_priorities
         out.write(show(rows))
     return 0
+
+
+def _edit_time(args: argparse.Namespace, acct: Accountant) -> float:
+    """The time of ``--resetusage``: ``--now``, else the state's own clock (its last update),
+    so usage never starts after the cycle that last charged it; the wall clock only for a
+    state no cycle has updated yet."""
+    if args.now is not None:
+        return float(args.now)
+    last = acct.last_update_time
+    return float(last) if last is not None else time.time()
 
 
 def _active_from(args: argparse.Namespace) -> Optional[float]:
@@ -266,34 +285,23 @@ def _show_quotas(acct: Accountant, args: argparse.Namespace, out: TextIO) -> int
     return 0
 
 
-def _float(text: str, option: str, where: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ClassAdError(f"{option}: {text!r} is not a number", file=where) from None
-    if not math.isfinite(value):
-        raise ClassAdError(f"{option}: {text!r} is not a finite number", file=where)
-    return value
-
-
 def error_line(exc: ClassAdError, config: Optional[str] = None) -> str:
     """``matchmaker: <file>:<line>: <kind>: <message>`` (a column goes into the message)."""
     file = exc.file or (config if exc.kind == "config" and config else "<input>")
     where = file if exc.line is None else f"{file}:{exc.line}"
     message = exc.message if exc.column is None else f"column {exc.column}: {exc.message}"
-    return f"{PROG}: {where}: {exc.kind}: {' '.join(message.split())}"
+    return printable(f"{PROG}: {where}: {exc.kind}: {' '.join(message.split())}")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (subcommands ``negotiate`` and ``userprio``)."""
-    p = argparse.ArgumentParser(prog=PROG, description="HTCondor-style negotiation over ad files.")
-    sub = p.add_subparsers(dest="command", required=True)
-    n = sub.add_parser("negotiate", help="run one negotiation cycle")
-    n.add_argument("--config", required=True, help="negotiator configuration (HTCondor syntax)")
-    n.add_argument("--slots", required=True, help="slot ads: condor_status -l, -json, -xml or [ ... ] format")
-    n.add_argument("--jobs", required=True, help="job ads: condor_q -l, -json, -xml or [ ... ] format")
+def build_parser() -> CommandParser:
+    """The argument parser of every subcommand (the grammar of :mod:`classad.cli_grammar`)."""
+    p = command_parser(PROG, "HTCondor-style negotiation over ad files.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    n = sub.add_parser("negotiate", help="run one negotiation cycle", description="Run one negotiation cycle.")
+    add_pool_sources(n)
     n.add_argument("--state", help="accountant database (SQLite); created if missing")
-    n.add_argument("--now", help="the cycle's time, seconds since the epoch (default: the clock); "
+    n.add_argument("--now", type=epoch_time,
+                   help="the cycle's time, seconds since the epoch (default: the clock); "
                    "not earlier than the state's last update")
     n.add_argument("--allow-clock-skew", action="store_true",
                    help="accept a --now earlier than the state's last update (the interval restarts)")
@@ -308,30 +316,30 @@ def build_parser() -> argparse.ArgumentParser:
                         "takes more than a second)")
     n.set_defaults(run=cmd_negotiate)
     u = sub.add_parser("userprio", help="show (and edit) user priorities, or show group quotas",
-                       description="Every option is also accepted with one dash, as condor_userprio "
-                                   "spells it (-setfactor, -usage, -allusers ...).")
-    u.add_argument("--state", "-state", required=True, help="accountant database (SQLite)")
-    u.add_argument("--json", "-json", action="store_true", help="print one JSON object")
-    u.add_argument("--quotas", "-quotas", action="store_true",
+                       description="Show user priorities, as condor_userprio does, and edit them.")
+    u.add_argument("--state", required=True, help="accountant database (SQLite)")
+    u.add_argument("--json", action="store_true", help="print one JSON object")
+    u.add_argument("--quotas", action="store_true",
                    help="the last cycle's group quotas (condor_userprio -quotas)")
-    u.add_argument("--allusers", "-allusers", action="store_true",
+    u.add_argument("--allusers", action="store_true",
                    help="every record (the default here); with --quotas also groups without demand or "
                         "usage, and <none>")
     view = u.add_mutually_exclusive_group()
-    view.add_argument("--usage", "-usage", action="store_true",
+    view.add_argument("--usage", action="store_true",
                       help="accumulated usage with the time it began and the time of the last usage")
-    view.add_argument("--most", "-most", action="store_true",
+    view.add_argument("--most", action="store_true",
                       help="priorities, factor, resources in use, accumulated usage and its times")
-    u.add_argument("--activefrom", "-activefrom", nargs=3, metavar=("MONTH", "DAY", "YEAR"),
+    u.add_argument("--activefrom", nargs=3, metavar=("MONTH", "DAY", "YEAR"),
                    help="only principals with usage on or after that date (UTC midnight)")
-    u.add_argument("--grouprollup", "-grouprollup", action="store_true",
+    u.add_argument("--grouprollup", action="store_true",
                    help="a group's resources in use and accumulated usage include its subgroups'")
     for edit, meaning in EDITS.items():
-        u.add_argument(f"--{edit}", f"-{edit}", nargs=2, action="append", metavar=("NAME", "VALUE"), help=meaning)
-    u.add_argument("--resetusage", "-resetusage", action="append", metavar="NAME",
+        u.add_argument(f"--{edit}", nargs=2, action="append", metavar=("NAME", "VALUE"), help=meaning)
+    u.add_argument("--resetusage", action="append", metavar="NAME",
                    help="reset the accumulated usage and the priority to its minimum")
-    u.add_argument("--delete", "-delete", action="append", metavar="NAME", help="remove the principal's record")
-    u.add_argument("--now", "-now", help="time for --resetusage, seconds since the epoch")
+    u.add_argument("--delete", action="append", metavar="NAME", help="remove the principal's record")
+    u.add_argument("--now", type=epoch_time,
+                   help="time for --resetusage, seconds since the epoch (default: the state's last update)")
     u.set_defaults(run=cmd_userprio)
     simulate_command.register(sub)
     sweep_command.register(sub)
@@ -358,36 +366,37 @@ def numbers_are_values(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
-    """Entry point; returns the exit status (output to ``sys.stdout``/``sys.stderr`` by default)."""
+    """Entry point; returns the exit status (output to ``sys.stdout``/``sys.stderr`` by default).
+
+    Command-line mistakes exit with 2, bad input with 1, an interrupt with 130; a reader
+    that goes away (``| head``) ends the command quietly with 0."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    if argv is not None and any("\x00" in a for a in argv):
-        # A process's arguments cannot hold NUL; only a caller from Python can pass one.
-        err.write(f"{PROG}: error: an argument holds a NUL character\n")
-        return 2
-    args = build_parser().parse_args(argv)
+    args = parse_command_line(build_parser(), list(sys.argv[1:] if argv is None else argv), out, err)
+    if isinstance(args, int):
+        return args
     try:
-        return args.run(args, out, err)
+        status = args.run(args, out, err)
+        out.flush()
+        return status
+    except UsageError as exc:
+        err.write(exc.line() + "\n")
+        return USAGE_STATUS
     except ClassAdError as exc:
         err.write(error_line(exc, getattr(args, "config", None)) + "\n")
         return 1
     except BrokenPipeError:
-        # The reader went away (``| head``): stop quietly, as cat does.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
-        return 1
+        return broken_pipe_status(out)
     except OSError as exc:
-        err.write(f"{PROG}: {exc.filename or '<system>'}: error: {exc.strerror or exc}\n")
+        err.write(printable(f"{PROG}: {exc.filename or '<system>'}: error: {exc.strerror or exc}") + "\n")
         return 1
     except KeyboardInterrupt:
         err.write(f"{PROG}: interrupted\n")
-        return 130
+        return INTERRUPT_STATUS
     except MemoryError:
         err.write(f"{PROG}: error: out of memory\n")
         return 2
     except Exception as exc:  # the last resort: never a traceback
-        err.write(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)\n")
+        err.write(printable(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)")
+                  + "\n")
         return 2
-

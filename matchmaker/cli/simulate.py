@@ -14,34 +14,18 @@ when it is a terminal and the run takes more than a second.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
-import re
 import time
 from typing import Any, TextIO
 
-from classad.errors import ClassAdError
+from classad.cli_grammar import UsageError
 
 from ..api import load, simulate
+from .arguments import add_pool_sources, epoch_time, finite_number, parse_span, pool_sources, positive_span
 from .progress import ProgressBar, wanted
 
 PROG = "matchmaker"
-_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
-_SPAN = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([smhdw]?)\s*")
-
-
-def parse_span(text: str) -> float:
-    """Seconds in ``90``, ``90s``, ``5m``, ``1.5h``, ``2d`` or ``1w``."""
-    m = _SPAN.fullmatch(text)
-    if m is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a time span (e.g. 300, 5m, 48h, 2d)")
-    return float(m.group(1)) * _UNITS[m.group(2)]
-
-
-def _positive_span(text: str) -> float:
-    value = parse_span(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be longer than zero")
-    return value
 
 
 def summary(sim: Any) -> dict[str, Any]:
@@ -69,10 +53,10 @@ def print_summary(sim: Any, out: TextIO) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if args.plot and not args.out:
-        raise ClassAdError("--plot needs --out DIR", file="<command line>")
+    if args.plot:
+        _check_plotting(args)
     factors = {name: _factor(value) for name, value in args.setfactor or ()}
-    loaded = load(args.config, args.slots, args.jobs)
+    loaded = load(*pool_sources(args), allow_empty=args.allow_empty)
     for w in loaded.warnings:
         err.write(f"{PROG}: {w}\n")
     bar = ProgressBar(err, enabled=wanted(err, args.no_progress))
@@ -94,25 +78,32 @@ def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _check_plotting(args: argparse.Namespace) -> None:
+    """``--plot`` is refused before any work when it cannot succeed: no ``--out``, or no
+    matplotlib (the ``simulate`` extra)."""
+    prog = f"{PROG} simulate"
+    if not args.out:
+        raise UsageError("--plot needs --out DIR", prog)
+    if importlib.util.find_spec("matplotlib") is None:
+        raise UsageError("--plot needs matplotlib, which is not installed; install the simulate extra "
+                         "(pip install '.[simulate]' from a checkout)", prog)
+
+
 def _factor(text: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not value == value or value in (float("inf"), float("-inf")):
-        raise ClassAdError(f"--setfactor: {text!r} is not a finite number", file="<command line>")
-    return value
+        return finite_number(text)
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"--setfactor: {exc}", f"{PROG} simulate") from None
 
 
 def register(subparsers: Any) -> None:
     """Add the ``simulate`` subcommand."""
-    s = subparsers.add_parser("simulate", help="run negotiation cycles over virtual time")
-    s.add_argument("--config", required=True, help="negotiator configuration (HTCondor syntax)")
-    s.add_argument("--slots", required=True, help="slot ads, old (condor_status -l) format")
-    s.add_argument("--jobs", required=True, help="job ads, old (condor_q -l) format")
+    s = subparsers.add_parser("simulate", help="run negotiation cycles over virtual time",
+                              description="Run negotiation cycles over virtual time.")
+    add_pool_sources(s)
     s.add_argument("--duration", required=True, type=parse_span, help="virtual time to simulate (e.g. 48h)")
-    s.add_argument("--start", type=float, help="virtual start time, seconds since the epoch (default: now)")
-    s.add_argument("--interval", type=_positive_span,
+    s.add_argument("--start", type=epoch_time, help="virtual start time, seconds since the epoch (default: now)")
+    s.add_argument("--interval", type=positive_span,
                    help="time between cycles (default: NEGOTIATOR_INTERVAL of the configuration)")
     s.add_argument("--state", help="accountant database (SQLite; default: in memory); written once, when the "
                    "whole run and its outputs succeeded")
@@ -129,7 +120,8 @@ def register(subparsers: Any) -> None:
     s.add_argument("--setfactor", nargs=2, action="append", metavar=("NAME", "VALUE"),
                    help="priority factor of a submitter before the first cycle (repeatable)")
     s.add_argument("--out", help="directory for series.csv, series.json (and the plots)")
-    s.add_argument("--plot", action="store_true", help="also draw PNG plots into --out")
+    s.add_argument("--plot", action="store_true",
+                   help="also draw PNG plots into --out (needs matplotlib: pip install '.[simulate]')")
     s.add_argument("--json", action="store_true", help="print the summary as JSON")
     s.add_argument("--no-progress", action="store_true", help="never show the progress bar")
     s.set_defaults(run=cmd_simulate)

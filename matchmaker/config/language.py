@@ -25,7 +25,8 @@ Not supported, each raising :class:`ConfigError`: command includes
 (``include : cmd |``), ``use POLICY : ...`` (policy templates change
 negotiator knobs, so ignoring them would silently change matchmaking), and
 the other ``$FUNC(...)`` helpers.  ``use ROLE/FEATURE/SECURITY : ...`` only
-configure daemons' plumbing, so they are ignored and a warning is recorded --
+configure daemons' plumbing, so they are ignored and a warning is recorded (a
+template name HTCondor does not know is an error, as there) --
 except ``use FEATURE : AssignAccountingGroup(map [, check_request])``, the
 schedd-side template that maps users to accounting groups, which sets the
 matchmaker's map-file knobs.

@@ -34,6 +34,25 @@ _DEFINED_RE = re.compile(r"(!?)\s*defined\b\s*(.*)\Z", re.I | re.S)
 _ASSIGN_GROUP_RE = re.compile(r"AssignAccountingGroup\s*\((.*)\)\s*\Z", re.I | re.S)
 # The knobs ``use FEATURE : AssignAccountingGroup(map, check)`` sets (declared in knobs.py).
 ACCOUNTING_GROUP_MAP_KNOBS = ("MATCHMAKER_ACCOUNTING_GROUP_MAP_FILE", "MATCHMAKER_ACCOUNTING_GROUP_CHECK_REQUEST")
+# The templates HTCondor's ``use ROLE/FEATURE/SECURITY : NAME`` knows (names compared
+# without regard to case); any other name is an error there, and so it is here.
+KNOWN_TEMPLATES = {
+    "ROLE": ("CentralManager", "Execute", "Personal", "Submit", "get_htcondor_central_manager",
+             "get_htcondor_execute", "get_htcondor_submit"),
+    "FEATURE": ("ADSTASH", "AssignAccountingGroup", "AssignProjectName", "ChildCollector", "CommonCloudAttributesAWS",
+                "CommonCloudAttributesGoogle", "ContinuousCronHook", "DefaultCheckpointDestination", "GANGLIA",
+                "GPUs", "GPUsMonitor", "HPC_ANNEX", "JobsHaveInstanceIDs", "OneShotCronHook", "PartitionableSlot",
+                "PelicanCache", "PelicanRetryPolicy", "PeriodicCronHook", "POLICY_EXPR_FRAGMENTS",
+                "POLICY_HOURS_TO_START", "REMOTE_CONFIG", "REMOTE_RUNTIME_CONFIG", "ScheddCronContinuous",
+                "ScheddCronOneShot", "ScheddCronPeriodic", "ScheddUsermapFile", "SetJobAttrFromUsermap",
+                "StartdCronContinuous", "StartdCronOneShot", "StartdCronPeriodic", "StaticSlots",
+                "TESTINGMODE_POLICY_VALUES", "UWCS_DESKTOP_POLICY_VALUES"),
+    "SECURITY": ("FIPS", "get_htcondor_idtokens", "HOST_BASED", "recommended", "recommended_v24_0",
+                 "recommended_v9_0", "STRONG", "USER_BASED", "WITH_AUTHENTICATION"),
+}
+_KNOWN_LOWER = {category: {n.lower() for n in names} for category, names in KNOWN_TEMPLATES.items()}
+# One template of a ``use`` line: a name, with arguments in parentheses for some features.
+_TEMPLATE_RE = re.compile(r"\s*([A-Za-z0-9_]*)\s*(\([^()]*\))?\s*(,|\Z)")
 _TRUE = frozenset(("true", "yes"))
 _FALSE = frozenset(("false", "no"))
 
@@ -254,6 +273,7 @@ class Reader:
             if category == "FEATURE" and _ASSIGN_GROUP_RE.match(rest):
                 self.assign_accounting_group(rest, lineno)
             elif category in ("ROLE", "FEATURE", "SECURITY"):
+                self.check_templates(category, rest, lineno)
                 self.cfg.warnings.append(f"{self.source}:{lineno}: 'use {category} : {rest}' ignored "
                                          "(templates are not modelled)")
             elif category == "POLICY":
@@ -261,6 +281,20 @@ class Reader:
                                 "knobs out explicitly", lineno)
             else:
                 raise self.fail(f"unknown use category {category!r}", lineno)
+
+    def check_templates(self, category: str, text: str, lineno: int) -> None:
+        """Refuse a template name HTCondor does not know (it stops at such a line too)."""
+        pos = 0
+        text = text.strip()
+        while pos < len(text):
+            m = _TEMPLATE_RE.match(text, pos)
+            if m is None or not m.group(1) or m.end() == pos:
+                raise self.fail(f"'use {category} : {text}': cannot read the template names", lineno)
+            if m.group(1).lower() not in _KNOWN_LOWER[category]:
+                raise self.fail(f"unknown template 'use {category} : {m.group(1)}'", lineno)
+            pos = m.end()
+        if not text:
+            raise self.fail(f"'use {category} :' names no template", lineno)
 
     def assign_accounting_group(self, text: str, lineno: int) -> None:
         """``use FEATURE : AssignAccountingGroup(map_file [, check_request])``: the only
@@ -297,4 +331,4 @@ class Reader:
         self.cfg.read_file(str(path), self.depth + 1)
 
 
-__all__ = ["ACCOUNTING_GROUP_MAP_KNOBS", "ENVIRONMENT", "MAX_INCLUDE_DEPTH", "NAME_RE", "Definition", "Reader"]
+__all__ = ["ACCOUNTING_GROUP_MAP_KNOBS", "ENVIRONMENT", "KNOWN_TEMPLATES", "MAX_INCLUDE_DEPTH", "NAME_RE", "Definition", "Reader"]

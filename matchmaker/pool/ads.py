@@ -28,19 +28,18 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+from typing import IO, Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
-from classad import ParserType, parseAds
+from classad import ParserType
 from classad.ad import ClassAd
 from classad.ast import Literal, Node
 from classad.bulk import collector_paused
 from classad.errors import FormatError
 from classad.evaluate import EvalState, evaluate_top, new_state
 from classad.formats import read_source
-from classad.formats.detect import WHITESPACE, classify
+from classad.formats.detect import detect
 from classad.formats.old_format import forget_lines
-from classad.formats.sources import LineSource, line_blocks, open_source
+from classad.formats.sources import STDIN_NAME, open_input, open_source, source_name
 from classad.parser import parse_expr
 from classad.values import ERROR, truthiness
 
@@ -141,49 +140,47 @@ class Pool:
 # ---- reading ad files ---------------------------------------------------------------
 
 
-def read_ads(path: str | os.PathLike) -> list[tuple[ClassAd, str]]:
+# Where ads are read from: a path (``"-"`` is standard input) or an open file object.
+AdSource = Union[str, os.PathLike, IO[Any]]
+
+
+def read_ads(source: AdSource) -> list[tuple[ClassAd, str]]:
     """Read an ad file in any format: old (``condor_status -l``), new (``[ ... ]``), JSON
-    (``-json``) or XML (``-xml``), told apart by its first characters.
+    (``-json``) or XML (``-xml``), told apart by its first characters; gzipped or not.
 
+    ``source`` is a path, ``"-"`` for standard input, a pipe or FIFO, or an open file
+    (:func:`classad.formats.sources.open_input`: read once, front to back, never seeked).
     Returns ``(ad, where)`` pairs: ``"file:line"`` of the ad's first attribute line in the
-    old format, ``"file: ad N"`` in the others.  The file is read as a stream (never whole).
-    A file that cannot be read or parsed raises :class:`FormatError` with file and line.
+    old format, ``"file: ad N"`` in the others.  A source that cannot be read or parsed
+    raises :class:`FormatError` with file and line.
     """
-    return list(stream_ads(path))
+    return list(stream_ads(source))
 
 
-def stream_ads(path: str | os.PathLike) -> Iterator[tuple[ClassAd, str]]:
-    """The pairs of :func:`read_ads` one at a time, as the file is read."""
-    name = os.fspath(path)
+def source_label(source: AdSource) -> str:
+    """The name of ``source`` in messages: its path, ``<stdin>`` for ``-``, a file's name."""
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        return STDIN_NAME if name == "-" else name if isinstance(name, str) else repr(name)
+    return source_name(source)
+
+
+def stream_ads(source: AdSource) -> Iterator[tuple[ClassAd, str]]:
+    """The pairs of :func:`read_ads` one at a time, as the source is read."""
+    name = source_label(source)
     if "\x00" in name:
         raise FormatError("cannot read ad file: the name holds a NUL character", file=repr(name))
     try:
-        with open(name, encoding="utf-8", newline="\n") as fh:
-            head = _head(fh)
-            fmt = classify("".join(head[:64].split())[:2])
-            if fmt != ParserType.Old and not head.startswith("#"):
-                for i, ad in enumerate(parseAds(Path(name), fmt), 1):
+        with open_input(source, name) as src:
+            fmt = detect(src)
+            if fmt == ParserType.Old:
+                for ad in read_source(src, fmt):
+                    yield ad, f"{name}:{src.ad_start}"
+            else:
+                for i, ad in enumerate(read_source(src, fmt), 1):
                     yield ad, f"{name}: ad {i}"
-                return
-            fh.seek(0)
-            src = LineSource.of_blocks(line_blocks(fh, name), name)
-            for ad in read_source(src, ParserType.Old):
-                yield ad, f"{name}:{src.ad_start}"
     except OSError as exc:
         raise FormatError(f"cannot read ad file: {exc.strerror or exc}", file=name) from None
-    except UnicodeDecodeError:
-        raise FormatError("ad file is not UTF-8 text", file=name) from None
-
-
-def _head(fh: Any) -> str:
-    """The file's text from its first non-blank character, at least 64 characters of it
-    (or all there is)."""
-    text = ""
-    while True:
-        chunk = fh.read(1 << 16)
-        text = (text + chunk).lstrip(WHITESPACE)
-        if not chunk or len(text) >= 64:
-            return text
 
 
 def parse_old_ads(text: str, source: str = "<string>") -> list[tuple[ClassAd, str]]:
@@ -392,31 +389,45 @@ def make_jobs(ads: Iterable[tuple[ClassAd, str]], *, uid_domain: Optional[str] =
     return jobs
 
 
-def load_pool(slot_path: str | os.PathLike, job_path: str | os.PathLike, *,
+def load_pool(slot_source: AdSource, job_source: AdSource, *,
               use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None,
               force_slot_weight: bool = False, uid_domain: Optional[str] = None,
               group_mapping: Optional[GroupMapping] = None,
-              progress: Optional[Callable[[str], None]] = None) -> Pool:
-    """Read a slot file and a job file into a :class:`Pool`; ``progress`` hears which."""
+              progress: Optional[Callable[[str], None]] = None, allow_empty: bool = False) -> Pool:
+    """Read a slot source and a job source (:func:`read_ads`) into a :class:`Pool`;
+    ``progress`` hears which.  A source holding no ads raises :class:`FormatError` unless
+    ``allow_empty``: an empty dump is far more often a failed ``condor_status`` than an
+    empty pool, and a cycle over it would quietly match nothing."""
     warnings: list[str] = []
     refused: list[tuple[str, str]] = []
     with collector_paused():
         if progress is not None:
-            progress(f"reading {os.fspath(slot_path)}")
+            progress(f"reading {source_label(slot_source)}")
         machines, queue = TypeFilter("Machine"), TypeFilter("Job")
-        slots = make_slots(machines(stream_ads(slot_path)), use_slot_weights=use_slot_weights,
+        slots = make_slots(machines(_nonempty(slot_source, "slot", allow_empty)), use_slot_weights=use_slot_weights,
                            slot_weight_expr=slot_weight_expr, force_slot_weight=force_slot_weight,
                            warnings=warnings)
         if progress is not None:
-            progress(f"reading {os.fspath(job_path)}")
-        jobs = make_jobs(queue(stream_ads(job_path)), uid_domain=uid_domain, warnings=warnings,
+            progress(f"reading {source_label(job_source)}")
+        jobs = make_jobs(queue(_nonempty(job_source, "job", allow_empty)), uid_domain=uid_domain, warnings=warnings,
                          group_mapping=group_mapping, refused=refused)
-    for f, path in ((machines, slot_path), (queue, job_path)):
-        line = f.summary(os.fspath(path))
+    for f, source in ((machines, slot_source), (queue, job_source)):
+        line = f.summary(source_label(source))
         if line is not None:
             warnings.append(line)
     forget_lines()      # the reader's caches served this read; the cycle can use their memory
     return Pool(slots, jobs, warnings, refused)
+
+
+def _nonempty(source: AdSource, kind: str, allow_empty: bool) -> Iterator[tuple[ClassAd, str]]:
+    """The ads of ``source``; a :class:`FormatError` at its end if it held none (unless allowed)."""
+    count = 0
+    for pair in stream_ads(source):
+        count += 1
+        yield pair
+    if count == 0 and not allow_empty:
+        raise FormatError(f"no {kind} ads in this source (an empty {kind} source is refused; "
+                          "--allow-empty accepts it)", file=source_label(source))
 
 
 def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], *,
@@ -530,7 +541,8 @@ def error_rank_warning(s: Slot) -> str:
 __all__ = [
     "CHARGED_STATES", "IDLE", "RUNNING", "Job", "Pool",
     "PoolSize", "Slot", "TypeFilter", "error_rank_slots", "error_rank_warning",
-    "assign_group", "load_pool", "make_jobs", "make_slots", "owner_name", "parse_old_ads",
-    "pool_from_ads", "pool_size", "read_ads", "stream_ads", "remote_user", "requested_group", "slot_weight", "submitter_name",
+    "AdSource", "assign_group", "load_pool", "make_jobs", "make_slots", "owner_name", "parse_old_ads",
+    "pool_from_ads", "pool_size", "read_ads", "source_label", "stream_ads", "remote_user", "requested_group",
+    "slot_weight", "submitter_name",
     "usage_by_customer",
 ]

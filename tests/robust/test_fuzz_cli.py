@@ -124,6 +124,8 @@ def test_a_nul_in_an_argument_is_a_usage_error():
     from matchmaker.cli import commands
 
     status, err = run_cli(cli.main, ["query", "x\x00y"])
-    assert (status, err) == (2, "classad: error: an argument holds a NUL character\n")
+    assert (status, err) == (2, "classad: command-line error: an argument holds a NUL character "
+                                "(see 'classad -help')\n")
     status, err = run_cli(lambda a: commands.main(a, sys.stdout, sys.stderr), ["negotiate", "--config", "\x00"])
-    assert (status, err) == (2, "matchmaker: error: an argument holds a NUL character\n")
+    assert (status, err) == (2, "matchmaker: command-line error: an argument holds a NUL character "
+                                "(see 'matchmaker -help')\n")

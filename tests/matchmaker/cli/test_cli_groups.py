@@ -69,7 +69,7 @@ def test_userprio_quotas_reproduces_the_manuals_table(tmp_path):
     proc = mm("userprio", "--state", db, "--quotas")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "Last Priority Update: 11/14 22:13"        # 1700000000 in UTC
+    assert lines[0] == "Last Priority Update: 11/14 22:13 UTC"    # 1700000000 in UTC
     assert lines[1:] == [
         "Group                    Effective  Config     Use    Subtree  Requested",
         "Name                       Quota     Quota   Surplus   Quota   Resources",
@@ -251,8 +251,8 @@ def test_userprio_usage_most_activefrom_and_grouprollup(tmp_path):
     usage = mm("userprio", "-state", db, "-usage")
     assert usage.returncode == 0, usage.stderr
     rows = _rows(usage.stdout)
-    assert usage.stdout.split("\n")[0].split() == ["USER", "USAGE", "(HRS)", "USAGE", "START", "TIME", "LAST",
-                                                   "USAGE", "TIME"]
+    assert usage.stdout.split("\n")[0].split() == ["USER", "USAGE", "(HRS)", "USAGE", "START", "TIME", "(UTC)",
+                                                   "LAST", "USAGE", "TIME", "(UTC)"]
     assert rows["group_physics.hep.higgs@example.org"] == ["18.00", "11/14/2023", "23:13", "11/14/2023", "23:13"]
     assert rows["group_chemistry"][0] == "10.00" and rows["group_physics.lep"][0] == "2.00"
     most = _rows(mm("userprio", "--state", db, "--most").stdout)

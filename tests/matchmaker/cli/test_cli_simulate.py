@@ -67,13 +67,16 @@ def test_interval_defaults_to_negotiator_interval():
 @pytest.mark.parametrize("extra, status, text", [
     (("--duration", "two days"), 2, "not a time span"),
     (("--duration", "1h", "--interval", "0"), 2, "longer than zero"),
-    (("--duration", "1h", "--plot"), 1, "--plot needs --out"),
-    (("--duration", "1h", "--setfactor", "bob", "x"), 1, "not a finite number"),
+    (("--duration", "1h", "--plot"), 2, "--plot needs --out"),
+    (("--duration", "1h", "--setfactor", "bob", "x"), 2, "not a finite number"),
+    (("--duration", "1h", "--start", "1e20"), 2, "outside 0 .. 253402300799"),
 ])
 def test_bad_options(extra, status, text):
+    """Command-line mistakes: one line naming the subcommand, status 2 (docs/cli.md)."""
     proc = simulate_cli("rup-growth", *extra)
     assert proc.returncode == status
     assert text in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and proc.stderr.startswith("matchmaker simulate: command-line error:")
 
 
 def test_bad_ad_file_names_file_and_line(tmp_path):

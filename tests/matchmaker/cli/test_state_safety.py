@@ -91,10 +91,19 @@ def test_a_long_lived_accountant_sees_other_commits(tmp_path):
 # ---- clocks --------------------------------------------------------------------------------
 
 
+def usage_error(proc: subprocess.CompletedProcess, *words: str) -> None:
+    """A command-line mistake: one line, status 2 (docs/cli.md)."""
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert proc.stderr.startswith("matchmaker negotiate: command-line error:"), proc.stderr
+    for w in words:
+        assert w in proc.stderr, proc.stderr
+
+
 @pytest.mark.parametrize("now", ["inf", "-inf", "nan", "soon"])
 def test_a_non_finite_or_bad_time_is_refused_and_nothing_is_stored(tmp_path, now):
     db = tmp_path / "a.db"
-    one_error(mm(*negotiate_args(db, now)), "--now")
+    usage_error(mm(*negotiate_args(db, now)), "--now")
     assert_nothing_stored(db)
 
 
@@ -102,7 +111,7 @@ def test_a_non_finite_or_bad_time_is_refused_and_nothing_is_stored(tmp_path, now
 def test_a_time_outside_the_calendar_is_refused(tmp_path, now):
     """A stray exponent or a millisecond timestamp would be charged as usage and stored."""
     db = tmp_path / "a.db"
-    one_error(mm(*negotiate_args(db, now)), "outside")
+    usage_error(mm(*negotiate_args(db, now)), "outside")
     assert_nothing_stored(db)
 
 

@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -511,3 +512,54 @@ def test_same_errors_as_htcondor(index, oracle_error_lines, tmp_path):
     with pytest.raises(ConfigError) as info:
         Config.from_file(path, environ={})
     assert info.value.line == oracle_error_lines[index]
+
+
+# ---- use templates: known names only -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, line, name", [
+    ("use FEATURE : NoSuchFeature\n", 1, "NoSuchFeature"),
+    ("A = 1\nuse ROLE : Personal, Nope\n", 2, "Nope"),
+    ("if true\nuse SECURITY : Weak\nendif\n", 2, "Weak"),
+])
+def test_an_unknown_template_is_an_error_with_file_and_line(text, line, name):
+    """HTCondor stops at ``use CATEGORY : NAME`` for a NAME it does not know (checked with the
+    wheel below); so does this reader, naming the file, the line and the template."""
+    raises_at(text, line, f"unknown template 'use .* : {name}'")
+
+
+def test_known_templates_are_accepted_in_any_case():
+    c = cfg("use role : personal, SUBMIT\nuse feature : gpus\nuse Security : recommended_v9_0\n")
+    assert sum("ignored" in w for w in c.warnings) == 3
+
+
+# Arguments the templates that take them need (the wheel refuses them without).
+_TEMPLATE_ARGS = {
+    "AssignAccountingGroup": "(m)", "AssignProjectName": "(p)", "ScheddUsermapFile": "(a, b)",
+    "SetJobAttrFromUsermap": "(a, b, c)", "StartdCronOneShot": "(a, b)", "StartdCronPeriodic": "(a, b, c)",
+    "StartdCronContinuous": "(a, b)", "ScheddCronOneShot": "(a, b)", "ScheddCronPeriodic": "(a, b, c)",
+    "ScheddCronContinuous": "(a, b)", "OneShotCronHook": "(STARTD_CRON, a, b)",
+    "PeriodicCronHook": "(STARTD_CRON, a, b, c)", "ContinuousCronHook": "(STARTD_CRON, a, b)",
+}
+
+
+def _wheel_reads(path: Path) -> bool:
+    run = subprocess.run([sys.executable, "-c", "import htcondor2 as h; h.reload_config(); print('read')"],
+                         env=_clean_env(str(path)), capture_output=True, text=True, timeout=120)
+    return run.stdout.strip() == "read"
+
+
+def test_the_known_templates_are_htcondor_s(tmp_path):
+    """Every name of KNOWN_TEMPLATES is one the wheel's configuration reader accepts, and
+    a name it does not know stops it, as it stops this reader."""
+    pytest.importorskip("htcondor2")
+    from matchmaker.config.statements import KNOWN_TEMPLATES
+
+    every = tmp_path / "every.conf"
+    every.write_text("".join(f"use {category} : {name}{_TEMPLATE_ARGS.get(name, '')}\n"
+                             for category, names in KNOWN_TEMPLATES.items() for name in names))
+    assert _wheel_reads(every)
+    cfg(every.read_text())
+    unknown = tmp_path / "unknown.conf"
+    unknown.write_text("use FEATURE : NoSuchFeature\n")
+    assert not _wheel_reads(unknown)
