@@ -216,7 +216,8 @@ def _edits(args: argparse.Namespace) -> list[tuple[str, str, Optional[str]]]:
 def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     edits = _edits(args)
     if args.quotas and edits:
-        raise ClassAdError("--quotas only shows; run the edits without it", file=args.state)
+        raise UsageError("--quotas only shows; run the edits without it", f"{PROG} userprio")
+    active_since = _active_from(args)         # a mistake in it is found before any edit
     if store_absent(args.state) and not edits:
         what = "empty file, not an accountant database" if os.path.exists(args.state) else "no such accountant database"
         raise StateError(f"{what} (run 'matchmaker negotiate --state' first, "
@@ -232,7 +233,7 @@ def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     admin(acct, edit, name, value, now=now)
                 except ValueError as exc:
                     raise ClassAdError(f"--{exc}", file=args.state) from None
-        rows = priority_report(acct, all_users=True, active_since=_active_from(args))
+        rows = priority_report(acct, all_users=True, active_since=active_since)
         last = acct.last_update_time
     finally:
         acct.close()
@@ -265,8 +266,8 @@ def _active_from(args: argparse.Namespace) -> Optional[float]:
     try:
         return calendar.timegm(datetime.date(int(year), int(month), int(day)).timetuple())
     except ValueError:
-        raise ClassAdError(f"--activefrom: {month} {day} {year} is not a date (MONTH DAY YEAR)",
-                           file=args.state) from None
+        raise UsageError(f"--activefrom: {month} {day} {year} is not a date (MONTH DAY YEAR)",
+                         f"{PROG} userprio") from None
 
 
 def _show_quotas(acct: Accountant, args: argparse.Namespace, out: TextIO) -> int:

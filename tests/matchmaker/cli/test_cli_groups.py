@@ -157,7 +157,7 @@ def test_userprio_quotas_without_groups_and_with_edits(tmp_path):
     proc = mm("userprio", "--state", db, "--quotas")
     assert proc.returncode == 0 and "No group quotas" in proc.stdout
     proc = mm("userprio", "--state", db, "--quotas", "--delete", "u@d")
-    assert proc.returncode == 1 and "--quotas only shows" in proc.stderr
+    assert proc.returncode == 2 and "--quotas only shows" in proc.stderr        # a command-line mistake
 
 
 def test_bad_map_line_is_one_error_line(tmp_path):
@@ -263,8 +263,9 @@ def test_userprio_usage_most_activefrom_and_grouprollup(tmp_path):
     assert len(_rows(mm("userprio", "-state", db, "-activefrom", "11", "14", "2023").stdout)) == 7
     assert mm("userprio", "-state", db, "-activefrom", "11", "15", "2023").stdout == "No users.\n"
     bad = mm("userprio", "-state", db, "-activefrom", "13", "1", "2023")
-    assert bad.returncode == 1 and "Traceback" not in bad.stderr
-    assert bad.stderr.strip() == f"matchmaker: {db}: error: --activefrom: 13 1 2023 is not a date (MONTH DAY YEAR)"
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip() == ("matchmaker userprio: command-line error: --activefrom: 13 1 2023 is not a date "
+                                  "(MONTH DAY YEAR) (see 'matchmaker userprio -help')")
     assert mm("userprio", "-state", db, "-usage", "-most").returncode == 2      # one view at a time
 
 
