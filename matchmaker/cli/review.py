@@ -19,24 +19,27 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from classad.cli_grammar import UsageError
+
 from ..api import diff, lint
 from ..review.cycle_diff import CycleDiff, format_cycle_diff
 from ..review.series_diff import format_series_diff, write_diff_plots
-from .simulate import _positive_span, parse_span
+from .arguments import epoch_time, parse_span, positive_span
 
 PROG = "matchmaker"
 
 
 def _usage(err: TextIO, message: str) -> int:
-    err.write(f"{PROG}: error: {message}\n")
-    return 2
+    """A command-line mistake of ``lint`` or ``diff`` (``"lint: ..."``): one line, status 2."""
+    command, _, text = message.partition(": ")
+    raise UsageError(text, f"{PROG} {command}")
 
 
 def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if (args.slots is None) != (args.jobs is None):
         return _usage(err, "lint: --slots and --jobs go together")
     for path in (args.config, args.slots, args.jobs):
-        if path is not None and not os.path.isfile(path):
+        if path is not None and (os.path.isdir(path) or not (path == "-" or os.path.exists(path))):
             return _usage(err, f"lint: {path}: no such file")
     report = lint(args.config, args.slots, args.jobs, now=args.now)
     if args.json:
@@ -78,20 +81,13 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def _now(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds since the epoch") from None
-
-
 def register(subparsers: Any) -> None:
     """Add ``lint`` and ``diff`` to the ``matchmaker`` command."""
     li = subparsers.add_parser("lint", help="find a configuration's mistakes (and the pool's) before deploying it")
     li.add_argument("--config", required=True, help="negotiator configuration (HTCondor syntax)")
     li.add_argument("--slots", help="slot ads: also check attribute names and clauses against them")
     li.add_argument("--jobs", help="job ads (with --slots)")
-    li.add_argument("--now", type=float, help="the clock of the clause checks, seconds since the epoch")
+    li.add_argument("--now", type=epoch_time, help="the clock of the clause checks, seconds since the epoch")
     li.add_argument("--json", action="store_true", help="print the findings as a JSON list")
     li.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
     li.set_defaults(run=cmd_lint)
@@ -99,10 +95,10 @@ def register(subparsers: Any) -> None:
     d.add_argument("--config", required=True, action="append", help="configuration A, then (again) B")
     d.add_argument("--slots", required=True, help="slot ads")
     d.add_argument("--jobs", required=True, help="job ads")
-    d.add_argument("--now", type=_now, help="the cycle's (or the simulations' start) time, seconds since the epoch")
+    d.add_argument("--now", type=epoch_time, help="the cycle's (or the simulations' start) time, seconds since the epoch")
     d.add_argument("--state", help="accountant database (SQLite), read only, for the one-cycle diff")
     d.add_argument("--duration", type=parse_span, help="simulate this long under each configuration (e.g. 48h)")
-    d.add_argument("--interval", type=_positive_span, help="time between cycles (default: A's NEGOTIATOR_INTERVAL)")
+    d.add_argument("--interval", type=positive_span, help="time between cycles (default: A's NEGOTIATOR_INTERVAL)")
     d.add_argument("--seed", type=int, help="seed for random() in SimJobDuration")
     d.add_argument("--out", help="with --duration: directory for diff.json (and the plots)")
     d.add_argument("--plot", action="store_true", help="draw A against B into --out")

@@ -22,14 +22,15 @@ import time
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
+from classad.cli_grammar import UsageError
 from classad.errors import ClassAdError
 
 from ..sweeps import make_plan, read_config, run_plan, variants_of, write_meta
 from ..sweeps.plan import Times
 from ..sweeps.result import SweepResult
 from ..sweeps.spec import parse_vary
+from .arguments import epoch_time, finite_number, parse_span, positive_span
 from .progress import ProgressBar, wanted
-from .simulate import _factor, _positive_span, parse_span
 
 PROG = "matchmaker"
 
@@ -91,6 +92,13 @@ def _need(module: str, message: str) -> None:
         raise ClassAdError(message, file="<command line>") from None
 
 
+def _factor(text: str) -> float:
+    try:
+        return finite_number(text)
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"--setfactor: {exc}", f"{PROG} sweep") from None
+
+
 def _json(result: SweepResult) -> dict[str, Any]:
     return dict(variants=[dict(key=o.key, name=o.variant.name, parameters=o.variant.parameters(), status=o.status,
                                error=o.error) for o in result.outcomes],
@@ -147,9 +155,9 @@ def register(subparsers: Any) -> None:
     s.add_argument("--sweep", help="sweep file (TOML): [axes] and/or [[variant]] tables")
     s.add_argument("--vary", action="append", metavar="KNOB=V1,V2,...",
                    help="an axis of values of a knob (also seed=..., jobs=...); repeatable, crossed")
-    s.add_argument("--start", type=float, help="virtual start time, seconds since the epoch (default: now, or "
+    s.add_argument("--start", type=epoch_time, help="virtual start time, seconds since the epoch (default: now, or "
                                                "the resumed sweep's)")
-    s.add_argument("--interval", type=_positive_span,
+    s.add_argument("--interval", type=positive_span,
                    help="time between cycles (default: NEGOTIATOR_INTERVAL of each variant's configuration)")
     s.add_argument("--seed", type=int, help="seed of every variant that does not set its own")
     s.add_argument("--job-duration", type=parse_span, default=3600.0,
