@@ -312,7 +312,8 @@ class _Rejoined(io.RawIOBase):
             buffer[:count] = self._head[:count]
             self._head = self._head[count:]
             return count
-        data = self._rest.read(len(buffer))
+        read = getattr(self._rest, "read1", None) or self._rest.read    # what is there, not a whole block
+        data = read(len(buffer))
         if data is None:        # a non-blocking stream with nothing yet
             return 0
         buffer[:len(data)] = data

@@ -16,7 +16,8 @@ was.  ``userprio --quotas`` prints that stored table, as ``condor_userprio
 -quotas`` prints what the negotiator last computed, so it needs no ``--config``.
 Errors print one line ``matchmaker: <file>:<line>: <kind>: <message>`` on stderr
 and exit with 1; warnings print ``matchmaker: <file>:<line>: warning: <message>``
-and do not change the exit status.
+and do not change the exit status.  Command-line mistakes are one line naming the
+subcommand and exit with 2 (the grammar of :mod:`classad.cli_grammar`, docs/cli.md).
 """
 
 from __future__ import annotations
