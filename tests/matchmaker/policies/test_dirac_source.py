@@ -109,6 +109,37 @@ def test_picks_do_not_depend_on_the_order_of_the_input(order, seed):
     assert sequence([pending[i] for i in order]) == sequence(pending)
 
 
+def test_group_share_knobs_give_d1():
+    """D1 (docs/policies.md) set by knobs: DIRAC_DEFAULT_GROUP = analysis (jobs without an
+    accounting group), DIRAC_JOBSHARE_analysis 10000, DIRAC_JOBSHARE_mc 300,
+    DIRAC_JOBSHARING = mc.  analysis: two owners, 5000 each; alice's TaskQueues weigh 1 (jobs
+    at 1, 1, 1) and 3 (1, 5): 5000*1/4 = 1250 and 5000*3/4 = 3750; bob's 5000.  mc is
+    shared by the group: weights 1 and 2 of 3: 100 and 200.
+    Without DIRAC_JOBSHARING mc is split per owner first: 150 each.  Without
+    DIRAC_DEFAULT_GROUP the jobs fall in group user, share 1000: 125, 375 and 500."""
+    text = ("".join(job("alice@d", 1, p) for p in range(3))
+            + job("alice@d", 2, 0) + job("alice@d", 2, 1, extra="DiracPriority = 5")
+            + "".join(job("bob@d", 3, p) for p in range(2))
+            + "".join(job("x@d", 4, p, extra='AcctGroup = "mc"') for p in range(2))
+            + "".join(job("y@d", 5, p, extra='AcctGroup = "mc"\nDiracPriority = 2') for p in range(2)))
+    pending = [Pending(j, j.cluster) for j in pool_from_ads([], ads(text)).jobs]
+    shares = "DIRAC_JOBSHARE_analysis = 10000\nDIRAC_JOBSHARE_mc = 300\n"
+
+    def priorities(config: str) -> dict:
+        runner = DiracRunner(policy_params(Knobs.from_string(DIRAC + config)))
+        runner.begin_cycle(NOW, pending, [], {}, PoolShape(1, 1))
+        return {(r["owner"], r["group"], r["autocluster"]): r["priority"] for r in runner.report()}
+
+    grouped = "DIRAC_DEFAULT_GROUP = analysis\n" + shares
+    assert priorities(grouped + "DIRAC_JOBSHARING = mc\n") == pytest.approx({
+        ("alice@d", "analysis", 1): 1250, ("alice@d", "analysis", 2): 3750, ("bob@d", "analysis", 3): 5000,
+        ("mc.x@d", "mc", 4): 100, ("mc.y@d", "mc", 5): 200})
+    split = priorities(grouped)
+    assert (split[("mc.x@d", "mc", 4)], split[("mc.y@d", "mc", 5)]) == pytest.approx((150, 150))
+    plain = priorities(shares + "DIRAC_JOBSHARING = mc\n")
+    assert [plain[("alice@d", "user", 1)], plain[("alice@d", "user", 2)], plain[("bob@d", "user", 3)]] == \
+        pytest.approx([125, 375, 500])
+
 # ---- the history corrector ------------------------------------------------------------
 
 def test_a_late_group_is_averaged_over_the_whole_span():

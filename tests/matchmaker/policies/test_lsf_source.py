@@ -200,6 +200,39 @@ def test_a_running_job_is_not_history():
     assert runner.usage["A@d"].run_hours == pytest.approx(2.0)
 
 
+# ---- the weighting knobs, the default shares and the floor --------------------------------
+
+def test_cpu_and_run_time_factors():
+    """LSF_CPU_TIME_FACTOR 2, LSF_RUN_TIME_FACTOR 0.1: A's 2 h job with 3600 s of CPU:
+    cpu 0.5*k(2) = 0.653497, weighted 1.306994; run 0.1*2 = 0.2; slots 3*2 = 6:
+    D = 7.506994 -> 10/D = 1.332091."""
+    jobs = running("A@d", 1, 2, "RemoteUserCpu = 3600")
+    cfg = SHARES + "LSF_CPU_TIME_FACTOR = 2\nLSF_RUN_TIME_FACTOR = 0.1\n"
+    _, runner = cycle(cfg, 0, jobs, charge(cfg, jobs))
+    assert prio(runner, "A@d") == pytest.approx(1.332091, abs=1e-6)
+
+
+def test_hist_hours():
+    """LSF_HIST_HOURS 10: an hour of use counts 0.1 after 10 h, so 2 h of use that ended now
+    are 10/ln 10 * (1 - 0.1**(2/10)) = 4.342945 * 0.369043 = 1.602732 hours (k(2) = 1.306994
+    at the default 5)."""
+    led = charge(SHARES + "LSF_HIST_HOURS = 10\n", running("B@d", 2, 2))
+    assert led["B@d"].value == pytest.approx(1.602732, abs=1e-6)
+
+
+def test_default_shares_and_the_floor():
+    """LSF_USER_SHARES names only A; C gets LSF_DEFAULT_SHARES 4: nothing runs, D = 3*1,
+    priority 4/3.  With RUN_JOB_FACTOR 0 and no usage D = 0, raised to the floor: A gets
+    10/0.01 = 1000 (the seed: "The maximum value of dynamic user priority is 100 times the
+    number of user shares"); with LSF_PRIORITY_FLOOR 0.5, 10/0.5 = 20."""
+    jobs = job("A@d", 1) + job("C@d", 2)
+    _, runner = cycle("LSF_USER_SHARES = [A, 10]\nLSF_DEFAULT_SHARES = 4\n", 0, jobs)
+    assert prio(runner, "C@d") == pytest.approx(4 / 3)
+    _, floor = cycle("LSF_USER_SHARES = [A, 10]\nLSF_RUN_JOB_FACTOR = 0\n", 0, jobs)
+    assert prio(floor, "A@d") == pytest.approx(1000)
+    _, raised = cycle("LSF_USER_SHARES = [A, 10]\nLSF_RUN_JOB_FACTOR = 0\nLSF_PRIORITY_FLOOR = 0.5\n", 0, jobs)
+    assert prio(raised, "A@d") == pytest.approx(20)
+
 # ---- GPU and the memory adjustment ------------------------------------------------------
 
 def test_gpu_run_time_from_the_jobs_gpu_request():

@@ -61,6 +61,16 @@ def test_max_age_7_0_is_seven_days_in_a_cycle():
     assert runner.report()[0]["priority"] == 500
 
 
+def test_truncation_can_be_turned_off():
+    """Age weight 1000, a job eligible a day ago: 1000 * 86400/604800 = 142.857143; Slurm
+    truncates it to 142; SLURM_PRIORITY_TRUNCATE = false keeps the fraction."""
+    cfg = SLURM + "SLURM_PRIORITYWEIGHTAGE = 1000\n"
+    jobs = job("a@d", 1, extra=f"QDate = {int(NOW - 86400)}")
+    _, truncated = run(cfg, slots(1), jobs)
+    _, exact = run(cfg + "SLURM_PRIORITY_TRUNCATE = false\n", slots(1), jobs)
+    assert truncated.report()[0]["priority"] == 142
+    assert exact.report()[0]["priority"] == pytest.approx(142.857143, abs=1e-6)
+
 def test_half_life_is_read_as_a_slurm_time():
     """90 is ninety minutes: the half-life is 5400 s."""
     assert policy_params(Knobs.from_string(SLURM + "SLURM_PRIORITYDECAYHALFLIFE = 90\n")).slurm.decay_half_life == 5400
