@@ -219,7 +219,9 @@ RES = ("Cpus", "Memory", "Disk")
 def pools(draw):
     """1-3 partitionable slots (1-8 cores, 1-8 GB, 2-20 MB of disk; with a consumption policy
     or not) and a static slot, 1-14
-    jobs of alice and bob (1-3 cores, 100-3000 MB, 1-4000 KB, 300-1500 s)."""
+    jobs of alice and bob (1-3 cores, 100-3000 MB, 1-4000 KB, 300-1500 s; bob's arrive at
+    600 s); leftovers on or off;
+    no preemption, priority preemption, or that and preemption inside partitionable slots."""
     slots = "".join(pslot_text(f"slot1@node{m}", draw(st.integers(1, 8)), 1024 * draw(st.integers(1, 8)),
                                1024 * draw(st.integers(2, 20))).replace("SlotWeight = Cpus\n",
                                                                         "SlotWeight = Cpus\n" + CONSUMPTION * cp)
@@ -228,9 +230,12 @@ def pools(draw):
     jobs = ""
     for p in range(draw(st.integers(1, 14))):
         owner = draw(st.sampled_from(["alice", "bob"]))
+        arrival = f"\nQDate = {START + 600:.0f}" if owner == "bob" else ""     # bob comes to a busy pool
         jobs += job_text(p, draw(st.integers(1, 3)), draw(st.integers(100, 3000)), draw(st.integers(1, 4000)),
-                         owner, f"SimJobDuration = {draw(st.integers(1, 5)) * 300}")
-    return slots, jobs, draw(st.booleans())
+                         owner, f"SimJobDuration = {draw(st.integers(1, 5)) * 300}{arrival}")
+    preemption = draw(st.sampled_from(["PREEMPTION_REQUIREMENTS = False\n", "PREEMPTION_REQUIREMENTS = True\n",
+                                       "PREEMPTION_REQUIREMENTS = True\nALLOW_PSLOT_PREEMPTION = true\n"]))
+    return slots, jobs, draw(st.booleans()), preemption
 
 
 def snapshots(monkeypatch) -> list:
@@ -258,9 +263,9 @@ def test_partitionable_invariants(monkeypatch, pool):
     exactly the resources it started with; (2) no two running jobs hold one slot and every
     claimed dynamic slot runs exactly one job; (3) what the accountant charged each submitter
     equals the sum over cycles of its claimed slots' weights times the interval."""
-    slots, jobs, leftovers = pool
+    slots, jobs, leftovers, preemption = pool
     seen = snapshots(monkeypatch)
-    config = f"CLAIM_PARTITIONABLE_LEFTOVERS = {leftovers}\nPREEMPTION_REQUIREMENTS = False\n"
+    config = f"CLAIM_PARTITIONABLE_LEFTOVERS = {leftovers}\n{preemption}"
     sim = simulate(slots, jobs, config, duration=1800, interval=300)
     totals = {ad["Name"]: {r: ad[r] for r in RES} for ad in ads(slots) if ad.get("PartitionableSlot")}
     for _t, snap, running in seen:
