@@ -17,7 +17,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from classad.cli_grammar import UsageError
 
@@ -29,18 +29,17 @@ from .arguments import epoch_time, parse_span, positive_span
 PROG = "matchmaker"
 
 
-def _usage(err: TextIO, message: str) -> int:
-    """A command-line mistake of ``lint`` or ``diff`` (``"lint: ..."``): one line, status 2."""
-    command, _, text = message.partition(": ")
+def _mistake(command: str, text: str) -> NoReturn:
+    """A command-line mistake of ``lint`` or ``diff``: one line, status 2."""
     raise UsageError(text, f"{PROG} {command}")
 
 
 def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if (args.slots is None) != (args.jobs is None):
-        return _usage(err, "lint: --slots and --jobs go together")
+        _mistake("lint", "--slots and --jobs go together")
     for path in (args.config, args.slots, args.jobs):
         if path is not None and (os.path.isdir(path) or not (path == "-" or os.path.exists(path))):
-            return _usage(err, f"lint: {path}: no such file")
+            _mistake("lint", f"{path}: no such file")
     report = lint(args.config, args.slots, args.jobs, now=args.now)
     if args.json:
         json.dump(report.to_json(), out, indent=2)
@@ -52,13 +51,13 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if len(args.config) != 2:
-        return _usage(err, "diff: give --config twice (A, then B)")
+        _mistake("diff", "give --config twice (A, then B)")
     if args.duration is None and (args.interval is not None or args.plot or args.seed is not None):
-        return _usage(err, "diff: --interval, --seed and --plot need --duration")
+        _mistake("diff", "--interval, --seed and --plot need --duration")
     if args.plot and not args.out:
-        return _usage(err, "diff: --plot needs --out DIR")
+        _mistake("diff", "--plot needs --out DIR")
     if args.duration is not None and args.state is not None:
-        return _usage(err, "diff: --state is for one cycle; simulations start from an empty accountant")
+        _mistake("diff", "--state is for one cycle; simulations start from an empty accountant")
     now = time.time() if args.now is None else args.now
     a, b = args.config
     result = diff(a, b, args.slots, args.jobs, now=now, duration=args.duration, interval=args.interval,
