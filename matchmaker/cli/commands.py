@@ -93,6 +93,8 @@ def result_json(result: CycleResult) -> dict[str, Any]:
             row.update(group=m.group, negotiating_group=m.negotiating_group, autoregroup=m.autoregroup)
         if m.preemption is not None:
             row["preemption"] = preemption_json(m.preemption)
+        if m.preempted_slots:       # ALLOW_PSLOT_PREEMPTION: the dynamic slots the match ends
+            row["preempted_slots"] = list(m.preempted_slots)
         matches.append(row)
     doc: dict[str, Any] = {
         "matches": matches,

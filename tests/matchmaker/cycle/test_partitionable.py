@@ -585,3 +585,21 @@ def test_pslot_preemption_in_a_simulation():
     assert sim.column("bob@example.org", "running") == [1]
     assert [(s.slot, s.customer, s.weight) for s in sim.spans if s.customer == "bob@example.org"] == \
         [("slot1_1@node1", "bob@example.org", 6)]
+
+
+def test_pslot_preemption_in_negotiate_json(tmp_path):
+    """``negotiate --json`` lists the dynamic slots a match preempts (the scenario of
+    test_pslot_preemption_by_priority: both of alice's slots)."""
+    import json
+
+    from tests.support import run_matchmaker
+
+    (tmp_path / "slots.ad").write_text(carved_machine())
+    (tmp_path / "jobs.ad").write_text(running_alice() + bob_jobs(1, cpus=6, memory=6000))
+    (tmp_path / "c.config").write_text(PSLOT_PREEMPTION)
+    status, out, err = run_matchmaker("negotiate", "--config", tmp_path / "c.config", "--slots", tmp_path / "slots.ad",
+                                      "--jobs", tmp_path / "jobs.ad", "--now", START, "--json")
+    assert status == 0, err
+    (match,) = json.loads(out)["matches"]
+    assert (match["slot"], match["preempted"], match["preempted_slots"]) == \
+        ("slot1@node1", ALICE, ["slot1_1@node1", "slot1_2@node1"])
