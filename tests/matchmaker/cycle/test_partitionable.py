@@ -603,3 +603,17 @@ def test_pslot_preemption_in_negotiate_json(tmp_path):
     (match,) = json.loads(out)["matches"]
     assert (match["slot"], match["preempted"], match["preempted_slots"]) == \
         ("slot1@node1", ALICE, ["slot1_1@node1", "slot1_2@node1"])
+
+
+def test_split_hands_out_gpus():
+    """A pslot listing GPUs in MachineResources (4 of them): a job asking 1 GPU gets a
+    dynamic slot with GPUs = 1 and the pslot keeps 3; a job without RequestGPUs takes none
+    (the pslot keeps 3 after the second split too)."""
+    text = pslot_text(cpus=8, memory=8192).replace(
+        "SlotWeight = Cpus\n", 'SlotWeight = Cpus\nMachineResources = "Cpus Memory Disk Swap GPUs"\nGPUs = 4\n')
+    pool = pool_from_ads(ads(text), ads(job_text(0, extra="RequestGPUs = 1") + job_text(1)))
+    out = claim_matches(pool, one_match(pool, "1.0", "slot1@node1"), Settings.defaults())
+    slots = {s.name: s.ad for s in out.pool.slots}
+    assert slots["slot1_1@node1"]["GPUs"] == 1
+    assert slots["slot1_2@node1"]["GPUs"] == 0        # job 1.0's leftovers started 1.1
+    assert slots["slot1@node1"]["GPUs"] == 3
