@@ -133,6 +133,14 @@ def print_summary(result: SweepResult, out: TextIO) -> None:
                   .rstrip() + "\n")
 
 
+def _vary_option(text: str) -> str:
+    """``NAME=v1,v2,...`` (its values are checked against the knob table later)."""
+    name, eq, values = text.partition("=")
+    if not eq or not name.strip() or not values.strip(", "):
+        raise argparse.ArgumentTypeError(f"{text!r}: write NAME=value1,value2,...")
+    return text
+
+
 def _workers(text: str) -> int:
     try:
         n = int(text)
@@ -153,7 +161,7 @@ def register(subparsers: Any) -> None:
     s.add_argument("--duration", required=True, type=parse_span, help="virtual time to simulate (e.g. 24h)")
     s.add_argument("--out", required=True, help="directory for the results (each variant as it finishes)")
     s.add_argument("--sweep", help="sweep file (TOML): [axes] and/or [[variant]] tables")
-    s.add_argument("--vary", action="append", metavar="KNOB=V1,V2,...",
+    s.add_argument("--vary", action="append", metavar="KNOB=V1,V2,...", type=_vary_option,
                    help="an axis of values of a knob (also seed=..., jobs=...); repeatable, crossed")
     s.add_argument("--start", type=epoch_time, help="virtual start time, seconds since the epoch (default: now, or "
                                                "the resumed sweep's)")

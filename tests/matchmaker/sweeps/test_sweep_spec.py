@@ -108,8 +108,14 @@ def test_bad_sweep_files_get_one_line_naming_file_and_line(tmp_path, text, line,
     assert not (tmp_path / "out").exists()          # nothing written
 
 
+@pytest.mark.parametrize("option", ["PRIORITY_HALFLIFE", "=1,2", "PRIORITY_HALFLIFE=,"])
+def test_a_malformed_vary_is_a_command_line_mistake(tmp_path, option):
+    rc, out, err = run_cli(tmp_path, None, "--vary", option)
+    assert rc == 2 and out == "" and err.count("\n") == 1 and "write NAME=value1,value2" in err, err
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("extra, message", [
-    (("--vary", "PRIORITY_HALFLIFE"), "write NAME=value1,value2"),
     (("--vary", "PRIORITY_HALFLIFE=abc"), "'abc' is not a number"),
     (("--vary", "MY_KNOB=1,2"), "MY_KNOB is not a knob"),
     ((), "nothing to sweep"),
