@@ -3,13 +3,14 @@
 For one job: does its request, rounded as the startd rounds it, fit what each
 partitionable slot has left ("fits what is left: no (needs 8 GB, 2 GB left)"), and
 what the schedd does after the cycle with the leftovers of the partitionable slots
-its submitter was matched with: start this job there, or why not.
+its submitter was matched with: start this job there, or why not.  For one
+partitionable slot: what it has left and how many requests fit it.
 """
 
 from __future__ import annotations
 
 from ..cycle.claims import claim_matches, rounding_of
-from ..pool.ads import Job
+from ..pool.ads import Job, Slot
 from ..pool.partition import available, machine_resources, requested, shortfall
 from .pool_view import PoolView
 
@@ -21,14 +22,19 @@ def amount(resource: str, *values: float) -> list[str]:
     (KB) in GB or MB when every value is a whole number of them."""
     key = resource.lower()
     if key == "cpus":
-        return [f"{v:g} core{'s' if v != 1 else ''}" for v in values]
+        return [f"{_n(v)} core{'s' if v != 1 else ''}" for v in values]
     if key not in ("memory", "disk"):
-        return [f"{v:g} {resource}" for v in values]
+        return [f"{_n(v)} {resource}" for v in values]
     kb = [v * 1024 if key == "memory" else v for v in values]
     for unit, size in (("GB", 1024 * 1024), ("MB", 1024)):
         if all(k % size == 0 and (k >= size or k == 0) for k in kb):
-            return [f"{k / size:g} {unit}" for k in kb]
-    return [f"{v:g} MB" for v in values] if key == "memory" else [f"{v:g} KB" for v in values]
+            return [f"{_n(k / size)} {unit}" for k in kb]
+    return [f"{_n(v)} MB" for v in values] if key == "memory" else [f"{_n(v)} KB" for v in values]
+
+
+def _n(v: float) -> str:
+    """A number as written by hand: whole numbers without a decimal point or exponent."""
+    return str(int(v)) if float(v).is_integer() and abs(v) < 2**53 else f"{v:g}"
 
 
 def _short(resource: str, need: float, left: float) -> str:
@@ -55,6 +61,28 @@ def fit_lines(view: PoolView, job: Job) -> list[str]:
     if len(pslots) > SHOWN:
         lines.append(f"... and {len(pslots) - SHOWN} more partitionable slot(s)")
     return lines
+
+
+def slot_lines(view: PoolView, slot: Slot, jobs: list[Job]) -> list[str]:
+    """For a partitionable slot: what it has left, and how many of ``jobs`` (one per
+    request) fit it with their rounded requests, naming what the first misfit lacks."""
+    if not slot.partitionable:
+        return []
+    resources = machine_resources(slot.ad)
+    left = available(slot.ad, resources)
+    has = ", ".join(amount(r, v)[0] for r, v in left.items())
+    rounding = rounding_of(view.settings)
+    misfits = []
+    for job in jobs:
+        need = requested(job.ad, slot.ad, resources, rounding)
+        short = shortfall(need, left)
+        if short is not None:
+            misfits.append((job, short, need[short]))
+    out = [f"partitionable: {has} left; {len(jobs) - len(misfits)} of {len(jobs)} request(s) fit what is left"]
+    if misfits:
+        first, res, asked = misfits[0]
+        out.append(f"job {first.id} does not fit what is left ({_short(res, asked, left[res])})")
+    return out
 
 
 def leftover_lines(view: PoolView, job: Job) -> list[str]:
@@ -88,4 +116,4 @@ def leftover_lines(view: PoolView, job: Job) -> list[str]:
     return out
 
 
-__all__ = ["amount", "fit_lines", "leftover_lines"]
+__all__ = ["amount", "fit_lines", "leftover_lines", "slot_lines"]

@@ -14,6 +14,7 @@ from typing import Optional
 
 from ..pool.ads import Job
 from .clauses import ClauseCount, accepts, count_clauses, evaluator, first_failures
+from .partitionable import slot_lines
 from .pool_view import PoolView
 
 
@@ -86,6 +87,7 @@ def analyze_slot(view: PoolView, name: str) -> SlotReport:
                    [f"{c.text} is an error for {c.error} request(s)" for c in clauses if c.error]
     if ad.get_node("Requirements") is None:
         report.notes.append("the slot has no Requirements: it matches no job")
+    report.notes += slot_lines(view, slot, [j for j, _ in requests])
     return report
 
 

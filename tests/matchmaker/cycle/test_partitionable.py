@@ -617,3 +617,16 @@ def test_split_hands_out_gpus():
     assert slots["slot1_1@node1"]["GPUs"] == 1
     assert slots["slot1_2@node1"]["GPUs"] == 0        # job 1.0's leftovers started 1.1
     assert slots["slot1@node1"]["GPUs"] == 3
+
+
+def test_analyze_slot_what_is_left():
+    """analyze --slot on a pslot with 4 cores and 2048 MB left: of two requests (1000 MB ->
+    1024, and 8192 MB), one fits; the other needs 8 GB where 2 GB are left."""
+    from matchmaker.analyze import analyze_slot, prepare
+
+    loaded = matchmaker.load_ads(Knobs.from_string(""), ads(pslot_text(cpus=4, memory=2048)),
+                                 ads(job_text(0) + bob_jobs(1, memory=8192)))
+    report = analyze_slot(prepare(loaded.pool, loaded.settings, START, None), "slot1@node1")
+    assert report.notes[-2:] == [
+        "partitionable: 4 cores, 2 GB, 1000000 KB left; 1 of 2 request(s) fit what is left",
+        "job 2.0 does not fit what is left (needs 8 GB, 2 GB left)"]
