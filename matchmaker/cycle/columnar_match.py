@@ -19,7 +19,7 @@ NaN (where Python's sort and ``lexsort`` disagree) is left to the scalar path.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -32,11 +32,12 @@ from classad.columnar import (
     rank_array,
     true_mask,
 )
-from classad.columnar.column import K_ERROR
+from classad.columnar.column import K_ERROR, Column
 from classad.values import FLT_MAX
 
-from ..pool.concurrency import parse_limits
-from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Candidate, CandidateList
+from ..config.settings import MatchPolicy
+from ..pool.concurrency import ConcurrencyLimits, parse_limits
+from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Budget, Candidate, CandidateList
 from .ephemeral import NegotiationAd
 from .evaluator import (
     J_LIMITS,
@@ -44,6 +45,7 @@ from .evaluator import (
     S_PRANK,
     S_PRE,
     S_RANK,
+    Evaluator,
     SlotClass,
     SlotEntry,
     is_true,
@@ -108,18 +110,27 @@ class LazyCandidates:
         return c
 
 
-def _slots(matcher: Any, classes: Sequence[SlotClass]) -> SlotTable:
-    cached = getattr(matcher, "_columnar_slots", None)
+class MatcherParts(Protocol):
+    """What the columnar build reads of the cycle's :class:`~matchmaker.cycle.matching.Matcher`."""
+
+    ev: Evaluator
+    policy: MatchPolicy
+    limits: ConcurrencyLimits
+    eup_of: Callable[[str], float]
+    columnar_slots: Optional[tuple[Sequence[SlotClass], SlotTable]]
+
+
+def _slots(matcher: MatcherParts, classes: Sequence[SlotClass]) -> SlotTable:
+    cached = matcher.columnar_slots
     if cached is None or cached[0] is not classes:
-        cached = (classes, SlotTable(classes))
-        matcher._columnar_slots = cached
+        cached = matcher.columnar_slots = (classes, SlotTable(classes))
     return cached[1]
 
 
-def table_of(matcher: Any, ads: Sequence[Any]) -> Optional[AdTable]:
+def table_of(matcher: MatcherParts, ads: Sequence[Any]) -> Optional[AdTable]:
     """The matcher's slot table if its rows are exactly ``ads`` (the same objects, in
     order), so that other evaluations over those slots share its columns and results."""
-    cached = getattr(matcher, "_columnar_slots", None)
+    cached = matcher.columnar_slots
     if cached is None:
         return None
     table = cached[1].table
@@ -128,46 +139,82 @@ def table_of(matcher: Any, ads: Sequence[Any]) -> Optional[AdTable]:
     return table
 
 
-def build(matcher: Any, req: NegotiationAd, autocluster: int, submitter: str, classes: Sequence[SlotClass],
-          only_rank: bool, budget: Any, static_limits: bool) -> Optional[Any]:
-    """The candidate list of ``req`` (as ``Matcher.build``), or None to let the scalar path do it."""
+def build(matcher: MatcherParts, req: NegotiationAd, autocluster: int, submitter: str,
+          classes: Sequence[SlotClass], only_rank: bool, budget: Budget, static_limits: bool
+          ) -> Optional[CandidateList]:
+    """The candidate list of ``req`` (as ``Matcher.build``), or None to let the scalar path do it.
 
-    ev, pol = matcher.ev, matcher.policy
+    Five stages over the rows of the available slots: both Requirements, the preemption
+    state of claimed slots, the submitter's limits, concurrency limits, and the sort key."""
     slots = _slots(matcher, classes)
     slots.sync()
-    table, st = slots.table, ev.state
-    out = CandidateList(autocluster, only_rank, [])
-    avail = slots.alive & slots.claimed if only_rank else slots.alive.copy()
-    rows = np.nonzero(avail)[0]
+    run = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []))
+    rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive.copy())[0]
+    rows = run.both_requirements(rows)
+    rows, state, keep, rank_errors = run.preemption_states(rows, submitter, only_rank)
+    keep = run.within_submitter_limits(rows, state, keep, budget)
+    rows, state = rows[keep], state[keep]
+    if not static_limits:
+        rows, state = run.within_concurrency_limits(rows, state)
+    keys = run.sort_keys(rows, state, rank_errors)
+    if keys is None:
+        return None
+    order = np.lexsort((slots.index[rows], keys[3], -state, keys[2], keys[1], keys[0]))
+    run.out.items = LazyCandidates(slots, rows[order], state[order], [k[order] for k in keys])  # type: ignore[assignment]
+    return run.out
 
-    def job_side(attr: str, at: np.ndarray):
-        return evaluate_attribute(table, attr, row_side="target", other=req, state=st, rows=at)
 
-    def slot_side(attr: str, at: np.ndarray):
-        return evaluate_attribute(table, attr, row_side="my", other=req, state=st, rows=at)
+class _RequestColumns:
+    """One request's evaluations over the slot table, and the candidate list being filled."""
 
-    def knob(node: ast.Node, at: np.ndarray):
-        return evaluate_column(node, table, row_side="my", other=req, state=st, rows=at, shared=True)
+    def __init__(self, matcher: MatcherParts, req: NegotiationAd, slots: SlotTable, out: CandidateList) -> None:
+        self.matcher, self.req, self.slots, self.out = matcher, req, slots, out
+        self.policy = matcher.policy
+        self.table, self.state = slots.table, matcher.ev.state
 
-    # Both Requirements (the job's first, as the scalar path asks them).
-    if len(rows):
-        rows = rows[true_mask(job_side("requirements", rows))]
-    if len(rows):
-        rows = rows[true_mask(slot_side("requirements", rows))]
-    claimed = slots.claimed[rows]
-    if pol.skip_claimed_idle:
-        keep = ~(claimed & slots.claimed_idle[rows])
-        rows, claimed = rows[keep], claimed[keep]
-    state = np.full(len(rows), NO_PREEMPTION, dtype=np.int64)
-    keep = np.ones(len(rows), dtype=bool)
-    rank_errors: list[int] = []
-    cpos = np.nonzero(claimed)[0]
-    if len(cpos):
-        crow = rows[cpos]
-        rank_col = slot_side("rank", crow)
+    def job_side(self, attr: str, at: np.ndarray) -> Column:
+        return evaluate_attribute(self.table, attr, row_side="target", other=self.req, state=self.state, rows=at)
+
+    def slot_side(self, attr: str, at: np.ndarray) -> Column:
+        return evaluate_attribute(self.table, attr, row_side="my", other=self.req, state=self.state, rows=at)
+
+    def knob(self, node: ast.Node, at: np.ndarray) -> Column:
+        return evaluate_column(node, self.table, row_side="my", other=self.req, state=self.state, rows=at,
+                               shared=True)
+
+    def both_requirements(self, rows: np.ndarray) -> np.ndarray:
+        """The rows whose slot both Requirements accept (the job's first, as the scalar path asks them)."""
+        if len(rows):
+            rows = rows[true_mask(self.job_side("requirements", rows))]
+        if len(rows):
+            rows = rows[true_mask(self.slot_side("requirements", rows))]
+        return rows
+
+    def preemption_states(self, rows: np.ndarray, submitter: str, only_rank: bool
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+        """Each row's preemption state, which rows stay candidates, and the rows whose
+        slot Rank is an error (docs/negotiation.md, candidate slots)."""
+        slots = self.slots
+        claimed = slots.claimed[rows]
+        if self.policy.skip_claimed_idle:
+            keep = ~(claimed & slots.claimed_idle[rows])
+            rows, claimed = rows[keep], claimed[keep]
+        state = np.full(len(rows), NO_PREEMPTION, dtype=np.int64)
+        keep = np.ones(len(rows), dtype=bool)
+        rank_errors: list[int] = []
+        cpos = np.nonzero(claimed)[0]
+        if len(cpos):
+            rank_errors = self.claimed_states(rows[cpos], cpos, state, keep, submitter, only_rank)
+        return rows, state, keep, rank_errors
+
+    def claimed_states(self, crow: np.ndarray, cpos: np.ndarray, state: np.ndarray, keep: np.ndarray,
+                       submitter: str, only_rank: bool) -> list[int]:
+        """Preemption of the claimed rows ``crow`` (at ``cpos``): by machine Rank, else by
+        priority under PREEMPTION_REQUIREMENTS; ``state`` and ``keep`` are set in place."""
+        slots, pol = self.slots, self.policy
+        rank_col = self.slot_side("rank", crow)
         rank = rank_array(rank_col)
-        current = rank_array(slot_side("currentrank", crow))
-        rank_errors = crow[rank_col.kind == K_ERROR].tolist()
+        current = rank_array(self.slot_side("currentrank", crow))
         better = rank > current
         same = rank >= current
         state[cpos[better]] = RANK_PREEMPTION
@@ -182,7 +229,8 @@ def build(matcher: Any, req: NegotiationAd, autocluster: int, submitter: str, cl
                 keep[cpos[mine]] = False
                 rest &= ~mine
         if pol.preemption_needs_better_eup and rest.any():
-            worse = rest & ~(matcher.eup_of(submitter) < slots.eups(matcher.eup_of)[crow])
+            eup_of = self.matcher.eup_of
+            worse = rest & ~(eup_of(submitter) < slots.eups(eup_of)[crow])
             keep[cpos[worse]] = False
             rest &= ~worse
         prereq = pol.preemption_requirements
@@ -192,68 +240,80 @@ def build(matcher: Any, req: NegotiationAd, autocluster: int, submitter: str, cl
             else:
                 passed = np.zeros(len(crow), dtype=bool)
                 at = np.nonzero(rest)[0]
-                passed[at] = true_mask(knob(prereq, crow[at]))
+                passed[at] = true_mask(self.knob(prereq, crow[at]))
             refused = rest & ~passed
             if refused.any():
-                out.no_preemption_req = True
+                self.out.no_preemption_req = True
                 keep[cpos[refused]] = False
                 rest &= passed
         keep[cpos[rest & ~same]] = False
         state[cpos[rest & same]] = PRIO_PREEMPTION
-    # Submitter limits (RANK preemption is not limited).
-    w = slots.weight[rows]
-    prio_ok = (budget.used + w <= budget.lim) | (budget.used <= 0 and budget.lim > 0)
-    free_ok = (budget.used_unclaimed + w <= budget.lim_unclaimed) | \
-        (budget.used_unclaimed <= 0 and budget.lim_unclaimed > 0)
-    limited = keep & (((state == PRIO_PREEMPTION) & ~prio_ok) | ((state == NO_PREEMPTION) & ~free_ok))
-    if limited.any():
-        out.limited = True
-        keep &= ~limited
-    rows, state = rows[keep], state[keep]
-    if not static_limits and req.get_node("concurrencylimits") is not None and len(rows):
+        return crow[rank_col.kind == K_ERROR].tolist()
+
+    def within_submitter_limits(self, rows: np.ndarray, state: np.ndarray, keep: np.ndarray,
+                                budget: Budget) -> np.ndarray:
+        """``keep`` without the rows the submitter's limits refuse (RANK preemption is not limited)."""
+        w = self.slots.weight[rows]
+        prio_ok = (budget.used + w <= budget.lim) | (budget.used <= 0 and budget.lim > 0)
+        free_ok = (budget.used_unclaimed + w <= budget.lim_unclaimed) | \
+            (budget.used_unclaimed <= 0 and budget.lim_unclaimed > 0)
+        limited = keep & (((state == PRIO_PREEMPTION) & ~prio_ok) | ((state == NO_PREEMPTION) & ~free_ok))
+        if limited.any():
+            self.out.limited = True
+            keep &= ~limited
+        return keep
+
+    def within_concurrency_limits(self, rows: np.ndarray, state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The rows whose slot leaves the request's concurrency limits room (a limit that
+        reads the slot is evaluated per slot)."""
+        if self.req.get_node("concurrencylimits") is None or not len(rows):
+            return rows, state
         ok = np.ones(len(rows), dtype=bool)
-        ev.use_request(req)
+        ev = self.matcher.ev
+        ev.use_request(self.req)
         for p, r in enumerate(rows.tolist()):
-            v = ev.value(slots.entries[r], J_LIMITS)
-            full = matcher.limits.exhausted(parse_limits(v)) if type(v) is str else []
+            v = ev.value(self.slots.entries[r], J_LIMITS)
+            full = self.matcher.limits.exhausted(parse_limits(v)) if type(v) is str else []
             if full:
-                out.concurrency.extend(full)
+                self.out.concurrency.extend(full)
                 ok[p] = False
-        rows, state = rows[ok], state[ok]
-    # The sort key of docs/negotiation.md (candidate slots).
-    n = len(rows)
-    warn: list[tuple[int, int]] = [(r, S_RANK) for r in rank_errors]
-    ranks = {}
-    for kind, node in ((S_PRE, pol.pre_job_rank), (S_POST, pol.post_job_rank)):
-        if node is None or n == 0:
-            ranks[kind] = np.full(n, -math.inf)
-        else:
-            col = knob(node, rows)
-            ranks[kind] = knob_rank_array(col)
-            warn.extend((r, kind) for r in rows[col.kind == K_ERROR].tolist())
-    job_rank = np.zeros(n) if pol.ignore_job_ranks or n == 0 else rank_array(job_side("rank", rows))
-    prank = np.full(n, -FLT_MAX)
-    preempting = np.nonzero(state != NO_PREEMPTION)[0]
-    if len(preempting):
-        if pol.preemption_rank is None:
-            prank[preempting] = -math.inf
-        else:
-            col = knob(pol.preemption_rank, rows[preempting])
-            prank[preempting] = knob_rank_array(col)
-            warn.extend((r, S_PRANK) for r in rows[preempting][col.kind == K_ERROR].tolist())
-    keys = [-ranks[S_PRE], -job_rank, -ranks[S_POST], -prank]
-    if any(np.isnan(k).any() for k in keys):
-        return None
-    # Errors are reported by the scalar evaluator, so that the same slots are named
-    # (it reports an error once per distinct set of values read).
-    for r, kind in warn:
-        e = slots.entries[r]
-        if kind == S_RANK:
-            e = next((x for x in e.cls.entries if x.alive), e) if e.cls is not None else e
-        ev.value(e, kind)
-    order = np.lexsort((slots.index[rows], keys[3], -state, keys[2], keys[1], keys[0]))
-    out.items = LazyCandidates(slots, rows[order], state[order], [k[order] for k in keys])  # type: ignore[assignment]
-    return out
+        return rows[ok], state[ok]
+
+    def sort_keys(self, rows: np.ndarray, state: np.ndarray, rank_errors: list[int]) -> Optional[list[np.ndarray]]:
+        """The four rank keys of docs/negotiation.md (candidate slots), negated for an
+        ascending sort; None when one is NaN (the scalar path orders those).  The errors
+        met are reported by the scalar evaluator, so that the same slots are named (it
+        reports an error once per distinct set of values read)."""
+        pol, n = self.policy, len(rows)
+        warn: list[tuple[int, int]] = [(r, S_RANK) for r in rank_errors]
+        ranks = {}
+        for kind, node in ((S_PRE, pol.pre_job_rank), (S_POST, pol.post_job_rank)):
+            if node is None or n == 0:
+                ranks[kind] = np.full(n, -math.inf)
+            else:
+                col = self.knob(node, rows)
+                ranks[kind] = knob_rank_array(col)
+                warn.extend((r, kind) for r in rows[col.kind == K_ERROR].tolist())
+        job_rank = np.zeros(n) if pol.ignore_job_ranks or n == 0 else rank_array(self.job_side("rank", rows))
+        prank = np.full(n, -FLT_MAX)
+        preempting = np.nonzero(state != NO_PREEMPTION)[0]
+        if len(preempting):
+            if pol.preemption_rank is None:
+                prank[preempting] = -math.inf
+            else:
+                col = self.knob(pol.preemption_rank, rows[preempting])
+                prank[preempting] = knob_rank_array(col)
+                warn.extend((r, S_PRANK) for r in rows[preempting][col.kind == K_ERROR].tolist())
+        keys = [-ranks[S_PRE], -job_rank, -ranks[S_POST], -prank]
+        if any(np.isnan(k).any() for k in keys):
+            return None
+        ev = self.matcher.ev
+        for r, kind in warn:
+            e = self.slots.entries[r]
+            if kind == S_RANK:
+                e = next((x for x in e.cls.entries if x.alive), e) if e.cls is not None else e
+            ev.value(e, kind)
+        return keys
 
 
-__all__ = ["LazyCandidates", "SlotTable", "build", "table_of"]
+__all__ = ["LazyCandidates", "MatcherParts", "SlotTable", "build", "table_of"]

@@ -36,7 +36,7 @@ from .candidates import (
     CandidateList,
     permits,
 )
-from .columnar_match import build as build_columnar
+from .columnar_match import SlotTable, build as build_columnar
 from .ephemeral import NegotiationAd
 from .evaluator import (
     J_LIMITS,
@@ -74,6 +74,8 @@ class Matcher:
         self.children: dict[int, list[SlotEntry]] = {}
         self._pslot_entries: list[SlotEntry] = []
         self.weight_of: Callable[[ClassAd], float] = lambda _ad: 1.0
+        # The columnar engine's slot table of this cycle, with the slot classes it was built from.
+        self.columnar_slots: Optional[tuple[Sequence[SlotClass], SlotTable]] = None
 
     def request_limits(self, req: NegotiationAd) -> Optional[list[tuple[str, float]]]:
         """The request's limits when ``ConcurrencyLimits`` is a plain string, else None."""
