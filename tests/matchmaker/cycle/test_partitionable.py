@@ -630,3 +630,17 @@ def test_analyze_slot_what_is_left():
     assert report.notes[-2:] == [
         "partitionable: 4 cores, 2 GB, 1000000 KB left; 1 of 2 request(s) fit what is left",
         "job 2.0 does not fit what is left (needs 8 GB, 2 GB left)"]
+
+
+def test_example_partitionable_readme():
+    """examples/partitionable/README.md: 16 running and 16.0 slot-hours with leftovers, 13
+    running and 6.5 slot-hours without (worked out in the README)."""
+    from tests.support import ROOT
+
+    d = ROOT / "examples" / "partitionable"
+    got = {}
+    for name in ("leftovers", "no-leftovers"):
+        loaded = matchmaker.load(d / f"{name}.config", d / "slots.ad", d / "jobs.ad")
+        sim = matchmaker.simulate(loaded, start=START, duration=3600)
+        got[name] = (sim.at(1, ALICE)["running"], sim.at(1, ALICE)["charged"] / 3600)
+    assert got == {"leftovers": (16, 16.0), "no-leftovers": (13, 6.5)}
