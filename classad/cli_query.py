@@ -108,71 +108,104 @@ def _names_input(word: str) -> bool:
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """The query options from ``argv`` (the words after ``query``)."""
-    ns = argparse.Namespace(files=[], constraint=None, af=None, af_opts="", formats=[], sort=[],
-                            limit=None, output="old", input_format="auto", keep_going=False,
-                            attributes=[])
-    words = list(argv)
-    i = 0
-    while i < len(words):
-        word = words[i]
-        i += 1
-        if word == "-" or not word.startswith("-"):
-            ns.files.append(word)
-            continue
-        body = word.lstrip("-")
-        value: Optional[str] = None
-        if "=" in body:
-            body, value = body.split("=", 1)
-        m = _AF.match(body)
-        if m:
-            if value is not None:
-                raise UsageError(f"{word}: -af takes its expressions as separate words")
-            ns.af_opts = m.group(2) or ""
-            bad = set(ns.af_opts) - set("hjl,tngVr")
-            if bad:
-                raise UsageError(f"-af: unknown qualifier {''.join(sorted(bad))!r}")
-            if "l" in ns.af_opts and "h" in ns.af_opts:
-                raise UsageError("-af: the l and h qualifiers cannot be used together")
-            if "n" in ns.af_opts and "," in ns.af_opts:
-                raise UsageError("-af: the n and , qualifiers cannot be used together")
-            ns.af = ns.af or []
-            while i < len(words) and not words[i].startswith("-") and not _names_input(words[i]):
-                ns.af.append(words[i])
-                i += 1
-            if not ns.af:
-                raise UsageError("-af needs at least one attribute or expression")
-            continue
-        name = _option_name(body)
+    return _QueryWords(argv).parse()
+
+
+class _QueryWords:
+    """The words of a ``classad query`` command line, read left to right into a namespace.
+
+    Files may stand anywhere; an option is spelled in full with one dash or two, its
+    value after ``=`` or as the next word; an ``-af`` list ends at the next word that
+    starts with ``-`` or names something to read."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.words = list(argv)
+        self.i = 0
+        self.ns = argparse.Namespace(files=[], constraint=None, af=None, af_opts="", formats=[], sort=[],
+                                     limit=None, output="old", input_format="auto", keep_going=False,
+                                     attributes=[])
+
+    def parse(self) -> argparse.Namespace:
+        while self.i < len(self.words):
+            word = self.take()
+            if word == "-" or not word.startswith("-"):
+                self.ns.files.append(word)
+                continue
+            body = word.lstrip("-")
+            value: Optional[str] = None
+            if "=" in body:
+                body, value = body.split("=", 1)
+            m = _AF.match(body)
+            if m:
+                if value is not None:
+                    raise UsageError(f"{word}: -af takes its expressions as separate words")
+                self.autoformat(m.group(2) or "")
+            else:
+                self.option(_option_name(body), value)
+        if not self.ns.files:
+            raise UsageError("no input file ('-' reads stdin)")
+        return self.ns
+
+    def take(self) -> str:
+        word = self.words[self.i]
+        self.i += 1
+        return word
+
+    def autoformat(self, qualifiers: str) -> None:
+        """``-af[:qualifiers] EXPR...``: the qualifiers checked, then the expressions."""
+        bad = set(qualifiers) - set("hjl,tngVr")
+        if bad:
+            raise UsageError(f"-af: unknown qualifier {''.join(sorted(bad))!r}")
+        if "l" in qualifiers and "h" in qualifiers:
+            raise UsageError("-af: the l and h qualifiers cannot be used together")
+        if "n" in qualifiers and "," in qualifiers:
+            raise UsageError("-af: the n and , qualifiers cannot be used together")
+        ns = self.ns
+        ns.af_opts = qualifiers
+        ns.af = ns.af or []
+        while self.i < len(self.words) and not self.words[self.i].startswith("-") \
+                and not _names_input(self.words[self.i]):
+            ns.af.append(self.take())
+        if not ns.af:
+            raise UsageError("-af needs at least one attribute or expression")
+
+    def option(self, name: str, value: Optional[str]) -> None:
         if name in ("help", "h"):
             raise grammar.HelpRequested(HELP)
         if name == "format":
-            if value is not None:
-                args = [value]
-            else:
-                args = []
-            while len(args) < 2 and i < len(words):
-                args.append(words[i])
-                i += 1
-            if len(args) < 2:
-                raise UsageError("-format needs a format and an expression")
-            ns.formats.append((args[0], args[1]))
-            continue
-        takes_value = _OPTIONS[name]
-        if not takes_value:
-            if value is not None:
-                raise UsageError(f"-{name} takes no value")
-            if name in ("long", "l"):
-                ns.output = "old"
-            elif name in ("new", "json", "xml"):
-                ns.output = name
-            else:
-                ns.keep_going = True
-            continue
-        if value is None:
-            if i >= len(words):
-                raise UsageError(f"-{name} needs a value")
-            value = words[i]
-            i += 1
+            self.format_option(value)
+        elif not _OPTIONS[name]:
+            self.flag(name, value)
+        else:
+            if value is None:
+                if self.i >= len(self.words):
+                    raise UsageError(f"-{name} needs a value")
+                value = self.take()
+            self.valued(name, value)
+
+    def format_option(self, value: Optional[str]) -> None:
+        """``-format FMT EXPR`` (or ``-format=FMT EXPR``)."""
+        args = [] if value is None else [value]
+        while len(args) < 2 and self.i < len(self.words):
+            args.append(self.take())
+        if len(args) < 2:
+            raise UsageError("-format needs a format and an expression")
+        self.ns.formats.append((args[0], args[1]))
+
+    def flag(self, name: str, value: Optional[str]) -> None:
+        """An option without a value: an output format, or keep-going."""
+        if value is not None:
+            raise UsageError(f"-{name} takes no value")
+        if name in ("long", "l"):
+            self.ns.output = "old"
+        elif name in ("new", "json", "xml"):
+            self.ns.output = name
+        else:
+            self.ns.keep_going = True
+
+    def valued(self, name: str, value: str) -> None:
+        """An option with its value."""
+        ns = self.ns
         if name in ("constraint", "c"):
             ns.constraint = value if ns.constraint is None else f"({ns.constraint}) && ({value})"
         elif name == "sort":
@@ -188,9 +221,6 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             if value not in INPUT_FORMATS:
                 raise UsageError(f"-from must be one of {', '.join(INPUT_FORMATS)}")
             ns.input_format = value
-    if not ns.files:
-        raise UsageError("no input file ('-' reads stdin)")
-    return ns
 
 
 def print_help(out: TextIO) -> None:
