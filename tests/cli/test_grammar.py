@@ -45,7 +45,7 @@ def _sample_value(action: argparse.Action) -> str:
     """A value the option's type accepts."""
     if action.choices:
         return str(next(iter(action.choices)))
-    for candidate in (NOW, "1h", "1", "x"):
+    for candidate in (NOW, "1h", "1", "x", "NEGOTIATOR_INTERVAL=60,120"):
         try:
             if action.type is None or action.type(candidate) is not None:
                 return candidate
