@@ -69,18 +69,47 @@ class Carried:
         self._steady, self._seen_steady = self._seen_steady, {}
 
 
+_PLAIN = (bool, int, float, str)
+_LIMIT = 100_000
+_node_steady_cache: dict[int, tuple[ast.Node, bool]] = {}
+_lowered: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
 def _steady(ad: ClassAd, extra: Optional[ast.Node]) -> bool:
     """Whether no expression of ``ad`` (nor ``extra``) calls ``random`` or ``eval``."""
-    todo: list = [ad.get_node(name) for name in ad] + [extra]
-    while todo:
+    spellings = ad.spellings()
+    hit = _lowered.get(id(spellings))
+    if hit is None or hit[0] is not spellings:
+        if len(_lowered) > _LIMIT:
+            _lowered.clear()
+        hit = _lowered[id(spellings)] = (spellings, tuple(s.lower() for s in spellings))
+    for v in ad.stored_of(hit[1]):
+        if v is not None and type(v) not in _PLAIN and not _node_steady(v):
+            return False
+    return extra is None or _node_steady(extra)
+
+
+def _node_steady(node: ast.Node) -> bool:
+    """Whether the tree calls neither ``random`` nor ``eval``; remembered per node (trees
+    are immutable and shared by the ads that hold the same text)."""
+    if type(node) is ast.Literal:
+        return True
+    hit = _node_steady_cache.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    todo: list = [node]
+    steady = True
+    while todo and steady:
         n = todo.pop()
         if isinstance(n, tuple):
             todo.extend(n)
-        elif isinstance(n, ast.Node):
-            if type(n) is ast.Call and n.lname in _UNSTEADY:
-                return False
+        elif isinstance(n, ast.Node) and type(n) is not ast.Literal:
+            steady = not (type(n) is ast.Call and n.lname in _UNSTEADY)
             todo.extend(getattr(n, f.name) for f in dataclasses.fields(n))
-    return True
+    if len(_node_steady_cache) > _LIMIT:
+        _node_steady_cache.clear()      # keeps a long run from holding every tree
+    _node_steady_cache[id(node)] = (node, steady)
+    return steady
 
 
 __all__ = ["Carried"]
