@@ -106,7 +106,7 @@ class Variant:
     """The ads of one layout that keep the same places themselves: ``source[p]`` is the
     index of place ``p``'s value in such an ad's tuple, 0 when the value is the template's."""
 
-    __slots__ = ("layout", "source", "place", "spellings", "template", "pairs", "_plans")
+    __slots__ = ("layout", "source", "place", "spellings", "template", "pairs", "own", "_plans")
 
     def __init__(self, layout: Layout, own: tuple[int, ...]) -> None:
         source = [0] * len(layout.keys)
@@ -117,6 +117,7 @@ class Variant:
         # The layout's tables again, one attribute access nearer to the hot path.
         self.place, self.spellings = layout.place, layout.spellings
         self.template, self.pairs = layout.template, layout.pairs
+        self.own = tuple((p, s) for p, s in enumerate(source) if s)     # (place, index in the ad's tuple)
         self._plans: dict[tuple[str, ...], _Plan] = {}
 
     def plan(self, keys: tuple[str, ...]) -> "_Plan":
@@ -253,8 +254,15 @@ class SharedAttrs(tuple):
         return (variant, *map(id, own)), own
 
     def to_dict(self) -> dict[str, Entry]:
-        """The same attributes as a new, writable dict."""
-        return dict(self.items())
+        """The same attributes as a new, writable dict: the template's entries as they are,
+        the ad's own values made entries (a bare value a fresh literal)."""
+        variant: Variant = _item(self, 0)
+        entries = list(variant.pairs)
+        spellings = variant.spellings
+        for p, s in variant.own:
+            v = _item(self, s)
+            entries[p] = (spellings[p], _literal(v) if type(v) in _BARE else v)
+        return dict(zip(variant.layout.keys, entries))
 
     def __eq__(self, other: object) -> bool:
         return self is other

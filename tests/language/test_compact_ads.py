@@ -131,6 +131,9 @@ def test_ads_sharing_a_layout_keep_their_own_values(rows: list[tuple[str, ...]],
         assert {k: canonical(ad.eval(k)) for k in ad} == {k: canonical(theirs.eval(k)) for k in theirs}
         for expr in ("Alpha + beta", "GAMMA =?= x", "strcat(Alpha, beta)", "real(x) / 2"):
             assert canonical(classad.ExprTree(expr).eval(ad)) == canonical(c.ExprTree(expr).eval(theirs))
+        ad["Extra"], theirs["Extra"] = 1, 1          # the ad's own storage again, from the shared one
+        assert ad.printOld() == theirs.printOld()
+        assert {k: canonical(ad.eval(k)) for k in ad} == {k: canonical(theirs.eval(k)) for k in theirs}
 
 
 def test_an_ad_like_the_template_keeps_nothing_of_its_own() -> None:
