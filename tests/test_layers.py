@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # matchmaker's layers, lowest first: a module may import its own layer and those below.
 MATCHMAKER_LAYERS = ["errors", "groups", "accounting", "config", "pool", "policies", "cycle", "simulate", "analyze",
-                     "review", "api", "sweeps", "cli", "__main__"]
+                     "review", "api", "sweeps", "testing", "cli", "__main__"]
 
 # classad's layers, lowest first; names on one line share a layer.  What the evaluator
 # needs of an ad is in adcore, below it; the ad's printers are in printing, below the ad.

@@ -1,4 +1,5 @@
-"""``classad.testing`` says clearly that it needs Hypothesis when Hypothesis is missing."""
+"""``classad.testing`` and ``matchmaker.testing`` say clearly that they need Hypothesis when
+Hypothesis is missing."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ try:
     import classad.testing
 except ImportError as exc:
     print("refused:", exc)
+import matchmaker
+try:
+    import matchmaker.testing
+except ImportError as exc:
+    print("refused:", exc)
 """
 
 
@@ -29,4 +35,5 @@ def test_testing_module_names_its_missing_dependency():
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "3"                      # the language itself never needs Hypothesis
-    assert lines[1].startswith("refused:") and "pip install hypothesis" in lines[1]
+    assert lines[1].startswith("refused: classad.testing") and "pip install hypothesis" in lines[1]
+    assert lines[2].startswith("refused: matchmaker.testing") and "pip install hypothesis" in lines[2]
