@@ -103,7 +103,7 @@ class _Attribute(Labelled):
     then to the most common kind and value."""
 
     def __init__(self, spec: AttrSpec, fresh: float, shapes: bool) -> None:
-        super().__init__(repr((spec.name, spec.present, spec.kinds, fresh, shapes)))
+        super().__init__(repr((spec, fresh, shapes)))
         self.spec = spec
         self.kind = weighted(spec.kinds)
         self.by_kind = {kind: _node_of_kind(spec, kind, fresh, shapes) for kind, _ in spec.kinds}
@@ -118,7 +118,7 @@ class _Attribute(Labelled):
 
 def _node_of_kind(spec: AttrSpec, kind: str, fresh: float, shapes: bool) -> st.SearchStrategy[Node]:
     seen = spec.values.get(kind, ())
-    key = f"{spec.name}:{kind}:{fresh}:{shapes}"
+    key = repr((spec.name, kind, seen, spec.ranges.get(kind), fresh, shapes))
     if kind in ("undefined", "error"):
         return st.just(Literal(UNDEFINED if kind == "undefined" else ERROR))
     if kind == "bool":
@@ -193,22 +193,19 @@ class _Either(Labelled):
 def reshaped(tree: Node, fresh: float) -> st.SearchStrategy[Node]:
     """``tree`` with each number, string and boolean literal redrawn (each with
     probability ``fresh``) as another of its kind; shrinks to ``tree`` itself."""
-    spots = _literals(tree)
-    if not spots:
-        return st.just(tree)
-    draws = [_Either(fresh, _similar(v), st.just(v)) for v in spots]
-    return st.tuples(*draws).map(lambda vs: _replace_literals(tree, iter(vs)))
+    return _Reshaped(st.just(tree), fresh, repr((unparse(tree), fresh)))
 
 
 class _Reshaped(Labelled):
-    """One of the expression texts, redrawn in its shape (see :func:`reshaped`)."""
+    """One of the expressions (trees or texts) ``trees`` draws, redrawn in its shape."""
 
-    def __init__(self, texts: st.SearchStrategy[str], fresh: float, key: str) -> None:
+    def __init__(self, trees: st.SearchStrategy[Any], fresh: float, key: str) -> None:
         super().__init__(key)
-        self.texts, self.fresh = texts, fresh
+        self.trees, self.fresh = trees, fresh
 
     def do_draw(self, data: Any) -> Node:
-        tree = parsed(pick(data, self.texts))
+        tree = pick(data, self.trees)
+        tree = parsed(tree) if type(tree) is str else tree
         spots = _literals(tree)
         if not spots:
             return tree

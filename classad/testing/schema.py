@@ -23,6 +23,7 @@ from typing import Any, Union
 
 from ..ad import ClassAd
 from ..ast import ListExpr, Literal, Node, Record
+from ..errors import ClassAdError
 from ..formats import parseAds
 from ..parser import parse_expr
 from ..unparse import unparse
@@ -191,7 +192,7 @@ def _spec(name: str, entry: Any) -> AttrSpec:
     values: dict[str, Weighted] = {}
     if "values" in entry:
         for value, weight in _weights(name, entry["values"]):
-            kind = _kind_of_value(name, value, [k for k, _ in kinds])
+            kind, value = _kind_of_value(name, value, [k for k, _ in kinds])
             values[kind] = values.get(kind, ()) + ((value, weight),)
     ranges = {}
     if "min" in entry or "max" in entry:
@@ -218,19 +219,21 @@ def _weights(name: str, given: Any) -> Weighted:
     return tuple(sorted(((k, w / total) for k, w in pairs), key=lambda kw: -kw[1]))
 
 
-def _kind_of_value(name: str, value: Any, kinds: list[str]) -> str:
-    """The kind a described value belongs to (text is an expression unless the
-    attribute is a string)."""
+def _kind_of_value(name: str, value: Any, kinds: list[str]) -> tuple[str, Any]:
+    """The kind a described value belongs to, and the value as stored (text is an
+    expression unless the attribute is a string; an integer is a real for a real)."""
     if type(value) is str and any(k in TEXT_KINDS for k in kinds) and "string" not in kinds:
         try:
             parse_expr(value)
-        except Exception:
+        except ClassAdError:
             raise ValueError(f"{name}: {value!r} is not an expression") from None
-        return next(k for k in kinds if k in TEXT_KINDS)
+        return next(k for k in kinds if k in TEXT_KINDS), value
     kind = {bool: "bool", int: "int", float: "real", str: "string"}.get(type(value))
+    if kind == "int" and "int" not in kinds and "real" in kinds:
+        return "real", float(value)
     if kind is None or kind not in kinds:
         raise ValueError(f"{name}: value {value!r} is not of the kinds {kinds}")
-    return kind
+    return kind, value
 
 
 __all__ = ["KINDS", "AdsLike", "AttrSpec", "Schema", "from_dict", "kind_of", "learn", "read_ads"]

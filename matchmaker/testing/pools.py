@@ -26,6 +26,7 @@ from classad.testing import ads, learn
 from classad.testing.choices import Labelled, toss
 from classad.testing.schema import AdsLike
 
+from ..pool.ads import CHARGED_STATES
 from .reads import MATCHMAKER_READS, PER_SLOT
 
 # Attributes of a running job that an idle job does not carry.
@@ -69,11 +70,14 @@ def pools(slots_like: AdsLike, jobs_like: AdsLike, *, submitters: Optional[Seque
           max_jobs: int = 8, idle: bool = True, fresh: float = 0.25, shapes: bool = False,
           attributes: Optional[Iterable[str]] = None) -> st.SearchStrategy[DrawnPool]:
     """Pools of ``min_slots``..``max_slots`` slots and ``min_jobs``..``max_jobs`` jobs drawn
-    like the two dumps (files, ads or :class:`~classad.testing.Schema`); each place past
-    the minimum is filled with probability one half.
+    like the two dumps (files, ads or :class:`~classad.testing.Schema`): each of the
+    ``max_*`` places is filled with probability one half, the first empty ones too when
+    fewer than ``min_*`` are.
 
     ``submitters`` (``["alice@site.org", ...]``) sets each job's ``User``/``Owner`` and each
-    claimed slot's ``RemoteUser`` to one of them, dropping the dump's accounting groups;
+    claimed slot's ``RemoteUser`` to one of them, dropping the dump's accounting groups
+    (a slot is claimed when its drawn ``State`` says so; the others lose any claim
+    attributes they drew);
     ``groups`` then puts each job, and each claim, in one of those accounting groups or
     in none.  ``idle``
     makes every job idle.  ``fresh`` and ``shapes`` are passed to ``ads()``.  ``attributes``
@@ -94,13 +98,12 @@ def pools(slots_like: AdsLike, jobs_like: AdsLike, *, submitters: Optional[Seque
 
     if not 0 <= min_slots <= max_slots or not 0 <= min_jobs <= max_jobs:
         raise ValueError("pools() needs 0 <= min_slots <= max_slots and 0 <= min_jobs <= max_jobs")
-    slot_seats = [_Seat(slot, i < min_slots) for i in range(max_slots)]
-    job_seats = [_Seat(job, i < min_jobs) for i in range(max_jobs)]
+    slot_seat, job_seat = _Seat(slot), _Seat(job)
 
     @st.composite
     def drawn_pools(draw: Any) -> DrawnPool:   # composite, so a failing example prints as the pool itself
-        slot_ads = [ad for ad in (draw(seat) for seat in slot_seats) if ad is not None]
-        job_ads = [ad for ad in (draw(seat) for seat in job_seats) if ad is not None]
+        slot_ads = _seated([draw(slot_seat) for _ in range(max_slots)], min_slots)
+        job_ads = _seated([draw(job_seat) for _ in range(max_jobs)], min_jobs)
         return DrawnPool(tuple(_named(ad, i) for i, ad in enumerate(slot_ads)),
                          tuple(_numbered(ad, i, idle) for i, ad in enumerate(job_ads)))
 
@@ -108,21 +111,32 @@ def pools(slots_like: AdsLike, jobs_like: AdsLike, *, submitters: Optional[Seque
 
 
 class _Seat(Labelled):
-    """One place of a pool's slot or job list: an ad, and whether the pool has it.
+    """One place of a pool's slot or job list: whether the pool has it, and an ad.
 
     Every place is drawn whether the pool has it or not, so dropping one (its coin to
     ``False``, which is what shrinking tries) moves no other ad's choices: with
     ``lists()`` the shrinker could only cut the slot list short by misreading the
     choices of the job list that follows it."""
 
-    def __init__(self, ads: SearchStrategy[ClassAd], always: bool) -> None:
-        super().__init__(f"seat:{always}:{ads!r}")
-        self.ads, self.always = ads, always
+    def __init__(self, ads: SearchStrategy[ClassAd]) -> None:
+        super().__init__(f"seat:{ads!r}")
+        self.ads = ads
 
-    def do_draw(self, data: Any) -> Optional[ClassAd]:
-        here = self.always or toss(data, 0.5)
-        ad = data.draw(self.ads)
-        return ad if here else None
+    def do_draw(self, data: Any) -> tuple[bool, ClassAd]:
+        return toss(data, 0.5), data.draw(self.ads)
+
+
+def _seated(places: list[tuple[bool, ClassAd]], least: int) -> list[ClassAd]:
+    """The ads of the places the pool has, in order, and of the first places it does not
+    have until there are ``least`` (any place may drop out: the others stay as drawn)."""
+    short = least - sum(here for here, _ in places)
+    keep = []
+    for here, ad in places:
+        if not here and short > 0:
+            here, short = True, short - 1
+        if here:
+            keep.append(ad)
+    return keep
 
 
 def _host(ad: ClassAd) -> str:
@@ -165,13 +179,16 @@ class _Joined(Labelled):
 
 
 def _claimed_by(ad: ClassAd, user: str, group: Optional[str]) -> ClassAd:
-    """A claimed slot now charged to ``user``, within accounting group ``group`` when not
-    None, as the startd publishes it (an unclaimed slot is left alone)."""
-    if "RemoteUser" not in ad and "AccountingGroup" not in ad:
-        return ad
+    """The slot, if its ``State`` says it is claimed, charged to ``user`` (within accounting
+    group ``group`` when not None) as the startd publishes it; else without a claim's
+    attributes (drawn one by one, an unclaimed slot may have got some)."""
     out = ClassAd(ad)
     for name in _CLAIM_USERS:
         out.pop(name, None)
+    state = ad.get("State")
+    if not (isinstance(state, str) and state.lower() in CHARGED_STATES):
+        out.pop("JobId", None)
+        return out
     out["RemoteUser"] = user
     out["RemoteOwner"] = user
     if group is not None:

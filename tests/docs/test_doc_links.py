@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support import ROOT
 
-DOCS = ("docs/negotiation.md", "docs/knobs.md", "docs/language.md", "docs/differences.md")
+DOCS = ("docs/negotiation.md", "docs/knobs.md", "docs/language.md", "docs/differences.md", "docs/testing.md")
 LINK = re.compile(r"\]\(([^)\s]+?\.md)(?:#([^)\s]+))?\)")
 TEXT_REF = re.compile(r"\b(docs/[a-z_]+\.md)#([a-z0-9_-]+)")
 

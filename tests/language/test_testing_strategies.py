@@ -169,11 +169,16 @@ def test_schema_descriptions_are_followed():
     ({"x": {"type": "int", "min": 5, "max": 1}}, "min 5 is above max 1"),
     ({"x": {"type": "int", "values": ["a"]}}, "not of the kinds"),
     ({"x": {"tpye": "int"}}, "unknown keys"),
+    ({"x": {"type": "expr", "values": ["a +"]}}, "is not an expression"),
 ])
 def test_bad_descriptions_name_the_attribute(bad, message):
     with pytest.raises(ValueError, match=message) as info:
         from_dict(bad)
     assert str(info.value).startswith("x: ")
+
+
+def test_whole_numbers_describe_a_real():
+    assert dict(from_dict({"x": {"type": "real", "values": [1, 2.5]}}).get("x").values["real"]) == {1.0: 0.5, 2.5: 0.5}
 
 
 def test_ads_needs_exactly_one_source():
