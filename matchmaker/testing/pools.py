@@ -66,7 +66,7 @@ class DrawnPool:
 
 
 def pools(slots_like: AdsLike, jobs_like: AdsLike, *, submitters: Optional[Sequence[str]] = None,
-          groups: Optional[Sequence[str]] = None, min_slots: int = 1, max_slots: int = 6, min_jobs: int = 1,
+          groups: Optional[Sequence[Optional[str]]] = None, min_slots: int = 1, max_slots: int = 6, min_jobs: int = 1,
           max_jobs: int = 8, idle: bool = True, fresh: float = 0.25, shapes: bool = False,
           attributes: Optional[Iterable[str]] = None) -> st.SearchStrategy[DrawnPool]:
     """Pools of ``min_slots``..``max_slots`` slots and ``min_jobs``..``max_jobs`` jobs drawn
@@ -78,8 +78,8 @@ def pools(slots_like: AdsLike, jobs_like: AdsLike, *, submitters: Optional[Seque
     claimed slot's ``RemoteUser`` to one of them, dropping the dump's accounting groups
     (a slot is claimed when its drawn ``State`` says so; the others lose any claim
     attributes they drew);
-    ``groups`` then puts each job, and each claim, in one of those accounting groups or
-    in none.  ``idle``
+    ``groups`` then puts each job, and each claim, in one of those accounting groups
+    (``None`` in the list: in no group).  ``idle``
     makes every job idle.  ``fresh`` and ``shapes`` are passed to ``ads()``.  ``attributes``
     keeps only those attributes of the dumps (see :func:`names_read`), and always the ones
     the negotiator reads by name."""
@@ -92,7 +92,7 @@ def pools(slots_like: AdsLike, jobs_like: AdsLike, *, submitters: Optional[Seque
     slot = ads(like=slot_schema, fresh=fresh, shapes=shapes)
     job = ads(like=job_schema, fresh=fresh, shapes=shapes)
     if users is not None:
-        in_group = st.sampled_from([None, *(groups or ())])
+        in_group = st.sampled_from(list(groups)) if groups else st.none()
         slot = _Joined(slot, st.sampled_from(users), in_group, _claimed_by)
         job = _Joined(job, st.sampled_from(users), in_group, _submitted_by)
 

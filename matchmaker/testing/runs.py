@@ -64,7 +64,7 @@ def run_cycles(pool: DrawnPool, config: str | os.PathLike | Knobs, *, cycles: in
     knobs = knobs_of(config)
     loaded = load_ads(knobs, pool.slots, pool.jobs)
     step = float(interval if interval is not None else knobs.get("NEGOTIATOR_INTERVAL"))
-    acct = open_accountant(":memory:", knobs, loaded.settings)
+    acct = open_accountant(":memory:", loaded.settings)
     runs: list[CycleRun] = []
     try:
         with acct.transaction():

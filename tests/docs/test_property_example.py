@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
 
 
 def run_example(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from hypothesis import find, given, settings, strategies as st
+from support import ROOT
 
 from classad import ClassAd, ExprTree, Value, parseAds
 from classad.ast import AttrRef, Literal, Select
@@ -27,7 +27,6 @@ from classad.parser import parse_expr
 from classad.testing import VALUE_KINDS, ads, expressions, from_dict, learn, values
 from classad.testing.ads import children
 
-ROOT = Path(__file__).resolve().parents[2]
 DRAWS = 300
 TOLERANCE = 0.15
 

@@ -3,15 +3,13 @@ and fail on runs built to break them."""
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from hypothesis import find, given, settings
+from support import EXAMPLES, run_matchmaker
 
 from classad import ClassAd
-from matchmaker.cli.commands import main
 from matchmaker.cycle.results import GroupSummary, Match, Preemption
 from matchmaker.testing import (
     DrawnPool,
@@ -29,8 +27,7 @@ from matchmaker.testing import (
     run_cycle,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-EX = ROOT / "examples"
+EX = EXAMPLES
 USERS = ["alice@example.org", "bob@example.org", "carol@example.org"]
 PREEMPT = "PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2\n"
 GROUPS = (EX / "groups/groups.config").read_text().replace("use FEATURE : AssignAccountingGroup(groups.map)", "")
@@ -55,7 +52,7 @@ def test_laws_hold_on_pools_like_the_example_dumps():
 
 @FAST
 @given(pools(EX / "groups/slots.ads", EX / "groups/jobs.ads", submitters=USERS,
-             groups=["group_physics", "group_physics.hep", "group_physics.lep", "group_chemistry"], max_jobs=10))
+             groups=[None, "group_physics", "group_physics.hep", "group_physics.lep", "group_chemistry"], max_jobs=10))
 def test_laws_hold_under_group_quotas(pool):
     check_cycle_laws(run_cycle(pool, GROUPS))
 
@@ -165,15 +162,15 @@ def test_a_wrong_policy_is_falsified_with_a_small_pool(tmp_path):
     assert len(small.slots) == 1 and len(small.jobs) == 1
     assert small.slots[0]["RemoteUser"] == "bob@example.org"
     assert len(small.jobs[0]) <= 9, small.jobs[0]         # as many as the job dump's ads have at most
-    out, err = io.StringIO(), io.StringIO()
     config = tmp_path / "wrong.config"
     config.write_text(wrong)
     slots, jobs = small.write(tmp_path / "pool")
     state = tmp_path / "state.db"
-    assert main(["userprio", "--state", str(state), "--setfactor", "bob@example.org", "10000"], out=out, err=err) == 0
-    assert main(["negotiate", "--config", str(config), "--slots", str(slots), "--jobs", str(jobs),
-                 "--now", "1718035200", "--state", str(state)], out=out, err=err) == 0, err.getvalue()
-    assert "priority" in out.getvalue() and "bob@example.org" in out.getvalue()
+    assert run_matchmaker("userprio", "--state", state, "--setfactor", "bob@example.org", "10000").returncode == 0
+    ran = run_matchmaker("negotiate", "--config", config, "--slots", slots, "--jobs", jobs, "--now", "1718035200",
+                         "--state", state)
+    assert ran.returncode == 0, ran.stderr
+    assert "priority" in ran.stdout and "bob@example.org" in ran.stdout
 
 
 @settings(max_examples=25, deadline=None)
