@@ -25,6 +25,7 @@ from matchmaker.testing import (
     pools,
     priority_factor_law,
     run_cycle,
+    run_cycles,
 )
 
 EX = EXAMPLES
@@ -185,3 +186,28 @@ def test_leaving_out_unread_attributes_changes_no_cycle(pool):
     full, cut = run_cycle(pool, PREEMPT, factors=factors), run_cycle(trimmed, PREEMPT, factors=factors)
     assert full.result.matches == cut.result.matches
     assert [(r.job, r.reason) for r in full.result.rejected] == [(r.job, r.reason) for r in cut.result.rejected]
+
+
+def test_run_cycles_starts_each_cycle_from_the_last_ones_claims():
+    """Two slots, three jobs of one submitter: the first cycle matches two jobs; in the
+    second both slots are claimed by them, the submitter's usage is 2, and the third job
+    finds no free slot (no preemption: the knob's default is False)."""
+    pool = DrawnPool((slot("s1"), slot("s2")), (job(1, "a@d"), job(2, "a@d"), job(3, "a@d")))
+    first, second = run_cycles(pool, "", cycles=2, interval=300)
+    assert len(first.result.matches) == 2 and first.usage_before == {}
+    assert second.now == first.now + 300
+    assert second.usage_before == {"a@d": 2.0}
+    assert second.result.matches == []
+    assert {j.id for j in second.pool.jobs if j.status == 2} == {m.job for m in first.result.matches}
+
+
+def test_a_drawn_pool_is_written_for_the_cli(tmp_path):
+    pool = DrawnPool((slot("s1"),), (job(1, "a@d"),))
+    config = tmp_path / "empty.config"
+    config.write_text("")
+    command = pool.command(tmp_path / "pool", config, 1718035200)
+    assert command.startswith("matchmaker negotiate --config ")
+    ran = run_matchmaker(*command.split()[1:])
+    assert ran.returncode == 0, ran.stderr
+    assert "1.0" in ran.stdout and "s1" in ran.stdout
+    assert run_cycle(pool, config).result.matches[0].slot == "s1"
