@@ -248,3 +248,19 @@ def test_hypothesis_shrinks_within_one_kind_to_the_most_common_value():
 def test_drawn_ads_print_and_read_back(data):
     ad = data.draw(ads(like=ROOT / "examples/jobs.ad", shapes=True))
     assert ClassAd(repr(ad)) == ad
+
+
+def test_extra_attributes_are_set_on_every_ad():
+    """``extra``: a value, a strategy, or None to remove an attribute the dump has."""
+    dump = [ClassAd('[Name = "a"; Memory = 1024]'), ClassAd('[Name = "b"; Memory = 2048]')]
+    for ad in draw_many(ads(like=dump, extra={"Name": "slot1", "Memory": None, "Kind": st.sampled_from([1, 2])}),
+                        30):
+        assert ad["Name"] == "slot1" and "Memory" not in ad and ad["Kind"] in (1, 2)
+
+
+def test_schemas_are_adjusted_by_name():
+    schema = learn([ClassAd("[a = 1; B = 2; c = 3]")])
+    assert schema.only(["A", "b"]).names() == ["a", "B"]
+    assert schema.without(["c"]).names() == ["a", "B"]
+    added = schema.with_attrs(*from_dict({"c": {"type": "string", "values": ["x"]}}).attrs)
+    assert added.names() == ["a", "B", "c"] and added.get("c").kind == "string"
