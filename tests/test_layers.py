@@ -42,6 +42,38 @@ CLASSAD_LAYERS = [
 ]
 
 
+# Inside each subpackage, its modules' layers, lowest first (names on one line share a
+# layer): a module imports only modules of its own layer and the layers below it.  A new
+# module gets a place here; the order is the subpackage's floor plan (docs/architecture.md).
+SUBPACKAGE_LAYERS = {
+    "classad.columnar": [["column"], ["functions", "memo", "ops", "ranks"], ["table"], ["rowonly"], ["compile"],
+                         ["evaluate"], ["select"]],
+    "classad.formats": [["names", "sources"], ["detect", "old_format", "splitter", "xml_builder"],
+                        ["json_format", "new_format", "xml_format"]],
+    "classad.functions": [["common", "registry"],
+                          ["htcondor", "lists", "math", "pcre", "stringlists", "strings", "time", "types"],
+                          ["meta", "regex"]],
+    "classad.printing": [["printers"], ["json_text", "new_text", "old_text"]],
+    "classad.testing": [["canonical", "choices", "schema"], ["ads", "expressions"]],
+    "matchmaker.accounting": [["priority_math"], ["store"], ["reports"]],
+    "matchmaker.analyze": [["clauses", "pool_view"], ["partitionable", "suggest"], ["job", "slot"], ["render"]],
+    "matchmaker.cli": [["__main__", "arguments", "explained", "policies", "progress"],
+                       ["analyze", "review", "simulate", "sweep"], ["commands"]],
+    "matchmaker.config": [["statements"], ["language"], ["knobs"], ["settings"]],
+    "matchmaker.cycle": [["carry", "ephemeral"], ["evaluator", "results"], ["candidates", "claims"],
+                         ["columnar_match"], ["explain", "matching"], ["state"], ["group_passes", "ordered", "pie"],
+                         ["negotiator"], ["session"]],
+    "matchmaker.groups": [["quotas"], ["membership"]],
+    "matchmaker.policies": [["dirac", "htcondor", "jobs", "lsf", "maui", "slurm"], ["maui_knobs"], ["params"],
+                            ["dirac_runner", "lsf_runner", "maui_runner", "slurm_runner"], ["runners"]],
+    "matchmaker.pool": [["ads", "partition"], ["autocluster", "concurrency"]],
+    "matchmaker.review": [["cycle_diff", "findings", "names", "recording", "series_diff"],
+                          ["attributes", "config_checks"], ["group_checks", "pool_clauses"], ["lint"]],
+    "matchmaker.simulate": [["atomic", "jobs"], ["series"], ["loop", "plots"], ["outputs"]],
+    "matchmaker.sweeps": [["spec", "summary"], ["worker"], ["engine", "plan", "result", "store"], ["plots"]],
+    "matchmaker.testing": [["knobs"], ["reads"], ["pools"], ["runs"], ["properties"]],
+}
+
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -247,3 +279,36 @@ def test_no_module_fills_another_modules_slots(mod):
 @pytest.mark.parametrize("mod", sorted(MODULES))
 def test_no_module_calls_another_modules_private_methods(mod):
     assert not private_calls(MODULES[mod].read_text(encoding="utf-8")), mod
+
+
+# ---- inside the subpackages ------------------------------------------------------------------
+
+
+def subpackage_layer(mod: str) -> tuple[str, int] | None:
+    """``(subpackage, layer)`` of a module inside a subpackage, or None for other modules."""
+    parts = mod.split(".")
+    if len(parts) < 3:
+        return None
+    package = ".".join(parts[:2])
+    rows = SUBPACKAGE_LAYERS.get(package)
+    if rows is None:
+        return None
+    return package, next((i for i, names in enumerate(rows) if parts[2] in names), -1)
+
+
+def test_every_subpackage_module_has_a_layer():
+    subpackages = {".".join(m.split(".")[:2]) for m in MODULES if len(m.split(".")) >= 3}
+    assert subpackages <= set(SUBPACKAGE_LAYERS), f"subpackages without a layer table: {subpackages - set(SUBPACKAGE_LAYERS)}"
+    for mod in MODULES:
+        place = subpackage_layer(mod)
+        assert place is None or place[1] >= 0, f"{mod} has no layer in SUBPACKAGE_LAYERS[{place[0]!r}]"
+
+
+@pytest.mark.parametrize("mod", sorted(m for m in MODULES if subpackage_layer(m)))
+def test_imports_inside_a_subpackage_flow_downward(mod):
+    package, mine = subpackage_layer(mod)  # type: ignore[misc]
+    for target, line in GRAPH[mod]:
+        place = subpackage_layer(target)
+        if place is not None and place[0] == package:
+            assert place[1] <= mine, (f"{mod}:{line} imports {target}, a higher layer of {package} "
+                                      f"({SUBPACKAGE_LAYERS[package][place[1]]})")
