@@ -312,3 +312,13 @@ def test_imports_inside_a_subpackage_flow_downward(mod):
         if place is not None and place[0] == package:
             assert place[1] <= mine, (f"{mod}:{line} imports {target}, a higher layer of {package} "
                                       f"({SUBPACKAGE_LAYERS[package][place[1]]})")
+
+
+def test_every_package_is_installed():
+    """Each folder of the two packages is listed in pyproject.toml, or a wheel lacks it
+    (the tests import the checkout, so they would not notice)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    folders = {module_name(p) for pkg in ("classad", "matchmaker") for p in (ROOT / pkg).rglob("__init__.py")}
+    assert folders - listed == set(), f"not in pyproject.toml's packages: {sorted(folders - listed)}"
