@@ -6,7 +6,8 @@ it off every cycle starts from nothing.  Any difference in the series, the jobs'
 outcomes, the claim spans, the warnings or the accountant's final state is a bug.
 Random pools mix static and partitionable slots, slots claimed at the start, job
 streams with arrivals, random durations and repeats, several submitters, group
-quotas, priority preemption and the other priority policies.
+quotas, priority preemption (of dynamic slots too, ``ALLOW_PSLOT_PREEMPTION``) and
+the other priority policies.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def configs(draw: Any) -> str:
     else:
         lines.append("MATCHMAKER_PRIORITY_POLICY = " + draw(st.sampled_from(("htcondor", "htcondor", "lsf", "maui"))))
     lines.append("CLAIM_PARTITIONABLE_LEFTOVERS = " + str(draw(st.booleans())).lower())
+    lines.append("ALLOW_PSLOT_PREEMPTION = " + str(draw(st.booleans())).lower())
     lines.append("MATCHMAKER_COLUMNAR = " + str(draw(st.booleans())).lower())
     return "\n".join(lines) + "\n"
 
