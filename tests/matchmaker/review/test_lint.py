@@ -177,6 +177,10 @@ EXAMPLES = [
     *[(f"{p}/{p}.config", "policy-pool/slots.ads", "policy-pool/jobs.ads") for p in ("lsf", "maui", "dirac", "slurm")],
     *[(f"simulate/{d}/negotiator.config", "simulate/slots.ad", f"simulate/{d}/jobs.ad")
       for d in ("fair-share", "grow-decay", "rup-growth")],
+    *[(f"partitionable/{c}.config", "partitionable/slots.ad", "partitionable/jobs.ad")
+      for c in ("leftovers", "no-leftovers")],
+    # The wrong policy is wrong in what it decides (a law fails), not in what lint sees.
+    *[(f"property-testing/{c}.config", "slots.ad", "jobs.ad") for c in ("policy", "wrong-policy")],
 ]
 
 
