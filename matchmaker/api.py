@@ -30,7 +30,7 @@ from .cycle.results import CycleResult
 from .cycle.session import open_accountant, run_cycle
 from .errors import StateError
 from .policies.params import policy_params
-from .pool.ads import AdSource, Pool, load_pool, pool_from_ads
+from .pool.ads import AdSource, Pool, load_pool, pool_from_ads, rereadable
 from .review.config_checks import check_config
 from .review.cycle_diff import CycleDiff, cycle_diff
 from .review.findings import LintReport
@@ -230,8 +230,8 @@ def lint(config: str | os.PathLike, slots: Optional[str | os.PathLike] = None,
     return lint_review(review, pool, now)
 
 
-def diff(config_a: str | os.PathLike, config_b: str | os.PathLike, slots: str | os.PathLike,
-         jobs: str | os.PathLike, *, now: float, duration: Optional[float] = None, interval: Optional[float] = None,
+def diff(config_a: str | os.PathLike, config_b: str | os.PathLike, slots: AdSource,
+         jobs: AdSource, *, now: float, duration: Optional[float] = None, interval: Optional[float] = None,
          state: Optional[str | os.PathLike] = None, seed: Optional[int] = None,
          job_duration: float = 3600.0) -> CycleDiff | SeriesDiff:
     """What changes when configuration B replaces A over the same ads (docs/diff.md).
@@ -240,8 +240,11 @@ def diff(config_a: str | os.PathLike, config_b: str | os.PathLike, slots: str | 
     the store at ``state`` is only read), compared as a :class:`CycleDiff`.  With
     ``duration``: two simulations from ``now`` (``interval`` defaults to A's
     ``NEGOTIATOR_INTERVAL``, used for both so the cycles line up; each starts from an
-    empty accountant), compared as a :class:`SeriesDiff`."""
-    a, b = load(config_a, slots, jobs), load(config_b, slots, jobs)
+    empty accountant), compared as a :class:`SeriesDiff`.  The ad sources may be pipes or
+    standard input: they are read once (:func:`~matchmaker.pool.ads.rereadable`)."""
+    slot_source, job_source = rereadable(slots), rereadable(jobs)
+    a = load(config_a, slot_source(), job_source())
+    b = load(config_b, slot_source(), job_source())
     warnings = [f"A: {w}" for w in a.warnings] + [f"B: {w}" for w in b.warnings]
     result: CycleDiff | SeriesDiff
     if duration is None:

@@ -13,6 +13,7 @@ one cycle or, with ``--duration``, over two simulations (docs/diff.md).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import time
@@ -56,6 +57,9 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         _mistake("diff", "--interval, --seed and --plot need --duration")
     if args.plot and not args.out:
         _mistake("diff", "--plot needs --out DIR")
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        _mistake("diff", "--plot needs matplotlib, which is not installed; install the simulate extra "
+                         "(pip install '.[simulate]' from a checkout)")
     if args.duration is not None and args.state is not None:
         _mistake("diff", "--state is for one cycle; simulations start from an empty accountant")
     now = time.time() if args.now is None else args.now

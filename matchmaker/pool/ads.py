@@ -25,6 +25,7 @@ is set; a missing, non-numeric or negative value counts as 1.0, and with
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from dataclasses import dataclass, field
@@ -163,6 +164,36 @@ def source_label(source: AdSource) -> str:
         name = os.fspath(source)
         return STDIN_NAME if name == "-" else name if isinstance(name, str) else repr(name)
     return source_name(source)
+
+
+class _NamedBytes(io.BytesIO):
+    """Bytes read from a source that cannot be read again, under the source's name."""
+
+    def __init__(self, data: bytes, name: str) -> None:
+        super().__init__(data)
+        self.name = name
+
+
+def rereadable(source: AdSource) -> Callable[[], AdSource]:
+    """A function giving ``source`` afresh each time it is called, for a command that reads
+    the same ads twice (``diff``): a regular file is simply named again; standard input, a
+    pipe or a file object is read once, into memory, and handed out as a new stream."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if path != "-" and os.path.isfile(path):
+            return lambda: source
+    name = source_label(source)
+    if isinstance(source, (str, os.PathLike)):
+        if os.fspath(source) == "-":
+            stdin = sys.stdin
+            data = getattr(stdin, "buffer", stdin).read()
+        else:
+            with open(source, "rb") as fh:
+                data = fh.read()
+    else:
+        data = source.read()
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else bytes(data)
+    return lambda: _NamedBytes(raw, name)
 
 
 def stream_ads(source: AdSource) -> Iterator[tuple[ClassAd, str]]:
@@ -542,7 +573,7 @@ __all__ = [
     "CHARGED_STATES", "IDLE", "RUNNING", "Job", "Pool",
     "PoolSize", "Slot", "TypeFilter", "error_rank_slots", "error_rank_warning",
     "AdSource", "assign_group", "load_pool", "make_jobs", "make_slots", "owner_name", "parse_old_ads",
-    "pool_from_ads", "pool_size", "read_ads", "source_label", "stream_ads", "remote_user", "requested_group",
+    "pool_from_ads", "pool_size", "read_ads", "rereadable", "source_label", "stream_ads", "remote_user", "requested_group",
     "slot_weight", "submitter_name",
     "usage_by_customer",
 ]

@@ -9,9 +9,12 @@ replaced.  :class:`SourceText` finds the column of a piece of text on a line of 
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
+
+from classad.formats.sources import GZIP_MAGIC
 
 from ..config.knobs import DEFAULTS, Knobs
 from ..config.language import ENVIRONMENT, SUBSYSTEMS, Config, read_bounded
@@ -82,6 +85,14 @@ def recorded_knobs(path: str, environ: Optional[dict[str, str]] = None) -> tuple
     return Knobs(cfg), cfg
 
 
+def _gzipped(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == GZIP_MAGIC
+    except OSError:
+        return False
+
+
 class SourceText:
     """The lines of files, read once, for finding columns."""
 
@@ -90,10 +101,12 @@ class SourceText:
 
     def lines(self, file: str) -> list[str]:
         if file not in self._lines:
-            try:
-                self._lines[file] = read_bounded(file, "file").splitlines()
-            except Exception:            # a file gone since, or not a file: no columns
-                self._lines[file] = []
+            self._lines[file] = []       # a file gone since, not a regular file, or gzipped: no columns
+            if os.path.isfile(file) and not _gzipped(file):     # a pipe cannot be read a second time
+                try:
+                    self._lines[file] = read_bounded(file, "file").splitlines()
+                except Exception:
+                    pass
         return self._lines[file]
 
     def line_text(self, file: str, line: Optional[int]) -> str:

@@ -261,7 +261,12 @@ def test_python_m_runs_the_command_and_a_closed_pipe_exits_0(module, words):
     assert proc.wait(timeout=120) == 0 and err == b""
 
 
-def test_plot_without_matplotlib_is_refused_before_any_work(monkeypatch):
+@pytest.mark.parametrize("argv", [
+    ["simulate", "--config", "missing.config", "--slots", "s", "--jobs", "j", "--duration", "1h"],
+    ["diff", "--config", "missing.config", "--config", "other.config", "--slots", "s", "--jobs", "j",
+     "--duration", "1h"],
+])
+def test_plot_without_matplotlib_is_refused_before_any_work(monkeypatch, argv):
     """The configuration named does not even exist: nothing is read before the refusal."""
     import importlib.util
 
@@ -271,8 +276,7 @@ def test_plot_without_matplotlib_is_refused_before_any_work(monkeypatch):
         return None if name == "matplotlib" else real(name, *args)
 
     monkeypatch.setattr(importlib.util, "find_spec", no_matplotlib)
-    status, out, err = run_matchmaker("simulate", "--config", "missing.config", "--slots", "s", "--jobs", "j",
-                                      "--duration", "1h", "--out", "plots", "--plot")
+    status, out, err = run_matchmaker(*argv, "--out", "plots", "--plot")
     assert status == 2 and "pip install '.[simulate]'" in err and err.count("\n") == 1
     assert not os.path.exists("plots")
 

@@ -1,7 +1,8 @@
 """Ad sources in every command and the API (docs/cli.md): for each format, slots and jobs
 read through a pipe (a FIFO, as ``<(condor_q -json)`` gives), through standard input and
 gzipped give exactly the output of the plain files, in ``negotiate``, ``simulate``,
-``analyze``, ``classad query`` and ``matchmaker.load``; an empty source is refused by the
+``analyze``, ``lint``, ``diff`` (which reads its sources once for both configurations),
+``classad query`` and ``matchmaker.load``; an empty source is refused by the
 cycle commands (unless ``--allow-empty``) and is an empty answer for ``query``."""
 
 from __future__ import annotations
@@ -58,13 +59,19 @@ class Source:
             def write() -> None:
                 with open(self.arg, "wb") as f:
                     f.write(self._data)
-            self._writer = threading.Thread(target=write)
+            self._writer = threading.Thread(target=write, daemon=True)
             self._writer.start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._writer is not None:
-            self._writer.join(timeout=60)
+        if self._writer is not None and self._writer.is_alive():
+            # The command never opened the FIFO (it failed first): open it here so the writer
+            # can finish, rather than leave a thread blocked for ever.
+            fd = os.open(self.arg, os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                self._writer.join(timeout=60)
+            finally:
+                os.close(fd)
 
 
 def with_stdin(data: bytes, run: Callable[[], Any]) -> Any:
@@ -89,6 +96,9 @@ def command_lines(slots: str, jobs: str) -> dict[str, list[str]]:
         "simulate": ["simulate", *pool, "--start", NOW, "--duration", "30m", "--interval", "10m", "--json",
                      "--no-progress"],
         "analyze": ["analyze", *pool, "--now", NOW, "--json"],
+        "lint": ["lint", "--config", CONFIG, "--slots", slots, "--jobs", jobs, "--now", NOW, "--json"],
+        "diff": ["diff", "--config", CONFIG, "--config", str(EXAMPLE.parent / "groups" / "groups.config"),
+                 "--slots", slots, "--jobs", jobs, "--now", NOW, "--json"],
     }
 
 
@@ -96,7 +106,9 @@ def command_lines(slots: str, jobs: str) -> dict[str, list[str]]:
 def expected() -> dict[str, tuple[int, str, str]]:
     """Each command over the plain old-format example files."""
     lines = command_lines(str(EXAMPLE / "slots.ads"), str(EXAMPLE / "jobs.ads"))
-    return {name: matchmaker_run(argv) for name, argv in lines.items()}
+    found = {name: matchmaker_run(argv) for name, argv in lines.items()}
+    assert all(status in (0, 1) and out for status, out, _ in found.values()), found
+    return found
 
 
 @pytest.mark.parametrize("way", WAYS)
@@ -105,10 +117,10 @@ def test_every_command_reads_jobs_every_way(tmp_path, expected, fmt, way):
     slots = tmp_path / f"slots.{fmt}"
     slots.write_bytes(converted(tmp_path, "slots.ads", fmt))
     data = converted(tmp_path, "jobs.ads", fmt)
-    for name in ("negotiate", "simulate", "analyze"):
+    for name in ("negotiate", "simulate", "analyze", "lint", "diff"):
         with Source(tmp_path, data, way) as source:
             status, out, err = matchmaker_run(command_lines(str(slots), source.arg)[name], source.stdin)
-        assert status == 0, err
+        assert status == expected[name][0], err
         assert out == expected[name][1], (name, fmt, way)
 
 
