@@ -45,20 +45,36 @@ def slot_ad_text(i: int, rng: random.Random) -> str:
     lines = [
         f'Name = "slot{i % 8 + 1}@node{i // 8:04d}.example.org"',
         f'Machine = "node{i // 8:04d}.example.org"',
-        'MyType = "Machine"', 'TargetType = "Job"',
-        f"Cpus = {cpus}", f"TotalCpus = {cpus * 2}", f"Memory = {memory}", f"Disk = {rng.randint(10**6, 10**8)}",
+        'MyType = "Machine"',
+        'TargetType = "Job"',
+        f"Cpus = {cpus}",
+        f"TotalCpus = {cpus * 2}",
+        f"Memory = {memory}",
+        f"Disk = {rng.randint(10**6, 10**8)}",
         f"Gpus = {rng.choice([0, 0, 0, 1, 2])}",
-        'Arch = "X86_64"', 'OpSys = "LINUX"', f'OpSysAndVer = "{opsys}"',
-        f"KFlops = {rng.randint(500000, 3000000)}", f"Mips = {rng.randint(10000, 40000)}",
-        'State = "Unclaimed"', 'Activity = "Idle"', f"LoadAvg = {rng.random():.2f}",
-        "SlotWeight = Cpus", "Rank = 0.0", "CurrentRank = 0.0",
-        f"SlotID = {i % 8 + 1}", "HasFileTransfer = true", "HasJava = false",
+        'Arch = "X86_64"',
+        'OpSys = "LINUX"',
+        f'OpSysAndVer = "{opsys}"',
+        f"KFlops = {rng.randint(500000, 3000000)}",
+        f"Mips = {rng.randint(10000, 40000)}",
+        'State = "Unclaimed"',
+        'Activity = "Idle"',
+        f"LoadAvg = {rng.random():.2f}",
+        "SlotWeight = Cpus",
+        "Rank = 0.0",
+        "CurrentRank = 0.0",
+        f"SlotID = {i % 8 + 1}",
+        "HasFileTransfer = true",
+        "HasJava = false",
         'StarterAbilityList = "HasFileTransfer,HasVM,HasDocker"',
         f'CondorVersion = "$CondorVersion: 24.0.{rng.randint(1, 9)} 2024-01-01 BuildID: 1 $"',
         "Start = true",
         "Requirements = START && (TARGET.RequestCpus <= MY.Cpus) && (TARGET.RequestMemory <= MY.Memory)",
-        "IsWakeAble = false", "TotalSlots = 8", "WantAdRevaluate = true",
-        f"DetectedMemory = {memory * 2}", f"UpdateSequenceNumber = {rng.randint(1, 1000)}",
+        "IsWakeAble = false",
+        "TotalSlots = 8",
+        "WantAdRevaluate = true",
+        f"DetectedMemory = {memory * 2}",
+        f"UpdateSequenceNumber = {rng.randint(1, 1000)}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -71,7 +87,8 @@ def job_ad(i: int, rng: random.Random, lib) -> object:
         Requirements = (TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") &&
             (TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory) &&
             (TARGET.Cpus >= RequestCpus) && (TARGET.HasFileTransfer);
-        Rank = TARGET.KFlops / 1000 + (TARGET.OpSysAndVer == "AlmaLinux9") * 10 ]""")
+        Rank = TARGET.KFlops / 1000 + (TARGET.OpSysAndVer == "AlmaLinux9") * 10 ]"""
+    )
 
 
 def rate(fn: Callable[[int], int], repeat: int) -> float:
@@ -120,13 +137,21 @@ def bench(n_slots: int, repeat: int) -> list[tuple[str, float, float]]:
                     job.symmetricMatch(slot)
                     n += 1
             return n
+
         return run
 
-    results.append(("symmetric matches / s", rate(match(our_jobs, our_slots), repeat),
-                    rate(match(their_jobs, their_slots), repeat)))
+    results.append(
+        (
+            "symmetric matches / s",
+            rate(match(our_jobs, our_slots), repeat),
+            rate(match(their_jobs, their_slots), repeat),
+        )
+    )
 
-    policy = ('(TARGET.Memory >= 2048 && Cpus > 1) ? KFlops / 1000 + ifThenElse(OpSysAndVer == "AlmaLinux9", 10, 0)'
-              ' : strcat(Name, "-", SlotID) =!= undefined')
+    policy = (
+        '(TARGET.Memory >= 2048 && Cpus > 1) ? KFlops / 1000 + ifThenElse(OpSysAndVer == "AlmaLinux9", 10, 0)'
+        ' : strcat(Name, "-", SlotID) =!= undefined'
+    )
     our_expr, their_expr = classad.ExprTree(policy), classad2.ExprTree(policy)
 
     def evaluate(expr, slots) -> Callable[[int], int]:
@@ -134,10 +159,16 @@ def bench(n_slots: int, repeat: int) -> list[tuple[str, float, float]]:
             for slot in slots:
                 expr.eval(slot)
             return len(slots)
+
         return run
 
-    results.append(("expression evaluations / s", rate(evaluate(our_expr, our_slots), repeat),
-                    rate(evaluate(their_expr, their_slots), repeat)))
+    results.append(
+        (
+            "expression evaluations / s",
+            rate(evaluate(our_expr, our_slots), repeat),
+            rate(evaluate(their_expr, their_slots), repeat),
+        )
+    )
     return results
 
 

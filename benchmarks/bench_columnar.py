@@ -34,9 +34,13 @@ from matchmaker.pool.ads import pool_from_ads
 START = parse_expr('(KeyboardIdle > 15 * 60) && ((LoadAvg - CondorLoadAvg) <= 0.3) && TARGET.Owner =!= "nobody"')
 SLOT_REQ = parse_expr("START && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory")
 SLOT_RANK = parse_expr("TARGET.JobPrio")
-JOB_REQ = (parse_expr('TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory '
-                      "&& TARGET.Disk >= RequestDisk"),
-           parse_expr('TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory && TARGET.KFlops > 200000'))
+JOB_REQ = (
+    parse_expr(
+        'TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory '
+        "&& TARGET.Disk >= RequestDisk"
+    ),
+    parse_expr('TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory && TARGET.KFlops > 200000'),
+)
 JOB_RANK = (parse_expr("0"), parse_expr("TARGET.KFlops"), parse_expr("TARGET.Memory"))
 PREEMPTION_REQUIREMENTS = parse_expr("RemoteUserResourcesInUse > 1 && RemoteUserPrio > SubmitterUserPrio * 1.2")
 
@@ -46,13 +50,24 @@ def make_slots(n: int, users: list[str], rng: random.Random) -> list[ClassAd]:
     slots = []
     for i in range(n):
         cpus = rng.choice([1, 1, 2, 4, 8])
-        ad = ClassAd({"Name": f"slot{i % 8 + 1}@node{i // 8:05d}", "SlotID": i % 8 + 1, "Cpus": cpus,
-                      "Memory": cpus * rng.choice([1024, 2048, 4096]) + rng.randrange(0, 512),
-                      "Disk": rng.randrange(1_000_000, 50_000_000), "Arch": "X86_64" if i % 10 else "aarch64",
-                      "OpSys": "LINUX", "KFlops": rng.randrange(100_000, 3_000_000),
-                      "Mips": rng.randrange(1000, 40000), "LoadAvg": round(rng.random() * 0.6, 3),
-                      "CondorLoadAvg": 0.0, "KeyboardIdle": rng.randrange(0, 100_000),
-                      "EnteredCurrentState": 1_700_000_000 - rng.randrange(0, 10**6), "CurrentRank": 0.0})
+        ad = ClassAd(
+            {
+                "Name": f"slot{i % 8 + 1}@node{i // 8:05d}",
+                "SlotID": i % 8 + 1,
+                "Cpus": cpus,
+                "Memory": cpus * rng.choice([1024, 2048, 4096]) + rng.randrange(0, 512),
+                "Disk": rng.randrange(1_000_000, 50_000_000),
+                "Arch": "X86_64" if i % 10 else "aarch64",
+                "OpSys": "LINUX",
+                "KFlops": rng.randrange(100_000, 3_000_000),
+                "Mips": rng.randrange(1000, 40000),
+                "LoadAvg": round(rng.random() * 0.6, 3),
+                "CondorLoadAvg": 0.0,
+                "KeyboardIdle": rng.randrange(0, 100_000),
+                "EnteredCurrentState": 1_700_000_000 - rng.randrange(0, 10**6),
+                "CurrentRank": 0.0,
+            }
+        )
         ad.set_node("START", START)
         ad.set_node("Requirements", SLOT_REQ)
         ad.set_node("Rank", SLOT_RANK)
@@ -75,10 +90,19 @@ def make_jobs(n: int, users: list[str], per_user_clusters: int) -> list[ClassAd]
         for k in range(per_user_clusters):
             cluster += 1
             for p in range(per_ac):
-                ad = ClassAd({"ClusterId": cluster, "ProcId": p, "User": user, "Owner": user.split("@")[0],
-                              "JobStatus": 1, "RequestCpus": 1 + (k % 2), "JobPrio": k % 3,
-                              "RequestDisk": 100000 * (k % 5),
-                              "RequestMemory": 512 + 16 * (u * per_user_clusters + k) % 4096})
+                ad = ClassAd(
+                    {
+                        "ClusterId": cluster,
+                        "ProcId": p,
+                        "User": user,
+                        "Owner": user.split("@")[0],
+                        "JobStatus": 1,
+                        "RequestCpus": 1 + (k % 2),
+                        "JobPrio": k % 3,
+                        "RequestDisk": 100000 * (k % 5),
+                        "RequestMemory": 512 + 16 * (u * per_user_clusters + k) % 4096,
+                    }
+                )
                 ad.set_node("Requirements", JOB_REQ[k % 2])
                 ad.set_node("Rank", JOB_RANK[k % 3])
                 jobs.append(ad)
@@ -91,15 +115,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=100_000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--compare", action="store_true", help="also run the scalar engine and compare")
-    p.add_argument("--preemption-requirements", action="store_true",
-                   help="a PREEMPTION_REQUIREMENTS reading RemoteUserResourcesInUse")
+    p.add_argument(
+        "--preemption-requirements",
+        action="store_true",
+        help="a PREEMPTION_REQUIREMENTS reading RemoteUserResourcesInUse",
+    )
     args = p.parse_args(argv)
     rng = random.Random(args.seed)
     users = [f"user{u:02d}@example.org" for u in range(40)]
     pool = pool_from_ads(make_slots(args.slots, users, rng), make_jobs(args.jobs, users, 25))
     eups = {u: 500.0 + 1000.0 * rng.random() for u in users}
-    base = Settings.defaults(preemption_requirements=PREEMPTION_REQUIREMENTS) if args.preemption_requirements \
+    base = (
+        Settings.defaults(preemption_requirements=PREEMPTION_REQUIREMENTS)
+        if args.preemption_requirements
         else Settings.defaults()
+    )
     results = []
     for columnar in (True, False) if args.compare else (True,):
         settings = replace(base, policy=replace(base.policy, columnar=columnar))
@@ -107,8 +137,10 @@ def main(argv: list[str] | None = None) -> int:
         result = negotiate(pool, settings, StaticPriorities(eups), 0.0)
         seconds = time.perf_counter() - t0
         results.append(result)
-        print(f"{'columnar' if columnar else 'scalar'}: {args.slots} slots x {len(pool.jobs)} jobs: "
-              f"{len(result.matches)} matches, {result.spins} spins: {seconds:.2f} s per cycle")
+        print(
+            f"{'columnar' if columnar else 'scalar'}: {args.slots} slots x {len(pool.jobs)} jobs: "
+            f"{len(result.matches)} matches, {result.spins} spins: {seconds:.2f} s per cycle"
+        )
     if args.compare:
         a, b = results
         same = (a.matches, a.rejected, a.usage, a.warnings) == (b.matches, b.rejected, b.usage, b.warnings)

@@ -73,8 +73,10 @@ def texts(n: int) -> dict[str, tuple[str, str]]:
         "ad-lit": (lit_new, "ad"),
         "ad-expr": (expr_new, "ad"),
         "json": (json.dumps({f"Attr{i}": i for i in range(n)}), "JSON"),
-        "xml": ('<classads><c>' + "".join(f'<a n="Attr{i}"><i>{i}</i></a>' for i in range(n))
-                + "</c></classads>\n", "XML"),
+        "xml": (
+            "<classads><c>" + "".join(f'<a n="Attr{i}"><i>{i}</i></a>' for i in range(n)) + "</c></classads>\n",
+            "XML",
+        ),
     }
 
 

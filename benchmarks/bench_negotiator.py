@@ -82,9 +82,15 @@ def load(config: Path, slots: Path, jobs: Path) -> Loaded:
     """Read the configuration and the two ad files as ``matchmaker negotiate`` does."""
     knobs = Knobs.from_file(config)
     settings = Settings.from_knobs(knobs)
-    pool = load_pool(slots, jobs, use_slot_weights=settings.use_slot_weights,
-                     slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight,
-                     uid_domain=settings.uid_domain, group_mapping=settings.group_mapping)
+    pool = load_pool(
+        slots,
+        jobs,
+        use_slot_weights=settings.use_slot_weights,
+        slot_weight_expr=settings.slot_weight_expr,
+        force_slot_weight=settings.force_slot_weight,
+        uid_domain=settings.uid_domain,
+        group_mapping=settings.group_mapping,
+    )
     return Loaded(knobs, settings, pool)
 
 
@@ -112,22 +118,36 @@ import realistic_pool  # noqa: E402
 class PoolSpec:
     """Files of one pool and what the report needs to know about it."""
 
-    def __init__(self, label: str, config: Path, slots: Path, jobs: Path, now: float, slot_ads: int,
-                 job_ads: int, autoclusters: Optional[int], eups: Optional[dict[str, float]] = None) -> None:
+    def __init__(
+        self,
+        label: str,
+        config: Path,
+        slots: Path,
+        jobs: Path,
+        now: float,
+        slot_ads: int,
+        job_ads: int,
+        autoclusters: Optional[int],
+        eups: Optional[dict[str, float]] = None,
+    ) -> None:
         self.label, self.config, self.slots, self.jobs, self.now = label, config, slots, jobs, now
         self.slot_ads, self.job_ads, self.autoclusters, self.eups = slot_ads, job_ads, autoclusters, eups
 
 
 def realistic(out: Path, slots: int, seed: int) -> PoolSpec:
     f = realistic_pool.write_pool(out, slots, seed=seed)
-    label = (f"realistic: {f.slot_ads:,} slot ads ({f.claimed:,} claimed), {f.idle_jobs:,} idle + "
-             f"{f.running_jobs:,} running jobs, {f.submitters} submitters, {f.shapes:,} autoclusters")
+    label = (
+        f"realistic: {f.slot_ads:,} slot ads ({f.claimed:,} claimed), {f.idle_jobs:,} idle + "
+        f"{f.running_jobs:,} running jobs, {f.submitters} submitters, {f.shapes:,} autoclusters"
+    )
     return PoolSpec(label, f.config, f.slots, f.jobs, float(realistic_pool.NOW), f.slot_ads, f.job_ads, f.shapes)
 
 
 _SLOT_REQ = "START && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory"
-_JOB_REQ = ('TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory',
-            'TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory')
+_JOB_REQ = (
+    'TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory',
+    'TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory',
+)
 _JOB_RANK = ("0", "TARGET.Memory", "TARGET.Cpus")
 
 
@@ -141,15 +161,32 @@ def homogeneous(out: Path, slots: int, seed: int, submitters: int = 40, per_user
     with open(out / "slots.ads", "w", encoding="utf-8") as fh:
         for i in range(slots):
             cpus, mem = shapes[i % len(shapes)]
-            ad = ClassAd({"Name": f"slot{i % 8 + 1}@node{i // 8:05d}", "SlotID": i % 8 + 1, "Cpus": cpus,
-                          "Memory": mem, "Arch": "X86_64" if i % 10 else "ARM64", "OpSys": "LINUX",
-                          "KFlops": 1000000 + (i * 7919) % 500000, "START": True, "Rank": 0.0,
-                          "CurrentRank": 0.0})
+            ad = ClassAd(
+                {
+                    "Name": f"slot{i % 8 + 1}@node{i // 8:05d}",
+                    "SlotID": i % 8 + 1,
+                    "Cpus": cpus,
+                    "Memory": mem,
+                    "Arch": "X86_64" if i % 10 else "ARM64",
+                    "OpSys": "LINUX",
+                    "KFlops": 1000000 + (i * 7919) % 500000,
+                    "START": True,
+                    "Rank": 0.0,
+                    "CurrentRank": 0.0,
+                }
+            )
             ad.set_node("Requirements", slot_req)
             if i % 10 == 3:
                 user = rng.choice(users)
-                ad.update({"State": "Claimed", "Activity": "Busy", "RemoteUser": user, "RemoteOwner": user,
-                           "TotalJobRuntime": rng.randrange(10, 10000)})
+                ad.update(
+                    {
+                        "State": "Claimed",
+                        "Activity": "Busy",
+                        "RemoteUser": user,
+                        "RemoteOwner": user,
+                        "TotalJobRuntime": rng.randrange(10, 10000),
+                    }
+                )
             else:
                 ad.update({"State": "Unclaimed", "Activity": "Idle"})
             fh.write(ad.printOld().rstrip("\n") + "\n\n")
@@ -162,17 +199,30 @@ def homogeneous(out: Path, slots: int, seed: int, submitters: int = 40, per_user
             for k in range(per_user_clusters):
                 cluster += 1
                 for p in range(per_ac):
-                    fh.write(f"ClusterId = {cluster}\nProcId = {p}\nUser = \"{user}\"\n"
-                             f"Owner = \"{user.split('@')[0]}\"\nJobStatus = 1\nRequestCpus = {1 + k % 2}\n"
-                             f"JobPrio = {k % 3}\nRequestMemory = {512 + 16 * (u * per_user_clusters + k) % 4096}\n"
-                             f"Requirements = {_JOB_REQ[k % 2]}\nRank = {_JOB_RANK[k % 3]}\n\n")
+                    fh.write(
+                        f'ClusterId = {cluster}\nProcId = {p}\nUser = "{user}"\n'
+                        f'Owner = "{user.split("@")[0]}"\nJobStatus = 1\nRequestCpus = {1 + k % 2}\n'
+                        f"JobPrio = {k % 3}\nRequestMemory = {512 + 16 * (u * per_user_clusters + k) % 4096}\n"
+                        f"Requirements = {_JOB_REQ[k % 2]}\nRank = {_JOB_RANK[k % 3]}\n\n"
+                    )
                     written += 1
     (out / "negotiator.config").write_text("# HTCondor's defaults\n", encoding="utf-8")
     eups = {u: 500.0 + 100.0 * rng.random() * 10 for u in users}
-    label = (f"homogeneous (synthetic best case: six slot shapes): {slots:,} slot ads, {written:,} idle jobs, "
-             f"{submitters} submitters, {submitters * per_user_clusters:,} autoclusters")
-    return PoolSpec(label, out / "negotiator.config", out / "slots.ads", out / "jobs.ads", 0.0, slots, written,
-                    submitters * per_user_clusters, eups)
+    label = (
+        f"homogeneous (synthetic best case: six slot shapes): {slots:,} slot ads, {written:,} idle jobs, "
+        f"{submitters} submitters, {submitters * per_user_clusters:,} autoclusters"
+    )
+    return PoolSpec(
+        label,
+        out / "negotiator.config",
+        out / "slots.ads",
+        out / "jobs.ads",
+        0.0,
+        slots,
+        written,
+        submitters * per_user_clusters,
+        eups,
+    )
 
 
 # ---- measuring -------------------------------------------------------------------------------
@@ -229,8 +279,14 @@ def run_child(args: list[str], module: str = "", run_name: str = "__main__") -> 
     try:
         env = dict(os.environ, BENCH_PEAK_FILE=peak_file)
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", code, "-", *args], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-c", code, "-", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
         seconds = time.perf_counter() - t0
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr.decode(errors="replace"))
@@ -243,8 +299,13 @@ def run_child(args: list[str], module: str = "", run_name: str = "__main__") -> 
 def sample_ads(path: Path, n: int, rng: random.Random) -> list[str]:
     """The texts of ``n`` ads drawn from an old-format file (comments dropped)."""
     text = path.read_text(encoding="utf-8")
-    chunks = [c for c in ("\n".join(line for line in block.splitlines() if not line.startswith("#"))
-                          for block in text.split("\n\n")) if c.strip()]
+    chunks = [
+        c
+        for c in (
+            "\n".join(line for line in block.splitlines() if not line.startswith("#")) for block in text.split("\n\n")
+        )
+        if c.strip()
+    ]
     return rng.sample(chunks, min(n, len(chunks)))
 
 
@@ -265,9 +326,10 @@ def match_rates(spec: PoolSpec, n_slots: int, n_jobs: int, repeat: int, seed: in
         # isort: off
         import htcondor2  # noqa: F401  (must precede classad2: it sets HTCondor's default mode)
         import classad2
+
         # isort: on
         libs.insert(0, ("C++ library (classad2)", classad2))
-    except ImportError:   # pragma: no cover
+    except ImportError:  # pragma: no cover
         pass
     rows = []
     for name, lib in libs:
@@ -291,7 +353,7 @@ def profile(label: str, fn: Callable[[], Any], top: int = 15) -> Any:
     lines = buf.getvalue().splitlines()
     start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
     print(f"\n-- profile of {label}: top {top} by cumulative time --")
-    print("\n".join(line.replace(str(ROOT) + os.sep, "") for line in lines[max(0, start - 4):] if line.strip()))
+    print("\n".join(line.replace(str(ROOT) + os.sep, "") for line in lines[max(0, start - 4) :] if line.strip()))
     return result
 
 
@@ -303,8 +365,9 @@ def summary(result: Any) -> str:
     for m in result.matches:
         reasons[m.reason] = reasons.get(m.reason, 0) + 1
     detail = ", ".join(f"{k} {v:,}" for k, v in sorted(reasons.items()))
-    return (f"{len(result.matches):,} matches ({detail}), {len(result.rejected):,} rejected requests, "
-            f"{result.spins} spins")
+    return (
+        f"{len(result.matches):,} matches ({detail}), {len(result.rejected):,} rejected requests, {result.spins} spins"
+    )
 
 
 def make_pool(kind: str, out: Path, slots: int, seed: int) -> PoolSpec:
@@ -314,8 +377,10 @@ def make_pool(kind: str, out: Path, slots: int, seed: int) -> PoolSpec:
 def bench(args: argparse.Namespace, out: Path) -> int:
     t0 = time.perf_counter()
     spec = make_pool(args.pool, out, args.slots, args.seed)
-    print(f"pool: {spec.label} (written in {time.perf_counter() - t0:.1f} s, "
-          f"{(spec.slots.stat().st_size + spec.jobs.stat().st_size) / 2**20:.0f} MiB of ads)")
+    print(
+        f"pool: {spec.label} (written in {time.perf_counter() - t0:.1f} s, "
+        f"{(spec.slots.stat().st_size + spec.jobs.stat().st_size) / 2**20:.0f} MiB of ads)"
+    )
     rep, once = args.repeat, args.once_over
 
     def do_load() -> Loaded:
@@ -327,14 +392,16 @@ def bench(args: argparse.Namespace, out: Path) -> int:
     print(f"read config + ad files:   {t_read:8.2f} s  (median of {n_read})")
     if args.read_only:
         peak = own_peak()
-        print(f"this process's peak memory: {peak / 2**20:8.0f} MiB = {peak / spec.job_ads:,.0f} bytes per job ad "
-              f"(generation and {n_read} read(s) included)")
+        print(
+            f"this process's peak memory: {peak / 2**20:8.0f} MiB = {peak / spec.job_ads:,.0f} bytes per job ad "
+            f"(generation and {n_read} read(s) included)"
+        )
         return 0
     if args.profile:
         profile("the cycle", partial(cycle, loaded, spec.now, spec.eups))
     t_cycle, n_cycle, result = timed(partial(cycle, loaded, spec.now, spec.eups), rep, once)
     print(f"cycle alone:              {t_cycle:8.2f} s  (median of {n_cycle}): {summary(result)}")
-    loaded = result = None          # free the pool before the CLI runs
+    loaded = result = None  # free the pool before the CLI runs
     gc.collect()
 
     baseline = statistics.median(run_child([])[2] for _ in range(3))
@@ -349,9 +416,11 @@ def bench(args: argparse.Namespace, out: Path) -> int:
     t_cli = statistics.median(r[0] for r in runs)
     rss = max(r[2] for r in runs)
     print(f"CLI end to end:           {t_cli:8.2f} s  (median of {len(runs)})")
-    print(f"CLI peak memory:          {rss / 2**20:8.0f} MiB max RSS = {rss / spec.job_ads:,.0f} bytes per job ad; "
-          f"{(rss - baseline) / spec.job_ads:,.0f} bytes per job ad above the {baseline / 2**20:.0f} MiB "
-          f"of a process that only imports the CLI")
+    print(
+        f"CLI peak memory:          {rss / 2**20:8.0f} MiB max RSS = {rss / spec.job_ads:,.0f} bytes per job ad; "
+        f"{(rss - baseline) / spec.job_ads:,.0f} bytes per job ad above the {baseline / 2**20:.0f} MiB "
+        f"of a process that only imports the CLI"
+    )
     if not args.no_reference:
         rows = match_rates(spec, args.sample_slots, args.sample_jobs, rep, args.seed)
         print(f"symmetric matches on {args.sample_slots} slot x {args.sample_jobs} job ads sampled from this pool:")
@@ -361,8 +430,7 @@ def bench(args: argparse.Namespace, out: Path) -> int:
 
 
 def scaling(args: argparse.Namespace, out: Path) -> int:
-    print(f"{'slots':>7} {'jobs':>8} {'autoclusters':>12} {'read s':>8} {'cycle s':>8} "
-          f"{'us/(slot*AC)':>12}  result")
+    print(f"{'slots':>7} {'jobs':>8} {'autoclusters':>12} {'read s':>8} {'cycle s':>8} {'us/(slot*AC)':>12}  result")
     for n in (int(x) for x in args.sizes.split(",")):
         spec = make_pool(args.pool, out / str(n), n, args.seed)
         t0 = time.perf_counter()
@@ -370,8 +438,11 @@ def scaling(args: argparse.Namespace, out: Path) -> int:
         t_read = time.perf_counter() - t0
         t_cycle, n_cycle, result = timed(partial(cycle, loaded, spec.now, spec.eups), args.repeat, args.once_over)
         per = t_cycle / (spec.slot_ads * (spec.autoclusters or 1)) * 1e6
-        print(f"{spec.slot_ads:7,} {spec.job_ads:8,} {spec.autoclusters or 0:12,} {t_read:8.2f} "
-              f"{t_cycle:8.2f} {per:12.3f}  {summary(result)} (cycle: median of {n_cycle})", flush=True)
+        print(
+            f"{spec.slot_ads:7,} {spec.job_ads:8,} {spec.autoclusters or 0:12,} {t_read:8.2f} "
+            f"{t_cycle:8.2f} {per:12.3f}  {summary(result)} (cycle: median of {n_cycle})",
+            flush=True,
+        )
         del loaded, result
         gc.collect()
     return 0
@@ -383,8 +454,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     p.add_argument("--slots", type=int, default=10_000, help="slot ads (jobs: 10 x slots)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
-    p.add_argument("--once-over", type=float, default=20.0,
-                   help="seconds: a phase whose first run takes longer runs once")
+    p.add_argument(
+        "--once-over", type=float, default=20.0, help="seconds: a phase whose first run takes longer runs once"
+    )
     p.add_argument("--out", help="keep the generated files in this directory (default: a temporary one)")
     p.add_argument("--profile", action="store_true", help="cProfile summaries of reading and of the cycle")
     p.add_argument("--read-only", action="store_true", help="time reading only (no cycle, no CLI)")

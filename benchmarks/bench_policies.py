@@ -62,13 +62,21 @@ def main(argv: Optional[list[str]] = None) -> int:
         files = realistic_pool.write_pool(tmp, args.slots, args.jobs, args.submitters, seed=args.seed)
         config_text = files.config.read_text(encoding="utf-8")
         settings = Settings.from_knobs(Knobs.from_file(files.config))
-        pool = load_pool(files.slots, files.jobs, use_slot_weights=settings.use_slot_weights,
-                         slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight,
-                         uid_domain=settings.uid_domain, group_mapping=settings.group_mapping)
+        pool = load_pool(
+            files.slots,
+            files.jobs,
+            use_slot_weights=settings.use_slot_weights,
+            slot_weight_expr=settings.slot_weight_expr,
+            force_slot_weight=settings.force_slot_weight,
+            uid_domain=settings.uid_domain,
+            group_mapping=settings.group_mapping,
+        )
     rng = random.Random(args.seed)
     eups = {name: 500.0 + 1000.0 * rng.random() for name in sorted(pool.submitter_counts())}
-    print(f"pool: {files.slot_ads:,} slot ads, {len(pool.jobs):,} jobs, {args.submitters} submitters "
-          f"(median of {args.repeat} cycles each)")
+    print(
+        f"pool: {files.slot_ads:,} slot ads, {len(pool.jobs):,} jobs, {args.submitters} submitters "
+        f"(median of {args.repeat} cycles each)"
+    )
     for name in args.policies.split(","):
         times = []
         for _ in range(args.repeat):

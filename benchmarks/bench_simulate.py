@@ -77,18 +77,28 @@ def stream_pool(out: Path, slots: int, jobs: int | None, arrival: float, seed: i
 def run(loaded: matchmaker.Loaded, hours: float, interval: float, incremental: bool) -> list[float]:
     """CPU seconds per cycle of one simulation (the process's CPU time: on a shared
     machine it varies far less than the wall clock)."""
-    loaded = dataclasses.replace(loaded, settings=dataclasses.replace(loaded.settings, simulate_incremental=incremental))
+    loaded = dataclasses.replace(
+        loaded, settings=dataclasses.replace(loaded.settings, simulate_incremental=incremental)
+    )
     marks = [time.process_time()]
-    matchmaker.simulate(loaded, start=NOW, duration=hours * 3600, interval=interval, seed=7,
-                        progress=lambda _done, _total: marks.append(time.process_time()))
+    matchmaker.simulate(
+        loaded,
+        start=NOW,
+        duration=hours * 3600,
+        interval=interval,
+        seed=7,
+        progress=lambda _done, _total: marks.append(time.process_time()),
+    )
     return [b - a for a, b in zip(marks, marks[1:])]
 
 
 def report(name: str, costs: list[float], interval: float) -> None:
-    steady = costs[max(1, int(3600 // interval)):] or costs[1:] or costs
+    steady = costs[max(1, int(3600 // interval)) :] or costs[1:] or costs
     per = statistics.median(steady)
-    print(f"{name}: {len(costs)} cycles in {sum(costs):.1f} s of CPU; first {costs[0]:.2f} s; steady median "
-          f"{per:.3f} s per cycle; a week of 5-minute cycles at that cost: {per * WEEK_CYCLES / 60:.1f} min")
+    print(
+        f"{name}: {len(costs)} cycles in {sum(costs):.1f} s of CPU; first {costs[0]:.2f} s; steady median "
+        f"{per:.3f} s per cycle; a week of 5-minute cycles at that cost: {per * WEEK_CYCLES / 60:.1f} min"
+    )
 
 
 def realistic(args: argparse.Namespace) -> None:

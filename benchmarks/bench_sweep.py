@@ -68,11 +68,19 @@ def main() -> None:
         files = write_pool(tmp, slots=args.slots)
         config = read_config(files.config)
         variants = variants_of(config, None, VARY)
-        plan = make_plan(config, str(files.config), str(files.slots), str(files.jobs), variants,
-                         Times(float(NOW), args.hours * 3600, args.interval))
+        plan = make_plan(
+            config,
+            str(files.config),
+            str(files.slots),
+            str(files.jobs),
+            variants,
+            Times(float(NOW), args.hours * 3600, args.interval),
+        )
         cycles = int(args.hours * 3600 // args.interval) + 1
-        print(f"{len(variants)} variants of {args.slots} slots, {files.idle_jobs} idle jobs; {args.hours:g} h "
-              f"in {cycles} cycles of {args.interval:g} s")
+        print(
+            f"{len(variants)} variants of {args.slots} slots, {files.idle_jobs} idle jobs; {args.hours:g} h "
+            f"in {cycles} cycles of {args.interval:g} s"
+        )
 
         began = time.perf_counter()
         sequential = [sweep_worker.run_variant(t, plan.inputs) for t in plan.tasks]
@@ -80,8 +88,16 @@ def main() -> None:
         print(f"sequential: {seq_time:.1f} s ({sequential[0].load_seconds:.1f} s reading the pool once)")
 
         began = time.perf_counter()
-        with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=args.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             startup = time.perf_counter() - began
             began = time.perf_counter()
             result = run_plan(plan, client=client)
@@ -89,8 +105,9 @@ def main() -> None:
         report(args.workers, seq_time, par_time, startup, sequential, result.outcomes, plan)
 
 
-def report(workers: int, seq_time: float, par_time: float, startup: float, sequential: list, parallel: list,
-           plan) -> None:
+def report(
+    workers: int, seq_time: float, par_time: float, startup: float, sequential: list, parallel: list, plan
+) -> None:
     n = len(parallel)
     compute = sum(o.seconds + o.load_seconds for o in parallel)
     loads = [o.load_seconds for o in parallel if o.load_seconds > 0]
@@ -99,10 +116,11 @@ def report(workers: int, seq_time: float, par_time: float, startup: float, seque
     shipped = sum(len(b) for b in plan.inputs.files.values())
     print(f"{workers} workers: {par_time:.1f} s (cluster start-up {startup:.1f} s, not counted)")
     print(f"speed-up: {seq_time / par_time:.2f}x; rows identical to the sequential run: {identical}")
-    print(f"shipping: {shipped / 1e6:.1f} MB of ad files scattered once; {task_bytes / 1e3:.1f} kB per task; "
-          f"{len(loads)} pool reads on the workers ({sum(loads):.1f} s in all)")
-    print(f"per-variant overhead: {(workers * par_time - compute) / n:.2f} s "
-          f"(compute {compute / n:.1f} s per variant)")
+    print(
+        f"shipping: {shipped / 1e6:.1f} MB of ad files scattered once; {task_bytes / 1e3:.1f} kB per task; "
+        f"{len(loads)} pool reads on the workers ({sum(loads):.1f} s in all)"
+    )
+    print(f"per-variant overhead: {(workers * par_time - compute) / n:.2f} s (compute {compute / n:.1f} s per variant)")
 
 
 if __name__ == "__main__":

@@ -41,9 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence, TextIO
 
-NOW = 1_700_000_000                  # the dump's clock: the cycle runs at this time
+NOW = 1_700_000_000  # the dump's clock: the cycle runs at this time
 DOMAIN = "example.org"
-GUEST_DOMAIN = "grid.example.net"    # outside ACCOUNTANT_LOCAL_DOMAIN
+GUEST_DOMAIN = "grid.example.net"  # outside ACCOUNTANT_LOCAL_DOMAIN
 SHAPES_PER_SUBMITTER = 25
 OPSYS = (("AlmaLinux", 9, 0.55), ("AlmaLinux", 8, 0.25), ("CentOS", 7, 0.12), ("Ubuntu", 22, 0.08))
 
@@ -62,8 +62,10 @@ PREEMPTION_REQUIREMENTS = ((CurrentTime - EnteredCurrentState) > (1 * 3600)) \\
                           && (RemoteUserPrio > TARGET.SubmitterUserPrio * $(PRIO_MARGIN))
 """
 
-RESOURCE_LIMITS = ("(MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory"
-                   " && TARGET.RequestDisk <= MY.Disk)")
+RESOURCE_LIMITS = (
+    "(MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory"
+    " && TARGET.RequestDisk <= MY.Disk)"
+)
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ class PoolFiles:
     idle_jobs: int
     running_jobs: int
     submitters: int
-    shapes: int                      # distinct (submitter, job shape) pairs: the autoclusters
+    shapes: int  # distinct (submitter, job shape) pairs: the autoclusters
 
     @property
     def job_ads(self) -> int:
@@ -92,7 +94,7 @@ class Submitter:
 
     owner: str
     domain: str
-    group: str | None                # accounting group, when the jobs are submitted under one
+    group: str | None  # accounting group, when the jobs are submitted under one
 
     @property
     def user(self) -> str:
@@ -109,8 +111,8 @@ class Shape:
     """The significant attributes of one autocluster."""
 
     cpus: int
-    memory: int                      # MB
-    disk: int                        # KB
+    memory: int  # MB
+    disk: int  # KB
     requirements: str
     rank: str
     limits: str | None
@@ -196,43 +198,82 @@ def make_shapes(rng: random.Random, n: int) -> list[Shape]:
     return shapes
 
 
-def _job_ad(sub: Submitter, shape: Shape, cluster: int, proc: int, qdate: int, prio: int,
-            rng: random.Random, running_on: str | None = None) -> list[tuple[str, object]]:
+def _job_ad(
+    sub: Submitter,
+    shape: Shape,
+    cluster: int,
+    proc: int,
+    qdate: int,
+    prio: int,
+    rng: random.Random,
+    running_on: str | None = None,
+) -> list[tuple[str, object]]:
     image = rng.randrange(2_000, 4_000_000)
     attrs: list[tuple[str, object]] = [
-        ("MyType", "Job"), ("TargetType", "Machine"),
-        ("ClusterId", cluster), ("ProcId", proc),
+        ("MyType", "Job"),
+        ("TargetType", "Machine"),
+        ("ClusterId", cluster),
+        ("ProcId", proc),
         ("GlobalJobId", f"submit{cluster % 3 + 1}.{DOMAIN}#{cluster}.{proc}#{qdate}"),
-        ("Owner", sub.owner), ("User", sub.user),
+        ("Owner", sub.owner),
+        ("User", sub.user),
     ]
     if sub.group:
-        attrs += [("AcctGroup", sub.group), ("AcctGroupUser", sub.owner),
-                  ("AccountingGroup", f"{sub.group}.{sub.owner}")]
+        attrs += [
+            ("AcctGroup", sub.group),
+            ("AcctGroupUser", sub.owner),
+            ("AccountingGroup", f"{sub.group}.{sub.owner}"),
+        ]
     attrs += [
-        ("JobUniverse", 5), ("JobStatus", 2 if running_on else 1), ("JobPrio", prio),
-        ("QDate", qdate), ("EnteredCurrentStatus", qdate + rng.randrange(0, 600) if not running_on
-                           else NOW - rng.randrange(60, 86_400)),
-        ("Cmd", f"run_{cluster % 17}.sh"), ("Iwd", f"/scratch/{sub.owner}/run{cluster}"),
+        ("JobUniverse", 5),
+        ("JobStatus", 2 if running_on else 1),
+        ("JobPrio", prio),
+        ("QDate", qdate),
+        ("EnteredCurrentStatus", qdate + rng.randrange(0, 600) if not running_on else NOW - rng.randrange(60, 86_400)),
+        ("Cmd", f"run_{cluster % 17}.sh"),
+        ("Iwd", f"/scratch/{sub.owner}/run{cluster}"),
         ("Args", f"--input part{proc:05d}.dat --seed {rng.randrange(10**9)}"),
-        ("Out", f"out.{proc}"), ("Err", f"err.{proc}"), ("UserLog", f"run{cluster}.log"),
-        ("RequestCpus", shape.cpus), ("RequestMemory", shape.memory), ("RequestDisk", shape.disk),
-        ("ImageSize", image), ("ImageSize_RAW", image), ("DiskUsage", image + rng.randrange(0, 5000)),
+        ("Out", f"out.{proc}"),
+        ("Err", f"err.{proc}"),
+        ("UserLog", f"run{cluster}.log"),
+        ("RequestCpus", shape.cpus),
+        ("RequestMemory", shape.memory),
+        ("RequestDisk", shape.disk),
+        ("ImageSize", image),
+        ("ImageSize_RAW", image),
+        ("DiskUsage", image + rng.randrange(0, 5000)),
         ("ExecutableSize", rng.randrange(1, 5000)),
-        ("Requirements", Expr(shape.requirements)), ("Rank", Expr(shape.rank)),
-        ("ShouldTransferFiles", "YES"), ("WhenToTransferOutput", "ON_EXIT"),
-        ("TransferIn", False), ("NumJobStarts", 1 if running_on else 0), ("NumRestarts", 0),
-        ("MinHosts", 1), ("MaxHosts", 1), ("CurrentHosts", 1 if running_on else 0),
-        ("CumulativeSlotTime", 0), ("CommittedTime", 0), ("RemoteUserCpu", 0.0), ("RemoteSysCpu", 0.0),
-        ("LeaveJobInQueue", False), ("OnExitRemove", True), ("PeriodicHold", False),
-        ("PeriodicRemove", False), ("WantRemoteIO", True), ("Environment", ""),
+        ("Requirements", Expr(shape.requirements)),
+        ("Rank", Expr(shape.rank)),
+        ("ShouldTransferFiles", "YES"),
+        ("WhenToTransferOutput", "ON_EXIT"),
+        ("TransferIn", False),
+        ("NumJobStarts", 1 if running_on else 0),
+        ("NumRestarts", 0),
+        ("MinHosts", 1),
+        ("MaxHosts", 1),
+        ("CurrentHosts", 1 if running_on else 0),
+        ("CumulativeSlotTime", 0),
+        ("CommittedTime", 0),
+        ("RemoteUserCpu", 0.0),
+        ("RemoteSysCpu", 0.0),
+        ("LeaveJobInQueue", False),
+        ("OnExitRemove", True),
+        ("PeriodicHold", False),
+        ("PeriodicRemove", False),
+        ("WantRemoteIO", True),
+        ("Environment", ""),
     ]
     if shape.limits:
         attrs.append(("ConcurrencyLimits", shape.limits))
     if "HasDocker" in shape.requirements:
         attrs += [("WantDocker", True), ("DockerImage", "registry.example.org/analysis:3.1")]
     if running_on:
-        attrs += [("RemoteHost", running_on), ("JobCurrentStartDate", NOW - rng.randrange(60, 86_400)),
-                  ("ShadowBday", NOW - rng.randrange(60, 86_400))]
+        attrs += [
+            ("RemoteHost", running_on),
+            ("JobCurrentStartDate", NOW - rng.randrange(60, 86_400)),
+            ("ShadowBday", NOW - rng.randrange(60, 86_400)),
+        ]
     return attrs
 
 
@@ -242,15 +283,15 @@ def _job_ad(sub: Submitter, shape: Shape, cluster: int, proc: int, qdate: int, p
 @dataclass
 class _Machine:
     name: str
-    kind: str                        # "pslot", "static", "desktop"
+    kind: str  # "pslot", "static", "desktop"
     cpus: int
     memory: int
     disk: int
     arch: str
     opsys: tuple[str, int]
     docker: bool
-    group_owners: tuple[str, ...]    # a research group's machine: START only for them, Rank prefers them
-    blocked: str | None              # one owner this machine refuses
+    group_owners: tuple[str, ...]  # a research group's machine: START only for them, Rank prefers them
+    blocked: str | None  # one owner this machine refuses
     kflops: int
     mips: int
     address: str
@@ -276,18 +317,25 @@ def _machine(i: int, rng: random.Random, owners: list[str]) -> _Machine:
     if rng.random() < 0.05:
         group = tuple(sorted(rng.sample(owners, 3)))
     return _Machine(
-        name=f"node{i:05d}.{DOMAIN}" if kind != "desktop" else f"desk{i:05d}.{DOMAIN}", kind=kind,
-        cpus=cpus, memory=cpus * per_core, disk=cpus * rng.choice((20, 50, 100)) * 1024 * 1024,
-        arch="aarch64" if rng.random() < 0.08 else "X86_64", opsys=opsys,
-        docker=rng.random() < 0.4, group_owners=group,
+        name=f"node{i:05d}.{DOMAIN}" if kind != "desktop" else f"desk{i:05d}.{DOMAIN}",
+        kind=kind,
+        cpus=cpus,
+        memory=cpus * per_core,
+        disk=cpus * rng.choice((20, 50, 100)) * 1024 * 1024,
+        arch="aarch64" if rng.random() < 0.08 else "X86_64",
+        opsys=opsys,
+        docker=rng.random() < 0.4,
+        group_owners=group,
         blocked=rng.choice(owners) if rng.random() < 0.1 else None,
-        kflops=rng.randrange(800_000, 4_000_000), mips=rng.randrange(10_000, 60_000),
+        kflops=rng.randrange(800_000, 4_000_000),
+        mips=rng.randrange(10_000, 60_000),
         address=f"<10.{i // 65536 % 256}.{i // 256 % 256}.{i % 256}:9618?addrs=10.{i // 65536 % 256}."
-                f"{i // 256 % 256}.{i % 256}-9618&noUDP&sock=startd_{rng.randrange(1000, 9999)}>")
+        f"{i // 256 % 256}.{i % 256}-9618&noUDP&sock=startd_{rng.randrange(1000, 9999)}>",
+    )
 
 
 def _start(m: _Machine) -> str:
-    clauses = ["(KeyboardIdle > 15 * 60)", "((LoadAvg - CondorLoadAvg) <= 0.3 || State =!= \"Unclaimed\")"]
+    clauses = ["(KeyboardIdle > 15 * 60)", '((LoadAvg - CondorLoadAvg) <= 0.3 || State =!= "Unclaimed")']
     if m.group_owners:
         clauses.append("member(TARGET.Owner, {" + ", ".join(_q(o) for o in m.group_owners) + "})")
     elif m.blocked:
@@ -303,15 +351,24 @@ def _rank(m: _Machine) -> str:
     return "member(TARGET.Owner, {" + ", ".join(_q(o) for o in m.group_owners) + "}) ? 10 : 0"
 
 
-def _slot_ad(m: _Machine, slot_id: str, slot_type: str, cpus: int, memory: int, disk: int, total_slots: int,
-             claim: tuple[Submitter, str, int] | None, rng: random.Random) -> list[tuple[str, object]]:
+def _slot_ad(
+    m: _Machine,
+    slot_id: str,
+    slot_type: str,
+    cpus: int,
+    memory: int,
+    disk: int,
+    total_slots: int,
+    claim: tuple[Submitter, str, int] | None,
+    rng: random.Random,
+) -> list[tuple[str, object]]:
     """One slot ad; ``claim`` is (submitter, job id, job cpus) for a claimed slot."""
     opname, opver = m.opsys
     busy = claim is not None
     entered = NOW - rng.randrange(30, 3 * 86_400)
     if busy:
         load = cpus * rng.uniform(0.85, 1.05)
-    else:                            # mostly quiet; now and then a busy owner fails START
+    else:  # mostly quiet; now and then a busy owner fails START
         load = rng.uniform(0.0, 0.2) if rng.random() < 0.92 else rng.uniform(0.3, 2.0)
     condor_load = load * rng.uniform(0.9, 1.0) if busy else 0.0
     if m.kind == "desktop":
@@ -319,37 +376,67 @@ def _slot_ad(m: _Machine, slot_id: str, slot_type: str, cpus: int, memory: int, 
     else:
         keyboard = rng.randrange(100_000, 3_000_000)
     attrs: list[tuple[str, object]] = [
-        ("MyType", "Machine"), ("TargetType", "Job"),
-        ("Name", f"slot{slot_id}@{m.name}"), ("Machine", m.name),
-        ("SlotID", int(slot_id.split("_")[0])), ("SlotType", slot_type),
+        ("MyType", "Machine"),
+        ("TargetType", "Job"),
+        ("Name", f"slot{slot_id}@{m.name}"),
+        ("Machine", m.name),
+        ("SlotID", int(slot_id.split("_")[0])),
+        ("SlotType", slot_type),
     ]
     if slot_type == "Partitionable":
         attrs.append(("PartitionableSlot", True))
     elif slot_type == "Dynamic":
         attrs += [("DynamicSlot", True), ("SlotTypeID", -1)]
     attrs += [
-        ("Arch", m.arch), ("OpSys", "LINUX"), ("OpSysName", opname), ("OpSysMajorVer", opver),
-        ("OpSysAndVer", f"{opname}{opver}"), ("OpSysLongName", f"{opname} Linux release {opver}.{rng.randrange(4)}"),
-        ("Cpus", cpus), ("TotalSlotCpus", cpus), ("TotalCpus", float(m.cpus)), ("DetectedCpus", m.cpus),
-        ("Memory", memory), ("TotalSlotMemory", memory), ("TotalMemory", m.memory), ("DetectedMemory", m.memory),
-        ("Disk", disk), ("TotalSlotDisk", float(disk)), ("TotalDisk", m.disk),
-        ("TotalSlots", total_slots), ("SlotWeight", Expr("Cpus")),
-        ("LoadAvg", load), ("CondorLoadAvg", condor_load), ("TotalLoadAvg", load + rng.uniform(0, 0.5)),
-        ("TotalCondorLoadAvg", condor_load), ("KeyboardIdle", keyboard), ("ConsoleIdle", keyboard),
-        ("KFlops", m.kflops + rng.randrange(-20_000, 20_000)), ("Mips", m.mips + rng.randrange(-500, 500)),
-        ("State", "Claimed" if busy else "Unclaimed"), ("Activity", "Busy" if busy else "Idle"),
-        ("EnteredCurrentState", entered), ("EnteredCurrentActivity", entered + rng.randrange(0, 30)),
-        ("MyCurrentTime", NOW - rng.randrange(0, 300)), ("LastHeardFrom", NOW - rng.randrange(0, 300)),
+        ("Arch", m.arch),
+        ("OpSys", "LINUX"),
+        ("OpSysName", opname),
+        ("OpSysMajorVer", opver),
+        ("OpSysAndVer", f"{opname}{opver}"),
+        ("OpSysLongName", f"{opname} Linux release {opver}.{rng.randrange(4)}"),
+        ("Cpus", cpus),
+        ("TotalSlotCpus", cpus),
+        ("TotalCpus", float(m.cpus)),
+        ("DetectedCpus", m.cpus),
+        ("Memory", memory),
+        ("TotalSlotMemory", memory),
+        ("TotalMemory", m.memory),
+        ("DetectedMemory", m.memory),
+        ("Disk", disk),
+        ("TotalSlotDisk", float(disk)),
+        ("TotalDisk", m.disk),
+        ("TotalSlots", total_slots),
+        ("SlotWeight", Expr("Cpus")),
+        ("LoadAvg", load),
+        ("CondorLoadAvg", condor_load),
+        ("TotalLoadAvg", load + rng.uniform(0, 0.5)),
+        ("TotalCondorLoadAvg", condor_load),
+        ("KeyboardIdle", keyboard),
+        ("ConsoleIdle", keyboard),
+        ("KFlops", m.kflops + rng.randrange(-20_000, 20_000)),
+        ("Mips", m.mips + rng.randrange(-500, 500)),
+        ("State", "Claimed" if busy else "Unclaimed"),
+        ("Activity", "Busy" if busy else "Idle"),
+        ("EnteredCurrentState", entered),
+        ("EnteredCurrentActivity", entered + rng.randrange(0, 30)),
+        ("MyCurrentTime", NOW - rng.randrange(0, 300)),
+        ("LastHeardFrom", NOW - rng.randrange(0, 300)),
         ("DaemonStartTime", NOW - rng.randrange(86_400, 90 * 86_400)),
         ("LastBenchmark", NOW - rng.randrange(3_600, 86_400)),
-        ("UpdateSequenceNumber", rng.randrange(1, 20_000)), ("MyAddress", m.address),
+        ("UpdateSequenceNumber", rng.randrange(1, 20_000)),
+        ("MyAddress", m.address),
         ("CondorVersion", f"$CondorVersion: 23.0.{rng.choice((8, 10, 12))} 2024-05-01 BuildID: 7 PackageID: 1 $"),
         ("CondorPlatform", f"$CondorPlatform: {m.arch}_{opname}{opver} $"),
-        ("UidDomain", DOMAIN), ("FileSystemDomain", DOMAIN),
-        ("HasFileTransfer", True), ("HasJava", rng.random() < 0.7), ("HasSingularity", rng.random() < 0.5),
+        ("UidDomain", DOMAIN),
+        ("FileSystemDomain", DOMAIN),
+        ("HasFileTransfer", True),
+        ("HasJava", rng.random() < 0.7),
+        ("HasSingularity", rng.random() < 0.5),
         ("StarterAbilityList", "HasFileTransfer,HasJava,HasDocker" if m.docker else "HasFileTransfer,HasJava"),
-        ("JobStarts", rng.randrange(0, 5000)), ("RecentJobStarts", rng.randrange(0, 20)),
-        ("IsWakeAble", False), ("WantAdRevaluate", True),
+        ("JobStarts", rng.randrange(0, 5000)),
+        ("RecentJobStarts", rng.randrange(0, 20)),
+        ("IsWakeAble", False),
+        ("WantAdRevaluate", True),
     ]
     if m.docker:
         attrs += [("HasDocker", True), ("DockerVersion", "Docker version 24.0.7, build afdd53b")]
@@ -365,10 +452,17 @@ def _slot_ad(m: _Machine, slot_id: str, slot_type: str, cpus: int, memory: int, 
         sub, job_id, _ = claim
         rank = 10.0 if m.group_owners and sub.owner in m.group_owners else 0.0
         start = NOW - rng.randrange(60, 86_400)
-        attrs += [("CurrentRank", rank), ("RemoteUser", sub.user), ("RemoteOwner", sub.user),
-                  ("ClientMachine", f"submit{rng.randrange(1, 4)}.{DOMAIN}"), ("JobId", job_id),
-                  ("GlobalJobId", f"submit1.{DOMAIN}#{job_id}#{start - 60}"),
-                  ("JobStart", start), ("TotalJobRuntime", NOW - start), ("TotalClaimRunTime", NOW - start + 30)]
+        attrs += [
+            ("CurrentRank", rank),
+            ("RemoteUser", sub.user),
+            ("RemoteOwner", sub.user),
+            ("ClientMachine", f"submit{rng.randrange(1, 4)}.{DOMAIN}"),
+            ("JobId", job_id),
+            ("GlobalJobId", f"submit1.{DOMAIN}#{job_id}#{start - 60}"),
+            ("JobStart", start),
+            ("TotalJobRuntime", NOW - start),
+            ("TotalClaimRunTime", NOW - start + 30),
+        ]
         if sub.group:
             attrs.append(("AccountingGroup", sub.principal))
     return attrs
@@ -381,8 +475,13 @@ def _weighted(rng: random.Random, subs: list[Submitter], weights: Sequence[float
     return rng.choices(subs, weights)[0]
 
 
-def _machines_slots(n_slots: int, rng: random.Random, subs: list[Submitter], counts: list[int],
-                    running: list[tuple[Submitter, int, str]]) -> Iterator[list[tuple[str, object]]]:
+def _machines_slots(
+    n_slots: int,
+    rng: random.Random,
+    subs: list[Submitter],
+    counts: list[int],
+    running: list[tuple[Submitter, int, str]],
+) -> Iterator[list[tuple[str, object]]]:
     """Slot ads until ``n_slots`` are written; claims go to submitters by queue size and are
     recorded in ``running`` as (submitter, cpus, slot name) for the running job ads; a running
     job's id is ``N.0`` for the N-th claim."""
@@ -424,8 +523,9 @@ def _machines_slots(n_slots: int, rng: random.Random, subs: list[Submitter], cou
                 written += 1
 
 
-def write_pool(out: str | Path, slots: int = 10_000, jobs: int | None = None, submitters: int = 40,
-               seed: int = 1) -> PoolFiles:
+def write_pool(
+    out: str | Path, slots: int = 10_000, jobs: int | None = None, submitters: int = 40, seed: int = 1
+) -> PoolFiles:
     """Write ``config``, ``slots.ads`` and ``jobs.ads`` under ``out`` (created); ``jobs``
     idle jobs (default ``10 * slots``).  Deterministic for the same arguments."""
     out = Path(out)
@@ -436,8 +536,7 @@ def write_pool(out: str | Path, slots: int = 10_000, jobs: int | None = None, su
     counts = job_counts(n_jobs, submitters)
     shapes = {s.principal: make_shapes(rng, SHAPES_PER_SUBMITTER) for s in subs}
     running: list[tuple[Submitter, int, str]] = []
-    paths = PoolFiles(out / "negotiator.config", out / "slots.ads", out / "jobs.ads", 0, 0, 0, 0,
-                      submitters, 0)
+    paths = PoolFiles(out / "negotiator.config", out / "slots.ads", out / "jobs.ads", 0, 0, 0, 0, submitters, 0)
     paths.config.write_text(CONFIG, encoding="utf-8")
     n_slot_ads = claimed = 0
     with open(paths.slots, "w", encoding="utf-8") as fh:
@@ -452,8 +551,10 @@ def write_pool(out: str | Path, slots: int = 10_000, jobs: int | None = None, su
         # Running jobs first: they are the oldest clusters (ids match the slots' JobId).
         for cluster, (sub, cpus, slot_name) in enumerate(running, 1):
             shape = next((s for s in shapes[sub.principal] if s.cpus == cpus), shapes[sub.principal][0])
-            _write_ad(fh, _job_ad(sub, shape, cluster, 0, NOW - rng.randrange(86_400, 7 * 86_400), 0, rng,
-                                  running_on=slot_name))
+            _write_ad(
+                fh,
+                _job_ad(sub, shape, cluster, 0, NOW - rng.randrange(86_400, 7 * 86_400), 0, rng, running_on=slot_name),
+            )
         cluster = len(running)
         for u, (sub, count) in enumerate(zip(subs, counts, strict=True)):
             cap = max(1, count // SHAPES_PER_SUBMITTER)
@@ -471,8 +572,9 @@ def write_pool(out: str | Path, slots: int = 10_000, jobs: int | None = None, su
                     _write_ad(fh, _job_ad(sub, shape, cluster, proc, qdate, prio, rng))
                 left -= size
                 k += 1
-    return PoolFiles(paths.config, paths.slots, paths.jobs, n_slot_ads, claimed, n_jobs, len(running),
-                     submitters, len(used_shapes))
+    return PoolFiles(
+        paths.config, paths.slots, paths.jobs, n_slot_ads, claimed, n_jobs, len(running), submitters, len(used_shapes)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -490,9 +592,11 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"realistic_pool: {exc.filename or args.out}: error: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    print(f"wrote {f.slots} ({f.slot_ads} slot ads, {f.claimed} claimed), {f.jobs} ({f.idle_jobs} idle + "
-          f"{f.running_jobs} running jobs, {f.submitters} submitters, {f.shapes} autoclusters), {f.config}; "
-          f"run the cycle with --now {NOW}")
+    print(
+        f"wrote {f.slots} ({f.slot_ads} slot ads, {f.claimed} claimed), {f.jobs} ({f.idle_jobs} idle + "
+        f"{f.running_jobs} running jobs, {f.submitters} submitters, {f.shapes} autoclusters), {f.config}; "
+        f"run the cycle with --now {NOW}"
+    )
     return 0
 
 

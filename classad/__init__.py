@@ -44,7 +44,22 @@ def unquote(s: str) -> str:
 
 
 __all__ = [
-    "ClassAd", "ExprTree", "Value", "ClassAdError", "ClassAdException", "ParseError", "FormatError",
-    "parse_expr", "quote", "unquote", "lastError", "set_strict_mode", "default_strict",
-    "parseAds", "parseOne", "parseNext", "ParserType", "Parser",
+    "ClassAd",
+    "ExprTree",
+    "Value",
+    "ClassAdError",
+    "ClassAdException",
+    "ParseError",
+    "FormatError",
+    "parse_expr",
+    "quote",
+    "unquote",
+    "lastError",
+    "set_strict_mode",
+    "default_strict",
+    "parseAds",
+    "parseOne",
+    "parseNext",
+    "ParserType",
+    "Parser",
 ]

@@ -45,8 +45,7 @@ class ClassAd(AdCore, MutableMapping):
             return
         if isinstance(source, str):
             record = parse_record(source)
-            self._attrs = {pair[0].lower(): pair if type(pair) is tuple else tuple(pair)
-                           for pair in record.attrs}
+            self._attrs = {pair[0].lower(): pair if type(pair) is tuple else tuple(pair) for pair in record.attrs}
         elif isinstance(source, AdCore):
             self._attrs = source._attrs if type(source._attrs) is SharedAttrs else dict(source._attrs)
         elif hasattr(source, "items"):
@@ -103,8 +102,7 @@ class ClassAd(AdCore, MutableMapping):
             raise KeyError(attr)
         return value_to_python(self.evaluate(attr, target))
 
-    def evaluate(self, attr: str, target: Optional["ClassAd"] = None,
-                 state: Optional[EvalState] = None) -> Any:
+    def evaluate(self, attr: str, target: Optional["ClassAd"] = None, state: Optional[EvalState] = None) -> Any:
         """Evaluate ``attr`` and return the raw language value (Undefined if missing)."""
         lname = attr.lower()
         node = self.lookup_node(lname)
@@ -217,8 +215,9 @@ class ExprTree:
         """Evaluate with ``scope`` as MY and ``target`` as TARGET; returns a Python value."""
         return value_to_python(self.evaluate(scope, target))
 
-    def evaluate(self, scope: Optional[ClassAd] = None, target: Optional[ClassAd] = None,
-                 state: Optional[EvalState] = None) -> Any:
+    def evaluate(
+        self, scope: Optional[ClassAd] = None, target: Optional[ClassAd] = None, state: Optional[EvalState] = None
+    ) -> Any:
         """Evaluate and return the raw language value."""
         return evaluate_top(self._node, scope, state or new_state(scope, target))
 
@@ -322,5 +321,4 @@ def node_to_python(node: ast.Node, scope: Optional[ClassAd] = None) -> Any:
     return ExprTree._wrap(node)
 
 
-__all__ = ["ClassAd", "ExprTree", "ParseError", "lower_key", "python_to_node", "value_to_python",
-           "node_to_python"]
+__all__ = ["ClassAd", "ExprTree", "ParseError", "lower_key", "python_to_node", "value_to_python", "node_to_python"]

@@ -88,8 +88,9 @@ class ClauseResult:
     outcome: str
 
 
-def analyze_clauses(my: ClassAd, target: Optional[ClassAd], attribute: str = "Requirements",
-                    state: Any = None) -> list[ClauseResult]:
+def analyze_clauses(
+    my: ClassAd, target: Optional[ClassAd], attribute: str = "Requirements", state: Any = None
+) -> list[ClauseResult]:
     """Each conjunct of ``my.attribute`` evaluated against ``target``."""
     out = []
     for c in split_conjuncts(my.get_node(attribute)):
@@ -100,8 +101,10 @@ def analyze_clauses(my: ClassAd, target: Optional[ClassAd], attribute: str = "Re
 
 def clauses_json(results: Sequence[ClauseResult]) -> list[dict[str, Any]]:
     """The clauses as JSON-ready objects."""
-    return [{"index": r.conjunct.index, "clause": r.conjunct.text, "value": unparse_value(r.value),
-             "outcome": r.outcome} for r in results]
+    return [
+        {"index": r.conjunct.index, "clause": r.conjunct.text, "value": unparse_value(r.value), "outcome": r.outcome}
+        for r in results
+    ]
 
 
 def format_clauses(title: str, results: Sequence[ClauseResult], whole: object) -> str:
@@ -112,8 +115,10 @@ def format_clauses(title: str, results: Sequence[ClauseResult], whole: object) -
     width = max((len(r.conjunct.text) for r in results), default=0)
     for r in results:
         mark = "ok " if r.outcome == TRUE else "NO "
-        lines.append(f"  {mark}[{r.conjunct.index}] {r.conjunct.text.ljust(width)}  -> {unparse_value(r.value)}"
-                     + ("" if r.outcome in (TRUE, FALSE) else f"  ({r.outcome})"))
+        lines.append(
+            f"  {mark}[{r.conjunct.index}] {r.conjunct.text.ljust(width)}  -> {unparse_value(r.value)}"
+            + ("" if r.outcome in (TRUE, FALSE) else f"  ({r.outcome})")
+        )
     lines.append(f"  whole expression: {unparse_value(whole)}")
     return "\n".join(lines) + "\n"
 
@@ -158,11 +163,17 @@ def cmd_analyze(args: argparse.Namespace, out: TextIO) -> int:
         node = a.get_node(args.attribute)
         whole = evaluate_in_match(node, a, b) if node is not None else UNDEFINED
         if args.json:
-            doc[name] = {"attribute": args.attribute, "clauses": clauses_json(results),
-                         "value": unparse_value(whole), "outcome": outcome(whole)}
+            doc[name] = {
+                "attribute": args.attribute,
+                "clauses": clauses_json(results),
+                "value": unparse_value(whole),
+                "outcome": outcome(whole),
+            }
         else:
-            title = f"{'MY' if name == 'my' else 'TARGET'}.{args.attribute} against the " \
-                    f"{'TARGET' if name == 'my' else 'MY'} ad:"
+            title = (
+                f"{'MY' if name == 'my' else 'TARGET'}.{args.attribute} against the "
+                f"{'TARGET' if name == 'my' else 'MY'} ad:"
+            )
             out.write(format_clauses(title, results, whole))
     if args.json:
         json.dump(doc, out, indent=2)
@@ -172,9 +183,12 @@ def cmd_analyze(args: argparse.Namespace, out: TextIO) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``analyze`` to the ``classad`` command's subparsers."""
-    an = subparsers.add_parser("analyze", help="clause-by-clause view of Requirements against another ad",
-                               description="Split MY's Requirements (or --attribute) into its && clauses "
-                                           "and evaluate each against the TARGET ad.")
+    an = subparsers.add_parser(
+        "analyze",
+        help="clause-by-clause view of Requirements against another ad",
+        description="Split MY's Requirements (or --attribute) into its && clauses "
+        "and evaluate each against the TARGET ad.",
+    )
     mine = an.add_mutually_exclusive_group(required=True)
     mine.add_argument("--my", metavar="FILE", help="file holding the ad whose expression is analyzed")
     mine.add_argument("--my-ad", metavar="TEXT", help="that ad itself, e.g. '[Requirements = Cpus > 2]'")
@@ -188,6 +202,18 @@ def register(subparsers: Any) -> None:
 
 
 __all__ = [
-    "ERR", "FALSE", "OTHER", "TRUE", "UNDEF", "ClauseResult", "Conjunct", "analyze_clauses", "clauses_json",
-    "evaluate_in_match", "format_clauses", "outcome", "register", "split_conjuncts",
+    "ERR",
+    "FALSE",
+    "OTHER",
+    "TRUE",
+    "UNDEF",
+    "ClauseResult",
+    "Conjunct",
+    "analyze_clauses",
+    "clauses_json",
+    "evaluate_in_match",
+    "format_clauses",
+    "outcome",
+    "register",
+    "split_conjuncts",
 ]

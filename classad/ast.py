@@ -182,11 +182,11 @@ def same_tree(a: object, b: object) -> bool:
         if len(a.attrs) != len(b.attrs):
             return False
         other = {name.lower(): node for name, node in b.attrs}
-        return all(name.lower() in other and same_tree(node, other[name.lower()])
-                   for name, node in a.attrs)
+        return all(name.lower() in other and same_tree(node, other[name.lower()]) for name, node in a.attrs)
     if isinstance(a, Call) and isinstance(b, Call):
-        return a.lname == b.lname and len(a.args) == len(b.args) and all(
-            same_tree(x, y) for x, y in zip(a.args, b.args))
+        return (
+            a.lname == b.lname and len(a.args) == len(b.args) and all(same_tree(x, y) for x, y in zip(a.args, b.args))
+        )
     return a is b
 
 

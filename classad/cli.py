@@ -194,47 +194,71 @@ def cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
 
 def build_parser() -> CommandParser:
     """The argument parser of the ``classad`` command and its subcommands."""
-    parser = command_parser(PROG, "Evaluate ClassAd expressions, query ad files and convert them "
-                                  "between HTCondor's formats (old, new, JSON, XML).")
+    parser = command_parser(
+        PROG,
+        "Evaluate ClassAd expressions, query ad files and convert them "
+        "between HTCondor's formats (old, new, JSON, XML).",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    ev = sub.add_parser("eval", help="evaluate expressions against an ad (like classad_eval)",
-                        description="Evaluate each EXPR against the ad and print the result in ClassAd "
-                                    "syntax. An argument that is an assignment ('x = 7', 'a = 1; b = 2') "
-                                    "or an ad ('[x = 7]') is added to the ad instead; the ad is printed "
-                                    "before the first result after a change, unless --quiet.")
+    ev = sub.add_parser(
+        "eval",
+        help="evaluate expressions against an ad (like classad_eval)",
+        description="Evaluate each EXPR against the ad and print the result in ClassAd "
+        "syntax. An argument that is an assignment ('x = 7', 'a = 1; b = 2') "
+        "or an ad ('[x = 7]') is added to the ad instead; the ad is printed "
+        "before the first result after a change, unless --quiet.",
+    )
     mine = ev.add_mutually_exclusive_group()
     mine.add_argument("--my", metavar="FILE", help="file holding the ad (its first ad; - for stdin)")
     mine.add_argument("--my-ad", metavar="TEXT", help="the ad itself, e.g. '[Cpus = 4]'")
     theirs = ev.add_mutually_exclusive_group()
     theirs.add_argument("--target", metavar="FILE", help="file holding the TARGET ad (its first ad)")
     theirs.add_argument("--target-ad", metavar="TEXT", help="the TARGET ad itself")
-    ev.add_argument("--from", dest="input_format", choices=INPUT_FORMATS, default="auto",
-                    help="format of the ad files (default: detect)")
-    ev.add_argument("--strict", action="store_true",
-                    help="strict evaluation (HTCondor's STRICT_CLASSAD_EVALUATION = true)")
+    ev.add_argument(
+        "--from",
+        dest="input_format",
+        choices=INPUT_FORMATS,
+        default="auto",
+        help="format of the ad files (default: detect)",
+    )
+    ev.add_argument(
+        "--strict", action="store_true", help="strict evaluation (HTCondor's STRICT_CLASSAD_EVALUATION = true)"
+    )
     ev.add_argument("-q", "--quiet", action="store_true", help="do not print the ad")
     ev.add_argument("expressions", nargs="+", metavar="EXPR", help="expression or assignment")
     ev.set_defaults(run=cmd_eval)
 
     # The query options are read by cli_query (HTCondor's spellings, files anywhere);
     # this entry only lists the subcommand in the top-level help.
-    sub.add_parser("query", help="select ads from files (like condor_status -constraint -af)",
-                   add_help=False)
+    sub.add_parser("query", help="select ads from files (like condor_status -constraint -af)", add_help=False)
 
-    co = sub.add_parser("convert", help="convert ad files to another format",
-                        description="Read the ads of FILE... ('-' for stdin) and print them in another "
-                                    "format, in order.")
+    co = sub.add_parser(
+        "convert",
+        help="convert ad files to another format",
+        description="Read the ads of FILE... ('-' for stdin) and print them in another format, in order.",
+    )
     co.add_argument("files", nargs="*", metavar="FILE", help="input files (default: stdin)")
-    co.add_argument("--to", required=True, choices=OUTPUT_FORMATS,
-                    help="output format: old (condor_q -l), new (one ad per line), pretty, "
-                         "json (condor_q -json), jsonl (one object per line), xml")
-    co.add_argument("--from", dest="input_format", choices=INPUT_FORMATS, default="auto",
-                    help="format of the input (default: detect)")
-    co.add_argument("--list", action="store_true",
-                    help="with --to new, wrap the ads in { , } as condor_q -long:new does")
-    co.add_argument("-k", "--keep-going", action="store_true",
-                    help="report broken ads and go on (exit status 1 at the end)")
+    co.add_argument(
+        "--to",
+        required=True,
+        choices=OUTPUT_FORMATS,
+        help="output format: old (condor_q -l), new (one ad per line), pretty, "
+        "json (condor_q -json), jsonl (one object per line), xml",
+    )
+    co.add_argument(
+        "--from",
+        dest="input_format",
+        choices=INPUT_FORMATS,
+        default="auto",
+        help="format of the input (default: detect)",
+    )
+    co.add_argument(
+        "--list", action="store_true", help="with --to new, wrap the ads in { , } as condor_q -long:new does"
+    )
+    co.add_argument(
+        "-k", "--keep-going", action="store_true", help="report broken ads and go on (exit status 1 at the end)"
+    )
     co.set_defaults(run=cmd_convert)
     register_analyze(sub)
     return parser
@@ -250,7 +274,7 @@ def _write_string_bytes(exc: UnicodeError) -> tuple[bytes, int]:
     if not isinstance(exc, UnicodeEncodeError):
         raise exc
     out = bytearray()
-    for ch in exc.object[exc.start:exc.end]:
+    for ch in exc.object[exc.start : exc.end]:
         code = ord(ch)
         if 0xDC80 <= code <= 0xDCFF:
             out.append(code - 0xDC00)
@@ -329,8 +353,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except RecursionError:
         print(f"{PROG}: <input>: error: input nested too deeply", file=sys.stderr)
     except Exception as exc:  # the last resort: never a traceback
-        print(printable(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)"),
-              file=sys.stderr)
+        print(
+            printable(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)"),
+            file=sys.stderr,
+        )
         return 2
     return 1
 

@@ -62,12 +62,22 @@ class HelpRequested(Exception):
 
 
 class _Help(argparse.Action):
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: Any = argparse.SUPPRESS, help: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str = argparse.SUPPRESS,
+        default: Any = argparse.SUPPRESS,
+        help: Optional[str] = None,
+    ) -> None:
         super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: Optional[str] = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: Optional[str] = None,
+    ) -> None:
         raise HelpRequested(parser.format_help())
 
 
@@ -134,8 +144,9 @@ def command_parser(prog: str, description: str) -> CommandParser:
     return CommandParser(prog=prog, description=description, epilog=SPELLING)
 
 
-def parse_command_line(parser: CommandParser, argv: Sequence[str], out: TextIO,
-                       err: TextIO) -> argparse.Namespace | int:
+def parse_command_line(
+    parser: CommandParser, argv: Sequence[str], out: TextIO, err: TextIO
+) -> argparse.Namespace | int:
     """The parsed arguments, or the exit status after help (0) or a mistake (2)."""
     if any("\x00" in a for a in argv):
         # A process's arguments cannot hold NUL; only a caller from Python can pass one.
@@ -185,6 +196,13 @@ def printable(text: str) -> str:
 
 
 __all__ = [
-    "INTERRUPT_STATUS", "USAGE_STATUS", "CommandParser", "HelpRequested", "UsageError", "broken_pipe_status",
-    "command_parser", "parse_command_line", "printable",
+    "INTERRUPT_STATUS",
+    "USAGE_STATUS",
+    "CommandParser",
+    "HelpRequested",
+    "UsageError",
+    "broken_pipe_status",
+    "command_parser",
+    "parse_command_line",
+    "printable",
 ]

@@ -38,7 +38,9 @@ from .values import ERROR, UNDEFINED, AbsTime, RelTime, Value
 
 USAGE = "usage: classad query [OPTIONS] FILE... (options and files in any order)"
 
-HELP = USAGE + """
+HELP = (
+    USAGE
+    + """
 
 Print the ads of FILE... ('-' for stdin; any of the four formats) for which the
 constraint is true, evaluated in each ad alone, as condor_status/condor_q would.
@@ -71,6 +73,7 @@ abbreviated.
   -k, -keep-going             report broken ads and go on (exit status 1 at the end)
   -h, -help                   show this help
 """
+)
 
 INPUT_FORMATS = ("auto", "old", "new", "json", "xml")
 
@@ -87,9 +90,22 @@ class UsageError(grammar.UsageError):
 
 # option name -> takes a value; spelled out in full (never abbreviated), one dash or two
 _OPTIONS = {
-    "constraint": True, "c": True, "sort": True, "limit": True, "format": False, "attributes": True,
-    "long": False, "l": False, "new": False, "json": False, "xml": False,
-    "from": True, "keep-going": False, "k": False, "help": False, "h": False,
+    "constraint": True,
+    "c": True,
+    "sort": True,
+    "limit": True,
+    "format": False,
+    "attributes": True,
+    "long": False,
+    "l": False,
+    "new": False,
+    "json": False,
+    "xml": False,
+    "from": True,
+    "keep-going": False,
+    "k": False,
+    "help": False,
+    "h": False,
 }
 _AF = re.compile(r"^(af|autoformat)(?::(.*))?$")
 
@@ -121,9 +137,19 @@ class _QueryWords:
     def __init__(self, argv: Sequence[str]) -> None:
         self.words = list(argv)
         self.i = 0
-        self.ns = argparse.Namespace(files=[], constraint=None, af=None, af_opts="", formats=[], sort=[],
-                                     limit=None, output="old", input_format="auto", keep_going=False,
-                                     attributes=[])
+        self.ns = argparse.Namespace(
+            files=[],
+            constraint=None,
+            af=None,
+            af_opts="",
+            formats=[],
+            sort=[],
+            limit=None,
+            output="old",
+            input_format="auto",
+            keep_going=False,
+            attributes=[],
+        )
 
     def parse(self) -> argparse.Namespace:
         while self.i < len(self.words):
@@ -163,8 +189,9 @@ class _QueryWords:
         ns = self.ns
         ns.af_opts = qualifiers
         ns.af = ns.af or []
-        while self.i < len(self.words) and not self.words[self.i].startswith("-") \
-                and not _names_input(self.words[self.i]):
+        while (
+            self.i < len(self.words) and not self.words[self.i].startswith("-") and not _names_input(self.words[self.i])
+        ):
             ns.af.append(self.take())
         if not ns.af:
             raise UsageError("-af needs at least one attribute or expression")
@@ -248,8 +275,9 @@ def _sort_key(value: Any) -> tuple:
     return (2, 0.0, "")
 
 
-def select(ads: Iterable[ClassAd], constraint: Optional[ExprTree], sort: Sequence[ExprTree],
-           limit: Optional[int]) -> Iterator[ClassAd]:
+def select(
+    ads: Iterable[ClassAd], constraint: Optional[ExprTree], sort: Sequence[ExprTree], limit: Optional[int]
+) -> Iterator[ClassAd]:
     """The ads where ``constraint`` is true, ordered by ``sort``, at most ``limit`` of them."""
     # The columnar engine filters whole batches of ads at once, with the same answers.
     chosen: Iterable[ClassAd] = ads if constraint is None else select_ads(constraint, ads)
@@ -389,7 +417,7 @@ def format_one(fmt: str, tree: ExprTree, ad: ClassAd) -> str:
     pieces: list[str] = []
     pos = 0
     for m in _SPEC.finditer(fmt):
-        pieces.append(fmt[pos:m.start()])
+        pieces.append(fmt[pos : m.start()])
         pos = m.end()
         flags, width, prec, letter = m.groups()
         if letter == "%":
@@ -418,8 +446,10 @@ def check_format(fmt: str) -> None:
     for m in _SPEC.finditer(_expand_escapes(fmt)):
         for part in (m.group(2), m.group(3)):
             if part is not None and int(part) > MAX_FORMAT_WIDTH:
-                raise UsageError(f"-format {fmt!r}: {m.group(0)!r} asks for {int(part):,} characters; "
-                                 f"at most {MAX_FORMAT_WIDTH} are allowed")
+                raise UsageError(
+                    f"-format {fmt!r}: {m.group(0)!r} asks for {int(part):,} characters; "
+                    f"at most {MAX_FORMAT_WIDTH} are allowed"
+                )
 
 
 def write_formats(ads: Iterable[ClassAd], formats: Sequence[tuple[str, str]], out: TextIO) -> None:

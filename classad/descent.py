@@ -42,15 +42,17 @@ _REAL = r"(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-
 _INT = r"(?:0|[1-9][0-9]*)(?![0-9.eE])"
 _TOKEN = re.compile(
     rf"(?>(?:{_WS}+|//[^\n]*|/\*(?:.|\n)*?\*/)*)("
-    rf'"(?:\\.|[^"\\])*"(?:{_WS}*"(?:\\.|[^"\\])*")*'       # a string, adjacent ones joined
-    rf"|'(?:\\.|[^'\\])*'(?:{_WS}*'(?:\\.|[^'\\])*')*"       # a quoted name, likewise
-    rf"|-?{_REAL}|-?{_INT}"                                  # numbers, maybe glued to a minus
+    rf'"(?:\\.|[^"\\])*"(?:{_WS}*"(?:\\.|[^"\\])*")*'  # a string, adjacent ones joined
+    rf"|'(?:\\.|[^'\\])*'(?:{_WS}*'(?:\\.|[^'\\])*')*"  # a quoted name, likewise
+    rf"|-?{_REAL}|-?{_INT}"  # numbers, maybe glued to a minus
     r"|[A-Za-z_][A-Za-z0-9_]*"
-    rf"|\?{_WS}*:"                                           # Elvis
+    rf"|\?{_WS}*:"  # Elvis
     r"|>>>|>>|<<|<=|>=|==|!=|=\?=|=!=|\|\||&&|\.\.?"
     r"|[-+*/%<>!~^&|?:()\[\]{},;=]"
-    rf"|[^ \t\f\r\n\v].*"                                    # anything else: the rest, refused below
-    r"|\Z)", re.S)                                           # the end, after white space and comments
+    rf"|[^ \t\f\r\n\v].*"  # anything else: the rest, refused below
+    r"|\Z)",
+    re.S,
+)  # the end, after white space and comments
 # What a number, string or quoted-name token must be in full (the catch-all above
 # also starts with a digit or a quote where the proper forms did not match).
 _NUMBER = re.compile(rf"-?{_REAL}|-?{_INT}")
@@ -59,10 +61,29 @@ _QNAME = re.compile(rf"'(?:\\.|[^'\\])*'(?:{_WS}*'(?:\\.|[^'\\])*')*")
 
 # Binding power of each binary operator (higher binds tighter); "is"/"isnt" are words.
 _BINARY = {
-    "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5,
-    "==": 6, "!=": 6, "=?=": 6, "=!=": 6, "is": 6, "isnt": 6,
-    "<": 7, "<=": 7, ">": 7, ">=": 7,
-    "<<": 8, ">>": 8, ">>>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+    "||": 1,
+    "&&": 2,
+    "|": 3,
+    "^": 4,
+    "&": 5,
+    "==": 6,
+    "!=": 6,
+    "=?=": 6,
+    "=!=": 6,
+    "is": 6,
+    "isnt": 6,
+    "<": 7,
+    "<=": 7,
+    ">": 7,
+    ">=": 7,
+    "<<": 8,
+    ">>": 8,
+    ">>>": 8,
+    "+": 9,
+    "-": 9,
+    "*": 10,
+    "/": 10,
+    "%": 10,
 }
 _SPELLING = {"=?=": "is", "=!=": "isnt"}
 _UNARY = frozenset({"-", "+", "!", "~"})
@@ -163,7 +184,7 @@ class _Reader:
     def primary(self) -> ast.Node:
         tok = self.toks[self.pos]
         self.pos += 1
-        if tok.isdigit() and tok.isascii():   # a plain integer (the catch-all yields no digits alone but "0...")
+        if tok.isdigit() and tok.isascii():  # a plain integer (the catch-all yields no digits alone but "0...")
             if tok[0] == "0" and len(tok) > 1:
                 raise _GiveUp
             return ast.Literal(int(tok) if len(tok) < 19 else to_int(tok))
@@ -224,11 +245,15 @@ class _Reader:
             out.append(self.expr())
 
     def call(self, name: str) -> ast.Node:
-        self.pos += 1                                   # the "("
+        self.pos += 1  # the "("
         args = self.items(")", ",;")
         lname = name.lower()
-        if (lname == "abstime" or lname == "reltime") and len(args) == 1 \
-                and type(args[0]) is ast.Literal and type(args[0].value) is str:
+        if (
+            (lname == "abstime" or lname == "reltime")
+            and len(args) == 1
+            and type(args[0]) is ast.Literal
+            and type(args[0].value) is str
+        ):
             parse = parse_abstime_literal if lname == "abstime" else parse_reltime_literal
             value = parse(args[0].value)
             if value is None:
@@ -250,8 +275,8 @@ class _Reader:
                 raise _GiveUp
             self.pos += 1
             first = self.pos
-            if toks[first] and toks[first + 1] in _VALUE_ENDS:   # (the last token is always the empty end)
-                node = self.primary()       # a value of one token (most are): no operators to climb
+            if toks[first] and toks[first + 1] in _VALUE_ENDS:  # (the last token is always the empty end)
+                node = self.primary()  # a value of one token (most are): no operators to climb
             else:
                 node = self.expr()
                 # A value of fewer tokens than the limit cannot be nested that deep (each

@@ -16,8 +16,15 @@ class ClassAdError(Exception):
 
     kind = "error"
 
-    def __init__(self, message: str, *, file: Optional[str] = None, line: Optional[int] = None,
-                 column: Optional[int] = None, context: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Optional[str] = None,
+        line: Optional[int] = None,
+        column: Optional[int] = None,
+        context: Optional[str] = None,
+    ) -> None:
         self.message = message
         self.file = file
         self.line = line

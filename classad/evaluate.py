@@ -62,11 +62,32 @@ class EvalState:
     built when a lookup walks past the top of an ad.
     """
 
-    __slots__ = ("strict", "clock", "random", "my", "target", "active", "depth", "_match",
-                 "memo", "steps", "alloc", "work", "regex_left", "taint", "running")
+    __slots__ = (
+        "strict",
+        "clock",
+        "random",
+        "my",
+        "target",
+        "active",
+        "depth",
+        "_match",
+        "memo",
+        "steps",
+        "alloc",
+        "work",
+        "regex_left",
+        "taint",
+        "running",
+    )
 
-    def __init__(self, my: Any = None, target: Any = None, strict: bool = False,
-                 clock: Optional[Callable[[], float]] = None, rng: Optional[random.Random] = None) -> None:
+    def __init__(
+        self,
+        my: Any = None,
+        target: Any = None,
+        strict: bool = False,
+        clock: Optional[Callable[[], float]] = None,
+        rng: Optional[random.Random] = None,
+    ) -> None:
         self.strict = strict
         self.clock = clock or time.time
         self.random = rng or _default_random
@@ -165,6 +186,8 @@ def seeded_random(seed: Optional[int]) -> Iterator[None]:
         yield
     finally:
         _default_random.setstate(saved)
+
+
 _default_mode = {"strict": False}
 
 
@@ -411,11 +434,13 @@ def _compile_literal(node: ast.Literal) -> Callable:
 def _compile_attr(node: ast.AttrRef) -> Callable:
     lname = node.lname
     if node.absolute:
+
         def absolute(ad: Any, st: EvalState) -> Any:
             if ad is None or st.my is None:
                 # No root ad: a hard evaluation failure in HTCondor, Error here.
                 return ERROR
             return lookup_in_chain(_root(ad, st), lname, st)
+
         return absolute
 
     literal = ast.Literal
@@ -494,6 +519,7 @@ def _compile_binary(node: ast.Binary) -> Callable:
     op = node.op
     left, right = _fn(node.left), _fn(node.right)
     if op == "&&":
+
         def and_(ad: Any, st: EvalState) -> Any:
             a = truthiness(left(ad, st))
             if a is False or a is ERROR:
@@ -504,8 +530,10 @@ def _compile_binary(node: ast.Binary) -> Callable:
             if a is UNDEFINED:
                 return False if b is False else UNDEFINED
             return b
+
         return and_
     if op == "||":
+
         def or_(ad: Any, st: EvalState) -> Any:
             a = truthiness(left(ad, st))
             if a is True or a is ERROR:
@@ -516,13 +544,16 @@ def _compile_binary(node: ast.Binary) -> Callable:
             if a is UNDEFINED:
                 return True if b is True else UNDEFINED
             return b
+
         return or_
     if op == "is":
         return lambda ad, st: meta_equal(left(ad, st), right(ad, st))
     if op == "isnt":
+
         def isnt(ad: Any, st: EvalState) -> Any:
             r = meta_equal(left(ad, st), right(ad, st))
             return r if r is ERROR else not r
+
         return isnt
     apply = BINARY[op]
     fast = _FAST_NUMERIC.get(op)
@@ -535,8 +566,11 @@ def _compile_binary(node: ast.Binary) -> Callable:
             ta = type(a)
             if ta is type(b) and (ta is int or ta is float):
                 r = fast(a, b)
-                if type(r) is bool or (ta is int and -9223372036854775808 <= r <= 9223372036854775807) \
-                        or (ta is float and r != _INF):
+                if (
+                    type(r) is bool
+                    or (ta is int and -9223372036854775808 <= r <= 9223372036854775807)
+                    or (ta is float and r != _INF)
+                ):
                     return r
                 return apply(a, b)
             if a is ERROR or b is ERROR:
@@ -563,8 +597,15 @@ _INF = float("inf")
 # Operators whose Python meaning equals the ClassAd meaning for two ints or two reals
 # (NaN comparisons included), up to the range checks done in the closure above.
 _FAST_NUMERIC: dict[str, Callable[[Any, Any], Any]] = {
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-    ">": operator.gt, ">=": operator.ge, "+": operator.add, "-": operator.sub, "*": operator.mul,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
 }
 
 
@@ -674,11 +715,36 @@ _VOLATILE = frozenset({"random"})
 
 # Functions that walk a list or a string list element by element in Python: their work,
 # charged to LIMITS.arg_work, grows with the size of their arguments.
-_WALKING = frozenset(name.lower() for name in (
-    "member", "identicalMember", "anyCompare", "allCompare", "sum", "avg", "min", "max", "stringListSize",
-    "stringListSum", "stringListAvg", "stringListMin", "stringListMax", "stringListMember", "stringListIMember",
-    "stringListSubsetMatch", "stringListISubsetMatch", "stringListsIntersect", "split", "evalInEachContext",
-    "countMatches", "envV1ToV2", "mergeEnvironment", "argsToList", "listToArgs"))
+_WALKING = frozenset(
+    name.lower()
+    for name in (
+        "member",
+        "identicalMember",
+        "anyCompare",
+        "allCompare",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "stringListSize",
+        "stringListSum",
+        "stringListAvg",
+        "stringListMin",
+        "stringListMax",
+        "stringListMember",
+        "stringListIMember",
+        "stringListSubsetMatch",
+        "stringListISubsetMatch",
+        "stringListsIntersect",
+        "split",
+        "evalInEachContext",
+        "countMatches",
+        "envV1ToV2",
+        "mergeEnvironment",
+        "argsToList",
+        "listToArgs",
+    )
+)
 
 
 def _charge(result: Any, size: int, cap: int, st: EvalState) -> Any:

@@ -208,15 +208,44 @@ def lark_parser() -> Lark:
 
 
 _FRIENDLY = {
-    "RBRACE": "'}'", "LBRACE": "'{'", "RSQB": "']'", "LSQB": "'['", "RPAR": "')'", "LPAR": "'('",
-    "COMMA": "','", "SEMICOLON": "';'", "COLON": "':'", "QMARK": "'?'", "EQUAL": "'='",
-    "NAME": "a name", "QNAME": "a quoted name", "INT": "an integer", "NEG_INT": "an integer",
-    "REAL": "a real", "NEG_REAL": "a real", "STRING": "a string", "DOT": "'.'", "ELVIS": "'?:'",
-    "$END": "end of input", "ADD_OP": "'+' or '-'", "MUL_OP": "'*', '/' or '%'",
-    "NOT_OP": "'!' or '~'", "EQ_OP": "'==' or '!='", "REL_OP": "a comparison",
-    "OR_OP": "'||'", "AND_OP": "'&&'", "TRUE": "true", "FALSE": "false",
-    "UNDEFINED": "undefined", "ERROR": "error", "IS": "is", "ISNT": "isnt",
-    "SHIFT_OP": "a shift", "BITOR_OP": "'|'", "BITAND_OP": "'&'", "BITXOR_OP": "'^'",
+    "RBRACE": "'}'",
+    "LBRACE": "'{'",
+    "RSQB": "']'",
+    "LSQB": "'['",
+    "RPAR": "')'",
+    "LPAR": "'('",
+    "COMMA": "','",
+    "SEMICOLON": "';'",
+    "COLON": "':'",
+    "QMARK": "'?'",
+    "EQUAL": "'='",
+    "NAME": "a name",
+    "QNAME": "a quoted name",
+    "INT": "an integer",
+    "NEG_INT": "an integer",
+    "REAL": "a real",
+    "NEG_REAL": "a real",
+    "STRING": "a string",
+    "DOT": "'.'",
+    "ELVIS": "'?:'",
+    "$END": "end of input",
+    "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*', '/' or '%'",
+    "NOT_OP": "'!' or '~'",
+    "EQ_OP": "'==' or '!='",
+    "REL_OP": "a comparison",
+    "OR_OP": "'||'",
+    "AND_OP": "'&&'",
+    "TRUE": "true",
+    "FALSE": "false",
+    "UNDEFINED": "undefined",
+    "ERROR": "error",
+    "IS": "is",
+    "ISNT": "isnt",
+    "SHIFT_OP": "a shift",
+    "BITOR_OP": "'|'",
+    "BITAND_OP": "'&'",
+    "BITXOR_OP": "'^'",
 }
 
 
@@ -253,11 +282,13 @@ def parse_with_grammar(text: str, start: str, old_strings: bool) -> Any:
             msg = "unexpected end of input" + _describe_expected(exc.expected)
         else:
             msg = f"unexpected {str(tok)[:40]!r}" + _describe_expected(exc.expected)
-        raise GrammarError(msg, exc.line if exc.line != -1 else _last_line(text),
-                           exc.column if exc.column != -1 else _last_col(text)) from None
+        raise GrammarError(
+            msg, exc.line if exc.line != -1 else _last_line(text), exc.column if exc.column != -1 else _last_col(text)
+        ) from None
     except UnexpectedEOF as exc:
-        raise GrammarError("unexpected end of input" + _describe_expected(exc.expected),
-                           _last_line(text), _last_col(text)) from None
+        raise GrammarError(
+            "unexpected end of input" + _describe_expected(exc.expected), _last_line(text), _last_col(text)
+        ) from None
     except UnexpectedCharacters as exc:
         at = exc.pos_in_stream if exc.pos_in_stream is not None else len(text)  # always set by Lark here
         ch = text[at] if at < len(text) else ""
@@ -265,8 +296,8 @@ def parse_with_grammar(text: str, start: str, old_strings: bool) -> Any:
         if ch in "\"'":
             msg = "unterminated string or quoted name"
         elif ch == "0" or ch.isdigit():
-            msg = f"invalid number near {text[at:at + 12]!r}"
-        elif ch == "/" and text[at:at + 2] == "/*":
+            msg = f"invalid number near {text[at : at + 12]!r}"
+        elif ch == "/" and text[at : at + 2] == "/*":
             msg = "unterminated comment"
         raise GrammarError(msg, exc.line, exc.column) from None
     except (UnexpectedInput, LarkError) as exc:  # any other Lark failure stays inside this boundary

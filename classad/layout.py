@@ -77,9 +77,9 @@ class Layout:
         self.template = template
         # The template's plain literal values (a value equal to nothing elsewhere).
         self.bare = tuple(v if v is not node else _NOT_BARE for v, node in zip(map(plain_form, template), template))
-        self.pairs = tuple(zip(spellings, template))      # the template's entries, ready to hand out
+        self.pairs = tuple(zip(spellings, template))  # the template's entries, ready to hand out
         self.variants: dict[tuple[int, ...], Variant] = {}
-        self.whole = Variant(self, tuple(range(len(keys))))     # for ads past the variant limit
+        self.whole = Variant(self, tuple(range(len(keys))))  # for ads past the variant limit
         self._positions: dict[tuple[str, ...], tuple[int, ...]] = {}
 
     def positions(self, keys: tuple[str, ...]) -> tuple[int, ...]:
@@ -117,7 +117,7 @@ class Variant:
         # The layout's tables again, one attribute access nearer to the hot path.
         self.place, self.spellings = layout.place, layout.spellings
         self.template, self.pairs = layout.template, layout.pairs
-        self.own = tuple((p, s) for p, s in enumerate(source) if s)     # (place, index in the ad's tuple)
+        self.own = tuple((p, s) for p, s in enumerate(source) if s)  # (place, index in the ad's tuple)
         self._plans: dict[tuple[str, ...], _Plan] = {}
 
     def plan(self, keys: tuple[str, ...]) -> "_Plan":
@@ -145,9 +145,9 @@ class _Plan:
             fixed.append(None if p < 0 or s else template[p])
             if s:
                 pairs.append((r, s))
-        self.fixed = fixed                          # the values, with the ad's own left as None
-        self.pairs = tuple(pairs)                   # (place in the result, index in the ad's tuple)
-        self.at = tuple(s for _, s in pairs)        # the indices alone
+        self.fixed = fixed  # the values, with the ad's own left as None
+        self.pairs = tuple(pairs)  # (place in the result, index in the ad's tuple)
+        self.at = tuple(s for _, s in pairs)  # the indices alone
 
 
 _item = tuple.__getitem__
@@ -250,7 +250,7 @@ class SharedAttrs(tuple):
         if len(at) == 1:
             v = _item(self, at[0])
             return (variant, id(v)), v
-        own = tuple(map(_item, repeat(self, len(at)), at))   # the tuple's own items, not the mapping's
+        own = tuple(map(_item, repeat(self, len(at)), at))  # the tuple's own items, not the mapping's
         return (variant, *map(id, own)), own
 
     def to_dict(self) -> dict[str, Entry]:
@@ -321,8 +321,10 @@ def compact(attrs: dict[str, Entry], *, equal_values: bool = True) -> "dict[str,
     # (plain_form written out: this runs for every ad read).
     own = tuple(compress(range(len(nodes)), map(is_not, nodes, layout.template)))
     literal, bare = _literal, _BARE
-    values = [n.value if n.__class__ is literal and n.value.__class__ in bare else n  # type: ignore[attr-defined]
-              for n in map(nodes.__getitem__, own)]
+    values = [
+        n.value if n.__class__ is literal and n.value.__class__ in bare else n  # type: ignore[attr-defined]
+        for n in map(nodes.__getitem__, own)
+    ]
     # A plain literal equal to the template's but not the same node (a reader that does not
     # share nodes, or one that forgot them) is left to the template too: found at C speed,
     # then told apart from the values that Python merely calls equal (1 and true, 0.0 and -0.0).
@@ -336,4 +338,14 @@ def compact(attrs: dict[str, Entry], *, equal_values: bool = True) -> "dict[str,
     return tuple.__new__(SharedAttrs, (variant, *values))
 
 
-__all__ = ["Layout", "Variant", "SharedAttrs", "Stored", "compact", "plain_form", "plain_of", "LAYOUT_LIMIT", "VARIANT_LIMIT"]
+__all__ = [
+    "Layout",
+    "Variant",
+    "SharedAttrs",
+    "Stored",
+    "compact",
+    "plain_form",
+    "plain_of",
+    "LAYOUT_LIMIT",
+    "VARIANT_LIMIT",
+]

@@ -24,7 +24,13 @@ ERROR_LITERAL = ast.Literal(ERROR)
 STRING_PART = re.compile(r'"((?:\\.|[^"\\])*)"', re.S)
 QNAME_PART = re.compile(r"'((?:\\.|[^'\\])*)'", re.S)
 _SIMPLE_ESCAPES = {
-    ord("a"): 7, ord("b"): 8, ord("f"): 12, ord("n"): 10, ord("r"): 13, ord("t"): 9, ord("v"): 11,
+    ord("a"): 7,
+    ord("b"): 8,
+    ord("f"): 12,
+    ord("n"): 10,
+    ord("r"): 13,
+    ord("t"): 9,
+    ord("v"): 11,
 }
 
 
@@ -89,5 +95,16 @@ def to_real(text: str) -> float:
         return float("inf")
 
 
-__all__ = ["ERROR_LITERAL", "FALSE", "KEYWORDS", "QNAME_PART", "STRING_PART", "TRUE", "UNDEF",
-           "to_int", "to_real", "unescape_new", "unescape_old"]
+__all__ = [
+    "ERROR_LITERAL",
+    "FALSE",
+    "KEYWORDS",
+    "QNAME_PART",
+    "STRING_PART",
+    "TRUE",
+    "UNDEF",
+    "to_int",
+    "to_real",
+    "unescape_new",
+    "unescape_old",
+]

@@ -36,7 +36,7 @@ def _caret(text: str, line: int, column: int) -> str:
     src = lines[line - 1] if 0 < line <= len(lines) else ""
     if len(src) > 200:
         start = max(0, column - 100)
-        src = src[start:start + 200]
+        src = src[start : start + 200]
         column -= start
     return src + "\n" + " " * max(0, column - 1) + "^"
 
@@ -60,27 +60,35 @@ def _precheck(text: str, limit: int, source: Optional[str], line_offset: int) ->
         elif c in "([{":
             depth += 1
             if depth > MAX_DEPTH:
-                raise _error(text, f"expression nested more than {MAX_DEPTH} levels deep",
-                             text.count("\n", 0, m.start()) + 1,
-                             m.start() - text.rfind("\n", 0, m.start()), source, line_offset)
+                raise _error(
+                    text,
+                    f"expression nested more than {MAX_DEPTH} levels deep",
+                    text.count("\n", 0, m.start()) + 1,
+                    m.start() - text.rfind("\n", 0, m.start()),
+                    source,
+                    line_offset,
+                )
         else:
             depth -= 1
     if code > limit:
-        raise ParseError(f"expression text longer than {limit} characters (outside strings)",
-                         file=source, line=None if source is None else 1 + line_offset)
+        raise ParseError(
+            f"expression text longer than {limit} characters (outside strings)",
+            file=source,
+            line=None if source is None else 1 + line_offset,
+        )
 
 
-def _parse(text: str, start: str, old_strings: bool, source: Optional[str],
-           line_offset: int = 0) -> Any:
+def _parse(text: str, start: str, old_strings: bool, source: Optional[str], line_offset: int = 0) -> Any:
     if len(text) > _PRECHECK_FROM:
         _precheck(text, LIMITS.max_ad if start == "classad" else LIMITS.max_expr, source, line_offset)
     fast = descent.parse(text, start, old_strings, MAX_DEPTH)
-    if fast is descent.TOO_DEEP:   # valid, but deeper than the evaluator may go: no need for Lark's view
+    if fast is descent.TOO_DEEP:  # valid, but deeper than the evaluator may go: no need for Lark's view
         raise ParseError(f"expression nested more than {MAX_DEPTH} levels deep", file=source)
     if fast is not None:
         return fast
     # Lark is loaded only now, for the text the fast parser leaves (refusals, their messages).
     from .grammar_parser import GrammarError, parse_with_grammar
+
     try:
         result = parse_with_grammar(text, start, old_strings)
     except GrammarError as exc:
@@ -90,11 +98,13 @@ def _parse(text: str, start: str, old_strings: bool, source: Optional[str],
     return result
 
 
-def _error(text: str, message: str, line: Optional[int], column: Optional[int],
-           source: Optional[str], line_offset: int) -> ParseError:
+def _error(
+    text: str, message: str, line: Optional[int], column: Optional[int], source: Optional[str], line_offset: int
+) -> ParseError:
     context = _caret(text, line, column) if line is not None and column is not None else None
-    return ParseError(message, file=source, line=None if line is None else line + line_offset,
-                      column=column, context=context)
+    return ParseError(
+        message, file=source, line=None if line is None else line + line_offset, column=column, context=context
+    )
 
 
 def _check_depth(node: ast.Node, text: str, source: Optional[str]) -> None:

@@ -20,8 +20,9 @@ _CUT_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|//[^\n]*|/\*.*
 _ASSIGNMENT = re.compile(r"[ \t\n\r\f\v]*([A-Za-z_][A-Za-z0-9_]*)[ \t\n\r\f\v]*=(.*)", re.S)
 
 
-def split_attributes(text: str, parse: Callable[[str], ast.Node], keywords: AbstractSet[str],
-                     whole: bool = False) -> Optional[tuple]:
+def split_attributes(
+    text: str, parse: Callable[[str], ast.Node], keywords: AbstractSet[str], whole: bool = False
+) -> Optional[tuple]:
     """The (name, node) pairs of a plain ``[ a = 1; b = 2 ]`` ad, or None to use the full parser.
 
     Each value is parsed on its own through the expression cache, so values that
@@ -43,12 +44,12 @@ def split_attributes(text: str, parse: Callable[[str], ast.Node], keywords: Abst
         elif c in ")]}":
             depth -= 1
             if depth == 0:
-                pieces.append(text[start:m.start()])
+                pieces.append(text[start : m.start()])
                 if whole and m.end() != len(text):
                     return None
                 break
         elif c == ";" and depth == 1:
-            pieces.append(text[start:m.start()])
+            pieces.append(text[start : m.start()])
             start = m.end()
     else:
         if whole:

@@ -24,9 +24,14 @@ from .values import AbsTime, RelTime, c_div, c_mod, string_bytes, trunc32, wrap3
 
 
 class _TM(ctypes.Structure):
-    _fields_ = [*((n, ctypes.c_int) for n in ("tm_sec", "tm_min", "tm_hour", "tm_mday", "tm_mon", "tm_year",
-                                              "tm_wday", "tm_yday", "tm_isdst")),
-                ("tm_gmtoff", ctypes.c_long), ("tm_zone", ctypes.c_char_p)]
+    _fields_ = [
+        *(
+            (n, ctypes.c_int)
+            for n in ("tm_sec", "tm_min", "tm_hour", "tm_mday", "tm_mon", "tm_year", "tm_wday", "tm_yday", "tm_isdst")
+        ),
+        ("tm_gmtoff", ctypes.c_long),
+        ("tm_zone", ctypes.c_char_p),
+    ]
 
 
 def _load_strftime() -> Any:
@@ -49,8 +54,7 @@ def c_strftime(fmt: str, fields: tuple, isdst: int = 0, gmtoff: int = 0, zone: O
     (sec, min, hour, mday, mon, year-1900, wday, yday)."""
     fmt_b = string_bytes(fmt).split(b"\0", 1)[0]
     if _STRFTIME is not None:
-        tm = _TM(*[wrap32(int(f)) for f in fields], isdst, gmtoff,
-                 zone.encode() if zone is not None else None)
+        tm = _TM(*[wrap32(int(f)) for f in fields], isdst, gmtoff, zone.encode() if zone is not None else None)
         buf = ctypes.create_string_buffer(1024)
         _STRFTIME(buf, 1023, fmt_b, ctypes.byref(tm))
         return buf.value.decode("utf-8", "surrogateescape")
@@ -66,8 +70,16 @@ def gm_fields(secs: int) -> Optional[tuple]:
         t = _time.gmtime(secs)
     except (OverflowError, OSError, ValueError):
         return None
-    return (t.tm_sec, t.tm_min, t.tm_hour, t.tm_mday, t.tm_mon - 1, t.tm_year - 1900, (t.tm_wday + 1) % 7,
-            t.tm_yday - 1)
+    return (
+        t.tm_sec,
+        t.tm_min,
+        t.tm_hour,
+        t.tm_mday,
+        t.tm_mon - 1,
+        t.tm_year - 1900,
+        (t.tm_wday + 1) % 7,
+        t.tm_yday - 1,
+    )
 
 
 def local_tm(secs: int) -> Optional[_time.struct_time]:
@@ -114,8 +126,11 @@ def format_reltime(v: RelTime) -> str:
     mins = c_div(mins, 60)
     whole = frac == 0
     if days:
-        text = ("%d+%02d:%02d:%02d" % (days, hrs, mins, int(secs)) if whole
-                else "%d+%02d:%02d:%02g" % (days, hrs, mins, secs))
+        text = (
+            "%d+%02d:%02d:%02d" % (days, hrs, mins, int(secs))
+            if whole
+            else "%d+%02d:%02d:%02g" % (days, hrs, mins, secs)
+        )
     elif hrs:
         text = "%02d:%02d:%02d" % (hrs, mins, int(secs)) if whole else "%02d:%02d:%02g" % (hrs, mins, secs)
     elif mins:
@@ -178,11 +193,11 @@ def parse_abstime_literal(text: str) -> Optional[AbsTime]:
     i = skip(i)
     if i > n - 4:
         return None
-    fields = [_atoi(bytes(s[i:i + 4])) - 1900, 0, 0, 0, 0, 0]  # year, mon, mday, hour, min, sec
+    fields = [_atoi(bytes(s[i : i + 4])) - 1900, 0, 0, 0, 0, 0]  # year, mon, mday, hour, min, sec
     i = skip(i + 4)
     for k, adjust in ((1, -1), (2, 0), (3, 0), (4, 0), (5, 0)):
         if i <= n - 2:
-            fields[k] = _atoi(bytes(s[i:i + 2])) + adjust
+            fields[k] = _atoi(bytes(s[i : i + 2])) + adjust
             i += 2
         i = skip(i)
     if i <= n - 1 and _isdigit(s[i]):
@@ -206,9 +221,9 @@ def parse_abstime_literal(text: str) -> Optional[AbsTime]:
 
 def _extract_zone(s: bytearray) -> tuple:
     n = len(s)
-    off = s[n - 5:n]
+    off = s[n - 5 : n]
     if len(off) == 5 and off[0] in b"+-" and all(_isdigit(c) for c in off[1:]):
-        del s[n - 5:n]
+        del s[n - 5 : n]
         hr, mn = _atoi(bytes(off[1:3])), _atoi(bytes(off[3:5]))
         if off[0] == 0x2D:
             hr, mn = -hr, -mn
@@ -242,7 +257,7 @@ def parse_reltime_literal(text: str) -> Optional[RelTime]:
         start = j
         while j >= 0 and _isdigit(s[j]):
             j -= 1
-        return s[j + 1:start + 1], j
+        return s[j + 1 : start + 1], j
 
     secs = 0.0
     i = back_space(i)
@@ -276,5 +291,5 @@ def parse_reltime_literal(text: str) -> Optional[RelTime]:
         return None
     mins, hrs, days = parts
     whole_secs = wrap32(days * 86400 + hrs * 3600 + mins * 60)
-    value = (whole_secs + secs)
+    value = whole_secs + secs
     return RelTime(-value if negative else value)

@@ -33,8 +33,7 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # Operators spelled differently in old syntax; all others print as stored.
 OLD_SPELLING = {"is": "=?=", "isnt": "=!="}
 
-_ESCAPES = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v",
-            0x5C: "\\\\", 0x22: '\\"'}
+_ESCAPES = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v", 0x5C: "\\\\", 0x22: '\\"'}
 
 
 def quote_string(s: str) -> str:

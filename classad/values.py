@@ -162,7 +162,6 @@ class ListValue:
 # --- type predicates -------------------------------------------------------
 
 
-
 def truthiness(v: Any) -> Any:
     """The boolean-equivalent of ``v``: a bool, or Undefined/Error.
 
@@ -279,5 +278,3 @@ def compare_strings(a: str, b: str) -> int:
         a_b, b_b = string_bytes(a), string_bytes(b)
         return (a_b > b_b) - (a_b < b_b)
     return (a > b) - (a < b)
-
-

@@ -47,11 +47,17 @@ class Loaded:
     knobs: Knobs
     settings: Settings
     pool: Pool
-    warnings: tuple[str, ...]     # configuration warnings, as "<config>: warning: ..."
+    warnings: tuple[str, ...]  # configuration warnings, as "<config>: warning: ..."
 
 
-def load(config: str | os.PathLike, slots: AdSource, jobs: AdSource,
-         progress: Optional[Callable[[str], None]] = None, *, allow_empty: bool = False) -> Loaded:
+def load(
+    config: str | os.PathLike,
+    slots: AdSource,
+    jobs: AdSource,
+    progress: Optional[Callable[[str], None]] = None,
+    *,
+    allow_empty: bool = False,
+) -> Loaded:
     """Read the configuration file and the two ad sources; bad input raises ``ClassAdError``
     (``ConfigError`` or ``FormatError``) naming file, line and column.
 
@@ -72,8 +78,9 @@ def load_ads(config: str | os.PathLike | Knobs, slots: Iterable[ClassAd], jobs: 
     knobs = config if isinstance(config, Knobs) else Knobs.from_file(str(config))
     settings = settings_from(knobs)
     pool = pool_from_ads(slots, jobs, **pool_options(settings))
-    return Loaded(knobs, settings, pool, _tree_warnings(settings, "<config>" if isinstance(config, Knobs)
-                                                        else str(config)))
+    return Loaded(
+        knobs, settings, pool, _tree_warnings(settings, "<config>" if isinstance(config, Knobs) else str(config))
+    )
 
 
 def settings_from(knobs: Knobs) -> Settings:
@@ -87,9 +94,13 @@ def settings_from(knobs: Knobs) -> Settings:
 def pool_options(settings: Settings) -> dict[str, Any]:
     """The settings that shape a pool read from ads (slot weights, ``UID_DOMAIN``, the
     accounting-group map), as keywords of ``load_pool`` and ``pool_from_ads``."""
-    return dict(use_slot_weights=settings.use_slot_weights, slot_weight_expr=settings.slot_weight_expr,
-                force_slot_weight=settings.force_slot_weight, uid_domain=settings.uid_domain,
-                group_mapping=settings.group_mapping)
+    return dict(
+        use_slot_weights=settings.use_slot_weights,
+        slot_weight_expr=settings.slot_weight_expr,
+        force_slot_weight=settings.force_slot_weight,
+        uid_domain=settings.uid_domain,
+        group_mapping=settings.group_mapping,
+    )
 
 
 def _tree_warnings(settings: Settings, where: str) -> tuple[str, ...]:
@@ -97,8 +108,14 @@ def _tree_warnings(settings: Settings, where: str) -> tuple[str, ...]:
     return tuple(f"{where}: warning: {w}" for w in (tree.warnings if tree is not None else ()))
 
 
-def negotiate(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = None,
-              allow_clock_skew: bool = False, progress: Optional[Callable[[str], None]] = None) -> CycleResult:
+def negotiate(
+    loaded: Loaded,
+    *,
+    now: float,
+    state: Optional[str | os.PathLike] = None,
+    allow_clock_skew: bool = False,
+    progress: Optional[Callable[[str], None]] = None,
+) -> CycleResult:
     """One negotiation cycle at time ``now`` with the accountant at ``state`` (in memory
     when None), committed in one transaction; a failure leaves the store unchanged.
 
@@ -131,16 +148,28 @@ def check_time(value: float, what: str) -> float:
     if not isinstance(value, (int, float)) or not math.isfinite(value):
         raise StateError(f"{what}: {value!r} is not a finite time (seconds since the epoch)")
     if not 0 <= value <= MAX_TIME:
-        raise StateError(f"{what}: {value!r} is outside 0 .. {MAX_TIME:.0f} seconds since the epoch "
-                         "(the end of the year 9999)")
+        raise StateError(
+            f"{what}: {value!r} is outside 0 .. {MAX_TIME:.0f} seconds since the epoch (the end of the year 9999)"
+        )
     return float(value)
 
 
-def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optional[float] = None,
-             state: Optional[str | os.PathLike] = None, seed: Optional[int] = None, job_duration: float = 3600.0,
-             factors: Optional[Mapping[str, float]] = None,
-             progress: Optional[Callable[[int, int], None]] = None, allow_clock_skew: bool = False,
-             fresh_state: bool = False, out: Optional[str | os.PathLike] = None, plots: bool = False) -> Simulation:
+def simulate(
+    loaded: Loaded,
+    *,
+    start: float,
+    duration: float,
+    interval: Optional[float] = None,
+    state: Optional[str | os.PathLike] = None,
+    seed: Optional[int] = None,
+    job_duration: float = 3600.0,
+    factors: Optional[Mapping[str, float]] = None,
+    progress: Optional[Callable[[int, int], None]] = None,
+    allow_clock_skew: bool = False,
+    fresh_state: bool = False,
+    out: Optional[str | os.PathLike] = None,
+    plots: bool = False,
+) -> Simulation:
     """Negotiation cycles every ``interval`` seconds (default ``NEGOTIATOR_INTERVAL``) from
     ``start`` to ``start + duration`` inclusive, with the accountant at ``state`` (in memory
     when None).  Jobs run ``SimJobDuration`` seconds (default ``job_duration``); ``seed``
@@ -166,8 +195,10 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
     check_time(start + duration, "start + duration")
     cycles = duration // step + 1
     if cycles > MAX_CYCLES:
-        raise StateError(f"a duration of {duration:g} s at one cycle every {step:g} s is {cycles:.0f} "
-                         f"cycles; at most {MAX_CYCLES:,} may run (use a longer interval)")
+        raise StateError(
+            f"a duration of {duration:g} s at one cycle every {step:g} s is {cycles:.0f} "
+            f"cycles; at most {MAX_CYCLES:,} may run (use a longer interval)"
+        )
     if out is not None:
         principals = len({j.submitter for j in loaded.pool.jobs} | {s.customer for s in loaded.pool.slots})
         check_directory(out, needed=estimated_size(int(cycles), principals, plots))
@@ -181,8 +212,17 @@ def simulate(loaded: Loaded, *, start: float, duration: float, interval: Optiona
                 if fresh_state:
                     acct.clear()
                 _set_factors(acct, factors or {})
-                sim = run_simulation(loaded.pool, loaded.settings, acct, start=start, duration=duration,
-                                     interval=step, job_duration=job_duration, seed=seed, progress=progress)
+                sim = run_simulation(
+                    loaded.pool,
+                    loaded.settings,
+                    acct,
+                    start=start,
+                    duration=duration,
+                    interval=step,
+                    job_duration=job_duration,
+                    seed=seed,
+                    progress=progress,
+                )
                 if out is not None:
                     staged = StagedOutputs.write(sim, out, plots=plots)
                     staged.swap_in()
@@ -213,9 +253,14 @@ def analyze(loaded: Loaded, *, now: float, state: Optional[str | os.PathLike] = 
     return prepare(loaded.pool, loaded.settings, now, str(state) if state is not None else None)
 
 
-def lint(config: str | os.PathLike, slots: Optional[str | os.PathLike] = None,
-         jobs: Optional[str | os.PathLike] = None, *, now: Optional[float] = None,
-         environ: Optional[Mapping[str, str]] = None) -> LintReport:
+def lint(
+    config: str | os.PathLike,
+    slots: Optional[str | os.PathLike] = None,
+    jobs: Optional[str | os.PathLike] = None,
+    *,
+    now: Optional[float] = None,
+    environ: Optional[Mapping[str, str]] = None,
+) -> LintReport:
     """The findings of ``matchmaker lint`` (docs/lint.md): the configuration's, and with
     ``slots`` and ``jobs`` (both or neither) the pool's.  A configuration that cannot be
     read is a ``config-error`` finding; an ad file that cannot be read raises
@@ -230,10 +275,19 @@ def lint(config: str | os.PathLike, slots: Optional[str | os.PathLike] = None,
     return lint_review(review, pool, now)
 
 
-def diff(config_a: str | os.PathLike, config_b: str | os.PathLike, slots: AdSource,
-         jobs: AdSource, *, now: float, duration: Optional[float] = None, interval: Optional[float] = None,
-         state: Optional[str | os.PathLike] = None, seed: Optional[int] = None,
-         job_duration: float = 3600.0) -> CycleDiff | SeriesDiff:
+def diff(
+    config_a: str | os.PathLike,
+    config_b: str | os.PathLike,
+    slots: AdSource,
+    jobs: AdSource,
+    *,
+    now: float,
+    duration: Optional[float] = None,
+    interval: Optional[float] = None,
+    state: Optional[str | os.PathLike] = None,
+    seed: Optional[int] = None,
+    job_duration: float = 3600.0,
+) -> CycleDiff | SeriesDiff:
     """What changes when configuration B replaces A over the same ads (docs/diff.md).
 
     Without ``duration``: one cycle at ``now`` under each (as :func:`analyze` prepares it;
@@ -251,12 +305,27 @@ def diff(config_a: str | os.PathLike, config_b: str | os.PathLike, slots: AdSour
         result = cycle_diff(analyze(a, now=now, state=state), analyze(b, now=now, state=state))
     else:
         step = float(interval if interval is not None else a.settings.interval)
-        runs = [simulate(x, start=now, duration=duration, interval=step, seed=seed, job_duration=job_duration)
-                for x in (a, b)]
+        runs = [
+            simulate(x, start=now, duration=duration, interval=step, seed=seed, job_duration=job_duration)
+            for x in (a, b)
+        ]
         result = series_diff(runs[0], runs[1])
         warnings += [f"{side}: {w}" for side, run in zip("AB", runs) for w in run.warnings]
     result.warnings = list(dict.fromkeys(warnings))
     return result
 
 
-__all__ = ["MAX_TIME", "Loaded", "analyze", "check_time", "diff", "lint", "load", "load_ads", "negotiate", "pool_options", "settings_from", "simulate"]
+__all__ = [
+    "MAX_TIME",
+    "Loaded",
+    "analyze",
+    "check_time",
+    "diff",
+    "lint",
+    "load",
+    "load_ads",
+    "negotiate",
+    "pool_options",
+    "settings_from",
+    "simulate",
+]

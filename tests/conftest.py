@@ -31,8 +31,9 @@ def work_tree_status() -> str | None:
     git = shutil.which("git")
     if git is None or not (ROOT / ".git").exists():
         return None
-    proc = subprocess.run([git, "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [git, "status", "--porcelain", "--untracked-files=all"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -54,8 +55,9 @@ def work_tree_untouched(tmp_path_factory):
     after = work_tree_status()
     if before is not None and after is not None and after != before:
         changed = sorted(set(after.splitlines()) ^ set(before.splitlines()))
-        pytest.fail("the tests changed the work tree (write under tmp_path instead): " + "; ".join(changed),
-                    pytrace=False)
+        pytest.fail(
+            "the tests changed the work tree (write under tmp_path instead): " + "; ".join(changed), pytrace=False
+        )
 
 
 @pytest.fixture(scope="session")

@@ -56,8 +56,13 @@ def run_classad(*args: object) -> Ran:
 
 def matchmaker_process(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
     """``python -m matchmaker.cli ARGS`` in a child process started in the repository."""
-    return subprocess.run([sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "matchmaker.cli", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 class Terminal:

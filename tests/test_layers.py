@@ -15,8 +15,23 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # matchmaker's layers, lowest first: a module may import its own layer and those below.
-MATCHMAKER_LAYERS = ["errors", "groups", "accounting", "config", "pool", "policies", "cycle", "simulate", "analyze",
-                     "review", "api", "sweeps", "testing", "cli", "__main__"]
+MATCHMAKER_LAYERS = [
+    "errors",
+    "groups",
+    "accounting",
+    "config",
+    "pool",
+    "policies",
+    "cycle",
+    "simulate",
+    "analyze",
+    "review",
+    "api",
+    "sweeps",
+    "testing",
+    "cli",
+    "__main__",
+]
 
 # classad's layers, lowest first; names on one line share a layer.  What the evaluator
 # needs of an ad is in adcore, below it; the ad's printers are in printing, below the ad.
@@ -46,33 +61,66 @@ CLASSAD_LAYERS = [
 # layer): a module imports only modules of its own layer and the layers below it.  A new
 # module gets a place here; the order is the subpackage's floor plan (docs/architecture.md).
 SUBPACKAGE_LAYERS = {
-    "classad.columnar": [["column"], ["functions", "memo", "ops", "ranks"], ["table"], ["rowonly"], ["compile"],
-                         ["evaluate"], ["select"]],
-    "classad.formats": [["names", "sources"], ["detect", "old_format", "splitter", "xml_builder"],
-                        ["json_format", "new_format", "xml_format"]],
-    "classad.functions": [["common", "registry"],
-                          ["htcondor", "lists", "math", "pcre", "stringlists", "strings", "time", "types"],
-                          ["meta", "regex"]],
+    "classad.columnar": [
+        ["column"],
+        ["functions", "memo", "ops", "ranks"],
+        ["table"],
+        ["rowonly"],
+        ["compile"],
+        ["evaluate"],
+        ["select"],
+    ],
+    "classad.formats": [
+        ["names", "sources"],
+        ["detect", "old_format", "splitter", "xml_builder"],
+        ["json_format", "new_format", "xml_format"],
+    ],
+    "classad.functions": [
+        ["common", "registry"],
+        ["htcondor", "lists", "math", "pcre", "stringlists", "strings", "time", "types"],
+        ["meta", "regex"],
+    ],
     "classad.printing": [["printers"], ["json_text", "new_text", "old_text"]],
     "classad.testing": [["canonical", "choices", "schema"], ["ads", "expressions"]],
     "matchmaker.accounting": [["priority_math"], ["store"], ["reports"]],
     "matchmaker.analyze": [["clauses", "pool_view"], ["partitionable", "suggest"], ["job", "slot"], ["render"]],
-    "matchmaker.cli": [["__main__", "arguments", "explained", "policies", "progress"],
-                       ["analyze", "review", "simulate", "sweep"], ["commands"]],
+    "matchmaker.cli": [
+        ["__main__", "arguments", "explained", "policies", "progress"],
+        ["analyze", "review", "simulate", "sweep"],
+        ["commands"],
+    ],
     "matchmaker.config": [["statements"], ["language"], ["knobs"], ["settings"]],
-    "matchmaker.cycle": [["carry", "ephemeral"], ["evaluator", "results"], ["candidates", "claims"],
-                         ["columnar_match"], ["explain", "matching"], ["state"], ["group_passes", "ordered", "pie"],
-                         ["negotiator"], ["session"]],
+    "matchmaker.cycle": [
+        ["carry", "ephemeral"],
+        ["evaluator", "results"],
+        ["candidates", "claims"],
+        ["columnar_match"],
+        ["explain", "matching"],
+        ["state"],
+        ["group_passes", "ordered", "pie"],
+        ["negotiator"],
+        ["session"],
+    ],
     "matchmaker.groups": [["quotas"], ["membership"]],
-    "matchmaker.policies": [["dirac", "htcondor", "jobs", "lsf", "maui", "slurm"], ["maui_knobs"], ["params"],
-                            ["dirac_runner", "lsf_runner", "maui_runner", "slurm_runner"], ["runners"]],
+    "matchmaker.policies": [
+        ["dirac", "htcondor", "jobs", "lsf", "maui", "slurm"],
+        ["maui_knobs"],
+        ["params"],
+        ["dirac_runner", "lsf_runner", "maui_runner", "slurm_runner"],
+        ["runners"],
+    ],
     "matchmaker.pool": [["ads", "partition"], ["autocluster", "concurrency"]],
-    "matchmaker.review": [["cycle_diff", "findings", "names", "recording", "series_diff"],
-                          ["attributes", "config_checks"], ["group_checks", "pool_clauses"], ["lint"]],
+    "matchmaker.review": [
+        ["cycle_diff", "findings", "names", "recording", "series_diff"],
+        ["attributes", "config_checks"],
+        ["group_checks", "pool_clauses"],
+        ["lint"],
+    ],
     "matchmaker.simulate": [["atomic", "jobs"], ["series"], ["loop", "plots"], ["outputs"]],
     "matchmaker.sweeps": [["spec", "summary"], ["worker"], ["engine", "plan", "result", "store"], ["plots"]],
     "matchmaker.testing": [["knobs"], ["reads"], ["pools"], ["runs"], ["properties"]],
 }
+
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -117,14 +165,14 @@ GRAPH = {m: imports_of(p, set(MODULES)) for m, p in MODULES.items()}
 
 def matchmaker_layer(mod: str) -> int:
     parts = mod.split(".")
-    if len(parts) == 1:           # the facade itself may import everything
+    if len(parts) == 1:  # the facade itself may import everything
         return len(MATCHMAKER_LAYERS)
     return MATCHMAKER_LAYERS.index(parts[1])
 
 
 def classad_layer(mod: str) -> int:
     parts = mod.split(".")
-    if len(parts) == 1:           # the facade itself may import everything
+    if len(parts) == 1:  # the facade itself may import everything
         return len(CLASSAD_LAYERS)
     return next(i for i, names in enumerate(CLASSAD_LAYERS) if parts[1] in names)
 
@@ -143,7 +191,8 @@ def test_classad_imports_flow_downward(mod):
         if target.startswith("classad"):
             assert target != "classad", f"{mod}:{line} imports the package itself; import the module"
             assert classad_layer(target) <= mine, (
-                f"{mod}:{line} imports {target}, a higher layer ({CLASSAD_LAYERS[classad_layer(target)]})")
+                f"{mod}:{line} imports {target}, a higher layer ({CLASSAD_LAYERS[classad_layer(target)]})"
+            )
 
 
 def test_every_matchmaker_module_belongs_to_a_layer():
@@ -159,7 +208,8 @@ def test_matchmaker_imports_flow_downward(mod):
         if target.startswith("matchmaker"):
             assert target != "matchmaker", f"{mod}:{line} imports the facade; import the module itself"
             assert matchmaker_layer(target) <= mine, (
-                f"{mod}:{line} imports {target}, a higher layer ({MATCHMAKER_LAYERS[matchmaker_layer(target)]})")
+                f"{mod}:{line} imports {target}, a higher layer ({MATCHMAKER_LAYERS[matchmaker_layer(target)]})"
+            )
 
 
 def test_the_language_never_imports_the_matchmaker():
@@ -182,7 +232,7 @@ def find_cycle(prefix: str) -> list[str] | None:
         stack.append(m)
         for t in sorted(edges[m]):
             if state.get(t) == 1:
-                return stack[stack.index(t):] + [t]
+                return stack[stack.index(t) :] + [t]
             if t not in state:
                 found = visit(t)
                 if found:
@@ -214,12 +264,16 @@ def imported_names(tree: ast.Module) -> set[str]:
     """Names a module binds by importing them from a project module."""
     names = set()
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in
-                                                 ("classad", "matchmaker")):
+        if isinstance(node, ast.ImportFrom) and (
+            node.level or (node.module or "").split(".")[0] in ("classad", "matchmaker")
+        ):
             names |= {alias.asname or alias.name for alias in node.names}
         elif isinstance(node, ast.Import):
-            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names
-                      if alias.name.split(".")[0] in ("classad", "matchmaker")}
+            names |= {
+                (alias.asname or alias.name).split(".")[0]
+                for alias in node.names
+                if alias.name.split(".")[0] in ("classad", "matchmaker")
+            }
     return names
 
 
@@ -237,8 +291,11 @@ def registrations(source: str) -> list[str]:
     imported = imported_names(tree)
     found = []
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else (
-            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else ([node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        )
         for target in targets:
             if isinstance(target, (ast.Attribute, ast.Subscript)) and root_name(target) in imported:
                 found.append(f"{node.lineno}: {ast.unparse(target)}")
@@ -298,7 +355,9 @@ def subpackage_layer(mod: str) -> tuple[str, int] | None:
 
 def test_every_subpackage_module_has_a_layer():
     subpackages = {".".join(m.split(".")[:2]) for m in MODULES if len(m.split(".")) >= 3}
-    assert subpackages <= set(SUBPACKAGE_LAYERS), f"subpackages without a layer table: {subpackages - set(SUBPACKAGE_LAYERS)}"
+    assert subpackages <= set(SUBPACKAGE_LAYERS), (
+        f"subpackages without a layer table: {subpackages - set(SUBPACKAGE_LAYERS)}"
+    )
     for mod in MODULES:
         place = subpackage_layer(mod)
         assert place is None or place[1] >= 0, f"{mod} has no layer in SUBPACKAGE_LAYERS[{place[0]!r}]"
@@ -310,8 +369,9 @@ def test_imports_inside_a_subpackage_flow_downward(mod):
     for target, line in GRAPH[mod]:
         place = subpackage_layer(target)
         if place is not None and place[0] == package:
-            assert place[1] <= mine, (f"{mod}:{line} imports {target}, a higher layer of {package} "
-                                      f"({SUBPACKAGE_LAYERS[package][place[1]]})")
+            assert place[1] <= mine, (
+                f"{mod}:{line} imports {target}, a higher layer of {package} ({SUBPACKAGE_LAYERS[package][place[1]]})"
+            )
 
 
 def test_every_package_is_installed():

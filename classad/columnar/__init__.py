@@ -42,5 +42,14 @@ from .evaluate import evaluate_attribute, evaluate_column
 from .ranks import knob_rank_array, rank_array, true_mask
 from .table import AdTable
 
-__all__ = ["AdTable", "Column", "Const", "StringPool", "evaluate_attribute", "evaluate_column",
-           "knob_rank_array", "rank_array", "true_mask"]
+__all__ = [
+    "AdTable",
+    "Column",
+    "Const",
+    "StringPool",
+    "evaluate_attribute",
+    "evaluate_column",
+    "knob_rank_array",
+    "rank_array",
+    "true_mask",
+]

@@ -94,8 +94,9 @@ class Column:
 
     __slots__ = ("kind", "i", "f", "s", "o", "pool")
 
-    def __init__(self, kind: np.ndarray, i: np.ndarray, f: np.ndarray, s: np.ndarray,
-                 o: Optional[np.ndarray], pool: StringPool) -> None:
+    def __init__(
+        self, kind: np.ndarray, i: np.ndarray, f: np.ndarray, s: np.ndarray, o: Optional[np.ndarray], pool: StringPool
+    ) -> None:
         self.kind, self.i, self.f, self.s, self.o, self.pool = kind, i, f, s, o, pool
 
     def __len__(self) -> int:
@@ -106,15 +107,22 @@ class Column:
     @classmethod
     def empty(cls, n: int, pool: StringPool, kind: int = K_UNDEF) -> "Column":
         """``n`` rows all of ``kind`` with zero payloads."""
-        return cls(np.full(n, kind, dtype=np.int8), np.zeros(n, np.int64), np.zeros(n, np.float64),
-                   np.zeros(n, np.int64), None, pool)
+        return cls(
+            np.full(n, kind, dtype=np.int8),
+            np.zeros(n, np.int64),
+            np.zeros(n, np.float64),
+            np.zeros(n, np.int64),
+            None,
+            pool,
+        )
 
     @classmethod
     def of_bools(cls, b: np.ndarray, pool: StringPool) -> "Column":
         """A boolean column from a bool array."""
         n = len(b)
-        return cls(np.full(n, K_BOOL, np.int8), b.astype(np.int64), np.zeros(n, np.float64),
-                   np.zeros(n, np.int64), None, pool)
+        return cls(
+            np.full(n, K_BOOL, np.int8), b.astype(np.int64), np.zeros(n, np.float64), np.zeros(n, np.int64), None, pool
+        )
 
     @classmethod
     def of_values(cls, values: Iterable[Any], pool: StringPool) -> "Column":
@@ -191,8 +199,9 @@ class Column:
 
     def take(self, idx: np.ndarray) -> "Column":
         """The rows at positions ``idx``."""
-        return Column(self.kind[idx], self.i[idx], self.f[idx], self.s[idx],
-                      None if self.o is None else self.o[idx], self.pool)
+        return Column(
+            self.kind[idx], self.i[idx], self.f[idx], self.s[idx], None if self.o is None else self.o[idx], self.pool
+        )
 
     def put(self, pos: np.ndarray, part: "Values") -> None:
         """Overwrite the rows at positions ``pos`` with ``part``."""
@@ -210,8 +219,14 @@ class Column:
 
     def copy(self) -> "Column":
         """An independent copy."""
-        return Column(self.kind.copy(), self.i.copy(), self.f.copy(), self.s.copy(),
-                      None if self.o is None else self.o.copy(), self.pool)
+        return Column(
+            self.kind.copy(),
+            self.i.copy(),
+            self.f.copy(),
+            self.s.copy(),
+            None if self.o is None else self.o.copy(),
+            self.pool,
+        )
 
     def is_true(self) -> np.ndarray:
         """Rows whose value counts as true (bool, or a non-zero number)."""
@@ -250,7 +265,7 @@ def _narrow_real(a: np.ndarray) -> Optional[np.ndarray]:
     bits = a.view(np.int64)
     if not bits.any():
         return None
-    with np.errstate(over="ignore", invalid="ignore"):      # too large: inf, then refused below
+    with np.errstate(over="ignore", invalid="ignore"):  # too large: inf, then refused below
         small = a.astype(np.float32)
     if np.array_equal(small.astype(np.float64).view(np.int64), bits):
         return small
@@ -280,8 +295,11 @@ class Packed:
         self.s = _narrow(col.s)
         self.o = None if col.o is None else col.o.copy()
         self.pool = col.pool
-        self.nbytes = 64 + sum(a.nbytes for a in (self.bits, self.i, self.f, self.s, self.o) if a is not None) \
+        self.nbytes = (
+            64
+            + sum(a.nbytes for a in (self.bits, self.i, self.f, self.s, self.o) if a is not None)
             + (0 if type(self.kind) is int else n)
+        )
 
     def unpack(self, rows: Optional[np.ndarray] = None) -> Column:
         """A new column of every row, or of the rows at positions ``rows``."""
@@ -293,11 +311,15 @@ class Packed:
             return (a if rows is None else a[rows]).astype(dtype)
 
         kind = self.kind
-        ints = part(self.i, np.int64) if self.bits is None else \
-            part(np.unpackbits(self.bits, count=self.n), np.int64)
-        return Column(part(kind, np.int8) if isinstance(kind, np.ndarray) else np.full(m, kind, np.int8),
-                      ints, part(self.f, np.float64), part(self.s, np.int64),
-                      None if self.o is None else (self.o.copy() if rows is None else self.o[rows]), self.pool)
+        ints = part(self.i, np.int64) if self.bits is None else part(np.unpackbits(self.bits, count=self.n), np.int64)
+        return Column(
+            part(kind, np.int8) if isinstance(kind, np.ndarray) else np.full(m, kind, np.int8),
+            ints,
+            part(self.f, np.float64),
+            part(self.s, np.int64),
+            None if self.o is None else (self.o.copy() if rows is None else self.o[rows]),
+            self.pool,
+        )
 
 
 def as_column(v: Values, n: int, pool: StringPool) -> Column:
@@ -314,5 +336,21 @@ def merge(n: int, parts: list[tuple[np.ndarray, Values]], pool: StringPool) -> C
     return out
 
 
-__all__ = ["Column", "Const", "Packed", "StringPool", "Values", "as_column", "kind_of", "merge",
-           "K_UNDEF", "K_ERROR", "K_BOOL", "K_INT", "K_REAL", "K_STR", "K_OTHER", "KIND_NAMES"]
+__all__ = [
+    "Column",
+    "Const",
+    "Packed",
+    "StringPool",
+    "Values",
+    "as_column",
+    "kind_of",
+    "merge",
+    "K_UNDEF",
+    "K_ERROR",
+    "K_BOOL",
+    "K_INT",
+    "K_REAL",
+    "K_STR",
+    "K_OTHER",
+    "KIND_NAMES",
+]

@@ -48,18 +48,51 @@ from .table import HOLDS_EXPR, HOLDS_NOTHING, AdTable
 ROW, FIXED = 0, 1
 
 # Names whose lookup involves more than the ad's own attributes and its partner.
-_WEIRD = frozenset({"parent", "self", "toplevel", "root", "my", "currenttime", "target", "other", "ad",
-                    "symmetricmatch", "leftmatchesright", "rightmatchesleft", "leftrankvalue",
-                    "rightrankvalue", "lctx", "rctx", "left", "right"})
+_WEIRD = frozenset(
+    {
+        "parent",
+        "self",
+        "toplevel",
+        "root",
+        "my",
+        "currenttime",
+        "target",
+        "other",
+        "ad",
+        "symmetricmatch",
+        "leftmatchesright",
+        "rightmatchesleft",
+        "leftrankvalue",
+        "rightrankvalue",
+        "lctx",
+        "rctx",
+        "left",
+        "right",
+    }
+)
 _COMPOUND = frozenset({ast.Binary, ast.Unary, ast.Conditional, ast.Elvis, ast.Call})
 _ARITH = frozenset("+-*/%")
 _COMPARE = frozenset({"==", "!=", "<", "<=", ">", ">="})
 _BITWISE = frozenset({"&", "|", "^", "<<", ">>", ">>>"})
-_PURE_MODULES = frozenset({"classad.functions.types", "classad.functions.math", "classad.functions.strings",
-                           "classad.functions.stringlists", "classad.functions.lists",
-                           "classad.functions.regex", "classad.functions.pcre"})
-_TYPE_TESTS = {"isundefined": (K_UNDEF,), "iserror": (K_ERROR,), "isstring": (K_STR,), "isinteger": (K_INT,),
-               "isreal": (K_REAL,), "isboolean": (K_BOOL,)}
+_PURE_MODULES = frozenset(
+    {
+        "classad.functions.types",
+        "classad.functions.math",
+        "classad.functions.strings",
+        "classad.functions.stringlists",
+        "classad.functions.lists",
+        "classad.functions.regex",
+        "classad.functions.pcre",
+    }
+)
+_TYPE_TESTS = {
+    "isundefined": (K_UNDEF,),
+    "iserror": (K_ERROR,),
+    "isstring": (K_STR,),
+    "isinteger": (K_INT,),
+    "isreal": (K_REAL,),
+    "isboolean": (K_BOOL,),
+}
 
 
 def _pure(entry: Any) -> bool:
@@ -162,8 +195,9 @@ class Run:
             st.my, st.target, st.active, st.depth, st._match = saved
         return Column.of_values(out, self.pool)
 
-    def merge_fallback(self, node: ast.Node, scope: int, rows: np.ndarray, active: frozenset,
-                       result: Column, fb: Optional[np.ndarray]) -> Column:
+    def merge_fallback(
+        self, node: ast.Node, scope: int, rows: np.ndarray, active: frozenset, result: Column, fb: Optional[np.ndarray]
+    ) -> Column:
         """``result`` with the rows of mask ``fb`` replaced by scalar evaluation."""
         if fb is not None:
             pos = np.nonzero(fb)[0]
@@ -412,8 +446,9 @@ class Run:
 
     def _shared_row_attr(self, lname: str, rows: np.ndarray, active: frozenset) -> Column:
         """:meth:`row_attr` through the table's :class:`SharedMemo`."""
-        return self._through_memo((lname, active, self.strict, self.fixed is None), rows,
-                                  lambda at: self._row_values(lname, at, active))
+        return self._through_memo(
+            (lname, active, self.strict, self.fixed is None), rows, lambda at: self._row_values(lname, at, active)
+        )
 
     def shared_expr(self, node: Any, rows: np.ndarray) -> Values:
         """``node`` in the rows' scope, shared through the table's :class:`SharedMemo` with
@@ -424,8 +459,9 @@ class Run:
             return self.ev(node, ROW, rows, frozenset())
         shared.pin(node)
         key: tuple = (("expr", id(node)), frozenset(), self.strict, self.fixed is None)
-        return self._through_memo(key, rows, lambda at: as_column(self.ev(node, ROW, at, frozenset()), len(at),
-                                                                  self.pool))
+        return self._through_memo(
+            key, rows, lambda at: as_column(self.ev(node, ROW, at, frozenset()), len(at), self.pool)
+        )
 
     def _through_memo(self, key: Any, rows: np.ndarray, compute: Any) -> Column:
         """``compute(rows)`` (a column), found in or added to the shared memo under ``key``
@@ -582,8 +618,16 @@ class Run:
         res, fb = ops.unary(node.op, a)  # type: ignore[arg-type]
         return self.merge_fallback(node, scope, rows, active, res, fb)
 
-    def choose(self, node: ast.Node, cond: ast.Node, then: ast.Node, other: ast.Node, scope: int,
-               rows: np.ndarray, active: frozenset) -> Values:
+    def choose(
+        self,
+        node: ast.Node,
+        cond: ast.Node,
+        then: ast.Node,
+        other: ast.Node,
+        scope: int,
+        rows: np.ndarray,
+        active: frozenset,
+    ) -> Values:
         """``c ? a : b`` and ``ifThenElse(c, a, b)``: each branch only on its rows."""
         c = self.ev(cond, scope, rows, active)
         if type(c) is Const:
@@ -639,7 +683,7 @@ class Run:
         if not _pure(entry):
             return self.scalar(node, scope, rows, active)
         if self.recording and getattr(entry.impl, "stable_in_evaluation", False):
-            self.note(("volatile",), None)   # its value may change between evaluations
+            self.note(("volatile",), None)  # its value may change between evaluations
         args = [self.ev(a, scope, rows, active) for a in node.args]
         ctx = CallContext(self.fixed if scope == FIXED else None, self.st)
         if all(type(a) is Const for a in args):
@@ -654,8 +698,9 @@ class Run:
             return out
         return self.distinct_calls(node, entry, ctx, args, scope, rows, active)
 
-    def distinct_calls(self, node: ast.Call, entry: Any, ctx: Any, args: list, scope: int, rows: np.ndarray,
-                       active: frozenset) -> Column:
+    def distinct_calls(
+        self, node: ast.Call, entry: Any, ctx: Any, args: list, scope: int, rows: np.ndarray, active: frozenset
+    ) -> Column:
         """A pure function called once per distinct combination of argument values."""
         n = len(rows)
         cols = [a for a in args if type(a) is Column]
@@ -664,8 +709,11 @@ class Run:
         for c in cols:
             other |= c.kind == K_OTHER
             k = c.kind
-            payload = np.where((k == K_INT) | (k == K_BOOL), c.i,
-                               np.where(k == K_REAL, c.f.view(np.int64), np.where(k == K_STR, c.s, 0)))
+            payload = np.where(
+                (k == K_INT) | (k == K_BOOL),
+                c.i,
+                np.where(k == K_REAL, c.f.view(np.int64), np.where(k == K_STR, c.s, 0)),
+            )
             keys.append(k.astype(np.int64))
             keys.append(payload)
         ok = np.nonzero(~other)[0]

@@ -33,8 +33,16 @@ def _needs_scalar(table: AdTable, other: Any) -> bool:
     return table.nested or (other is not None and (other.parent is not None or table.contains_ad(other)))
 
 
-def evaluate_column(expr: Any, table: AdTable, *, row_side: str = "my", other: Any = None,
-                    state: Any = None, rows: Optional[np.ndarray] = None, shared: bool = False) -> Column:
+def evaluate_column(
+    expr: Any,
+    table: AdTable,
+    *,
+    row_side: str = "my",
+    other: Any = None,
+    state: Any = None,
+    rows: Optional[np.ndarray] = None,
+    shared: bool = False,
+) -> Column:
     """The value of ``expr`` on every row of ``table`` (see the package docstring), or
     on the rows at the sorted positions ``rows`` only.  With ``shared`` (for an expression
     of the rows evaluated again and again with other fixed ads, such as a negotiator
@@ -61,8 +69,15 @@ def evaluate_column(expr: Any, table: AdTable, *, row_side: str = "my", other: A
         return run.scalar(node, scope, rows, frozenset())
 
 
-def evaluate_attribute(table: AdTable, name: str, *, row_side: str = "my", other: Any = None,
-                       state: Any = None, rows: Optional[np.ndarray] = None) -> Column:
+def evaluate_attribute(
+    table: AdTable,
+    name: str,
+    *,
+    row_side: str = "my",
+    other: Any = None,
+    state: Any = None,
+    rows: Optional[np.ndarray] = None,
+) -> Column:
     """Attribute ``name`` evaluated as ``ad.evaluate(name)`` does: of each row's ad
     (``row_side="my"``) or of the fixed ad ``other`` against each row (``"target"``).
     Undefined where the ad has no such attribute."""
@@ -93,7 +108,7 @@ def _attr_scalar(run: Run, lname: str, row_side: str, rows: np.ndarray) -> Colum
             if type(node) is ast.Literal:
                 out.put(np.array([p]), Const(node.value))
             else:
-                out.put(np.array([p]), run.scalar(node, ROW, rows[p:p + 1], frozenset({(ROW, lname)})))
+                out.put(np.array([p]), run.scalar(node, ROW, rows[p : p + 1], frozenset({(ROW, lname)})))
         return out
     node = run.fixed_attrs[lname][1]
     if type(node) is ast.Literal:

@@ -128,8 +128,7 @@ def arithmetic(op: str, a: Column, b: Column) -> Result:
 
 
 _NAN_RESULT = {"==": False, "!=": True, "<": False, "<=": False, ">": False, ">=": False}
-_CMP = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
-        ">=": np.greater_equal}
+_CMP = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
 
 
 def _numeric_payload(c: Column) -> Optional[np.ndarray]:
@@ -259,5 +258,4 @@ def is_kind(a: Column, kinds: tuple[int, ...]) -> Column:
     return Column.of_bools(m, a.pool)
 
 
-__all__ = ["arithmetic", "bitwise", "compare", "compare_number", "is_kind", "meta_equal", "truth", "uniform",
-           "unary"]
+__all__ = ["arithmetic", "bitwise", "compare", "compare_number", "is_kind", "meta_equal", "truth", "uniform", "unary"]

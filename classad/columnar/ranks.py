@@ -18,7 +18,7 @@ def rank_array(col: Column) -> np.ndarray:
     """A float per row for a rank: int and real as themselves, bool as 0/1, else 0.0."""
     vals, isnum = col.numbers()
     out = np.where(isnum, vals, 0.0)
-    out[out == 0.0] = 0.0          # a zero rank is +0.0 whatever its sign
+    out[out == 0.0] = 0.0  # a zero rank is +0.0 whatever its sign
     return out
 
 

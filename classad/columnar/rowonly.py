@@ -34,7 +34,7 @@ from ..functions import registry
 from .column import Column, Const, Packed
 from .table import HOLDS_NOTHING, AdTable
 
-_UNIQUE = "unique"          # shape of a node that is never row-only (compared by identity)
+_UNIQUE = "unique"  # shape of a node that is never row-only (compared by identity)
 _MY = ast.attr_ref("MY")
 _PARTNER = frozenset({"target", "other"})
 DEFAULT_BUDGET = 32 * 1024 * 1024
@@ -49,11 +49,11 @@ class RowOnly:
         self.t: AdTable = weakref.proxy(table)
         self._weird = weird
         self._pure = pure
-        self._by_id: dict[int, tuple[Any, int, int]] = {}   # id(node) -> (node, shape code, depth)
+        self._by_id: dict[int, tuple[Any, int, int]] = {}  # id(node) -> (node, shape code, depth)
         self._shapes: dict[tuple, int] = {}
         self._attr_depth: dict[str, int] = {}
         self._asked: set[tuple] = set()
-        self._partner: dict[int, tuple[Any, Any]] = {}      # id(node) -> (node, row-scope twin or None)
+        self._partner: dict[int, tuple[Any, Any]] = {}  # id(node) -> (node, row-scope twin or None)
         self.values: OrderedDict[tuple, Const | Packed] = OrderedDict()
         self.budget = budget
         self.nbytes = 0
@@ -89,17 +89,27 @@ class RowOnly:
             return ("a", node.lname), depth
         if t is ast.Select:
             base = node.base
-            if (type(base) is ast.AttrRef and not base.absolute and base.lname == "my"
-                    and node.lname not in self._weird
-                    and bool((self.t.column("my").holds == HOLDS_NOTHING).all())):
+            if (
+                type(base) is ast.AttrRef
+                and not base.absolute
+                and base.lname == "my"
+                and node.lname not in self._weird
+                and bool((self.t.column("my").holds == HOLDS_NOTHING).all())
+            ):
                 return ("my", node.lname), self._attr(node.lname)
             return (_UNIQUE, id(node)), -1
         if t is ast.Call:
             entry = registry.lookup(node.lname)
-            ok = entry is not None and entry.accepts(len(node.args)) and (
-                self._pure(entry) and not getattr(entry.impl, "stable_in_evaluation", False)
-                or node.lname in ("ifthenelse", "isundefined", "iserror", "isstring", "isinteger", "isreal",
-                                  "isboolean"))
+            ok = (
+                entry is not None
+                and entry.accepts(len(node.args))
+                and (
+                    self._pure(entry)
+                    and not getattr(entry.impl, "stable_in_evaluation", False)
+                    or node.lname
+                    in ("ifthenelse", "isundefined", "iserror", "isstring", "isinteger", "isreal", "isboolean")
+                )
+            )
             return self._compound(("c", node.lname), node.args, ok)
         if t is ast.Binary:
             return self._compound(("b", node.op), (node.left, node.right), True)
@@ -142,7 +152,7 @@ class RowOnly:
         d = self._attr_depth.get(lname)
         if d is not None:
             return d
-        self._attr_depth[lname] = -1          # a reference back to it while analysing is a cycle
+        self._attr_depth[lname] = -1  # a reference back to it while analysing is a cycle
         depth = 0
         for n in self.t.column(lname).nodes:
             nd = self.shape(n)[1]
@@ -201,8 +211,13 @@ def _row_twin(node: Any) -> Optional[Any]:
         inner = _row_twin(node.inner)
         return None if inner is None else ast.Paren(inner)
     if t is ast.Conditional or t is ast.Elvis or t is ast.Call:
-        parts = (node.cond, node.then, node.other) if t is ast.Conditional else \
-            (node.left, node.right) if t is ast.Elvis else node.args
+        parts = (
+            (node.cond, node.then, node.other)
+            if t is ast.Conditional
+            else (node.left, node.right)
+            if t is ast.Elvis
+            else node.args
+        )
         twins: list[Any] = [_row_twin(p) for p in parts]
         if any(x is None for x in twins):
             return None

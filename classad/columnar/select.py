@@ -25,8 +25,13 @@ def select_ads(constraint: Any, ads: Iterable[Any], batch: int = BATCH) -> Itera
     from ..ad import ExprTree
     from ..parser import parse_expr
 
-    node = parse_expr(constraint) if isinstance(constraint, str) else \
-        constraint.node if isinstance(constraint, ExprTree) else constraint
+    node = (
+        parse_expr(constraint)
+        if isinstance(constraint, str)
+        else constraint.node
+        if isinstance(constraint, ExprTree)
+        else constraint
+    )
     pending: list = []
     try:
         for ad in ads:

@@ -38,10 +38,10 @@ class AttrColumn:
     __slots__ = ("values", "holds", "group", "nodes", "all_literal", "any_missing", "one_expr")
 
     def __init__(self, values: Column, holds: np.ndarray, group: np.ndarray, nodes: list) -> None:
-        self.values = values          # literal rows' values (others: Undefined)
-        self.holds = holds            # HOLDS_* per row
-        self.group = group            # index into ``nodes`` for expression rows, else -1
-        self.nodes = nodes            # the distinct expression nodes
+        self.values = values  # literal rows' values (others: Undefined)
+        self.holds = holds  # HOLDS_* per row
+        self.group = group  # index into ``nodes`` for expression rows, else -1
+        self.nodes = nodes  # the distinct expression nodes
         self.all_literal = not nodes and not bool((holds == HOLDS_NOTHING).any())
         self.any_missing = bool((holds == HOLDS_NOTHING).any())
         # Every row holds the same expression (a pool's Requirements, say).
@@ -70,7 +70,7 @@ def _one_kind(stored: list, t: type, n: int, pool: StringPool) -> Optional[AttrC
             holds[:] = HOLDS_NOTHING
         else:
             return None
-    except OverflowError:                     # an int beyond 64 bits: the general path decides
+    except OverflowError:  # an int beyond 64 bits: the general path decides
         return None
     return AttrColumn(values, holds, np.full(n, -1, np.int32), [])
 
@@ -87,7 +87,7 @@ class AdTable:
         self.nested = any(ad.parent is not None for ad in self.ads)
         self._ids: Optional[frozenset[int]] = None
         self._shared: Optional[SharedMemo] = None
-        self.row_only: Any = None     # the row-only sub-expressions (classad.columnar.rowonly), made on first use
+        self.row_only: Any = None  # the row-only sub-expressions (classad.columnar.rowonly), made on first use
         for name in names:
             self.column(name.lower())
 
@@ -132,7 +132,7 @@ class AdTable:
                 holds[r] = HOLDS_NOTHING
                 continue
             t = type(v)
-            if t is literal:                  # Undefined, Error, a time, a list...
+            if t is literal:  # Undefined, Error, a time, a list...
                 v = v.value  # type: ignore[union-attr]
                 t = type(v)
             elif t not in _PLAIN:

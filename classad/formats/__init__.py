@@ -60,8 +60,7 @@ def error_handler(on_error: OnError) -> Callable[[FormatError], Any]:
     raise ValueError(f"on_error must be 'raise', 'skip' or a callable, not {on_error!r}")
 
 
-def read_source(src: LineSource, parser: Any = ParserType.Auto,
-                on_error: OnError = "raise") -> Iterator[ClassAd]:
+def read_source(src: LineSource, parser: Any = ParserType.Auto, on_error: OnError = "raise") -> Iterator[ClassAd]:
     """Ads from an open :class:`LineSource` (the format detected when ``parser`` is Auto)."""
     ptype = to_parser_type(parser)
     if ptype in (ParserType.Auto, ParserType.FileAuto):
@@ -69,8 +68,12 @@ def read_source(src: LineSource, parser: Any = ParserType.Auto,
     return _READERS[ptype](src, error_handler(on_error))
 
 
-def parseAds(input: Any, parser: Any = ParserType.Auto, *,  # classad2 name
-             on_error: OnError = "raise") -> Iterator[ClassAd]:
+def parseAds(
+    input: Any,
+    parser: Any = ParserType.Auto,
+    *,  # classad2 name
+    on_error: OnError = "raise",
+) -> Iterator[ClassAd]:
     """A generator of the ads in ``input`` (text, bytes, open file or path)."""
     handle = error_handler(on_error)
     ptype = to_parser_type(parser)
@@ -84,12 +87,19 @@ def parseAds(input: Any, parser: Any = ParserType.Auto, *,  # classad2 name
 
 
 def _is_ad_sequence(input: Any) -> bool:
-    return (not isinstance(input, (str, bytes, bytearray, memoryview, os.PathLike))
-            and not hasattr(input, "readline") and isinstance(input, Iterable))
+    return (
+        not isinstance(input, (str, bytes, bytearray, memoryview, os.PathLike))
+        and not hasattr(input, "readline")
+        and isinstance(input, Iterable)
+    )
 
 
-def parseOne(input: Any, parser: Any = ParserType.Auto, *,  # classad2 name
-             on_error: OnError = "raise") -> ClassAd:
+def parseOne(
+    input: Any,
+    parser: Any = ParserType.Auto,
+    *,  # classad2 name
+    on_error: OnError = "raise",
+) -> ClassAd:
     """All ads in ``input`` merged into one (later attributes win).
 
     ``input`` may also be an iterable of strings, each holding one serialized ad.
@@ -103,8 +113,12 @@ def parseOne(input: Any, parser: Any = ParserType.Auto, *,  # classad2 name
     return result
 
 
-def parseNext(input: Any, parser: Any = ParserType.Auto, *,  # classad2 name
-              on_error: OnError = "raise") -> Optional[ClassAd]:
+def parseNext(
+    input: Any,
+    parser: Any = ParserType.Auto,
+    *,  # classad2 name
+    on_error: OnError = "raise",
+) -> Optional[ClassAd]:
     """The first ad of ``input``, or None if there is none.
 
     A seekable file is left positioned just after that ad, so calling again
@@ -180,7 +194,21 @@ parse_one = parseOne
 parse_next = parseNext
 
 __all__ = [
-    "ParserType", "Parser", "parseAds", "parseOne", "parseNext", "parse_ads", "parse_one",
-    "parse_next", "read_source", "error_handler", "format_ad", "write_ads", "FORMATS",
-    "FormatError", "LineSource", "open_source", "detect",
+    "ParserType",
+    "Parser",
+    "parseAds",
+    "parseOne",
+    "parseNext",
+    "parse_ads",
+    "parse_one",
+    "parse_next",
+    "read_source",
+    "error_handler",
+    "format_ad",
+    "write_ads",
+    "FORMATS",
+    "FormatError",
+    "LineSource",
+    "open_source",
+    "detect",
 ]

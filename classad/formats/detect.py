@@ -41,9 +41,14 @@ class ParserType(enum.IntEnum):
 
 
 _NAMES = {
-    "auto": ParserType.Auto, "old": ParserType.Old, "long": ParserType.Old,
-    "new": ParserType.New, "json": ParserType.JSON, "jsonl": ParserType.JSON,
-    "xml": ParserType.XML, "fileauto": ParserType.FileAuto,
+    "auto": ParserType.Auto,
+    "old": ParserType.Old,
+    "long": ParserType.Old,
+    "new": ParserType.New,
+    "json": ParserType.JSON,
+    "jsonl": ParserType.JSON,
+    "xml": ParserType.XML,
+    "fileauto": ParserType.FileAuto,
 }
 
 
@@ -55,8 +60,7 @@ def to_parser_type(value: Any) -> ParserType:
         try:
             return _NAMES[value.strip().lower()]
         except KeyError:
-            raise ValueError(f"unknown ad format {value!r}; expected one of "
-                             + ", ".join(sorted(_NAMES))) from None
+            raise ValueError(f"unknown ad format {value!r}; expected one of " + ", ".join(sorted(_NAMES))) from None
     if isinstance(value, int) and not isinstance(value, bool):
         return ParserType(value)
     # Accept the wheel's own enum (or any IntEnum) by its value.
@@ -101,7 +105,7 @@ def _after_comments(text: str, in_block: bool) -> tuple[str, bool]:
             end = text.find("*/")
             if end < 0:
                 return "", True
-            text, in_block = text[end + 2:].lstrip(WHITESPACE), False
+            text, in_block = text[end + 2 :].lstrip(WHITESPACE), False
         if text.startswith("//"):
             return "", False
         if not text.startswith("/*"):

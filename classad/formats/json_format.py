@@ -113,7 +113,7 @@ class _Decoder:
         for m in _TOKEN.finditer(text):
             token = m.group()
             if token.startswith(_EXPR_PREFIX) and token.endswith(_EXPR_SUFFIX) and len(token) >= 12:
-                out.append(text[last:m.start()])
+                out.append(text[last : m.start()])
                 out.append(f'"\\u0000{len(self.exprs)}"')
                 self.exprs.append((token, m.start()))
                 last = m.end()
@@ -127,8 +127,7 @@ class _Decoder:
         try:
             return json.loads(text, object_pairs_hook=_Pairs, parse_constant=_reject_constant)
         except ValueError:
-            return json.loads(text, object_pairs_hook=_Pairs, parse_int=_to_int,
-                              parse_constant=_reject_constant)
+            return json.loads(text, object_pairs_hook=_Pairs, parse_int=_to_int, parse_constant=_reject_constant)
 
     def decode(self) -> ClassAd:
         text = self.text
@@ -222,7 +221,7 @@ class _Decoder:
 
     def expression(self, token: str, offset: int) -> ast.Node:
         try:
-            inner = json.loads(token)[len("/Expr("):-len(")/")]
+            inner = json.loads(token)[len("/Expr(") : -len(")/")]
         except json.JSONDecodeError as exc:  # e.g. a raw control character inside the token
             raise self.error(exc.msg, offset + exc.pos) from None
         try:

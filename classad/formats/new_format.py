@@ -57,8 +57,7 @@ def _located(exc: ParseError, name: str, line: int, column: int) -> FormatError:
     col = exc.column or 1
     if exc.line == 1:
         col += column - 1
-    return FormatError(exc.message, file=name, line=line + exc.line - 1, column=col,
-                       context=exc.context)
+    return FormatError(exc.message, file=name, line=line + exc.line - 1, column=col, context=exc.context)
 
 
 __all__ = ["iter_ads", "write_ad", "write_ad_pretty", "write_ads", "STYLES"]

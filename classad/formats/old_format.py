@@ -37,6 +37,7 @@ from .sources import LineSource
 
 ErrorHandler = Callable[[FormatError], None]
 
+
 def _read_old_string(text: str, start: int, delim: str) -> Optional[tuple[str, int]]:
     """Decode an old-syntax string (or quoted name) opening at ``start``.
 
@@ -52,7 +53,7 @@ def _read_old_string(text: str, start: int, delim: str) -> Optional[tuple[str, i
             return None
         if k > j and text[k - 1] == "\\":
             if k + 1 < len(text):
-                parts.append(text[j: k - 1])
+                parts.append(text[j : k - 1])
                 parts.append(delim)
                 j = k + 1
                 continue
@@ -126,8 +127,7 @@ def parse_value(text: str, source: str, line: int, column: int) -> ast.Node:
         col = exc.column or 1
         if marks is not None:
             col = _map_column(marks, col)
-        raise FormatError(exc.message, file=source, line=line, column=column + col - 1,
-                          context=exc.context) from None
+        raise FormatError(exc.message, file=source, line=line, column=column + col - 1, context=exc.context) from None
 
 
 _BLANKS = " \t\n\r\f\v"
@@ -140,7 +140,9 @@ _LINE = re.compile(r"[ \t\n\r\f\v]*([^=]*?)[ \t]*= *(.*)", re.S)
 # A whole raw line that is an identifier, " = " and an integer, a plain real or a string
 # without escapes, ended by "\n": what fast_literal reads the same way in either string
 # syntax.  Anything else (other spacing, "\r\n", escapes, exponents) takes the general path.
-_SIMPLE_LINE = re.compile(r'([A-Za-z_][A-Za-z0-9_]*) = (?:(-?(?:0|[1-9][0-9]*))|(-?[0-9]+\.[0-9]+)|"([^"\\\n\0]*)")\n\Z')
+_SIMPLE_LINE = re.compile(
+    r'([A-Za-z_][A-Za-z0-9_]*) = (?:(-?(?:0|[1-9][0-9]*))|(-?[0-9]+\.[0-9]+)|"([^"\\\n\0]*)")\n\Z'
+)
 
 _SPELLINGS: dict[str, str] = {}
 
@@ -211,8 +213,7 @@ def _thin_values() -> None:
     that something besides this table holds (a shared template of compacted ads, the line
     caches, ads not yet compacted), so that a long dump keeps one node for a common value
     from its first ad to its last.  All are forgotten when too few can go."""
-    keep = {text: node for (text, node), refs in zip(_VALUES.items(), _reference_counts(_VALUES))
-            if refs > _UNSHARED}
+    keep = {text: node for (text, node), refs in zip(_VALUES.items(), _reference_counts(_VALUES)) if refs > _UNSHARED}
     _VALUES.clear()
     if len(keep) <= _VALUES_LIMIT // 2:
         _VALUES.update(keep)
@@ -315,8 +316,8 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
     max_ad = LIMITS.max_ad
     known, recent, simple = _RAW_LINES.get, _RECENT.get, _SIMPLE_LINE.match
     spelled, remembered, values = _SPELLINGS.get, _REMEMBERED.get, _VALUES.get
-    first = 0                 # line of the current ad's first attribute
-    lineno = src.lineno       # of the line being read: counted here, given to src when needed
+    first = 0  # line of the current ad's first attribute
+    lineno = src.lineno  # of the line being read: counted here, given to src when needed
     for text in chain.from_iterable(src.runs()):
         lineno += 1
         size += len(text)
@@ -331,20 +332,24 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
             m = simple(text)
             if m is not None:
                 name, whole, real, string = m.groups()
-                value_text = text[m.end(1) + 3:-1]
+                value_text = text[m.end(1) + 3 : -1]
                 node = values(value_text)
                 if node is None:
-                    node = ast.Literal(string if string is not None else to_int(whole) if whole is not None
-                                       else to_real(real))
+                    node = ast.Literal(
+                        string if string is not None else to_int(whole) if whole is not None else to_real(real)
+                    )
                     if not large:
                         if len(_VALUES) >= _VALUES_LIMIT:
                             _thin_values()
                         _VALUES[value_text] = node
                 hit = (lower_key(name), (spelled(name) or _name(name), node))
-                if not large:                 # a huge ad's lines are its own: not worth remembering
-                    if remembered(hit[0], 0) >= _LINES_PER_ATTRIBUTE and len(_RECENT) < _RECENT_LIMIT \
-                            and len(text) <= 4096:
-                        _RECENT[text] = hit   # what _remember does for such a line, inline
+                if not large:  # a huge ad's lines are its own: not worth remembering
+                    if (
+                        remembered(hit[0], 0) >= _LINES_PER_ATTRIBUTE
+                        and len(_RECENT) < _RECENT_LIMIT
+                        and len(text) <= 4096
+                    ):
+                        _RECENT[text] = hit  # what _remember does for such a line, inline
                     else:
                         _remember(text, *hit)
         if hit is not None and comment_at is None and not broken and size <= max_ad:
@@ -361,7 +366,7 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
         if text[-1:] == "\n":
             text = text[:-2] if text[-2:] == "\r\n" else text[:-1]
         if comment_at is not None or text.lstrip(" \t").startswith("/"):
-            raw = ""          # the line is not read as it stands: never remember it
+            raw = ""  # the line is not read as it stands: never remember it
             text, comment_at = _skip_comment(text, comment_at, lineno)
             if not text:
                 continue
@@ -396,8 +401,7 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
         # (cached) pair itself is kept, so a line repeated across ads is stored once.
         attrs[key] = (old[0], pair[1]) if old else pair
     if comment_at is not None:
-        handle(FormatError("unterminated /* comment", file=name_of, line=comment_at[0],
-                           column=comment_at[1]))
+        handle(FormatError("unterminated /* comment", file=name_of, line=comment_at[0], column=comment_at[1]))
         broken = True
     if attrs and not broken:
         src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), first
@@ -405,8 +409,7 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
         yield ClassAd.adopt(attrs)
 
 
-def _skip_comment(text: str, open_at: Optional[tuple[int, int]], lineno: int
-                  ) -> tuple[str, Optional[tuple[int, int]]]:
+def _skip_comment(text: str, open_at: Optional[tuple[int, int]], lineno: int) -> tuple[str, Optional[tuple[int, int]]]:
     """Drop whole-line comments: ``// ...`` and ``/* ... */`` starting a line (a block may
     span lines; blank lines inside it do not end the ad).  Returns the text left to read
     (empty for none) and where a still-open block began."""
@@ -422,10 +425,9 @@ def _skip_comment(text: str, open_at: Optional[tuple[int, int]], lineno: int
         end = text.find("*/")
         if end < 0:
             return "", open_at
-        text, open_at = text[end + 2:], None
+        text, open_at = text[end + 2 :], None
         if not text.strip(_BLANKS):
             return "", None
 
 
-__all__ = ["forget_lines", "iter_ads", "parse_line", "parse_value", "old_to_new", "write_ad", "write_ads",
-           "print_old"]
+__all__ = ["forget_lines", "iter_ads", "parse_line", "parse_value", "old_to_new", "write_ad", "write_ads", "print_old"]

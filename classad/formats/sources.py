@@ -32,8 +32,9 @@ ERRORS = "surrogateescape"
 
 
 def _too_long(name: str, line: int, limit: int) -> FormatError:
-    return FormatError(f"line longer than {limit} characters (is this an ad file?)",
-                       file=name, line=line, column=limit + 1)
+    return FormatError(
+        f"line longer than {limit} characters (is this an ad file?)", file=name, line=line, column=limit + 1
+    )
 
 
 def _split_chunks(chunks: Iterable[Any], name: str = "<string>") -> Iterator[str]:
@@ -76,7 +77,7 @@ def _split_unbounded(chunks: Iterable[Any], name: str, limit: int) -> Iterator[s
                     yield partial
                     return
                 break
-            yield chunk[start: end + 1]
+            yield chunk[start : end + 1]
             start = end + 1
     if partial:
         yield partial
@@ -91,10 +92,15 @@ class LineSource:
     looking ahead before reading starts, not during iteration.
     """
 
-    def __init__(self, lines: Iterator[str], name: str, closer: Optional[Callable[[], None]] = None,
-                 tell: Optional[Callable[[], Any]] = None) -> None:
+    def __init__(
+        self,
+        lines: Iterator[str],
+        name: str,
+        closer: Optional[Callable[[], None]] = None,
+        tell: Optional[Callable[[], Any]] = None,
+    ) -> None:
         self._blocks: Optional[Iterator[list[str]]] = None
-        self._rest: list[str] = []      # the unread lines of a block readline() began, last first
+        self._rest: list[str] = []  # the unread lines of a block readline() began, last first
         self.name = name
         self.lineno = 0
         # (line, column) just after the last ad a reader returned; column 0 = line start
@@ -109,8 +115,9 @@ class LineSource:
         self.ad_start = 0
 
     @classmethod
-    def of_blocks(cls, blocks: Iterator[list[str]], name: str,
-                  closer: Optional[Callable[[], None]] = None) -> "LineSource":
+    def of_blocks(
+        cls, blocks: Iterator[list[str]], name: str, closer: Optional[Callable[[], None]] = None
+    ) -> "LineSource":
         """A source over lines that come in lists (:func:`line_blocks`): iterating it then
         walks each list instead of resuming a generator per line."""
         src = cls(iter(()), name, closer)
@@ -272,8 +279,11 @@ def line_blocks(f: Any, name: str) -> Iterator[list[str]]:
         cut = chunk.rfind("\n") + 1
         body, partial = chunk[:cut], chunk[cut:]
         if body:
-            lines = body.splitlines(True) if _splits_at_newlines_only(body) \
+            lines = (
+                body.splitlines(True)
+                if _splits_at_newlines_only(body)
                 else list(_split_unbounded((body,), name, limit))
+            )
             if len(body) > limit and max(map(len, lines)) > limit:
                 first = next(i for i, line in enumerate(lines) if len(line) > limit)
                 raise _too_long(name, count + first + 1, limit)
@@ -312,11 +322,11 @@ class _Rejoined(io.RawIOBase):
             buffer[:count] = self._head[:count]
             self._head = self._head[count:]
             return count
-        read = getattr(self._rest, "read1", None) or self._rest.read    # what is there, not a whole block
+        read = getattr(self._rest, "read1", None) or self._rest.read  # what is there, not a whole block
         data = read(len(buffer))
-        if data is None:        # a non-blocking stream with nothing yet
+        if data is None:  # a non-blocking stream with nothing yet
             return 0
-        buffer[:len(data)] = data
+        buffer[: len(data)] = data
         return len(data)
 
 
@@ -435,8 +445,9 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
         return LineSource(_file_lines(input, label), label)
     if isinstance(input, Iterable):
         return LineSource(_split_chunks(input, label), label)
-    raise TypeError(f"cannot read ads from {type(input).__name__}; "
-                    "pass a string, bytes, a file object or a pathlib.Path")
+    raise TypeError(
+        f"cannot read ads from {type(input).__name__}; pass a string, bytes, a file object or a pathlib.Path"
+    )
 
 
 def seek_after(input: Any, src: LineSource, line: int, column: int) -> None:

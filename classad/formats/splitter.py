@@ -36,13 +36,13 @@ ErrorHandler = Callable[[FormatError], None]
 class Syntax(NamedTuple):
     """How one format writes its records."""
 
-    opener: str            # "[" for new-syntax ads, "{" for JSON objects
+    opener: str  # "[" for new-syntax ads, "{" for JSON objects
     closer: str
-    separators: str        # list punctuation allowed between records
-    quotes: str            # string delimiters ('"' and "'" for ClassAds, '"' for JSON)
-    comments: bool         # C and C++ comments allowed
-    continuation: str      # characters after which a line may open a nested record
-    what: str              # "ad" or "object", for messages
+    separators: str  # list punctuation allowed between records
+    quotes: str  # string delimiters ('"' and "'" for ClassAds, '"' for JSON)
+    comments: bool  # C and C++ comments allowed
+    continuation: str  # characters after which a line may open a nested record
+    what: str  # "ad" or "object", for messages
 
 
 NEW_SYNTAX = Syntax("[", "]", "{,}", "\"'", True, "=,({[?:+-*/%<>!&|^~", "ad")
@@ -121,8 +121,7 @@ def split_records(src: LineSource, syn: Syntax, handle: ErrorHandler) -> Iterato
             m = _NON_BLANK.search(line)
             # After ',' directly inside the record itself (not a list or call), a
             # nested record cannot follow either: ``{"a": 1,`` then ``{"b": 2}``.
-            cannot_continue = last_sig not in syn.continuation or (
-                last_sig == "," and inner[-1:] == [opener])
+            cannot_continue = last_sig not in syn.continuation or (last_sig == "," and inner[-1:] == [opener])
             if m is not None and line[m.start()] == opener and m.start() <= indent and cannot_continue:
                 fail(f"{syn.what} opened here is not closed before line {lineno}", *start)
                 depth, pieces = 0, []
@@ -156,7 +155,7 @@ def split_records(src: LineSource, syn: Syntax, handle: ErrorHandler) -> Iterato
                 elif c in syn.separators:
                     pos += 1
                 else:
-                    snippet = line[pos:pos + 20].rstrip("\n")
+                    snippet = line[pos : pos + 20].rstrip("\n")
                     fail(f"unexpected {snippet!r} where an {syn.what} should start", lineno, pos + 1)
                     junk = True
                 continue

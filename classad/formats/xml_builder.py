@@ -32,8 +32,8 @@ _SCALARS = frozenset({"i", "r", "s", "at", "rt", "e"})
 _FLAGS = frozenset({"b", "un", "er"})
 _INT_PREFIX = re.compile(r"[ \t\n\r\f\v]*([+-]?[0-9]+)")
 _REAL_PREFIX = re.compile(
-    r"[ \t\n\r\f\v]*([+-]?(?:inf(?:inity)?|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?))",
-    re.I)
+    r"[ \t\n\r\f\v]*([+-]?(?:inf(?:inity)?|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?))", re.I
+)
 
 
 _ENTITY = re.compile(r"&(amp|lt|gt|quot|apos);")
@@ -55,9 +55,9 @@ class _Frame:
     __slots__ = ("tag", "name", "items", "value", "text", "line", "column")
 
     def __init__(self, tag: str, line: int, column: int, name: str = "") -> None:
-        self.tag = tag          # "c", "a", "l", a scalar tag, or a flag tag waiting for its end
-        self.name = name        # attribute name for "a"
-        self.items: list = []   # (name, node) for "c", nodes for "l"
+        self.tag = tag  # "c", "a", "l", a scalar tag, or a flag tag waiting for its end
+        self.name = name  # attribute name for "a"
+        self.items: list = []  # (name, node) for "c", nodes for "l"
         self.value: Optional[ast.Node] = None
         self.text: list = []
         self.line = line
@@ -131,8 +131,9 @@ class AdBuilder:
         """Report an ad left open at the end of the input."""
         if self.stack:
             first = self.stack[0]
-            self.handle(FormatError("<c> opened here is never closed", file=self.name,
-                                    line=first.line, column=first.column))
+            self.handle(
+                FormatError("<c> opened here is never closed", file=self.name, line=first.line, column=first.column)
+            )
             self.stack.clear()
 
     # ---- one token ------------------------------------------------------------------
@@ -204,8 +205,14 @@ class AdBuilder:
             # A new ad where an attribute should be: the previous ad was never closed.
             self.stack.append(_Frame("c", tok.line, tok.column))
             self.stack = self.stack[-1:]
-            self.handle(FormatError("<c> opened here is not closed before the next <c>", file=self.name,
-                                    line=frame.line, column=frame.column))
+            self.handle(
+                FormatError(
+                    "<c> opened here is not closed before the next <c>",
+                    file=self.name,
+                    line=frame.line,
+                    column=frame.column,
+                )
+            )
             return None
         raise self.error(f"expected <a> or </c>, found <{'/' if tok.kind == 'end' else ''}{tok.name}>", tok)
 

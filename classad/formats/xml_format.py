@@ -42,8 +42,19 @@ FOOTER = "</classads>\n"
 
 # ---- writing -------------------------------------------------------------------------------
 
-_C_ESCAPES = {7: "\\a", 8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 11: "\\v", 0x5C: "\\\\",
-              0x26: "&amp;", 0x3C: "&lt;", 0x3E: "&gt;"}
+_C_ESCAPES = {
+    7: "\\a",
+    8: "\\b",
+    12: "\\f",
+    10: "\\n",
+    13: "\\r",
+    9: "\\t",
+    11: "\\v",
+    0x5C: "\\\\",
+    0x26: "&amp;",
+    0x3C: "&lt;",
+    0x3E: "&gt;",
+}
 
 
 def xml_escape(text: str) -> str:
@@ -116,7 +127,7 @@ class _Writer:
         if v is ERROR:
             return "<er/>"
         if t is AbsTime:
-            return "<at>" + unparse_value(v)[len('absTime("'):-2] + "</at>"
+            return "<at>" + unparse_value(v)[len('absTime("') : -2] + "</at>"
         if t is RelTime:
             # HTCondor 25 stores a relative-time literal as its seconds (a real).
             return "<r>" + _real(float(v.secs)) + "</r>"
@@ -218,14 +229,14 @@ def scan(src: LineSource) -> Iterator[Token]:
                     end = buf.find("-->", pos + 4)
                     if end < 0:
                         break
-                    advance(buf[pos:end + 3])
+                    advance(buf[pos : end + 3])
                     pos = end + 3
                     continue
                 end = buf.find(">", pos + 1)
                 if end < 0:
                     break
-                yield _tag(buf[pos + 1:end], line, col)
-                advance(buf[pos:end + 1])
+                yield _tag(buf[pos + 1 : end], line, col)
+                advance(buf[pos : end + 1])
                 pos = end + 1
             else:
                 end = buf.find("<", pos)
@@ -253,5 +264,15 @@ def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     builder.finish(src.lineno)
 
 
-__all__ = ["write_ad", "write_ads", "iter_ads", "scan", "Token", "HEADER", "FOOTER",
-           "string_body", "xml_escape", "decode_entities"]
+__all__ = [
+    "write_ad",
+    "write_ads",
+    "iter_ads",
+    "scan",
+    "Token",
+    "HEADER",
+    "FOOTER",
+    "string_body",
+    "xml_escape",
+    "decode_entities",
+]

@@ -183,7 +183,7 @@ def scan_double(s: str) -> Optional[float]:
     start = i
     if i < n and s[i] in "+-":
         i += 1
-    low = s[i:i + 8].lower()
+    low = s[i : i + 8].lower()
     if low.startswith("inf"):
         k = 3
         while k < len(low) and low[k] == "infinity"[k]:
@@ -448,8 +448,32 @@ def make_ad(pairs: list) -> Any:
 
 
 __all__ = [
-    "INT32_MIN", "INT64_MIN", "Cell", "ad_node", "ad_parent", "add", "c_div", "c_mod", "compare", "divide_real",
-    "find_attr", "from_bytes", "is_ad", "iter_list", "make_ad", "make_list", "promote", "reltime_secs_int",
-    "root_ad", "scan_double", "strtod", "to_int", "to_real", "to_string", "trunc32", "trunc64", "type_tag",
+    "INT32_MIN",
+    "INT64_MIN",
+    "Cell",
+    "ad_node",
+    "ad_parent",
+    "add",
+    "c_div",
+    "c_mod",
+    "compare",
+    "divide_real",
+    "find_attr",
+    "from_bytes",
+    "is_ad",
+    "iter_list",
+    "make_ad",
+    "make_list",
+    "promote",
+    "reltime_secs_int",
+    "root_ad",
+    "scan_double",
+    "strtod",
+    "to_int",
+    "to_real",
+    "to_string",
+    "trunc32",
+    "trunc64",
+    "type_tag",
     "wrap32",
 ]

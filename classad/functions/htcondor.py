@@ -193,7 +193,7 @@ def _set_env(table: dict, entry: str) -> bool:
         return True
     if eq <= 0:
         return False
-    table[entry[:eq]] = entry[eq + 1:]
+    table[entry[:eq]] = entry[eq + 1 :]
     return True
 
 

@@ -72,6 +72,7 @@ def debug(ctx: Any, v: Any) -> Any:
 
 def _pretty_printer() -> Any:
     """The reference's ``PrettyPrint``: the one-line printer, but ads indent by 4 and lists by 3."""
+
     class Pretty(up.Printer):  # type: ignore[name-defined,misc]
         def __init__(self) -> None:
             super().__init__(False)

@@ -70,7 +70,9 @@ _NAMED_REF = _re.compile(rb"\\k(?:<([A-Za-z_][A-Za-z0-9_]*)>|'([A-Za-z_][A-Za-z0
 
 
 _BRACED_NUM = _re.compile(rb"\\([xo])\{([0-9A-Fa-f]*)\}")
-_GREF = _re.compile(rb"\\g(?:\{(-?[0-9]+)\}|(-?[0-9]+)|<([A-Za-z_][A-Za-z0-9_]*|[0-9]+)>|'([A-Za-z_][A-Za-z0-9_]*|[0-9]+)')")
+_GREF = _re.compile(
+    rb"\\g(?:\{(-?[0-9]+)\}|(-?[0-9]+)|<([A-Za-z_][A-Za-z0-9_]*|[0-9]+)>|'([A-Za-z_][A-Za-z0-9_]*|[0-9]+)')"
+)
 _CLASS_ESCAPES = frozenset(b"dDsSwWhHvVpPNR")
 
 
@@ -86,7 +88,7 @@ def _code_escape(p: bytes, i: int) -> Optional[tuple]:
         if value > 0xFF:
             raise _Invalid()
         return b"\\x%02x" % value, m.end()
-    if p[i + 1:i + 2] == b"c":
+    if p[i + 1 : i + 2] == b"c":
         if i + 2 >= len(p) or not 0x20 <= p[i + 2] < 0x7F:
             raise _Invalid()
         return b"\\x%02x" % (ord(chr(p[i + 2]).upper()) ^ 0x40), i + 3
@@ -131,8 +133,14 @@ class _Translator:
         while self.i < self.n:
             if self.in_class:
                 self.class_step()
-            elif not (self.extended_layout() or self.quantifier() or self.escape() or self.group_syntax()
-                      or self.class_start() or self.literal_brace()):
+            elif not (
+                self.extended_layout()
+                or self.quantifier()
+                or self.escape()
+                or self.group_syntax()
+                or self.class_start()
+                or self.literal_brace()
+            ):
                 self.plain()
         return bytes(self.out)
 
@@ -141,7 +149,7 @@ class _Translator:
         p, i = self.p, self.i
         j = p.find(rb"\E", i + 2)
         end = self.n if j < 0 else j
-        lit = p[i + 2:end]
+        lit = p[i + 2 : end]
         self.out += _escape_literal(lit, in_class)
         self.i = self.n if j < 0 else j + 2
         if lit and not in_class:
@@ -163,13 +171,18 @@ class _Translator:
         if c == 0x5C and i + 1 < self.n:
             self.class_escape()
             return
-        if c == ord("-") and p[i + 1:i + 2] == b"\\" and p[i + 2:i + 3] and p[i + 2] in _CLASS_ESCAPES \
-                and self.out[-1:] not in (b"[", b"^"):
+        if (
+            c == ord("-")
+            and p[i + 1 : i + 2] == b"\\"
+            and p[i + 2 : i + 3]
+            and p[i + 2] in _CLASS_ESCAPES
+            and self.out[-1:] not in (b"[", b"^")
+        ):
             raise _Invalid()  # [a-\\d]
-        if c == ord("[") and p[i + 1:i + 2] == b":":
+        if c == ord("[") and p[i + 1 : i + 2] == b":":
             j = p.find(b":]", i + 2)
             if j >= 0:
-                self.out += p[i:j + 2]
+                self.out += p[i : j + 2]
                 self.i = j + 2
                 return
             self.out += rb"\["
@@ -193,9 +206,9 @@ class _Translator:
             return
         if self.code():
             return
-        if d in _CLASS_ESCAPES and p[i + 2:i + 3] == b"-" and p[i + 3:i + 4] not in (b"]", b""):
+        if d in _CLASS_ESCAPES and p[i + 2 : i + 3] == b"-" and p[i + 3 : i + 4] not in (b"]", b""):
             raise _Invalid()  # PCRE2: invalid range in character class ([\\w-z])
-        self.out += _IN_CLASS.get(d, p[i:i + 2])
+        self.out += _IN_CLASS.get(d, p[i : i + 2])
         self.i += 2
 
     # ---- outside a class ----------------------------------------------------------------
@@ -245,7 +258,7 @@ class _Translator:
             self.i += 2
             return True
         self.prev = "anchor" if d in _ANCHOR_ESCAPES else "atom"
-        if d == ord("N") and p[i + 2:i + 3] == b"{" and not _QUANT.match(p, i + 2):
+        if d == ord("N") and p[i + 2 : i + 3] == b"{" and not _QUANT.match(p, i + 2):
             raise _Invalid()  # \\N{name} exists only in UTF mode
         if self.code() or self.group_reference():
             return True
@@ -256,7 +269,7 @@ class _Translator:
         elif d == ord("Z"):
             self.out += rb"(?=\n?\Z)"
         else:
-            self.out += p[i:i + 2]
+            self.out += p[i : i + 2]
         self.i += 2
         return True
 
@@ -289,14 +302,14 @@ class _Translator:
         p, i = self.p, self.i
         if p[i] != ord("("):
             return False
-        if p[i + 1:i + 2] == b"*":
+        if p[i + 1 : i + 2] == b"*":
             j = p.find(b")", i)
             j = self.n - 1 if j < 0 else j
-            self.out += p[i:j + 1]
+            self.out += p[i : j + 1]
             self.i = j + 1
             self.prev = "anchor"  # verbs cannot be repeated
             return True
-        if p[i + 1:i + 3] == b"?#":
+        if p[i + 1 : i + 3] == b"?#":
             j = p.find(b")", i)
             self.i = self.n if j < 0 else j + 1
             return True
@@ -329,8 +342,11 @@ class _Translator:
 
     def plain(self) -> None:
         p, i, c = self.p, self.i, self.p[self.i]
-        if c == ord("(") and (p[i + 1:i + 2] != b"?" or p[i + 1:i + 4] == b"?P<"
-                              or (p[i + 1:i + 3] in (b"?<", b"?'") and p[i + 3:i + 4] not in (b"=", b"!"))):
+        if c == ord("(") and (
+            p[i + 1 : i + 2] != b"?"
+            or p[i + 1 : i + 4] == b"?P<"
+            or (p[i + 1 : i + 3] in (b"?<", b"?'") and p[i + 3 : i + 4] not in (b"=", b"!"))
+        ):
             self.groups += 1
         if c in b"(|":
             self.prev = "none"
@@ -365,8 +381,10 @@ def _compile(pattern: bytes, flags: int) -> Optional[tuple]:
     try:
         text = pcre_to_python(pattern, bool(flags & _rx.VERBOSE))
         rx = _rx.compile(text, flags | _rx.VERSION0)
-        nonempty = _rx.compile(b"(?:" + text + b"\n)(?!\\G)" if (flags & _rx.VERBOSE or b"(?x" in text)
-                               else b"(?:" + text + b")(?!\\G)", flags | _rx.VERSION0)
+        nonempty = _rx.compile(
+            b"(?:" + text + b"\n)(?!\\G)" if (flags & _rx.VERBOSE or b"(?x" in text) else b"(?:" + text + b")(?!\\G)",
+            flags | _rx.VERSION0,
+        )
     except (_Invalid, _rx.error, ValueError, OverflowError, RecursionError):
         return None
     return rx, nonempty
@@ -411,8 +429,9 @@ def _remember_hopeless(key: tuple, timeout: float) -> None:
         _HOPELESS[key] = True
 
 
-def search_bytes(pattern: str, subject: str, flags: int, notempty: bool = False,
-                 timeout: Optional[float] = None) -> Any:
+def search_bytes(
+    pattern: str, subject: str, flags: int, notempty: bool = False, timeout: Optional[float] = None
+) -> Any:
     """True/False for an unanchored search, or ERROR (bad pattern or time limit)."""
     compiled = compile_pattern(pattern, flags)
     if compiled is None:
@@ -442,8 +461,9 @@ def _group_count(m: Any, groups: int) -> int:
     return top + 1
 
 
-def substitute(pattern: str, subject: str, repl: str, flags: int, full: bool, every: bool,
-               timeout: Optional[float] = None) -> Any:
+def substitute(
+    pattern: str, subject: str, repl: str, flags: int, full: bool, every: bool, timeout: Optional[float] = None
+) -> Any:
     """The reference's substitution loop (``regexps``/``replace``/``replaceAll``), byte for byte.
 
     A result longer than the string limit of :mod:`classad.limits` is Error.
@@ -472,7 +492,7 @@ def substitute(pattern: str, subject: str, repl: str, flags: int, full: bool, ev
             if empty:
                 m = _match(nonempty, target, idx, deadline)
                 if m is None:
-                    out += target[idx:idx + 1] if idx < n else b"\0"
+                    out += target[idx : idx + 1] if idx < n else b"\0"
                     idx += 1
                     empty = False
                     if not every:
@@ -484,7 +504,7 @@ def substitute(pattern: str, subject: str, repl: str, flags: int, full: bool, ev
                     break
             ngroups = _group_count(m, rx.groups)
             if full:
-                out += target[idx:m.start()]
+                out += target[idx : m.start()]
             i = 0
             while i < len(rbytes):
                 c = rbytes[i]

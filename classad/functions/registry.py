@@ -47,8 +47,14 @@ FUNCTIONS: dict[str, Builtin] = {}
 _listeners: list[Callable[[], None]] = []
 
 
-def register(name: str, impl: Callable, min_args: int = 0, max_args: Optional[int] = None,
-             kind: str = "eager", aliases: Iterable[str] = ()) -> None:
+def register(
+    name: str,
+    impl: Callable,
+    min_args: int = 0,
+    max_args: Optional[int] = None,
+    kind: str = "eager",
+    aliases: Iterable[str] = (),
+) -> None:
     """Register (or replace) a function under ``name`` and its aliases."""
     if kind not in ("eager", "lazy", "raw"):
         raise ValueError(f"unknown function kind {kind!r}")
@@ -58,8 +64,9 @@ def register(name: str, impl: Callable, min_args: int = 0, max_args: Optional[in
         listener()
 
 
-def builtin(name: str, min_args: int = 0, max_args: Optional[int] = None,
-            kind: str = "eager", aliases: Iterable[str] = ()) -> Callable[[Callable], Callable]:
+def builtin(
+    name: str, min_args: int = 0, max_args: Optional[int] = None, kind: str = "eager", aliases: Iterable[str] = ()
+) -> Callable[[Callable], Callable]:
     """Decorator form of :func:`register`."""
 
     def wrap(impl: Callable) -> Callable:

@@ -267,7 +267,7 @@ def _split_at(s: Any, slot: bool) -> Any:
     at = s.find("@")
     if at < 0:
         return make_list(["", s] if slot else [s, ""])
-    return make_list([s[:at], s[at + 1:]])
+    return make_list([s[:at], s[at + 1 :]])
 
 
 @builtin("splitUserName", 1, 1)

@@ -93,15 +93,18 @@ def join(ctx: Any, *thunks: Callable[[], Any]) -> Any:
     if 1 <= n <= 2:
         last = thunks[-1]()
         if type(last) is ListValue:
+
             def items() -> Iterable[Any]:
                 yield thunks[0]() if n == 2 else ""
                 yield from iter_list(last, ctx)
+
             return _concat(items(), True)
 
         def plain() -> Iterable[Any]:
             if n == 2:
                 yield thunks[0]()
             yield last
+
         return _concat(plain(), True)
     return _concat(_call_each(thunks), True)
 
@@ -151,7 +154,7 @@ def substr(ctx: Any, s: Any, offset: Any, *rest: Any) -> Any:
         length = alen - off
     if rest and wrap32(rest[0]) == 0:
         length = 0
-    return from_bytes(data[off:off + length])
+    return from_bytes(data[off : off + length])
 
 
 def _two_strings(a: Any, b: Any) -> Any:
@@ -253,8 +256,10 @@ def _version_predicate(name: str, test: Callable[[int], bool]) -> None:
         return test(natural_cmp(*pair))
 
     impl.__name__ = name
-    impl.__doc__ = (f"``{name}(a, b)``: versioncmp(a, b) {name[7:]} 0 as a bool, "
-                    f"e.g. ``versionLT(\"7.9\", \"7.10\")`` is true; Undefined stays Undefined.")
+    impl.__doc__ = (
+        f"``{name}(a, b)``: versioncmp(a, b) {name[7:]} 0 as a bool, "
+        f'e.g. ``versionLT("7.9", "7.10")`` is true; Undefined stays Undefined.'
+    )
     builtin(name, 2, 2)(impl)
 
 

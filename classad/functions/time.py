@@ -172,8 +172,10 @@ def _field_function(name: str, example: str) -> None:
         return ERROR
 
     impl.__name__ = key
-    impl.__doc__ = (f"``{name}(t)``: {example}.  Absolute times are read in the local zone; "
-                    "any other argument (even Undefined) gives Error.")
+    impl.__doc__ = (
+        f"``{name}(t)``: {example}.  Absolute times are read in the local zone; "
+        "any other argument (even Undefined) gives Error."
+    )
     builtin(name, 1, 1)(impl)
 
 
@@ -193,8 +195,18 @@ def _split_abs(secs: int, offset: int) -> Any:
     if fields is None:
         return ERROR
     sec, mn, hour, mday, mon, year = fields[:6]
-    return make_ad([("Type", "AbsoluteTime"), ("Year", year + 1900), ("Month", mon + 1), ("Day", mday),
-                    ("Hours", hour), ("Minutes", mn), ("Seconds", sec), ("Offset", offset)])
+    return make_ad(
+        [
+            ("Type", "AbsoluteTime"),
+            ("Year", year + 1900),
+            ("Month", mon + 1),
+            ("Day", mday),
+            ("Hours", hour),
+            ("Minutes", mn),
+            ("Seconds", sec),
+            ("Offset", offset),
+        ]
+    )
 
 
 def _split_rel(rsecs: float) -> Any:
@@ -218,8 +230,9 @@ def _split_rel(rsecs: float) -> Any:
             mins = -mins
         else:
             secs = -secs
-    return make_ad([("Type", "RelativeTime"), ("Days", days), ("Hours", hrs), ("Minutes", mins),
-                    ("Seconds", float(secs))])
+    return make_ad(
+        [("Type", "RelativeTime"), ("Days", days), ("Hours", hrs), ("Minutes", mins), ("Seconds", float(secs))]
+    )
 
 
 def _split(v: Any) -> Any:
@@ -290,8 +303,16 @@ def format_time(ctx: Any, *args: Any) -> Any:
         t = local_tm(now)
         if t is None:
             return ERROR
-        fields = (t.tm_sec, t.tm_min, t.tm_hour, t.tm_mday, t.tm_mon - 1, t.tm_year - 1900,
-                  (t.tm_wday + 1) % 7, t.tm_yday - 1)
+        fields = (
+            t.tm_sec,
+            t.tm_min,
+            t.tm_hour,
+            t.tm_mday,
+            t.tm_mon - 1,
+            t.tm_year - 1900,
+            (t.tm_wday + 1) % 7,
+            t.tm_yday - 1,
+        )
         return c_strftime("%c", fields, t.tm_isdst, int(t.tm_gmtoff), t.tm_zone)
     v = args[0]
     if type(v) is RelTime:
@@ -309,8 +330,7 @@ def format_time(ctx: Any, *args: Any) -> Any:
         if type(args[1]) is not str:
             return ERROR
         fmt = args[1]
-    fields = (vals["Seconds"], vals["Minutes"], vals["Hours"], vals["Day"], mon, year, wrap32(wday),
-              wrap32(yday))
+    fields = (vals["Seconds"], vals["Minutes"], vals["Hours"], vals["Day"], mon, year, wrap32(wday), wrap32(yday))
     return c_strftime(fmt, fields)
 
 

@@ -99,8 +99,7 @@ class PrettyPrinter(LinePrinter):
     def layout_list(self, items: list[Callable[[], str]]) -> str:
         return self.block(_LIST_INDENT, "{", "}", ",", items)
 
-    def block(self, indent: int, opening: str, closing: str, separator: str,
-              items: list[Callable[[], str]]) -> str:
+    def block(self, indent: int, opening: str, closing: str, separator: str, items: list[Callable[[], str]]) -> str:
         """``opening`` and ``closing`` on lines of their own, one item per line between them,
         ``indent`` deeper each.  Items render lazily, so that a nested ad or list sees the
         deeper indentation."""
@@ -117,6 +116,7 @@ class PrettyPrinter(LinePrinter):
         out.append("\n" + " " * self.level + closing)
         self.level -= indent
         return "".join(out)
+
 
 NEW = LinePrinter(False)
 OLD = LinePrinter(True)
@@ -142,5 +142,15 @@ def ad_pretty(items: list) -> str:
     return PrettyPrinter().record(items)
 
 
-__all__ = ["container_key", "container_items", "tool_items", "LinePrinter", "PrettyPrinter",
-           "unparse_new", "unparse_old", "ad_line", "ad_pretty", "old_name"]
+__all__ = [
+    "container_key",
+    "container_items",
+    "tool_items",
+    "LinePrinter",
+    "PrettyPrinter",
+    "unparse_new",
+    "unparse_old",
+    "ad_line",
+    "ad_pretty",
+    "old_name",
+]

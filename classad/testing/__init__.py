@@ -24,9 +24,10 @@ from __future__ import annotations
 try:
     import hypothesis  # noqa: F401
 except ImportError:  # pragma: no cover - exercised by tests/language/test_testing_module.py
-    raise ImportError("classad.testing provides Hypothesis strategies and needs the 'hypothesis' package: "
-                      "pip install hypothesis (it is in the project's [test] extra: pip install 'pyclassad[test]')"
-                      ) from None
+    raise ImportError(
+        "classad.testing provides Hypothesis strategies and needs the 'hypothesis' package: "
+        "pip install hypothesis (it is in the project's [test] extra: pip install 'pyclassad[test]')"
+    ) from None
 
 from .ads import VALUE_KINDS, ads, attribute, reshaped, values
 from .canonical import canonical
@@ -35,7 +36,24 @@ from .expressions import CONTEXT_MY, CONTEXT_TARGET, REF_NAMES, expressions, lit
 from .schema import KINDS, AttrSpec, Schema, from_dict, learn, read_ads
 
 __all__ = [
-    "CONTEXT_MY", "CONTEXT_TARGET", "KINDS", "REF_NAMES", "VALUE_KINDS", "AttrSpec", "Schema", "ads", "attribute",
-    "canonical", "coin", "expressions", "from_dict", "learn", "literals", "read_ads", "reshaped", "site_expressions",
-    "values", "weighted",
+    "CONTEXT_MY",
+    "CONTEXT_TARGET",
+    "KINDS",
+    "REF_NAMES",
+    "VALUE_KINDS",
+    "AttrSpec",
+    "Schema",
+    "ads",
+    "attribute",
+    "canonical",
+    "coin",
+    "expressions",
+    "from_dict",
+    "learn",
+    "literals",
+    "read_ads",
+    "reshaped",
+    "site_expressions",
+    "values",
+    "weighted",
 ]

@@ -29,7 +29,7 @@ from .choices import Labelled, pick, toss, weighted
 from .schema import NUMERIC, AdsLike, AttrSpec, Schema, from_dict, learn
 
 # Bounds of numbers drawn when a description gives no range.
-_INT_RANGE = (-(2 ** 31), 2 ** 31)
+_INT_RANGE = (-(2**31), 2**31)
 _REAL_RANGE = (-1e9, 1e9)
 _NAME_TEXT = st.text(alphabet=st.sampled_from(list("abcdefghijklmnopqrstuvwxyz0123456789_.@-")), max_size=12)
 
@@ -37,7 +37,7 @@ _NAME_TEXT = st.text(alphabet=st.sampled_from(list("abcdefghijklmnopqrstuvwxyz01
 # walking down the choices it has explored before, taking every branch with equal odds
 # (not the dump's); a first choice that is new almost every time ends that walk at once.
 # It shrinks to 0 and changes nothing in the ad.
-_NONCE = st.integers(0, 2 ** 64)
+_NONCE = st.integers(0, 2**64)
 
 VALUE_KINDS = ("undefined", "error", "bool", "int", "real", "string", "abstime", "list", "ad")
 
@@ -48,9 +48,15 @@ def parsed(text: str) -> Node:
     return parse_expr(text)
 
 
-def ads(like: Optional[AdsLike] = None, *, schema: Optional[Mapping[str, Any] | Schema] = None,
-        names: Optional[Iterable[str]] = None, fresh: float = 0.25, shapes: bool = False,
-        extra: Optional[Mapping[str, Any]] = None) -> st.SearchStrategy[ClassAd]:
+def ads(
+    like: Optional[AdsLike] = None,
+    *,
+    schema: Optional[Mapping[str, Any] | Schema] = None,
+    names: Optional[Iterable[str]] = None,
+    fresh: float = 0.25,
+    shapes: bool = False,
+    extra: Optional[Mapping[str, Any]] = None,
+) -> st.SearchStrategy[ClassAd]:
     """Ads shaped like a dump (``like``: a file, ads, or a :class:`Schema`) or like an
     explicit description (``schema``: see :func:`classad.testing.schema.from_dict`).
 
@@ -71,7 +77,7 @@ def ads(like: Optional[AdsLike] = None, *, schema: Optional[Mapping[str, Any] | 
     extras = {k: v if isinstance(v, st.SearchStrategy) else st.just(v) for k, v in (extra or {}).items()}
 
     @st.composite
-    def drawn_ads(draw: Any) -> ClassAd:   # composite, so a failing example prints as the ad itself
+    def drawn_ads(draw: Any) -> ClassAd:  # composite, so a failing example prints as the ad itself
         draw(_NONCE)
         return _build([draw(p) for p in parts], draw(st.fixed_dictionaries(extras)))
 
@@ -91,8 +97,9 @@ def _build(pairs: list, extras: dict) -> ClassAd:
     return ad
 
 
-def attribute(spec: AttrSpec, *, fresh: float = 0.25, shapes: bool = False
-              ) -> st.SearchStrategy[Optional[tuple[str, Node]]]:
+def attribute(
+    spec: AttrSpec, *, fresh: float = 0.25, shapes: bool = False
+) -> st.SearchStrategy[Optional[tuple[str, Node]]]:
     """``(name, expression node)`` for one attribute, or None when it is absent."""
     return _Attribute(spec, fresh, shapes)
 
@@ -248,8 +255,14 @@ def _replace_literals(node: Any, new: Any) -> Any:
         if isinstance(v, Node):
             changes[f.name] = _replace_literals(v, new)
         elif type(v) is tuple and any(isinstance(x, (Node, tuple)) for x in v):
-            changes[f.name] = tuple((x[0], _replace_literals(x[1], new)) if type(x) is tuple
-                                    else _replace_literals(x, new) if isinstance(x, Node) else x for x in v)
+            changes[f.name] = tuple(
+                (x[0], _replace_literals(x[1], new))
+                if type(x) is tuple
+                else _replace_literals(x, new)
+                if isinstance(x, Node)
+                else x
+                for x in v
+            )
     return replace(node, fn=None, **changes) if changes else node
 
 
@@ -282,8 +295,11 @@ def values(kinds: Iterable[str] = VALUE_KINDS, *, max_depth: int = 2) -> st.Sear
     if unknown or not kinds:
         raise ValueError(f"unknown value kinds {sorted(unknown)}; kinds are {', '.join(VALUE_KINDS)}")
     scalar = {
-        "undefined": st.just(Value.Undefined), "error": st.just(Value.Error), "bool": st.booleans(),
-        "int": st.integers(-(2 ** 63), 2 ** 63 - 1), "real": st.floats(width=64),
+        "undefined": st.just(Value.Undefined),
+        "error": st.just(Value.Error),
+        "bool": st.booleans(),
+        "int": st.integers(-(2**63), 2**63 - 1),
+        "real": st.floats(width=64),
         "string": st.text(max_size=8),
         "abstime": st.integers(0, 4_102_444_800).map(lambda s: _EPOCH + datetime.timedelta(seconds=s)),
     }

@@ -19,8 +19,31 @@ from .choices import weighted
 from .schema import Schema
 
 #: Names defined in :data:`CONTEXT_MY` / :data:`CONTEXT_TARGET`, plus some that are not.
-REF_NAMES = ["a", "b", "s", "u", "e", "l", "r", "t", "n", "z", "f", "cyc", "nested", "missing",
-             "tb", "ts", "A", "S", "x", "parent", "self", "root", "toplevel"]
+REF_NAMES = [
+    "a",
+    "b",
+    "s",
+    "u",
+    "e",
+    "l",
+    "r",
+    "t",
+    "n",
+    "z",
+    "f",
+    "cyc",
+    "nested",
+    "missing",
+    "tb",
+    "ts",
+    "A",
+    "S",
+    "x",
+    "parent",
+    "self",
+    "root",
+    "toplevel",
+]
 # CurrentTime is left out: the two libraries would read the clock at different instants.
 
 CONTEXT_MY = """[
@@ -33,21 +56,39 @@ CONTEXT_TARGET = """[
     a = 3; b = "x"; tb = 7; ts = "target"; l = {2, 4}; u = 42; y = a + b
 ]"""
 
-_INT_EDGES = [0, 1, 2, 3, 7, 10, 63, 64, 65, 100, 2147483647, 4294967296,
-              9223372036854775807, -9223372036854775808]
+_INT_EDGES = [0, 1, 2, 3, 7, 10, 63, 64, 65, 100, 2147483647, 4294967296, 9223372036854775807, -9223372036854775808]
 
 
 def _int_literal() -> st.SearchStrategy[str]:
-    return st.one_of(st.integers(-20, 100).map(str), st.sampled_from(_INT_EDGES).map(str),
-                     st.integers(-(1 << 63), (1 << 63) - 1).map(str))
+    return st.one_of(
+        st.integers(-20, 100).map(str),
+        st.sampled_from(_INT_EDGES).map(str),
+        st.integers(-(1 << 63), (1 << 63) - 1).map(str),
+    )
 
 
 def _real_literal() -> st.SearchStrategy[str]:
     return st.one_of(
-        st.sampled_from(["0.0", "1.5", "-2.5", ".5", "1e3", "1E-3", "2.5e+2", "1e308", "-1e308",
-                         "0.1", "3.0", "1e400", "123456.789", "-0.0"]),
-        st.floats(allow_nan=False, allow_infinity=False, width=64).map(
-            lambda x: repr(x) if "e" in repr(x) or "." in repr(x) else repr(x) + ".0")
+        st.sampled_from(
+            [
+                "0.0",
+                "1.5",
+                "-2.5",
+                ".5",
+                "1e3",
+                "1E-3",
+                "2.5e+2",
+                "1e308",
+                "-1e308",
+                "0.1",
+                "3.0",
+                "1e400",
+                "123456.789",
+                "-0.0",
+            ]
+        ),
+        st.floats(allow_nan=False, allow_infinity=False, width=64)
+        .map(lambda x: repr(x) if "e" in repr(x) or "." in repr(x) else repr(x) + ".0")
         .filter(lambda t: "inf" not in t and "nan" not in t),
     )
 
@@ -61,7 +102,9 @@ def _string_literal() -> st.SearchStrategy[str]:
 def literals() -> st.SearchStrategy[str]:
     """Text of literal expressions of every kind."""
     return st.one_of(
-        _int_literal(), _real_literal(), _string_literal(),
+        _int_literal(),
+        _real_literal(),
+        _string_literal(),
         st.sampled_from(["true", "false", "undefined", "error", "TRUE", "False", "UNDEFINED"]),
     )
 
@@ -76,14 +119,41 @@ def _refs() -> st.SearchStrategy[str]:
     )
 
 
-_BINARY_OPS = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "=?=", "=!=", "is",
-               "isnt", "&&", "||", "&", "|", "^", "<<", ">>", ">>>"]
+_BINARY_OPS = [
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "=?=",
+    "=!=",
+    "is",
+    "isnt",
+    "&&",
+    "||",
+    "&",
+    "|",
+    "^",
+    "<<",
+    ">>",
+    ">>>",
+]
 _UNARY_OPS = ["-", "+", "!", "~"]
 
 
-def expressions(max_leaves: int = 12, *, names: Optional[Iterable[str] | Schema] = None,
-                types: Optional[Mapping[str, Any] | Schema] = None,
-                scopes: Iterable[str] = ("", "MY.", "TARGET.")) -> st.SearchStrategy[str]:
+def expressions(
+    max_leaves: int = 12,
+    *,
+    names: Optional[Iterable[str] | Schema] = None,
+    types: Optional[Mapping[str, Any] | Schema] = None,
+    scopes: Iterable[str] = ("", "MY.", "TARGET."),
+) -> st.SearchStrategy[str]:
     """Text of random expressions.
 
     Without ``names``: nested operators, mixed types and scoped references over the
@@ -106,7 +176,8 @@ def expressions(max_leaves: int = 12, *, names: Optional[Iterable[str] | Schema]
             st.tuples(inner, inner).map(lambda t: f"({t[0]}) ?: ({t[1]})"),
             st.lists(inner, max_size=3).map(lambda xs: "{" + ", ".join(xs) + "}"),
             st.lists(st.tuples(st.sampled_from(["a", "b", "c", "A"]), inner), max_size=3).map(
-                lambda kv: "[" + "; ".join(f"{k} = {v}" for k, v in kv) + "]"),
+                lambda kv: "[" + "; ".join(f"{k} = {v}" for k, v in kv) + "]"
+            ),
             st.tuples(inner, st.sampled_from(["a", "b", "c", "r", "d"])).map(lambda t: f"({t[0]}).{t[1]}"),
             st.tuples(inner, inner).map(lambda t: f"({t[0]})[{t[1]}]"),
         )
@@ -140,7 +211,7 @@ def _kind_and_values(name: str, types: Optional[Mapping[str, Any] | Schema]) -> 
 def _operand(kind: str, seen: tuple) -> st.SearchStrategy[str]:
     """Text of a literal to compare an attribute of ``kind`` with."""
     if kind == "int":
-        drawn: st.SearchStrategy[Any] = st.integers(-10, 10 ** 6)
+        drawn: st.SearchStrategy[Any] = st.integers(-10, 10**6)
     elif kind == "real":
         drawn = st.floats(-1e6, 1e6, allow_nan=False).map(lambda x: float(round(x, 3)))
     elif kind == "bool":
@@ -167,17 +238,24 @@ def _test_of(name: str, kind: str, seen: tuple, scopes: tuple) -> st.SearchStrat
     if kind in ("int", "real"):
         return st.tuples(ref, st.sampled_from(_NUMBER_TESTS), _operand(kind, seen)).map(" ".join)
     if kind == "string":
-        return st.one_of(st.tuples(ref, st.sampled_from(["==", "!=", "=?=", "=!="]), _operand(kind, seen))
-                         .map(" ".join),
-                         st.tuples(_operand(kind, seen), ref).map(lambda t: f"regexp({t[0]}, {t[1]})"))
+        return st.one_of(
+            st.tuples(ref, st.sampled_from(["==", "!=", "=?=", "=!="]), _operand(kind, seen)).map(" ".join),
+            st.tuples(_operand(kind, seen), ref).map(lambda t: f"regexp({t[0]}, {t[1]})"),
+        )
     if kind == "bool":
-        return st.one_of(ref, ref.map(lambda r: "!" + r), st.tuples(ref, _operand(kind, seen))
-                         .map(lambda t: f"{t[0]} =?= {t[1]}"))
+        return st.one_of(
+            ref, ref.map(lambda r: "!" + r), st.tuples(ref, _operand(kind, seen)).map(lambda t: f"{t[0]} =?= {t[1]}")
+        )
     return st.tuples(ref, st.sampled_from(["=?=", "=!="])).map(lambda t: f"{t[0]} {t[1]} undefined")
 
 
-def site_expressions(names: Iterable[str] | Schema, types: Optional[Mapping[str, Any] | Schema] = None, *,
-                     max_leaves: int = 8, scopes: tuple = ("", "MY.", "TARGET.")) -> st.SearchStrategy[str]:
+def site_expressions(
+    names: Iterable[str] | Schema,
+    types: Optional[Mapping[str, Any] | Schema] = None,
+    *,
+    max_leaves: int = 8,
+    scopes: tuple = ("", "MY.", "TARGET."),
+) -> st.SearchStrategy[str]:
     """Policy-like expressions over a site's attribute names (see :func:`expressions`)."""
     if isinstance(names, Schema):
         types = names if types is None else types

@@ -31,12 +31,12 @@ from ..values import ERROR, UNDEFINED
 
 KINDS = ("int", "real", "bool", "string", "undefined", "error", "list", "ad", "expr")
 NUMERIC = ("int", "real")
-TEXT_KINDS = ("list", "ad", "expr")      # values kept as expression text
+TEXT_KINDS = ("list", "ad", "expr")  # values kept as expression text
 
 #: At most this many distinct values are kept per attribute and kind (the most common).
 MAX_VOCABULARY = 64
 
-Weighted = tuple[tuple[Any, float], ...]   # (item, weight), most common first
+Weighted = tuple[tuple[Any, float], ...]  # (item, weight), most common first
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,9 @@ class AttrSpec:
     """One attribute of a dump: presence, kinds, ranges and values seen."""
 
     name: str
-    present: float = 1.0                    # fraction of the ads that hold it
-    kinds: Weighted = (("int", 1.0),)       # (kind, share among the ads that hold it)
-    values: Mapping[str, Weighted] = field(default_factory=dict)   # kind -> (value, count)
+    present: float = 1.0  # fraction of the ads that hold it
+    kinds: Weighted = (("int", 1.0),)  # (kind, share among the ads that hold it)
+    values: Mapping[str, Weighted] = field(default_factory=dict)  # kind -> (value, count)
     ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # int/real -> (min, max)
 
     @property
@@ -198,8 +198,8 @@ def _spec(name: str, entry: Any) -> AttrSpec:
     if "min" in entry or "max" in entry:
         low, high = entry.get("min"), entry.get("max")
         for kind in NUMERIC:
-            lo = low if low is not None else -(2 ** 31)
-            hi = high if high is not None else 2 ** 31
+            lo = low if low is not None else -(2**31)
+            hi = high if high is not None else 2**31
             if lo > hi:
                 raise ValueError(f"{name}: min {lo!r} is above max {hi!r}")
             ranges[kind] = (lo, hi)

@@ -15,8 +15,8 @@ from hypothesis import Phase, given, settings
 from matchmaker.testing import check_cycle_laws, matched, names_read, pools, priority_factor_law, run_cycle
 
 HERE = Path(__file__).resolve().parent
-SLOTS = HERE.parent / "slots.ad"          # condor_status -l > slots.ad
-JOBS = HERE.parent / "jobs.ad"            # condor_q -l > jobs.ad
+SLOTS = HERE.parent / "slots.ad"  # condor_status -l > slots.ad
+JOBS = HERE.parent / "jobs.ad"  # condor_q -l > jobs.ad
 POLICY = HERE / os.environ.get("POLICY", "policy.config")
 USERS = ["alice@example.org", "bob@example.org", "carol@example.org"]
 GROUPS = ["group_physics", "group_chemistry"]
@@ -25,13 +25,26 @@ FACTORS = {f"group_chemistry.{user}": 1e4 for user in USERS}
 
 # Derandomized, so every run (and CI) tries the same pools; no example database is written;
 # no "explain" phase (a failure reports the pool, not the lines only failing runs reached).
-SITE = settings(max_examples=int(os.environ.get("EXAMPLES", "200")), deadline=None, derandomize=True, database=None,
-                phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
+SITE = settings(
+    max_examples=int(os.environ.get("EXAMPLES", "200")),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+)
 # Only the attributes something reads: the rest cannot change a cycle, and without them
 # pools are faster to draw and to shrink, and a failing pool is shorter to read.
 # fresh=0.1: one number in ten drawn anywhere in its range, the rest among the dump's values.
-POOLS = pools(slots_like=SLOTS, jobs_like=JOBS, submitters=USERS, groups=GROUPS, max_slots=4, max_jobs=4,
-              attributes=names_read(SLOTS, JOBS, POLICY), fresh=0.1)
+POOLS = pools(
+    slots_like=SLOTS,
+    jobs_like=JOBS,
+    submitters=USERS,
+    groups=GROUPS,
+    max_slots=4,
+    max_jobs=4,
+    attributes=names_read(SLOTS, JOBS, POLICY),
+    fresh=0.1,
+)
 
 
 @SITE
@@ -46,9 +59,11 @@ def test_the_library_laws_hold(pool):
 @given(POOLS)
 def test_physics_never_preempts_chemistry(pool):
     run = run_cycle(pool, POLICY, factors=FACTORS)
-    broken = [f"job {m.job} of {m.submitter} preempted {m.preempted} on {m.slot}"
-              for m in matched(run, reason="priority")
-              if m.submitter.startswith("group_physics.") and (m.preempted or "").startswith("group_chemistry.")]
+    broken = [
+        f"job {m.job} of {m.submitter} preempted {m.preempted} on {m.slot}"
+        for m in matched(run, reason="priority")
+        if m.submitter.startswith("group_physics.") and (m.preempted or "").startswith("group_chemistry.")
+    ]
     assert not broken
 
 

@@ -17,15 +17,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-MIN_PRIORITY = 0.5          # every RUP starts here and never goes below it
+MIN_PRIORITY = 0.5  # every RUP starts here and never goes below it
 
 # The ranges of the numbers a user may give the accountant (docs/reliability.md, number
 # checks); beyond them a product (EUP = RUP x factor) or a sum of usage would overflow or
 # stop meaning anything.
-MAX_TIME = 253_402_300_799.0    # a time: the end of the year 9999 (UTC), as HTCondor's dates
-MAX_FACTOR = 1e30               # a priority factor (NICE_USER_PRIO_FACTOR is 1e10)
-MAX_AMOUNT = 1e15               # a priority, a floor or ceiling (weighted slots), an accumulated usage
-NONE_GROUP = "<none>"       # the root of the group tree
+MAX_TIME = 253_402_300_799.0  # a time: the end of the year 9999 (UTC), as HTCondor's dates
+MAX_FACTOR = 1e30  # a priority factor (NICE_USER_PRIO_FACTOR is 1e10)
+MAX_AMOUNT = 1e15  # a priority, a floor or ceiling (weighted slots), an accumulated usage
+NONE_GROUP = "<none>"  # the root of the group tree
 
 
 def decay_factor(dt: float, halflife: float) -> float:
@@ -43,8 +43,7 @@ def updated_priority(rup: float, recent: float, dt: float, halflife: float) -> f
     return max(MIN_PRIORITY, max(rup, MIN_PRIORITY) * beta + recent * (1.0 - beta))
 
 
-def recent_usage(weighted_in_use: float, weighted_uncharged: float, dt: float,
-                 hier_in_use: float = 0.0) -> float:
+def recent_usage(weighted_in_use: float, weighted_uncharged: float, dt: float, hier_in_use: float = 0.0) -> float:
     """Average weighted usage over the last ``dt`` seconds (a group uses its subtree's)."""
     if hier_in_use > 0:
         return hier_in_use
@@ -89,11 +88,11 @@ def group_ancestors(group: Optional[str]) -> list[str]:
 class FactorPolicy:
     """The configured defaults a new principal's priority factor comes from (docs/negotiation.md, priority factors and EUP)."""
 
-    default: float = 1000.0             # DEFAULT_PRIO_FACTOR
-    nice_user: float = 1e10             # NICE_USER_PRIO_FACTOR
-    remote: float = 1e7                 # REMOTE_PRIO_FACTOR
-    local_domain: str = ""              # ACCOUNTANT_LOCAL_DOMAIN; empty: everyone is local
-    nice_prefix: str = "nice-user"      # NICE_USER_ACCOUNTING_GROUP_NAME
+    default: float = 1000.0  # DEFAULT_PRIO_FACTOR
+    nice_user: float = 1e10  # NICE_USER_PRIO_FACTOR
+    remote: float = 1e7  # REMOTE_PRIO_FACTOR
+    local_domain: str = ""  # ACCOUNTANT_LOCAL_DOMAIN; empty: everyone is local
+    nice_prefix: str = "nice-user"  # NICE_USER_ACCOUNTING_GROUP_NAME
     # name -> GROUP_PRIO_FACTOR of the name's assigned group (None/0: unset); from the groups module
     group_factor: Optional[Callable[[str], Optional[float]]] = None
 
@@ -116,7 +115,17 @@ def resolve_prio_factor(stored: float, name: str, policy: FactorPolicy) -> float
 
 
 __all__ = [
-    "MIN_PRIORITY", "NONE_GROUP", "FactorPolicy", "decay_factor", "default_prio_factor", "effective_priority",
-    "group_ancestors", "match_end_charge", "match_start_charge", "recent_usage", "resolve_prio_factor",
-    "submitter_domain", "updated_priority",
+    "MIN_PRIORITY",
+    "NONE_GROUP",
+    "FactorPolicy",
+    "decay_factor",
+    "default_prio_factor",
+    "effective_priority",
+    "group_ancestors",
+    "match_end_charge",
+    "match_start_charge",
+    "recent_usage",
+    "resolve_prio_factor",
+    "submitter_domain",
+    "updated_priority",
 ]

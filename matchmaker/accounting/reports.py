@@ -41,17 +41,23 @@ class PrioRow:
     priority_factor: float
     resources_used: float
     weighted_resources_used: float
-    accumulated_usage_hours: float          # weighted
+    accumulated_usage_hours: float  # weighted
     begin_usage_time: float
     last_usage_time: float
-    time_since_last_usage: float            # LastUpdate − LastUsageTime; 0 prints as "<now>"
+    time_since_last_usage: float  # LastUpdate − LastUsageTime; 0 prints as "<now>"
     floor: float
     ceiling: float
 
 
-def priority_report(acct: Accountant, *, names: Optional[Iterable[str]] = None, all_users: bool = False,
-                    now: Optional[float] = None, window: float = DAY,
-                    active_since: Optional[float] = None) -> list[PrioRow]:
+def priority_report(
+    acct: Accountant,
+    *,
+    names: Optional[Iterable[str]] = None,
+    all_users: bool = False,
+    now: Optional[float] = None,
+    window: float = DAY,
+    active_since: Optional[float] = None,
+) -> list[PrioRow]:
     """The rows ``condor_userprio`` shows, best (smallest) effective priority first.
 
     By default only principals used within ``window`` seconds of ``now`` (default: the
@@ -72,14 +78,23 @@ def priority_report(acct: Accountant, *, names: Optional[Iterable[str]] = None, 
         elif not all_users and (c.last_usage_time <= 0 or c.last_usage_time < ref - window):
             continue
         factor = resolve_prio_factor(c.factor, c.name, acct.factors)
-        rows.append(PrioRow(
-            name=c.name, is_group=c.is_group, effective_priority=effective_priority(c.rup, factor),
-            real_priority=c.rup, priority_factor=factor, resources_used=c.resources_used,
-            weighted_resources_used=c.weighted_resources_used,
-            accumulated_usage_hours=c.weighted_accumulated_usage / 3600.0,
-            begin_usage_time=c.begin_usage_time, last_usage_time=c.last_usage_time,
-            time_since_last_usage=max(0.0, last - c.last_usage_time) if c.last_usage_time else 0.0,
-            floor=c.floor, ceiling=c.ceiling))
+        rows.append(
+            PrioRow(
+                name=c.name,
+                is_group=c.is_group,
+                effective_priority=effective_priority(c.rup, factor),
+                real_priority=c.rup,
+                priority_factor=factor,
+                resources_used=c.resources_used,
+                weighted_resources_used=c.weighted_resources_used,
+                accumulated_usage_hours=c.weighted_accumulated_usage / 3600.0,
+                begin_usage_time=c.begin_usage_time,
+                last_usage_time=c.last_usage_time,
+                time_since_last_usage=max(0.0, last - c.last_usage_time) if c.last_usage_time else 0.0,
+                floor=c.floor,
+                ceiling=c.ceiling,
+            )
+        )
     rows.sort(key=lambda r: (r.effective_priority, r.name))
     return rows
 
@@ -118,8 +133,10 @@ def check_edit(acct: Accountant, command: str, name: str, value: Optional[float]
     if at and (not user or not domain or "@" in user):
         raise ValueError(f"{command}: {name!r} is not of the form user@domain")
     if "@" not in name and acct.get(name) is None:
-        raise ValueError(f"{command}: {name!r} is neither user@domain nor a principal in the store "
-                         "(a group gets a record at its first cycle)")
+        raise ValueError(
+            f"{command}: {name!r} is neither user@domain nor a principal in the store "
+            "(a group gets a record at its first cycle)"
+        )
     if value is None:
         return
     if not math.isfinite(value):
@@ -128,8 +145,14 @@ def check_edit(acct: Accountant, command: str, name: str, value: Optional[float]
         return
     low, inclusive, high = _RANGES.get(command, (-math.inf, True, math.inf))
     if value < low or (value == low and not inclusive) or value > high:
-        what = {"setfactor": "the priority factor", "setprio": "the priority", "setceiling": "the ceiling",
-                "setfloor": "the floor", "setbegin": "the time", "setlast": "the time"}.get(command, "the value")
+        what = {
+            "setfactor": "the priority factor",
+            "setprio": "the priority",
+            "setceiling": "the ceiling",
+            "setfloor": "the floor",
+            "setbegin": "the time",
+            "setlast": "the time",
+        }.get(command, "the value")
         lowest = ("non-negative" if low == 0 else f"at least {low:g}") if inclusive else f"greater than {low:g}"
         extra = " (or -1 for none)" if command == "setceiling" else ""
         highest = f"{high:.0f} (the end of the year 9999)" if high == MAX_TIME else f"{high:g}"
@@ -139,10 +162,15 @@ def check_edit(acct: Accountant, command: str, name: str, value: Optional[float]
 def admin(acct: Accountant, command: str, name: str, value: Optional[str] = None, *, now: float = 0.0) -> None:
     """Apply one ``condor_userprio`` edit by its option name (``setprio``, ``-delete``, ...),
     after :func:`check_edit`; a refused edit raises ``ValueError`` and changes nothing."""
-    numeric = {"setprio": acct.set_priority, "setfactor": acct.set_factor,
-               "setaccum": acct.set_accumulated_usage, "setbegin": acct.set_begin_usage_time,
-               "setlast": acct.set_last_usage_time, "setceiling": acct.set_ceiling,
-               "setfloor": acct.set_floor}
+    numeric = {
+        "setprio": acct.set_priority,
+        "setfactor": acct.set_factor,
+        "setaccum": acct.set_accumulated_usage,
+        "setbegin": acct.set_begin_usage_time,
+        "setlast": acct.set_last_usage_time,
+        "setceiling": acct.set_ceiling,
+        "setfloor": acct.set_floor,
+    }
     command = command.lstrip("-").lower()
     if command in numeric:
         if value is None:
@@ -203,30 +231,50 @@ def format_time(epoch: Optional[float]) -> str:
     return time.strftime("%m/%d %H:%M UTC", time.gmtime(epoch))
 
 
-def format_quotas(rows: Sequence[QuotaRecord], *, last_update: Optional[float], users: int,
-                  policy: str) -> str:
+def format_quotas(rows: Sequence[QuotaRecord], *, last_update: Optional[float], users: int, policy: str) -> str:
     """The ``condor_userprio -quotas`` table (column layout of docs/negotiation.md, reports)."""
-    lines = [f"Last Priority Update: {format_time(last_update)}",
-             "Group                    Effective  Config     Use    Subtree  Requested",
-             "Name                       Quota     Quota   Surplus   Quota   Resources",
-             _RULE]
+    lines = [
+        f"Last Priority Update: {format_time(last_update)}",
+        "Group                    Effective  Config     Use    Subtree  Requested",
+        "Name                       Quota     Quota   Surplus   Quota   Resources",
+        _RULE,
+    ]
     for q in rows:
-        lines.append(f"{q.name:<24} {q.quota:9.2f} {q.config_quota:9.2f} {q.surplus:<7} "
-                     f"{q.subtree_quota:9.2f} {_quantity(q.requested):>10}")
+        lines.append(
+            f"{q.name:<24} {q.quota:9.2f} {q.config_quota:9.2f} {q.surplus:<7} "
+            f"{q.subtree_quota:9.2f} {_quantity(q.requested):>10}"
+        )
     lines.append(_RULE)
     lines.append(f"{'Number of users: ' + str(users):<51}{policy}")
     return "\n".join(lines) + "\n"
 
 
-def quotas_json(rows: Sequence[QuotaRecord], *, last_update: Optional[float], users: int,
-                policy: str) -> dict[str, Any]:
+def quotas_json(
+    rows: Sequence[QuotaRecord], *, last_update: Optional[float], users: int, policy: str
+) -> dict[str, Any]:
     """The ``--quotas --json`` document."""
-    return {"last_update": last_update, "users": users, "surplus_policy": policy, "groups": [
-        {"name": q.name, "effective_quota": q.quota, "config_quota": q.config_quota,
-         "quota_is_static": q.is_static, "use_surplus": q.surplus, "subtree_quota": q.subtree_quota,
-         "requested": q.requested, "allocated": q.allocated, "usage": q.usage,
-         "sort_key": q.sort_key if math.isfinite(q.sort_key) else None, "order": q.position,
-         "matched": q.matched} for q in rows]}
+    return {
+        "last_update": last_update,
+        "users": users,
+        "surplus_policy": policy,
+        "groups": [
+            {
+                "name": q.name,
+                "effective_quota": q.quota,
+                "config_quota": q.config_quota,
+                "quota_is_static": q.is_static,
+                "use_surplus": q.surplus,
+                "subtree_quota": q.subtree_quota,
+                "requested": q.requested,
+                "allocated": q.allocated,
+                "usage": q.usage,
+                "sort_key": q.sort_key if math.isfinite(q.sort_key) else None,
+                "order": q.position,
+                "matched": q.matched,
+            }
+            for q in rows
+        ],
+    }
 
 
 # ---- the priority table ----------------------------------------------------------------------
@@ -252,10 +300,14 @@ def roll_up(rows: Sequence[PrioRow]) -> list[PrioRow]:
             out.append(r)
             continue
         below = [g for g in groups if g.name.lower().startswith(r.name.lower() + ".")]
-        out.append(replace(
-            r, resources_used=r.resources_used + sum(g.resources_used for g in below),
-            weighted_resources_used=r.weighted_resources_used + sum(g.weighted_resources_used for g in below),
-            accumulated_usage_hours=r.accumulated_usage_hours + sum(g.accumulated_usage_hours for g in below)))
+        out.append(
+            replace(
+                r,
+                resources_used=r.resources_used + sum(g.resources_used for g in below),
+                weighted_resources_used=r.weighted_resources_used + sum(g.weighted_resources_used for g in below),
+                accumulated_usage_hours=r.accumulated_usage_hours + sum(g.accumulated_usage_hours for g in below),
+            )
+        )
     return out
 
 
@@ -271,46 +323,116 @@ def format_usage(rows: Sequence[PrioRow]) -> str:
     """``condor_userprio -usage``: accumulated usage with the times it began and last grew."""
     if not rows:
         return "No users.\n"
-    return _table([("USER", "USAGE (HRS)", "USAGE START TIME (UTC)", "LAST USAGE TIME (UTC)")] +
-                  [(r.name, f"{r.accumulated_usage_hours:.2f}", format_date(r.begin_usage_time),
-                    format_date(r.last_usage_time)) for r in rows], right=(1,))
+    return _table(
+        [("USER", "USAGE (HRS)", "USAGE START TIME (UTC)", "LAST USAGE TIME (UTC)")]
+        + [
+            (
+                r.name,
+                f"{r.accumulated_usage_hours:.2f}",
+                format_date(r.begin_usage_time),
+                format_date(r.last_usage_time),
+            )
+            for r in rows
+        ],
+        right=(1,),
+    )
 
 
 def format_most(rows: Sequence[PrioRow]) -> str:
     """``condor_userprio -most``: priorities, factor, use and the usage columns in one table."""
     if not rows:
         return "No users.\n"
-    return _table([("USER", "EFFECTIVE", "REAL", "FACTOR", "IN USE", "USAGE (HRS)", "USAGE START TIME (UTC)",
-                    "LAST USAGE TIME (UTC)")] +
-                  [(r.name, f"{r.effective_priority:.2f}", f"{r.real_priority:.2f}", f"{r.priority_factor:.2f}",
-                    f"{r.weighted_resources_used:g}", f"{r.accumulated_usage_hours:.2f}",
-                    format_date(r.begin_usage_time), format_date(r.last_usage_time)) for r in rows],
-                  right=(1, 2, 3, 4, 5))
+    return _table(
+        [
+            (
+                "USER",
+                "EFFECTIVE",
+                "REAL",
+                "FACTOR",
+                "IN USE",
+                "USAGE (HRS)",
+                "USAGE START TIME (UTC)",
+                "LAST USAGE TIME (UTC)",
+            )
+        ]
+        + [
+            (
+                r.name,
+                f"{r.effective_priority:.2f}",
+                f"{r.real_priority:.2f}",
+                f"{r.priority_factor:.2f}",
+                f"{r.weighted_resources_used:g}",
+                f"{r.accumulated_usage_hours:.2f}",
+                format_date(r.begin_usage_time),
+                format_date(r.last_usage_time),
+            )
+            for r in rows
+        ],
+        right=(1, 2, 3, 4, 5),
+    )
 
 
 def format_priorities(rows: Sequence[PrioRow]) -> str:
     """A ``condor_userprio``-like table of priorities and usage."""
     if not rows:
         return "No users.\n"
-    return _table([("USER", "EFFECTIVE", "REAL", "FACTOR", "IN USE", "USAGE (HRS)", "FLOOR", "CEILING")] +
-                  [(r.name, f"{r.effective_priority:.2f}", f"{r.real_priority:.2f}", f"{r.priority_factor:.2f}",
-                    f"{r.weighted_resources_used:g}", f"{r.accumulated_usage_hours:.2f}",
-                    f"{r.floor:g}" if r.floor else "", f"{r.ceiling:g}" if r.ceiling >= 0 else "")
-                   for r in rows], right=(1, 2, 3, 4, 5, 6, 7))
+    return _table(
+        [("USER", "EFFECTIVE", "REAL", "FACTOR", "IN USE", "USAGE (HRS)", "FLOOR", "CEILING")]
+        + [
+            (
+                r.name,
+                f"{r.effective_priority:.2f}",
+                f"{r.real_priority:.2f}",
+                f"{r.priority_factor:.2f}",
+                f"{r.weighted_resources_used:g}",
+                f"{r.accumulated_usage_hours:.2f}",
+                f"{r.floor:g}" if r.floor else "",
+                f"{r.ceiling:g}" if r.ceiling >= 0 else "",
+            )
+            for r in rows
+        ],
+        right=(1, 2, 3, 4, 5, 6, 7),
+    )
 
 
 def priorities_json(rows: Sequence[PrioRow], last_update: Optional[float]) -> dict[str, Any]:
     """The ``--json`` document of the priority table."""
-    return {"last_update": last_update, "users": [{
-        "name": r.name, "is_group": r.is_group, "effective_priority": r.effective_priority,
-        "real_priority": r.real_priority, "priority_factor": r.priority_factor,
-        "resources_used": r.resources_used, "weighted_resources_used": r.weighted_resources_used,
-        "accumulated_usage_hours": r.accumulated_usage_hours, "begin_usage_time": r.begin_usage_time,
-        "last_usage_time": r.last_usage_time, "floor": r.floor, "ceiling": r.ceiling} for r in rows]}
+    return {
+        "last_update": last_update,
+        "users": [
+            {
+                "name": r.name,
+                "is_group": r.is_group,
+                "effective_priority": r.effective_priority,
+                "real_priority": r.real_priority,
+                "priority_factor": r.priority_factor,
+                "resources_used": r.resources_used,
+                "weighted_resources_used": r.weighted_resources_used,
+                "accumulated_usage_hours": r.accumulated_usage_hours,
+                "begin_usage_time": r.begin_usage_time,
+                "last_usage_time": r.last_usage_time,
+                "floor": r.floor,
+                "ceiling": r.ceiling,
+            }
+            for r in rows
+        ],
+    }
 
 
 __all__ = [
-    "PrioRow", "admin", "format_date", "format_most", "format_priorities", "format_quotas", "format_time",
-    "format_usage", "priorities_json", "priority_report", "quota_report", "quotas_json", "roll_up",
-    "surplus_policy", "user_count",
+    "PrioRow",
+    "admin",
+    "format_date",
+    "format_most",
+    "format_priorities",
+    "format_quotas",
+    "format_time",
+    "format_usage",
+    "priorities_json",
+    "priority_report",
+    "quota_report",
+    "quotas_json",
+    "roll_up",
+    "surplus_policy",
+    "user_count",
 ]

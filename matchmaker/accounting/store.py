@@ -56,19 +56,19 @@ class Customer:
 
     name: str
     is_group: bool = False
-    priority: float = 0.0                   # stored RUP; below 0.5 reads as 0.5
-    factor: float = 0.0                     # stored priority factor; < 1 means "not yet set"
-    resources_used: float = 0.0             # claims held (count)
+    priority: float = 0.0  # stored RUP; below 0.5 reads as 0.5
+    factor: float = 0.0  # stored priority factor; < 1 means "not yet set"
+    resources_used: float = 0.0  # claims held (count)
     weighted_resources_used: float = 0.0
-    hier_weighted_resources_used: float = 0.0   # groups: own and all subgroups' usage
+    hier_weighted_resources_used: float = 0.0  # groups: own and all subgroups' usage
     uncharged_time: float = 0.0
     weighted_uncharged_time: float = 0.0
-    accumulated_usage: float = 0.0          # slot-seconds
+    accumulated_usage: float = 0.0  # slot-seconds
     weighted_accumulated_usage: float = 0.0
     begin_usage_time: float = 0.0
     last_usage_time: float = 0.0
-    ceiling: float = -1.0                   # cap on weighted usage; -1: none
-    floor: float = 0.0                      # guaranteed weighted usage; 0: none
+    ceiling: float = -1.0  # cap on weighted usage; -1: none
+    floor: float = 0.0  # guaranteed weighted usage; 0: none
 
     @property
     def rup(self) -> float:
@@ -85,7 +85,7 @@ class Claim:
     weight: float = 1.0
     group: Optional[str] = None
     start_time: float = 0.0
-    limits: str = ""                        # matched concurrency limits
+    limits: str = ""  # matched concurrency limits
 
 
 @dataclass
@@ -93,17 +93,17 @@ class QuotaRecord:
     """One group of the last cycle's quota table (what ``condor_userprio -quotas`` shows)."""
 
     name: str
-    quota: float = 0.0                      # effective quota of the last allocation round
-    config_quota: float = 0.0               # GROUP_QUOTA_<g>, or the GROUP_QUOTA_DYNAMIC_<g> fraction
+    quota: float = 0.0  # effective quota of the last allocation round
+    config_quota: float = 0.0  # GROUP_QUOTA_<g>, or the GROUP_QUOTA_DYNAMIC_<g> fraction
     is_static: bool = True
     subtree_quota: float = 0.0
-    surplus: str = "no"                     # "no", "ByQuota" (accepts surplus) or "Regroup" (autoregroup)
-    requested: float = 0.0                  # demand at cycle start: running + idle, weighted
-    allocated: float = 0.0                  # GroupResourcesAllocated of the last round
-    usage: float = 0.0                      # weighted usage of the group node after the cycle
-    sort_key: float = 0.0                   # GROUP_SORT_EXPR value of the last round
-    position: int = 0                       # place in the last round's group order, from 1
-    matched: int = 0                        # matches its submitters made in the cycle
+    surplus: str = "no"  # "no", "ByQuota" (accepts surplus) or "Regroup" (autoregroup)
+    requested: float = 0.0  # demand at cycle start: running + idle, weighted
+    allocated: float = 0.0  # GroupResourcesAllocated of the last round
+    usage: float = 0.0  # weighted usage of the group node after the cycle
+    sort_key: float = 0.0  # GROUP_SORT_EXPR value of the last round
+    position: int = 0  # place in the last round's group order, from 1
+    matched: int = 0  # matches its submitters made in the cycle
 
 
 _CUSTOMER_COLUMNS = [f.name for f in fields(Customer)]
@@ -152,7 +152,7 @@ def _finite(v: Any) -> bool:
     return type(v) in (int, float) and math.isfinite(v)
 
 
-def _real(v: Any) -> bool:                 # any number but NaN (SQLite keeps infinities)
+def _real(v: Any) -> bool:  # any number but NaN (SQLite keeps infinities)
     return type(v) in (int, float) and v == v
 
 
@@ -183,7 +183,8 @@ _QUOTA_CHECKS = _row_checks(QuotaRecord, reals=True)
 
 def _type_name(v: Any) -> str:
     return {type(None): "NULL", str: "text", bytes: "a blob", int: "an integer", float: "a number"}.get(
-        type(v), type(v).__name__)
+        type(v), type(v).__name__
+    )
 
 
 def _checked(table: str, row: tuple, checks: list[tuple[str, Callable[[Any], bool], str]]) -> tuple:
@@ -193,8 +194,9 @@ def _checked(table: str, row: tuple, checks: list[tuple[str, Callable[[Any], boo
     for value, (column, test, wanted) in zip(row, checks):
         if not test(value):
             shown = repr(value) if not isinstance(value, (str, bytes)) or len(value) < 40 else "a long value"
-            raise ValueError(f"{table} row {row[0]!r}: column {column} holds {shown} ({_type_name(value)}), "
-                             f"not {wanted}")
+            raise ValueError(
+                f"{table} row {row[0]!r}: column {column} holds {shown} ({_type_name(value)}), not {wanted}"
+            )
     return row
 
 
@@ -220,7 +222,7 @@ def _meta(conn: sqlite3.Connection) -> dict[str, Any]:
     return meta
 
 
-BUSY_TIMEOUT = 10.0     # seconds a command waits for another one's write lock before failing
+BUSY_TIMEOUT = 10.0  # seconds a command waits for another one's write lock before failing
 
 
 def _prepare_schema(conn: sqlite3.Connection, path: str, *, create: bool) -> None:
@@ -245,8 +247,10 @@ def _prepare_schema(conn: sqlite3.Connection, path: str, *, create: bool) -> Non
                 conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
                 row = (SCHEMA_VERSION,)
             if row is None or row[0] != SCHEMA_VERSION:
-                raise StateError(f"accountant schema version {row and row[0]}, this program "
-                                 f"reads version {SCHEMA_VERSION}", file=path)
+                raise StateError(
+                    f"accountant schema version {row and row[0]}, this program reads version {SCHEMA_VERSION}",
+                    file=path,
+                )
     except BaseException:
         conn.execute("ROLLBACK")
         raise
@@ -260,7 +264,7 @@ def _connect(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None)
     try:
         _prepare_schema(conn, path, create=True)
-        conn.isolation_level = "DEFERRED"      # back to Python's default: implicit BEGIN before writes
+        conn.isolation_level = "DEFERRED"  # back to Python's default: implicit BEGIN before writes
     except BaseException:
         conn.close()
         raise
@@ -300,7 +304,7 @@ def store_absent(path: str | Path) -> bool:
     except FileNotFoundError:
         return True
     except (OSError, ValueError):
-        return False        # unreadable or an impossible name: opening it says why
+        return False  # unreadable or an impossible name: opening it says why
 
 
 def _generation(conn: sqlite3.Connection) -> float:
@@ -319,8 +323,9 @@ class _Conflict(Exception):
 class Accountant:
     """Priorities and usage of every principal, persisted in one SQLite file."""
 
-    def __init__(self, conn: sqlite3.Connection, path: str, *, halflife: float = 86400.0,
-                 factors: FactorPolicy = FactorPolicy()) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, path: str, *, halflife: float = 86400.0, factors: FactorPolicy = FactorPolicy()
+    ) -> None:
         self._conn = conn
         self.path = path
         self.halflife = halflife
@@ -329,8 +334,15 @@ class Accountant:
         self._load()
 
     @classmethod
-    def load(cls, path: str | Path, *, halflife: float = 86400.0, factors: FactorPolicy = FactorPolicy(),
-             read_only: bool = False, must_exist: bool = False) -> "Accountant":
+    def load(
+        cls,
+        path: str | Path,
+        *,
+        halflife: float = 86400.0,
+        factors: FactorPolicy = FactorPolicy(),
+        read_only: bool = False,
+        must_exist: bool = False,
+    ) -> "Accountant":
         """Open the store at ``path``; ``":memory:"`` for a throw-away one.
 
         A missing or empty (0-byte) file is created as a new store, unless ``must_exist`` or
@@ -343,13 +355,14 @@ class Accountant:
         path = str(path)
         if path != ":memory:" and (read_only or must_exist) and store_absent(path):
             empty = os.path.exists(path)
-            raise StateError("empty file, not an accountant database" if empty else "no such accountant database",
-                             file=path)
+            raise StateError(
+                "empty file, not an accountant database" if empty else "no such accountant database", file=path
+            )
         try:
             conn = _memory_copy(path) if read_only and path != ":memory:" else _connect(path)
         except sqlite3.Error as exc:
             raise StateError(f"cannot use accountant database: {exc}", file=path) from None
-        except ValueError as exc:           # a NUL in the name
+        except ValueError as exc:  # a NUL in the name
             raise StateError(f"cannot use accountant database: {exc}", file=repr(path)) from None
         try:
             return cls(conn, path, halflife=halflife, factors=factors)
@@ -372,15 +385,22 @@ class Accountant:
         conn = self._conn
         try:
             meta = _meta(conn)
-            customers = {r[0]: Customer(*_checked("customers", r, _CUSTOMER_CHECKS)) for r in
-                         conn.execute(f"SELECT {_columns(_CUSTOMER_COLUMNS)} FROM customers")}
-            claims = {r[0]: Claim(*_checked("claims", r, _CLAIM_CHECKS)) for r in
-                      conn.execute(f"SELECT {_columns(_CLAIM_COLUMNS)} FROM claims")}
-            quotas = [QuotaRecord(*_checked("group_quotas", r, _QUOTA_CHECKS)) for r in conn.execute(
-                f"SELECT {_columns(_QUOTA_COLUMNS)} FROM group_quotas ORDER BY position, name")]
+            customers = {
+                r[0]: Customer(*_checked("customers", r, _CUSTOMER_CHECKS))
+                for r in conn.execute(f"SELECT {_columns(_CUSTOMER_COLUMNS)} FROM customers")
+            }
+            claims = {
+                r[0]: Claim(*_checked("claims", r, _CLAIM_CHECKS))
+                for r in conn.execute(f"SELECT {_columns(_CLAIM_COLUMNS)} FROM claims")
+            }
+            quotas = [
+                QuotaRecord(*_checked("group_quotas", r, _QUOTA_CHECKS))
+                for r in conn.execute(f"SELECT {_columns(_QUOTA_COLUMNS)} FROM group_quotas ORDER BY position, name")
+            ]
             policy_usage: dict[str, dict[str, tuple[float, tuple[float, ...], float]]] = {}
             for pol, entity, value, buckets, updated in conn.execute(
-                    "SELECT policy, entity, value, buckets, updated FROM policy_usage"):
+                "SELECT policy, entity, value, buckets, updated FROM policy_usage"
+            ):
                 where = f"policy_usage row {pol!r}, {entity!r}"
                 if type(pol) is not str or type(entity) is not str or not (_finite(value) and _finite(updated)):
                     raise ValueError(f"{where}: a value of the wrong type")
@@ -396,7 +416,7 @@ class Accountant:
             c.is_group = bool(c.is_group)
         for q in quotas:
             q.is_static = bool(q.is_static)
-        self._quotas: Optional[list[QuotaRecord]] = None    # None: unchanged since the load
+        self._quotas: Optional[list[QuotaRecord]] = None  # None: unchanged since the load
         self._stored_quotas = quotas
         self._policy_usage = policy_usage
         self._policy_reports = reports
@@ -432,8 +452,14 @@ class Accountant:
             self._flush()
 
     def _has_changes(self) -> bool:
-        return bool(self._dirty or self._gone or self._dirty_claims or self._gone_claims
-                    or self._quotas is not None or self._policy_dirty)
+        return bool(
+            self._dirty
+            or self._gone
+            or self._dirty_claims
+            or self._gone_claims
+            or self._quotas is not None
+            or self._policy_dirty
+        )
 
     def _refresh(self) -> None:
         """Reread the store if another command committed since it was read."""
@@ -450,43 +476,55 @@ class Accountant:
         customers = [_CUSTOMER_ROW(self._customers[n]) for n in self._dirty if n in self._customers]
         claims = [_CLAIM_ROW(self._claims[s]) for s in self._dirty_claims if s in self._claims]
         try:
-            with self._conn:       # one SQLite transaction: all of it lands or none
+            with self._conn:  # one SQLite transaction: all of it lands or none
                 self._conn.execute("BEGIN IMMEDIATE")
                 generation = _generation(self._conn)
                 if generation != self._loaded_generation:
                     raise _Conflict()
                 self._conn.executemany("DELETE FROM customers WHERE name = ?", [(n,) for n in self._gone])
-                self._conn.executemany("INSERT OR REPLACE INTO customers VALUES "
-                                       f"({', '.join('?' * len(_CUSTOMER_COLUMNS))})", customers)
+                self._conn.executemany(
+                    f"INSERT OR REPLACE INTO customers VALUES ({', '.join('?' * len(_CUSTOMER_COLUMNS))})", customers
+                )
                 self._conn.executemany("DELETE FROM claims WHERE slot = ?", [(s,) for s in self._gone_claims])
-                self._conn.executemany("INSERT OR REPLACE INTO claims VALUES "
-                                       f"({', '.join('?' * len(_CLAIM_COLUMNS))})", claims)
+                self._conn.executemany(
+                    f"INSERT OR REPLACE INTO claims VALUES ({', '.join('?' * len(_CLAIM_COLUMNS))})", claims
+                )
                 if self._last_update is not None:
-                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('last_update_time', ?)",
-                                       (self._last_update,))
-                else:               # a store started over (clear) has no clock yet
+                    self._conn.execute(
+                        "INSERT OR REPLACE INTO meta VALUES ('last_update_time', ?)", (self._last_update,)
+                    )
+                else:  # a store started over (clear) has no clock yet
                     self._conn.execute("DELETE FROM meta WHERE key = 'last_update_time'")
                 self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (generation + 1,))
                 if self._quotas is not None:
                     self._conn.execute("DELETE FROM group_quotas")
-                    self._conn.executemany("INSERT INTO group_quotas VALUES "
-                                           f"({', '.join('?' * len(_QUOTA_COLUMNS))})",
-                                           [_QUOTA_ROW(q) for q in self._quotas])
+                    self._conn.executemany(
+                        f"INSERT INTO group_quotas VALUES ({', '.join('?' * len(_QUOTA_COLUMNS))})",
+                        [_QUOTA_ROW(q) for q in self._quotas],
+                    )
                 for pol in self._policy_dirty:
                     self._conn.execute("DELETE FROM policy_usage WHERE policy = ?", (pol,))
-                    self._conn.executemany("INSERT INTO policy_usage VALUES (?, ?, ?, ?, ?)",
-                                           [(pol, e, v, json.dumps(list(b)), u)
-                                            for e, (v, b, u) in sorted(self._policy_usage.get(pol, {}).items())])
+                    self._conn.executemany(
+                        "INSERT INTO policy_usage VALUES (?, ?, ?, ?, ?)",
+                        [
+                            (pol, e, v, json.dumps(list(b)), u)
+                            for e, (v, b, u) in sorted(self._policy_usage.get(pol, {}).items())
+                        ],
+                    )
                     if pol in self._policy_reports:
                         t, rows = self._policy_reports[pol]
-                        self._conn.execute("INSERT OR REPLACE INTO policy_report VALUES (?, ?, ?)",
-                                           (pol, t, json.dumps(rows)))
+                        self._conn.execute(
+                            "INSERT OR REPLACE INTO policy_report VALUES (?, ?, ?)", (pol, t, json.dumps(rows))
+                        )
                     else:
                         self._conn.execute("DELETE FROM policy_report WHERE policy = ?", (pol,))
         except _Conflict:
             self._load()
-            raise StateError("the accountant database changed while this command ran (another command "
-                             "wrote it); nothing was written: run the command again", file=self.path) from None
+            raise StateError(
+                "the accountant database changed while this command ran (another command "
+                "wrote it); nothing was written: run the command again",
+                file=self.path,
+            ) from None
         except (sqlite3.Error, TypeError, ValueError) as exc:
             self._load()
             raise StateError(f"cannot write accountant database: {exc}", file=self.path) from None
@@ -513,8 +551,11 @@ class Accountant:
         already charged, unless ``allow_skew`` explicitly accepts it (the interval restarts)."""
         last = self._last_update
         if not allow_skew and last is not None and now < last:
-            raise StateError(f"the time of this cycle ({now:.0f}) is earlier than the accountant's last update "
-                             f"({last:.0f}); use the right time, or allow clock skew explicitly", file=self.path)
+            raise StateError(
+                f"the time of this cycle ({now:.0f}) is earlier than the accountant's last update "
+                f"({last:.0f}); use the right time, or allow clock skew explicitly",
+                file=self.path,
+            )
 
     def names(self) -> list[str]:
         """Every principal with a record, sorted."""
@@ -594,13 +635,14 @@ class Accountant:
         """Age every record to ``now`` and charge the interval's usage (start of a cycle)."""
         with self.transaction():
             dt = now - self._clock(now)
-            self._last_update = now     # also restarts the interval if the clock went back
+            self._last_update = now  # also restarts the interval if the clock went back
             if dt <= 0:
                 return
             for c in self._customers.values():
                 self._dirty.add(c.name)
-                recent = recent_usage(c.weighted_resources_used, c.weighted_uncharged_time, dt,
-                                      c.hier_weighted_resources_used)
+                recent = recent_usage(
+                    c.weighted_resources_used, c.weighted_uncharged_time, dt, c.hier_weighted_resources_used
+                )
                 c.priority = updated_priority(c.priority, recent, dt, self.halflife)
                 c.accumulated_usage += c.resources_used * dt + c.uncharged_time
                 c.weighted_accumulated_usage += c.weighted_resources_used * dt + c.weighted_uncharged_time
@@ -627,8 +669,9 @@ class Accountant:
             rec = self._record(g, is_group=True)
             rec.hier_weighted_resources_used = max(0.0, rec.hier_weighted_resources_used + sign * w)
 
-    def add_match(self, customer: str, slot: str, weight: float, now: float, *,
-                  group: Optional[str] = None, limits: str = "") -> None:
+    def add_match(
+        self, customer: str, slot: str, weight: float, now: float, *, group: Optional[str] = None, limits: str = ""
+    ) -> None:
         """Charge ``slot`` (of ``weight``) to ``customer`` and its assigned ``group`` from ``now``."""
         with self.transaction():
             if slot in self._claims:
@@ -703,8 +746,9 @@ class Accountant:
         t, rows = self._policy_reports[policy]
         return policy, t, [dict(r) for r in rows]
 
-    def set_policy_state(self, policy: str, usage: dict[str, tuple[float, tuple[float, ...], float]],
-                         now: float, rows: list[dict]) -> None:
+    def set_policy_state(
+        self, policy: str, usage: dict[str, tuple[float, tuple[float, ...], float]], now: float, rows: list[dict]
+    ) -> None:
         """Replace a policy's usage and its report rows (part of the current transaction)."""
         with self.transaction():
             self._policy_usage[policy] = dict(usage)
@@ -774,5 +818,6 @@ class Accountant:
             if self._customers.pop(name, None) is not None:
                 self._gone.add(name)
                 self._dirty.discard(name)
+
 
 __all__ = ["SCHEMA_VERSION", "Accountant", "Claim", "Customer", "QuotaRecord"]

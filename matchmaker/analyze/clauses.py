@@ -27,16 +27,18 @@ class ClauseCount:
 
     index: int
     text: str
-    alone: int          # targets for which this clause alone is true
-    running: int        # targets for which it and every clause before it are true
-    undefined: int      # targets on which it evaluated to Undefined
-    error: int          # ... to Error
+    alone: int  # targets for which this clause alone is true
+    running: int  # targets for which it and every clause before it are true
+    undefined: int  # targets on which it evaluated to Undefined
+    error: int  # ... to Error
 
 
 def evaluator(usage: Any, now: float) -> Callable[[Any, ClassAd, Optional[ClassAd]], object]:
     """``f(node, my, target)``: a node evaluated in the matchmaker's context at ``now``."""
+
     def run(node: Any, my: ClassAd, target: Optional[ClassAd]) -> object:
         return evaluate_in_match(node, my, target, MatchState(usage, now))
+
     return run
 
 
@@ -47,22 +49,33 @@ def expanded(ad: ClassAd, attribute: str, depth: int = 3) -> list[Conjunct]:
     out: list[Conjunct] = []
     for c in split_conjuncts(ad.get_node(attribute)):
         node = c.node
-        if isinstance(node, AttrRef) and not node.absolute and depth > 0 and node.lname != attribute.lower() \
-                and ad.get_node(node.name) is not None:
+        if (
+            isinstance(node, AttrRef)
+            and not node.absolute
+            and depth > 0
+            and node.lname != attribute.lower()
+            and ad.get_node(node.name) is not None
+        ):
             out += [Conjunct(0, sub.node, f"{node.name}: {sub.text}") for sub in expanded(ad, node.name, depth - 1)]
         else:
             out.append(c)
     return [Conjunct(i, c.node, c.text) for i, c in enumerate(out, 1)]
 
 
-def clause_outcomes(conjuncts: Sequence[Conjunct], my: ClassAd, target: ClassAd,
-                    ev: Callable[..., object]) -> list[str]:
+def clause_outcomes(
+    conjuncts: Sequence[Conjunct], my: ClassAd, target: ClassAd, ev: Callable[..., object]
+) -> list[str]:
     """The outcome of each conjunct of ``my`` against ``target``."""
     return [outcome(ev(c.node, my, target)) for c in conjuncts]
 
 
-def count_clauses(my: ClassAd, targets: Sequence[ClassAd], ev: Callable[..., object],
-                  attribute: str = "Requirements", reverse: bool = False) -> list[ClauseCount]:
+def count_clauses(
+    my: ClassAd,
+    targets: Sequence[ClassAd],
+    ev: Callable[..., object],
+    attribute: str = "Requirements",
+    reverse: bool = False,
+) -> list[ClauseCount]:
     """Per-conjunct counts of ``my.attribute`` over ``targets`` (each target's own
     expression against ``my`` when ``reverse`` -- then conjuncts are matched by text)."""
     if reverse:
@@ -84,8 +97,9 @@ def count_clauses(my: ClassAd, targets: Sequence[ClassAd], ev: Callable[..., obj
     return [ClauseCount(c.index, c.text, alone[i], running[i], undef[i], err[i]) for i, c in enumerate(conjuncts)]
 
 
-def _count_reverse(my: ClassAd, targets: Sequence[ClassAd], ev: Callable[..., object],
-                   attribute: str) -> list[ClauseCount]:
+def _count_reverse(
+    my: ClassAd, targets: Sequence[ClassAd], ev: Callable[..., object], attribute: str
+) -> list[ClauseCount]:
     table: dict[str, list[int]] = {}
     for t in targets:
         conjuncts = expanded(t, attribute)
@@ -104,8 +118,9 @@ def accepts(my: ClassAd, target: ClassAd, ev: Callable[..., object], attribute: 
     return node is not None and outcome(ev(node, my, target)) == TRUE
 
 
-def first_failures(owners: Sequence[ClassAd], other: ClassAd, ev: Callable[..., object],
-                   attribute: str = "Requirements") -> dict[str, list[int]]:
+def first_failures(
+    owners: Sequence[ClassAd], other: ClassAd, ev: Callable[..., object], attribute: str = "Requirements"
+) -> dict[str, list[int]]:
     """For each owner whose ``attribute`` rejects ``other``: the text of its first
     conjunct that is not true (``"<no Requirements>"`` when it has none), mapped to the
     positions of the owners it decided."""

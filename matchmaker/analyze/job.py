@@ -46,22 +46,22 @@ class JobReport:
     job: str
     submitter: str
     autocluster: Optional[int]
-    slots_total: int                    # slot ads in the pool
-    slots_considered: int               # after the cycle's trim and NEGOTIATOR_SLOT_CONSTRAINT
+    slots_total: int  # slot ads in the pool
+    slots_considered: int  # after the cycle's trim and NEGOTIATOR_SLOT_CONSTRAINT
     clauses: list[ClauseCount]
-    job_accepts: int                    # slots the job's Requirements accept
-    slot_accepts: int                   # of those, slots whose Requirements accept the job
-    slot_rejections: list[tuple[str, int]]   # slot clause -> how many it decided, most first
-    availability: dict[str, int]        # both-ways slots by availability at cycle start
-    matched_elsewhere: list[str]        # both-ways slots the cycle gave to other jobs
-    outcome: str                        # MATCHED, REJECTED, NOT_REACHED, NOT_IDLE, REFUSED
-    mechanism: str                      # of the final rejection ("" when matched)
+    job_accepts: int  # slots the job's Requirements accept
+    slot_accepts: int  # of those, slots whose Requirements accept the job
+    slot_rejections: list[tuple[str, int]]  # slot clause -> how many it decided, most first
+    availability: dict[str, int]  # both-ways slots by availability at cycle start
+    matched_elsewhere: list[str]  # both-ways slots the cycle gave to other jobs
+    outcome: str  # MATCHED, REJECTED, NOT_REACHED, NOT_IDLE, REFUSED
+    mechanism: str  # of the final rejection ("" when matched)
     verdict: str
-    history: list[str] = field(default_factory=list)     # earlier refusals, "mechanism: explanation"
+    history: list[str] = field(default_factory=list)  # earlier refusals, "mechanism: explanation"
     suggestions: list[Suggestion] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)       # Undefined / Error findings
-    context: list[str] = field(default_factory=list)     # the submitter's slice, group quota, limits
-    partitionable: list[str] = field(default_factory=list)   # fit in each partitionable slot, leftovers
+    notes: list[str] = field(default_factory=list)  # Undefined / Error findings
+    context: list[str] = field(default_factory=list)  # the submitter's slice, group quota, limits
+    partitionable: list[str] = field(default_factory=list)  # fit in each partitionable slot, leftovers
 
     @property
     def both_ways(self) -> int:
@@ -86,23 +86,42 @@ def analyze_job(view: PoolView, job_id: str) -> JobReport:
     by_job = [e for e in entries if accepts(req, e.ad, ev)]
     both = [e for e in by_job if accepts(e.ad, req, ev)]
     fails = first_failures([e.ad for e in by_job], req, ev)
-    ctx = Context(job.submitter, view.priorities.eup(job.submitter), view.priorities.eup, start.settings.policy,
-                  start.usage, view.now)
+    ctx = Context(
+        job.submitter,
+        view.priorities.eup(job.submitter),
+        view.priorities.eup,
+        start.settings.policy,
+        start.usage,
+        view.now,
+    )
     availability: dict[str, int] = {}
     for e in both:
         why = slot_availability(ctx, e, req)
         availability[why] = availability.get(why, 0) + 1
     others = [e.slot.name for e in both if (m := view.match_on(e.slot.name)) is not None and m.job != job_id]
     outcome, mechanism, verdict = _verdict(view, job, lambda: len(both))
-    report = JobReport(job_id, job.submitter, _autocluster(view, job), len(view.pool.slots), len(entries), clauses,
-                       len(by_job), len(both), sorted(((t, len(p)) for t, p in fails.items()), key=lambda x: -x[1]),
-                       availability, others, outcome, mechanism, verdict)
+    report = JobReport(
+        job_id,
+        job.submitter,
+        _autocluster(view, job),
+        len(view.pool.slots),
+        len(entries),
+        clauses,
+        len(by_job),
+        len(both),
+        sorted(((t, len(p)) for t, p in fails.items()), key=lambda x: -x[1]),
+        availability,
+        others,
+        outcome,
+        mechanism,
+        verdict,
+    )
     report.history = [f"{r.mechanism}: {r.explanation}" for r in view.history(job_id)]
     if outcome != MATCHED:
         report.suggestions = suggest(req, ads, ev)
-    report.notes = [f"{c.text} is undefined on {c.undefined} slot{'s' if c.undefined != 1 else ''}"
-                    for c in clauses if c.undefined] + \
-                   [f"{c.text} is an error on {c.error} slot{'s' if c.error != 1 else ''}" for c in clauses if c.error]
+    report.notes = [
+        f"{c.text} is undefined on {c.undefined} slot{'s' if c.undefined != 1 else ''}" for c in clauses if c.undefined
+    ] + [f"{c.text} is an error on {c.error} slot{'s' if c.error != 1 else ''}" for c in clauses if c.error]
     if req.get_node("Requirements") is None:
         report.notes.append("the job has no Requirements: it matches no slot")
     report.context = _context(view, job, req)
@@ -117,20 +136,25 @@ def _context(view: PoolView, job: Job, req: ClassAd) -> list[str]:
     sub = next((x for x in view.result.submitters if x.name == job.submitter), None)
     if sub is not None:
         limit = "unlimited" if math.isinf(sub.limit) else f"{sub.limit:.6g}"
-        out.append(f"submitter {sub.name}: EUP {sub.eup:.2f}, pie slice in spin 1 {limit}, "
-                   f"{sub.matched} matched this cycle")
+        out.append(
+            f"submitter {sub.name}: EUP {sub.eup:.2f}, pie slice in spin 1 {limit}, {sub.matched} matched this cycle"
+        )
     if view.result.groups:
         group = view.start.usage.group_of(job.submitter)
         g = next((x for x in view.result.groups if x.name == group), None)
         if g is not None:
-            out.append(f"group {g.name}: quota {g.quota:.2f}, allocated {g.allocated:.2f}, requested "
-                       f"{g.requested:g}, in use at the end {g.usage:g}, accepts surplus: {g.surplus}")
+            out.append(
+                f"group {g.name}: quota {g.quota:.2f}, allocated {g.allocated:.2f}, requested "
+                f"{g.requested:g}, in use at the end {g.usage:g}, accepts surplus: {g.surplus}"
+            )
     v = req.evaluate("ConcurrencyLimits")
     if type(v) is str:
         limits = view.start.limits
         for name, amount in parse_limits(v):
-            out.append(f"concurrency limit {name}: asks {amount:g}, {limits.count.get(name, 0.0):g} in use at "
-                       f"cycle start, capacity {float(limits.capacity(name)):g}")
+            out.append(
+                f"concurrency limit {name}: asks {amount:g}, {limits.count.get(name, 0.0):g} in use at "
+                f"cycle start, capacity {float(limits.capacity(name)):g}"
+            )
     return out
 
 
@@ -150,7 +174,7 @@ def analyze_submitter(view: PoolView, name: str) -> list[JobReport]:
 
 def _autocluster(view: PoolView, job: Job) -> Optional[int]:
     queue = view.start.queues.get(job.submitter)
-    for run in (queue.runs if queue else ()):
+    for run in queue.runs if queue else ():
         if any(j.id == job.id for j in run.jobs):
             return run.autocluster
     return None
@@ -159,10 +183,12 @@ def _autocluster(view: PoolView, job: Job) -> Optional[int]:
 def decided_by(view: PoolView, job: Job) -> tuple[str, str, str]:
     """(outcome, mechanism, sentence) of what the cycle did with ``job``, as the verdict of
     :func:`analyze_job` says it (the slots both sides accept are counted only if needed)."""
+
     def both() -> int:
         req = view.request(job)
         ev = evaluator(view.start.usage, view.now)
         return sum(accepts(req, e.ad, ev) and accepts(e.ad, req, ev) for e in view.start.entries)
+
     return _verdict(view, job, both)
 
 
@@ -175,8 +201,10 @@ def _verdict(view: PoolView, job: Job, both: Callable[[], int]) -> tuple[str, st
         if m.preemption is not None:
             p = m.preemption
             who = f"job {p.job} of {p.user}" if p.job else f"the claim of {p.user}"
-            text += f", preempting {who} (RemoteUserPrio {p.remote_user_prio:.10g}, SubmitterUserPrio " \
-                    f"{p.submitter_user_prio:.10g}, slot Rank {p.rank_before:.10g} -> {p.rank_after:.10g})"
+            text += (
+                f", preempting {who} (RemoteUserPrio {p.remote_user_prio:.10g}, SubmitterUserPrio "
+                f"{p.submitter_user_prio:.10g}, slot Rank {p.rank_before:.10g} -> {p.rank_after:.10g})"
+            )
         return MATCHED, "", text
     if job.status != IDLE:
         return NOT_IDLE, "", f"not idle (JobStatus {job.status}): the cycle does not negotiate for it"
@@ -185,24 +213,55 @@ def _verdict(view: PoolView, job: Job, both: Callable[[], int]) -> tuple[str, st
         return REJECTED, r.mechanism, f"rejected, decided by {r.mechanism or 'the matcher'}: {r.explanation}"
     ac = _autocluster(view, job)
     queue = view.start.queues.get(job.submitter)
-    for run in (queue.runs if queue else ()):
+    for run in queue.runs if queue else ():
         if run.autocluster != ac:
             continue
         for other in run.jobs:
             rr = view.rejection(other.id)
             if rr is not None:
-                return NOT_REACHED, rr.mechanism, f"not tried: job {other.id} of the same autocluster was " \
-                                                  f"rejected first ({rr.mechanism}: {rr.explanation})"
+                return (
+                    NOT_REACHED,
+                    rr.mechanism,
+                    f"not tried: job {other.id} of the same autocluster was "
+                    f"rejected first ({rr.mechanism}: {rr.explanation})",
+                )
     if both() == 0:
         return NOT_REACHED, REQUIREMENTS, "not tried, and no slot satisfies both Requirements"
-    return NOT_REACHED, "", f"not tried this cycle: {job.submitter} stopped before reaching it " \
-                            "(its pie slice or ceiling was used up)"
+    return (
+        NOT_REACHED,
+        "",
+        f"not tried this cycle: {job.submitter} stopped before reaching it (its pie slice or ceiling was used up)",
+    )
 
 
 def _refused(view: PoolView, job_id: str, reason: str) -> JobReport:
-    return JobReport(job_id, "", None, len(view.pool.slots), len(view.start.entries), [], 0, 0, [], {}, [],
-                     REFUSED, "accounting-group-map", reason)
+    return JobReport(
+        job_id,
+        "",
+        None,
+        len(view.pool.slots),
+        len(view.start.entries),
+        [],
+        0,
+        0,
+        [],
+        {},
+        [],
+        REFUSED,
+        "accounting-group-map",
+        reason,
+    )
 
 
-__all__ = ["ALREADY_MATCHED", "MATCHED", "NOT_IDLE", "NOT_REACHED", "REFUSED", "REJECTED", "JobReport",
-           "analyze_job", "analyze_submitter", "decided_by"]
+__all__ = [
+    "ALREADY_MATCHED",
+    "MATCHED",
+    "NOT_IDLE",
+    "NOT_REACHED",
+    "REFUSED",
+    "REJECTED",
+    "JobReport",
+    "analyze_job",
+    "analyze_submitter",
+    "decided_by",
+]

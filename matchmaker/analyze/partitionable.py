@@ -14,7 +14,7 @@ from ..pool.ads import Job, Slot
 from ..pool.partition import available, machine_resources, requested, shortfall
 from .pool_view import PoolView
 
-SHOWN = 5   # partitionable slots listed one by one; the rest are counted
+SHOWN = 5  # partitionable slots listed one by one; the rest are counted
 
 
 def amount(resource: str, *values: float) -> list[str]:
@@ -94,13 +94,17 @@ def leftover_lines(view: PoolView, job: Job) -> list[str]:
         return []
     names = ", ".join(dict.fromkeys(m.slot for m in mine))
     if not view.settings.claim_leftovers:
-        return [f"leftovers of {names} are not claimed: CLAIM_PARTITIONABLE_LEFTOVERS is false, so the job "
-                f"waits for a later cycle"]
+        return [
+            f"leftovers of {names} are not claimed: CLAIM_PARTITIONABLE_LEFTOVERS is false, so the job "
+            f"waits for a later cycle"
+        ]
     claimed = claim_matches(view.pool, view.result, view.settings)
     start = next((s for s in claimed.starts if s.job == job.id), None)
     if start is not None:
-        return [f"after the cycle the schedd starts it on the leftovers of {names}, as {start.slot} "
-                f"(CLAIM_PARTITIONABLE_LEFTOVERS)"]
+        return [
+            f"after the cycle the schedd starts it on the leftovers of {names}, as {start.slot} "
+            f"(CLAIM_PARTITIONABLE_LEFTOVERS)"
+        ]
     slots = {s.name: s.ad for s in claimed.pool.slots}
     out = []
     for name in dict.fromkeys(m.slot for m in mine):
@@ -109,8 +113,10 @@ def leftover_lines(view: PoolView, job: Job) -> list[str]:
         need = requested(job.ad, ad, resources, rounding_of(view.settings))
         short = shortfall(need, available(ad, resources))
         if short is not None:
-            out.append(f"leftovers of {name} after the schedd's claims do not fit it: "
-                       f"{_short(short, need[short], available(ad, resources)[short])}")
+            out.append(
+                f"leftovers of {name} after the schedd's claims do not fit it: "
+                f"{_short(short, need[short], available(ad, resources)[short])}"
+            )
         else:
             out.append(f"leftovers of {name} are enough for it, but its Requirements or the slot's refuse it")
     return out

@@ -42,7 +42,7 @@ class PoolView:
     settings: Settings
     now: float
     result: CycleResult
-    start: Cycle                               # built like the cycle's, never negotiated
+    start: Cycle  # built like the cycle's, never negotiated
     priorities: Any
     _jobs: dict[str, Job] = field(default_factory=dict)
 
@@ -85,8 +85,14 @@ def prepare(pool: Pool, settings: Settings, now: float, state: Optional[str] = N
     try:
         group_of = group_function(settings)
         acct.update_priorities(now)
-        acct.sync_claims([Claim(s.name, s.customer, s.weight, group_of(s.customer), start_time=now)  # type: ignore[arg-type]
-                          for s in pool.slots if s.charged], now)
+        acct.sync_claims(
+            [
+                Claim(s.name, s.customer, s.weight, group_of(s.customer), start_time=now)  # type: ignore[arg-type]
+                for s in pool.slots
+                if s.charged
+            ],
+            now,
+        )
         usage = {c.name: c.weighted_resources_used for c in acct.customers() if not c.is_group}
         previous = acct.previous_quotas()
         priorities = AccountantPriorities(acct)
@@ -98,8 +104,7 @@ def prepare(pool: Pool, settings: Settings, now: float, state: Optional[str] = N
             start = Cycle(pool, settings, priorities, now, usage=usage)
         else:
             gof = partial(group_of_submitter, tree=tree)
-            start = Cycle(pool, settings, priorities, now, usage=usage, group_of=gof,
-                          groups=GroupView(gof, previous))
+            start = Cycle(pool, settings, priorities, now, usage=usage, group_of=gof, groups=GroupView(gof, previous))
         return PoolView(pool, settings, now, result, start, _Frozen(priorities))
     finally:
         acct.close()

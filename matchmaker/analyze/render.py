@@ -24,8 +24,11 @@ def _clause_table(clauses: list[ClauseCount], unit: str) -> list[str]:
 
 def job_text(r: JobReport) -> str:
     """The human-readable report of one job."""
-    lines = [f"Job {r.job}" + (f" of {r.submitter}" if r.submitter else "") +
-             (f" (autocluster {r.autocluster})" if r.autocluster is not None else "")]
+    lines = [
+        f"Job {r.job}"
+        + (f" of {r.submitter}" if r.submitter else "")
+        + (f" (autocluster {r.autocluster})" if r.autocluster is not None else "")
+    ]
     lines.append(f"Verdict: {r.verdict}")
     if r.outcome == "refused":
         return "\n".join(lines) + "\n"
@@ -58,8 +61,12 @@ def job_text(r: JobReport) -> str:
 
 def slot_text(r: SlotReport) -> str:
     """The human-readable report of one slot."""
-    lines = [f"Slot {r.slot}", f"Verdict: {r.verdict}",
-             f"Requests: {r.requests} autocluster(s) of {r.jobs} idle job(s)", "The slot's Requirements:"]
+    lines = [
+        f"Slot {r.slot}",
+        f"Verdict: {r.verdict}",
+        f"Requests: {r.requests} autocluster(s) of {r.jobs} idle job(s)",
+        "The slot's Requirements:",
+    ]
     lines += _clause_table(r.clauses, "requests")
     lines.append(f"Its Requirements accept {len(r.slot_accepts)} request(s); {len(r.both_ways)} accept it back.")
     for text, n in r.rejections[:3]:

@@ -23,14 +23,14 @@ class SlotReport:
     """Everything ``analyze --slot`` says about one slot."""
 
     slot: str
-    considered: bool                       # kept by the cycle's trim and NEGOTIATOR_SLOT_CONSTRAINT
-    requests: int                          # autoclusters (one request each) of idle jobs
-    jobs: int                              # idle jobs behind them
+    considered: bool  # kept by the cycle's trim and NEGOTIATOR_SLOT_CONSTRAINT
+    requests: int  # autoclusters (one request each) of idle jobs
+    jobs: int  # idle jobs behind them
     clauses: list[ClauseCount]
-    slot_accepts: list[str]                # first job of each request the slot's Requirements accept
-    both_ways: list[str]                   # ... that also accept the slot
-    rejections: list[tuple[str, int]]      # slot clause -> requests it decided, most first
-    next_job: Optional[str]                # the job the cycle matched to it
+    slot_accepts: list[str]  # first job of each request the slot's Requirements accept
+    both_ways: list[str]  # ... that also accept the slot
+    rejections: list[tuple[str, int]]  # slot clause -> requests it decided, most first
+    next_job: Optional[str]  # the job the cycle matched to it
     verdict: str
     notes: list[str] = field(default_factory=list)
 
@@ -71,20 +71,33 @@ def analyze_slot(view: PoolView, name: str) -> SlotReport:
     if m is not None:
         verdict = f"takes job {m.job} of {m.submitter} ({m.reason})"
     elif entry is None:
-        verdict = "not considered by the cycle (claimed with NEGOTIATOR_CONSIDER_PREEMPTION = false, retiring, " \
-                  "or outside NEGOTIATOR_SLOT_CONSTRAINT)"
+        verdict = (
+            "not considered by the cycle (claimed with NEGOTIATOR_CONSIDER_PREEMPTION = false, retiring, "
+            "or outside NEGOTIATOR_SLOT_CONSTRAINT)"
+        )
     elif not both:
         verdict = "no idle request satisfies both its Requirements and the slot's"
     else:
         firsts = ", ".join(requests[i][0].id for i in both[:5])
-        verdict = f"accepts {len(both)} request(s) both ways (jobs {firsts}) but the cycle matched none of " \
-                  "them here (see analyze --job for each)"
-    report = SlotReport(name, entry is not None, len(requests), sum(n for _, n in requests), clauses,
-                        [requests[i][0].id for i in mine], [requests[i][0].id for i in both],
-                        sorted(((t, len(p)) for t, p in fails.items()), key=lambda x: -x[1]),
-                        m.job if m is not None else None, verdict)
-    report.notes = [f"{c.text} is undefined for {c.undefined} request(s)" for c in clauses if c.undefined] + \
-                   [f"{c.text} is an error for {c.error} request(s)" for c in clauses if c.error]
+        verdict = (
+            f"accepts {len(both)} request(s) both ways (jobs {firsts}) but the cycle matched none of "
+            "them here (see analyze --job for each)"
+        )
+    report = SlotReport(
+        name,
+        entry is not None,
+        len(requests),
+        sum(n for _, n in requests),
+        clauses,
+        [requests[i][0].id for i in mine],
+        [requests[i][0].id for i in both],
+        sorted(((t, len(p)) for t, p in fails.items()), key=lambda x: -x[1]),
+        m.job if m is not None else None,
+        verdict,
+    )
+    report.notes = [f"{c.text} is undefined for {c.undefined} request(s)" for c in clauses if c.undefined] + [
+        f"{c.text} is an error for {c.error} request(s)" for c in clauses if c.error
+    ]
     if ad.get_node("Requirements") is None:
         report.notes.append("the slot has no Requirements: it matches no job")
     report.notes += slot_lines(view, slot, [j for j, _ in requests])

@@ -22,7 +22,7 @@ from classad.unparse import unparse_value
 from .clauses import accepts
 
 COMPARISONS = ("<", "<=", ">", ">=", "==")
-MAX_TRIES = 12          # thresholds tried per clause, nearest first
+MAX_TRIES = 12  # thresholds tried per clause, nearest first
 
 
 @dataclass(frozen=True)
@@ -34,12 +34,14 @@ class Suggestion:
     current: float
     value: float
     direction: str
-    more: int               # slots accepting both ways with the change, minus without
+    more: int  # slots accepting both ways with the change, minus without
 
     def text(self) -> str:
         """``"RequestMemory <= 4096 would match 3 more slots"``."""
-        return f"{self.attribute} {self.direction} {unparse_value(self.value)} would match " \
-               f"{self.more} more slot{'s' if self.more != 1 else ''} (clause: {self.clause})"
+        return (
+            f"{self.attribute} {self.direction} {unparse_value(self.value)} would match "
+            f"{self.more} more slot{'s' if self.more != 1 else ''} (clause: {self.clause})"
+        )
 
 
 def _job_attr(node: ast.Node, job: ClassAd) -> Optional[str]:
@@ -90,8 +92,16 @@ def suggest(job: ClassAd, slots: Sequence[ClassAd], ev: Callable[..., object]) -
     return out
 
 
-def _best(job: ClassAd, slots: Sequence[ClassAd], ev: Callable[..., object], attr: str, current: Any,
-          values: set[float], base: int, clause: str) -> Optional[Suggestion]:
+def _best(
+    job: ClassAd,
+    slots: Sequence[ClassAd],
+    ev: Callable[..., object],
+    attr: str,
+    current: Any,
+    values: set[float],
+    base: int,
+    clause: str,
+) -> Optional[Suggestion]:
     tries = sorted((v for v in values if v != current), key=lambda v: (abs(v - current), v))[:MAX_TRIES]
     for v in tries:
         changed = ClassAd(job)

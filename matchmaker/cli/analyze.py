@@ -26,7 +26,7 @@ def cmd_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     loaded = load(*pool_sources(args), allow_empty=args.allow_empty)
     for w in loaded.warnings:
         err.write(f"matchmaker: {w}\n")
-    now = args.now if args.now is not None else time.time()   # the CLI is the edge: it may read the clock
+    now = args.now if args.now is not None else time.time()  # the CLI is the edge: it may read the clock
     view = analyze(loaded, now=now, state=args.state)
     try:
         if args.slot is not None:
@@ -52,8 +52,11 @@ def cmd_analyze(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``analyze`` to the ``matchmaker`` command."""
-    a = subparsers.add_parser("analyze", help="why jobs or slots do (not) match, clause by clause",
-                              description="Why jobs or slots do (not) match, clause by clause.")
+    a = subparsers.add_parser(
+        "analyze",
+        help="why jobs or slots do (not) match, clause by clause",
+        description="Why jobs or slots do (not) match, clause by clause.",
+    )
     add_pool_sources(a)
     a.add_argument("--state", help="accountant database (SQLite), read only")
     a.add_argument("--now", type=epoch_time, help="the cycle's time, seconds since the epoch (default: the clock)")

@@ -22,8 +22,9 @@ def epoch_time(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a time (seconds since the epoch)") from None
     if not math.isfinite(value) or not 0 <= value <= MAX_TIME:
-        raise argparse.ArgumentTypeError(f"{text!r} is outside 0 .. {MAX_TIME:.0f} seconds since the epoch "
-                                         "(the end of the year 9999)")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is outside 0 .. {MAX_TIME:.0f} seconds since the epoch (the end of the year 9999)"
+        )
     return value
 
 
@@ -67,14 +68,20 @@ def add_pool_sources(parser: argparse.ArgumentParser) -> None:
     Ad sources are read by :func:`matchmaker.pool.ads.stream_ads`: a path, ``-`` for
     standard input, a pipe (``<(condor_q -json)``), gzipped or not, in any ad format."""
     parser.add_argument("--config", required=True, help="negotiator configuration (HTCondor syntax)")
-    parser.add_argument("--slots", required=True,
-                        help="slot ads: condor_status -l, -json, -xml or [ ... ] format; a file, '-' for stdin "
-                             "or a pipe, gzipped or not")
-    parser.add_argument("--jobs", required=True,
-                        help="job ads: condor_q -l, -json, -xml or [ ... ] format; a file, '-' for stdin "
-                             "or a pipe, gzipped or not")
-    parser.add_argument("--allow-empty", action="store_true",
-                        help="accept a slot or job source holding no ads (refused by default)")
+    parser.add_argument(
+        "--slots",
+        required=True,
+        help="slot ads: condor_status -l, -json, -xml or [ ... ] format; a file, '-' for stdin "
+        "or a pipe, gzipped or not",
+    )
+    parser.add_argument(
+        "--jobs",
+        required=True,
+        help="job ads: condor_q -l, -json, -xml or [ ... ] format; a file, '-' for stdin or a pipe, gzipped or not",
+    )
+    parser.add_argument(
+        "--allow-empty", action="store_true", help="accept a slot or job source holding no ads (refused by default)"
+    )
 
 
 def pool_sources(args: argparse.Namespace) -> tuple[str, str, str]:

@@ -87,29 +87,55 @@ def result_json(result: CycleResult) -> dict[str, Any]:
     grouped = bool(result.groups)
     matches = []
     for m in result.matches:
-        row: dict[str, Any] = {"job": m.job, "submitter": m.submitter, "slot": m.slot, "reason": m.reason,
-                               "preempted": m.preempted}
+        row: dict[str, Any] = {
+            "job": m.job,
+            "submitter": m.submitter,
+            "slot": m.slot,
+            "reason": m.reason,
+            "preempted": m.preempted,
+        }
         if grouped:
             row.update(group=m.group, negotiating_group=m.negotiating_group, autoregroup=m.autoregroup)
         if m.preemption is not None:
             row["preemption"] = preemption_json(m.preemption)
-        if m.preempted_slots:       # ALLOW_PSLOT_PREEMPTION: the dynamic slots the match ends
+        if m.preempted_slots:  # ALLOW_PSLOT_PREEMPTION: the dynamic slots the match ends
             row["preempted_slots"] = list(m.preempted_slots)
         matches.append(row)
     doc: dict[str, Any] = {
         "matches": matches,
-        "submitters": [{"name": s.name, "eup": s.eup, "limit": _num(s.limit), "matched": s.matched,
-                        "spin_limits": [_num(x) for x in s.spin_limits]}
-                       for s in result.submitters],
-        "rejected": [{"job": r.job, "reason": r.reason, "mechanism": r.mechanism, "explanation": r.explanation}
-                     for r in result.rejected],
+        "submitters": [
+            {
+                "name": s.name,
+                "eup": s.eup,
+                "limit": _num(s.limit),
+                "matched": s.matched,
+                "spin_limits": [_num(x) for x in s.spin_limits],
+            }
+            for s in result.submitters
+        ],
+        "rejected": [
+            {"job": r.job, "reason": r.reason, "mechanism": r.mechanism, "explanation": r.explanation}
+            for r in result.rejected
+        ],
     }
     if grouped:
-        doc["groups"] = [{"name": g.name, "quota": g.quota, "allocated": g.allocated, "usage": g.usage,
-                          "matched": g.matched, "order": g.order, "config_quota": g.config_quota,
-                          "subtree_quota": g.subtree_quota, "surplus": g.surplus, "requested": g.requested,
-                          "sort_key": _num(g.sort_key), "allocated_by_round": list(g.allocated_by_round)}
-                         for g in result.groups]
+        doc["groups"] = [
+            {
+                "name": g.name,
+                "quota": g.quota,
+                "allocated": g.allocated,
+                "usage": g.usage,
+                "matched": g.matched,
+                "order": g.order,
+                "config_quota": g.config_quota,
+                "subtree_quota": g.subtree_quota,
+                "surplus": g.surplus,
+                "requested": g.requested,
+                "sort_key": _num(g.sort_key),
+                "allocated_by_round": list(g.allocated_by_round),
+            }
+            for g in result.groups
+        ]
     return doc
 
 
@@ -153,28 +179,59 @@ def print_result(result: CycleResult, out: TextIO, explain: bool = False, summar
         out.write(f"Matches: {len(result.matches)}\n")
     if result.matches and not summary:
         head = ("JOB", "SUBMITTER", "SLOT", "REASON", "PREEMPTS") + (("PASS",) if grouped else ())
-        _table([head] + [(m.job, m.submitter, m.slot, m.reason, m.preempted or "-") +
-                         ((m.negotiating_group + (" (autoregroup)" if m.autoregroup else ""),) if grouped else ())
-                         for m in result.matches], out)
+        _table(
+            [head]
+            + [
+                (m.job, m.submitter, m.slot, m.reason, m.preempted or "-")
+                + ((m.negotiating_group + (" (autoregroup)" if m.autoregroup else ""),) if grouped else ())
+                for m in result.matches
+            ],
+            out,
+        )
     out.write(f"\nSubmitters: {len(result.submitters)}\n")
     if result.submitters:
-        _table([("SUBMITTER", "EUP", "SLICE", "LIMIT PER SPIN", "MATCHED")] +
-               [(s.name, f"{s.eup:.2f}", _amount(s.limit) if s.spin_limits else "-", _amounts(s.spin_limits),
-                 str(s.matched))
-                for s in result.submitters],
-               out, right=(1, 2, 4))
+        _table(
+            [("SUBMITTER", "EUP", "SLICE", "LIMIT PER SPIN", "MATCHED")]
+            + [
+                (
+                    s.name,
+                    f"{s.eup:.2f}",
+                    _amount(s.limit) if s.spin_limits else "-",
+                    _amounts(s.spin_limits),
+                    str(s.matched),
+                )
+                for s in result.submitters
+            ],
+            out,
+            right=(1, 2, 4),
+        )
     if grouped:
         out.write(f"\nGroups: {len(result.groups)}\n")
-        _table([("ORDER", "GROUP", "QUOTA", "SURPLUS", "REQUESTED", "ALLOCATED PER ROUND", "IN USE", "MATCHED")] +
-               [(str(g.order), g.name, f"{g.quota:.2f}", g.surplus, f"{g.requested:g}",
-                 _amounts(g.allocated_by_round or (g.allocated,)), f"{g.usage:g}", str(g.matched))
-                for g in result.groups], out, right=(0, 2, 4, 6, 7))
+        _table(
+            [("ORDER", "GROUP", "QUOTA", "SURPLUS", "REQUESTED", "ALLOCATED PER ROUND", "IN USE", "MATCHED")]
+            + [
+                (
+                    str(g.order),
+                    g.name,
+                    f"{g.quota:.2f}",
+                    g.surplus,
+                    f"{g.requested:g}",
+                    _amounts(g.allocated_by_round or (g.allocated,)),
+                    f"{g.usage:g}",
+                    str(g.matched),
+                )
+                for g in result.groups
+            ],
+            out,
+            right=(0, 2, 4, 6, 7),
+        )
     if result.rejected and summary:
         out.write(f"\nRejected: {len(result.rejected)}{_counts([r.mechanism or '-' for r in result.rejected])}\n")
     elif result.rejected:
         out.write(f"\nRejected: {len(result.rejected)}\n")
-        _table([("JOB", "DECIDED BY", "REASON")] + [(r.job, r.mechanism or "-", r.reason) for r in result.rejected],
-               out)
+        _table(
+            [("JOB", "DECIDED BY", "REASON")] + [(r.job, r.mechanism or "-", r.reason) for r in result.rejected], out
+        )
     if explain and not summary:
         print_explanations(result, out)
 
@@ -191,8 +248,9 @@ def cmd_negotiate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     status = StatusLine(err, enabled=wanted(err, args.no_progress))
     try:
         loaded = load(*pool_sources(args), progress=status, allow_empty=args.allow_empty)
-        result = negotiate(loaded, now=_now(args), state=args.state, allow_clock_skew=args.allow_clock_skew,
-                           progress=status)
+        result = negotiate(
+            loaded, now=_now(args), state=args.state, allow_clock_skew=args.allow_clock_skew, progress=status
+        )
     finally:
         status.close()
     warnings = list(loaded.warnings) + result.warnings
@@ -220,11 +278,13 @@ def cmd_userprio(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     edits = _edits(args)
     if args.quotas and edits:
         raise UsageError("--quotas only shows; run the edits without it", f"{PROG} userprio")
-    active_since = _active_from(args)         # a mistake in it is found before any edit
+    active_since = _active_from(args)  # a mistake in it is found before any edit
     if store_absent(args.state) and not edits:
         what = "empty file, not an accountant database" if os.path.exists(args.state) else "no such accountant database"
-        raise StateError(f"{what} (run 'matchmaker negotiate --state' first, "
-                         "or give an edit such as --setfactor to create it)", file=args.state)
+        raise StateError(
+            f"{what} (run 'matchmaker negotiate --state' first, or give an edit such as --setfactor to create it)",
+            file=args.state,
+        )
     acct = Accountant.load(args.state)
     try:
         now = _edit_time(args, acct)
@@ -269,16 +329,16 @@ def _active_from(args: argparse.Namespace) -> Optional[float]:
     try:
         return calendar.timegm(datetime.date(int(year), int(month), int(day)).timetuple())
     except ValueError:
-        raise UsageError(f"--activefrom: {month} {day} {year} is not a date (MONTH DAY YEAR)",
-                         f"{PROG} userprio") from None
+        raise UsageError(
+            f"--activefrom: {month} {day} {year} is not a date (MONTH DAY YEAR)", f"{PROG} userprio"
+        ) from None
 
 
 def _show_quotas(acct: Accountant, args: argparse.Namespace, out: TextIO) -> int:
     """``userprio --quotas``: the last cycle's group quota table."""
     every = acct.group_quotas()
     rows = quota_report(acct, all_groups=args.allusers)
-    doc: dict[str, Any] = dict(last_update=acct.last_update_time, users=user_count(acct),
-                               policy=surplus_policy(every))
+    doc: dict[str, Any] = dict(last_update=acct.last_update_time, users=user_count(acct), policy=surplus_policy(every))
     if args.json:
         json.dump(quotas_json(rows, **doc), out, indent=2)
         out.write("\n")
@@ -304,46 +364,77 @@ def build_parser() -> CommandParser:
     n = sub.add_parser("negotiate", help="run one negotiation cycle", description="Run one negotiation cycle.")
     add_pool_sources(n)
     n.add_argument("--state", help="accountant database (SQLite); created if missing")
-    n.add_argument("--now", type=epoch_time,
-                   help="the cycle's time, seconds since the epoch (default: the clock); "
-                   "not earlier than the state's last update")
-    n.add_argument("--allow-clock-skew", action="store_true",
-                   help="accept a --now earlier than the state's last update (the interval restarts)")
+    n.add_argument(
+        "--now",
+        type=epoch_time,
+        help="the cycle's time, seconds since the epoch (default: the clock); not earlier than the state's last update",
+    )
+    n.add_argument(
+        "--allow-clock-skew",
+        action="store_true",
+        help="accept a --now earlier than the state's last update (the interval restarts)",
+    )
     n.add_argument("--json", action="store_true", help="print one JSON object")
-    n.add_argument("--explain", action="store_true",
-                   help="also say what allowed each preemption and what decided each rejection")
-    n.add_argument("--summary", action="store_true",
-                   help="count the matches (by reason) and rejections (by what decided them) instead of "
-                        "listing each; the submitter and group tables are printed as usual")
-    n.add_argument("--no-progress", action="store_true",
-                   help="never show progress (shown on stderr, when it is a terminal, once a run "
-                        "takes more than a second)")
+    n.add_argument(
+        "--explain", action="store_true", help="also say what allowed each preemption and what decided each rejection"
+    )
+    n.add_argument(
+        "--summary",
+        action="store_true",
+        help="count the matches (by reason) and rejections (by what decided them) instead of "
+        "listing each; the submitter and group tables are printed as usual",
+    )
+    n.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="never show progress (shown on stderr, when it is a terminal, once a run takes more than a second)",
+    )
     n.set_defaults(run=cmd_negotiate)
-    u = sub.add_parser("userprio", help="show (and edit) user priorities, or show group quotas",
-                       description="Show user priorities, as condor_userprio does, and edit them.")
+    u = sub.add_parser(
+        "userprio",
+        help="show (and edit) user priorities, or show group quotas",
+        description="Show user priorities, as condor_userprio does, and edit them.",
+    )
     u.add_argument("--state", required=True, help="accountant database (SQLite)")
     u.add_argument("--json", action="store_true", help="print one JSON object")
-    u.add_argument("--quotas", action="store_true",
-                   help="the last cycle's group quotas (condor_userprio -quotas)")
-    u.add_argument("--allusers", action="store_true",
-                   help="every record (the default here); with --quotas also groups without demand or "
-                        "usage, and <none>")
+    u.add_argument("--quotas", action="store_true", help="the last cycle's group quotas (condor_userprio -quotas)")
+    u.add_argument(
+        "--allusers",
+        action="store_true",
+        help="every record (the default here); with --quotas also groups without demand or usage, and <none>",
+    )
     view = u.add_mutually_exclusive_group()
-    view.add_argument("--usage", action="store_true",
-                      help="accumulated usage with the time it began and the time of the last usage")
-    view.add_argument("--most", action="store_true",
-                      help="priorities, factor, resources in use, accumulated usage and its times")
-    u.add_argument("--activefrom", nargs=3, metavar=("MONTH", "DAY", "YEAR"),
-                   help="only principals with usage on or after that date (UTC midnight)")
-    u.add_argument("--grouprollup", action="store_true",
-                   help="a group's resources in use and accumulated usage include its subgroups'")
+    view.add_argument(
+        "--usage", action="store_true", help="accumulated usage with the time it began and the time of the last usage"
+    )
+    view.add_argument(
+        "--most", action="store_true", help="priorities, factor, resources in use, accumulated usage and its times"
+    )
+    u.add_argument(
+        "--activefrom",
+        nargs=3,
+        metavar=("MONTH", "DAY", "YEAR"),
+        help="only principals with usage on or after that date (UTC midnight)",
+    )
+    u.add_argument(
+        "--grouprollup",
+        action="store_true",
+        help="a group's resources in use and accumulated usage include its subgroups'",
+    )
     for edit, meaning in EDITS.items():
         u.add_argument(f"--{edit}", nargs=2, action="append", metavar=("NAME", "VALUE"), help=meaning)
-    u.add_argument("--resetusage", action="append", metavar="NAME",
-                   help="reset the accumulated usage and the priority to its minimum")
+    u.add_argument(
+        "--resetusage",
+        action="append",
+        metavar="NAME",
+        help="reset the accumulated usage and the priority to its minimum",
+    )
     u.add_argument("--delete", action="append", metavar="NAME", help="remove the principal's record")
-    u.add_argument("--now", type=epoch_time,
-                   help="time for --resetusage, seconds since the epoch (default: the state's last update)")
+    u.add_argument(
+        "--now",
+        type=epoch_time,
+        help="time for --resetusage, seconds since the epoch (default: the state's last update)",
+    )
     u.set_defaults(run=cmd_userprio)
     simulate_command.register(sub)
     sweep_command.register(sub)
@@ -362,7 +453,7 @@ NUMBER_ARGUMENT = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^-(inf|infini
 
 def numbers_are_values(parser: argparse.ArgumentParser) -> None:
     """Make ``parser`` and its subcommands' parsers read a negative number as a value."""
-    parser._negative_number_matcher = NUMBER_ARGUMENT    # type: ignore[attr-defined]
+    parser._negative_number_matcher = NUMBER_ARGUMENT  # type: ignore[attr-defined]
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
@@ -401,6 +492,5 @@ def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err
         err.write(f"{PROG}: error: out of memory\n")
         return 2
     except Exception as exc:  # the last resort: never a traceback
-        err.write(printable(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)")
-                  + "\n")
+        err.write(printable(f"{PROG}: <internal>: error: {type(exc).__name__}: {exc} (please report this bug)") + "\n")
         return 2

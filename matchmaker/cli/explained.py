@@ -11,8 +11,14 @@ from ..cycle.results import CycleResult, Preemption
 
 def preemption_json(p: Preemption) -> dict[str, Any]:
     """One preemption as the ``preemption`` object of a ``--json`` match."""
-    return {"job": p.job, "user": p.user, "RemoteUserPrio": p.remote_user_prio,
-            "SubmitterUserPrio": p.submitter_user_prio, "rank_before": p.rank_before, "rank_after": p.rank_after}
+    return {
+        "job": p.job,
+        "user": p.user,
+        "RemoteUserPrio": p.remote_user_prio,
+        "SubmitterUserPrio": p.submitter_user_prio,
+        "rank_before": p.rank_before,
+        "rank_after": p.rank_after,
+    }
 
 
 def _n(x: float) -> str:
@@ -25,8 +31,10 @@ def preemption_text(reason: str, p: Preemption) -> str:
     if reason == "rank":
         why = f"the slot's Rank for this job is {_n(p.rank_after)}, better than its CurrentRank {_n(p.rank_before)}"
     else:
-        why = (f"RemoteUserPrio {_n(p.remote_user_prio)} vs SubmitterUserPrio {_n(p.submitter_user_prio)}, "
-               f"PREEMPTION_REQUIREMENTS true, slot Rank {_n(p.rank_after)} not below CurrentRank {_n(p.rank_before)}")
+        why = (
+            f"RemoteUserPrio {_n(p.remote_user_prio)} vs SubmitterUserPrio {_n(p.submitter_user_prio)}, "
+            f"PREEMPTION_REQUIREMENTS true, slot Rank {_n(p.rank_after)} not below CurrentRank {_n(p.rank_before)}"
+        )
     return f"preempts {job} by {reason}: {why}"
 
 

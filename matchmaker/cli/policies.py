@@ -18,15 +18,42 @@ from ..accounting.store import Accountant, store_absent
 from ..errors import StateError
 
 COLUMNS = {
-    "lsf": (("SHARE_INFO_FOR", "parent"), ("USER/GROUP", "name"), ("SHARES", "shares"), ("PRIORITY", "priority"),
-            ("STARTED", "started"), ("CPU_HOURS", "cpu_hours"), ("RUN_HOURS", "run_hours"),
-            ("HIST_RUN_HOURS", "hist_run_hours"), ("ADJUST", "adjust")),
-    "maui": (("JOB", "name"), ("PRIORITY", "priority"), ("SERV", "serv"), ("TARG", "targ"), ("CRED", "cred"),
-             ("FS", "fs"), ("RES", "res")),
-    "dirac": (("TASKQUEUE", "name"), ("OWNER", "owner"), ("GROUP", "group"), ("CORRECTION", "correction"),
-              ("PRIORITY", "priority")),
-    "slurm": (("JOBID", "name"), ("PRIORITY", "priority"), ("AGE", "age"), ("FAIRSHARE", "fairshare"),
-              ("JOBSIZE", "jobsize"), ("QOS", "qos"), ("NICE", "nice")),
+    "lsf": (
+        ("SHARE_INFO_FOR", "parent"),
+        ("USER/GROUP", "name"),
+        ("SHARES", "shares"),
+        ("PRIORITY", "priority"),
+        ("STARTED", "started"),
+        ("CPU_HOURS", "cpu_hours"),
+        ("RUN_HOURS", "run_hours"),
+        ("HIST_RUN_HOURS", "hist_run_hours"),
+        ("ADJUST", "adjust"),
+    ),
+    "maui": (
+        ("JOB", "name"),
+        ("PRIORITY", "priority"),
+        ("SERV", "serv"),
+        ("TARG", "targ"),
+        ("CRED", "cred"),
+        ("FS", "fs"),
+        ("RES", "res"),
+    ),
+    "dirac": (
+        ("TASKQUEUE", "name"),
+        ("OWNER", "owner"),
+        ("GROUP", "group"),
+        ("CORRECTION", "correction"),
+        ("PRIORITY", "priority"),
+    ),
+    "slurm": (
+        ("JOBID", "name"),
+        ("PRIORITY", "priority"),
+        ("AGE", "age"),
+        ("FAIRSHARE", "fairshare"),
+        ("JOBSIZE", "jobsize"),
+        ("QOS", "qos"),
+        ("NICE", "nice"),
+    ),
 }
 
 
@@ -48,8 +75,10 @@ def format_report(policy: str, rows: list[dict[str, Any]]) -> str:
     table = [[h for h, _ in cols]] + [[_cell(r.get(k)) for _, k in cols] for r in rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
     left = [k in NAME_COLUMNS for _, k in cols]
-    lines = ["  ".join(c.ljust(w) if left[i] else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-             for r in table]
+    lines = [
+        "  ".join(c.ljust(w) if left[i] else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+        for r in table
+    ]
     return f"Priority policy: {policy}\n" + "\n".join(lines) + "\n"
 
 
@@ -59,8 +88,9 @@ def _wants_policy(args: argparse.Namespace) -> bool:
 
 def register(userprio: argparse.ArgumentParser) -> None:
     """Add ``--policy`` to the ``userprio`` parser and route to the policy breakdown."""
-    userprio.add_argument("--policy", choices=sorted(COLUMNS),
-                          help="show this priority policy's breakdown from the last cycle under it")
+    userprio.add_argument(
+        "--policy", choices=sorted(COLUMNS), help="show this priority policy's breakdown from the last cycle under it"
+    )
     plain = userprio.get_default("run")
 
     def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -32,8 +32,14 @@ class ProgressBar:
             from rich.console import Console  # loaded only when a bar is shown
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-            self.bar = Progress(self.label, BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                console=Console(file=self.err), transient=True)
+            self.bar = Progress(
+                self.label,
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(file=self.err),
+                transient=True,
+            )
             self.bar.start()
             self.task = self.bar.add_task(self.label, total=total)
         self.bar.update(self.task, completed=done)

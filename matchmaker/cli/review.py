@@ -58,14 +58,26 @@ def cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.plot and not args.out:
         _mistake("diff", "--plot needs --out DIR")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
-        _mistake("diff", "--plot needs matplotlib, which is not installed; install the simulate extra "
-                         "(pip install '.[simulate]' from a checkout)")
+        _mistake(
+            "diff",
+            "--plot needs matplotlib, which is not installed; install the simulate extra "
+            "(pip install '.[simulate]' from a checkout)",
+        )
     if args.duration is not None and args.state is not None:
         _mistake("diff", "--state is for one cycle; simulations start from an empty accountant")
     now = time.time() if args.now is None else args.now
     a, b = args.config
-    result = diff(a, b, args.slots, args.jobs, now=now, duration=args.duration, interval=args.interval,
-                  state=args.state, seed=args.seed)
+    result = diff(
+        a,
+        b,
+        args.slots,
+        args.jobs,
+        now=now,
+        duration=args.duration,
+        interval=args.interval,
+        state=args.state,
+        seed=args.seed,
+    )
     for w in result.warnings:
         err.write(f"{PROG}: {w}\n")
     if args.out and not isinstance(result, CycleDiff):
@@ -98,7 +110,9 @@ def register(subparsers: Any) -> None:
     d.add_argument("--config", required=True, action="append", help="configuration A, then (again) B")
     d.add_argument("--slots", required=True, help="slot ads")
     d.add_argument("--jobs", required=True, help="job ads")
-    d.add_argument("--now", type=epoch_time, help="the cycle's (or the simulations' start) time, seconds since the epoch")
+    d.add_argument(
+        "--now", type=epoch_time, help="the cycle's (or the simulations' start) time, seconds since the epoch"
+    )
     d.add_argument("--state", help="accountant database (SQLite), read only, for the one-cycle diff")
     d.add_argument("--duration", type=parse_span, help="simulate this long under each configuration (e.g. 48h)")
     d.add_argument("--interval", type=positive_span, help="time between cycles (default: A's NEGOTIATOR_INTERVAL)")

@@ -49,23 +49,47 @@ def _start(args: argparse.Namespace) -> float:
 
 
 def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    _need("distributed", "matchmaker sweep needs Dask: pip install 'dask[distributed]' (or the project's "
-                         "[sweep] extra)")
+    _need(
+        "distributed", "matchmaker sweep needs Dask: pip install 'dask[distributed]' (or the project's [sweep] extra)"
+    )
     if args.plot:
         _need("matplotlib", "--plot needs matplotlib: pip install matplotlib (or the project's [simulate] extra)")
     factors = {name: _factor(value) for name, value in args.setfactor or ()}
     config = read_config(args.config)
     variants = variants_of(config, args.sweep, parse_vary(args.vary or []))
     start = _start(args)
-    plan = make_plan(config, args.config, args.slots, args.jobs, variants,
-                     Times(start, args.duration, args.interval, args.job_duration), seed=args.seed, factors=factors)
-    write_meta(args.out, dict(start=start, duration=args.duration, interval=args.interval,
-                              job_duration=args.job_duration, seed=args.seed, factors=factors,
-                              variants=[v.name for v in variants]))
+    plan = make_plan(
+        config,
+        args.config,
+        args.slots,
+        args.jobs,
+        variants,
+        Times(start, args.duration, args.interval, args.job_duration),
+        seed=args.seed,
+        factors=factors,
+    )
+    write_meta(
+        args.out,
+        dict(
+            start=start,
+            duration=args.duration,
+            interval=args.interval,
+            job_duration=args.job_duration,
+            seed=args.seed,
+            factors=factors,
+            variants=[v.name for v in variants],
+        ),
+    )
     bar = ProgressBar(err, enabled=wanted(err, args.no_progress), label="variants")
     try:
-        result = run_plan(plan, out=args.out, resume=args.resume, scheduler=args.scheduler, workers=args.workers,
-                          progress=lambda _o, done, total: bar(done, total))
+        result = run_plan(
+            plan,
+            out=args.out,
+            resume=args.resume,
+            scheduler=args.scheduler,
+            workers=args.workers,
+            progress=lambda _o, done, total: bar(done, total),
+        )
     finally:
         bar.close()
     for o in result.outcomes:
@@ -75,6 +99,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"{PROG}: variant {o.variant.name}: {o.error}\n")
     if args.plot:
         from ..sweeps.plots import write_plots
+
         write_plots(result, args.out)
     if args.json:
         json.dump(_json(result), out, indent=2)
@@ -100,9 +125,13 @@ def _factor(text: str) -> float:
 
 
 def _json(result: SweepResult) -> dict[str, Any]:
-    return dict(variants=[dict(key=o.key, name=o.variant.name, parameters=o.variant.parameters(), status=o.status,
-                               error=o.error) for o in result.outcomes],
-                summary=[{k: _plain(v) for k, v in r.items()} for r in result.summary_rows()])
+    return dict(
+        variants=[
+            dict(key=o.key, name=o.variant.name, parameters=o.variant.parameters(), status=o.status, error=o.error)
+            for o in result.outcomes
+        ],
+        summary=[{k: _plain(v) for k, v in r.items()} for r in result.summary_rows()],
+    )
 
 
 def _plain(v: Any) -> Any:
@@ -116,21 +145,30 @@ def _cell(v: Optional[float], scale: float = 1.0, digits: int = 2) -> str:
 def print_summary(result: SweepResult, out: TextIO) -> None:
     """One line per variant: its pool's figures, or FAILED."""
     pools = {r["variant"]: r for r in result.summary_rows() if r["kind"] == "pool"}
-    head = ("VARIANT", "STATUS", "UTILISATION", "JAIN MEAN", "JAIN MIN", "WAIT MEAN (h)", "WAIT P95 (h)",
-            "PREEMPTIONS")
+    head = ("VARIANT", "STATUS", "UTILISATION", "JAIN MEAN", "JAIN MIN", "WAIT MEAN (h)", "WAIT P95 (h)", "PREEMPTIONS")
     rows = [head]
     for o in result.outcomes:
         p = pools.get(o.variant.name)
         if p is None:
             rows.append((o.variant.name, "failed", "-", "-", "-", "-", "-", "-"))
             continue
-        rows.append((o.variant.name, "done", f"{100 * p['utilisation']:.1f}%", _cell(p["jain_mean"], digits=3),
-                     _cell(p["jain_min"], digits=3), _cell(p["wait_mean"], 1 / 3600), _cell(p["wait_p95"], 1 / 3600),
-                     str(p["preemptions"])))
+        rows.append(
+            (
+                o.variant.name,
+                "done",
+                f"{100 * p['utilisation']:.1f}%",
+                _cell(p["jain_mean"], digits=3),
+                _cell(p["jain_min"], digits=3),
+                _cell(p["wait_mean"], 1 / 3600),
+                _cell(p["wait_p95"], 1 / 3600),
+                str(p["preemptions"]),
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     for row in rows:
-        out.write("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
-                  .rstrip() + "\n")
+        out.write(
+            "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip() + "\n"
+        )
 
 
 def _vary_option(text: str) -> str:
@@ -153,30 +191,52 @@ def _workers(text: str) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``sweep`` subcommand."""
-    s = subparsers.add_parser("sweep", help="run many simulations at once on Dask (variants of knobs, "
-                                            "factors, seeds, job files)")
+    s = subparsers.add_parser(
+        "sweep", help="run many simulations at once on Dask (variants of knobs, factors, seeds, job files)"
+    )
     s.add_argument("--config", required=True, help="base negotiator configuration (HTCondor syntax)")
     s.add_argument("--slots", required=True, help="slot ads")
     s.add_argument("--jobs", required=True, help="base job ads")
     s.add_argument("--duration", required=True, type=parse_span, help="virtual time to simulate (e.g. 24h)")
     s.add_argument("--out", required=True, help="directory for the results (each variant as it finishes)")
     s.add_argument("--sweep", help="sweep file (TOML): [axes] and/or [[variant]] tables")
-    s.add_argument("--vary", action="append", metavar="KNOB=V1,V2,...", type=_vary_option,
-                   help="an axis of values of a knob (also seed=..., jobs=...); repeatable, crossed")
-    s.add_argument("--start", type=epoch_time, help="virtual start time, seconds since the epoch (default: now, or "
-                                               "the resumed sweep's)")
-    s.add_argument("--interval", type=positive_span,
-                   help="time between cycles (default: NEGOTIATOR_INTERVAL of each variant's configuration)")
+    s.add_argument(
+        "--vary",
+        action="append",
+        metavar="KNOB=V1,V2,...",
+        type=_vary_option,
+        help="an axis of values of a knob (also seed=..., jobs=...); repeatable, crossed",
+    )
+    s.add_argument(
+        "--start",
+        type=epoch_time,
+        help="virtual start time, seconds since the epoch (default: now, or the resumed sweep's)",
+    )
+    s.add_argument(
+        "--interval",
+        type=positive_span,
+        help="time between cycles (default: NEGOTIATOR_INTERVAL of each variant's configuration)",
+    )
     s.add_argument("--seed", type=int, help="seed of every variant that does not set its own")
-    s.add_argument("--job-duration", type=parse_span, default=3600.0,
-                   help="run time of jobs without SimJobDuration (default 1h)")
-    s.add_argument("--setfactor", nargs=2, action="append", metavar=("NAME", "VALUE"),
-                   help="priority factor set before the first cycle in every variant (repeatable)")
+    s.add_argument(
+        "--job-duration", type=parse_span, default=3600.0, help="run time of jobs without SimJobDuration (default 1h)"
+    )
+    s.add_argument(
+        "--setfactor",
+        nargs=2,
+        action="append",
+        metavar=("NAME", "VALUE"),
+        help="priority factor set before the first cycle in every variant (repeatable)",
+    )
     where = s.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run on this Dask scheduler (tcp://host:8786) instead of an embedded cluster")
-    where.add_argument("--workers", type=_workers,
-                       help="worker processes of the embedded cluster (default: one per core)")
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on this Dask scheduler (tcp://host:8786) instead of an embedded cluster",
+    )
+    where.add_argument(
+        "--workers", type=_workers, help="worker processes of the embedded cluster (default: one per core)"
+    )
     s.add_argument("--resume", action="store_true", help="keep the variants already finished in --out")
     s.add_argument("--plot", action="store_true", help="also draw the comparison figures (PNG) into --out")
     s.add_argument("--json", action="store_true", help="print the variants and the summary as JSON")

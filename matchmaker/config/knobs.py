@@ -44,9 +44,9 @@ class Knob:
     type: str
     default: Optional[str]
     doc: str
-    alias: Optional[str] = None          # older name, read when ``name`` is unset
+    alias: Optional[str] = None  # older name, read when ``name`` is unset
     minimum: Optional[float] = None
-    fallback: Optional[str] = None       # pattern knobs: the global knob giving the default
+    fallback: Optional[str] = None  # pattern knobs: the global knob giving the default
     maximum: Optional[float] = None
 
     def for_(self, arg: str) -> str:
@@ -54,20 +54,22 @@ class Knob:
         return re.sub(r"<\w+>", lambda _m: arg, self.name)
 
 
-_PRE_JOB_RANK = ("(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) "
-                 "- (100000 * Cpus) - Memory")
-_POST_JOB_RANK = ("(RemoteOwner =?= UNDEFINED) * (ifthenElse(isUndefined(KFlops), 1000, Kflops) "
-                  "- SlotID - 1.0e10*(Offline=?=True))")
-_PREEMPTION_RANK = ("(RemoteUserPrio * 1000000) - ifThenElse(isUndefined(TotalJobRuntime), 0, "
-                    "TotalJobRuntime)")
-_GROUP_SORT_EXPR = ('ifThenElse(AccountingGroup=?="<none>",3.4e+38,ifThenElse(GroupQuota>0,'
-                    "GroupResourcesInUse/GroupQuota,3.3e+38))")
+_PRE_JOB_RANK = "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory"
+_POST_JOB_RANK = (
+    "(RemoteOwner =?= UNDEFINED) * (ifthenElse(isUndefined(KFlops), 1000, Kflops) - SlotID - 1.0e10*(Offline=?=True))"
+)
+_PREEMPTION_RANK = "(RemoteUserPrio * 1000000) - ifThenElse(isUndefined(TotalJobRuntime), 0, TotalJobRuntime)"
+_GROUP_SORT_EXPR = (
+    'ifThenElse(AccountingGroup=?="<none>",3.4e+38,ifThenElse(GroupQuota>0,GroupResourcesInUse/GroupQuota,3.3e+38))'
+)
 # The startd's default disk rounding: the request less the size of the catalogs it
 # names (unless they are copied), up to a multiple of the slot's DiskQuantum (1024 KB).
-_MODIFY_REQUEST_DISK = ('quantize(RequestDisk - ifThenElse(MappingMethod ?: "" != "Copy", '
-                        "ifThenElse(RequestedCatalogs is undefined || catalogs is undefined, 0, "
-                        "sum(evalInEachContext(member(CatalogID, RequestedCatalogIDs) ? CatalogSize : 0, "
-                        "catalogs))), 0), {Target.DiskQuantum ?: 1024})")
+_MODIFY_REQUEST_DISK = (
+    'quantize(RequestDisk - ifThenElse(MappingMethod ?: "" != "Copy", '
+    "ifThenElse(RequestedCatalogs is undefined || catalogs is undefined, 0, "
+    "sum(evalInEachContext(member(CatalogID, RequestedCatalogIDs) ? CatalogSize : 0, "
+    "catalogs))), 0), {Target.DiskQuantum ?: 1024})"
+)
 
 _TABLE = (
     # cycle timing and plumbing (docs/knobs.md, cycle timing and plumbing)
@@ -90,16 +92,25 @@ _TABLE = (
     Knob("NEGOTIATOR_NAME", "string", None, "daemon name (HTCondor derives one from the host)"),
     # which slots, submitters and jobs (docs/knobs.md, slots, submitters and jobs)
     Knob("NEGOTIATOR_SLOT_CONSTRAINT", "expr", None, "only slots matching this are fetched"),
-    Knob("NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT", "expr", None, "only matching slots count in the pool size",
-         alias="GROUP_DYNAMIC_MACH_CONSTRAINT"),
+    Knob(
+        "NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT",
+        "expr",
+        None,
+        "only matching slots count in the pool size",
+        alias="GROUP_DYNAMIC_MACH_CONSTRAINT",
+    ),
     Knob("NEGOTIATOR_SUBMITTER_CONSTRAINT", "expr", None, "only matching submitter ads are considered"),
     Knob("NEGOTIATOR_JOB_CONSTRAINT", "expr", None, "evaluated by the schedd on jobs"),
     Knob("NEGOTIATOR_TRIM_SHUTDOWN_THRESHOLD", "int", "0", "skip slots shutting down within this many seconds"),
     Knob("NEGOTIATOR_CONSIDER_PREEMPTION", "bool", "true", "consider claimed slots (preemption)"),
     Knob("NEGOTIATOR_CONSIDER_EARLY_PREEMPTION", "bool", "false", "allow preempting slots still in retirement"),
     Knob("MATCH_WORKING_CM_SLOTS", "bool", "false", "match claimed pslots that have WorkingCM (code)"),
-    Knob("STARTD_AD_REEVAL_EXPR", "expr", "target.UpdateSequenceNumber > my.UpdateSequenceNumber",
-         "when a fresh slot ad replaces a stashed one (code)"),
+    Knob(
+        "STARTD_AD_REEVAL_EXPR",
+        "expr",
+        "target.UpdateSequenceNumber > my.UpdateSequenceNumber",
+        "when a fresh slot ad replaces a stashed one (code)",
+    ),
     Knob("USE_GLOBAL_JOB_PRIOS", "bool", "false", "order submitters by job priority across schedds"),
     Knob("NEGOTIATOR_IGNORE_USER_PRIORITIES", "bool", "false", "every submitter limit is infinite"),
     # ranking and preemption (docs/knobs.md, ranking and preemption)
@@ -128,20 +139,38 @@ _TABLE = (
     Knob("DEFAULT_PRIO_FACTOR", "float", "1000", "priority factor of new local submitters", maximum=MAX_FACTOR),
     Knob("NICE_USER_PRIO_FACTOR", "float", "1e10", "priority factor of nice-user submitters", maximum=MAX_FACTOR),
     Knob("NICE_USER_ACCOUNTING_GROUP_NAME", "string", "nice-user", "group name nice_user jobs are put in"),
-    Knob("REMOTE_PRIO_FACTOR", "float", "1e7", "factor of submitters outside ACCOUNTANT_LOCAL_DOMAIN", maximum=MAX_FACTOR),
+    Knob(
+        "REMOTE_PRIO_FACTOR", "float", "1e7", "factor of submitters outside ACCOUNTANT_LOCAL_DOMAIN", maximum=MAX_FACTOR
+    ),
     Knob("ACCOUNTANT_LOCAL_DOMAIN", "string", None, "local submitter domain; unset: every submitter is local"),
-    Knob("ACCOUNTANT_DATABASE_FILE", "string", None,
-         "accountant store; here an SQLite file (HTCondor: $(SPOOL)/Accountantnew.log, a ClassAd log)"),
+    Knob(
+        "ACCOUNTANT_DATABASE_FILE",
+        "string",
+        None,
+        "accountant store; here an SQLite file (HTCondor: $(SPOOL)/Accountantnew.log, a ClassAd log)",
+    ),
     Knob("UID_DOMAIN", "string", None, "domain of submitter names (HTCondor: $(FULL_HOSTNAME))"),
     # groups and limits (docs/knobs.md, group quotas and concurrency limits)
     Knob("GROUP_NAMES", "list", None, "accounting groups; any group enables group quotas"),
     Knob("GROUP_ACCEPT_SURPLUS", "bool", "false", "groups may receive surplus unless set per group"),
     Knob("GROUP_AUTOREGROUP", "bool", "false", "groups also negotiate in <none> unless set per group"),
     Knob("GROUP_SORT_EXPR", "expr", _GROUP_SORT_EXPR, "group negotiation order (ascending)"),
-    Knob("GROUP_QUOTA_ROUND_ROBIN_RATE", "float", "1e100", "per-iteration increment toward group targets",
-         alias="HFS_ROUND_ROBIN_RATE", minimum=0.0),
-    Knob("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", "int", "3", "group allocation rounds per cycle",
-         alias="HFS_MAX_ALLOCATION_ROUNDS", minimum=1),
+    Knob(
+        "GROUP_QUOTA_ROUND_ROBIN_RATE",
+        "float",
+        "1e100",
+        "per-iteration increment toward group targets",
+        alias="HFS_ROUND_ROBIN_RATE",
+        minimum=0.0,
+    ),
+    Knob(
+        "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS",
+        "int",
+        "3",
+        "group allocation rounds per cycle",
+        alias="HFS_MAX_ALLOCATION_ROUNDS",
+        minimum=1,
+    ),
     Knob("NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION", "bool", "true", "do not scale child quotas down to the parent"),
     Knob("NEGOTIATOR_STRICT_ENFORCE_QUOTA", "bool", "true", "non-accepting groups cap their subtree (code)"),
     Knob("CONCURRENCY_LIMIT_DEFAULT", "float", "2308032", "capacity of a limit with no <X>_LIMIT"),
@@ -149,54 +178,117 @@ _TABLE = (
     Knob("NEGOTIATE_ALL_JOBS_IN_CLUSTER", "bool", "false", "keep offering a cluster's jobs after a rejection"),
     Knob("SIGNIFICANT_ATTRIBUTES", "list", None, "job attributes that define autoclusters (unset: computed)"),
     Knob("ADD_SIGNIFICANT_ATTRIBUTES", "list", None, "added to the significant attributes"),
-    Knob("REMOVE_SIGNIFICANT_ATTRIBUTES", "list", "CpusUsage,DiskUsage,GPUsUsage,MemoryUsage,ResidentSetSize",
-         "removed from the significant attributes"),
+    Knob(
+        "REMOVE_SIGNIFICANT_ATTRIBUTES",
+        "list",
+        "CpusUsage,DiskUsage,GPUsUsage,MemoryUsage,ResidentSetSize",
+        "removed from the significant attributes",
+    ),
     Knob("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "string", "^Slot[0-9]*_", "attributes matching this are removed"),
     Knob("CLAIM_PARTITIONABLE_LEFTOVERS", "bool", "$(NEGOTIATOR_USE_SLOT_WEIGHTS)", "schedd reuses pslot leftovers"),
     # startd side: how a partitionable slot is split (docs/knobs.md, partitionable slots)
-    Knob("MODIFY_REQUEST_EXPR_REQUESTCPUS", "expr", "quantize(RequestCpus, {1})",
-         "cores of a dynamic slot (MY=job, TARGET=slot)"),
-    Knob("MODIFY_REQUEST_EXPR_REQUESTMEMORY", "expr", "quantize(RequestMemory, {128})",
-         "memory (MB) of a dynamic slot (MY=job, TARGET=slot)"),
-    Knob("MODIFY_REQUEST_EXPR_REQUESTDISK", "expr", _MODIFY_REQUEST_DISK,
-         "disk (KB) of a dynamic slot (MY=job, TARGET=slot): up to the slot's DiskQuantum, else 1024, "
-         "after the catalogs a Copy-mapped job's request holds"),
+    Knob(
+        "MODIFY_REQUEST_EXPR_REQUESTCPUS",
+        "expr",
+        "quantize(RequestCpus, {1})",
+        "cores of a dynamic slot (MY=job, TARGET=slot)",
+    ),
+    Knob(
+        "MODIFY_REQUEST_EXPR_REQUESTMEMORY",
+        "expr",
+        "quantize(RequestMemory, {128})",
+        "memory (MB) of a dynamic slot (MY=job, TARGET=slot)",
+    ),
+    Knob(
+        "MODIFY_REQUEST_EXPR_REQUESTDISK",
+        "expr",
+        _MODIFY_REQUEST_DISK,
+        "disk (KB) of a dynamic slot (MY=job, TARGET=slot): up to the slot's DiskQuantum, else 1024, "
+        "after the catalogs a Copy-mapped job's request holds",
+    ),
     # set by `use FEATURE : AssignAccountingGroup(map [, check_request])` (the schedd's job transform)
-    Knob("MATCHMAKER_ACCOUNTING_GROUP_MAP_FILE", "string", None,
-         "accounting-group map file: user -> the groups they may use, first = default (not HTCondor's name)"),
-    Knob("MATCHMAKER_ACCOUNTING_GROUP_CHECK_REQUEST", "bool", "true",
-         "refuse a job that asks for a group its owner may not use (false: give it the default group)"),
+    Knob(
+        "MATCHMAKER_ACCOUNTING_GROUP_MAP_FILE",
+        "string",
+        None,
+        "accounting-group map file: user -> the groups they may use, first = default (not HTCondor's name)",
+    ),
+    Knob(
+        "MATCHMAKER_ACCOUNTING_GROUP_CHECK_REQUEST",
+        "bool",
+        "true",
+        "refuse a job that asks for a group its owner may not use (false: give it the default group)",
+    ),
     # where HTCondor's manual and code disagree (docs/negotiation.md, where HTCondor's manual and code disagree): the code by default, the manual if set
-    Knob("MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP", "bool", "false",
-         "manual: priority preemption also needs a better EUP than the running user's (docs/negotiation.md, manual or code 1: priority preemption)"),
-    Knob("MATCHMAKER_SKIP_CLAIMED_IDLE", "bool", "false",
-         "manual: claimed slots whose Activity is Idle are never candidates (docs/negotiation.md, manual or code 2: claimed idle slots)"),
-    Knob("MATCHMAKER_JOB_ORDER_BY_QDATE", "bool", "false",
-         "manual: a submitter's jobs after priority in QDate order, not ClusterId/ProcId (docs/negotiation.md, manual or code 3: job order)"),
+    Knob(
+        "MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP",
+        "bool",
+        "false",
+        "manual: priority preemption also needs a better EUP than the running user's (docs/negotiation.md, manual or code 1: priority preemption)",
+    ),
+    Knob(
+        "MATCHMAKER_SKIP_CLAIMED_IDLE",
+        "bool",
+        "false",
+        "manual: claimed slots whose Activity is Idle are never candidates (docs/negotiation.md, manual or code 2: claimed idle slots)",
+    ),
+    Knob(
+        "MATCHMAKER_JOB_ORDER_BY_QDATE",
+        "bool",
+        "false",
+        "manual: a submitter's jobs after priority in QDate order, not ClusterId/ProcId (docs/negotiation.md, manual or code 3: job order)",
+    ),
     # how the matchmaker computes, not what it decides
-    Knob("MATCHMAKER_COLUMNAR", "bool", "true",
-         "build candidate lists with the columnar (NumPy) engine; false: the scalar evaluator"),
-    Knob("SIMULATE_INCREMENTAL", "bool", "true",
-         "simulate: carry what is still valid from one cycle to the next; false: rebuild every cycle"),
+    Knob(
+        "MATCHMAKER_COLUMNAR",
+        "bool",
+        "true",
+        "build candidate lists with the columnar (NumPy) engine; false: the scalar evaluator",
+    ),
+    Knob(
+        "SIMULATE_INCREMENTAL",
+        "bool",
+        "true",
+        "simulate: carry what is still valid from one cycle to the next; false: rebuild every cycle",
+    ),
     # priority policies (LSF, Maui, DIRAC, Slurm; htcondor = the pie spin, unchanged)
     Knob("MATCHMAKER_PRIORITY_POLICY", "string", "htcondor", "who goes first: htcondor, lsf, maui, dirac or slurm"),
-    Knob("MATCHMAKER_POLICY_PRIORITY_EXPR", "expr", None,
-         "lsf/maui/slurm: the priority as an expression of the policy's attributes (unset: built in)"),
+    Knob(
+        "MATCHMAKER_POLICY_PRIORITY_EXPR",
+        "expr",
+        None,
+        "lsf/maui/slurm: the priority as an expression of the policy's attributes (unset: built in)",
+    ),
     Knob("LSF_USER_SHARES", "string", None, "LSF share accounts: [user, shares] ... (user may be a dotted path)"),
     Knob("LSF_DEFAULT_SHARES", "float", "1", "shares of an account not in LSF_USER_SHARES", minimum=0.0),
     Knob("LSF_CPU_TIME_FACTOR", "float", "0.7", "weight of decayed CPU hours", minimum=0.0),
     Knob("LSF_RUN_TIME_FACTOR", "float", "0.7", "weight of running jobs' wall hours", minimum=0.0),
     Knob("LSF_RUN_JOB_FACTOR", "float", "3.0", "weight of (1 + job slots)", minimum=0.0),
-    Knob("LSF_COMMITTED_RUN_TIME_FACTOR", "float", "0", "weight of the run hours still committed by run limits",
-         minimum=0.0),
-    Knob("LSF_RUNLIMIT", "float", "0", "the queue's run limit, seconds, for jobs without WallClockLimit (0: none)",
-         minimum=0.0),
-    Knob("LSF_FWD_JOB_FACTOR", "float", "0", "weight of (1 + forwarded job slots): refused unless 0 (none here)",
-         minimum=0.0),
-    Knob("LSF_FAIRSHARE_ADJUSTMENT_FACTOR", "float", "0", "weight of the memory-based fair-share adjustment",
-         minimum=0.0),
-    Knob("LSF_FAIRSHARE_ADJUSTMENT_THRESHOLD", "float", "1", "THRESHOLD of the memory-based adjustment",
-         minimum=1e-12),
+    Knob(
+        "LSF_COMMITTED_RUN_TIME_FACTOR",
+        "float",
+        "0",
+        "weight of the run hours still committed by run limits",
+        minimum=0.0,
+    ),
+    Knob(
+        "LSF_RUNLIMIT",
+        "float",
+        "0",
+        "the queue's run limit, seconds, for jobs without WallClockLimit (0: none)",
+        minimum=0.0,
+    ),
+    Knob(
+        "LSF_FWD_JOB_FACTOR",
+        "float",
+        "0",
+        "weight of (1 + forwarded job slots): refused unless 0 (none here)",
+        minimum=0.0,
+    ),
+    Knob(
+        "LSF_FAIRSHARE_ADJUSTMENT_FACTOR", "float", "0", "weight of the memory-based fair-share adjustment", minimum=0.0
+    ),
+    Knob("LSF_FAIRSHARE_ADJUSTMENT_THRESHOLD", "float", "1", "THRESHOLD of the memory-based adjustment", minimum=1e-12),
     Knob("LSF_GPU_RUN_TIME_FACTOR", "float", "0", "weight of GPU-hours (hours x RequestGPUs)", minimum=0.0),
     Knob("LSF_GPU_TERM", "string", "denominator", "where the GPU term goes: denominator or additive"),
     Knob("LSF_HIST_HOURS", "float", "5", "hours after which used time counts one tenth (0: no decay)", minimum=0.0),
@@ -217,16 +309,24 @@ _TABLE = (
     Knob("DIRAC_PRIORITY_CONSOLIDATION", "string", "avg", "TaskQueue weight from job priorities: avg or sum"),
     Knob("DIRAC_SEED", "int", "0", "seed of the lottery (mixed with the cycle time)"),
     Knob("DIRAC_ENABLE_SHARES_CORRECTION", "bool", "false", "rescale group shares by recent running jobs"),
-    Knob("DIRAC_CORRECTION_SLICES", "string", "[604800, 1, 3]",
-         "corrector slices: [time span s, weight, max correction] ..."),
+    Knob(
+        "DIRAC_CORRECTION_SLICES",
+        "string",
+        "[604800, 1, 3]",
+        "corrector slices: [time span s, weight, max correction] ...",
+    ),
     Knob("DIRAC_MAX_GLOBAL_CORRECTION", "float", "5", "clamp of the summed correction", minimum=1.0),
     Knob("DIRAC_CORRECTOR_COMPAT", "bool", "false", "DIRAC's code: an absent group gets the unweighted maximum"),
     Knob("SLURM_PRIORITYWEIGHTAGE", "float", "0", "weight of the age factor", minimum=0.0),
     Knob("SLURM_PRIORITYWEIGHTFAIRSHARE", "float", "0", "weight of the Fair Tree factor", minimum=0.0),
     Knob("SLURM_PRIORITYWEIGHTQOS", "float", "0", "weight of the QOS factor", minimum=0.0),
     Knob("SLURM_PRIORITYWEIGHTJOBSIZE", "float", "0", "weight of the job size factor", minimum=0.0),
-    Knob("SLURM_PRIORITYMAXAGE", "string", "7-0",
-         "Slurm time (a plain number is minutes) after which the age factor is 1"),
+    Knob(
+        "SLURM_PRIORITYMAXAGE",
+        "string",
+        "7-0",
+        "Slurm time (a plain number is minutes) after which the age factor is 1",
+    ),
     Knob("SLURM_PRIORITYDECAYHALFLIFE", "string", "7-0", "usage half-life, a Slurm time (0: no decay)"),
     Knob("SLURM_PRIORITYFAVORSMALL", "bool", "false", "the job size factor favours small jobs"),
     Knob("SLURM_PRIORITYFLAGS", "list", None, "SMALL_RELATIVE_TO_TIME (the other Slurm flags are refused)"),
@@ -239,11 +339,13 @@ _PATTERNS = (
     Knob("GROUP_QUOTA_DYNAMIC_<g>", "float", None, "quota of g as a fraction of its parent's", minimum=0.0),
     Knob("GROUP_ACCEPT_SURPLUS_<g>", "bool", None, "g may receive surplus", fallback="GROUP_ACCEPT_SURPLUS"),
     Knob("GROUP_AUTOREGROUP_<g>", "bool", None, "g also negotiates in <none>", fallback="GROUP_AUTOREGROUP"),
-    Knob("GROUP_PRIO_FACTOR_<g>", "float", None, "default priority factor of g's members (0: unset)",
-         maximum=MAX_FACTOR),
+    Knob(
+        "GROUP_PRIO_FACTOR_<g>", "float", None, "default priority factor of g's members (0: unset)", maximum=MAX_FACTOR
+    ),
     Knob("<x>_LIMIT", "float", None, "capacity of concurrency limit x"),
-    Knob("CONCURRENCY_LIMIT_DEFAULT_<p>", "float", None, "capacity of limits p.*",
-         fallback="CONCURRENCY_LIMIT_DEFAULT"),
+    Knob(
+        "CONCURRENCY_LIMIT_DEFAULT_<p>", "float", None, "capacity of limits p.*", fallback="CONCURRENCY_LIMIT_DEFAULT"
+    ),
     # priority policies: per component, credential, group or association
     Knob("MAUI_<x>WEIGHT", "float", None, "Maui weight of a component or subcomponent (SERVICE, QUEUETIME, ...)"),
     Knob("MAUI_<x>CAP", "float", None, "Maui cap of a component or subcomponent (0: none)", minimum=0.0),
@@ -264,10 +366,10 @@ _PATTERNS = (
     Knob("MAUI_QOSCFG_<q>_QTTARGET", "string", None, "target queue time of QOS q, a Maui time"),
     Knob("MAUI_QOSCFG_<q>_XFTARGET", "float", None, "target expansion factor of QOS q", minimum=0.0),
     Knob("DIRAC_JOBSHARE_<g>", "float", "1000", "DIRAC share of group g", minimum=0.0),
-    Knob("SLURM_SHARES_<a>", "float", "1", "Slurm shares of association a (user name before @, or group)",
-         minimum=0.0),
-    Knob("SLURM_QOS_PRIORITY_<q>", "float", "0", "priority of QOS q (normalised by the largest configured)",
-         minimum=0.0),
+    Knob("SLURM_SHARES_<a>", "float", "1", "Slurm shares of association a (user name before @, or group)", minimum=0.0),
+    Knob(
+        "SLURM_QOS_PRIORITY_<q>", "float", "0", "priority of QOS q (normalised by the largest configured)", minimum=0.0
+    ),
 )
 
 KNOBS: Mapping[str, Knob] = {k.name: k for k in _TABLE}
@@ -298,8 +400,7 @@ class Knobs:
         return cls(Config.from_file(path, environ=environ, defaults=DEFAULTS))
 
     @classmethod
-    def from_string(cls, text: str, source: str = "<string>",
-                    environ: Optional[Mapping[str, str]] = None) -> "Knobs":
+    def from_string(cls, text: str, source: str = "<string>", environ: Optional[Mapping[str, str]] = None) -> "Knobs":
         """Like :meth:`from_file` for configuration text."""
         return cls(Config.from_string(text, source, environ=environ, defaults=DEFAULTS))
 
@@ -428,7 +529,7 @@ class Knobs:
         source = d if raw is not None else None
         if raw is None:
             if d is not None and knob.type in ("string", "expr", "list"):
-                return None          # set to (or expanding to) nothing: unset, as param() does
+                return None  # set to (or expanding to) nothing: unset, as param() does
             if default is None:
                 return None
             raw = self.config.expand(default).strip()
@@ -437,11 +538,14 @@ class Knobs:
         try:
             return _parse_value(knob, raw)
         except ValueError as exc:
-            if hidden:      # the text came (at least partly) from an included file: not quoted
-                raise _knob_error(f"{name}: its value, built from an included file, is not a valid "
-                                  f"{knob.type} (the text is not shown)", source) from None
+            if hidden:  # the text came (at least partly) from an included file: not quoted
+                raise _knob_error(
+                    f"{name}: its value, built from an included file, is not a valid "
+                    f"{knob.type} (the text is not shown)",
+                    source,
+                ) from None
             text = str(exc)
-            if len(text) > _QUOTE_LIMIT:    # a megabyte of expanded text is no use on one line
+            if len(text) > _QUOTE_LIMIT:  # a megabyte of expanded text is no use on one line
                 text = text[:_QUOTE_LIMIT] + f"... ({len(text):,} characters in all)"
             raise _knob_error(f"{name}: {text}", source) from None
 
@@ -481,7 +585,7 @@ def _parse_value(knob: Knob, raw: str) -> Any:
             value = int(value)
         if type(value) is not int:
             raise ValueError(f"{raw!r} is not an integer")
-    else:   # float
+    else:  # float
         value = float(raw) if _REAL_RE.match(raw) else _constant(raw)
         if type(value) not in (int, float):
             raise ValueError(f"{raw!r} is not a number")

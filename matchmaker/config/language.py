@@ -48,9 +48,11 @@ EMULATED_VERSION = (25, 14, 1)
 
 # Daemon names whose ``NAME.X`` definitions are per-daemon overrides.  Needed to
 # tell ``NEGOTIATOR.X = $(X) y`` (a self-reference) from a dotted group knob.
-SUBSYSTEMS = frozenset("""MASTER COLLECTOR NEGOTIATOR SCHEDD STARTD STARTER SHADOW
+SUBSYSTEMS = frozenset(
+    """MASTER COLLECTOR NEGOTIATOR SCHEDD STARTD STARTER SHADOW
     SUBMIT TOOL GRIDMANAGER CREDD DEFRAG GANGLIAD HAD REPLICATION KBDD ROOSTER
-    JOB_ROUTER SHARED_PORT TRANSFERD ANNEXD""".split())
+    JOB_ROUTER SHARED_PORT TRANSFERD ANNEXD""".split()
+)
 
 _OPEN_RE = re.compile(r"\$([A-Za-z_]*)\(")
 
@@ -77,7 +79,7 @@ def read_bounded(path: str | os.PathLike, what: str) -> str:
             text = fh.read(MAX_FILE_CHARS + 1)
     except OSError as exc:
         raise ConfigError(f"cannot read {what}: {exc.strerror or exc}", file=str(path)) from None
-    except ValueError:      # a NUL in the name
+    except ValueError:  # a NUL in the name
         raise ConfigError(f"cannot read {what}: the name holds a NUL character", file=repr(str(path))) from None
     if len(text) > MAX_FILE_CHARS:
         raise ConfigError(f"{what} longer than {MAX_FILE_CHARS:,} characters", file=str(path))
@@ -87,9 +89,14 @@ def read_bounded(path: str | os.PathLike, what: str) -> str:
 class Config:
     """A parsed configuration as one daemon (``subsystem``) sees it."""
 
-    def __init__(self, *, subsystem: str = "NEGOTIATOR", environ: Optional[Mapping[str, str]] = None,
-                 defaults: Optional[Mapping[str, str]] = None,
-                 version: tuple[int, ...] = EMULATED_VERSION) -> None:
+    def __init__(
+        self,
+        *,
+        subsystem: str = "NEGOTIATOR",
+        environ: Optional[Mapping[str, str]] = None,
+        defaults: Optional[Mapping[str, str]] = None,
+        version: tuple[int, ...] = EMULATED_VERSION,
+    ) -> None:
         self.subsystem = subsystem.upper()
         self.version = version
         self.warnings: list[str] = []
@@ -98,18 +105,17 @@ class Config:
         # as HTCondor's built-in parameter table does.
         self._defaults = {k.upper(): v for k, v in (defaults or {}).items()}
         self._environ = os.environ if environ is None else environ
-        self._memo: Optional[dict[str, str]] = None    # macro values during one expansion
+        self._memo: Optional[dict[str, str]] = None  # macro values during one expansion
         # Files read through ``include``: their text is not quoted in errors (they need not
         # be configuration), and neither is a value built from their definitions.
         self.included: set[str] = set()
         self._touched_included = False
-        self.last_from_included = False    # whether the last get_raw used an included file
+        self.last_from_included = False  # whether the last get_raw used an included file
 
     # ---- construction -------------------------------------------------------------
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike, environ: Optional[Mapping[str, str]] = None,
-                  **kw: Any) -> "Config":
+    def from_file(cls, path: str | os.PathLike, environ: Optional[Mapping[str, str]] = None, **kw: Any) -> "Config":
         """Read ``path`` (and its includes), then apply ``_CONDOR_*`` overrides."""
         cfg = cls(environ=environ, **kw)
         cfg.read_file(path)
@@ -117,8 +123,9 @@ class Config:
         return cfg
 
     @classmethod
-    def from_string(cls, text: str, source: str = "<string>",
-                    environ: Optional[Mapping[str, str]] = None, **kw: Any) -> "Config":
+    def from_string(
+        cls, text: str, source: str = "<string>", environ: Optional[Mapping[str, str]] = None, **kw: Any
+    ) -> "Config":
         """Read configuration text named ``source`` (relative includes resolve next to
         ``source``, or from the current directory for a ``<...>`` name)."""
         cfg = cls(environ=environ, **kw)
@@ -207,7 +214,7 @@ class Config:
         selves = {key}
         head, _, rest = key.partition(".")
         if rest and head in SUBSYSTEMS:
-            selves.add(rest)   # NEGOTIATOR.A = $(A) x builds on A
+            selves.add(rest)  # NEGOTIATOR.A = $(A) x builds on A
         if "$" not in value:
             return value
 
@@ -219,7 +226,7 @@ class Config:
         for m in _macros(value):
             if m.func is None and m.name.upper() in selves:
                 old = previous(m.name.upper())
-                out.append(value[pos:m.begin])
+                out.append(value[pos : m.begin])
                 out.append(old if old is not None else (m.default or ""))
                 pos = m.end
         out.append(value[pos:])
@@ -253,7 +260,7 @@ class Config:
                 continue
             child = self._start(frame)
             if child is None:
-                continue                    # the macro's value was known: already taken
+                continue  # the macro's value was known: already taken
             if "$" not in child.text:
                 frame.take(self._finish(frame, child.text))
                 continue
@@ -316,22 +323,24 @@ class _Frame:
         self.macros = list(_macros(text)) if "$" in text else []
         self.index = self.pos = self.size = 0
         self.out: list[str] = []
-        self.pending: Optional[str] = None      # the macro name whose value is being expanded
+        self.pending: Optional[str] = None  # the macro name whose value is being expanded
 
     def take(self, value: str) -> None:
         """Put the current macro's ``value`` in place and move on to the next macro."""
         m = self.macros[self.index]
-        piece = self.text[self.pos:m.begin] + value
+        piece = self.text[self.pos : m.begin] + value
         self.size += len(piece)
         if self.size > MAX_EXPANSION:
-            raise _error(f"macro expansion longer than {MAX_EXPANSION} characters "
-                         "(a definition that doubles its own size?)", self.origin)
+            raise _error(
+                f"macro expansion longer than {MAX_EXPANSION} characters (a definition that doubles its own size?)",
+                self.origin,
+            )
         self.out.append(piece)
         self.pos = m.end
         self.index += 1
 
     def result(self) -> str:
-        self.out.append(self.text[self.pos:])
+        self.out.append(self.text[self.pos :])
         return "".join(self.out)
 
 
@@ -341,8 +350,10 @@ def _depth_error(stack: list[_Frame], child: _Frame) -> ConfigError:
     names = child.active
     shown = " -> ".join(names[:3]) + (" -> ..." if len(names) > 3 else "")
     where = next((f.origin for f in stack if f.origin is not None), None)
-    return _error(f"macros nested more than {MAX_MACRO_DEPTH} deep ({shown or 'defaults and functions'}); "
-                  "expansion stopped", where)
+    return _error(
+        f"macros nested more than {MAX_MACRO_DEPTH} deep ({shown or 'defaults and functions'}); expansion stopped",
+        where,
+    )
 
 
 _ENV_REF = re.compile(r"\$ENV\(([^):]+)", re.IGNORECASE)
@@ -352,7 +363,7 @@ _ENV_REF = re.compile(r"\$ENV\(([^):]+)", re.IGNORECASE)
 class _Macro:
     begin: int
     end: int
-    func: Optional[str]      # None for $(NAME), else ENV, INT, ...
+    func: Optional[str]  # None for $(NAME), else ENV, INT, ...
     name: str
     default: Optional[str]
     body: str
@@ -362,7 +373,7 @@ def _macros(text: str):
     """Yield each well-formed ``$(...)`` / ``$FUNC(...)`` in ``text``; anything else is literal."""
     i = 0
     while (i := text.find("$", i)) >= 0:
-        if text.startswith("$$", i):      # $$(...) is a match-time construct: keep as text
+        if text.startswith("$$", i):  # $$(...) is a match-time construct: keep as text
             i += 2
             continue
         m = _OPEN_RE.match(text, i)
@@ -370,7 +381,7 @@ def _macros(text: str):
         if m is None or close < 0:
             i += 1
             continue
-        func, body = m.group(1).upper() or None, text[m.end():close]
+        func, body = m.group(1).upper() or None, text[m.end() : close]
         if func is None:
             name, sep, default = body.partition(":")
             if not _NAME_RE.match(name):
@@ -402,5 +413,15 @@ def _error(message: str, where: Optional[Definition]) -> ConfigError:
     return ConfigError(message, file=where.file, line=where.line)
 
 
-__all__ = ["EMULATED_VERSION", "ENVIRONMENT", "MAX_EXPANSION", "MAX_FILE_CHARS", "MAX_MACRO_DEPTH", "MAX_INCLUDE_DEPTH", "SUBSYSTEMS", "Config",
-           "Definition", "read_bounded"]
+__all__ = [
+    "EMULATED_VERSION",
+    "ENVIRONMENT",
+    "MAX_EXPANSION",
+    "MAX_FILE_CHARS",
+    "MAX_MACRO_DEPTH",
+    "MAX_INCLUDE_DEPTH",
+    "SUBSYSTEMS",
+    "Config",
+    "Definition",
+    "read_bounded",
+]

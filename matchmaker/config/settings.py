@@ -113,10 +113,17 @@ class Settings:
             elif f != "significant_attributes":
                 values[f] = ()
         tree = group_tree_from_knobs(knobs)
-        return cls(policy=policy, resource_prefix=g("STARTD_RESOURCE_PREFIX") or "slot",
-                   concurrency_capacity=knobs.concurrency_limit, group_tree=tree,
-                   group_mapping=group_mapping_from_knobs(knobs), factors=factor_policy(knobs, tree),
-                   halflife=float(g("PRIORITY_HALFLIFE")), interval=float(g("NEGOTIATOR_INTERVAL")), **values)
+        return cls(
+            policy=policy,
+            resource_prefix=g("STARTD_RESOURCE_PREFIX") or "slot",
+            concurrency_capacity=knobs.concurrency_limit,
+            group_tree=tree,
+            group_mapping=group_mapping_from_knobs(knobs),
+            factors=factor_policy(knobs, tree),
+            halflife=float(g("PRIORITY_HALFLIFE")),
+            interval=float(g("NEGOTIATOR_INTERVAL")),
+            **values,
+        )
 
     @classmethod
     def defaults(cls, **changes: Any) -> "Settings":
@@ -129,33 +136,51 @@ class Settings:
 
 # Settings fields and the knobs they come from.
 _POLICY_KNOBS = {
-    "consider_preemption": "NEGOTIATOR_CONSIDER_PREEMPTION", "preemption_requirements": "PREEMPTION_REQUIREMENTS",
-    "preemption_rank": "PREEMPTION_RANK", "pre_job_rank": "NEGOTIATOR_PRE_JOB_RANK",
-    "post_job_rank": "NEGOTIATOR_POST_JOB_RANK", "ignore_job_ranks": "NEGOTIATOR_IGNORE_JOB_RANKS",
+    "consider_preemption": "NEGOTIATOR_CONSIDER_PREEMPTION",
+    "preemption_requirements": "PREEMPTION_REQUIREMENTS",
+    "preemption_rank": "PREEMPTION_RANK",
+    "pre_job_rank": "NEGOTIATOR_PRE_JOB_RANK",
+    "post_job_rank": "NEGOTIATOR_POST_JOB_RANK",
+    "ignore_job_ranks": "NEGOTIATOR_IGNORE_JOB_RANKS",
     "matchlist_caching": "NEGOTIATOR_MATCHLIST_CACHING",
     "preemption_requirements_stable": "PREEMPTION_REQUIREMENTS_STABLE",
     "preemption_rank_stable": "PREEMPTION_RANK_STABLE",
     "preemption_needs_better_eup": "MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP",
-    "skip_claimed_idle": "MATCHMAKER_SKIP_CLAIMED_IDLE", "columnar": "MATCHMAKER_COLUMNAR"}
+    "skip_claimed_idle": "MATCHMAKER_SKIP_CLAIMED_IDLE",
+    "columnar": "MATCHMAKER_COLUMNAR",
+}
 _CYCLE_KNOBS = {
-    "use_slot_weights": "NEGOTIATOR_USE_SLOT_WEIGHTS", "slot_weight_expr": "SLOT_WEIGHT",
-    "force_slot_weight": "FORCE_NEGOTIATOR_SLOT_WEIGHT", "ignore_user_priorities": "NEGOTIATOR_IGNORE_USER_PRIORITIES",
+    "use_slot_weights": "NEGOTIATOR_USE_SLOT_WEIGHTS",
+    "slot_weight_expr": "SLOT_WEIGHT",
+    "force_slot_weight": "FORCE_NEGOTIATOR_SLOT_WEIGHT",
+    "ignore_user_priorities": "NEGOTIATOR_IGNORE_USER_PRIORITIES",
     "consider_early_preemption": "NEGOTIATOR_CONSIDER_EARLY_PREEMPTION",
-    "negotiate_all_jobs_in_cluster": "NEGOTIATE_ALL_JOBS_IN_CLUSTER", "cross_slot_prios": "NEGOTIATOR_CROSS_SLOT_PRIOS",
-    "slot_constraint": "NEGOTIATOR_SLOT_CONSTRAINT", "poolsize_constraint": "NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT",
-    "submitter_constraint": "NEGOTIATOR_SUBMITTER_CONSTRAINT", "job_constraint": "NEGOTIATOR_JOB_CONSTRAINT",
-    "significant_attributes": "SIGNIFICANT_ATTRIBUTES", "add_significant": "ADD_SIGNIFICANT_ATTRIBUTES",
+    "negotiate_all_jobs_in_cluster": "NEGOTIATE_ALL_JOBS_IN_CLUSTER",
+    "cross_slot_prios": "NEGOTIATOR_CROSS_SLOT_PRIOS",
+    "slot_constraint": "NEGOTIATOR_SLOT_CONSTRAINT",
+    "poolsize_constraint": "NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT",
+    "submitter_constraint": "NEGOTIATOR_SUBMITTER_CONSTRAINT",
+    "job_constraint": "NEGOTIATOR_JOB_CONSTRAINT",
+    "significant_attributes": "SIGNIFICANT_ATTRIBUTES",
+    "add_significant": "ADD_SIGNIFICANT_ATTRIBUTES",
     "remove_significant": "REMOVE_SIGNIFICANT_ATTRIBUTES",
-    "remove_significant_regex": "REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "uid_domain": "UID_DOMAIN",
+    "remove_significant_regex": "REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX",
+    "uid_domain": "UID_DOMAIN",
     "job_order_by_qdate": "MATCHMAKER_JOB_ORDER_BY_QDATE",
     "allow_quota_oversubscription": "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION",
     "strict_enforce_quota": "NEGOTIATOR_STRICT_ENFORCE_QUOTA",
-    "max_allocation_rounds": "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", "round_robin_rate": "GROUP_QUOTA_ROUND_ROBIN_RATE",
-    "group_sort_expr": "GROUP_SORT_EXPR", "use_weighted_demand": "NEGOTIATOR_USE_WEIGHTED_DEMAND",
-    "claim_leftovers": "CLAIM_PARTITIONABLE_LEFTOVERS", "depth_first": "NEGOTIATOR_DEPTH_FIRST",
-    "allow_pslot_preemption": "ALLOW_PSLOT_PREEMPTION", "modify_request_cpus": "MODIFY_REQUEST_EXPR_REQUESTCPUS",
+    "max_allocation_rounds": "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS",
+    "round_robin_rate": "GROUP_QUOTA_ROUND_ROBIN_RATE",
+    "group_sort_expr": "GROUP_SORT_EXPR",
+    "use_weighted_demand": "NEGOTIATOR_USE_WEIGHTED_DEMAND",
+    "claim_leftovers": "CLAIM_PARTITIONABLE_LEFTOVERS",
+    "depth_first": "NEGOTIATOR_DEPTH_FIRST",
+    "allow_pslot_preemption": "ALLOW_PSLOT_PREEMPTION",
+    "modify_request_cpus": "MODIFY_REQUEST_EXPR_REQUESTCPUS",
     "modify_request_memory": "MODIFY_REQUEST_EXPR_REQUESTMEMORY",
-    "modify_request_disk": "MODIFY_REQUEST_EXPR_REQUESTDISK", "simulate_incremental": "SIMULATE_INCREMENTAL"}
+    "modify_request_disk": "MODIFY_REQUEST_EXPR_REQUESTDISK",
+    "simulate_incremental": "SIMULATE_INCREMENTAL",
+}
 
 
 def factor_policy(knobs: Any, tree: Optional[GroupTree]) -> FactorPolicy:
@@ -165,9 +190,14 @@ def factor_policy(knobs: Any, tree: Optional[GroupTree]) -> FactorPolicy:
     factors and EUP)."""
     g = knobs.get
     group_factor = (lambda name: group_prio_factor(name, tree)) if tree is not None else None
-    return FactorPolicy(default=g("DEFAULT_PRIO_FACTOR"), nice_user=g("NICE_USER_PRIO_FACTOR"),
-                        remote=g("REMOTE_PRIO_FACTOR"), local_domain=g("ACCOUNTANT_LOCAL_DOMAIN") or "",
-                        nice_prefix=g("NICE_USER_ACCOUNTING_GROUP_NAME") or "nice-user", group_factor=group_factor)
+    return FactorPolicy(
+        default=g("DEFAULT_PRIO_FACTOR"),
+        nice_user=g("NICE_USER_PRIO_FACTOR"),
+        remote=g("REMOTE_PRIO_FACTOR"),
+        local_domain=g("ACCOUNTANT_LOCAL_DOMAIN") or "",
+        nice_prefix=g("NICE_USER_ACCOUNTING_GROUP_NAME") or "nice-user",
+        group_factor=group_factor,
+    )
 
 
 def group_tree_from_knobs(knobs: Any) -> Optional[GroupTree]:
@@ -175,9 +205,17 @@ def group_tree_from_knobs(knobs: Any) -> Optional[GroupTree]:
     names = knobs.group_names()
     if not names:
         return None
-    return build_tree(GroupConfig(g, knobs.group_quota(g), knobs.group_quota_dynamic(g),
-                                  knobs.group_accept_surplus(g), knobs.group_autoregroup(g),
-                                  knobs.group_prio_factor(g)) for g in names)
+    return build_tree(
+        GroupConfig(
+            g,
+            knobs.group_quota(g),
+            knobs.group_quota_dynamic(g),
+            knobs.group_accept_surplus(g),
+            knobs.group_autoregroup(g),
+            knobs.group_prio_factor(g),
+        )
+        for g in names
+    )
 
 
 def group_mapping_from_knobs(knobs: Any) -> Optional[GroupMapping]:
@@ -198,15 +236,19 @@ def group_mapping_from_knobs(knobs: Any) -> Optional[GroupMapping]:
         path = Path(where.file).parent / path
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:    # ValueError: a NUL in the name
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL in the name
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ConfigError(f"{map_knob}: cannot read accounting-group map file {str(path)!r}: {reason}",
-                          file=where.file if where else None, line=where.line if where else None) from None
+        raise ConfigError(
+            f"{map_knob}: cannot read accounting-group map file {str(path)!r}: {reason}",
+            file=where.file if where else None,
+            line=where.line if where else None,
+        ) from None
     try:
         groups = parse_group_map(text)
     except MapFileError as exc:
-        raise ConfigError(f"accounting-group map: {exc.message}", file=str(path), line=exc.line,
-                          column=exc.column) from None
+        raise ConfigError(
+            f"accounting-group map: {exc.message}", file=str(path), line=exc.line, column=exc.column
+        ) from None
     return GroupMapping(groups, str(path), check)
 
 

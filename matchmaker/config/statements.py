@@ -26,8 +26,7 @@ MAX_INCLUDE_DEPTH = 20
 ENVIRONMENT = "<environment>"
 NAME_RE = re.compile(r"[A-Za-z0-9_.]+\Z")
 _ASSIGN_RE = re.compile(r"(?P<name>[^=:]*?)\s*(?P<op>\+[,;|&*]{0,2}=|@=|=|:)\s*(?P<value>.*)\Z", re.S)
-_KEYWORD_RE = re.compile(r"(?P<kw>@?include|use|error|warning)\b(?P<args>[^:=]*):\s*(?P<rest>.*)\Z",
-                         re.I | re.S)
+_KEYWORD_RE = re.compile(r"(?P<kw>@?include|use|error|warning)\b(?P<args>[^:=]*):\s*(?P<rest>.*)\Z", re.I | re.S)
 _CONDITIONALS = ("if", "elif", "else", "endif")
 _VERSION_RE = re.compile(r"(!?)\s*version\s*(==|!=|>=|<=|>|<)\s*(\S+)\Z", re.I)
 _DEFINED_RE = re.compile(r"(!?)\s*defined\b\s*(.*)\Z", re.I | re.S)
@@ -37,18 +36,61 @@ ACCOUNTING_GROUP_MAP_KNOBS = ("MATCHMAKER_ACCOUNTING_GROUP_MAP_FILE", "MATCHMAKE
 # The templates HTCondor's ``use ROLE/FEATURE/SECURITY : NAME`` knows (names compared
 # without regard to case); any other name is an error there, and so it is here.
 KNOWN_TEMPLATES = {
-    "ROLE": ("CentralManager", "Execute", "Personal", "Submit", "get_htcondor_central_manager",
-             "get_htcondor_execute", "get_htcondor_submit"),
-    "FEATURE": ("ADSTASH", "AssignAccountingGroup", "AssignProjectName", "ChildCollector", "CommonCloudAttributesAWS",
-                "CommonCloudAttributesGoogle", "ContinuousCronHook", "DefaultCheckpointDestination", "GANGLIA",
-                "GPUs", "GPUsMonitor", "HPC_ANNEX", "JobsHaveInstanceIDs", "OneShotCronHook", "PartitionableSlot",
-                "PelicanCache", "PelicanRetryPolicy", "PeriodicCronHook", "POLICY_EXPR_FRAGMENTS",
-                "POLICY_HOURS_TO_START", "REMOTE_CONFIG", "REMOTE_RUNTIME_CONFIG", "ScheddCronContinuous",
-                "ScheddCronOneShot", "ScheddCronPeriodic", "ScheddUsermapFile", "SetJobAttrFromUsermap",
-                "StartdCronContinuous", "StartdCronOneShot", "StartdCronPeriodic", "StaticSlots",
-                "TESTINGMODE_POLICY_VALUES", "UWCS_DESKTOP_POLICY_VALUES"),
-    "SECURITY": ("FIPS", "get_htcondor_idtokens", "HOST_BASED", "recommended", "recommended_v24_0",
-                 "recommended_v9_0", "STRONG", "USER_BASED", "WITH_AUTHENTICATION"),
+    "ROLE": (
+        "CentralManager",
+        "Execute",
+        "Personal",
+        "Submit",
+        "get_htcondor_central_manager",
+        "get_htcondor_execute",
+        "get_htcondor_submit",
+    ),
+    "FEATURE": (
+        "ADSTASH",
+        "AssignAccountingGroup",
+        "AssignProjectName",
+        "ChildCollector",
+        "CommonCloudAttributesAWS",
+        "CommonCloudAttributesGoogle",
+        "ContinuousCronHook",
+        "DefaultCheckpointDestination",
+        "GANGLIA",
+        "GPUs",
+        "GPUsMonitor",
+        "HPC_ANNEX",
+        "JobsHaveInstanceIDs",
+        "OneShotCronHook",
+        "PartitionableSlot",
+        "PelicanCache",
+        "PelicanRetryPolicy",
+        "PeriodicCronHook",
+        "POLICY_EXPR_FRAGMENTS",
+        "POLICY_HOURS_TO_START",
+        "REMOTE_CONFIG",
+        "REMOTE_RUNTIME_CONFIG",
+        "ScheddCronContinuous",
+        "ScheddCronOneShot",
+        "ScheddCronPeriodic",
+        "ScheddUsermapFile",
+        "SetJobAttrFromUsermap",
+        "StartdCronContinuous",
+        "StartdCronOneShot",
+        "StartdCronPeriodic",
+        "StaticSlots",
+        "TESTINGMODE_POLICY_VALUES",
+        "UWCS_DESKTOP_POLICY_VALUES",
+    ),
+    "SECURITY": (
+        "FIPS",
+        "get_htcondor_idtokens",
+        "HOST_BASED",
+        "recommended",
+        "recommended_v24_0",
+        "recommended_v9_0",
+        "STRONG",
+        "USER_BASED",
+        "WITH_AUTHENTICATION",
+    ),
 }
 _KNOWN_LOWER = {category: {n.lower() for n in names} for category, names in KNOWN_TEMPLATES.items()}
 # One template of a ``use`` line: a name, with arguments in parentheses for some features.
@@ -135,7 +177,9 @@ class Reader:
             while line.endswith("\\"):
                 line = line[:-1]
                 while self.pos < len(self.lines) and self.lines[self.pos].lstrip().startswith("#"):
-                    self.pos += 1        # a comment inside a continuation is dropped (docs/knobs.md, the configuration language)
+                    self.pos += (
+                        1  # a comment inside a continuation is dropped (docs/knobs.md, the configuration language)
+                    )
                 if self.pos >= len(self.lines):
                     break
                 line += self.lines[self.pos].strip()
@@ -152,11 +196,11 @@ class Reader:
             lineno, line = item
             first = re.split(r"[\s:]", line, maxsplit=1)[0].lower()
             if first in _CONDITIONALS:
-                self.conditional(first, line[len(first):].strip(), lineno)
+                self.conditional(first, line[len(first) :].strip(), lineno)
             elif self.live:
                 self.statement(line, lineno)
             elif (m := _ASSIGN_RE.match(line)) and m.group("op") == "@=":
-                self.block(lineno, m.group("value"))   # a dead block is skipped whole
+                self.block(lineno, m.group("value"))  # a dead block is skipped whole
         if self.stack:
             raise self.fail("missing endif before end of file", len(self.lines))
 
@@ -175,8 +219,8 @@ class Reader:
             frame.seen_else = True
             frame.live = frame.parent_live and not frame.taken
             frame.taken = True
-        else:   # elif: the condition is only evaluated if no earlier branch was taken
-            value = (not frame.taken and frame.parent_live and self.condition(cond, lineno))
+        else:  # elif: the condition is only evaluated if no earlier branch was taken
+            value = not frame.taken and frame.parent_live and self.condition(cond, lineno)
             frame.live = value
             frame.taken = frame.taken or value
 
@@ -203,8 +247,11 @@ class Reader:
             try:
                 value = float(text) != 0.0
             except ValueError:
-                raise self.fail(f"invalid if condition {self.quoted(cond)}: not a boolean, number, "
-                                "'defined NAME' or 'version OP x.y.z'", lineno) from None
+                raise self.fail(
+                    f"invalid if condition {self.quoted(cond)}: not a boolean, number, "
+                    "'defined NAME' or 'version OP x.y.z'",
+                    lineno,
+                ) from None
         return value != negate
 
     def version_test(self, op: str, literal: str, cond: str, lineno: int) -> bool:
@@ -212,9 +259,15 @@ class Reader:
         if len(parts) < 2 or not all(p.isdigit() for p in parts):
             raise self.fail(f"invalid if condition {self.quoted(cond)}: version must be x.y or x.y.z", lineno)
         want = tuple(int(p) for p in parts[:3])
-        have = self.cfg.version[:len(want)]
-        return {"==": have == want, "!=": have != want, ">=": have >= want,
-                "<=": have <= want, ">": have > want, "<": have < want}[op]
+        have = self.cfg.version[: len(want)]
+        return {
+            "==": have == want,
+            "!=": have != want,
+            ">=": have >= want,
+            "<=": have <= want,
+            ">": have > want,
+            "<": have < want,
+        }[op]
 
     def statement(self, line: str, lineno: int) -> None:
         m = _KEYWORD_RE.match(line)
@@ -224,7 +277,7 @@ class Reader:
         m = _ASSIGN_RE.match(line)
         if m is None:
             if line.startswith("["):
-                return        # an ini-style section header: HTCondor ignores it
+                return  # an ini-style section header: HTCondor ignores it
             raise self.fail(f"expected NAME = value, got {self.quoted(line)}", lineno, 1)
         name, op, value = m.group("name"), m.group("op"), m.group("value")
         if not NAME_RE.match(name):
@@ -257,8 +310,7 @@ class Reader:
             if item[1] == "@" + tag:
                 return "\n".join(body)
             body.append(item[1])
-        raise self.fail(f"end of file while looking for @{tag} (block opened at line {lineno})",
-                        len(self.lines))
+        raise self.fail(f"end of file while looking for @{tag} (block opened at line {lineno})", len(self.lines))
 
     def keyword(self, kw: str, args: list[str], rest: str, lineno: int) -> None:
         words = [a.lower() for a in args]
@@ -268,17 +320,19 @@ class Reader:
             raise self.fail(f"error statement: {self.expand(rest, lineno)}", lineno)
         elif kw == "warning":
             self.cfg.warnings.append(f"{self.source}:{lineno}: {self.expand(rest, lineno)}")
-        else:   # use CATEGORY : templates
+        else:  # use CATEGORY : templates
             category = words[0].upper() if words else ""
             if category == "FEATURE" and _ASSIGN_GROUP_RE.match(rest):
                 self.assign_accounting_group(rest, lineno)
             elif category in ("ROLE", "FEATURE", "SECURITY"):
                 self.check_templates(category, rest, lineno)
-                self.cfg.warnings.append(f"{self.source}:{lineno}: 'use {category} : {rest}' ignored "
-                                         "(templates are not modelled)")
+                self.cfg.warnings.append(
+                    f"{self.source}:{lineno}: 'use {category} : {rest}' ignored (templates are not modelled)"
+                )
             elif category == "POLICY":
-                raise self.fail(f"'use POLICY : {rest}' is not supported: write the policy's "
-                                "knobs out explicitly", lineno)
+                raise self.fail(
+                    f"'use POLICY : {rest}' is not supported: write the policy's knobs out explicitly", lineno
+                )
             else:
                 raise self.fail(f"unknown use category {category!r}", lineno)
 
@@ -303,8 +357,9 @@ class Reader:
         (``ACCOUNTING_GROUP_MAP_KNOBS``); later lines may override them."""
         args = [a.strip() for a in _ASSIGN_GROUP_RE.match(text).group(1).split(",")]  # type: ignore[union-attr]
         if not 1 <= len(args) <= 2 or not args[0]:
-            raise self.fail("AssignAccountingGroup takes a map file name and an optional check_request "
-                            f"flag, got {text!r}", lineno)
+            raise self.fail(
+                f"AssignAccountingGroup takes a map file name and an optional check_request flag, got {text!r}", lineno
+            )
         map_knob, check_knob = ACCOUNTING_GROUP_MAP_KNOBS
         self.cfg.define(map_knob, args[0], self.source, lineno)
         self.cfg.define(check_knob, args[1] if len(args) > 1 else "true", self.source, lineno)
@@ -322,7 +377,7 @@ class Reader:
             raise self.fail(f"includes nested more than {MAX_INCLUDE_DEPTH} deep", lineno)
         path = Path(target)
         if not path.is_absolute() and not self.source.startswith("<"):
-            path = Path(self.source).parent / path   # relative to the including file
+            path = Path(self.source).parent / path  # relative to the including file
         if not path.is_file():
             if ifexist:
                 return
@@ -331,4 +386,12 @@ class Reader:
         self.cfg.read_file(str(path), self.depth + 1)
 
 
-__all__ = ["ACCOUNTING_GROUP_MAP_KNOBS", "ENVIRONMENT", "KNOWN_TEMPLATES", "MAX_INCLUDE_DEPTH", "NAME_RE", "Definition", "Reader"]
+__all__ = [
+    "ACCOUNTING_GROUP_MAP_KNOBS",
+    "ENVIRONMENT",
+    "KNOWN_TEMPLATES",
+    "MAX_INCLUDE_DEPTH",
+    "NAME_RE",
+    "Definition",
+    "Reader",
+]

@@ -45,8 +45,8 @@ class Candidate:
     entry: SlotEntry
     state: int
     key: tuple
-    preempts: tuple = ()                # pslot preemption: the dynamic slots' entries it ends
-    cost: Optional[float] = None        # what the match costs, when not the slot's weight
+    preempts: tuple = ()  # pslot preemption: the dynamic slots' entries it ends
+    cost: Optional[float] = None  # what the match costs, when not the slot's weight
 
 
 @dataclass(eq=False)
@@ -57,10 +57,10 @@ class CandidateList:
     only_rank: bool
     items: list[Candidate]
     pos: int = 0
-    no_preemption_req: bool = False     # some slot was refused by PREEMPTION_REQUIREMENTS
-    limited: bool = False               # some slot was refused by the submitter limit
+    no_preemption_req: bool = False  # some slot was refused by PREEMPTION_REQUIREMENTS
+    limited: bool = False  # some slot was refused by the submitter limit
     concurrency: list[str] = field(default_factory=list)
-    version: int = 0                    # the cycle's consumption count when the list was built
+    version: int = 0  # the cycle's consumption count when the list was built
 
     def reason(self) -> str:
         """Why nothing could be offered, in HTCondor's order of precedence (docs/negotiation.md, rejection reasons)."""
@@ -81,6 +81,16 @@ def sort_key(pre: float, rank: float, post: float, state: int, prank: float, ind
 
 
 __all__ = [
-    "NO_MATCH", "NO_PREEMPTION", "PREEMPTION_REQ_FALSE", "PRIO_PREEMPTION", "RANK_PREEMPTION", "REASONS",
-    "SUBMITTER_LIMIT", "Budget", "Candidate", "CandidateList", "permits", "sort_key",
+    "NO_MATCH",
+    "NO_PREEMPTION",
+    "PREEMPTION_REQ_FALSE",
+    "PRIO_PREEMPTION",
+    "RANK_PREEMPTION",
+    "REASONS",
+    "SUBMITTER_LIMIT",
+    "Budget",
+    "Candidate",
+    "CandidateList",
+    "permits",
+    "sort_key",
 ]

@@ -37,7 +37,7 @@ class Carried:
 
     def __init__(self, weight_expr: Optional[ast.Node] = None) -> None:
         self.slot_refs = SlotReferences()
-        self.weight_expr = weight_expr      # SLOT_WEIGHT: read with every slot ad
+        self.weight_expr = weight_expr  # SLOT_WEIGHT: read with every slot ad
         self._weights: dict[int, tuple[ClassAd, float]] = {}
         self._steady: dict[int, tuple[ClassAd, bool]] = {}
         self._seen: dict[int, tuple[ClassAd, float]] = {}
@@ -107,7 +107,7 @@ def _node_steady(node: ast.Node) -> bool:
             steady = not (type(n) is ast.Call and n.lname in _UNSTEADY)
             todo.extend(getattr(n, f.name) for f in dataclasses.fields(n))
     if len(_node_steady_cache) > _LIMIT:
-        _node_steady_cache.clear()      # keeps a long run from holding every tree
+        _node_steady_cache.clear()  # keeps a long run from holding every tree
     _node_steady_cache[id(node)] = (node, steady)
     return steady
 

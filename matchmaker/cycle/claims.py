@@ -64,7 +64,7 @@ class Claimed:
 
     pool: Pool
     starts: list[Start] = field(default_factory=list)
-    refused: list[tuple[str, str]] = field(default_factory=list)     # (job id, why)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (job id, why)
 
 
 def rounding_of(settings: Settings) -> Rounding:
@@ -101,14 +101,15 @@ class _Claims:
                     self.job_ads[was] = _with(self.job_ads[was], JobStatus=IDLE)
             self._run(m, job, m.slot, old, leftover=False)
             return
-        for name in m.preempted_slots:      # ALLOW_PSLOT_PREEMPTION: the dynamic slots go first
+        for name in m.preempted_slots:  # ALLOW_PSLOT_PREEMPTION: the dynamic slots go first
             self._vacate(m.slot, name)
         old = self.slot_ads[m.slot]
         request = self.request(job, old)
         short = shortfall(request, available(old, tuple(request)))
         if short is not None:
-            self.out.refused.append((m.job, f"the startd refused it: it asks for more {short} than slot "
-                                            f"{m.slot} has left"))
+            self.out.refused.append(
+                (m.job, f"the startd refused it: it asks for more {short} than slot {m.slot} has left")
+            )
             return
         self._split(m, job, request, leftover=False)
 
@@ -134,8 +135,10 @@ class _Claims:
             shape = tuple(request.values())
             if shape in too_large:
                 continue
-            if any(all(request[r] >= f[r] for r in f) for f in failed) or \
-                    shortfall(request, available(slot, tuple(request))) is not None:
+            if (
+                any(all(request[r] >= f[r] for r in f) for f in failed)
+                or shortfall(request, available(slot, tuple(request))) is not None
+            ):
                 too_large.add(shape)
                 failed.append(request)
                 continue
@@ -163,14 +166,24 @@ class _Claims:
         self._run(m, job, name, child, leftover)
 
     def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool) -> None:
-        claim: dict[str, object] = {"State": "Claimed", "Activity": "Busy", "RemoteUser": m.submitter,
-                                    "RemoteOwner": m.submitter, "JobId": job.id,
-                                    "CurrentRank": slot_rank(ad, job.ad)}
+        claim: dict[str, object] = {
+            "State": "Claimed",
+            "Activity": "Busy",
+            "RemoteUser": m.submitter,
+            "RemoteOwner": m.submitter,
+            "JobId": job.id,
+            "CurrentRank": slot_rank(ad, job.ad),
+        }
         if m.submitter != _user(job.ad):
-            claim["AccountingGroup"] = m.submitter     # the startd publishes the charged principal
+            claim["AccountingGroup"] = m.submitter  # the startd publishes the charged principal
         if m.group is not None:
-            claim.update({"RemoteGroup": m.group, "RemoteNegotiatingGroup": m.negotiating_group,
-                          "RemoteAutoregroup": m.autoregroup})
+            claim.update(
+                {
+                    "RemoteGroup": m.group,
+                    "RemoteNegotiatingGroup": m.negotiating_group,
+                    "RemoteAutoregroup": m.autoregroup,
+                }
+            )
         self.slot_ads[slot] = _with(ad, **claim)
         self.job_ads[job.id] = _with(job.ad, JobStatus=RUNNING, RemoteHost=slot, **self.started_at)
         self.started.add(job.id)
@@ -180,8 +193,10 @@ class _Claims:
         """The submitter's idle jobs in the schedd's order."""
         if submitter not in self._idle:
             by_qdate = self.settings.job_order_by_qdate
-            self._idle[submitter] = sorted((j for j in self.jobs.values() if j.submitter == submitter
-                                            and j.status == IDLE), key=lambda j: job_order_key(j, by_qdate=by_qdate))
+            self._idle[submitter] = sorted(
+                (j for j in self.jobs.values() if j.submitter == submitter and j.status == IDLE),
+                key=lambda j: job_order_key(j, by_qdate=by_qdate),
+            )
         return self._idle[submitter]
 
     def pool(self, pool: Pool, reuse: Optional[Callable[[ClassAd], bool]] = None) -> Pool:
@@ -191,9 +206,12 @@ class _Claims:
             self.reuse = reuse
             return replace(pool, slots=self._slots_reused(pool), jobs=self._jobs_reused(pool), refused=[])
         st = self.settings
-        slots = make_slots([(ad, self.sources[name]) for name, ad in self.slot_ads.items()],
-                           use_slot_weights=st.use_slot_weights, slot_weight_expr=st.slot_weight_expr,
-                           force_slot_weight=st.force_slot_weight)
+        slots = make_slots(
+            [(ad, self.sources[name]) for name, ad in self.slot_ads.items()],
+            use_slot_weights=st.use_slot_weights,
+            slot_weight_expr=st.slot_weight_expr,
+            force_slot_weight=st.force_slot_weight,
+        )
         jobs = make_jobs([(self.job_ads[j.id], j.source) for j in pool.jobs], uid_domain=st.uid_domain)
         return replace(pool, slots=slots, jobs=jobs, refused=[])
 
@@ -204,19 +222,33 @@ class _Claims:
         for name, ad in self.slot_ads.items():
             old = before.get(name)
             if old is None or old.ad is not ad or old.source != self.sources[name] or not self.reuse(ad):
-                (old,) = make_slots([(ad, self.sources[name])], use_slot_weights=st.use_slot_weights,
-                                    slot_weight_expr=st.slot_weight_expr, force_slot_weight=st.force_slot_weight)
+                (old,) = make_slots(
+                    [(ad, self.sources[name])],
+                    use_slot_weights=st.use_slot_weights,
+                    slot_weight_expr=st.slot_weight_expr,
+                    force_slot_weight=st.force_slot_weight,
+                )
             slots.append(old if old.index == len(slots) else replace(old, index=len(slots)))
         return slots
 
     def _jobs_reused(self, pool: Pool) -> list[Job]:
         uid, reuse = self.settings.uid_domain, self.reuse
-        return [j if self.job_ads[j.id] is j.ad and reuse(j.ad)
-                else make_jobs([(self.job_ads[j.id], j.source)], uid_domain=uid)[0] for j in pool.jobs]
+        return [
+            j
+            if self.job_ads[j.id] is j.ad and reuse(j.ad)
+            else make_jobs([(self.job_ads[j.id], j.source)], uid_domain=uid)[0]
+            for j in pool.jobs
+        ]
 
 
-def claim_matches(pool: Pool, result: CycleResult, settings: Settings, now: Optional[float] = None, *,
-                  reuse: Optional[Callable[[ClassAd], bool]] = None) -> Claimed:
+def claim_matches(
+    pool: Pool,
+    result: CycleResult,
+    settings: Settings,
+    now: Optional[float] = None,
+    *,
+    reuse: Optional[Callable[[ClassAd], bool]] = None,
+) -> Claimed:
     """The pool after ``result``'s matches were claimed (see the module docstring); with
     ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
     so a priority policy can tell how long it has run.  With ``reuse`` the slots and jobs

@@ -66,11 +66,12 @@ class SlotTable:
         self.weight = np.array([e.weight for e in entries], dtype=np.float64)
         self.index = np.array([e.index for e in entries], dtype=np.int64)
         names: dict[str, int] = {}
-        self.remote = np.array([-1 if e.remote is None else names.setdefault(e.remote, len(names))
-                                for e in entries], dtype=np.int64)
+        self.remote = np.array(
+            [-1 if e.remote is None else names.setdefault(e.remote, len(names)) for e in entries], dtype=np.int64
+        )
         self.remote_names = names
         self.remote_eups: Optional[np.ndarray] = None
-        self.handed_out: list[SlotEntry] = []   # candidates given to the negotiator since the last build
+        self.handed_out: list[SlotEntry] = []  # candidates given to the negotiator since the last build
 
     def sync(self) -> None:
         """Mark the slots matched since the last build (only handed-out candidates can be)."""
@@ -100,11 +101,13 @@ class LazyCandidates:
     def __getitem__(self, i: int) -> Any:
         c = self._made.get(i)
         if c is None:
-
             r = int(self.rows[i])
             e = self.slots.entries[r]
-            key = tuple(float(k[i]) for k in self.keys[:3]) + (-int(self.states[i]), float(self.keys[3][i]),
-                                                                int(self.slots.index[r]))
+            key = tuple(float(k[i]) for k in self.keys[:3]) + (
+                -int(self.states[i]),
+                float(self.keys[3][i]),
+                int(self.slots.index[r]),
+            )
             c = self._made[i] = Candidate(e, int(self.states[i]), key)
         self.slots.handed_out.append(c.entry)
         return c
@@ -139,9 +142,16 @@ def table_of(matcher: MatcherParts, ads: Sequence[Any]) -> Optional[AdTable]:
     return table
 
 
-def build(matcher: MatcherParts, req: NegotiationAd, autocluster: int, submitter: str,
-          classes: Sequence[SlotClass], only_rank: bool, budget: Budget, static_limits: bool
-          ) -> Optional[CandidateList]:
+def build(
+    matcher: MatcherParts,
+    req: NegotiationAd,
+    autocluster: int,
+    submitter: str,
+    classes: Sequence[SlotClass],
+    only_rank: bool,
+    budget: Budget,
+    static_limits: bool,
+) -> Optional[CandidateList]:
     """The candidate list of ``req`` (as ``Matcher.build``), or None to let the scalar path do it.
 
     Five stages over the rows of the available slots: both Requirements, the preemption
@@ -179,8 +189,7 @@ class _RequestColumns:
         return evaluate_attribute(self.table, attr, row_side="my", other=self.req, state=self.state, rows=at)
 
     def knob(self, node: ast.Node, at: np.ndarray) -> Column:
-        return evaluate_column(node, self.table, row_side="my", other=self.req, state=self.state, rows=at,
-                               shared=True)
+        return evaluate_column(node, self.table, row_side="my", other=self.req, state=self.state, rows=at, shared=True)
 
     def both_requirements(self, rows: np.ndarray) -> np.ndarray:
         """The rows whose slot both Requirements accept (the job's first, as the scalar path asks them)."""
@@ -190,8 +199,9 @@ class _RequestColumns:
             rows = rows[true_mask(self.slot_side("requirements", rows))]
         return rows
 
-    def preemption_states(self, rows: np.ndarray, submitter: str, only_rank: bool
-                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    def preemption_states(
+        self, rows: np.ndarray, submitter: str, only_rank: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
         """Each row's preemption state, which rows stay candidates, and the rows whose
         slot Rank is an error (docs/negotiation.md, candidate slots)."""
         slots = self.slots
@@ -207,8 +217,9 @@ class _RequestColumns:
             rank_errors = self.claimed_states(rows[cpos], cpos, state, keep, submitter, only_rank)
         return rows, state, keep, rank_errors
 
-    def claimed_states(self, crow: np.ndarray, cpos: np.ndarray, state: np.ndarray, keep: np.ndarray,
-                       submitter: str, only_rank: bool) -> list[int]:
+    def claimed_states(
+        self, crow: np.ndarray, cpos: np.ndarray, state: np.ndarray, keep: np.ndarray, submitter: str, only_rank: bool
+    ) -> list[int]:
         """Preemption of the claimed rows ``crow`` (at ``cpos``): by machine Rank, else by
         priority under PREEMPTION_REQUIREMENTS; ``state`` and ``keep`` are set in place."""
         slots, pol = self.slots, self.policy
@@ -250,13 +261,15 @@ class _RequestColumns:
         state[cpos[rest & same]] = PRIO_PREEMPTION
         return crow[rank_col.kind == K_ERROR].tolist()
 
-    def within_submitter_limits(self, rows: np.ndarray, state: np.ndarray, keep: np.ndarray,
-                                budget: Budget) -> np.ndarray:
+    def within_submitter_limits(
+        self, rows: np.ndarray, state: np.ndarray, keep: np.ndarray, budget: Budget
+    ) -> np.ndarray:
         """``keep`` without the rows the submitter's limits refuse (RANK preemption is not limited)."""
         w = self.slots.weight[rows]
         prio_ok = (budget.used + w <= budget.lim) | (budget.used <= 0 and budget.lim > 0)
-        free_ok = (budget.used_unclaimed + w <= budget.lim_unclaimed) | \
-            (budget.used_unclaimed <= 0 and budget.lim_unclaimed > 0)
+        free_ok = (budget.used_unclaimed + w <= budget.lim_unclaimed) | (
+            budget.used_unclaimed <= 0 and budget.lim_unclaimed > 0
+        )
         limited = keep & (((state == PRIO_PREEMPTION) & ~prio_ok) | ((state == NO_PREEMPTION) & ~free_ok))
         if limited.any():
             self.out.limited = True

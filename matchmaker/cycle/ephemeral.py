@@ -126,7 +126,7 @@ class NegotiationAd(ClassAd):
     __slots__ = ()
 
     def __init__(self, source: Optional[ClassAd] = None) -> None:
-        super().__init__(source)     # shares a compacted source's storage, copies a dict
+        super().__init__(source)  # shares a compacted source's storage, copies a dict
         self._attrs = _RecordingAttrs(self._attrs)  # type: ignore[assignment]
 
     @property
@@ -142,8 +142,7 @@ class NegotiationAd(ClassAd):
 class LiveUsage:
     """Weighted usage per user and per group node, changing as matches are made."""
 
-    def __init__(self, usage: Mapping[str, float] = {},
-                 group_of: Optional[Callable[[str], str]] = None) -> None:
+    def __init__(self, usage: Mapping[str, float] = {}, group_of: Optional[Callable[[str], str]] = None) -> None:
         self.user: dict[str, float] = {k: float(v) for k, v in usage.items()}
         self._group_of = group_of
         self.group: dict[str, float] = {}
@@ -253,10 +252,17 @@ def _literal(value: object) -> ast.Literal:
 # ---- requests ----------------------------------------------------------------------------
 
 
-def annotate_request(job_ad: ClassAd, *, eup: float, usage: float, negotiating_group: Optional[str] = None,
-                     autoregroup: bool = False, group: Optional[str] = None,
-                     group_usage: Optional[float] = None, group_quota: Optional[float] = None
-                     ) -> NegotiationAd:
+def annotate_request(
+    job_ad: ClassAd,
+    *,
+    eup: float,
+    usage: float,
+    negotiating_group: Optional[str] = None,
+    autoregroup: bool = False,
+    group: Optional[str] = None,
+    group_usage: Optional[float] = None,
+    group_quota: Optional[float] = None,
+) -> NegotiationAd:
     """A copy of a job ad carrying the Submitter* attributes of docs/negotiation.md (on requests)."""
     req = NegotiationAd(job_ad)
     req.set_node("SubmitterNegotiatingGroup", _literal(negotiating_group or ROOT_GROUP))
@@ -277,22 +283,34 @@ def annotate_request(job_ad: ClassAd, *, eup: float, usage: float, negotiating_g
 class GroupContext:
     """Where a pie call sits in the group-quota loop: what its requests are told (docs/negotiation.md, on requests)."""
 
-    negotiating_group: str = ROOT_GROUP               # SubmitterNegotiatingGroup
-    autoregroup: bool = False                         # SubmitterAutoregroup
-    quotas: Optional[Mapping[str, float]] = None      # SubmitterGroupQuota per group; None: no groups
+    negotiating_group: str = ROOT_GROUP  # SubmitterNegotiatingGroup
+    autoregroup: bool = False  # SubmitterAutoregroup
+    quotas: Optional[Mapping[str, float]] = None  # SubmitterGroupQuota per group; None: no groups
 
 
-def annotate_for(job_ad: ClassAd, submitter: str, eup: float, usage: LiveUsage,
-                 ctx: Optional[GroupContext] = None) -> NegotiationAd:
+def annotate_for(
+    job_ad: ClassAd, submitter: str, eup: float, usage: LiveUsage, ctx: Optional[GroupContext] = None
+) -> NegotiationAd:
     """The request copy for ``submitter``'s job in a pie call with context ``ctx``."""
     if ctx is None or ctx.quotas is None:
-        return annotate_request(job_ad, eup=eup, usage=usage.of(submitter),
-                                negotiating_group=ctx.negotiating_group if ctx else None,
-                                autoregroup=bool(ctx and ctx.autoregroup))
+        return annotate_request(
+            job_ad,
+            eup=eup,
+            usage=usage.of(submitter),
+            negotiating_group=ctx.negotiating_group if ctx else None,
+            autoregroup=bool(ctx and ctx.autoregroup),
+        )
     group = usage.group_of(submitter)
-    return annotate_request(job_ad, eup=eup, usage=usage.of(submitter), negotiating_group=ctx.negotiating_group,
-                            autoregroup=ctx.autoregroup, group=group, group_usage=usage.of_group(group),
-                            group_quota=ctx.quotas.get(group))
+    return annotate_request(
+        job_ad,
+        eup=eup,
+        usage=usage.of(submitter),
+        negotiating_group=ctx.negotiating_group,
+        autoregroup=ctx.autoregroup,
+        group=group,
+        group_usage=usage.of_group(group),
+        group_quota=ctx.quotas.get(group),
+    )
 
 
 def refresh_request(req: ClassAd, usage: float, group_usage: Optional[float] = None) -> None:
@@ -324,8 +342,14 @@ def _usage_call(function: str, user: str) -> ast.Call:
     return ast.call(function, (_literal(user),))
 
 
-def _remote_attrs(copy: ClassAd, prefix: str, user: str, eup_of: Callable[[str], float],
-                  floor_of: Callable[[str], float], groups: Optional["GroupView"]) -> None:
+def _remote_attrs(
+    copy: ClassAd,
+    prefix: str,
+    user: str,
+    eup_of: Callable[[str], float],
+    floor_of: Callable[[str], float],
+    groups: Optional["GroupView"],
+) -> None:
     copy.set_node(prefix + "RemoteUserPrio", _literal(float(eup_of(user))))
     copy.set_node(prefix + "RemoteUserFloor", _literal(float(floor_of(user))))
     copy.set_node(prefix + "RemoteUserResourcesInUse", _usage_call("ResourcesInUseByUser", user))
@@ -341,8 +365,7 @@ def _remote_attrs(copy: ClassAd, prefix: str, user: str, eup_of: Callable[[str],
 class GroupView:
     """What slot annotation needs to know about groups (only when groups exist)."""
 
-    def __init__(self, group_of: Callable[[str], str],
-                 previous_quotas: Optional[Mapping[str, float]] = None) -> None:
+    def __init__(self, group_of: Callable[[str], str], previous_quotas: Optional[Mapping[str, float]] = None) -> None:
         self.group_of = group_of
         self._quotas = previous_quotas
 
@@ -351,11 +374,19 @@ class GroupView:
         return None if self._quotas is None else self._quotas.get(group)
 
 
-def annotate_slot(slot: Slot, *, now: float, eup_of: Callable[[str], float],
-                  floor_of: Callable[[str], float] = lambda _u: 0.0,
-                  consider_preemption: bool = True, cross_slot_prios: bool = False,
-                  resource_prefix: str = "slot", slot_weight_expr: Optional[ast.Node] = None,
-                  force_slot_weight: bool = False, groups: Optional[GroupView] = None) -> NegotiationAd:
+def annotate_slot(
+    slot: Slot,
+    *,
+    now: float,
+    eup_of: Callable[[str], float],
+    floor_of: Callable[[str], float] = lambda _u: 0.0,
+    consider_preemption: bool = True,
+    cross_slot_prios: bool = False,
+    resource_prefix: str = "slot",
+    slot_weight_expr: Optional[ast.Node] = None,
+    force_slot_weight: bool = False,
+    groups: Optional[GroupView] = None,
+) -> NegotiationAd:
     """A copy of a slot ad prepared for this cycle (docs/negotiation.md, reading the pool and on slots)."""
     ad = slot.ad
     copy = NegotiationAd(ad)
@@ -383,6 +414,16 @@ def annotate_slot(slot: Slot, *, now: float, eup_of: Callable[[str], float],
 
 
 __all__ = [
-    "ROOT_GROUP", "GroupContext", "GroupView", "LiveUsage", "MatchState", "NegotiationAd", "Priorities",
-    "StaticPriorities", "annotate_for", "annotate_request", "annotate_slot", "refresh_request",
+    "ROOT_GROUP",
+    "GroupContext",
+    "GroupView",
+    "LiveUsage",
+    "MatchState",
+    "NegotiationAd",
+    "Priorities",
+    "StaticPriorities",
+    "annotate_for",
+    "annotate_request",
+    "annotate_slot",
+    "refresh_request",
 ]

@@ -34,13 +34,22 @@ _F32 = struct.Struct("f")
 _MISS = object()
 # The expressions evaluated per (request, slot): slot-side ones (the slot as MY) first,
 # then job-side ones (the request as MY).
-(S_REQ, S_RANK, S_CURRENT, S_PREQ, S_PRE, S_POST, S_PRANK,
- J_REQ, J_RANK, J_LIMITS) = range(10)
+(S_REQ, S_RANK, S_CURRENT, S_PREQ, S_PRE, S_POST, S_PRANK, J_REQ, J_RANK, J_LIMITS) = range(10)
 _KINDS = 10
-_ATTR_OF = {S_REQ: "requirements", S_RANK: "rank", S_CURRENT: "currentrank",
-            J_REQ: "requirements", J_RANK: "rank", J_LIMITS: "concurrencylimits"}
-_LABELS = {S_RANK: "Rank", S_PRE: "NEGOTIATOR_PRE_JOB_RANK", S_POST: "NEGOTIATOR_POST_JOB_RANK",
-           S_PRANK: "PREEMPTION_RANK"}
+_ATTR_OF = {
+    S_REQ: "requirements",
+    S_RANK: "rank",
+    S_CURRENT: "currentrank",
+    J_REQ: "requirements",
+    J_RANK: "rank",
+    J_LIMITS: "concurrencylimits",
+}
+_LABELS = {
+    S_RANK: "Rank",
+    S_PRE: "NEGOTIATOR_PRE_JOB_RANK",
+    S_POST: "NEGOTIATOR_POST_JOB_RANK",
+    S_PRANK: "PREEMPTION_RANK",
+}
 
 
 def float32(x: float) -> float:
@@ -78,14 +87,21 @@ def _knob_rank(v: object) -> float:
     return -math.inf if r is None else float32(r)
 
 
-_CONVERT = {S_REQ: is_true, J_REQ: is_true, S_PREQ: is_true, S_RANK: _rank_or_zero,
-            S_CURRENT: _rank_or_zero, J_RANK: _rank_or_zero, S_PRE: _knob_rank, S_POST: _knob_rank,
-            S_PRANK: _knob_rank, J_LIMITS: lambda v: v}   # how each kind's raw value is used
+_CONVERT = {
+    S_REQ: is_true,
+    J_REQ: is_true,
+    S_PREQ: is_true,
+    S_RANK: _rank_or_zero,
+    S_CURRENT: _rank_or_zero,
+    J_RANK: _rank_or_zero,
+    S_PRE: _knob_rank,
+    S_POST: _knob_rank,
+    S_PRANK: _knob_rank,
+    J_LIMITS: lambda v: v,
+}  # how each kind's raw value is used
 
 
 # ---- the knobs ----------------------------------------------------------------------------
-
-
 
 
 # ---- per-cycle slot entries and the memoizing evaluator ---------------------------------
@@ -99,12 +115,12 @@ class SlotEntry:
     def __init__(self, slot: Slot, ad: NegotiationAd, remote: Optional[str], claimed_idle: bool = False) -> None:
         self.slot, self.ad, self.remote, self.claimed_idle = slot, ad, remote, claimed_idle
         self.alive = True
-        self.keys: dict = {}              # names tuple -> this slot's values for them
-        self.weight = slot.weight         # the cost of matching this slot
+        self.keys: dict = {}  # names tuple -> this slot's values for them
+        self.weight = slot.weight  # the cost of matching this slot
         self.index = slot.index
         self.cls: Optional[SlotClass] = None
-        self.cp: Optional[tuple[str, ...]] = None     # the resources of a consumption policy
-        self.cost = self.weight           # what a match costs: under a consumption policy, per request
+        self.cp: Optional[tuple[str, ...]] = None  # the resources of a consumption policy
+        self.cost = self.weight  # what a match costs: under a consumption policy, per request
 
 
 class SlotClass:
@@ -154,7 +170,7 @@ def _value_key(node: Optional[ast.Node]) -> object:
         t = type(v)
         if t is bool or t is int or t is float or t is str:
             return (t, v)
-    return id(node)    # trees are shared and kept alive by the ads for the whole cycle
+    return id(node)  # trees are shared and kept alive by the ads for the whole cycle
 
 
 def _key(ad: NegotiationAd, names: tuple, cache: dict) -> tuple:
@@ -179,14 +195,18 @@ class Evaluator:
         self.state = state
         self.policy = policy
         self.warnings: dict[tuple, str] = {}
-        self.quiet: set[int] = set()        # slots already reported (their Rank is an error)
+        self.quiet: set[int] = set()  # slots already reported (their Rank is an error)
         self.evaluations = 0
         self._names: dict[tuple, tuple] = {}
         self._memo: list[list] = [[] for _ in range(_KINDS)]
         self._req: Optional[NegotiationAd] = None
         self._req_keys: dict = {}
-        self._knob_nodes = {S_PREQ: policy.preemption_requirements, S_PRE: policy.pre_job_rank,
-                            S_POST: policy.post_job_rank, S_PRANK: policy.preemption_rank}
+        self._knob_nodes = {
+            S_PREQ: policy.preemption_requirements,
+            S_PRE: policy.pre_job_rank,
+            S_POST: policy.post_job_rank,
+            S_PRANK: policy.preemption_rank,
+        }
 
     def use_request(self, req: NegotiationAd) -> None:
         """Start evaluating for ``req`` (its values may have changed since last time)."""
@@ -255,8 +275,10 @@ class Evaluator:
     def _warn_error(self, slot: Slot, what: str) -> None:
         key = (slot.index, what)
         if key not in self.warnings and slot.index not in self.quiet:
-            self.warnings[key] = (f"{slot.source}: warning: slot {slot.name}: {what} evaluates to error; "
-                                  f"treated as {'0' if what == 'Rank' else 'the lowest rank'}")
+            self.warnings[key] = (
+                f"{slot.source}: warning: slot {slot.name}: {what} evaluates to error; "
+                f"treated as {'0' if what == 'Rank' else 'the lowest rank'}"
+            )
 
 
 def _attr(ad: NegotiationAd, lname: str, st: MatchState) -> object:
@@ -270,6 +292,21 @@ def _attr(ad: NegotiationAd, lname: str, st: MatchState) -> object:
 
 
 __all__ = [
-    "J_LIMITS", "J_RANK", "J_REQ", "S_CURRENT", "S_POST", "S_PRANK", "S_PRE", "S_PREQ", "S_RANK", "S_REQ",
-    "Evaluator", "SlotClass", "SlotEntry", "float32", "group_slots", "is_true", "rank_value",
+    "J_LIMITS",
+    "J_RANK",
+    "J_REQ",
+    "S_CURRENT",
+    "S_POST",
+    "S_PRANK",
+    "S_PRE",
+    "S_PREQ",
+    "S_RANK",
+    "S_REQ",
+    "Evaluator",
+    "SlotClass",
+    "SlotEntry",
+    "float32",
+    "group_slots",
+    "is_true",
+    "rank_value",
 ]

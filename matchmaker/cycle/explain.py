@@ -60,7 +60,7 @@ BETTER_PRIO = "claimed by a submitter with a better priority (MATCHMAKER_PREEMPT
 PREQ_FALSE = "claimed, PREEMPTION_REQUIREMENTS false"
 RANK_WORSE = "claimed, machine Rank worse for this job than for the running one"
 NOT_PREEMPTIBLE = "claimed, not preemptible by it (machine Rank not better, priority preemption not allowed)"
-EXAMINE = 16        # claims examined one by one per explained rejection
+EXAMINE = 16  # claims examined one by one per explained rejection
 TAKEABLE = (AVAILABLE, RANK_PREEMPTIBLE, PRIO_PREEMPTIBLE)
 
 
@@ -97,8 +97,10 @@ def number(v: object) -> float:
 
 def both_accept(req: ClassAd, slot: ClassAd, usage: Any, now: float) -> bool:
     """Whether the job's and the slot's Requirements both hold for the pair."""
-    return truthiness(attribute(req, "Requirements", slot, usage, now)) is True and \
-        truthiness(attribute(slot, "Requirements", req, usage, now)) is True
+    return (
+        truthiness(attribute(req, "Requirements", slot, usage, now)) is True
+        and truthiness(attribute(slot, "Requirements", req, usage, now)) is True
+    )
 
 
 @dataclass(frozen=True)
@@ -117,16 +119,19 @@ class Context:
 def direct_values(ctx: Context, req: ClassAd) -> Callable[[str, Any], object]:
     """``values(name, entry)`` for :func:`slot_availability` by plain evaluation: the slot's
     ``rank`` and ``current`` (numbers) and ``preq`` (PREEMPTION_REQUIREMENTS, a bool)."""
+
     def values(name: str, entry: Any) -> object:
         if name == "preq":
             node = ctx.policy.preemption_requirements
             return truthiness(knob_value(node, entry.ad, req, ctx.usage, ctx.now)) is True
         return number(attribute(entry.ad, "Rank" if name == "rank" else "CurrentRank", req, ctx.usage, ctx.now))
+
     return values
 
 
-def slot_availability(ctx: Context, entry: Any, req: ClassAd,
-                      values: Optional[Callable[[str, Any], object]] = None) -> str:
+def slot_availability(
+    ctx: Context, entry: Any, req: ClassAd, values: Optional[Callable[[str, Any], object]] = None
+) -> str:
     """Why ``entry`` (a slot both sides accept) is or is not a candidate for ``req``: the
     matcher's preemption tests (docs/negotiation.md, candidate slots), without the submitter limit and concurrency
     limits, which the caller reports separately.  ``values`` supplies the slot's Rank,
@@ -138,8 +143,9 @@ def slot_availability(ctx: Context, entry: Any, req: ClassAd,
     return _claimed_availability(ctx, entry, req, values)
 
 
-def _claimed_availability(ctx: Context, entry: Any, req: ClassAd,
-                          values: Optional[Callable[[str, Any], object]] = None) -> str:
+def _claimed_availability(
+    ctx: Context, entry: Any, req: ClassAd, values: Optional[Callable[[str, Any], object]] = None
+) -> str:
     remote, pol = entry.remote, ctx.policy
     if pol.skip_claimed_idle and entry.claimed_idle:
         return CLAIMED_IDLE
@@ -164,9 +170,14 @@ def preemption(entry: Any, req: ClassAd, submitter_eup: float, eup_of: Any, usag
     """What allowed a match on a claimed slot: the job and user it ends and the values compared."""
     ad = entry.ad
     job = attribute(ad, "JobId", None, usage, now)
-    return Preemption(job if type(job) is str else None, entry.remote, float(eup_of(entry.remote)),
-                      float(submitter_eup), number(attribute(ad, "CurrentRank", req, usage, now)),
-                      number(attribute(ad, "Rank", req, usage, now)))
+    return Preemption(
+        job if type(job) is str else None,
+        entry.remote,
+        float(eup_of(entry.remote)),
+        float(submitter_eup),
+        number(attribute(ad, "CurrentRank", req, usage, now)),
+        number(attribute(ad, "Rank", req, usage, now)),
+    )
 
 
 # ---- rejections ------------------------------------------------------------------------------
@@ -181,13 +192,13 @@ def concurrency_text(names: Sequence[str], limits: Any, req: ClassAd) -> str:
     parts = []
     for name in names:
         used, cap = limits.count.get(name, 0.0), float(limits.capacity(name))
-        parts.append(f"{name}: {used:g} in use + {asked.get(name, 1.0):g} asked > capacity {cap:g} "
-                     f"({name.upper()}_LIMIT)")
+        parts.append(
+            f"{name}: {used:g} in use + {asked.get(name, 1.0):g} asked > capacity {cap:g} ({name.upper()}_LIMIT)"
+        )
     return "concurrency limit reached: " + "; ".join(parts)
 
 
-def group_cap_text(settings: Any, usage: Any, group: str, pass_limit: float,
-                   quotas: Optional[dict]) -> str:
+def group_cap_text(settings: Any, usage: Any, group: str, pass_limit: float, quotas: Optional[dict]) -> str:
     """Why a group pass could hand out no more: the group at its limit, naming the cap."""
     tree = settings.group_tree
     in_use = usage.of_group(group)
@@ -204,14 +215,15 @@ def group_cap_text(settings: Any, usage: Any, group: str, pass_limit: float,
             if not node.accept_surplus and name != group:
                 cap = node.config_quota if node.is_static else None
                 if cap is not None and subtree[name] >= cap:
-                    return (f"{text}: ancestor {name} does not accept surplus and its subtree uses "
-                            f"{subtree[name]:g} of its quota {cap:g} (NEGOTIATOR_STRICT_ENFORCE_QUOTA = true, "
-                            f"GROUP_ACCEPT_SURPLUS_{name} = false)")
+                    return (
+                        f"{text}: ancestor {name} does not accept surplus and its subtree uses "
+                        f"{subtree[name]:g} of its quota {cap:g} (NEGOTIATOR_STRICT_ENFORCE_QUOTA = true, "
+                        f"GROUP_ACCEPT_SURPLUS_{name} = false)"
+                    )
             name = node.parent
     over = "true" if settings.allow_quota_oversubscription else "false"
     surplus = "true" if tree.nodes[group].accept_surplus else "false"
-    return (f"{text} (GROUP_ACCEPT_SURPLUS_{group} = {surplus}, "
-            f"NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = {over})")
+    return f"{text} (GROUP_ACCEPT_SURPLUS_{group} = {surplus}, NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = {over})"
 
 
 def _subtree_usage(tree: Any, usage: Any) -> dict[str, float]:
@@ -247,15 +259,15 @@ class _Index:
     def __init__(self, entries: Sequence[Any]) -> None:
         by: dict[int, int] = {}
         self.reps: list[Any] = []
-        self.free: list[int] = []                         # unclaimed slots per group
-        self.claims: list[dict[tuple, list[Any]]] = []    # (remote, idle) -> claimed slots
-        self.dead: list[dict[Any, int]] = []              # None or (remote, idle) -> matched
+        self.free: list[int] = []  # unclaimed slots per group
+        self.claims: list[dict[tuple, list[Any]]] = []  # (remote, idle) -> claimed slots
+        self.dead: list[dict[Any, int]] = []  # None or (remote, idle) -> matched
         self.where: dict[str, tuple[int, Any]] = {}
-        self.table: Optional[AdTable] = None               # the representatives, for the columnar engine
+        self.table: Optional[AdTable] = None  # the representatives, for the columnar engine
         self.consumption = [e for e in entries if getattr(e, "cp", None) is not None]
         for e in entries:
             if getattr(e, "cp", None) is not None:
-                continue        # its resources change as it is matched: examined one by one
+                continue  # its resources change as it is matched: examined one by one
             key = id(getattr(e, "cls", None) or e)
             g = by.get(key)
             if g is None:
@@ -284,8 +296,9 @@ class _Index:
         self.holder_code: dict[str, int] = {}
         self.b_index = {(g, bucket): i for i, (g, bucket, _) in enumerate(flat)}
         self.b_group = np.array([g for g, _, _ in flat], dtype=np.intp)
-        self.b_holder = np.array([self.holder_code.setdefault(b[0], len(self.holder_code)) for _, b, _ in flat],
-                                 dtype=np.intp)
+        self.b_holder = np.array(
+            [self.holder_code.setdefault(b[0], len(self.holder_code)) for _, b, _ in flat], dtype=np.intp
+        )
         self.b_idle = np.array([bool(b[1]) for _, b, _ in flat], dtype=bool)
         self.b_size = np.array([len(m) for _, _, m in flat], dtype=np.int64)
         self.b_dead = np.zeros(len(flat), dtype=np.int64)
@@ -293,7 +306,7 @@ class _Index:
 
     def catch_up(self, matches: Sequence[Any]) -> None:
         """Count the matches made since the last call."""
-        for m in matches[self.seen:]:
+        for m in matches[self.seen :]:
             place = self.where.get(m.slot)
             if place is not None:
                 g, bucket = place
@@ -319,8 +332,9 @@ def _accepting_columnar(index: "_Index", req: ClassAd, state: Any, matcher: Any)
     rows = np.flatnonzero(job_ok)
     if not len(rows):
         return rows
-    slot_ok = true_mask(evaluate_attribute(index.table, "requirements", row_side="my", other=req, state=state,
-                                           rows=rows))
+    slot_ok = true_mask(
+        evaluate_attribute(index.table, "requirements", row_side="my", other=req, state=state, rows=rows)
+    )
     return rows[slot_ok]
 
 
@@ -378,14 +392,15 @@ def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) 
     return counts
 
 
-def explain_rejection(cycle: Any, s: Any, req: ClassAd, reason: str, *, only_rank: bool, budget: Any,
-                      autocluster: Optional[int] = None) -> tuple[str, str]:
+def explain_rejection(
+    cycle: Any, s: Any, req: ClassAd, reason: str, *, only_rank: bool, budget: Any, autocluster: Optional[int] = None
+) -> tuple[str, str]:
     """(mechanism, sentence) for a request the cycle rejected with HTCondor's ``reason``.
 
     ``cycle`` is the running :class:`~matchmaker.cycle.state.Cycle` (its ``pass_cap`` says
     which group pass is running), ``s`` the submitter, ``budget`` its spin budget."""
     if reason.startswith("concurrency limit "):
-        names = reason[len("concurrency limit "):-len(" reached")].split(", ")
+        names = reason[len("concurrency limit ") : -len(" reached")].split(", ")
         return CONCURRENCY_LIMIT, concurrency_text(names, cycle.limits, req)
     group, group_limit, quotas = cycle.pass_cap
     if reason == "submitter limit exceeded" or only_rank:
@@ -397,17 +412,43 @@ def explain_rejection(cycle: Any, s: Any, req: ClassAd, reason: str, *, only_ran
         return SUBMITTER_LIMIT, limit_text(s.name, budget.used, budget.lim, s.eup, only_rank)
     counts = _availability(cycle, s, req, autocluster)
     if reason == "PREEMPTION_REQUIREMENTS == False":
-        return PREEMPTION_REQUIREMENTS, "PREEMPTION_REQUIREMENTS is false for the claimed slots it could " \
-            "preempt by priority; " + unavailable_text(counts)
+        return (
+            PREEMPTION_REQUIREMENTS,
+            "PREEMPTION_REQUIREMENTS is false for the claimed slots it could "
+            "preempt by priority; " + unavailable_text(counts),
+        )
     if not counts:
-        return REQUIREMENTS, f"no match found: none of the {len(cycle.entries)} slots considered satisfies " \
-            "both the job's and the slot's Requirements"
+        return (
+            REQUIREMENTS,
+            f"no match found: none of the {len(cycle.entries)} slots considered satisfies "
+            "both the job's and the slot's Requirements",
+        )
     return UNAVAILABLE, "no match found: " + unavailable_text(counts)
 
 
 __all__ = [
-    "ALREADY_MATCHED", "AVAILABLE", "CONCURRENCY_LIMIT", "GROUP_MAP", "GROUP_QUOTA", "PREEMPTION_REQUIREMENTS",
-    "PRIO_PREEMPTIBLE", "RANK_PREEMPTIBLE", "REQUIREMENTS", "SUBMITTER_LIMIT", "TAKEABLE", "UNAVAILABLE", "Context",
-    "attribute", "both_accept", "concurrency_text", "explain_rejection", "group_cap_text", "knob_value", "limit_text", "number",
-    "preemption", "slot_availability", "unavailable_text",
+    "ALREADY_MATCHED",
+    "AVAILABLE",
+    "CONCURRENCY_LIMIT",
+    "GROUP_MAP",
+    "GROUP_QUOTA",
+    "PREEMPTION_REQUIREMENTS",
+    "PRIO_PREEMPTIBLE",
+    "RANK_PREEMPTIBLE",
+    "REQUIREMENTS",
+    "SUBMITTER_LIMIT",
+    "TAKEABLE",
+    "UNAVAILABLE",
+    "Context",
+    "attribute",
+    "both_accept",
+    "concurrency_text",
+    "explain_rejection",
+    "group_cap_text",
+    "knob_value",
+    "limit_text",
+    "number",
+    "preemption",
+    "slot_availability",
+    "unavailable_text",
 ]

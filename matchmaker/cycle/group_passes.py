@@ -57,10 +57,17 @@ def group_sort_key(expr: Any, now: float) -> SortKey:
         return starvation_key
 
     def key(stats: GroupStats) -> Optional[float]:
-        ad = ClassAd({"AccountingGroup": stats.name, "GroupQuota": stats.quota,
-                      "GroupResourcesAllocated": stats.allocated, "GroupResourcesInUse": stats.usage})
+        ad = ClassAd(
+            {
+                "AccountingGroup": stats.name,
+                "GroupQuota": stats.quota,
+                "GroupResourcesAllocated": stats.allocated,
+                "GroupResourcesInUse": stats.usage,
+            }
+        )
         v = evaluate_top(expr, ad, MatchState(None, now))
         return float(v) if type(v) in (int, float) else None
+
     return key
 
 
@@ -86,11 +93,11 @@ class _Rounds:
 
     def __init__(self, tree: GroupTree, quotas: Quotas, sort_key: SortKey, usage_of: Callable[[str], float]) -> None:
         self.tree, self.sort_key, self.usage_of = tree, sort_key, usage_of
-        self.quota: dict[str, float] = dict(quotas.quota)     # SubmitterGroupQuota of the current round
+        self.quota: dict[str, float] = dict(quotas.quota)  # SubmitterGroupQuota of the current round
         self.allocation: Optional[Allocation] = None
         self.order: tuple[str, ...] = tree.order
         self.keys: dict[str, float] = {}
-        self.allocated: dict[str, list[float]] = {name: [] for name in tree.order}   # per round
+        self.allocated: dict[str, list[float]] = {name: [] for name in tree.order}  # per round
 
     def __call__(self, _round: int, alloc: Allocation, order: tuple[str, ...]) -> None:
         self.quota.clear()
@@ -103,8 +110,7 @@ class _Rounds:
             self.keys[name] = FLT_MAX if value is None or math.isnan(value) else float(value)
 
 
-def negotiate_groups(cycle: Cycle, pool: Pool, *,
-                     pie: Callable[..., list[SubmitterState]]) -> CycleResult:
+def negotiate_groups(cycle: Cycle, pool: Pool, *, pie: Callable[..., list[SubmitterState]]) -> CycleResult:
     """Hierarchical group quotas (docs/negotiation.md, allocation rounds) for a cycle built with the group tree: the
     rounds of ``groups.run_rounds``, each pass running the floor round and ``pie`` (the
     pie engine, :func:`matchmaker.cycle.pie.negotiate_with_group`) for its group."""
@@ -116,8 +122,10 @@ def negotiate_groups(cycle: Cycle, pool: Pool, *,
     quotas = assign_quotas(tree, total, settings.allow_quota_oversubscription)
     for s in cycle.submitters:
         if "@" not in s.name:
-            cycle.warnings.append(f"warning: submitter {s.name} has no @domain (set UID_DOMAIN); "
-                                  "with group quotas it is not negotiated for")
+            cycle.warnings.append(
+                f"warning: submitter {s.name} has no @domain (set UID_DOMAIN); "
+                "with group quotas it is not negotiated for"
+            )
     by_name = {s.name: s for s in cycle.submitters}
     members = negotiating_members(tree, by_name)
     demand = group_demand(tree, job_demand(pool, by_name, settings.use_weighted_demand).items())
@@ -132,26 +140,53 @@ def negotiate_groups(cycle: Cycle, pool: Pool, *,
         if below:
             pie(cycle, below, floor_round=True, group_quota=p.limit, group_name=p.negotiate_as, context=ctx)
         seen = {s.name for s in order}
-        order.extend(s for s in pie(cycle, subs, group_quota=p.limit, group_name=p.negotiate_as, context=ctx)
-                     if s.name not in seen)
+        order.extend(
+            s
+            for s in pie(cycle, subs, group_quota=p.limit, group_name=p.negotiate_as, context=ctx)
+            if s.name not in seen
+        )
         return dict(cycle.usage.group)
 
-    run_rounds(tree, quotas, demand, dict(cycle.usage.group), run_pass, pool_size=total,
-               groups_with_submitters={group_of_submitter(n, tree) for n in by_name}, weighted_slots=weighted,
-               consider_preemption=settings.policy.consider_preemption, strict_enforce=settings.strict_enforce_quota,
-               max_rounds=settings.max_allocation_rounds, round_robin_rate=settings.round_robin_rate,
-               sort_key=rounds.sort_key, now=now, on_round=rounds)
+    run_rounds(
+        tree,
+        quotas,
+        demand,
+        dict(cycle.usage.group),
+        run_pass,
+        pool_size=total,
+        groups_with_submitters={group_of_submitter(n, tree) for n in by_name},
+        weighted_slots=weighted,
+        consider_preemption=settings.policy.consider_preemption,
+        strict_enforce=settings.strict_enforce_quota,
+        max_rounds=settings.max_allocation_rounds,
+        round_robin_rate=settings.round_robin_rate,
+        sort_key=rounds.sort_key,
+        now=now,
+        on_round=rounds,
+    )
     matched: dict[str, int] = {}
     for m in cycle.matches:
         g = group_of_submitter(m.submitter, tree)
         matched[g] = matched.get(g, 0) + 1
     alloc = rounds.allocation
-    summaries = [GroupSummary(
-        name, rounds.quota[name], tree.nodes[name].config_quota, tree.nodes[name].is_static,
-        quotas.subtree_quota[name], surplus_label(tree, name), demand[name],
-        alloc.allocated[name] if alloc is not None else 0.0, cycle.usage.of_group(name), rounds.keys.get(name, 0.0),
-        position, matched.get(name, 0), tuple(rounds.allocated.get(name, ())))
-        for position, name in enumerate(rounds.order, 1)]
+    summaries = [
+        GroupSummary(
+            name,
+            rounds.quota[name],
+            tree.nodes[name].config_quota,
+            tree.nodes[name].is_static,
+            quotas.subtree_quota[name],
+            surplus_label(tree, name),
+            demand[name],
+            alloc.allocated[name] if alloc is not None else 0.0,
+            cycle.usage.of_group(name),
+            rounds.keys.get(name, 0.0),
+            position,
+            matched.get(name, 0),
+            tuple(rounds.allocated.get(name, ())),
+        )
+        for position, name in enumerate(rounds.order, 1)
+    ]
     return cycle.result(order + [s for s in cycle.submitters if s not in order], summaries)
 
 

@@ -59,8 +59,7 @@ from .evaluator import (
 class Matcher:
     """Builds and serves candidate lists for the requests of one cycle."""
 
-    def __init__(self, evaluator: Evaluator, limits: ConcurrencyLimits,
-                 eup_of: Callable[[str], float]) -> None:
+    def __init__(self, evaluator: Evaluator, limits: ConcurrencyLimits, eup_of: Callable[[str], float]) -> None:
         self.ev = evaluator
         self.policy = evaluator.policy
         self.limits = limits
@@ -87,8 +86,16 @@ class Matcher:
         v = evaluate_top(node, req, st)
         return parse_limits(v) if type(v) is str else None
 
-    def build(self, req: NegotiationAd, autocluster: int, submitter: str, classes: Sequence[SlotClass],
-              only_rank: bool, budget: Budget, static_limits: bool) -> CandidateList:
+    def build(
+        self,
+        req: NegotiationAd,
+        autocluster: int,
+        submitter: str,
+        classes: Sequence[SlotClass],
+        only_rank: bool,
+        budget: Budget,
+        static_limits: bool,
+    ) -> CandidateList:
         """All candidates for ``req`` among the available slots, sorted (docs/negotiation.md, candidate slots)."""
         self.ev.use_request(req)
         out = None
@@ -102,15 +109,16 @@ class Matcher:
             self._add_pslot_preemption(out, req, submitter, only_rank, budget)
         return out
 
-    def _add_pslot_preemption(self, out: CandidateList, req: NegotiationAd, submitter: str, only_rank: bool,
-                              budget: Budget) -> None:
+    def _add_pslot_preemption(
+        self, out: CandidateList, req: NegotiationAd, submitter: str, only_rank: bool, budget: Budget
+    ) -> None:
         """``ALLOW_PSLOT_PREEMPTION``: a partitionable slot the job does not fit becomes a
         candidate when preempting some of its dynamic slots would make room (see
         :meth:`_pslot_plan`); merged into ``out`` in candidate order."""
         extra = []
         for e in self._pslot_entries:
             if not e.alive or (self.ev.value(e, J_REQ) and self.ev.value(e, S_REQ)):
-                continue            # gone, or a candidate (or not) as it stands
+                continue  # gone, or a candidate (or not) as it stands
             plan = self._pslot_plan(e, req, submitter, only_rank)
             if plan is None:
                 continue
@@ -125,16 +133,18 @@ class Matcher:
             merged.sort(key=attrgetter("key"))
             out.items, out.pos = merged, 0
 
-    def _pslot_plan(self, e: SlotEntry, req: NegotiationAd, submitter: str, only_rank: bool
-                    ) -> Optional[tuple[int, list[SlotEntry], float]]:
+    def _pslot_plan(
+        self, e: SlotEntry, req: NegotiationAd, submitter: str, only_rank: bool
+    ) -> Optional[tuple[int, list[SlotEntry], float]]:
         """The dynamic slots of ``e`` to preempt for ``req``, lowest ``CurrentRank`` first, while
         it is at most the slot's Rank for the job: a lower one by machine Rank, an equal one by
         priority (another submitter's, ``PREEMPTION_REQUIREMENTS`` true on it), until the
         pslot with their resources added matches.  None when no such set exists."""
         ev, pol = self.ev, self.policy
         rank = ev.value(e, S_RANK)
-        kids = sorted((d for d in self.children.get(e.index, ()) if d.alive),
-                      key=lambda d: (ev.value(d, S_CURRENT), d.index))
+        kids = sorted(
+            (d for d in self.children.get(e.index, ()) if d.alive), key=lambda d: (ev.value(d, S_CURRENT), d.index)
+        )
         merged = ClassAd(e.ad)
         resources = machine_resources(e.ad)
         victims: list[SlotEntry] = []
@@ -186,8 +196,16 @@ class Matcher:
             merged.sort(key=attrgetter("key"))
             out.items, out.pos = merged, 0
 
-    def _scan(self, req: NegotiationAd, autocluster: int, submitter: str, classes: Sequence[SlotClass],
-              only_rank: bool, budget: Budget, static_limits: bool) -> CandidateList:
+    def _scan(
+        self,
+        req: NegotiationAd,
+        autocluster: int,
+        submitter: str,
+        classes: Sequence[SlotClass],
+        only_rank: bool,
+        budget: Budget,
+        static_limits: bool,
+    ) -> CandidateList:
         """The candidate list evaluated pair by pair (through the memo and the slot classes)."""
         ev, pol = self.ev, self.policy
         out = CandidateList(autocluster, only_rank, [])
@@ -203,7 +221,7 @@ class Matcher:
             if rep is None or not ev.value(rep, J_REQ) or not ev.value(rep, S_REQ):
                 continue
             rank_better: Optional[bool] = None
-            for e in (cls.claimed if only_rank else cls.entries):
+            for e in cls.claimed if only_rank else cls.entries:
                 if not e.alive:
                     continue
                 remote = e.remote
@@ -211,7 +229,7 @@ class Matcher:
                 if remote is not None:
                     if pol.skip_claimed_idle and e.claimed_idle:
                         continue
-                    if rank_better is None:     # the same for the whole class
+                    if rank_better is None:  # the same for the whole class
                         rank, current = ev.value(rep, S_RANK), ev.value(rep, S_CURRENT)
                         rank_better, rank_same = rank > current, rank >= current  # type: ignore[operator]
                     if rank_better:
@@ -221,8 +239,9 @@ class Matcher:
                     else:
                         if pol.preemption_needs_better_eup and not submitter_eup < self.eup_of(remote):
                             continue
-                        if prereq is not None and not (prereq_const if prereq_const is not None
-                                                       else ev.value(e, S_PREQ)):
+                        if prereq is not None and not (
+                            prereq_const if prereq_const is not None else ev.value(e, S_PREQ)
+                        ):
                             out.no_preemption_req = True
                             continue
                         if not rank_same:
@@ -230,9 +249,12 @@ class Matcher:
                         state = PRIO_PREEMPTION
                 elif only_rank:
                     continue
-                if state == PRIO_PREEMPTION and not permits(budget.used, budget.lim, e.weight) or \
-                        state == NO_PREEMPTION and not permits(budget.used_unclaimed, budget.lim_unclaimed,
-                                                              e.weight):
+                if (
+                    state == PRIO_PREEMPTION
+                    and not permits(budget.used, budget.lim, e.weight)
+                    or state == NO_PREEMPTION
+                    and not permits(budget.used_unclaimed, budget.lim_unclaimed, e.weight)
+                ):
                     out.limited = True
                     continue
                 if check_expr_limits:
@@ -260,8 +282,9 @@ class Matcher:
             prank = ev.value(e, S_PRANK)
         return (-pre, -rank, -post, -state, -prank, e.index)  # type: ignore[operator]
 
-    def pop(self, cands: CandidateList, req: NegotiationAd, submitter: str, budget: Budget
-            ) -> tuple[Optional[Candidate], bool]:
+    def pop(
+        self, cands: CandidateList, req: NegotiationAd, submitter: str, budget: Budget
+    ) -> tuple[Optional[Candidate], bool]:
         """The next candidate that still passes the limit tests; ``(None, True)`` asks the
         caller to rebuild the list (a non-stable PREEMPTION_* value changed)."""
         ev, pol = self.ev, self.policy
@@ -274,17 +297,27 @@ class Matcher:
             e = c.entry
             if not e.alive:
                 continue
-            if c.state == PRIO_PREEMPTION and not pol.preemption_requirements_stable and \
-                    pol.preemption_requirements is not None and \
-                    not ev.fresh(e, S_PREQ):
+            if (
+                c.state == PRIO_PREEMPTION
+                and not pol.preemption_requirements_stable
+                and pol.preemption_requirements is not None
+                and not ev.fresh(e, S_PREQ)
+            ):
                 return None, True
-            if c.state != NO_PREEMPTION and not pol.preemption_rank_stable and \
-                    pol.preemption_rank is not None and \
-                    -ev.fresh(e, S_PRANK) != c.key[4]:  # type: ignore[operator]
+            if (
+                c.state != NO_PREEMPTION
+                and not pol.preemption_rank_stable
+                and pol.preemption_rank is not None
+                and -ev.fresh(e, S_PRANK) != c.key[4]  # type: ignore[operator]
+            ):
                 return None, True
             cost = c.cost if c.cost is not None else e.cost if e.cp is not None else e.weight
-            if c.state == PRIO_PREEMPTION and not permits(budget.used, budget.lim, cost) or \
-                    c.state == NO_PREEMPTION and not permits(budget.used_unclaimed, budget.lim_unclaimed, cost):
+            if (
+                c.state == PRIO_PREEMPTION
+                and not permits(budget.used, budget.lim, cost)
+                or c.state == NO_PREEMPTION
+                and not permits(budget.used_unclaimed, budget.lim_unclaimed, cost)
+            ):
                 cands.limited = True
                 continue
             limits = static

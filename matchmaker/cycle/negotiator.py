@@ -42,11 +42,19 @@ from .results import CycleResult
 from .state import Cycle
 
 
-def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
-              usage: Optional[Mapping[str, float]] = None,
-              previous_quotas: Optional[Mapping[str, float]] = None, runner: Any = None,
-              ledger: Optional[Mapping[str, Any]] = None,
-              progress: Optional[Callable[[str], None]] = None, carry: Optional[Carried] = None) -> CycleResult:
+def negotiate(
+    pool: Pool,
+    settings: Settings,
+    priorities: Priorities,
+    now: float,
+    *,
+    usage: Optional[Mapping[str, float]] = None,
+    previous_quotas: Optional[Mapping[str, float]] = None,
+    runner: Any = None,
+    ledger: Optional[Mapping[str, Any]] = None,
+    progress: Optional[Callable[[str], None]] = None,
+    carry: Optional[Carried] = None,
+) -> CycleResult:
     """Run one cycle (docs/negotiation.md, floor round and dispatch): without groups the floor round, then the pie; with
     ``settings.group_tree`` the group-quota rounds, one pie per group pass.
 
@@ -57,19 +65,39 @@ def negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float
     aside from the cyclic collector while the cycle runs (:func:`classad.bulk.heap_settled`).
     ``carry`` is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`)."""
     with heap_settled():
-        return _negotiate(pool, settings, priorities, now, usage=usage, previous_quotas=previous_quotas,
-                          runner=runner, ledger=ledger, progress=progress, carry=carry)
+        return _negotiate(
+            pool,
+            settings,
+            priorities,
+            now,
+            usage=usage,
+            previous_quotas=previous_quotas,
+            runner=runner,
+            ledger=ledger,
+            progress=progress,
+            carry=carry,
+        )
 
 
-def _negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
-               usage: Optional[Mapping[str, float]], previous_quotas: Optional[Mapping[str, float]],
-               runner: Any, ledger: Optional[Mapping[str, Any]],
-               progress: Optional[Callable[[str], None]], carry: Optional[Carried]) -> CycleResult:
+def _negotiate(
+    pool: Pool,
+    settings: Settings,
+    priorities: Priorities,
+    now: float,
+    *,
+    usage: Optional[Mapping[str, float]],
+    previous_quotas: Optional[Mapping[str, float]],
+    runner: Any,
+    ledger: Optional[Mapping[str, Any]],
+    progress: Optional[Callable[[str], None]],
+    carry: Optional[Carried],
+) -> CycleResult:
     if settings.priority_policy is not None:
         if runner is None:
             runner = make_runner(settings.priority_policy)
-        return ordered_cycle(pool, settings, priorities, now, runner, ledger or {}, usage=usage, progress=progress,
-                             carry=carry)
+        return ordered_cycle(
+            pool, settings, priorities, now, runner, ledger or {}, usage=usage, progress=progress, carry=carry
+        )
     tree = settings.group_tree
     if tree is None:
         cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress, carry=carry)
@@ -79,10 +107,18 @@ def _negotiate(pool: Pool, settings: Settings, priorities: Priorities, now: floa
         order = negotiate_with_group(cycle, cycle.submitters)
         return cycle.result(order)
     group_of = partial(group_of_submitter, tree=tree)
-    cycle = Cycle(pool, settings, priorities, now, usage=usage, group_of=group_of,
-                  groups=GroupView(group_of, previous_quotas), progress=progress, carry=carry)
+    cycle = Cycle(
+        pool,
+        settings,
+        priorities,
+        now,
+        usage=usage,
+        group_of=group_of,
+        groups=GroupView(group_of, previous_quotas),
+        progress=progress,
+        carry=carry,
+    )
     return negotiate_groups(cycle, pool, pie=negotiate_with_group)
-
 
 
 __all__ = ["negotiate"]

@@ -64,8 +64,9 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
     """Match jobs in the runner's order until none is left or no slot is; returns the
     submitters in the order they were first served."""
     by_name = {s.name: s for s in cycle.submitters}
-    pending = [Pending(job, run.autocluster) for s in cycle.submitters
-                          for run in s.queue.runs for job in run.jobs[run.next:]]
+    pending = [
+        Pending(job, run.autocluster) for s in cycle.submitters for run in s.queue.runs for job in run.jobs[run.next :]
+    ]
     running = [j for j in pool.jobs if j.status == RUNNING]
     runner.begin_cycle(cycle.now, pending, running, ledger, pool_shape(pool))
     for job_id, why in runner.refused():
@@ -88,9 +89,12 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
         cache = caches.setdefault((s.name, item.autocluster), [None])
         cand, reason, _ = cycle.find(req, item.autocluster, s, False, budget, cache)
         if cand is None:
-            cycle.reject(job.id, reason, *explain_rejection(cycle, s, req, reason, only_rank=False, budget=budget,
-                                                             autocluster=item.autocluster))
-            dead.add((s.name, item.autocluster))     # its other jobs ask the same: skip them
+            cycle.reject(
+                job.id,
+                reason,
+                *explain_rejection(cycle, s, req, reason, only_rank=False, budget=budget, autocluster=item.autocluster),
+            )
+            dead.add((s.name, item.autocluster))  # its other jobs ask the same: skip them
             runner.on_reject(item)
             continue
         cycle.commit(s, _One(job), cand, req, budget)
@@ -98,13 +102,23 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
     return order + [s for s in cycle.submitters if s not in order]
 
 
-def ordered_cycle(pool: Pool, settings: Any, priorities: Any, now: float, runner: Any,
-                  ledger: Mapping[str, Any], usage: Any = None, progress: Any = None, carry: Any = None) -> Any:
+def ordered_cycle(
+    pool: Pool,
+    settings: Any,
+    priorities: Any,
+    now: float,
+    runner: Any,
+    ledger: Mapping[str, Any],
+    usage: Any = None,
+    progress: Any = None,
+    carry: Any = None,
+) -> Any:
     """One whole cycle under ``runner``'s order (see the module docstring)."""
     cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress, carry=carry)
     if settings.group_tree is not None:
-        cycle.warnings.append(f"GROUP_NAMES: group quotas are not applied under MATCHMAKER_PRIORITY_POLICY = "
-                              f"{runner.name}")
+        cycle.warnings.append(
+            f"GROUP_NAMES: group quotas are not applied under MATCHMAKER_PRIORITY_POLICY = {runner.name}"
+        )
     order = negotiate_ordered(cycle, pool, runner, ledger)
     return cycle.result(order)
 

@@ -30,15 +30,24 @@ def pie_shares(eups: Mapping[str, float]) -> dict[str, float]:
     return {name: max_eup / (e * z) for name, e in eups.items()}
 
 
-def pie_slices(eups: Mapping[str, float], total: float,
-               usage: Optional[Mapping[str, float]] = None) -> dict[str, float]:
+def pie_slices(
+    eups: Mapping[str, float], total: float, usage: Optional[Mapping[str, float]] = None
+) -> dict[str, float]:
     """Each submitter's limit for a spin: ``share * total - usage``, never below 0."""
     usage = usage or {}
     return {n: max(0.0, sh * total - usage.get(n, 0.0)) for n, sh in pie_shares(eups).items()}
 
 
-def _limits(cycle: Cycle, s: SubmitterState, share: float, total: float, floor_round: bool,
-            group_quota: float, group_usage_at_start: float, grouped: bool) -> tuple[float, float]:
+def _limits(
+    cycle: Cycle,
+    s: SubmitterState,
+    share: float,
+    total: float,
+    floor_round: bool,
+    group_quota: float,
+    group_usage_at_start: float,
+    grouped: bool,
+) -> tuple[float, float]:
     """``submitter_limit`` of docs/negotiation.md, pie slices and spins: (limit, unclaimed limit)."""
     usage = cycle.usage.of(s.name)
     lim = INF if cycle.settings.ignore_user_priorities else max(0.0, share * total - usage)
@@ -57,9 +66,15 @@ def submitter_order_key(s: SubmitterState) -> tuple:
     return (s.eup, s.starvation, s.name)
 
 
-def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, floor_round: bool = False,
-                         group_quota: float = INF, group_name: Optional[str] = None,
-                         context: Optional[GroupContext] = None) -> list[SubmitterState]:
+def negotiate_with_group(
+    cycle: Cycle,
+    submitters: Sequence[SubmitterState],
+    *,
+    floor_round: bool = False,
+    group_quota: float = INF,
+    group_name: Optional[str] = None,
+    context: Optional[GroupContext] = None,
+) -> list[SubmitterState]:
     """Spin the pie for ``submitters`` (docs/negotiation.md, pie slices and spins); returns them in spin-1 order.
 
     ``group_quota`` caps the weight the call may hand out and ``group_name`` names the
@@ -100,8 +115,7 @@ def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, 
         cycle.pie_left = pie_left
         pie_orig, n_orig = pie_left, len(subs)
         for s in list(subs):
-            if grouped and not ignore_limit and \
-                    cycle.usage.of_group(group_name) >= group_quota:  # type: ignore[arg-type]
+            if grouped and not ignore_limit and cycle.usage.of_group(group_name) >= group_quota:  # type: ignore[arg-type]
                 break
             share = shares[s.name]
             lim, lim_unclaimed = _limits(cycle, s, share, total, floor_round, group_quota, group_usage, grouped)
@@ -121,14 +135,20 @@ def negotiate_with_group(cycle: Cycle, submitters: Sequence[SubmitterState], *, 
                 result = negotiate_submitter(cycle, s, lim, lim_unclaimed, ceil_left, ignore_limit, context)
             if result == DONE:
                 subs.remove(s)
-        if not (cycle.pie_left < pie_orig or len(subs) < n_orig) or not subs or floor_round \
-                or not cycle.slots_left():
+        if not (cycle.pie_left < pie_orig or len(subs) < n_orig) or not subs or floor_round or not cycle.slots_left():
             break
     return order
 
 
-def negotiate_submitter(cycle: Cycle, s: SubmitterState, lim: float, lim_unclaimed: float, ceil_left: float,
-                        ignore_limit: bool, context: Optional[GroupContext] = None) -> str:
+def negotiate_submitter(
+    cycle: Cycle,
+    s: SubmitterState,
+    lim: float,
+    lim_unclaimed: float,
+    ceil_left: float,
+    ignore_limit: bool,
+    context: Optional[GroupContext] = None,
+) -> str:
     """One submitter's session (docs/negotiation.md, one submitter's session); returns DONE or RESUME."""
     st, pol = cycle.settings, cycle.settings.policy
     budget = Budget(lim, lim_unclaimed)
@@ -153,9 +173,13 @@ def negotiate_submitter(cycle: Cycle, s: SubmitterState, lim: float, lim_unclaim
                 refresh_request(req, cycle.usage.of(s.name), cycle.usage.of_group(cycle.usage.group_of(s.name)))
             cand, reason, by_limit = cycle.find(req, run.autocluster, s, only_rank, budget, cache)
             if cand is None:
-                cycle.reject(run.current().id, reason,
-                             *explain_rejection(cycle, s, req, reason, only_rank=only_rank, budget=budget,
-                                                autocluster=run.autocluster))
+                cycle.reject(
+                    run.current().id,
+                    reason,
+                    *explain_rejection(
+                        cycle, s, req, reason, only_rank=only_rank, budget=budget, autocluster=run.autocluster
+                    ),
+                )
                 rejected.add(run.autocluster)
                 limited = limited or by_limit
                 if limited and not pol.consider_preemption and not st.use_slot_weights:
@@ -165,6 +189,12 @@ def negotiate_submitter(cycle: Cycle, s: SubmitterState, lim: float, lim_unclaim
     return RESUME if budget.used >= budget.lim or limited else DONE
 
 
-
-__all__ = ["DONE", "RESUME", "negotiate_submitter", "negotiate_with_group", "pie_shares", "pie_slices",
-           "submitter_order_key"]
+__all__ = [
+    "DONE",
+    "RESUME",
+    "negotiate_submitter",
+    "negotiate_with_group",
+    "pie_shares",
+    "pie_slices",
+    "submitter_order_key",
+]

@@ -18,18 +18,18 @@ class GroupSummary:
     the group's allocation in every round)."""
 
     name: str
-    quota: float               # effective quota (GroupQuota)
-    config_quota: float        # GROUP_QUOTA_<g>, or the GROUP_QUOTA_DYNAMIC_<g> fraction
+    quota: float  # effective quota (GroupQuota)
+    config_quota: float  # GROUP_QUOTA_<g>, or the GROUP_QUOTA_DYNAMIC_<g> fraction
     is_static: bool
     subtree_quota: float
-    surplus: str               # "no", "ByQuota" (GROUP_ACCEPT_SURPLUS) or "Regroup" (GROUP_AUTOREGROUP)
-    requested: float           # demand at cycle start: running + idle jobs of its submitters
-    allocated: float           # GroupResourcesAllocated
-    usage: float               # weighted usage of the group node when the cycle ended
-    sort_key: float            # GROUP_SORT_EXPR value (FLT_MAX when it failed)
-    order: int                 # place in the last round's negotiation order, from 1
-    matched: int               # matches its submitters made in this cycle
-    allocated_by_round: tuple[float, ...] = ()   # GroupResourcesAllocated of each round, in order
+    surplus: str  # "no", "ByQuota" (GROUP_ACCEPT_SURPLUS) or "Regroup" (GROUP_AUTOREGROUP)
+    requested: float  # demand at cycle start: running + idle jobs of its submitters
+    allocated: float  # GroupResourcesAllocated
+    usage: float  # weighted usage of the group node when the cycle ended
+    sort_key: float  # GROUP_SORT_EXPR value (FLT_MAX when it failed)
+    order: int  # place in the last round's negotiation order, from 1
+    matched: int  # matches its submitters made in this cycle
+    allocated_by_round: tuple[float, ...] = ()  # GroupResourcesAllocated of each round, in order
 
 
 @dataclass(frozen=True)
@@ -37,12 +37,12 @@ class Preemption:
     """What allowed a match to end another claim: the claim's job and user, both priorities,
     and the slot's Rank for the running job (``CurrentRank``) and for the new one."""
 
-    job: Optional[str]              # the running job's JobId, when the slot ad names it
-    user: str                       # whose claim ends (RemoteUser / AccountingGroup)
-    remote_user_prio: float         # RemoteUserPrio: the claim holder's EUP
-    submitter_user_prio: float      # SubmitterUserPrio: the new match's EUP
-    rank_before: float              # the slot's CurrentRank
-    rank_after: float               # the slot's Rank for the new job
+    job: Optional[str]  # the running job's JobId, when the slot ad names it
+    user: str  # whose claim ends (RemoteUser / AccountingGroup)
+    remote_user_prio: float  # RemoteUserPrio: the claim holder's EUP
+    submitter_user_prio: float  # SubmitterUserPrio: the new match's EUP
+    rank_before: float  # the slot's CurrentRank
+    rank_after: float  # the slot's Rank for the new job
 
 
 @dataclass(frozen=True)
@@ -56,14 +56,14 @@ class Match:
     job: str
     submitter: str
     slot: str
-    reason: str                    # "no-preemption" | "rank" | "priority"
+    reason: str  # "no-preemption" | "rank" | "priority"
     preempted: Optional[str]
     weight: float = 1.0
     group: Optional[str] = None
     negotiating_group: str = ROOT_GROUP
     autoregroup: bool = False
-    preemption: Optional[Preemption] = None     # set when ``preempted`` is
-    preempted_slots: tuple[str, ...] = ()       # dynamic slots a partitionable slot's match preempts
+    preemption: Optional[Preemption] = None  # set when ``preempted`` is
+    preempted_slots: tuple[str, ...] = ()  # dynamic slots a partitionable slot's match preempts
 
 
 @dataclass(frozen=True)
@@ -102,14 +102,13 @@ class CycleResult:
     warnings: list[str]
     usage: dict[str, float]
     spins: int = 0
-    groups: list[GroupSummary] = field(default_factory=list)    # group quotas only, in group order
-    history: list[Rejection] = field(default_factory=list)      # every rejection in order, incl. later matched
+    groups: list[GroupSummary] = field(default_factory=list)  # group quotas only, in group order
+    history: list[Rejection] = field(default_factory=list)  # every rejection in order, incl. later matched
 
     @property
     def group_quotas(self) -> dict[str, float]:
         """Each group's effective quota of the last allocation round (empty without groups)."""
         return {g.name: g.quota for g in self.groups}
-
 
 
 __all__ = ["CycleResult", "GroupSummary", "Match", "Preemption", "Rejection", "SubmitterSummary"]

@@ -67,28 +67,59 @@ def open_accountant(path: str, settings: Settings, **how: bool) -> Accountant:
     return Accountant.load(path, halflife=settings.halflife, factors=settings.factors, **how)
 
 
-def run_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float,
-              progress: Optional[Callable[[str], None]] = None, carry: Optional[Carried] = None) -> CycleResult:
+def run_cycle(
+    pool: Pool,
+    settings: Settings,
+    acct: Accountant,
+    now: float,
+    progress: Optional[Callable[[str], None]] = None,
+    carry: Optional[Carried] = None,
+) -> CycleResult:
     """One cycle with the books kept (see the module docstring); one transaction.
     ``progress`` hears what the cycle is doing (see :func:`negotiator.negotiate`); ``carry``
     is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`)."""
     group_of = group_function(settings)
     with acct.transaction():
         acct.update_priorities(now)
-        claims = [Claim(s.name, s.customer, s.weight, group_of(s.customer), start_time=now)  # type: ignore[arg-type]
-                  for s in pool.slots if s.charged]
+        claims = [
+            Claim(s.name, s.customer, s.weight, group_of(s.customer), start_time=now)  # type: ignore[arg-type]
+            for s in pool.slots
+            if s.charged
+        ]
         acct.sync_claims(claims, now)
         usage = {c.name: c.weighted_resources_used for c in acct.customers() if not c.is_group}
         if settings.priority_policy is not None:
             result = _policy_cycle(pool, settings, acct, now, usage, progress, carry)
         else:
-            result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage,
-                               previous_quotas=acct.previous_quotas(), progress=progress, carry=carry)
+            result = negotiate(
+                pool,
+                settings,
+                AccountantPriorities(acct),
+                now,
+                usage=usage,
+                previous_quotas=acct.previous_quotas(),
+                progress=progress,
+                carry=carry,
+            )
         for m, name in zip(result.matches, claim_names(result.matches)):
             acct.add_match(m.submitter, name, m.weight, now, group=group_of(m.submitter))
-        acct.set_group_quotas(QuotaRecord(g.name, g.quota, g.config_quota, g.is_static, g.subtree_quota, g.surplus,
-                                          g.requested, g.allocated, g.usage, g.sort_key, g.order, g.matched)
-                              for g in result.groups)
+        acct.set_group_quotas(
+            QuotaRecord(
+                g.name,
+                g.quota,
+                g.config_quota,
+                g.is_static,
+                g.subtree_quota,
+                g.surplus,
+                g.requested,
+                g.allocated,
+                g.usage,
+                g.sort_key,
+                g.order,
+                g.matched,
+            )
+            for g in result.groups
+        )
     return result
 
 
@@ -104,8 +135,15 @@ def claim_names(matches: Any) -> list[str]:
     return out
 
 
-def _policy_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float, usage: dict,
-                  progress: Optional[Callable[[str], None]] = None, carry: Optional[Carried] = None) -> CycleResult:
+def _policy_cycle(
+    pool: Pool,
+    settings: Settings,
+    acct: Accountant,
+    now: float,
+    usage: dict,
+    progress: Optional[Callable[[str], None]] = None,
+    carry: Optional[Carried] = None,
+) -> CycleResult:
     """A cycle under a priority policy: charge its ledger up to ``now`` with the running
     jobs, negotiate in its order, store the ledger and its breakdown rows."""
     cfg: Any = settings.priority_policy
@@ -113,10 +151,20 @@ def _policy_cycle(pool: Pool, settings: Settings, acct: Accountant, now: float, 
     old = {e: Ledger(v, b, u) for e, (v, b, u) in acct.policy_usage(cfg.name).items()}
     running = [j for j in pool.jobs if j.status == RUNNING]
     ledger = runner.ledger(now, running, old)
-    result = negotiate(pool, settings, AccountantPriorities(acct), now, usage=usage, runner=runner, ledger=ledger,
-                       progress=progress, carry=carry)
-    acct.set_policy_state(cfg.name, {e: (h.value, h.buckets, h.updated) for e, h in ledger.items()}, now,
-                          runner.report())
+    result = negotiate(
+        pool,
+        settings,
+        AccountantPriorities(acct),
+        now,
+        usage=usage,
+        runner=runner,
+        ledger=ledger,
+        progress=progress,
+        carry=carry,
+    )
+    acct.set_policy_state(
+        cfg.name, {e: (h.value, h.buckets, h.updated) for e, h in ledger.items()}, now, runner.report()
+    )
     return result
 
 

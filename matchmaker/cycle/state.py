@@ -64,26 +64,34 @@ class SubmitterState:
     limit: float = 0.0
     starvation: float = 0.0
     matched: int = 0
-    spin_limits: list[float] = field(default_factory=list)   # the limit each session was given
+    spin_limits: list[float] = field(default_factory=list)  # the limit each session was given
 
 
 class Cycle:
     """State shared by the phases of one negotiation cycle."""
 
-    def __init__(self, pool: Pool, settings: Settings, priorities: Priorities, now: float, *,
-                 usage: Optional[Mapping[str, float]] = None,
-                 group_of: Optional[Callable[[str], str]] = None, groups: Optional[GroupView] = None,
-                 progress: Optional[Callable[[str], None]] = None, carry: Optional[Carried] = None) -> None:
+    def __init__(
+        self,
+        pool: Pool,
+        settings: Settings,
+        priorities: Priorities,
+        now: float,
+        *,
+        usage: Optional[Mapping[str, float]] = None,
+        group_of: Optional[Callable[[str], str]] = None,
+        groups: Optional[GroupView] = None,
+        progress: Optional[Callable[[str], None]] = None,
+        carry: Optional[Carried] = None,
+    ) -> None:
         self.settings, self.priorities, self.now, self.groups = settings, priorities, now, groups
-        self.carry = carry                  # what the previous cycle of a simulation left (cycle.carry)
-        self.progress = progress            # told what the cycle is doing (a short text), if set
+        self.carry = carry  # what the previous cycle of a simulation left (cycle.carry)
+        self.progress = progress  # told what the cycle is doing (a short text), if set
         pol = settings.policy
         # Weights follow this cycle's settings, whatever the pool was loaded with.
         slots = [self._weighed(s) for s in pool.slots if self._accepts(settings.slot_constraint, s.ad)]
         if carry is not None:
             carry.cycle_done()
-        size = pool_size(slots, use_slot_weights=settings.use_slot_weights,
-                         constraint=settings.poolsize_constraint)
+        size = pool_size(slots, use_slot_weights=settings.use_slot_weights, constraint=settings.poolsize_constraint)
         self.pool_weight, self.min_weight, self.effective_pool = size.weighted, size.min_weight, size.effective
         self.usage = LiveUsage(usage_by_customer(slots) if usage is None else usage, group_of)
         self.limits = claimed_limits(slots, settings.concurrency_capacity)
@@ -98,8 +106,11 @@ class Cycle:
         self._parent = self._dslot_parents(entries)
         plain = [e for e in entries if e.cp is None and e.slot.name not in self._parent]
         # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
-        names = decisive_names([e.ad for e in plain], [j.ad for j in pool.jobs if j.status == IDLE]) \
-            if plain and not pol.columnar else None
+        names = (
+            decisive_names([e.ad for e in plain], [j.ad for j in pool.jobs if j.status == IDLE])
+            if plain and not pol.columnar
+            else None
+        )
         self.classes = group_slots(plain, names)
         self.matcher.cp_entries = [e for e in entries if e.cp is not None]
         self.matcher.cp_cost = self._consumption_cost
@@ -112,22 +123,22 @@ class Cycle:
                 if parent is not None:
                     children.setdefault(parent.index, []).append(e)
             self.matcher.set_partitionable(pslots, children)
-        self.cp_matches = 0                 # matches made on consumption-policy slots so far
+        self.cp_matches = 0  # matches made on consumption-policy slots so far
         self.entries = entries
-        self.explain_groups: Any = None     # built by cycle.explain on the first rejection
+        self.explain_groups: Any = None  # built by cycle.explain on the first rejection
         self.pass_cap: tuple[Optional[str], float, Optional[Mapping[str, float]]] = (None, float("inf"), None)
         self._available = len(entries)
         self.submitters = self._submitters(pool)
         self.matches: list[Match] = []
         self._rejected: dict[str, tuple[str, str, str]] = {}
-        self.history: list[Rejection] = []     # every rejection in order, later matched or not
+        self.history: list[Rejection] = []  # every rejection in order, later matched or not
         self._matched_jobs: set[str] = set()
         self.pie_left = 0.0
         self.spins = 0
         self.refused = list(pool.refused)
         bad_rank = error_rank_slots(slots)
         self.warnings = list(pool.warnings) + [error_rank_warning(s) for s in bad_rank]
-        self.evaluator.quiet = {s.index for s in bad_rank}    # reported once, here
+        self.evaluator.quiet = {s.index for s in bad_rank}  # reported once, here
 
     def _dslot_parents(self, entries: Sequence[SlotEntry]) -> dict[str, SlotEntry]:
         """With ``ALLOW_PSLOT_PREEMPTION`` (and preemption considered) a claimed dynamic slot
@@ -177,10 +188,18 @@ class Cycle:
     def _entry(self, s: Slot) -> SlotEntry:
         st, pr = self.settings, self.priorities
         cp = st.policy.consider_preemption
-        ad = annotate_slot(s, now=self.now, eup_of=pr.eup, floor_of=pr.floor, consider_preemption=cp,
-                           cross_slot_prios=st.cross_slot_prios, resource_prefix=st.resource_prefix,
-                           slot_weight_expr=st.slot_weight_expr, force_slot_weight=st.force_slot_weight,
-                           groups=self.groups)
+        ad = annotate_slot(
+            s,
+            now=self.now,
+            eup_of=pr.eup,
+            floor_of=pr.floor,
+            consider_preemption=cp,
+            cross_slot_prios=st.cross_slot_prios,
+            resource_prefix=st.resource_prefix,
+            slot_weight_expr=st.slot_weight_expr,
+            force_slot_weight=st.force_slot_weight,
+            groups=self.groups,
+        )
         activity = s.ad.evaluate("Activity", state=MatchState(None, self.now))
         idle = s.state == "claimed" and type(activity) is str and activity.lower() == "idle"
         return SlotEntry(s, ad, s.remote if cp else None, claimed_idle=idle)
@@ -189,12 +208,18 @@ class Cycle:
         st, pol = self.settings, self.settings.policy
         sig = significant_attributes(
             (s.ad for s in slots),
-            (pol.preemption_requirements, pol.preemption_rank, pol.pre_job_rank, pol.post_job_rank,
-             st.job_constraint),
-            add=st.add_significant, remove=st.remove_significant, remove_regex=st.remove_significant_regex,
-            memo=self.carry.slot_refs if self.carry is not None else None)
-        acs = Autoclusters(sig, fixed=st.significant_attributes, remove=st.remove_significant,
-                           every_job_alone=st.negotiate_all_jobs_in_cluster)
+            (pol.preemption_requirements, pol.preemption_rank, pol.pre_job_rank, pol.post_job_rank, st.job_constraint),
+            add=st.add_significant,
+            remove=st.remove_significant,
+            remove_regex=st.remove_significant_regex,
+            memo=self.carry.slot_refs if self.carry is not None else None,
+        )
+        acs = Autoclusters(
+            sig,
+            fixed=st.significant_attributes,
+            remove=st.remove_significant,
+            every_job_alone=st.negotiate_all_jobs_in_cluster,
+        )
         return build_queues(pool.jobs, acs, by_qdate=st.job_order_by_qdate, job_constraint=st.job_constraint)
 
     def _submitters(self, pool: Pool) -> list[SubmitterState]:
@@ -218,8 +243,15 @@ class Cycle:
         """Whether any slot is still available."""
         return self._available > 0
 
-    def commit(self, s: SubmitterState, run: Any, cand: Any, req: NegotiationAd, budget: Budget,
-               context: Optional[GroupContext] = None) -> None:
+    def commit(
+        self,
+        s: SubmitterState,
+        run: Any,
+        cand: Any,
+        req: NegotiationAd,
+        budget: Budget,
+        context: Optional[GroupContext] = None,
+    ) -> None:
         """Record a match: the slot leaves the cycle, usage and limits are charged at once."""
         e = cand.entry
         slot, cost = e.slot, e.slot.weight
@@ -235,7 +267,7 @@ class Cycle:
             self._available -= 1
         preempted = e.remote if cand.state != NO_PREEMPTION else None
         if preempted is not None and slot.charged:
-            self.usage.remove(slot.customer, cost)       # AddMatch ends the previous claim
+            self.usage.remove(slot.customer, cost)  # AddMatch ends the previous claim
         victims = cand.preempts
         if victims:
             cost = cand.cost
@@ -253,13 +285,26 @@ class Cycle:
         self._matched_jobs.add(job.id)
         self._rejected.pop(job.id, None)
         grouped = context is not None and context.quotas is not None
-        why = preemption(victims[0] if victims else e, req, s.eup, self.priorities.eup, self.usage, self.now) \
-            if preempted is not None else None
-        self.matches.append(Match(job.id, s.name, slot.name, REASONS[cand.state], preempted, cost,
-                                  self.usage.group_of(s.name) if grouped else None,
-                                  context.negotiating_group if context else ROOT_GROUP,
-                                  bool(context and context.autoregroup), why,
-                                  tuple(d.slot.name for d in victims)))
+        why = (
+            preemption(victims[0] if victims else e, req, s.eup, self.priorities.eup, self.usage, self.now)
+            if preempted is not None
+            else None
+        )
+        self.matches.append(
+            Match(
+                job.id,
+                s.name,
+                slot.name,
+                REASONS[cand.state],
+                preempted,
+                cost,
+                self.usage.group_of(s.name) if grouped else None,
+                context.negotiating_group if context else ROOT_GROUP,
+                bool(context and context.autoregroup),
+                why,
+                tuple(d.slot.name for d in victims),
+            )
+        )
         if self.settings.depth_first and slot.partitionable and e.cp is None and hasattr(run, "jobs"):
             self._pack(s, run, e, req)
         if self.progress is not None and len(self.matches) % 100 == 0:
@@ -267,8 +312,9 @@ class Cycle:
 
     def _weight(self, ad: ClassAd) -> float:
         st = self.settings
-        return slot_weight(ad, use_slot_weights=st.use_slot_weights, slot_weight_expr=st.slot_weight_expr,
-                           force=st.force_slot_weight)
+        return slot_weight(
+            ad, use_slot_weights=st.use_slot_weights, slot_weight_expr=st.slot_weight_expr, force=st.force_slot_weight
+        )
 
     def _consumption_cost(self, e: SlotEntry, req: NegotiationAd) -> Optional[float]:
         """What matching ``req`` on a consumption-policy slot costs: its weight now less its
@@ -291,7 +337,7 @@ class Cycle:
         left = available(e.ad, e.cp or ())
         for res, v in used.items():
             e.ad[res] = _whole(left[res] - v)
-        e.keys = {}                         # its memo keys hold the old values
+        e.keys = {}  # its memo keys hold the old values
         e.weight = self._weight(e.ad)
         self.cp_matches += 1
         return e.cost if cost is None else cost
@@ -311,8 +357,9 @@ class Cycle:
         self._rejected[job_id] = (reason, mechanism, explanation or reason)
         self.history.append(Rejection(job_id, *self._rejected[job_id]))
 
-    def find(self, req: NegotiationAd, autocluster: int, s: SubmitterState, only_rank: bool, budget: Budget,
-             cache: list) -> tuple[Any, str, bool]:
+    def find(
+        self, req: NegotiationAd, autocluster: int, s: SubmitterState, only_rank: bool, budget: Budget, cache: list
+    ) -> tuple[Any, str, bool]:
         """The best candidate for ``req``, else ``(None, reason, limited)``: ``limited`` says
         whether the submitter limit turned any slot away.  ``cache`` holds the match list."""
         m, pol = self.matcher, self.settings.policy
@@ -322,8 +369,12 @@ class Cycle:
             if full:
                 return None, limits_reason(full), False
         cl: Optional[CandidateList] = cache[0]
-        if cl is not None and cl.autocluster == autocluster and cl.only_rank == only_rank \
-                and cl.version == self.cp_matches:
+        if (
+            cl is not None
+            and cl.autocluster == autocluster
+            and cl.only_rank == only_rank
+            and cl.version == self.cp_matches
+        ):
             cand, rebuild = m.pop(cl, req, s.name, budget)
             if cand is not None:
                 return cand, "", False
@@ -343,12 +394,13 @@ class Cycle:
     def result(self, order: Sequence[SubmitterState], groups: Sequence[GroupSummary] = ()) -> CycleResult:
         """The cycle's outcome; requests refused at submit time come first among the rejected."""
         subs = [SubmitterSummary(s.name, s.eup, s.limit, s.matched, tuple(s.spin_limits)) for s in order]
-        rejected = [Rejection(j, r, GROUP_MAP, r) for j, r in self.refused] + \
-            [Rejection(j, *r) for j, r in self._rejected.items() if j not in self._matched_jobs]
+        rejected = [Rejection(j, r, GROUP_MAP, r) for j, r in self.refused] + [
+            Rejection(j, *r) for j, r in self._rejected.items() if j not in self._matched_jobs
+        ]
         warnings = self.warnings + list(self.evaluator.warnings.values())
-        return CycleResult(self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins, list(groups),
-                           list(self.history))
-
+        return CycleResult(
+            self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins, list(groups), list(self.history)
+        )
 
 
 def _whole(v: float) -> float:

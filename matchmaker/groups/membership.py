@@ -53,7 +53,7 @@ def group_of_submitter(submitter: str, tree: GroupTree) -> str:
     node = ROOT
     for part in path[:dot].split("."):
         deeper = tree.lookup(part if node == ROOT else f"{node}.{part}")
-        if deeper is None or deeper == ROOT:   # `<none>` is never a path component
+        if deeper is None or deeper == ROOT:  # `<none>` is never a path component
             break
         node = deeper
     return node
@@ -158,8 +158,8 @@ class GroupMapping:
     """The map file in force, as the schedd's AssignAccountingGroup transform applies it."""
 
     groups: GroupMap
-    source: str                    # the map file, as named in refusals
-    check_request: bool = True     # refuse a job that asks for a group its owner may not use
+    source: str  # the map file, as named in refusals
+    check_request: bool = True  # refuse a job that asks for a group its owner may not use
 
     def assign(self, owner: str, requested: Optional[str]) -> tuple[Optional[str], Optional[str]]:
         """``(group, refusal)`` for a job of ``owner`` that asked for ``requested`` (None: no
@@ -175,17 +175,19 @@ class GroupMapping:
                 return group, None
         if not self.check_request:
             return (allowed[0] if allowed else None), None
-        why = (f"it may use {', '.join(allowed)}" if allowed
-               else "no rule of the map names that user")
-        return None, (f"accounting group {requested!r} is not allowed for user {owner!r} "
-                      f"({why}; map file {self.source})")
+        why = f"it may use {', '.join(allowed)}" if allowed else "no rule of the map names that user"
+        return None, (
+            f"accounting group {requested!r} is not allowed for user {owner!r} ({why}; map file {self.source})"
+        )
 
 
 def _substitute(template: str, captured: list[str]) -> str:
     """Replace `\\N` by captured text N; a backslash not followed by a known group stays."""
+
     def one(m: re.Match[str]) -> str:
         index = int(m.group(1))
         return captured[index] if index < len(captured) else m.group(0)
+
     return re.sub(r"\\([0-9])", one, template)
 
 
@@ -222,8 +224,7 @@ def _field(text: str, pos: int, line: int, allow_regex: bool) -> tuple[str, bool
         if quote == '"' and flags:
             raise MapFileError("text directly after a closing quote", line, flags_start + 1)
         if flags.strip("i"):
-            raise MapFileError(f"unsupported regular expression flags {flags!r} (only 'i')",
-                               line, flags_start + 1)
+            raise MapFileError(f"unsupported regular expression flags {flags!r} (only 'i')", line, flags_start + 1)
         return "".join(value), quote == "/", flags, pos
     while pos < len(text) and text[pos] not in _BLANK:
         pos += 1
@@ -240,8 +241,7 @@ def parse_group_map(text: str) -> GroupMap:
             continue
         column = len(raw) - len(raw.lstrip(_BLANK)) + 1
         if method == "@include":
-            raise MapFileError("@include is not supported; pass the included text", number,
-                               column)
+            raise MapFileError("@include is not supported; pass the included text", number, column)
         if method != "*":
             raise MapFileError(f"first field must be '*', not {method!r}", number, column)
         user_col = len(raw) - len(raw[pos:].lstrip(_BLANK)) + 1
@@ -254,8 +254,9 @@ def parse_group_map(text: str) -> GroupMap:
             raise MapFileError("missing accounting group list", number, groups_col)
         rest = raw[pos:].strip(_BLANK)
         if rest and not rest.startswith("#"):
-            raise MapFileError(f"unexpected text {rest!r} after the group list", number,
-                               len(raw) - len(raw[pos:].lstrip(_BLANK)) + 1)
+            raise MapFileError(
+                f"unexpected text {rest!r} after the group list", number, len(raw) - len(raw[pos:].lstrip(_BLANK)) + 1
+            )
         if any(not item.strip() for item in groups.split(",")):
             raise MapFileError(f"empty group name in list {groups!r}", number, groups_col)
         pattern = None
@@ -263,7 +264,6 @@ def parse_group_map(text: str) -> GroupMap:
             try:
                 pattern = re.compile(user, re.IGNORECASE if "i" in flags else 0)
             except re.error as exc:
-                raise MapFileError(f"bad regular expression /{user}/: {exc}", number,
-                                   user_col) from None
+                raise MapFileError(f"bad regular expression /{user}/: {exc}", number, user_col) from None
         rules.append(MapRule(number, user, pattern, groups))
     return GroupMap(tuple(rules))

@@ -24,9 +24,9 @@ from typing import Callable, Collection, Iterable, Mapping, Optional
 from classad.values import FLT_MAX
 
 ROOT = "<none>"
-_ROOT_SORT = 3.4e38                  # the default GROUP_SORT_EXPR's value for <none> ...
-_ZERO_QUOTA_SORT = 3.3e38            # ... and for a group whose quota is 0
-_NO_RR_TIME = sys.float_info.max     # rr time of a subtree that wants nothing
+_ROOT_SORT = 3.4e38  # the default GROUP_SORT_EXPR's value for <none> ...
+_ZERO_QUOTA_SORT = 3.3e38  # ... and for a group whose quota is 0
+_NO_RR_TIME = sys.float_info.max  # rr time of a subtree that wants nothing
 _INT_MAX = 2**31 - 1
 _FOLD = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
@@ -44,17 +44,19 @@ def _add(values: Iterable[float]) -> float:
 @dataclass(frozen=True)
 class GroupConfig:
     """One GROUP_NAMES entry and its GROUP_*_<g> knobs; None means "not set"."""
+
     name: str
-    static_quota: Optional[float] = None   # GROUP_QUOTA_<g>: absolute weight, wins over dynamic
+    static_quota: Optional[float] = None  # GROUP_QUOTA_<g>: absolute weight, wins over dynamic
     dynamic_quota: Optional[float] = None  # GROUP_QUOTA_DYNAMIC_<g>: fraction of the parent
-    accept_surplus: bool = False           # GROUP_ACCEPT_SURPLUS[_<g>]
-    autoregroup: bool = False              # GROUP_AUTOREGROUP[_<g>]
-    prio_factor: Optional[float] = None    # GROUP_PRIO_FACTOR_<g>: default factor of members
+    accept_surplus: bool = False  # GROUP_ACCEPT_SURPLUS[_<g>]
+    autoregroup: bool = False  # GROUP_AUTOREGROUP[_<g>]
+    prio_factor: Optional[float] = None  # GROUP_PRIO_FACTOR_<g>: default factor of members
 
 
 @dataclass(frozen=True)
 class GroupNode:
     """A group as the tree holds it: configuration resolved, links by canonical name."""
+
     name: str
     parent: Optional[str]
     children: tuple[str, ...]
@@ -69,6 +71,7 @@ class GroupNode:
 class GroupTree:
     """The immutable group tree; `order` is breadth-first from the root, siblings sorted
     case-insensitively (the reference's presentation order, the last tie-breaker)."""
+
     nodes: Mapping[str, GroupNode]
     order: tuple[str, ...]
     warnings: tuple[str, ...]
@@ -97,10 +100,17 @@ def build_tree(configs: Iterable[GroupConfig]) -> GroupTree:
     for cfg in entries:
         name, parts = cfg.name, cfg.name.split(".")
         parent = ROOT if len(parts) == 1 else by_fold.get(fold(".".join(parts[:-1])))
-        problem = ("uses the root group's reserved name" if fold(parts[0]) == fold(ROOT)
-                   else "has an empty component" if "" in parts
-                   else "is a duplicate" if fold(name) in by_fold
-                   else "has no configured parent" if parent is None else None)
+        problem = (
+            "uses the root group's reserved name"
+            if fold(parts[0]) == fold(ROOT)
+            else "has an empty component"
+            if "" in parts
+            else "is a duplicate"
+            if fold(name) in by_fold
+            else "has no configured parent"
+            if parent is None
+            else None
+        )
         if problem or parent is None:
             warnings.append(f"group name {name!r} {problem}; ignored")
             continue
@@ -114,11 +124,9 @@ def build_tree(configs: Iterable[GroupConfig]) -> GroupTree:
         by_fold[fold(name)] = name
         kids[parent].append(name)
         kids[name] = []
-        made[name] = GroupNode(name, parent, (), quota, is_static, cfg.accept_surplus,
-                               cfg.autoregroup, cfg.prio_factor)
+        made[name] = GroupNode(name, parent, (), quota, is_static, cfg.accept_surplus, cfg.autoregroup, cfg.prio_factor)
     # The root always accepts surplus; its autoregroup flag means "autoregroup anywhere".
-    made[ROOT] = GroupNode(ROOT, None, (), 0.0, False, True,
-                           any(n.autoregroup for n in made.values()), None)
+    made[ROOT] = GroupNode(ROOT, None, (), 0.0, False, True, any(n.autoregroup for n in made.values()), None)
     nodes = {name: replace(node, children=tuple(kids[name])) for name, node in made.items()}
     order: list[str] = []
     queue = deque([ROOT])
@@ -142,12 +150,12 @@ def _per_group(tree: GroupTree, values: Mapping[str, float]) -> dict[str, float]
 class Quotas:
     """Result of quota assignment: a group's own quota (what its direct submitters may
     use) and its subtree quota (what its whole subtree received from its parent)."""
+
     quota: Mapping[str, float]
     subtree_quota: Mapping[str, float]
 
 
-def assign_quotas(tree: GroupTree, pool_size: float,
-                  allow_oversubscription: bool = True) -> Quotas:
+def assign_quotas(tree: GroupTree, pool_size: float, allow_oversubscription: bool = True) -> Quotas:
     """`hgq_assign_quotas` (docs/negotiation.md, quota assignment).  Static children take their configured share
     first, scaled down proportionally only without oversubscription; dynamic children
     split the rest, normalised only if their fractions sum past 1; nothing scales up."""
@@ -156,19 +164,18 @@ def assign_quotas(tree: GroupTree, pool_size: float,
 
     def assign(name: str, q: float) -> None:
         if q <= 0:
-            return      # this whole subtree keeps quota 0
+            return  # this whole subtree keeps quota 0
         subtree[name] = q
         children = [tree.nodes[c] for c in tree.nodes[name].children]
         s_sum = _add(c.config_quota for c in children if c.is_static)
         d_sum = _add(c.config_quota for c in children if not c.is_static)
         s_avail = s_sum if allow_oversubscription else min(s_sum, q)
         d_avail = max(0.0, q - s_avail)
-        s_norm = s_sum if s_sum > 0 else 1.0     # all-zero static quotas: avoid 0/0
+        s_norm = s_sum if s_sum > 0 else 1.0  # all-zero static quotas: avoid 0/0
         d_norm = max(d_sum, 1.0)
         given = 0.0
         for child in children:
-            share = max(0.0, child.config_quota * ((s_avail / s_norm) if child.is_static
-                                                   else (d_avail / d_norm)))
+            share = max(0.0, child.config_quota * ((s_avail / s_norm) if child.is_static else (d_avail / d_norm)))
             assign(child.name, share)
             given += share
         # With oversubscription an interior group keeps its whole subtree quota as its own;
@@ -183,16 +190,18 @@ def assign_quotas(tree: GroupTree, pool_size: float,
 @dataclass(frozen=True)
 class Allocation:
     """One allocation round's outcome (docs/negotiation.md, allocation rounds)."""
-    quota: Mapping[str, float]      # effective quota (GroupQuota); root = pool under autoregroup
+
+    quota: Mapping[str, float]  # effective quota (GroupQuota); root = pool under autoregroup
     allocated: Mapping[str, float]  # GroupResourcesAllocated: quota share plus surplus
-    unmet: Mapping[str, float]      # demand left without allocation
-    surplus: float                  # surplus that no group could take
-    round_robin: frozenset[str]     # groups the integer remainder round robin served
+    unmet: Mapping[str, float]  # demand left without allocation
+    surplus: float  # surplus that no group could take
+    round_robin: frozenset[str]  # groups the integer remainder round robin served
 
 
 @dataclass(slots=True)
 class _Work:
     """Mutable per-group scratch values of one allocation pass."""
+
     quota: float
     subtree_quota: float
     requested: float
@@ -203,9 +212,15 @@ class _Work:
     rr: bool = False
 
 
-def allocate(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float], *,
-             weighted_slots: bool = True, rr_times: Optional[Mapping[str, float]] = None,
-             pool_size: Optional[float] = None) -> Allocation:
+def allocate(
+    tree: GroupTree,
+    quotas: Quotas,
+    demand: Mapping[str, float],
+    *,
+    weighted_slots: bool = True,
+    rr_times: Optional[Mapping[str, float]] = None,
+    pool_size: Optional[float] = None,
+) -> Allocation:
     """Fair share with bottom-up surplus, then (unweighted slots only) integer remainder
     recovery.  With `pool_size` and autoregroup the root's quota and allocation become the
     whole pool afterwards, as in the reference."""
@@ -218,8 +233,13 @@ def allocate(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float], *,
     allocated = {name: w[name].allocated for name in tree.order}
     if tree.autoregroup and pool_size is not None:
         quota[ROOT] = allocated[ROOT] = float(pool_size)
-    return Allocation(quota, allocated, {name: w[name].requested for name in tree.order},
-                      left, frozenset(name for name in tree.order if w[name].rr))
+    return Allocation(
+        quota,
+        allocated,
+        {name: w[name].requested for name in tree.order},
+        left,
+        frozenset(name for name in tree.order if w[name].rr),
+    )
 
 
 class _Allocator:
@@ -228,12 +248,15 @@ class _Allocator:
     :meth:`share_surplus`), then the integer remainder recovered and handed out round-robin
     (:meth:`recover`, :meth:`round_robin`)."""
 
-    def __init__(self, tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
-                 rr_times: Mapping[str, float]) -> None:
+    def __init__(
+        self, tree: GroupTree, quotas: Quotas, demand: Mapping[str, float], rr_times: Mapping[str, float]
+    ) -> None:
         self.tree = tree
         rr = _per_group(tree, rr_times)
-        self.w = {name: _Work(quotas.quota.get(name, 0.0), quotas.subtree_quota.get(name, 0.0),
-                              0.0, rr[name]) for name in tree.order}
+        self.w = {
+            name: _Work(quotas.quota.get(name, 0.0), quotas.subtree_quota.get(name, 0.0), 0.0, rr[name])
+            for name in tree.order
+        }
         for name, amount in _per_group(tree, demand).items():
             self.w[name].requested = amount
         self.accept = {name: node.accept_surplus for name, node in tree.nodes.items()}
@@ -241,8 +264,10 @@ class _Allocator:
     def members(self, name: str) -> list[tuple[str, float, float]]:
         """(name, weight, want) of the children, then the node as an accepting child."""
         w, accept = self.w, self.accept
-        rows = [(c, w[c].subtree_quota, w[c].subtree_requested if accept[c] else 0.0)
-                for c in self.tree.nodes[name].children]
+        rows = [
+            (c, w[c].subtree_quota, w[c].subtree_requested if accept[c] else 0.0)
+            for c in self.tree.nodes[name].children
+        ]
         rows.append((name, w[name].quota, w[name].requested))
         return [(n, q, d if d > 0 else 0.0) for n, q, d in rows]
 
@@ -254,7 +279,7 @@ class _Allocator:
         node.allocated = min(node.requested, node.quota)
         node.requested -= node.allocated
         node.subtree_requested = node.requested
-        surplus = node.quota - node.allocated    # unused quota of any group is surplus
+        surplus = node.quota - node.allocated  # unused quota of any group is surplus
         children = self.tree.nodes[name].children
         for child in children:
             surplus += self.fairshare(child)
@@ -349,12 +374,13 @@ class _Allocator:
         return surplus
 
 
-def _spread(rows: list[tuple[str, float, float]], want: list[float], give: list[float],
-            surplus: float, outstanding: float) -> tuple[float, float]:
+def _spread(
+    rows: list[tuple[str, float, float]], want: list[float], give: list[float], surplus: float, outstanding: float
+) -> tuple[float, float]:
     """Spread a ``surplus`` smaller than what is wanted over ``rows``: weighted by quota
     first, then in equal shares, each capped at what it wants (``want`` and ``give`` are
     updated in place).  Returns the surplus and outstanding demand left."""
-    for by_quota in (True, False):    # quota-weighted first, then equal shares
+    for by_quota in (True, False):  # quota-weighted first, then equal shares
         weights = [r[1] if by_quota else 1.0 for r in rows]
         while surplus > 0:
             total = _add(weights[i] for i, x in enumerate(want) if x > 0)
@@ -372,13 +398,14 @@ def _spread(rows: list[tuple[str, float, float]], want: list[float], give: list[
             surplus -= handed
             outstanding -= handed
             if uncapped or surplus < 0:
-                surplus = 0.0   # float jitter: an uncapped pass spent it all
+                surplus = 0.0  # float jitter: an uncapped pass spent it all
     return surplus, outstanding
 
 
 @dataclass(frozen=True)
 class GroupStats:
     """GROUP_SORT_EXPR's view: AccountingGroup, GroupQuota, GroupResources{Allocated,InUse}."""
+
     name: str
     quota: float
     allocated: float
@@ -395,16 +422,16 @@ def starvation_key(stats: GroupStats) -> float:
     return stats.usage / stats.quota if stats.quota > 0 else _ZERO_QUOTA_SORT
 
 
-def group_order(tree: GroupTree, allocation: Allocation, usage: Mapping[str, float],
-                sort_key: Optional[SortKey] = None) -> list[str]:
+def group_order(
+    tree: GroupTree, allocation: Allocation, usage: Mapping[str, float], sort_key: Optional[SortKey] = None
+) -> list[str]:
     """Negotiation order: ascending sort value (None or NaN -> FLT_MAX), the root forced
     last under autoregroup, ties kept in breadth-first tree order."""
     key_of = sort_key or starvation_key
     in_use = _per_group(tree, usage)
     keyed = []
     for index, name in enumerate(tree.order):
-        value = key_of(GroupStats(name, allocation.quota[name], allocation.allocated[name],
-                                  in_use[name]))
+        value = key_of(GroupStats(name, allocation.quota[name], allocation.allocated[name], in_use[name]))
         value = FLT_MAX if value is None or math.isnan(value) else float(value)
         keyed.append(((int(tree.autoregroup and name == ROOT), value, index), name))
     return [name for _, name in sorted(keyed)]
@@ -415,13 +442,14 @@ def subtree_usage(tree: GroupTree, usage: Mapping[str, float]) -> dict[str, floa
     total = _per_group(tree, usage)
     for name in reversed(tree.order[1:]):
         parent = tree.nodes[name].parent
-        assert parent is not None      # only the root has none, and it is order[0]
+        assert parent is not None  # only the root has none, and it is order[0]
         total[parent] += total[name]
     return total
 
 
-def strict_cap(tree: GroupTree, quotas: Quotas, group: str, slots: float,
-               group_usage: float, live_usage: Mapping[str, float]) -> float:
+def strict_cap(
+    tree: GroupTree, quotas: Quotas, group: str, slots: float, group_usage: float, live_usage: Mapping[str, float]
+) -> float:
     """NEGOTIATOR_STRICT_ENFORCE_QUOTA: cap the growth `slots - group_usage` by the room
     left under every non-accepting group on the way to the root (its configured static
     quota, or its subtree quota if dynamic, minus its subtree's live usage)."""
@@ -440,15 +468,17 @@ def strict_cap(tree: GroupTree, quotas: Quotas, group: str, slots: float,
 @dataclass(frozen=True)
 class GroupPass:
     """One call of the pie engine for one group."""
-    round: int                   # allocation round, from 1
-    group: str                   # whose submitters negotiate (root: plus autoregroup members)
-    limit: int                   # group quota handed to the pie (truncated, like the reference)
+
+    round: int  # allocation round, from 1
+    group: str  # whose submitters negotiate (root: plus autoregroup members)
+    limit: int  # group quota handed to the pie (truncated, like the reference)
     negotiate_as: Optional[str]  # group whose usage the pie caps; None = the autoregroup root pass
 
 
 @dataclass(frozen=True)
 class RoundRecord:
     """What one allocation round computed and the usage it left."""
+
     allocation: Allocation
     order: tuple[str, ...]
     maxdelta: float
@@ -458,26 +488,38 @@ class RoundRecord:
 @dataclass(frozen=True)
 class RoundsResult:
     """All rounds of one cycle, every pie call in order, and the updated rr times."""
+
     rounds: tuple[RoundRecord, ...]
     passes: tuple[GroupPass, ...]
     rr_times: Mapping[str, float]
 
 
-def run_rounds(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
-               usage: Mapping[str, float], negotiate: Callable[[GroupPass], Mapping[str, float]],
-               *, pool_size: float, groups_with_submitters: Collection[str],
-               weighted_slots: bool = True, consider_preemption: bool = True,
-               strict_enforce: bool = True, max_rounds: int = 3,
-               round_robin_rate: float = 1e100, sort_key: Optional[SortKey] = None,
-               rr_times: Optional[Mapping[str, float]] = None, now: float = 0.0,
-               on_round: Optional[Callable[[int, Allocation, tuple[str, ...]], None]] = None) -> RoundsResult:
+def run_rounds(
+    tree: GroupTree,
+    quotas: Quotas,
+    demand: Mapping[str, float],
+    usage: Mapping[str, float],
+    negotiate: Callable[[GroupPass], Mapping[str, float]],
+    *,
+    pool_size: float,
+    groups_with_submitters: Collection[str],
+    weighted_slots: bool = True,
+    consider_preemption: bool = True,
+    strict_enforce: bool = True,
+    max_rounds: int = 3,
+    round_robin_rate: float = 1e100,
+    sort_key: Optional[SortKey] = None,
+    rr_times: Optional[Mapping[str, float]] = None,
+    now: float = 0.0,
+    on_round: Optional[Callable[[int, Allocation, tuple[str, ...]], None]] = None,
+) -> RoundsResult:
     """`hgq_negotiate_all` (docs/negotiation.md, allocation rounds): allocate, order, hand each group its limit in
     round-robin steps, then re-allocate what was not used, up to `max_rounds` times.
     `negotiate(pass)` runs the floor round and the pie for that group and returns every
     group's weighted usage afterwards; `on_round(round, allocation, order)` hears each
     round's quotas before its passes (requests carry them as `SubmitterGroupQuota`)."""
     requested = _per_group(tree, demand)
-    at_start = _per_group(tree, usage)   # refreshed only between rounds, like the reference
+    at_start = _per_group(tree, usage)  # refreshed only between rounds, like the reference
     live = dict(at_start)
     rr_state = _per_group(tree, rr_times or {})
     active = {g for g in map(tree.lookup, groups_with_submitters) if g is not None}
@@ -487,9 +529,8 @@ def run_rounds(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
     records: list[RoundRecord] = []
     passes: list[GroupPass] = []
     for round_no in range(1, max(1, max_rounds) + 1):
-        alloc = allocate(tree, quotas, requested, weighted_slots=weighted_slots,
-                         rr_times=rr_state, pool_size=pool_size)
-        if tree.autoregroup:   # the reference leaves the pool-sized root quota in place
+        alloc = allocate(tree, quotas, requested, weighted_slots=weighted_slots, rr_times=rr_state, pool_size=pool_size)
+        if tree.autoregroup:  # the reference leaves the pool-sized root quota in place
             quotas = Quotas({**quotas.quota, ROOT: float(pool_size)}, quotas.subtree_quota)
         goal = alloc.allocated if any_accepts else alloc.quota
         allocated_total = _add(alloc.allocated[g] for g in tree.order)
@@ -499,7 +540,7 @@ def run_rounds(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
             on_round(round_no, alloc, tuple(order))
         n = 0.0
         while True:
-            n = min(n + max(1.0, round_robin_rate), maxdelta)   # the knob's floor is 1
+            n = min(n + max(1.0, round_robin_rate), maxdelta)  # the knob's floor is 1
             # maxdelta 0 with a positive delta is 0/0 in the reference (a NaN limit that
             # matches nothing); a fraction of 0 gives the same "no new slots".
             fraction = n / maxdelta if maxdelta > 0 else 0.0
@@ -515,8 +556,7 @@ def run_rounds(tree: GroupTree, quotas: Quotas, demand: Mapping[str, float],
                 if strict_enforce:
                     slots = strict_cap(tree, quotas, name, slots, have, live)
                 limit = int(max(-_INT_MAX - 1, min(float(_INT_MAX), slots)))  # C's (int)
-                passes.append(GroupPass(round_no, name, limit,
-                                        None if tree.autoregroup and name == ROOT else name))
+                passes.append(GroupPass(round_no, name, limit, None if tree.autoregroup and name == ROOT else name))
                 live = _per_group(tree, negotiate(passes[-1]))
             if n >= maxdelta:
                 break

@@ -30,7 +30,7 @@ class TaskQueue:
     owner: str
     group: str
     priorities: tuple[float, ...]
-    site_free_key: Optional[str] = None   # identical keys (sites aside) share their priority sum
+    site_free_key: Optional[str] = None  # identical keys (sites aside) share their priority sum
 
 
 @dataclass(frozen=True)
@@ -59,10 +59,15 @@ def tq_weight(priorities: Sequence[float], mode: str = "avg") -> float:
     return sum(real) / len(real) if mode == "avg" else sum(real)
 
 
-def tq_priorities(tqs: Sequence[TaskQueue], shares: Mapping[str, float], job_sharing: frozenset[str] = frozenset(),
-                  mode: str = "avg", default_share: float = DEFAULT_SHARE,
-                  owner_factor: Optional[Mapping[tuple[str, str], float]] = None,
-                  weights: Optional[Mapping[str, float]] = None) -> dict[str, float]:
+def tq_priorities(
+    tqs: Sequence[TaskQueue],
+    shares: Mapping[str, float],
+    job_sharing: frozenset[str] = frozenset(),
+    mode: str = "avg",
+    default_share: float = DEFAULT_SHARE,
+    owner_factor: Optional[Mapping[tuple[str, str], float]] = None,
+    weights: Optional[Mapping[str, float]] = None,
+) -> dict[str, float]:
     """``P_t`` for every TaskQueue (see the module docstring); ``owner_factor`` is the
     in-group corrector's factor per (group, owner); ``weights`` gives the queues' raw
     weights directly (else they come from their job priorities)."""
@@ -112,8 +117,11 @@ def level_draw(levels: Mapping[int, int], rng: random.Random) -> int:
     uniform draws is drawn at once, as ``1 - V ** (1/m)`` with ``V`` uniform (the same
     distribution), so a level of ``m`` jobs costs one draw, not ``m``.  Levels draw in
     ascending order, so the result does not depend on the order of ``levels``."""
-    keys = {level: (1.0 - rng.random() ** (1.0 / levels[level])) / real_priority(level)
-            for level in sorted(levels) if levels[level] > 0}
+    keys = {
+        level: (1.0 - rng.random() ** (1.0 / levels[level])) / real_priority(level)
+        for level in sorted(levels)
+        if levels[level] > 0
+    }
     return min(keys, key=lambda level: keys[level])
 
 
@@ -150,8 +158,12 @@ def first_probability(ps: Sequence[float], i: int, steps: int = 20000) -> float:
     return total * h
 
 
-def correction(shares: Mapping[str, float], slices: Sequence[tuple[Slice, Mapping[str, float]]],
-               max_global: float = 3.0, compat: bool = False) -> dict[str, float]:
+def correction(
+    shares: Mapping[str, float],
+    slices: Sequence[tuple[Slice, Mapping[str, float]]],
+    max_global: float = 3.0,
+    compat: bool = False,
+) -> dict[str, float]:
     """The WMSHistory corrector's factor per entity: per slice, the weighted ratio of
     share to usage clamped to ``[1/m, m]``; summed, then clamped to ``[1/M, M]``.
 
@@ -171,12 +183,26 @@ def correction(shares: Mapping[str, float], slices: Sequence[tuple[Slice, Mappin
                 parts.append(m if compat else w * m)
                 continue
             expected = share / s_total if s_total > 0 else 0.0
-            used = usage[e] / u_total           # 0 only by underflow: then as far below its share as can be
+            used = usage[e] / u_total  # 0 only by underflow: then as far below its share as can be
             ratio = expected / used if used > 0 else math.inf
             parts.append(w * min(max(ratio, 1.0 / m), m))
         out[e] = min(max(sum(parts), 1.0 / max_global), max_global) if parts else 1.0
     return out
 
 
-__all__ = ["BETTER", "DEFAULT_SHARE", "NAME", "Slice", "TaskQueue", "correction", "first_probability", "level_draw",
-           "lottery_keys", "lottery_order", "real_priority", "tq_priorities", "tq_weight", "window_averages"]
+__all__ = [
+    "BETTER",
+    "DEFAULT_SHARE",
+    "NAME",
+    "Slice",
+    "TaskQueue",
+    "correction",
+    "first_probability",
+    "level_draw",
+    "lottery_keys",
+    "lottery_order",
+    "real_priority",
+    "tq_priorities",
+    "tq_weight",
+    "window_averages",
+]

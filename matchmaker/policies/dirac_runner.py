@@ -83,11 +83,11 @@ class DiracRunner(Runner):
             groups = sorted({g for _o, g in self.meta.values()})
             shares = {g: self.cfg.dirac_share(g) for g in groups}
             history = {g: h.buckets for g, h in ledger.items()}
-            slices = [(dirac.Slice(w, m), {g: u for g, u in dirac.window_averages(history, now, span).items()
-                                           if g in shares})
-                      for span, w, m in self.cfg.dirac_slices]
-            self.factor = dirac.correction(shares, slices, self.cfg.dirac_max_global_correction,
-                                           self.cfg.dirac_compat)
+            slices = [
+                (dirac.Slice(w, m), {g: u for g, u in dirac.window_averages(history, now, span).items() if g in shares})
+                for span, w, m in self.cfg.dirac_slices
+            ]
+            self.factor = dirac.correction(shares, slices, self.cfg.dirac_max_global_correction, self.cfg.dirac_compat)
         self.prio = self._priorities()
         self.first = dict(self.prio)
 
@@ -117,8 +117,16 @@ class DiracRunner(Runner):
         rows = []
         for tq, p in self.first.items():
             owner, group, ac = tq.split("|")
-            rows.append({"name": tq, "owner": owner, "group": group, "autocluster": int(ac),
-                         "correction": self.factor.get(group, 1.0), "priority": p})
+            rows.append(
+                {
+                    "name": tq,
+                    "owner": owner,
+                    "group": group,
+                    "autocluster": int(ac),
+                    "correction": self.factor.get(group, 1.0),
+                    "priority": p,
+                }
+            )
         return sorted(rows, key=lambda r: (-r["priority"], r["name"]))
 
     def ledger(self, now: float, running: Sequence[Job], old: Mapping[str, Ledger]) -> dict[str, Ledger]:
@@ -136,8 +144,7 @@ class DiracRunner(Runner):
         for g in sorted(set(old) | set(counts)):
             samples = list(old[g].buckets) if g in old else []
             samples += [now, counts.get(g, 0.0)]
-            kept = [x for i in range(0, len(samples) - 1, 2) if now - samples[i] <= span
-                    for x in samples[i:i + 2]]
+            kept = [x for i in range(0, len(samples) - 1, 2) if now - samples[i] <= span for x in samples[i : i + 2]]
             out[g] = Ledger(counts.get(g, 0.0), tuple(kept), now)
         return out
 

@@ -34,8 +34,8 @@ class PoolShape:
 
     cpus: float
     nodes: float
-    memory: float = 0.0      # MB
-    disk: float = 0.0        # KiB, as slot ads give Disk
+    memory: float = 0.0  # MB
+    disk: float = 0.0  # KiB, as slot ads give Disk
 
 
 @dataclass(frozen=True)
@@ -142,8 +142,14 @@ class Runner:
 
     name = "base"
 
-    def begin_cycle(self, now: float, pending: Sequence[Pending], running: Sequence[Job],
-                    ledger: Mapping[str, Ledger], pool: PoolShape) -> None:
+    def begin_cycle(
+        self,
+        now: float,
+        pending: Sequence[Pending],
+        running: Sequence[Job],
+        ledger: Mapping[str, Ledger],
+        pool: PoolShape,
+    ) -> None:
         raise NotImplementedError
 
     def pick(self) -> Optional[Pending]:
@@ -174,8 +180,24 @@ class Runner:
         return dict(old)
 
 
-__all__ = ["Ledger", "Pending", "PoolShape", "Runner", "SortedRunner", "cpu_seconds", "cpus", "evaluate_number",
-           "group_of", "number", "seconds_since", "slot_seconds", "stamp", "text", "user_of", "wall_seconds"]
+__all__ = [
+    "Ledger",
+    "Pending",
+    "PoolShape",
+    "Runner",
+    "SortedRunner",
+    "cpu_seconds",
+    "cpus",
+    "evaluate_number",
+    "group_of",
+    "number",
+    "seconds_since",
+    "slot_seconds",
+    "stamp",
+    "text",
+    "user_of",
+    "wall_seconds",
+]
 
 
 class SortedRunner(Runner):

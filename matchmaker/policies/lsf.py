@@ -38,8 +38,8 @@ class LsfParams:
     run_time_decay: bool = False
     enable_hist_run_time: bool = False
     enable_gpu_hist_run_time: bool = False
-    run_limit_hours: float = 0.0          # the queue's RUNLIMIT (0: none)
-    adjustment_threshold: float = 1.0     # THRESHOLD of the memory adjustment
+    run_limit_hours: float = 0.0  # the queue's RUNLIMIT (0: none)
+    adjustment_threshold: float = 1.0  # THRESHOLD of the memory adjustment
     floor: float = 0.01
     gpu_term: str = "denominator"
     run_time_times_slots: bool = True
@@ -51,15 +51,15 @@ class LsfParams:
 class LsfUsage:
     """One share account's inputs; times are hours, GPU times GPU-hours (hours x GPUs)."""
 
-    cpu_hours: float = 0.0            # decayed
-    run_hours: float = 0.0            # running jobs (decayed with run_time_decay)
-    hist_run_hours: float = 0.0       # finished jobs, decayed (used with enable_hist_run_time)
+    cpu_hours: float = 0.0  # decayed
+    run_hours: float = 0.0  # running jobs (decayed with run_time_decay)
+    hist_run_hours: float = 0.0  # finished jobs, decayed (used with enable_hist_run_time)
     committed_run_hours: float = 0.0  # run_hours plus what the running jobs' run limits still commit
-    job_slots: float = 0.0            # reserved + in use
+    job_slots: float = 0.0  # reserved + in use
     fwd_job_slots: float = 0.0
     fairshare_adjustment: float = 0.0
-    gpu_run_hours: float = 0.0        # running jobs: hours x physical GPUs
-    hist_gpu_run_hours: float = 0.0   # finished jobs, decayed (used with enable_gpu_hist_run_time)
+    gpu_run_hours: float = 0.0  # running jobs: hours x physical GPUs
+    hist_gpu_run_hours: float = 0.0  # finished jobs, decayed (used with enable_gpu_hist_run_time)
 
 
 def tenth_after(age_hours: float, hist_hours: float = 5.0) -> float:
@@ -79,8 +79,9 @@ def decayed_hours(hours: float, hist_hours: float = 5.0) -> float:
     return hist_hours / math.log(10.0) * (1.0 - 0.1 ** (hours / hist_hours))
 
 
-def memory_adjustment(job_slots: float, used_memory: float, used_slots: float, slot_memory: float,
-                      threshold: float) -> float:
+def memory_adjustment(
+    job_slots: float, used_memory: float, used_slots: float, slot_memory: float, threshold: float
+) -> float:
     """The example ``libfairshareadjust`` plug-in:
     ``(1 + slots) * ((used_memory / used_slots) / (slot_memory * THRESHOLD))`` (0 without started jobs)."""
     if used_slots <= 0 or slot_memory <= 0 or threshold <= 0:
@@ -91,12 +92,14 @@ def memory_adjustment(job_slots: float, used_memory: float, used_slots: float, s
 def denominator(u: LsfUsage, p: LsfParams = LsfParams()) -> float:
     """``D``, the weighted usage of an account (before the floor and the GPU term)."""
     hist = u.hist_run_hours if p.enable_hist_run_time else 0.0
-    return (u.cpu_hours * p.cpu_time_factor
-            + (hist + u.run_hours) * p.run_time_factor
-            + (u.committed_run_hours - u.run_hours) * p.committed_run_time_factor
-            + (1.0 + u.job_slots) * p.run_job_factor
-            + (1.0 + u.fwd_job_slots) * p.fwd_job_factor
-            + u.fairshare_adjustment * p.fairshare_adjustment_factor)
+    return (
+        u.cpu_hours * p.cpu_time_factor
+        + (hist + u.run_hours) * p.run_time_factor
+        + (u.committed_run_hours - u.run_hours) * p.committed_run_time_factor
+        + (1.0 + u.job_slots) * p.run_job_factor
+        + (1.0 + u.fwd_job_slots) * p.fwd_job_factor
+        + u.fairshare_adjustment * p.fairshare_adjustment_factor
+    )
 
 
 def gpu_term(u: LsfUsage, p: LsfParams = LsfParams()) -> float:
@@ -115,8 +118,13 @@ def dynamic_priority(shares: float, u: LsfUsage, p: LsfParams = LsfParams()) -> 
     return shares / max(d + gpu, p.floor)
 
 
-def dispatch_sequence(accounts: Mapping[str, tuple[float, LsfUsage]], pending: Mapping[str, int], n: int,
-                      p: LsfParams = LsfParams(), slots_per_job: float = 1.0) -> list[str]:
+def dispatch_sequence(
+    accounts: Mapping[str, tuple[float, LsfUsage]],
+    pending: Mapping[str, int],
+    n: int,
+    p: LsfParams = LsfParams(),
+    slots_per_job: float = 1.0,
+) -> list[str]:
     """The first ``n`` dispatches: the highest priority with pending work wins, then its
     ``job_slots`` grows by ``slots_per_job`` (new jobs have run time 0). Ties: by name."""
     state = {a: u for a, (_s, u) in accounts.items()}
@@ -139,17 +147,33 @@ def add_usage(a: LsfUsage, b: LsfUsage) -> LsfUsage:
 
 
 def _fields(u: LsfUsage) -> tuple[float, ...]:
-    return (u.cpu_hours, u.run_hours, u.hist_run_hours, u.committed_run_hours, u.job_slots, u.fwd_job_slots,
-            u.fairshare_adjustment, u.gpu_run_hours, u.hist_gpu_run_hours)
+    return (
+        u.cpu_hours,
+        u.run_hours,
+        u.hist_run_hours,
+        u.committed_run_hours,
+        u.job_slots,
+        u.fwd_job_slots,
+        u.fairshare_adjustment,
+        u.gpu_run_hours,
+        u.hist_gpu_run_hours,
+    )
 
 
-def pick_leaf(children: Mapping[str, Sequence[str]], shares: Mapping[str, float], usage: Mapping[str, LsfUsage],
-              ready: set[str], p: LsfParams = LsfParams(), root: str = "",
-              priority: Optional[Callable[[str, LsfUsage], float]] = None) -> Optional[str]:
+def pick_leaf(
+    children: Mapping[str, Sequence[str]],
+    shares: Mapping[str, float],
+    usage: Mapping[str, LsfUsage],
+    ready: set[str],
+    p: LsfParams = LsfParams(),
+    root: str = "",
+    priority: Optional[Callable[[str, LsfUsage], float]] = None,
+) -> Optional[str]:
     """The account the top-down walk reaches: at each level the child with the highest
     priority among those with a ready leaf below; a group's usage sums its members'.
     ``priority(node, usage)`` replaces the built-in formula when given."""
     if priority is None:
+
         def priority(node: str, u: LsfUsage) -> float:
             return dynamic_priority(shares.get(node, p.default_shares), u, p)
 
@@ -171,5 +195,19 @@ def pick_leaf(children: Mapping[str, Sequence[str]], shares: Mapping[str, float]
     return node if node in ready else None
 
 
-__all__ = ["BETTER", "GPU_TERMS", "NAME", "LsfParams", "LsfUsage", "add_usage", "decayed_hours", "denominator",
-           "dispatch_sequence", "dynamic_priority", "gpu_term", "memory_adjustment", "pick_leaf", "tenth_after"]
+__all__ = [
+    "BETTER",
+    "GPU_TERMS",
+    "NAME",
+    "LsfParams",
+    "LsfUsage",
+    "add_usage",
+    "decayed_hours",
+    "denominator",
+    "dispatch_sequence",
+    "dynamic_priority",
+    "gpu_term",
+    "memory_adjustment",
+    "pick_leaf",
+    "tenth_after",
+]

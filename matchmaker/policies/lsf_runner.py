@@ -46,7 +46,7 @@ from .jobs import (
 )
 from .params import PolicyConfig
 
-RUN, GPU = 0, 1      # positions in a ledger's buckets
+RUN, GPU = 0, 1  # positions in a ledger's buckets
 
 
 def gpus(job: Job, now: float) -> float:
@@ -77,7 +77,7 @@ class LsfRunner(Runner):
     def __init__(self, cfg: PolicyConfig) -> None:
         self.p, self.expr = cfg.lsf, cfg.priority_expr
         self.usage: dict[str, lsf.LsfUsage] = {}
-        self.memory: dict[str, tuple[float, float]] = {}     # account -> (used memory, used slots)
+        self.memory: dict[str, tuple[float, float]] = {}  # account -> (used memory, used slots)
         self.slot_memory = 0.0
         self.now = 0.0
 
@@ -121,11 +121,16 @@ class LsfRunner(Runner):
             slots += cpus(j, now)
             memory += used_memory(j, now)
         self.memory[account] = (memory, slots)
-        return lsf.LsfUsage(cpu_hours=h.value * d, run_hours=run,
-                            hist_run_hours=max(0.0, _bucket(h, RUN) * d - run_decayed),
-                            committed_run_hours=run + committed, job_slots=slots,
-                            fairshare_adjustment=self._adjustment(account, slots), gpu_run_hours=gpu,
-                            hist_gpu_run_hours=max(0.0, _bucket(h, GPU) * d - gpu_decayed))
+        return lsf.LsfUsage(
+            cpu_hours=h.value * d,
+            run_hours=run,
+            hist_run_hours=max(0.0, _bucket(h, RUN) * d - run_decayed),
+            committed_run_hours=run + committed,
+            job_slots=slots,
+            fairshare_adjustment=self._adjustment(account, slots),
+            gpu_run_hours=gpu,
+            hist_gpu_run_hours=max(0.0, _bucket(h, GPU) * d - gpu_decayed),
+        )
 
     def _adjustment(self, account: str, job_slots: float) -> float:
         used, used_slots = self.memory.get(account, (0.0, 0.0))
@@ -136,11 +141,17 @@ class LsfRunner(Runner):
         return self._attributes(account, self.usage.get(account, lsf.LsfUsage()))
 
     def _attributes(self, node: str, u: lsf.LsfUsage) -> dict[str, float]:
-        return {"LsfShares": self.shares(node), "LsfCpuHours": u.cpu_hours, "LsfRunHours": u.run_hours,
-                "LsfHistRunHours": u.hist_run_hours, "LsfJobSlots": u.job_slots,
-                "LsfCommittedRunHours": u.committed_run_hours - u.run_hours,
-                "LsfFairshareAdjustment": u.fairshare_adjustment, "LsfGpuRunHours": u.gpu_run_hours,
-                "LsfHistGpuRunHours": u.hist_gpu_run_hours}
+        return {
+            "LsfShares": self.shares(node),
+            "LsfCpuHours": u.cpu_hours,
+            "LsfRunHours": u.run_hours,
+            "LsfHistRunHours": u.hist_run_hours,
+            "LsfJobSlots": u.job_slots,
+            "LsfCommittedRunHours": u.committed_run_hours - u.run_hours,
+            "LsfFairshareAdjustment": u.fairshare_adjustment,
+            "LsfGpuRunHours": u.gpu_run_hours,
+            "LsfHistGpuRunHours": u.hist_gpu_run_hours,
+        }
 
     def node_priority(self, node: str, u: lsf.LsfUsage) -> float:
         """The dynamic priority of an account or tree node with usage ``u``."""
@@ -157,8 +168,9 @@ class LsfRunner(Runner):
         if not ready:
             return None
         if self.tree:
-            leaf = lsf.pick_leaf(self._children(ready | set(self.usage)), {}, self.usage, ready, self.p,
-                                 priority=self.node_priority)
+            leaf = lsf.pick_leaf(
+                self._children(ready | set(self.usage)), {}, self.usage, ready, self.p, priority=self.node_priority
+            )
             best = leaf if leaf is not None else max(sorted(ready), key=self.priority)
         else:
             best = max(sorted(ready), key=self.priority)
@@ -185,8 +197,12 @@ class LsfRunner(Runner):
         u = self.usage.get(a, lsf.LsfUsage())
         committed = run_limit_hours(job, self.now, self.p) * self._width(job)
         slots = u.job_slots + cpus(job, self.now)
-        self.usage[a] = replace(u, job_slots=slots, committed_run_hours=u.committed_run_hours + committed,
-                                fairshare_adjustment=self._adjustment(a, slots))
+        self.usage[a] = replace(
+            u,
+            job_slots=slots,
+            committed_run_hours=u.committed_run_hours + committed,
+            fairshare_adjustment=self._adjustment(a, slots),
+        )
 
     def attributes(self, job) -> dict[str, Any]:
         return {**self.account_attributes(job.submitter), "LsfDynamicPriority": self.priority(job.submitter)}
@@ -207,9 +223,19 @@ class LsfRunner(Runner):
             kids = [(c, total(c)) for c in children.get(node, ())]
             ranked = sorted(((-self.node_priority(c, u), c, u) for c, u in kids), key=lambda t: (t[0], t[1]))
             for neg, c, u in ranked:
-                rows.append({"parent": path, "name": c, "shares": self.shares(c), "priority": -neg,
-                             "started": u.job_slots, "cpu_hours": u.cpu_hours, "run_hours": u.run_hours,
-                             "hist_run_hours": u.hist_run_hours, "adjust": u.fairshare_adjustment})
+                rows.append(
+                    {
+                        "parent": path,
+                        "name": c,
+                        "shares": self.shares(c),
+                        "priority": -neg,
+                        "started": u.job_slots,
+                        "cpu_hours": u.cpu_hours,
+                        "run_hours": u.run_hours,
+                        "hist_run_hours": u.hist_run_hours,
+                        "adjust": u.fairshare_adjustment,
+                    }
+                )
             for _neg, c, _u in ranked:
                 if children.get(c):
                     level(c, f"{path}{c.rpartition('.')[2]}/")

@@ -24,9 +24,13 @@ XFACTOR_FORMS = ("code", "manual")
 COMPONENTS = ("SERV", "TARG", "CRED", "ATTR", "FS", "RES", "USAGE")
 CRED_KINDS = ("USER", "GROUP", "ACCOUNT", "QOS", "CLASS")
 # What each credential kind may set (QTTARGET in seconds after parsing, FSTARGET as text).
-CRED_ATTRS = {"USER": ("PRIORITY", "FSTARGET", "QTTARGET", "XFTARGET"), "GROUP": ("PRIORITY", "FSTARGET"),
-              "ACCOUNT": ("PRIORITY", "FSTARGET"), "CLASS": ("PRIORITY", "FSTARGET"),
-              "QOS": ("PRIORITY", "FSTARGET", "QTWEIGHT", "XFWEIGHT", "QTTARGET", "XFTARGET")}
+CRED_ATTRS = {
+    "USER": ("PRIORITY", "FSTARGET", "QTTARGET", "XFTARGET"),
+    "GROUP": ("PRIORITY", "FSTARGET"),
+    "ACCOUNT": ("PRIORITY", "FSTARGET"),
+    "CLASS": ("PRIORITY", "FSTARGET"),
+    "QOS": ("PRIORITY", "FSTARGET", "QTWEIGHT", "XFWEIGHT", "QTTARGET", "XFTARGET"),
+}
 DEFAULT = "DEFAULT"
 
 
@@ -34,18 +38,18 @@ DEFAULT = "DEFAULT"
 class MauiParams:
     """``maui.cfg`` weights and caps with Maui's defaults (0 cap = none)."""
 
-    weights: Mapping[str, float] = field(default_factory=dict)      # component -> weight (default 1)
-    subweights: Mapping[str, float] = field(default_factory=dict)   # subcomponent -> weight (QUEUETIME 1, else 0)
-    caps: Mapping[str, float] = field(default_factory=dict)         # component or subcomponent -> cap
+    weights: Mapping[str, float] = field(default_factory=dict)  # component -> weight (default 1)
+    subweights: Mapping[str, float] = field(default_factory=dict)  # subcomponent -> weight (QUEUETIME 1, else 0)
+    caps: Mapping[str, float] = field(default_factory=dict)  # component or subcomponent -> cap
     xfminwclimit: float = 120.0
     xfactor_form: str = "code"
     enable_neg_job_priority: bool = False
     reject_neg_prio_jobs: bool = False
-    fs_policy: str = "NONE"                 # NONE, DEDICATEDPS, ...; a trailing % = percent-based
+    fs_policy: str = "NONE"  # NONE, DEDICATEDPS, ...; a trailing % = percent-based
     fs_interval: float = 43200.0
     fs_depth: int = 8
     fs_decay: float = 1.0
-    creds: Mapping[tuple[str, str, str], Any] = field(default_factory=dict)   # (KIND, NAME, ATTR) -> value
+    creds: Mapping[tuple[str, str, str], Any] = field(default_factory=dict)  # (KIND, NAME, ATTR) -> value
 
     def cred(self, kind: str, name: Optional[str], attr: str = "PRIORITY") -> Any:
         """``<KIND>CFG[name] <attr>=``, else the ``DEFAULT`` entry's (None when neither is
@@ -95,7 +99,7 @@ def xfactor(queue_s: float, wclimit_s: float, xfminwclimit: float = 120.0, form:
 def bucket_usage(buckets: Sequence[float], decay: float = 1.0, depth: Optional[int] = None) -> float:
     """Effective usage of FSINTERVAL buckets (index 0 = current, undecayed)."""
     n = len(buckets) if depth is None else min(depth, len(buckets))
-    return sum(buckets[i] * decay ** i for i in range(n))
+    return sum(buckets[i] * decay**i for i in range(n))
 
 
 def fs_delta(target: Optional[str], usage: float, total: float, percent_policy: bool = False) -> float:
@@ -125,8 +129,9 @@ def component(values: Mapping[str, float], p: MauiParams, comp: str) -> float:
     return cap(inner, p.caps.get(comp))
 
 
-def start_priority(subvalues: Mapping[str, Mapping[str, float]], p: MauiParams = MauiParams(),
-                   system_prio: float = 0.0) -> float:
+def start_priority(
+    subvalues: Mapping[str, Mapping[str, float]], p: MauiParams = MauiParams(), system_prio: float = 0.0
+) -> float:
     """The job's start priority from ``{component: {subcomponent: value}}``."""
     total = sum(p.weight(c) * component(v, p, c) for c, v in subvalues.items() if c not in ("ATTR", "USAGE"))
     return finish(total, p, system_prio)
@@ -149,6 +154,23 @@ def target_term(target_s: float, current_s: float) -> float:
     return max(1e-4, target_s - current_s) ** -2
 
 
-__all__ = ["BETTER", "COMPONENTS", "CRED_ATTRS", "CRED_KINDS", "DEFAULT", "MAX_PRIO_VAL", "NAME", "XFACTOR_FORMS",
-           "MauiParams", "bucket_usage", "cap", "component", "finish", "fs_delta", "parse_time", "start_priority",
-           "target_term", "xfactor"]
+__all__ = [
+    "BETTER",
+    "COMPONENTS",
+    "CRED_ATTRS",
+    "CRED_KINDS",
+    "DEFAULT",
+    "MAX_PRIO_VAL",
+    "NAME",
+    "XFACTOR_FORMS",
+    "MauiParams",
+    "bucket_usage",
+    "cap",
+    "component",
+    "finish",
+    "fs_delta",
+    "parse_time",
+    "start_priority",
+    "target_term",
+    "xfactor",
+]

@@ -21,9 +21,31 @@ from .maui import CRED_ATTRS, XFACTOR_FORMS, MauiParams, parse_time
 # Component knob names -> the component; Maui 3 spells the service cap SERVICEWCAP.
 COMPONENTS = {"SERVICE": "SERV", "TARGET": "TARG", "CRED": "CRED", "FS": "FS", "RES": "RES"}
 CAP_COMPONENTS = {**COMPONENTS, "SERVICEW": "SERV", "SERV": "SERV"}
-SUBCOMPONENTS = ("QUEUETIME", "XFACTOR", "TARGETQUEUETIME", "TARGETXFACTOR", "USER", "GROUP", "ACCOUNT", "QOS",
-                 "CLASS", "FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS", "NODE", "PROC", "MEM", "DISK", "PS",
-                 "PE", "WALLTIME", "UPROC", "UJOB")
+SUBCOMPONENTS = (
+    "QUEUETIME",
+    "XFACTOR",
+    "TARGETQUEUETIME",
+    "TARGETXFACTOR",
+    "USER",
+    "GROUP",
+    "ACCOUNT",
+    "QOS",
+    "CLASS",
+    "FSUSER",
+    "FSGROUP",
+    "FSACCOUNT",
+    "FSQOS",
+    "FSCLASS",
+    "NODE",
+    "PROC",
+    "MEM",
+    "DISK",
+    "PS",
+    "PE",
+    "WALLTIME",
+    "UPROC",
+    "UJOB",
+)
 # Terms Maui has that nothing here can feed: refused when set to anything but 0.
 NOT_MODELLED = {
     "ATTR": "Maui 3 computes no ATTR component (it is always 0)",
@@ -61,8 +83,9 @@ def _credential(knobs: Any, name: str, m: re.Match) -> tuple[tuple[str, str, str
     elif value is not None and attr == "FSTARGET":
         value = str(value).strip()
         if not _TARGET.fullmatch(value):
-            raise ConfigError(f"{name}: {value!r} is not a percent with an optional suffix + - ^ %",
-                              **knobs.place(name))
+            raise ConfigError(
+                f"{name}: {value!r} is not a percent with an optional suffix + - ^ %", **knobs.place(name)
+            )
     return (kind, who.upper(), attr), value
 
 
@@ -83,8 +106,10 @@ def _term(knobs: Any, name: str, m: re.Match, out: dict[str, dict[str, float]]) 
         if value is not None:
             out["subweights" if what == "WEIGHT" else "caps"][x] = value
     else:
-        raise ConfigError(f"{name}: {x} is no Maui priority component or subcomponent here "
-                          "(docs/policies.md lists them)", **knobs.place(name))
+        raise ConfigError(
+            f"{name}: {x} is no Maui priority component or subcomponent here (docs/policies.md lists them)",
+            **knobs.place(name),
+        )
 
 
 def maui_params(knobs: Any) -> MauiParams:
@@ -100,24 +125,37 @@ def maui_params(knobs: Any) -> MauiParams:
         elif (m := _TERM.fullmatch(name)) is not None:
             _term(knobs, name, m, terms)
         else:
-            raise ConfigError(f"{name}: not a knob of the Maui model (docs/policies.md lists them)",
-                              **knobs.place(name))
+            raise ConfigError(
+                f"{name}: not a knob of the Maui model (docs/policies.md lists them)", **knobs.place(name)
+            )
     policy = str(g("MAUI_FSPOLICY") or "NONE").strip().upper()
     if policy.rstrip("%") not in FS_POLICIES:
-        raise ConfigError(f"MAUI_FSPOLICY: {policy!r} is not {', '.join(FS_POLICIES)} (with an optional %)",
-                          **knobs.place("MAUI_FSPOLICY"))
+        raise ConfigError(
+            f"MAUI_FSPOLICY: {policy!r} is not {', '.join(FS_POLICIES)} (with an optional %)",
+            **knobs.place("MAUI_FSPOLICY"),
+        )
     interval = _time(knobs, "MAUI_FSINTERVAL", g("MAUI_FSINTERVAL"))
     if interval <= 0:
         raise ConfigError("MAUI_FSINTERVAL: must be longer than 0", **knobs.place("MAUI_FSINTERVAL"))
     form = str(g("MAUI_XFACTOR_FORM") or "").strip().lower()
     if form not in XFACTOR_FORMS:
-        raise ConfigError(f"MAUI_XFACTOR_FORM: {form!r} is not one of {', '.join(XFACTOR_FORMS)}",
-                          **knobs.place("MAUI_XFACTOR_FORM"))
-    return MauiParams(weights=terms["weights"], subweights=terms["subweights"], caps=terms["caps"],
-                      xfminwclimit=_time(knobs, "MAUI_XFMINWCLIMIT", g("MAUI_XFMINWCLIMIT")), xfactor_form=form,
-                      enable_neg_job_priority=g("MAUI_ENABLENEGJOBPRIORITY"),
-                      reject_neg_prio_jobs=g("MAUI_REJECTNEGPRIOJOBS"), fs_policy=policy, fs_interval=interval,
-                      fs_depth=g("MAUI_FSDEPTH"), fs_decay=g("MAUI_FSDECAY"), creds=creds)
+        raise ConfigError(
+            f"MAUI_XFACTOR_FORM: {form!r} is not one of {', '.join(XFACTOR_FORMS)}", **knobs.place("MAUI_XFACTOR_FORM")
+        )
+    return MauiParams(
+        weights=terms["weights"],
+        subweights=terms["subweights"],
+        caps=terms["caps"],
+        xfminwclimit=_time(knobs, "MAUI_XFMINWCLIMIT", g("MAUI_XFMINWCLIMIT")),
+        xfactor_form=form,
+        enable_neg_job_priority=g("MAUI_ENABLENEGJOBPRIORITY"),
+        reject_neg_prio_jobs=g("MAUI_REJECTNEGPRIOJOBS"),
+        fs_policy=policy,
+        fs_interval=interval,
+        fs_depth=g("MAUI_FSDEPTH"),
+        fs_decay=g("MAUI_FSDECAY"),
+        creds=creds,
+    )
 
 
 __all__ = ["COMPONENTS", "NOT_MODELLED", "SUBCOMPONENTS", "maui_params"]

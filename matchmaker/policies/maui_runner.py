@@ -41,19 +41,42 @@ from .jobs import (
 from .params import PolicyConfig
 
 # What MATCHMAKER_POLICY_PRIORITY_EXPR (and the request ad) sees of each Maui subcomponent.
-MAUI_ATTRS = {"QUEUETIME": "MauiQueueMinutes", "XFACTOR": "MauiXFactor", "TARGETQUEUETIME": "MauiTargetQueueTime",
-              "TARGETXFACTOR": "MauiTargetXFactor", "USER": "MauiUserPriority", "GROUP": "MauiGroupPriority",
-              "ACCOUNT": "MauiAccountPriority", "QOS": "MauiQosPriority", "CLASS": "MauiClassPriority",
-              "FSUSER": "MauiFSUserDelta", "FSGROUP": "MauiFSGroupDelta", "FSACCOUNT": "MauiFSAccountDelta",
-              "FSQOS": "MauiFSQosDelta", "FSCLASS": "MauiFSClassDelta", "NODE": "MauiNodes", "PROC": "MauiProcs",
-              "MEM": "MauiMemory", "DISK": "MauiDisk", "PS": "MauiProcSeconds", "PE": "MauiProcEquivalents",
-              "WALLTIME": "MauiWallTime", "UJOB": "MauiUserJobs", "UPROC": "MauiUserProcs"}
+MAUI_ATTRS = {
+    "QUEUETIME": "MauiQueueMinutes",
+    "XFACTOR": "MauiXFactor",
+    "TARGETQUEUETIME": "MauiTargetQueueTime",
+    "TARGETXFACTOR": "MauiTargetXFactor",
+    "USER": "MauiUserPriority",
+    "GROUP": "MauiGroupPriority",
+    "ACCOUNT": "MauiAccountPriority",
+    "QOS": "MauiQosPriority",
+    "CLASS": "MauiClassPriority",
+    "FSUSER": "MauiFSUserDelta",
+    "FSGROUP": "MauiFSGroupDelta",
+    "FSACCOUNT": "MauiFSAccountDelta",
+    "FSQOS": "MauiFSQosDelta",
+    "FSCLASS": "MauiFSClassDelta",
+    "NODE": "MauiNodes",
+    "PROC": "MauiProcs",
+    "MEM": "MauiMemory",
+    "DISK": "MauiDisk",
+    "PS": "MauiProcSeconds",
+    "PE": "MauiProcEquivalents",
+    "WALLTIME": "MauiWallTime",
+    "UJOB": "MauiUserJobs",
+    "UPROC": "MauiUserProcs",
+}
 
 
 def credentials(job: Job, now: float) -> dict[str, Optional[str]]:
     """The job's user, group, account, QOS and class (None: it has none of that kind)."""
-    return {"USER": user_of(job, now), "GROUP": group_of(job, now), "ACCOUNT": text(job.ad, "Account", now),
-            "QOS": text(job.ad, "Qos", now), "CLASS": text(job.ad, "Class", now)}
+    return {
+        "USER": user_of(job, now),
+        "GROUP": group_of(job, now),
+        "ACCOUNT": text(job.ad, "Account", now),
+        "QOS": text(job.ad, "Qos", now),
+        "CLASS": text(job.ad, "Class", now),
+    }
 
 
 def ledger_key(kind: str, name: str) -> str:
@@ -68,10 +91,20 @@ def resources(job: Job, now: float, pool: PoolShape) -> dict[str, float]:
     memory = max(number(job.ad, "RequestMemory", now), 0.0) * nodes
     disk_kib = max(number(job.ad, "RequestDisk", now), 0.0) * nodes
     wclimit = max(number(job.ad, "WallClockLimit", now), 0.0)
-    shares = [procs / pool.cpus if pool.cpus > 0 else 0.0,
-              memory / pool.memory if pool.memory > 0 else 0.0, disk_kib / pool.disk if pool.disk > 0 else 0.0]
-    return {"NODE": nodes, "PROC": procs, "MEM": memory, "DISK": disk_kib / 1024.0, "PS": procs * wclimit,
-            "PE": max(shares) * pool.cpus, "WALLTIME": wclimit}
+    shares = [
+        procs / pool.cpus if pool.cpus > 0 else 0.0,
+        memory / pool.memory if pool.memory > 0 else 0.0,
+        disk_kib / pool.disk if pool.disk > 0 else 0.0,
+    ]
+    return {
+        "NODE": nodes,
+        "PROC": procs,
+        "MEM": memory,
+        "DISK": disk_kib / 1024.0,
+        "PS": procs * wclimit,
+        "PE": max(shares) * pool.cpus,
+        "WALLTIME": wclimit,
+    }
 
 
 def _shifted(h: Ledger, now: float, p: maui.MauiParams) -> tuple[float, ...]:
@@ -94,8 +127,9 @@ class MauiRunner(SortedRunner):
 
     def begin_cycle(self, now, pending, running, ledger, pool) -> None:
         self.now = now
-        self.use = {a: maui.bucket_usage(_shifted(h, now, self.p), self.p.fs_decay, self.p.fs_depth)
-                    for a, h in ledger.items()}
+        self.use = {
+            a: maui.bucket_usage(_shifted(h, now, self.p), self.p.fs_decay, self.p.fs_depth) for a, h in ledger.items()
+        }
         self.total = sum(v for a, v in self.use.items() if a.startswith("USER:"))
         self.ujob: dict[str, float] = {}
         self.uproc: dict[str, float] = {}
@@ -106,8 +140,11 @@ class MauiRunner(SortedRunner):
         for item in pending:
             self._rate(item.job, pool)
         refuse = self.p.reject_neg_prio_jobs
-        self._refused = [(item.job.id, f"MAUI_REJECTNEGPRIOJOBS: its start priority {self.prio[item.job.id]:g} is "
-                                       "below 0") for item in pending if refuse and self.prio[item.job.id] < 0]
+        self._refused = [
+            (item.job.id, f"MAUI_REJECTNEGPRIOJOBS: its start priority {self.prio[item.job.id]:g} is below 0")
+            for item in pending
+            if refuse and self.prio[item.job.id] < 0
+        ]
         self.sort([item for item in pending if not (refuse and self.prio[item.job.id] < 0)])
 
     def refused(self) -> list[tuple[str, str]]:
@@ -126,16 +163,25 @@ class MauiRunner(SortedRunner):
 
         user = creds["USER"] or ""
         res.update(UJOB=self.ujob.get(user, 0.0), UPROC=self.uproc.get(user, 0.0))
-        values = {"SERV": {"QUEUETIME": queue_s / 60.0, "XFACTOR": xf},
-                  "TARG": {"TARGETQUEUETIME": maui.target_term(target("QTTARGET"), queue_s),
-                           "TARGETXFACTOR": maui.target_term(target("XFTARGET"), xf)},
-                  "CRED": {kind: float(p.cred(kind, name) or 0.0) for kind, name in creds.items()},
-                  "RES": res}
+        values = {
+            "SERV": {"QUEUETIME": queue_s / 60.0, "XFACTOR": xf},
+            "TARG": {
+                "TARGETQUEUETIME": maui.target_term(target("QTTARGET"), queue_s),
+                "TARGETXFACTOR": maui.target_term(target("XFTARGET"), xf),
+            },
+            "CRED": {kind: float(p.cred(kind, name) or 0.0) for kind, name in creds.items()},
+            "RES": res,
+        }
         if p.fs_policy.rstrip("%") != "NONE":
             percent = p.fs_policy.endswith("%")
-            values["FS"] = {f"FS{kind}": maui.fs_delta(p.cred(kind, name, "FSTARGET"),
-                                                       self.use.get(ledger_key(kind, name), 0.0), self.total, percent)
-                            if name else 0.0 for kind, name in creds.items()}
+            values["FS"] = {
+                f"FS{kind}": maui.fs_delta(
+                    p.cred(kind, name, "FSTARGET"), self.use.get(ledger_key(kind, name), 0.0), self.total, percent
+                )
+                if name
+                else 0.0
+                for kind, name in creds.items()
+            }
         return values
 
     def _rate(self, j: Job, pool: PoolShape) -> None:

@@ -46,7 +46,7 @@ class PolicyConfig:
     dirac_slices: tuple[tuple[float, float, float], ...] = ((604800.0, 1.0, 3.0),)
     dirac_max_global_correction: float = 5.0
     dirac_compat: bool = False
-    priority_expr: Any = None            # MATCHMAKER_POLICY_PRIORITY_EXPR (a parsed expression) or None
+    priority_expr: Any = None  # MATCHMAKER_POLICY_PRIORITY_EXPR (a parsed expression) or None
     lookup: Callable[[str, str], Any] = field(default=lambda _p, _n: None, compare=False)
 
     def dirac_share(self, group: str) -> float:
@@ -83,7 +83,7 @@ def parse_shares(text: str) -> dict[str, float]:
     while pos < len(text):
         m = _SHARE_ITEM.match(text, pos)
         if m is None:
-            raise ValueError(f"expected [name, shares] at {text[pos:pos + 20]!r}")
+            raise ValueError(f"expected [name, shares] at {text[pos : pos + 20]!r}")
         out[m.group(1)] = float(m.group(2))
         pos = m.end()
         while pos < len(text) and text[pos] in " \t,":
@@ -99,7 +99,7 @@ def parse_slices(text: str) -> tuple[tuple[float, float, float], ...]:
     while pos < len(text):
         m = _SLICE_ITEM.match(text, pos)
         if m is None:
-            raise ValueError(f"expected [span, weight, max correction] at {text[pos:pos + 24]!r}")
+            raise ValueError(f"expected [span, weight, max correction] at {text[pos : pos + 24]!r}")
         span, weight, most = (float(x) for x in m.groups())
         if span <= 0 or weight <= 0 or most < 1:
             raise ValueError(f"{m.group(0)}: span and weight must be positive, max correction at least 1")
@@ -116,8 +116,9 @@ def _refuse_unknown(knobs: Any, prefix: str, model: str) -> None:
     for name, bare in knobs.own_names():
         bare = bare.upper()
         if bare.startswith(prefix) and bare not in KNOBS and not _is_per_name(bare):
-            raise ConfigError(f"{name}: not a knob of the {model} model (docs/policies.md lists them)",
-                              **knobs.place(name))
+            raise ConfigError(
+                f"{name}: not a knob of the {model} model (docs/policies.md lists them)", **knobs.place(name)
+            )
 
 
 def _is_per_name(name: str) -> bool:
@@ -138,18 +139,29 @@ def lsf_params(knobs: Any) -> LsfParams:
     except ValueError as exc:
         raise ConfigError(f"LSF_USER_SHARES: {exc}", **knobs.place("LSF_USER_SHARES")) from None
     if g("LSF_FWD_JOB_FACTOR"):
-        raise ConfigError("LSF_FWD_JOB_FACTOR: no job is forwarded to another cluster here, so forwarded "
-                          "slots are always 0; leave it unset", **knobs.place("LSF_FWD_JOB_FACTOR"))
-    return LsfParams(cpu_time_factor=g("LSF_CPU_TIME_FACTOR"), run_time_factor=g("LSF_RUN_TIME_FACTOR"),
-                     run_job_factor=g("LSF_RUN_JOB_FACTOR"), committed_run_time_factor=g("LSF_COMMITTED_RUN_TIME_FACTOR"),
-                     fairshare_adjustment_factor=g("LSF_FAIRSHARE_ADJUSTMENT_FACTOR"),
-                     adjustment_threshold=g("LSF_FAIRSHARE_ADJUSTMENT_THRESHOLD"),
-                     gpu_run_time_factor=g("LSF_GPU_RUN_TIME_FACTOR"), hist_hours=g("LSF_HIST_HOURS"),
-                     run_time_decay=g("LSF_RUN_TIME_DECAY"), enable_hist_run_time=g("LSF_ENABLE_HIST_RUN_TIME"),
-                     enable_gpu_hist_run_time=g("LSF_ENABLE_GPU_HIST_RUN_TIME"),
-                     run_limit_hours=g("LSF_RUNLIMIT") / 3600.0, floor=g("LSF_PRIORITY_FLOOR"),
-                     gpu_term=_choice(knobs, "LSF_GPU_TERM", GPU_TERMS), default_shares=g("LSF_DEFAULT_SHARES"),
-                     shares=shares)
+        raise ConfigError(
+            "LSF_FWD_JOB_FACTOR: no job is forwarded to another cluster here, so forwarded "
+            "slots are always 0; leave it unset",
+            **knobs.place("LSF_FWD_JOB_FACTOR"),
+        )
+    return LsfParams(
+        cpu_time_factor=g("LSF_CPU_TIME_FACTOR"),
+        run_time_factor=g("LSF_RUN_TIME_FACTOR"),
+        run_job_factor=g("LSF_RUN_JOB_FACTOR"),
+        committed_run_time_factor=g("LSF_COMMITTED_RUN_TIME_FACTOR"),
+        fairshare_adjustment_factor=g("LSF_FAIRSHARE_ADJUSTMENT_FACTOR"),
+        adjustment_threshold=g("LSF_FAIRSHARE_ADJUSTMENT_THRESHOLD"),
+        gpu_run_time_factor=g("LSF_GPU_RUN_TIME_FACTOR"),
+        hist_hours=g("LSF_HIST_HOURS"),
+        run_time_decay=g("LSF_RUN_TIME_DECAY"),
+        enable_hist_run_time=g("LSF_ENABLE_HIST_RUN_TIME"),
+        enable_gpu_hist_run_time=g("LSF_ENABLE_GPU_HIST_RUN_TIME"),
+        run_limit_hours=g("LSF_RUNLIMIT") / 3600.0,
+        floor=g("LSF_PRIORITY_FLOOR"),
+        gpu_term=_choice(knobs, "LSF_GPU_TERM", GPU_TERMS),
+        default_shares=g("LSF_DEFAULT_SHARES"),
+        shares=shares,
+    )
 
 
 def policy_params(knobs: Any) -> PolicyConfig:
@@ -170,8 +182,15 @@ def policy_params(knobs: Any) -> PolicyConfig:
         lsf = lsf_checked
     elif name == "maui":
         maui = maui_checked
-    return PolicyConfig(name=name, lsf=lsf, maui=maui, slurm=slurm, **dirac,
-                        priority_expr=g("MATCHMAKER_POLICY_PRIORITY_EXPR"), lookup=lookup)
+    return PolicyConfig(
+        name=name,
+        lsf=lsf,
+        maui=maui,
+        slurm=slurm,
+        **dirac,
+        priority_expr=g("MATCHMAKER_POLICY_PRIORITY_EXPR"),
+        lookup=lookup,
+    )
 
 
 def dirac_params(knobs: Any) -> dict[str, Any]:
@@ -185,16 +204,22 @@ def dirac_params(knobs: Any) -> dict[str, Any]:
         raise ConfigError(f"DIRAC_CORRECTION_SLICES: {exc}", **knobs.place("DIRAC_CORRECTION_SLICES")) from None
     correction = g("DIRAC_ENABLE_SHARES_CORRECTION")
     if correction and not slices:
-        raise ConfigError("DIRAC_CORRECTION_SLICES: the share corrector is enabled but has no slice",
-                          **knobs.place("DIRAC_CORRECTION_SLICES"))
+        raise ConfigError(
+            "DIRAC_CORRECTION_SLICES: the share corrector is enabled but has no slice",
+            **knobs.place("DIRAC_CORRECTION_SLICES"),
+        )
     for group in knobs.pattern_args("DIRAC_JOBSHARE_<g>"):
         knobs.pattern("DIRAC_JOBSHARE_<g>", group)
-    return dict(dirac_correction=correction, dirac_slices=slices,
-                dirac_max_global_correction=g("DIRAC_MAX_GLOBAL_CORRECTION"), dirac_compat=g("DIRAC_CORRECTOR_COMPAT"),
-                dirac_job_sharing=frozenset(g("DIRAC_JOBSHARING") or ()),
-                dirac_default_group=g("DIRAC_DEFAULT_GROUP") or "user",
-                dirac_consolidation=_choice(knobs, "DIRAC_PRIORITY_CONSOLIDATION", ("avg", "sum")),
-                dirac_seed=g("DIRAC_SEED"))
+    return dict(
+        dirac_correction=correction,
+        dirac_slices=slices,
+        dirac_max_global_correction=g("DIRAC_MAX_GLOBAL_CORRECTION"),
+        dirac_compat=g("DIRAC_CORRECTOR_COMPAT"),
+        dirac_job_sharing=frozenset(g("DIRAC_JOBSHARING") or ()),
+        dirac_default_group=g("DIRAC_DEFAULT_GROUP") or "user",
+        dirac_consolidation=_choice(knobs, "DIRAC_PRIORITY_CONSOLIDATION", ("avg", "sum")),
+        dirac_seed=g("DIRAC_SEED"),
+    )
 
 
 def slurm_params(knobs: Any) -> SlurmParams:
@@ -204,18 +229,26 @@ def slurm_params(knobs: Any) -> SlurmParams:
     flags = [f.upper() for f in g("SLURM_PRIORITYFLAGS") or ()]
     unknown = [f for f in flags if f not in SLURM_FLAGS]
     if unknown:
-        raise ConfigError(f"SLURM_PRIORITYFLAGS: {', '.join(unknown)}: not modelled (only "
-                          f"{', '.join(SLURM_FLAGS)} is)", **knobs.place("SLURM_PRIORITYFLAGS"))
+        raise ConfigError(
+            f"SLURM_PRIORITYFLAGS: {', '.join(unknown)}: not modelled (only {', '.join(SLURM_FLAGS)} is)",
+            **knobs.place("SLURM_PRIORITYFLAGS"),
+        )
     for a in knobs.pattern_args("SLURM_SHARES_<a>"):
         knobs.pattern("SLURM_SHARES_<a>", a)
     qos = {q.upper(): knobs.pattern("SLURM_QOS_PRIORITY_<q>", q) for q in knobs.pattern_args("SLURM_QOS_PRIORITY_<q>")}
-    return SlurmParams(weight_age=g("SLURM_PRIORITYWEIGHTAGE"), weight_fairshare=g("SLURM_PRIORITYWEIGHTFAIRSHARE"),
-                       weight_qos=g("SLURM_PRIORITYWEIGHTQOS"), weight_jobsize=g("SLURM_PRIORITYWEIGHTJOBSIZE"),
-                       max_age=_slurm_time(knobs, "SLURM_PRIORITYMAXAGE", positive=True),
-                       decay_half_life=_slurm_time(knobs, "SLURM_PRIORITYDECAYHALFLIFE", positive=False),
-                       favor_small=g("SLURM_PRIORITYFAVORSMALL"), truncate=g("SLURM_PRIORITY_TRUNCATE"),
-                       relative_to_time="SMALL_RELATIVE_TO_TIME" in flags, qos_priority=qos,
-                       associations=tuple(g("SLURM_ASSOCIATIONS") or ()))
+    return SlurmParams(
+        weight_age=g("SLURM_PRIORITYWEIGHTAGE"),
+        weight_fairshare=g("SLURM_PRIORITYWEIGHTFAIRSHARE"),
+        weight_qos=g("SLURM_PRIORITYWEIGHTQOS"),
+        weight_jobsize=g("SLURM_PRIORITYWEIGHTJOBSIZE"),
+        max_age=_slurm_time(knobs, "SLURM_PRIORITYMAXAGE", positive=True),
+        decay_half_life=_slurm_time(knobs, "SLURM_PRIORITYDECAYHALFLIFE", positive=False),
+        favor_small=g("SLURM_PRIORITYFAVORSMALL"),
+        truncate=g("SLURM_PRIORITY_TRUNCATE"),
+        relative_to_time="SMALL_RELATIVE_TO_TIME" in flags,
+        qos_priority=qos,
+        associations=tuple(g("SLURM_ASSOCIATIONS") or ()),
+    )
 
 
 def _slurm_time(knobs: Any, name: str, positive: bool) -> float:
@@ -230,5 +263,14 @@ def _slurm_time(knobs: Any, name: str, positive: bool) -> float:
     return seconds
 
 
-__all__ = ["POLICIES", "SLURM_FLAGS", "PolicyConfig", "dirac_params", "lsf_params", "parse_shares", "parse_slices",
-           "policy_params", "slurm_params"]
+__all__ = [
+    "POLICIES",
+    "SLURM_FLAGS",
+    "PolicyConfig",
+    "dirac_params",
+    "lsf_params",
+    "parse_shares",
+    "parse_slices",
+    "policy_params",
+    "slurm_params",
+]

@@ -17,7 +17,7 @@ from typing import Optional
 
 NAME = "slurm"
 BETTER = "higher"
-MAX_PRIORITY = 2 ** 32 - 1
+MAX_PRIORITY = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -33,10 +33,10 @@ class SlurmParams:
     max_age: float = 604800.0
     decay_half_life: float = 604800.0
     favor_small: bool = False
-    relative_to_time: bool = False          # PriorityFlags=SMALL_RELATIVE_TO_TIME
+    relative_to_time: bool = False  # PriorityFlags=SMALL_RELATIVE_TO_TIME
     truncate: bool = True
-    qos_priority: Mapping[str, float] = field(default_factory=dict)     # every configured QOS
-    associations: tuple[str, ...] = ()      # user associations declared whether or not they run
+    qos_priority: Mapping[str, float] = field(default_factory=dict)  # every configured QOS
+    associations: tuple[str, ...] = ()  # user associations declared whether or not they run
 
     def highest_qos(self) -> float:
         """The highest priority of all configured QOS (0 when none is configured)."""
@@ -147,8 +147,10 @@ def parse_time(text: str) -> float:
         days, rest = "", t
     parts = rest.split(":")
     if not all(x.isdigit() and x.isascii() for x in parts + ([days] if dash else [])) or len(parts) > 3:
-        raise ValueError(f"{text.strip()!r} is not a Slurm time (minutes, minutes:seconds, hours:minutes:seconds, "
-                         "days-hours, days-hours:minutes or days-hours:minutes:seconds)")
+        raise ValueError(
+            f"{text.strip()!r} is not a Slurm time (minutes, minutes:seconds, hours:minutes:seconds, "
+            "days-hours, days-hours:minutes or days-hours:minutes:seconds)"
+        )
     n = [int(x) for x in parts]
     if dash:
         hours, minutes, seconds = (n + [0, 0])[:3]
@@ -158,8 +160,15 @@ def parse_time(text: str) -> float:
     return float(n[0] * 60 + (n[1] if len(n) == 2 else 0))
 
 
-def job_size_factor(nodes: float, cpus: float, pool_nodes: float, pool_cpus: float, favor_small: bool = False,
-                    relative_to_time: bool = False, limit_minutes: Optional[float] = None) -> float:
+def job_size_factor(
+    nodes: float,
+    cpus: float,
+    pool_nodes: float,
+    pool_cpus: float,
+    favor_small: bool = False,
+    relative_to_time: bool = False,
+    limit_minutes: Optional[float] = None,
+) -> float:
     """The job size factor in [0, 1].
 
     By default the mean of the node and CPU fractions, ``(n/N + c/C) / 2``: the job asking
@@ -190,11 +199,25 @@ def age_factor(eligible_s_ago: float, max_age: float = 604800.0) -> float:
     return min(1.0, max(0.0, eligible_s_ago) / max_age) if max_age > 0 else 0.0
 
 
-def job_priority(p: SlurmParams, *, age: float = 0.0, fairshare: float = 0.0, qos: float = 0.0,
-                 partition: float = 0.0, jobsize: float = 0.0, nice: float = 0.0) -> float:
+def job_priority(
+    p: SlurmParams,
+    *,
+    age: float = 0.0,
+    fairshare: float = 0.0,
+    qos: float = 0.0,
+    partition: float = 0.0,
+    jobsize: float = 0.0,
+    nice: float = 0.0,
+) -> float:
     """The job priority from its factors; floored at 1, truncated and capped at 2^32-1."""
-    prio = (p.weight_age * age + p.weight_fairshare * fairshare + p.weight_qos * qos
-            + p.weight_partition * partition + p.weight_jobsize * jobsize - nice)
+    prio = (
+        p.weight_age * age
+        + p.weight_fairshare * fairshare
+        + p.weight_qos * qos
+        + p.weight_partition * partition
+        + p.weight_jobsize * jobsize
+        - nice
+    )
     return finish(prio, p)
 
 
@@ -206,6 +229,21 @@ def finish(prio: float, p: SlurmParams = SlurmParams()) -> float:
     return min(prio, float(MAX_PRIORITY))
 
 
-__all__ = ["BETTER", "MAX_PRIORITY", "NAME", "Assoc", "SlurmParams", "age_factor", "decay_per_second", "decayed",
-           "fair_tree", "finish", "interval_usage", "job_priority", "job_size_factor", "level_fairshare", "parse_time",
-           "qos_factor"]
+__all__ = [
+    "BETTER",
+    "MAX_PRIORITY",
+    "NAME",
+    "Assoc",
+    "SlurmParams",
+    "age_factor",
+    "decay_per_second",
+    "decayed",
+    "fair_tree",
+    "finish",
+    "interval_usage",
+    "job_priority",
+    "job_size_factor",
+    "level_fairshare",
+    "parse_time",
+    "qos_factor",
+]

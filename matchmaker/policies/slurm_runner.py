@@ -20,8 +20,13 @@ from .jobs import Ledger, Pending, SortedRunner, cpus, evaluate_number, number, 
 from .params import PolicyConfig
 
 # What MATCHMAKER_POLICY_PRIORITY_EXPR (and the request ad) sees of each Slurm factor.
-SLURM_ATTRS = {"age": "SlurmAgeFactor", "fairshare": "FairShareFactor", "qos": "SlurmQosFactor",
-               "jobsize": "SlurmJobSizeFactor", "nice": "Nice"}
+SLURM_ATTRS = {
+    "age": "SlurmAgeFactor",
+    "fairshare": "FairShareFactor",
+    "qos": "SlurmQosFactor",
+    "jobsize": "SlurmJobSizeFactor",
+    "nice": "Nice",
+}
 
 
 def account_path(submitter: str) -> list[str]:
@@ -68,11 +73,13 @@ class SlurmRunner(SortedRunner):
         highest = self.p.highest_qos()
         for item in pending:
             j = item.job
-            f = {"age": slurm.age_factor(now - number(j.ad, "QDate", now, now), self.p.max_age),
-                 "fairshare": self.fs.get(j.submitter, 0.0),
-                 "qos": slurm.qos_factor(self.cfg.slurm_qos(text(j.ad, "Qos", now) or ""), highest),
-                 "jobsize": self.job_size(j, pool),
-                 "nice": number(j.ad, "Nice", now)}
+            f = {
+                "age": slurm.age_factor(now - number(j.ad, "QDate", now, now), self.p.max_age),
+                "fairshare": self.fs.get(j.submitter, 0.0),
+                "qos": slurm.qos_factor(self.cfg.slurm_qos(text(j.ad, "Qos", now) or ""), highest),
+                "jobsize": self.job_size(j, pool),
+                "nice": number(j.ad, "Nice", now),
+            }
             self.factors[j.id] = f
             if self.cfg.priority_expr is not None:
                 v = evaluate_number(self.cfg.priority_expr, {SLURM_ATTRS[k]: v for k, v in f.items()}, now)
@@ -85,8 +92,15 @@ class SlurmRunner(SortedRunner):
         """The job size factor: one node (an HTCondor job runs on one machine), its
         ``RequestCpus``, and with ``SMALL_RELATIVE_TO_TIME`` its ``WallClockLimit``."""
         limit = number(job.ad, "WallClockLimit", self.now) / 60.0
-        return slurm.job_size_factor(1.0, cpus(job, self.now), pool.nodes, pool.cpus, self.p.favor_small,
-                                     self.p.relative_to_time, limit if limit > 0 else None)
+        return slurm.job_size_factor(
+            1.0,
+            cpus(job, self.now),
+            pool.nodes,
+            pool.cpus,
+            self.p.favor_small,
+            self.p.relative_to_time,
+            limit if limit > 0 else None,
+        )
 
     def key(self, item: Pending) -> tuple:
         j = item.job
@@ -97,8 +111,9 @@ class SlurmRunner(SortedRunner):
         return {"SlurmPriority": self.prio.get(job.id, 1.0), **{SLURM_ATTRS[k]: v for k, v in f.items()}}
 
     def report(self) -> list[dict[str, Any]]:
-        rows = [{"name": jid, "priority": self.prio[jid], **{k: v for k, v in f.items()}}
-                for jid, f in self.factors.items()]
+        rows = [
+            {"name": jid, "priority": self.prio[jid], **{k: v for k, v in f.items()}} for jid, f in self.factors.items()
+        ]
         return sorted(rows, key=lambda r: -r["priority"])
 
     def ledger(self, now, running, old) -> dict[str, Ledger]:

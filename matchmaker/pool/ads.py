@@ -58,13 +58,13 @@ class Slot:
 
     ad: ClassAd
     name: str
-    index: int                      # position in the slot list: the last sort tie-breaker
-    weight: float                   # SlotWeight, already defaulted (see module docstring)
-    remote: Optional[str]           # whose claim preemption would end (docs/negotiation.md, candidate slots)
-    customer: Optional[str]         # whom the claim is charged to (AccountingGroup, else RemoteUser)
-    state: str                      # the State attribute, lower-cased ("" when absent)
+    index: int  # position in the slot list: the last sort tie-breaker
+    weight: float  # SlotWeight, already defaulted (see module docstring)
+    remote: Optional[str]  # whose claim preemption would end (docs/negotiation.md, candidate slots)
+    customer: Optional[str]  # whom the claim is charged to (AccountingGroup, else RemoteUser)
+    state: str  # the State attribute, lower-cased ("" when absent)
     partitionable: bool
-    source: str                     # "file:line" of the ad
+    source: str  # "file:line" of the ad
 
     @property
     def charged(self) -> bool:
@@ -85,8 +85,8 @@ class Job:
         self.ad = ad
         self.cluster = cluster
         self.proc = proc
-        self.submitter = submitter      # accounting principal: AccountingGroup@domain, else User
-        self.status = status            # JobStatus (1 idle, 2 running, ...)
+        self.submitter = submitter  # accounting principal: AccountingGroup@domain, else User
+        self.status = status  # JobStatus (1 idle, 2 running, ...)
         # ``source`` ("file:line") is kept as a shared file name and a line number: a
         # queue of 100,000 jobs read from one file then holds the name once.
         file, colon, line = source.rpartition(":")
@@ -109,8 +109,10 @@ class Job:
         return f"{self.cluster}.{self.proc}"
 
     def __repr__(self) -> str:
-        return (f"Job(ad={self.ad!r}, cluster={self.cluster}, proc={self.proc}, submitter={self.submitter!r}, "
-                f"status={self.status}, source={self.source!r})")
+        return (
+            f"Job(ad={self.ad!r}, cluster={self.cluster}, proc={self.proc}, submitter={self.submitter!r}, "
+            f"status={self.status}, source={self.source!r})"
+        )
 
 
 @dataclass
@@ -120,7 +122,7 @@ class Pool:
     slots: list[Slot]
     jobs: list[Job]
     warnings: list[str] = field(default_factory=list)
-    refused: list[tuple[str, str]] = field(default_factory=list)   # (job id, reason): never queued
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (job id, reason): never queued
 
     def idle_jobs(self) -> list[Job]:
         """Jobs that the schedd would offer (JobStatus idle)."""
@@ -238,7 +240,7 @@ def _string_attr(ad: ClassAd, name: str) -> Optional[str]:
     if node is None:
         return None
     if type(node) is Literal and type(node.value) is str:
-        return node.value       # the common case, without compiling or evaluating the node
+        return node.value  # the common case, without compiling or evaluating the node
     value = evaluate_top(node, ad, alone_state(ad))
     return value if type(value) is str else None
 
@@ -252,8 +254,9 @@ def _number(value: object) -> Optional[float]:
     return None
 
 
-def slot_weight(ad: ClassAd, *, use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None,
-                force: bool = False) -> float:
+def slot_weight(
+    ad: ClassAd, *, use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None, force: bool = False
+) -> float:
     """The weight of a slot ad (docs/negotiation.md, charging usage)."""
     if not use_slot_weights:
         return 1.0
@@ -273,9 +276,14 @@ def remote_user(ad: ClassAd) -> Optional[str]:
     return None
 
 
-def make_slots(ads: Iterable[tuple[ClassAd, str]], *, use_slot_weights: bool = True,
-               slot_weight_expr: Optional[Node] = None, force_slot_weight: bool = False,
-               warnings: Optional[list[str]] = None) -> list[Slot]:
+def make_slots(
+    ads: Iterable[tuple[ClassAd, str]],
+    *,
+    use_slot_weights: bool = True,
+    slot_weight_expr: Optional[Node] = None,
+    force_slot_weight: bool = False,
+    warnings: Optional[list[str]] = None,
+) -> list[Slot]:
     """Slot records for ``(ad, source)`` pairs, in list order.  Each ad is compacted
     (:meth:`ClassAd.compact`), as job ads are."""
     slots: list[Slot] = []
@@ -284,18 +292,28 @@ def make_slots(ads: Iterable[tuple[ClassAd, str]], *, use_slot_weights: bool = T
         name = _string_attr(ad, "Name")
         if not name:
             raise FormatError("slot ad has no Name", **_where(source))
-        if warnings is not None and ad.get_node("Requirements") is None \
-                and ad.get_node("NegotiatorRequirements") is None:
+        if (
+            warnings is not None
+            and ad.get_node("Requirements") is None
+            and ad.get_node("NegotiatorRequirements") is None
+        ):
             warnings.append(f"{source}: warning: slot {name} has no Requirements; it matches no job")
         customer = _string_attr(ad, "AccountingGroup") or _string_attr(ad, "RemoteUser")
-        slots.append(Slot(
-            ad=ad, name=name, index=len(slots),
-            weight=slot_weight(ad, use_slot_weights=use_slot_weights,
-                               slot_weight_expr=slot_weight_expr, force=force_slot_weight),
-            remote=remote_user(ad), customer=customer,
-            state=(_string_attr(ad, "State") or "").lower(),
-            partitionable=_is_true(ad, "PartitionableSlot"),
-            source=source))
+        slots.append(
+            Slot(
+                ad=ad,
+                name=name,
+                index=len(slots),
+                weight=slot_weight(
+                    ad, use_slot_weights=use_slot_weights, slot_weight_expr=slot_weight_expr, force=force_slot_weight
+                ),
+                remote=remote_user(ad),
+                customer=customer,
+                state=(_string_attr(ad, "State") or "").lower(),
+                partitionable=_is_true(ad, "PartitionableSlot"),
+                source=source,
+            )
+        )
     return slots
 
 
@@ -317,7 +335,7 @@ def _int_attr(ad: ClassAd, name: str) -> Optional[int]:
     if node is None:
         return None
     if type(node) is Literal and type(node.value) is int:
-        return node.value       # the common case, without compiling or evaluating the node
+        return node.value  # the common case, without compiling or evaluating the node
     value = evaluate_top(node, ad, alone_state(ad))
     if type(value) is int:
         return value
@@ -346,7 +364,7 @@ def requested_group(ad: ClassAd) -> tuple[Optional[str], Optional[str]]:
         head, dot, tail = combined.rpartition(".")
         group, user = (head, user or tail) if dot else (None, user or combined)
     elif group and combined.startswith(group + ".") and not user:
-        user = combined[len(group) + 1:]
+        user = combined[len(group) + 1 :]
     return group or None, user or owner_name(ad)
 
 
@@ -387,9 +405,14 @@ def assign_group(ad: ClassAd, mapping: GroupMapping) -> tuple[ClassAd, Optional[
     return out, None
 
 
-def make_jobs(ads: Iterable[tuple[ClassAd, str]], *, uid_domain: Optional[str] = None,
-              warnings: Optional[list[str]] = None, group_mapping: Optional[GroupMapping] = None,
-              refused: Optional[list[tuple[str, str]]] = None) -> list[Job]:
+def make_jobs(
+    ads: Iterable[tuple[ClassAd, str]],
+    *,
+    uid_domain: Optional[str] = None,
+    warnings: Optional[list[str]] = None,
+    group_mapping: Optional[GroupMapping] = None,
+    refused: Optional[list[tuple[str, str]]] = None,
+) -> list[Job]:
     """Job records for ``(ad, source)`` pairs.  With ``group_mapping`` each job's group is
     checked first; a refused job is left out and ``(job id, reason)`` goes to ``refused``.
     Each job's ad is compacted (:meth:`ClassAd.compact`): a queue holds many ads with the
@@ -408,10 +431,9 @@ def make_jobs(ads: Iterable[tuple[ClassAd, str]], *, uid_domain: Optional[str] =
                 continue
         name = submitter_name(ad, uid_domain)
         if name is not None:
-            name = sys.intern(name)         # one string per submitter, not one per job
+            name = sys.intern(name)  # one string per submitter, not one per job
         if name is None:
-            raise FormatError(f"job {cluster}.{proc} has no User, Owner or AccountingGroup",
-                              **_where(source))
+            raise FormatError(f"job {cluster}.{proc} has no User, Owner or AccountingGroup", **_where(source))
         status = _int_attr(ad, "JobStatus")
         job = Job(ad.compact(equal_values=False), cluster, proc, name, IDLE if status is None else status, source)
         if warnings is not None and job.status == IDLE and ad.get_node("Requirements") is None:
@@ -420,11 +442,18 @@ def make_jobs(ads: Iterable[tuple[ClassAd, str]], *, uid_domain: Optional[str] =
     return jobs
 
 
-def load_pool(slot_source: AdSource, job_source: AdSource, *,
-              use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None,
-              force_slot_weight: bool = False, uid_domain: Optional[str] = None,
-              group_mapping: Optional[GroupMapping] = None,
-              progress: Optional[Callable[[str], None]] = None, allow_empty: bool = False) -> Pool:
+def load_pool(
+    slot_source: AdSource,
+    job_source: AdSource,
+    *,
+    use_slot_weights: bool = True,
+    slot_weight_expr: Optional[Node] = None,
+    force_slot_weight: bool = False,
+    uid_domain: Optional[str] = None,
+    group_mapping: Optional[GroupMapping] = None,
+    progress: Optional[Callable[[str], None]] = None,
+    allow_empty: bool = False,
+) -> Pool:
     """Read a slot source and a job source (:func:`read_ads`) into a :class:`Pool`;
     ``progress`` hears which.  A source holding no ads raises :class:`FormatError` unless
     ``allow_empty``: an empty dump is far more often a failed ``condor_status`` than an
@@ -435,18 +464,27 @@ def load_pool(slot_source: AdSource, job_source: AdSource, *,
         if progress is not None:
             progress(f"reading {source_label(slot_source)}")
         machines, queue = TypeFilter("Machine"), TypeFilter("Job")
-        slots = make_slots(machines(_nonempty(slot_source, "slot", allow_empty)), use_slot_weights=use_slot_weights,
-                           slot_weight_expr=slot_weight_expr, force_slot_weight=force_slot_weight,
-                           warnings=warnings)
+        slots = make_slots(
+            machines(_nonempty(slot_source, "slot", allow_empty)),
+            use_slot_weights=use_slot_weights,
+            slot_weight_expr=slot_weight_expr,
+            force_slot_weight=force_slot_weight,
+            warnings=warnings,
+        )
         if progress is not None:
             progress(f"reading {source_label(job_source)}")
-        jobs = make_jobs(queue(_nonempty(job_source, "job", allow_empty)), uid_domain=uid_domain, warnings=warnings,
-                         group_mapping=group_mapping, refused=refused)
+        jobs = make_jobs(
+            queue(_nonempty(job_source, "job", allow_empty)),
+            uid_domain=uid_domain,
+            warnings=warnings,
+            group_mapping=group_mapping,
+            refused=refused,
+        )
     for f, source in ((machines, slot_source), (queue, job_source)):
         line = f.summary(source_label(source))
         if line is not None:
             warnings.append(line)
-    forget_lines()      # the reader's caches served this read; the cycle can use their memory
+    forget_lines()  # the reader's caches served this read; the cycle can use their memory
     return Pool(slots, jobs, warnings, refused)
 
 
@@ -457,24 +495,41 @@ def _nonempty(source: AdSource, kind: str, allow_empty: bool) -> Iterator[tuple[
         count += 1
         yield pair
     if count == 0 and not allow_empty:
-        raise FormatError(f"no {kind} ads in this source (an empty {kind} source is refused; "
-                          "--allow-empty accepts it)", file=source_label(source))
+        raise FormatError(
+            f"no {kind} ads in this source (an empty {kind} source is refused; --allow-empty accepts it)",
+            file=source_label(source),
+        )
 
 
-def pool_from_ads(slot_ads: Iterable[ClassAd], job_ads: Iterable[ClassAd], *,
-                  use_slot_weights: bool = True, slot_weight_expr: Optional[Node] = None,
-                  force_slot_weight: bool = False, uid_domain: Optional[str] = None,
-                  group_mapping: Optional[GroupMapping] = None) -> Pool:
+def pool_from_ads(
+    slot_ads: Iterable[ClassAd],
+    job_ads: Iterable[ClassAd],
+    *,
+    use_slot_weights: bool = True,
+    slot_weight_expr: Optional[Node] = None,
+    force_slot_weight: bool = False,
+    uid_domain: Optional[str] = None,
+    group_mapping: Optional[GroupMapping] = None,
+) -> Pool:
     """A :class:`Pool` from ads built in memory; sources are ``slot#N``/``job#N``.  Keywords as
     :func:`load_pool` (``matchmaker.load_ads`` passes them all from the configuration)."""
     warnings: list[str] = []
     refused: list[tuple[str, str]] = []
     machines, queue = TypeFilter("Machine"), TypeFilter("Job")
-    slots = make_slots(machines((ad, f"slot#{i}") for i, ad in enumerate(slot_ads)), warnings=warnings,
-                       use_slot_weights=use_slot_weights, slot_weight_expr=slot_weight_expr,
-                       force_slot_weight=force_slot_weight)
-    jobs = make_jobs(queue((ad, f"job#{i}") for i, ad in enumerate(job_ads)), uid_domain=uid_domain,
-                     warnings=warnings, group_mapping=group_mapping, refused=refused)
+    slots = make_slots(
+        machines((ad, f"slot#{i}") for i, ad in enumerate(slot_ads)),
+        warnings=warnings,
+        use_slot_weights=use_slot_weights,
+        slot_weight_expr=slot_weight_expr,
+        force_slot_weight=force_slot_weight,
+    )
+    jobs = make_jobs(
+        queue((ad, f"job#{i}") for i, ad in enumerate(job_ads)),
+        uid_domain=uid_domain,
+        warnings=warnings,
+        group_mapping=group_mapping,
+        refused=refused,
+    )
     for f, where in ((machines, "slot ads"), (queue, "job ads")):
         line = f.summary(where)
         if line is not None:
@@ -509,8 +564,7 @@ class TypeFilter:
             return None
         n = sum(self.skipped.values())
         kinds = ", ".join(f"{k} {c}" for k, c in sorted(self.skipped.items(), key=lambda kc: (-kc[1], kc[0])))
-        return (f"{where}: warning: skipped {n} ad{'s' if n != 1 else ''} whose MyType is not "
-                f"{self.my_type!r} ({kinds})")
+        return f"{where}: warning: skipped {n} ad{'s' if n != 1 else ''} whose MyType is not {self.my_type!r} ({kinds})"
 
 
 # ---- pool sizes and usage ---------------------------------------------------------------
@@ -520,19 +574,17 @@ class TypeFilter:
 class PoolSize:
     """What the pie is cut from (docs/negotiation.md, reading the pool)."""
 
-    weighted: float     # sum of SlotWeight (or the slot count without weights)
-    min_weight: float   # the smallest SlotWeight of any slot ad
-    effective: float    # 1 per static/dynamic slot, Cpus per partitionable slot (HGQ, unweighted)
+    weighted: float  # sum of SlotWeight (or the slot count without weights)
+    min_weight: float  # the smallest SlotWeight of any slot ad
+    effective: float  # 1 per static/dynamic slot, Cpus per partitionable slot (HGQ, unweighted)
 
 
-def pool_size(slots: Sequence[Slot], *, use_slot_weights: bool = True,
-              constraint: Optional[Node] = None) -> PoolSize:
+def pool_size(slots: Sequence[Slot], *, use_slot_weights: bool = True, constraint: Optional[Node] = None) -> PoolSize:
     """Pool sizes over all slot ads, claimed or not; ``constraint`` restricts the counted
     slots when it matches at least one (``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``)."""
     counted = list(slots)
     if constraint is not None:
-        chosen = [s for s in slots
-                  if truthiness(evaluate_top(constraint, s.ad, alone_state(s.ad))) is True]
+        chosen = [s for s in slots if truthiness(evaluate_top(constraint, s.ad, alone_state(s.ad))) is True]
         if chosen:
             counted = chosen
     weighted = sum(s.weight for s in counted) if use_slot_weights else float(len(counted))
@@ -565,15 +617,39 @@ def error_rank_slots(slots: Iterable[Slot]) -> list[Slot]:
 
 def error_rank_warning(s: Slot) -> str:
     """The warning for a slot of :func:`error_rank_slots`."""
-    return (f"{s.source}: warning: slot {s.name} has an error-valued Rank; "
-            f"it is treated as 0 (and NEGOTIATOR_PRE_JOB_RANK ranks the slot last)")
+    return (
+        f"{s.source}: warning: slot {s.name} has an error-valued Rank; "
+        f"it is treated as 0 (and NEGOTIATOR_PRE_JOB_RANK ranks the slot last)"
+    )
 
 
 __all__ = [
-    "CHARGED_STATES", "IDLE", "RUNNING", "Job", "Pool",
-    "PoolSize", "Slot", "TypeFilter", "error_rank_slots", "error_rank_warning",
-    "AdSource", "assign_group", "load_pool", "make_jobs", "make_slots", "owner_name", "parse_old_ads",
-    "pool_from_ads", "pool_size", "read_ads", "rereadable", "source_label", "stream_ads", "remote_user", "requested_group",
-    "slot_weight", "submitter_name",
+    "CHARGED_STATES",
+    "IDLE",
+    "RUNNING",
+    "Job",
+    "Pool",
+    "PoolSize",
+    "Slot",
+    "TypeFilter",
+    "error_rank_slots",
+    "error_rank_warning",
+    "AdSource",
+    "assign_group",
+    "load_pool",
+    "make_jobs",
+    "make_slots",
+    "owner_name",
+    "parse_old_ads",
+    "pool_from_ads",
+    "pool_size",
+    "read_ads",
+    "rereadable",
+    "source_label",
+    "stream_ads",
+    "remote_user",
+    "requested_group",
+    "slot_weight",
+    "submitter_name",
     "usage_by_customer",
 ]

@@ -32,8 +32,9 @@ from classad.values import truthiness
 from .ads import IDLE, Job
 
 # Names the negotiator never sends as significant: slot-side or ephemeral attributes.
-_NEVER = frozenset(("currenttime", "kflops", "mips", "slotid", "target", "my", "other", "ad",
-                    "parent", "self", "toplevel", "root"))
+_NEVER = frozenset(
+    ("currenttime", "kflops", "mips", "slotid", "target", "my", "other", "ad", "parent", "self", "toplevel", "root")
+)
 _NEVER_PREFIXES = ("remoteuser", "remotegroup", "submitter")
 _ALWAYS = ("Requirements", "Rank", "ConcurrencyLimits")
 
@@ -74,7 +75,7 @@ def references(node: ast.Node) -> tuple[frozenset[str], frozenset[str]]:
             stack.extend(_children(n))
     result = (frozenset(own), frozenset(other))
     if len(_refs_cache) > _CACHE_LIMIT:
-        _refs_cache.clear()          # keeps a long-running process from holding every tree
+        _refs_cache.clear()  # keeps a long-running process from holding every tree
     _refs_cache[id(node)] = (node, *result)
     return result
 
@@ -168,9 +169,12 @@ def is_dynamic(node: ast.Node) -> bool:
     return found
 
 
-def decisive_names(slot_ads: Sequence[ClassAd], job_ads: Sequence[ClassAd],
-                   slot_attrs: Sequence[str] = ("Requirements", "Rank", "CurrentRank"),
-                   job_attrs: Sequence[str] = ("Requirements",)) -> Optional[frozenset[str]]:
+def decisive_names(
+    slot_ads: Sequence[ClassAd],
+    job_ads: Sequence[ClassAd],
+    slot_attrs: Sequence[str] = ("Requirements", "Rank", "CurrentRank"),
+    job_attrs: Sequence[str] = ("Requirements",),
+) -> Optional[frozenset[str]]:
     """Every name that evaluating ``slot_attrs`` of a slot and ``job_attrs`` of a job against
     each other can look up in either ad, or None when that cannot be known statically.
 
@@ -185,7 +189,7 @@ def decisive_names(slot_ads: Sequence[ClassAd], job_ads: Sequence[ClassAd],
         for ads in (slot_ads, job_ads):
             for ad in ads:
                 n = ad.get_node(name)
-                if n is not None and type(n) is not ast.Literal:   # literals read nothing
+                if n is not None and type(n) is not ast.Literal:  # literals read nothing
                     found[id(n)] = n
         return list(found.values())
 
@@ -242,10 +246,15 @@ class SlotReferences:
         return names
 
 
-def significant_attributes(slot_ads: Iterable[ClassAd], expressions: Iterable[Optional[ast.Node]] = (), *,
-                           add: Sequence[str] = (), remove: Sequence[str] = (),
-                           remove_regex: Optional[str] = "^Slot[0-9]*_",
-                           memo: Optional[SlotReferences] = None) -> frozenset[str]:
+def significant_attributes(
+    slot_ads: Iterable[ClassAd],
+    expressions: Iterable[Optional[ast.Node]] = (),
+    *,
+    add: Sequence[str] = (),
+    remove: Sequence[str] = (),
+    remove_regex: Optional[str] = "^Slot[0-9]*_",
+    memo: Optional[SlotReferences] = None,
+) -> frozenset[str]:
     """The negotiator-supplied significant attributes (lower-cased), docs/negotiation.md (reading the pool and requests and autoclusters).
     ``memo`` keeps each slot ad's references for the next call."""
     exprs = [e for e in expressions if e is not None]
@@ -268,8 +277,14 @@ def significant_attributes(slot_ads: Iterable[ClassAd], expressions: Iterable[Op
 class Autoclusters:
     """Assigns autocluster ids to jobs by the values of their significant attributes."""
 
-    def __init__(self, significant: frozenset[str], *, fixed: Optional[Sequence[str]] = None,
-                 remove: Sequence[str] = (), every_job_alone: bool = False) -> None:
+    def __init__(
+        self,
+        significant: frozenset[str],
+        *,
+        fixed: Optional[Sequence[str]] = None,
+        remove: Sequence[str] = (),
+        every_job_alone: bool = False,
+    ) -> None:
         self.significant = significant
         self.fixed = tuple(a.lower() for a in fixed) if fixed is not None else None
         self.remove = frozenset(a.lower() for a in remove)
@@ -293,7 +308,7 @@ class Autoclusters:
             own = internal_references(ad, ("Requirements", "Rank"))
             own |= {a.lower() for a in _ALWAYS}
             hit = self._names[key] = (held, tuple(sorted((self.significant | own) - self.remove)))
-        return hit[1]       # the stored values are held, so the identities stay theirs
+        return hit[1]  # the stored values are held, so the identities stay theirs
 
     def _value_key(self, node: Optional[ast.Node]) -> object:
         if node is None:
@@ -329,7 +344,7 @@ class Autoclusters:
             t = type(node)
             if node is None:
                 values.append(None)
-            elif t in _PLAIN:                   # the bare value of a literal
+            elif t in _PLAIN:  # the bare value of a literal
                 values.append((t, node))
             elif t is literal and type(node.value) in _PLAIN:
                 values.append((type(node.value), node.value))
@@ -341,7 +356,7 @@ class Autoclusters:
             self._count += 1
             ac = self._ids[key] = self._count
         if len(self._by_nodes) < 65536:
-            self._by_nodes[by_nodes] = (held, ac)       # held, so the identities stay theirs
+            self._by_nodes[by_nodes] = (held, ac)  # held, so the identities stay theirs
         return ac
 
     def __len__(self) -> int:
@@ -356,7 +371,7 @@ _OWN_EXPRS = ("requirements", "rank")
 
 
 def _zero_clock() -> float:
-    return 0.0     # library code never reads the wall clock
+    return 0.0  # library code never reads the wall clock
 
 
 def _prio(ad: ClassAd, name: str, node: Any) -> int:
@@ -383,8 +398,10 @@ def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
     """HTCondor's queue order (docs/negotiation.md, requests and autoclusters): priorities descending, then ClusterId, ProcId.
     ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes."""
     ad = job.ad
-    p1, p2, prio, q1, q2, qdate = [node if type(node) is int else 0 if node is None else _prio(ad, name, node)
-                                   for name, node in zip(_ORDER_NAMES, ad.stored_of(_ORDER_NAMES))]
+    p1, p2, prio, q1, q2, qdate = [
+        node if type(node) is int else 0 if node is None else _prio(ad, name, node)
+        for name, node in zip(_ORDER_NAMES, ad.stored_of(_ORDER_NAMES))
+    ]
     if by_qdate:
         return (-p1, -p2, -prio, -q1, -q2, qdate, job.cluster, job.proc)
     return (-p1, -p2, -prio, -q1, -q2, job.cluster, job.proc)
@@ -396,7 +413,7 @@ class Run:
 
     autocluster: int
     jobs: list[Job]
-    next: int = 0                     # index of the first job not matched yet
+    next: int = 0  # index of the first job not matched yet
 
     @property
     def remaining(self) -> int:
@@ -421,8 +438,13 @@ class Queue:
         return sum(r.remaining for r in self.runs)
 
 
-def build_queues(jobs: Iterable[Job], autoclusters: Autoclusters, *, by_qdate: bool = False,
-                 job_constraint: Optional[ast.Node] = None) -> dict[str, Queue]:
+def build_queues(
+    jobs: Iterable[Job],
+    autoclusters: Autoclusters,
+    *,
+    by_qdate: bool = False,
+    job_constraint: Optional[ast.Node] = None,
+) -> dict[str, Queue]:
     """Each submitter's idle jobs as runs of one autocluster, in queue order.
 
     Jobs for which ``job_constraint`` (``NEGOTIATOR_JOB_CONSTRAINT``) is not true are
@@ -432,8 +454,10 @@ def build_queues(jobs: Iterable[Job], autoclusters: Autoclusters, *, by_qdate: b
     for job in jobs:
         if job.status != IDLE:
             continue
-        if job_constraint is not None and truthiness(
-                evaluate_top(job_constraint, job.ad, new_state(job.ad, clock=_zero_clock))) is not True:
+        if (
+            job_constraint is not None
+            and truthiness(evaluate_top(job_constraint, job.ad, new_state(job.ad, clock=_zero_clock))) is not True
+        ):
             continue
         per.setdefault(job.submitter, []).append((job_order_key(job, by_qdate=by_qdate), job))
     queues: dict[str, Queue] = {}
@@ -451,7 +475,15 @@ def build_queues(jobs: Iterable[Job], autoclusters: Autoclusters, *, by_qdate: b
 
 
 __all__ = [
-    "Autoclusters", "Queue", "Run", "build_queues", "decisive_names", "external_references",
-    "internal_references", "is_dynamic",
-    "job_order_key", "references", "significant_attributes",
+    "Autoclusters",
+    "Queue",
+    "Run",
+    "build_queues",
+    "decisive_names",
+    "external_references",
+    "internal_references",
+    "is_dynamic",
+    "job_order_key",
+    "references",
+    "significant_attributes",
 ]

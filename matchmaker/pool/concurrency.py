@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Sequence
 
 from .ads import Slot, alone_state
 
-DEFAULT_CONCURRENCY_LIMIT = 2308032.0     # HTCondor's CONCURRENCY_LIMIT_DEFAULT
+DEFAULT_CONCURRENCY_LIMIT = 2308032.0  # HTCondor's CONCURRENCY_LIMIT_DEFAULT
 
 
 def parse_limits(text: str) -> list[tuple[str, float]]:

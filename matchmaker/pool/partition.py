@@ -28,12 +28,29 @@ from classad.parser import parse_expr
 DEFAULT_RESOURCES = ("Cpus", "Memory", "Disk")
 # A job without a request for these asks for this much before rounding (docs/differences.md, N15).
 _MISSING = {"cpus": 1, "memory": 0, "disk": 0}
-_DEFAULT_ROUNDING = {"cpus": "quantize(RequestCpus, {1})", "memory": "quantize(RequestMemory, {128})",
-                     "disk": "quantize(RequestDisk, {TARGET.DiskQuantum ?: 1024})"}
+_DEFAULT_ROUNDING = {
+    "cpus": "quantize(RequestCpus, {1})",
+    "memory": "quantize(RequestMemory, {128})",
+    "disk": "quantize(RequestDisk, {TARGET.DiskQuantum ?: 1024})",
+}
 # Attributes a dynamic slot does not inherit from its parent.
-_PARENT_ONLY = ("PartitionableSlot", "ChildCpus", "ChildMemory", "ChildDisk", "ChildName", "ChildState",
-                "ChildActivity", "ChildRemoteUser", "ChildAccountingGroup", "NumDynamicSlots", "ChildCurrentRank",
-                "ChildRemoteOwner", "ChildEnteredCurrentState", "ChildGPUs", "ChildSlotWeight")
+_PARENT_ONLY = (
+    "PartitionableSlot",
+    "ChildCpus",
+    "ChildMemory",
+    "ChildDisk",
+    "ChildName",
+    "ChildState",
+    "ChildActivity",
+    "ChildRemoteUser",
+    "ChildAccountingGroup",
+    "NumDynamicSlots",
+    "ChildCurrentRank",
+    "ChildRemoteOwner",
+    "ChildEnteredCurrentState",
+    "ChildGPUs",
+    "ChildSlotWeight",
+)
 
 
 def _zero_clock() -> float:
@@ -98,7 +115,7 @@ def requested(job: ClassAd, slot: ClassAd, resources: tuple[str, ...], rounding:
         v = _number(raw, _MISSING.get(res.lower(), 0))
         expr = rounding.of(res) if res.lower() in _MISSING else None
         if expr is not None:
-            if raw is not v:                # the job's own value is not the request: a copy holds it
+            if raw is not v:  # the job's own value is not the request: a copy holds it
                 if adjusted is None:
                     adjusted = ClassAd(job)
                 adjusted[attr] = v
@@ -222,7 +239,19 @@ def _pair_value(my: ClassAd, target: ClassAd, node: Optional[Node]) -> object:
 
 
 __all__ = [
-    "DEFAULT_RESOURCES", "Rounding", "available", "child_name", "give_back", "is_dynamic", "is_partitionable",
-    "consumption", "consumption_policy", "jobs_that_fit",
-    "machine_resources", "parent_name", "requested", "shortfall", "split",
+    "DEFAULT_RESOURCES",
+    "Rounding",
+    "available",
+    "child_name",
+    "give_back",
+    "is_dynamic",
+    "is_partitionable",
+    "consumption",
+    "consumption_policy",
+    "jobs_that_fit",
+    "machine_resources",
+    "parent_name",
+    "requested",
+    "shortfall",
+    "split",
 ]

@@ -28,11 +28,29 @@ from .recording import SourceText
 JOB, SLOT, GROUP = "job", "slot", "group"
 # What the negotiator inserts into each side (docs/negotiation.md, ephemeral attributes).
 EPHEMERAL = {
-    JOB: ("SubmitterNegotiatingGroup", "SubmitterAutoregroup", "SubmittorPrio", "SubmitterUserPrio",
-          "SubmitterUserResourcesInUse", "SubmitterGroup", "SubmitterGroupResourcesInUse", "SubmitterGroupQuota"),
-    SLOT: ("RemoteUserPrio", "RemoteUserFloor", "RemoteUserResourcesInUse", "RemoteGroup",
-           "RemoteGroupResourcesInUse", "RemoteGroupQuota", "RemoteNegotiatingGroup", "RemoteAutoregroup",
-           "CurrentRank", "SlotWeight", "PreemptState"),
+    JOB: (
+        "SubmitterNegotiatingGroup",
+        "SubmitterAutoregroup",
+        "SubmittorPrio",
+        "SubmitterUserPrio",
+        "SubmitterUserResourcesInUse",
+        "SubmitterGroup",
+        "SubmitterGroupResourcesInUse",
+        "SubmitterGroupQuota",
+    ),
+    SLOT: (
+        "RemoteUserPrio",
+        "RemoteUserFloor",
+        "RemoteUserResourcesInUse",
+        "RemoteGroup",
+        "RemoteGroupResourcesInUse",
+        "RemoteGroupQuota",
+        "RemoteNegotiatingGroup",
+        "RemoteAutoregroup",
+        "CurrentRank",
+        "SlotWeight",
+        "PreemptState",
+    ),
     GROUP: ("AccountingGroup", "GroupQuota", "GroupResourcesAllocated", "GroupResourcesInUse"),
 }
 # slot<N>_RemoteUserPrio and the rest, with NEGOTIATOR_CROSS_SLOT_PRIOS.
@@ -80,11 +98,24 @@ class Ref:
 
     scope: str
     name: str
-    guarded: bool = False     # read where Undefined is expected: ``x ?: d``, ``isUndefined(x)``, ``x =?= y``
+    guarded: bool = False  # read where Undefined is expected: ``x ?: d``, ``isUndefined(x)``, ``x =?= y``
 
 
-_GUARDS = frozenset({"isundefined", "iserror", "isboolean", "isinteger", "isreal", "isstring", "islist",
-                     "isclassad", "isabstime", "isreltime", "ifthenelse"})
+_GUARDS = frozenset(
+    {
+        "isundefined",
+        "iserror",
+        "isboolean",
+        "isinteger",
+        "isreal",
+        "isstring",
+        "islist",
+        "isclassad",
+        "isabstime",
+        "isreltime",
+        "ifthenelse",
+    }
+)
 
 
 def references(node: ast.Node) -> Iterator[Ref]:
@@ -184,11 +215,12 @@ def _judge(ref: Ref, e: Owned, own: Side, other: Optional[Side]) -> Optional[tup
         return "attr-unknown", f"{shown} in {e.label}: no {where} have {ref.name}, so it is undefined{hint}"
     side = holders[0]
     if ref.guarded or side is own:
-        return None           # an owner knows its own ad; a guarded read expects Undefined
+        return None  # an owner knows its own ad; a guarded read expects Undefined
     missing = side.missing(lname)
     if missing:
-        return "attr-partial", (f"{shown} in {e.label}: {missing} of {side.total} {side.kind} ads lack "
-                                f"{ref.name} (undefined there)")
+        return "attr-partial", (
+            f"{shown} in {e.label}: {missing} of {side.total} {side.kind} ads lack {ref.name} (undefined there)"
+        )
     return None
 
 

@@ -25,8 +25,13 @@ from .names import known_names, or_list, suggestions
 from .recording import MACRO_RE, Assignment, RecordingConfig, SourceText, recorded_knobs
 
 # Per-group knobs, longest prefix first (GROUP_QUOTA_DYNAMIC_ before GROUP_QUOTA_).
-GROUP_PREFIXES = ("GROUP_QUOTA_DYNAMIC_", "GROUP_ACCEPT_SURPLUS_", "GROUP_AUTOREGROUP_", "GROUP_PRIO_FACTOR_",
-                  "GROUP_QUOTA_")
+GROUP_PREFIXES = (
+    "GROUP_QUOTA_DYNAMIC_",
+    "GROUP_ACCEPT_SURPLUS_",
+    "GROUP_AUTOREGROUP_",
+    "GROUP_PRIO_FACTOR_",
+    "GROUP_QUOTA_",
+)
 # Knob prefixes of the priority models, and the knob only some models read.
 POLICY_PREFIXES = {"LSF_": "lsf", "MAUI_": "maui", "DIRAC_": "dirac", "SLURM_": "slurm"}
 EXPR_POLICIES = ("lsf", "maui", "slurm")
@@ -112,13 +117,14 @@ def check_names(review: ConfigReview) -> None:
         if key in known.names:
             continue
         prefix = next((p for p in GROUP_PREFIXES if key.startswith(p) and len(key) > len(p)), None)
-        group = a.name[len(a.name) - len(key) + len(prefix):] if prefix else ""
+        group = a.name[len(a.name) - len(key) + len(prefix) :] if prefix else ""
         if prefix is not None and group.upper() in folded:
             continue
         near = suggestions(key, known.names)
         if near:
-            review.at_name(a, "knob-unknown", f"unknown knob {a.name}; did you mean {or_list(near)}? "
-                                              "(an unknown name is ignored)")
+            review.at_name(
+                a, "knob-unknown", f"unknown knob {a.name}; did you mean {or_list(near)}? (an unknown name is ignored)"
+            )
         elif prefix is not None:
             review.at_name(a, "group-knob-unknown", _group_knob_message(a.name, group, groups))
 
@@ -147,8 +153,13 @@ def check_macros(review: ConfigReview) -> None:
             line, col = review.source.find(a.file, a.line, "$(" + name, word=False, span=200)
             near = suggestions(name, defined)
             hint = f"; did you mean $({or_list(near)})?" if near else ""
-            review.at(a.file, line, "macro-undefined",
-                      f"$({name}) in {a.name} is never defined, so it expands to nothing{hint}", col)
+            review.at(
+                a.file,
+                line,
+                "macro-undefined",
+                f"$({name}) in {a.name} is never defined, so it expands to nothing{hint}",
+                col,
+            )
 
 
 def check_overrides(review: ConfigReview) -> None:
@@ -161,9 +172,12 @@ def check_overrides(review: ConfigReview) -> None:
         k = (a.file, a.name.upper())
         earlier = seen.get(k)
         if earlier is not None and not a.builds_on_previous and earlier.line != a.line:
-            review.at_name(a, "knob-overridden",
-                           f"{a.name} is defined at line {earlier.line} and again here at line {a.line}: "
-                           f"only this definition counts, the one at line {earlier.line} has no effect")
+            review.at_name(
+                a,
+                "knob-overridden",
+                f"{a.name} is defined at line {earlier.line} and again here at line {a.line}: "
+                f"only this definition counts, the one at line {earlier.line} has no effect",
+            )
         seen[k] = a
 
 
@@ -177,13 +191,19 @@ def check_policy_knobs(review: ConfigReview) -> None:
         key = a.key
         model = next((m for p, m in POLICY_PREFIXES.items() if key.startswith(p)), None)
         if model is not None and model != selected and known_names().known(key):
-            review.at_name(a, "policy-knob-unused",
-                           f"{a.name} belongs to the {model} priority model, but MATCHMAKER_PRIORITY_POLICY "
-                           f"selects {selected}: it has no effect")
+            review.at_name(
+                a,
+                "policy-knob-unused",
+                f"{a.name} belongs to the {model} priority model, but MATCHMAKER_PRIORITY_POLICY "
+                f"selects {selected}: it has no effect",
+            )
         elif key == "MATCHMAKER_POLICY_PRIORITY_EXPR" and selected not in EXPR_POLICIES:
-            review.at_name(a, "policy-knob-unused",
-                           f"{a.name} is read only by the {', '.join(EXPR_POLICIES)} priority models, but "
-                           f"MATCHMAKER_PRIORITY_POLICY selects {selected}: it has no effect")
+            review.at_name(
+                a,
+                "policy-knob-unused",
+                f"{a.name} is read only by the {', '.join(EXPR_POLICIES)} priority models, but "
+                f"MATCHMAKER_PRIORITY_POLICY selects {selected}: it has no effect",
+            )
 
 
 def check_expressions(review: ConfigReview) -> None:
@@ -221,8 +241,9 @@ def check_values(review: ConfigReview) -> None:
     assert knobs is not None and cfg is not None
     failed = False
     for name, knob in KNOBS.items():
-        if knob.type == "expr" or (cfg.definition(name) is None and
-                                   (knob.alias is None or cfg.definition(knob.alias) is None)):
+        if knob.type == "expr" or (
+            cfg.definition(name) is None and (knob.alias is None or cfg.definition(knob.alias) is None)
+        ):
             continue
         try:
             knobs.get(name)

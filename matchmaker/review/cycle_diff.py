@@ -29,9 +29,9 @@ class JobChange:
 
     job: str
     submitter: str
-    slot: str                 # its slot where it was matched
-    mechanism: str            # what decided it under the other configuration ("" if unknown)
-    why: str                  # the other configuration's verdict sentence
+    slot: str  # its slot where it was matched
+    mechanism: str  # what decided it under the other configuration ("" if unknown)
+    why: str  # the other configuration's verdict sentence
 
 
 @dataclass(frozen=True)
@@ -77,13 +77,19 @@ class CycleDiff:
     groups: list[ShareRow] = field(default_factory=list)
     preemptions_added: list[PreemptionRow] = field(default_factory=list)
     preemptions_removed: list[PreemptionRow] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)     # reading the configurations and ads
+    warnings: list[str] = field(default_factory=list)  # reading the configurations and ads
 
     @property
     def empty(self) -> bool:
         """No difference at all."""
-        return not (self.only_a or self.only_b or self.slots or self.preemptions_added or self.preemptions_removed
-                    or any(r.changed for r in self.submitters + self.groups))
+        return not (
+            self.only_a
+            or self.only_b
+            or self.slots
+            or self.preemptions_added
+            or self.preemptions_removed
+            or any(r.changed for r in self.submitters + self.groups)
+        )
 
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
@@ -131,8 +137,10 @@ def _pool_weight(view: PoolView) -> float:
 def _submitters(view: PoolView) -> dict[str, tuple[int, float]]:
     weight = _pool_weight(view)
     names = [s.name for s in view.result.submitters] + sorted(view.result.usage)
-    return {n: (sum(m.submitter == n for m in view.result.matches), view.result.usage.get(n, 0.0) / weight)
-            for n in dict.fromkeys(names)}
+    return {
+        n: (sum(m.submitter == n for m in view.result.matches), view.result.usage.get(n, 0.0) / weight)
+        for n in dict.fromkeys(names)
+    }
 
 
 def _groups(view: PoolView) -> dict[str, tuple[int, float]]:
@@ -150,8 +158,11 @@ def _rows(a: dict[str, tuple[int, float]], b: dict[str, tuple[int, float]]) -> l
 
 
 def _preemptions(matches: list[Match]) -> dict[tuple[str, str, str], PreemptionRow]:
-    return {(m.job, m.slot, m.preempted): PreemptionRow(m.job, m.slot, m.preempted, m.reason)
-            for m in matches if m.preempted}
+    return {
+        (m.job, m.slot, m.preempted): PreemptionRow(m.job, m.slot, m.preempted, m.reason)
+        for m in matches
+        if m.preempted
+    }
 
 
 def format_cycle_diff(d: CycleDiff, a: str = "A", b: str = "B") -> str:
@@ -159,8 +170,10 @@ def format_cycle_diff(d: CycleDiff, a: str = "A", b: str = "B") -> str:
     if d.empty:
         return f"No differences: {a} and {b} give the same cycle.\n"
     lines: list[str] = [f"A = {a}", f"B = {b}", ""]
-    for title, rows in ((f"Matched under A only: {len(d.only_a)}", d.only_a),
-                        (f"Matched under B only: {len(d.only_b)}", d.only_b)):
+    for title, rows in (
+        (f"Matched under A only: {len(d.only_a)}", d.only_a),
+        (f"Matched under B only: {len(d.only_b)}", d.only_b),
+    ):
         lines.append(title)
         other = "B" if rows is d.only_a else "A"
         lines += [f"  {c.job} ({c.submitter}) on {c.slot}; under {other}: [{c.mechanism}] {c.why}" for c in rows]
@@ -169,8 +182,11 @@ def format_cycle_diff(d: CycleDiff, a: str = "A", b: str = "B") -> str:
     for title, share_rows in (("Submitters", d.submitters), ("Groups", d.groups)):
         if share_rows:
             lines.append(f"{title} (matched A -> B, share after the cycle A -> B):")
-            lines += [f"  {'*' if r.changed else ' '} {r.name}: {r.matched_a} -> {r.matched_b}, "
-                      f"{100 * r.share_a:.1f}% -> {100 * r.share_b:.1f}%" for r in share_rows]
+            lines += [
+                f"  {'*' if r.changed else ' '} {r.name}: {r.matched_a} -> {r.matched_b}, "
+                f"{100 * r.share_a:.1f}% -> {100 * r.share_b:.1f}%"
+                for r in share_rows
+            ]
     lines.append(f"Preemptions added: {len(d.preemptions_added)}")
     lines += [f"  {p.job} on {p.slot} preempts {p.preempted} ({p.reason})" for p in d.preemptions_added]
     lines.append(f"Preemptions removed: {len(d.preemptions_removed)}")

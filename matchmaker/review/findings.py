@@ -19,7 +19,10 @@ CODES: dict[str, tuple[str, str]] = {
     "config-error": (ERROR, "the configuration cannot be read at all"),
     "knob-value": (ERROR, "a knob's value does not fit its type"),
     "expr-syntax": (ERROR, "an expression-valued knob does not parse"),
-    "config-warning": (WARNING, "a statement the configuration reader warns about (ignored template, ':' assignment, ...)"),
+    "config-warning": (
+        WARNING,
+        "a statement the configuration reader warns about (ignored template, ':' assignment, ...)",
+    ),
     "knob-unknown": (WARNING, "an unknown knob name close to a known one"),
     "group-knob-unknown": (WARNING, "a per-group knob for a group GROUP_NAMES does not list"),
     "macro-undefined": (WARNING, "$(NAME) used but NAME never defined: it expands to nothing"),

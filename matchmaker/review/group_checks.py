@@ -37,8 +37,7 @@ def _at(review: ConfigReview, knob: str, code: str, message: str, needle: Option
     return Finding(file, line, col, code, message)
 
 
-def check_groups(review: ConfigReview, pool_weight: Optional[float] = None,
-                 jobs: Sequence[Job] = ()) -> list[Finding]:
+def check_groups(review: ConfigReview, pool_weight: Optional[float] = None, jobs: Sequence[Job] = ()) -> list[Finding]:
     """Every group finding; ``pool_weight`` and ``jobs`` enable the checks that need ads."""
     tree = review.group_tree
     if tree is None:
@@ -63,15 +62,26 @@ def _tree_warnings(review: ConfigReview, tree: GroupTree) -> list[Finding]:
 def _dynamic_sums(review: ConfigReview, tree: GroupTree) -> list[Finding]:
     out = []
     for name in tree.order:
-        dynamic = [c for c in tree.nodes[name].children if not tree.nodes[c].is_static
-                   and review.knobs is not None and review.knobs.group_quota_dynamic(c) is not None]
+        dynamic = [
+            c
+            for c in tree.nodes[name].children
+            if not tree.nodes[c].is_static
+            and review.knobs is not None
+            and review.knobs.group_quota_dynamic(c) is not None
+        ]
         total = sum(tree.nodes[c].config_quota for c in dynamic)
         if total > 1 + 1e-9:
             parts = " + ".join(f"{tree.nodes[c].config_quota:g} ({c})" for c in dynamic)
             last = dynamic[-1]
-            out.append(_at(review, f"GROUP_QUOTA_DYNAMIC_{last}", "group-dynamic-over-one",
-                           f"the dynamic quotas of {name}'s children sum to {total:g} > 1: {parts}; each is "
-                           f"scaled down by {total:g}, so none gets the fraction written"))
+            out.append(
+                _at(
+                    review,
+                    f"GROUP_QUOTA_DYNAMIC_{last}",
+                    "group-dynamic-over-one",
+                    f"the dynamic quotas of {name}'s children sum to {total:g} > 1: {parts}; each is "
+                    f"scaled down by {total:g}, so none gets the fraction written",
+                )
+            )
     return out
 
 
@@ -81,9 +91,16 @@ def _no_quota(review: ConfigReview, tree: GroupTree) -> list[Finding]:
     out = []
     for name in tree.order[1:]:
         if knobs.group_quota(name) is None and knobs.group_quota_dynamic(name) is None:
-            out.append(_at(review, "GROUP_NAMES", "group-no-quota",
-                           f"group {name} has neither GROUP_QUOTA_{name} nor GROUP_QUOTA_DYNAMIC_{name}: its "
-                           "quota is 0, so it runs only on surplus", name))
+            out.append(
+                _at(
+                    review,
+                    "GROUP_NAMES",
+                    "group-no-quota",
+                    f"group {name} has neither GROUP_QUOTA_{name} nor GROUP_QUOTA_DYNAMIC_{name}: its "
+                    "quota is 0, so it runs only on surplus",
+                    name,
+                )
+            )
     return out
 
 
@@ -92,15 +109,27 @@ def _static_over_pool(review: ConfigReview, tree: GroupTree, weight: float) -> l
     for name in tree.order[1:]:
         node = tree.nodes[name]
         if node.is_static and node.config_quota > weight + 1e-9:
-            out.append(_at(review, f"GROUP_QUOTA_{name}", "group-static-over-pool",
-                           f"GROUP_QUOTA_{name} = {node.config_quota:g} is more than the pool's weight {weight:g}"))
+            out.append(
+                _at(
+                    review,
+                    f"GROUP_QUOTA_{name}",
+                    "group-static-over-pool",
+                    f"GROUP_QUOTA_{name} = {node.config_quota:g} is more than the pool's weight {weight:g}",
+                )
+            )
     top = [c for c in tree.nodes[ROOT].children if tree.nodes[c].is_static]
     total = sum(tree.nodes[c].config_quota for c in top)
     if total > weight + 1e-9 and not out:
         parts = " + ".join(f"{tree.nodes[c].config_quota:g} ({c})" for c in top)
-        out.append(_at(review, "GROUP_NAMES", "group-static-over-pool",
-                       f"the top-level static quotas sum to {total:g} ({parts}), more than the pool's weight "
-                       f"{weight:g}: they cannot all be met"))
+        out.append(
+            _at(
+                review,
+                "GROUP_NAMES",
+                "group-static-over-pool",
+                f"the top-level static quotas sum to {total:g} ({parts}), more than the pool's weight "
+                f"{weight:g}: they cannot all be met",
+            )
+        )
     return out
 
 
@@ -115,8 +144,10 @@ def _unlisted(review: ConfigReview, tree: GroupTree, jobs: Sequence[Job]) -> lis
     for group, who in seen.items():
         instead = group_of_submitter(who[0].submitter, tree)
         file, _, line = who[0].source.rpartition(":")
-        message = (f"accounting group {group!r} of {len(who)} job(s) (first {who[0].id}) is not in GROUP_NAMES: "
-                   f"they negotiate in {instead}")
+        message = (
+            f"accounting group {group!r} of {len(who)} job(s) (first {who[0].id}) is not in GROUP_NAMES: "
+            f"they negotiate in {instead}"
+        )
         if file and line.isdigit():
             n, col = review.source.find(file, int(line), group, word=False, span=5000)
             out.append(Finding(file, n, col, "group-not-listed", message))
@@ -132,23 +163,35 @@ def _sort_expr(review: ConfigReview, tree: GroupTree) -> list[Finding]:
     try:
         expr = review.knobs.get("GROUP_SORT_EXPR")
     except ConfigError:
-        return []                  # reported as expr-syntax or knob-value
+        return []  # reported as expr-syntax or knob-value
     if expr is None:
         return []
     bad = []
     for name in tree.order:
         node = tree.nodes[name]
-        ad = ClassAd({"AccountingGroup": name, "GroupQuota": node.config_quota,
-                      "GroupResourcesAllocated": node.config_quota, "GroupResourcesInUse": 0.0})
+        ad = ClassAd(
+            {
+                "AccountingGroup": name,
+                "GroupQuota": node.config_quota,
+                "GroupResourcesAllocated": node.config_quota,
+                "GroupResourcesInUse": 0.0,
+            }
+        )
         value = evaluate_top(expr, ad, MatchState(None, 0.0))
         if type(value) not in (int, float):
             shown = "undefined" if value is UNDEFINED else repr(value) if isinstance(value, str) else str(value)
             bad.append(f"{name} ({shown})")
     if not bad:
         return []
-    return [_at(review, "GROUP_SORT_EXPR", "group-sort-not-numeric",
-                f"GROUP_SORT_EXPR is not a number for {', '.join(bad[:5])}"
-                f"{' and others' if len(bad) > 5 else ''}: such groups sort last")]
+    return [
+        _at(
+            review,
+            "GROUP_SORT_EXPR",
+            "group-sort-not-numeric",
+            f"GROUP_SORT_EXPR is not a number for {', '.join(bad[:5])}"
+            f"{' and others' if len(bad) > 5 else ''}: such groups sort last",
+        )
+    ]
 
 
 __all__ = ["check_groups"]

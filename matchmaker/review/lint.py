@@ -25,13 +25,24 @@ from .pool_clauses import Owner, dead_clauses
 
 # Expression knobs whose attribute references are checked: (owner side, target side).
 KNOB_SIDES: dict[str, tuple[str, Optional[str]]] = {
-    "PREEMPTION_REQUIREMENTS": (SLOT, JOB), "PREEMPTION_RANK": (SLOT, JOB),
-    "NEGOTIATOR_PRE_JOB_RANK": (SLOT, JOB), "NEGOTIATOR_POST_JOB_RANK": (SLOT, JOB),
-    "START": (SLOT, JOB), "RANK": (SLOT, JOB), "SUSPEND": (SLOT, JOB), "CONTINUE": (SLOT, JOB),
-    "PREEMPT": (SLOT, JOB), "KILL": (SLOT, JOB), "WANT_SUSPEND": (SLOT, JOB), "WANT_VACATE": (SLOT, JOB),
-    "NEGOTIATOR_SLOT_CONSTRAINT": (SLOT, None), "NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT": (SLOT, None),
-    "GROUP_DYNAMIC_MACH_CONSTRAINT": (SLOT, None), "SLOT_WEIGHT": (SLOT, None),
-    "NEGOTIATOR_JOB_CONSTRAINT": (JOB, None), "GROUP_SORT_EXPR": (GROUP, None),
+    "PREEMPTION_REQUIREMENTS": (SLOT, JOB),
+    "PREEMPTION_RANK": (SLOT, JOB),
+    "NEGOTIATOR_PRE_JOB_RANK": (SLOT, JOB),
+    "NEGOTIATOR_POST_JOB_RANK": (SLOT, JOB),
+    "START": (SLOT, JOB),
+    "RANK": (SLOT, JOB),
+    "SUSPEND": (SLOT, JOB),
+    "CONTINUE": (SLOT, JOB),
+    "PREEMPT": (SLOT, JOB),
+    "KILL": (SLOT, JOB),
+    "WANT_SUSPEND": (SLOT, JOB),
+    "WANT_VACATE": (SLOT, JOB),
+    "NEGOTIATOR_SLOT_CONSTRAINT": (SLOT, None),
+    "NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT": (SLOT, None),
+    "GROUP_DYNAMIC_MACH_CONSTRAINT": (SLOT, None),
+    "SLOT_WEIGHT": (SLOT, None),
+    "NEGOTIATOR_JOB_CONSTRAINT": (JOB, None),
+    "GROUP_SORT_EXPR": (GROUP, None),
 }
 AD_ATTRIBUTES = {JOB: ("Requirements", "Rank"), SLOT: ("Requirements", "START", "Rank")}
 
@@ -40,8 +51,9 @@ def lint_review(review: ConfigReview, pool: Optional[Pool] = None, now: Optional
     """The sorted report of a configuration's findings and, with ``pool``, the pool's."""
     findings = list(review.findings)
     if review.group_tree is not None:
-        findings += check_groups(review, None if pool is None else sum(s.weight for s in pool.slots),
-                                 pool.jobs if pool is not None else ())
+        findings += check_groups(
+            review, None if pool is None else sum(s.weight for s in pool.slots), pool.jobs if pool is not None else ()
+        )
     if pool is not None:
         findings += pool_findings(review, pool, now)
     return LintReport.of(findings)
@@ -49,8 +61,11 @@ def lint_review(review: ConfigReview, pool: Optional[Pool] = None, now: Optional
 
 def pool_findings(review: ConfigReview, pool: Pool, now: Optional[float] = None) -> list[Finding]:
     """attr-unknown, attr-partial, clause-dead and requirements-unsatisfiable."""
-    sides = {JOB: Side(JOB, [j.ad for j in pool.jobs]), SLOT: Side(SLOT, [s.ad for s in pool.slots]),
-             GROUP: Side(GROUP, [])}
+    sides = {
+        JOB: Side(JOB, [j.ad for j in pool.jobs]),
+        SLOT: Side(SLOT, [s.ad for s in pool.slots]),
+        GROUP: Side(GROUP, []),
+    }
     exprs = list(_ad_expressions(review, pool)) + list(_knob_expressions(review))
     found = check_references(exprs, sides, review.source)
     jobs = [Owner(j.ad, f"job {j.id}", j.source) for j in pool.jobs]
@@ -63,8 +78,9 @@ def pool_findings(review: ConfigReview, pool: Pool, now: Optional[float] = None)
 def _ad_expressions(review: ConfigReview, pool: Pool) -> Iterator[Owned]:
     """Each distinct Requirements, START and Rank of the ads, at the first ad holding it."""
     seen: set[tuple[str, str, str]] = set()
-    owners = [(JOB, f"job {j.id}", j.ad, j.source) for j in pool.jobs] + \
-             [(SLOT, f"slot {s.name}", s.ad, s.source) for s in pool.slots]
+    owners = [(JOB, f"job {j.id}", j.ad, j.source) for j in pool.jobs] + [
+        (SLOT, f"slot {s.name}", s.ad, s.source) for s in pool.slots
+    ]
     for kind, name, ad, source in owners:
         for attribute in AD_ATTRIBUTES[kind]:
             node = ad.get_node(attribute)
@@ -95,7 +111,7 @@ def _knob_expressions(review: ConfigReview) -> Iterator[Owned]:
                 continue
             node = parse_expr(raw)
         except ClassAdError:
-            continue                   # reported as expr-syntax or config-error
+            continue  # reported as expr-syntax or config-error
         yield Owned(node, d.name, owner, target, d.file, d.line, span=50)
 
 

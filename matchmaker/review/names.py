@@ -110,5 +110,4 @@ def or_list(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
-__all__ = ["DATA_FILE", "KnownNames", "allowed_edits", "distance", "known_names", "or_list", "read_data",
-           "suggestions"]
+__all__ = ["DATA_FILE", "KnownNames", "allowed_edits", "distance", "known_names", "or_list", "read_data", "suggestions"]

@@ -44,8 +44,8 @@ class Owner:
     """An ad whose expression is checked: the ad, what to call it, where it was read."""
 
     ad: ClassAd
-    name: str                 # "job 1.0", "slot slot1@node1"
-    source: str               # "file:line"
+    name: str  # "job 1.0", "slot slot1@node1"
+    source: str  # "file:line"
 
 
 @dataclass
@@ -114,8 +114,14 @@ def _attribute(ad: ClassAd, kind: str) -> Optional[str]:
     return None
 
 
-def dead_clauses(owners: Sequence[Owner], kind: str, others: Sequence[ClassAd], other_kind: str,
-                 source: SourceText, now: Optional[float] = None) -> list[Finding]:
+def dead_clauses(
+    owners: Sequence[Owner],
+    kind: str,
+    others: Sequence[ClassAd],
+    other_kind: str,
+    source: SourceText,
+    now: Optional[float] = None,
+) -> list[Finding]:
     """clause-dead and requirements-unsatisfiable findings of ``owners`` (of ``kind``)
     against every ad of ``others``."""
     if not others:
@@ -135,7 +141,7 @@ def dead_clauses(owners: Sequence[Owner], kind: str, others: Sequence[ClassAd], 
     for (attribute, _, _), group in groups.items():
         ad = group.owners[0].ad
         whole = ad.get_node(attribute)
-        assert whole is not None        # grouped only when present
+        assert whole is not None  # grouped only when present
         text = unparse(whole)
         clauses = [c for c in expanded(ad, attribute) if not _reads_live(c.node) and _reads_other(c.node, ad)]
         found, together = False, None
@@ -154,13 +160,28 @@ def dead_clauses(owners: Sequence[Owner], kind: str, others: Sequence[ClassAd], 
     for key, who in dead.items():
         attribute, _, clause = key
         index = next((c.index for c in expanded(who[0].ad, attribute) if c.text == clause), 0)
-        out.append(_finding(who, attribute, clause, source, "clause-dead",
-                            f"clause {index} of {_whose(who, attribute)}, {clause}, is true for no "
-                            f"{other_kind}: {detail[key]}"))
+        out.append(
+            _finding(
+                who,
+                attribute,
+                clause,
+                source,
+                "clause-dead",
+                f"clause {index} of {_whose(who, attribute)}, {clause}, is true for no {other_kind}: {detail[key]}",
+            )
+        )
     for (attribute, _), who in unsatisfiable.items():
-        out.append(_finding(who, attribute, None, source, "requirements-unsatisfiable",
-                            f"{_whose(who, attribute)} is true for no {other_kind}, though each of its clauses "
-                            f"holds for some; no {other_kind} meets them all at once"))
+        out.append(
+            _finding(
+                who,
+                attribute,
+                None,
+                source,
+                "requirements-unsatisfiable",
+                f"{_whose(who, attribute)} is true for no {other_kind}, though each of its clauses "
+                f"holds for some; no {other_kind} meets them all at once",
+            )
+        )
     return out
 
 
@@ -178,8 +199,9 @@ def _breakdown(values: Sequence[Any], kind: str) -> str:
     return ", ".join(parts) + f" of {len(values)} {kind}s"
 
 
-def _finding(who: list[Owner], attribute: str, clause: Optional[str], source: SourceText, code: str,
-             message: str) -> Finding:
+def _finding(
+    who: list[Owner], attribute: str, clause: Optional[str], source: SourceText, code: str, message: str
+) -> Finding:
     file, _, line_text = who[0].source.rpartition(":")
     if not file or not line_text.isdigit():
         return Finding(who[0].source, 1, 1, code, message)
@@ -200,6 +222,7 @@ def _first_node(ad: ClassAd, attribute: str, clause: str) -> ast.Node:
 
 def _fixed_clock(now: float) -> Any:
     from classad.evaluate import new_state
+
     return new_state(None, clock=lambda: now)
 
 

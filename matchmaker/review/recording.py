@@ -57,9 +57,9 @@ class RecordingConfig(Config):
         written = self._written
         if file != ENVIRONMENT:
             builds = written is None or _refers_to(written, name)
-            if written is None:          # ``+=``: the text added to the previous value
+            if written is None:  # ``+=``: the text added to the previous value
                 old = self._table.get(name.upper())
-                written = raw[len(old.value):] if old is not None and raw.startswith(old.value) else raw
+                written = raw[len(old.value) :] if old is not None and raw.startswith(old.value) else raw
             self.assignments.append(Assignment(name, written, file, line, builds))
         super()._set(name, raw, file, line)
 
@@ -101,8 +101,8 @@ class SourceText:
 
     def lines(self, file: str) -> list[str]:
         if file not in self._lines:
-            self._lines[file] = []       # a file gone since, not a regular file, or gzipped: no columns
-            if os.path.isfile(file) and not _gzipped(file):     # a pipe cannot be read a second time
+            self._lines[file] = []  # a file gone since, not a regular file, or gzipped: no columns
+            if os.path.isfile(file) and not _gzipped(file):  # a pipe cannot be read a second time
                 try:
                     self._lines[file] = read_bounded(file, "file").splitlines()
                 except Exception:
@@ -113,8 +113,9 @@ class SourceText:
         lines = self.lines(file)
         return lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
 
-    def locate(self, file: str, line: Optional[int], needle: str, *, word: bool = True,
-               span: int = 1, after: int = 0) -> Optional[tuple[int, int]]:
+    def locate(
+        self, file: str, line: Optional[int], needle: str, *, word: bool = True, span: int = 1, after: int = 0
+    ) -> Optional[tuple[int, int]]:
         """(line, column) of ``needle`` (case ignored; as a whole word when ``word``) on
         ``line`` or the ``span - 1`` lines after it, searching each line from column
         ``after`` + 1; None when it is not there."""
@@ -127,8 +128,9 @@ class SourceText:
                 return n, m.start() + 1
         return None
 
-    def find(self, file: str, line: Optional[int], needle: str, *, word: bool = True,
-             span: int = 1, after: int = 0) -> tuple[int, int]:
+    def find(
+        self, file: str, line: Optional[int], needle: str, *, word: bool = True, span: int = 1, after: int = 0
+    ) -> tuple[int, int]:
         """:meth:`locate`, or ``(line, 1)`` when ``needle`` is not there."""
         return self.locate(file, line, needle, word=word, span=span, after=after) or (line or 1, 1)
 

@@ -30,7 +30,7 @@ class SeriesDiff:
     rows: list[dict[str, Any]] = field(default_factory=list)
     summary: list[dict[str, Any]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)     # reading the configurations and ads, and the runs
+    warnings: list[str] = field(default_factory=list)  # reading the configurations and ads, and the runs
 
     @property
     def empty(self) -> bool:
@@ -38,8 +38,13 @@ class SeriesDiff:
         return all(_same(r[f"{f}_a"], r[f"{f}_b"]) for r in self.rows for f in FIELDS)
 
     def to_json(self) -> dict[str, Any]:
-        return {"meta": self.meta, "empty": self.empty, "summary": self.summary, "rows": self.rows,
-                "warnings": self.warnings}
+        return {
+            "meta": self.meta,
+            "empty": self.empty,
+            "summary": self.summary,
+            "rows": self.rows,
+            "warnings": self.warnings,
+        }
 
 
 def _same(x: Optional[float], y: Optional[float]) -> bool:
@@ -60,8 +65,13 @@ def series_diff(a: Simulation, b: Simulation) -> SeriesDiff:
     for key in sorted(set(ia) | set(ib), key=lambda k: (k[0], KINDS.index(k[1]), k[2])):
         ra, rb = ia.get(key, {}), ib.get(key, {})
         cycle, kind, name = key
-        row: dict[str, Any] = {"cycle": cycle, "time": times[cycle][0], "hours": times[cycle][1], "kind": kind,
-                               "name": name}
+        row: dict[str, Any] = {
+            "cycle": cycle,
+            "time": times[cycle][0],
+            "hours": times[cycle][1],
+            "kind": kind,
+            "name": name,
+        }
         for f in FIELDS:
             row[f"{f}_a"] = ra.get(f, 0 if f != "eup" else None)
             row[f"{f}_b"] = rb.get(f, 0 if f != "eup" else None)
@@ -96,14 +106,31 @@ def format_series_diff(d: SeriesDiff, a: str = "A", b: str = "B") -> str:
     head = ("KIND", "NAME", "MEAN SHARE A", "B", "MATCHED A", "B", "RUNNING A", "B", "EUP A", "B")
     table = [head]
     for s in d.summary:
-        table.append((s["kind"], s["name"], f"{100 * s['mean_share_a']:.1f}%", f"{100 * s['mean_share_b']:.1f}%",
-                      str(s["matched_a"]), str(s["matched_b"]), str(s["running_a"]), str(s["running_b"]),
-                      _eup(s["eup_a"]), _eup(s["eup_b"])))
+        table.append(
+            (
+                s["kind"],
+                s["name"],
+                f"{100 * s['mean_share_a']:.1f}%",
+                f"{100 * s['mean_share_b']:.1f}%",
+                str(s["matched_a"]),
+                str(s["matched_b"]),
+                str(s["running_a"]),
+                str(s["running_b"]),
+                _eup(s["eup_a"]),
+                _eup(s["eup_b"]),
+            )
+        )
     widths = [max(len(r[i]) for r in table) for i in range(len(head))]
-    lines = [f"A = {a}", f"B = {b}",
-             f"{meta.get('cycles', 0)} cycles of {meta.get('interval', 0):g} s under each configuration", ""]
-    lines += ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-              for r in table]
+    lines = [
+        f"A = {a}",
+        f"B = {b}",
+        f"{meta.get('cycles', 0)} cycles of {meta.get('interval', 0):g} s under each configuration",
+        "",
+    ]
+    lines += [
+        "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+        for r in table
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -117,8 +144,11 @@ def write_diff_plots(d: SeriesDiff, directory: str | os.PathLike) -> list[Path]:
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     files = []
-    for f, title, scale in (("share", "Share of the pool (%)", 100.0), ("running", "Running jobs", 1.0),
-                            ("eup", "Effective user priority", 1.0)):
+    for f, title, scale in (
+        ("share", "Share of the pool (%)", 100.0),
+        ("running", "Running jobs", 1.0),
+        ("eup", "Effective user priority", 1.0),
+    ):
         name = "priorities" if f == "eup" else "shares" if f == "share" else f
         files.append(_plot(d, f, title, scale, out / f"diff-{name}.png"))
     return files

@@ -25,7 +25,9 @@ def reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def write_atomically(path: str | os.PathLike, write: Callable[[TextIO], None], *, newline: Optional[str] = None) -> None:
+def write_atomically(
+    path: str | os.PathLike, write: Callable[[TextIO], None], *, newline: Optional[str] = None
+) -> None:
     """Write a text file through ``write(fh)`` under a temporary name next to ``path``, flush
     it to disk and rename it to ``path``; on failure ``path`` is untouched and the temporary
     file removed (``OutputError`` naming ``path``)."""
@@ -35,7 +37,7 @@ def write_atomically(path: str | os.PathLike, write: Callable[[TextIO], None], *
     except OSError as exc:
         raise OutputError(f"cannot write: {reason(exc)}", file=str(final)) from None
     try:
-        os.fchmod(fd, _NEW_FILE_MODE & ~_umask())      # as open() would make it, not mkstemp's 0600
+        os.fchmod(fd, _NEW_FILE_MODE & ~_umask())  # as open() would make it, not mkstemp's 0600
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
             write(fh)
             fh.flush()

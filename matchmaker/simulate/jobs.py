@@ -39,14 +39,14 @@ class SimJob:
     arrival: float
     phase: str
     repeats_left: int
-    began: Optional[float] = None       # when the current run started
-    end: Optional[float] = None         # when the current run completes
-    slot: Optional[str] = None          # where it runs
-    runs: int = 0                       # runs completed
+    began: Optional[float] = None  # when the current run started
+    end: Optional[float] = None  # when the current run completes
+    slot: Optional[str] = None  # where it runs
+    runs: int = 0  # runs completed
     starts: int = 0
     preemptions: int = 0
     idle_since: Optional[float] = None  # when it last became idle (None: running since the start)
-    waits: list[float] = field(default_factory=list)   # seconds idle before each start
+    waits: list[float] = field(default_factory=list)  # seconds idle before each start
 
     def __post_init__(self) -> None:
         if self.phase != QUEUED_RUNNING and self.idle_since is None:
@@ -88,8 +88,10 @@ class DurationSource:
             return float(value)
         if job.id not in self._warned:
             self._warned.add(job.id)
-            self.warnings.append(f"{job.source}: warning: job {job.id}: {DURATION_ATTR} is not a non-negative "
-                                 f"number; it runs for the default {self.default:g} s")
+            self.warnings.append(
+                f"{job.source}: warning: job {job.id}: {DURATION_ATTR} is not a non-negative "
+                f"number; it runs for the default {self.default:g} s"
+            )
         return self.default
 
 
@@ -136,6 +138,15 @@ def idle_record(job: Job) -> Job:
 
 
 __all__ = [
-    "DONE", "DURATION_ATTR", "PENDING", "QUEUED_IDLE", "QUEUED_RUNNING", "REPEAT_ATTR", "DurationSource", "SimJob",
-    "idle_record", "initial_jobs", "job_start_date",
+    "DONE",
+    "DURATION_ATTR",
+    "PENDING",
+    "QUEUED_IDLE",
+    "QUEUED_RUNNING",
+    "REPEAT_ATTR",
+    "DurationSource",
+    "SimJob",
+    "idle_record",
+    "initial_jobs",
+    "job_start_date",
 ]

@@ -52,10 +52,25 @@ from .jobs import (
 from .series import ClaimSpan, Simulation
 
 # Attributes a startd publishes for a claim; a released slot drops them.
-_CLAIM_ATTRS = ("RemoteUser", "RemoteOwner", "AccountingGroup", "JobId", "CurrentRank", "RemoteGroup",
-                "RemoteNegotiatingGroup", "RemoteAutoregroup", "PreemptingUser", "PreemptingAccountingGroup",
-                "PreemptingRank", "RemoteGroupQuota", "RemoteUserPrio", "RemoteUserResourcesInUse",
-                "RemoteGroupResourcesInUse", "GlobalJobId", "ClientMachine")
+_CLAIM_ATTRS = (
+    "RemoteUser",
+    "RemoteOwner",
+    "AccountingGroup",
+    "JobId",
+    "CurrentRank",
+    "RemoteGroup",
+    "RemoteNegotiatingGroup",
+    "RemoteAutoregroup",
+    "PreemptingUser",
+    "PreemptingAccountingGroup",
+    "PreemptingRank",
+    "RemoteGroupQuota",
+    "RemoteUserPrio",
+    "RemoteUserResourcesInUse",
+    "RemoteGroupResourcesInUse",
+    "GlobalJobId",
+    "ClientMachine",
+)
 
 Progress = Callable[[int, int], None]
 
@@ -67,16 +82,21 @@ def released(slot: Slot, settings: Settings) -> Slot:
         if attr in ad:
             del ad[attr]
     ad.update({"State": "Unclaimed", "Activity": "Idle"})
-    (fresh,) = make_slots([(ad, slot.source)], use_slot_weights=settings.use_slot_weights,
-                          slot_weight_expr=settings.slot_weight_expr, force_slot_weight=settings.force_slot_weight)
+    (fresh,) = make_slots(
+        [(ad, slot.source)],
+        use_slot_weights=settings.use_slot_weights,
+        slot_weight_expr=settings.slot_weight_expr,
+        force_slot_weight=settings.force_slot_weight,
+    )
     return replace(fresh, index=slot.index)
 
 
 class _Run:
     """The mutable state of one simulation."""
 
-    def __init__(self, pool: Pool, settings: Settings, acct: Accountant, start: float,
-                 durations: DurationSource) -> None:
+    def __init__(
+        self, pool: Pool, settings: Settings, acct: Accountant, start: float, durations: DurationSource
+    ) -> None:
         self.settings, self.acct, self.durations = settings, acct, durations
         # SIMULATE_INCREMENTAL: what one cycle leaves the next (matchmaker.cycle.carry)
         self.carry = Carried(settings.slot_weight_expr) if settings.simulate_incremental else None
@@ -90,7 +110,7 @@ class _Run:
         self.spans: list[ClaimSpan] = []
         self.group_of = group_function(settings)
         self.pool_weight = sum(s.weight for s in self.slots)
-        self.parent: dict[str, str] = {}        # dynamic slot -> its partitionable slot
+        self.parent: dict[str, str] = {}  # dynamic slot -> its partitionable slot
         self.pslots: set[str] = set()
         self._find_parents()
         for s in self.slots:
@@ -158,8 +178,12 @@ class _Run:
 
     def _remade(self, ad: ClassAd, slot: Slot) -> Slot:
         st = self.settings
-        (fresh,) = make_slots([(ad, slot.source)], use_slot_weights=st.use_slot_weights,
-                              slot_weight_expr=st.slot_weight_expr, force_slot_weight=st.force_slot_weight)
+        (fresh,) = make_slots(
+            [(ad, slot.source)],
+            use_slot_weights=st.use_slot_weights,
+            slot_weight_expr=st.slot_weight_expr,
+            force_slot_weight=st.force_slot_weight,
+        )
         return replace(fresh, index=slot.index)
 
     def pool(self, first: bool) -> Pool:
@@ -168,7 +192,9 @@ class _Run:
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
         """Apply the matches, the splits and the leftovers; returns preemptions per submitter."""
-        claimed = claim_matches(pool, result, self.settings, t, reuse=self.carry.steady if self.carry is not None else None)
+        claimed = claim_matches(
+            pool, result, self.settings, t, reuse=self.carry.steady if self.carry is not None else None
+        )
         records = {r.id: r for r in claimed.pool.jobs}
         slots = {s.name: s for s in claimed.pool.slots}
         preempted: dict[str, int] = {}
@@ -196,8 +222,14 @@ class _Run:
         self._find_parents()
         # The startds report the dynamic slots at once: charge each its own weight from now on.
         with self.acct.transaction():
-            self.acct.sync_claims([Claim(s.name, s.customer, s.weight, self.group_of(s.customer))  # type: ignore
-                                   for s in self.slots if s.charged], t)
+            self.acct.sync_claims(
+                [
+                    Claim(s.name, s.customer, s.weight, self.group_of(s.customer))  # type: ignore
+                    for s in self.slots
+                    if s.charged
+                ],
+                t,
+            )
         return preempted
 
     def _find_parents(self) -> None:
@@ -217,9 +249,18 @@ class _Run:
         return effective_priority(self.acct.rup(name), factor)
 
 
-def run_simulation(pool: Pool, settings: Settings, acct: Accountant, *, start: float, duration: float,
-                   interval: float, job_duration: float, seed: Optional[int] = None,
-                   progress: Optional[Progress] = None) -> Simulation:
+def run_simulation(
+    pool: Pool,
+    settings: Settings,
+    acct: Accountant,
+    *,
+    start: float,
+    duration: float,
+    interval: float,
+    job_duration: float,
+    seed: Optional[int] = None,
+    progress: Optional[Progress] = None,
+) -> Simulation:
     """Run the cycles (see the module docstring) against ``acct`` and return the series.
 
     ``seed`` seeds ``random()`` in ``SimJobDuration`` and, for the run, in every other
@@ -231,8 +272,14 @@ def run_simulation(pool: Pool, settings: Settings, acct: Accountant, *, start: f
     durations = DurationSource(job_duration, seed)
     run = _Run(pool, settings, acct, start, durations)
     cycles = int(duration // interval) + 1
-    sim = Simulation(start=start, interval=interval, duration=duration, seed=seed, job_duration=job_duration,
-                     pool_weight=run.pool_weight)
+    sim = Simulation(
+        start=start,
+        interval=interval,
+        duration=duration,
+        seed=seed,
+        job_duration=job_duration,
+        pool_weight=run.pool_weight,
+    )
     with seeded_random(seed):
         for k in range(cycles):
             t = start + k * interval

@@ -34,12 +34,18 @@ if TYPE_CHECKING:
     from .series import Simulation
 
 SERIES_FILES = ("series.csv", "series.json")
-PLOT_FILES = ("priorities.png", "running.png", "shares.png",
-              "group-priorities.png", "group-running.png", "group-shares.png")
+PLOT_FILES = (
+    "priorities.png",
+    "running.png",
+    "shares.png",
+    "group-priorities.png",
+    "group-running.png",
+    "group-shares.png",
+)
 OUTPUT_FILES = SERIES_FILES + PLOT_FILES
 _STAGE_PREFIX = ".matchmaker-run-"
-PLOT_BYTES = 250_000          # a generous size of one 1000 x 500 PNG plot
-ROW_BYTES = 600               # a generous size of one row in the CSV and the JSON together
+PLOT_BYTES = 250_000  # a generous size of one 1000 x 500 PNG plot
+ROW_BYTES = 600  # a generous size of one row in the CSV and the JSON together
 
 
 def _existing_ancestor(path: Path) -> Path:
@@ -65,8 +71,9 @@ def check_directory(directory: str | os.PathLike, *, needed: int = 0) -> Path:
     out = Path(directory)
     where = _existing_ancestor(out.absolute())
     if not where.is_dir():
-        raise OutputError("not a directory" if where == out.absolute() else f"{where} is not a directory",
-                          file=str(out))
+        raise OutputError(
+            "not a directory" if where == out.absolute() else f"{where} is not a directory", file=str(out)
+        )
     try:
         fd, probe = tempfile.mkstemp(prefix=_STAGE_PREFIX, dir=where)
         os.close(fd)
@@ -75,8 +82,9 @@ def check_directory(directory: str | os.PathLike, *, needed: int = 0) -> Path:
     except OSError as exc:
         raise OutputError(f"cannot write here: {_reason(exc)}", file=str(out)) from None
     if free < needed:
-        raise OutputError(f"about {needed / 1e6:.1f} MB are needed for the outputs, {free / 1e6:.1f} MB are free",
-                          file=str(out))
+        raise OutputError(
+            f"about {needed / 1e6:.1f} MB are needed for the outputs, {free / 1e6:.1f} MB are free", file=str(out)
+        )
     return out
 
 
@@ -90,9 +98,9 @@ class StagedOutputs:
 
     def __init__(self, directory: Path, stage: Path, files: list[str], created: Optional[Path]) -> None:
         self.directory, self.stage, self.files = directory, stage, files
-        self._created = created         # the outermost directory this run created, if any
-        self._old: list[str] = []       # previous files moved aside
-        self._new: list[str] = []       # new files moved to their final names
+        self._created = created  # the outermost directory this run created, if any
+        self._old: list[str] = []  # previous files moved aside
+        self._new: list[str] = []  # new files moved to their final names
         self.swapped = False
 
     @classmethod
@@ -150,12 +158,13 @@ class StagedOutputs:
                 current = name
                 os.replace(self.stage / "new" / name, self.directory / name)
                 self._new.append(name)
-        except BaseException as exc:            # Ctrl-C half-way too: the previous files go back
+        except BaseException as exc:  # Ctrl-C half-way too: the previous files go back
             self._undo()
             self.discard()
             if isinstance(exc, OSError):
-                raise OutputError(f"cannot replace: {_reason(exc)}; the previous outputs are kept",
-                                  file=str(self.directory / current)) from None
+                raise OutputError(
+                    f"cannot replace: {_reason(exc)}; the previous outputs are kept", file=str(self.directory / current)
+                ) from None
             raise
         self.swapped = True
 

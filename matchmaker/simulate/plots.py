@@ -16,7 +16,7 @@ from typing import Any
 
 from .series import Simulation
 
-WIDTH, HEIGHT, DPI = 10.0, 5.0, 100     # inches and dots per inch: 1000 x 500 pixels
+WIDTH, HEIGHT, DPI = 10.0, 5.0, 100  # inches and dots per inch: 1000 x 500 pixels
 
 
 def new_figure(title: str, ylabel: str) -> tuple[Any, Any]:

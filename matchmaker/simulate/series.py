@@ -31,8 +31,25 @@ from .atomic import write_atomically
 if TYPE_CHECKING:
     from .jobs import SimJob
 
-COLUMNS = ("time", "hours", "cycle", "kind", "name", "group", "running", "idle", "pending", "done", "matched",
-           "preempted", "usage", "share", "rup", "eup", "charged")
+COLUMNS = (
+    "time",
+    "hours",
+    "cycle",
+    "kind",
+    "name",
+    "group",
+    "running",
+    "idle",
+    "pending",
+    "done",
+    "matched",
+    "preempted",
+    "usage",
+    "share",
+    "rup",
+    "eup",
+    "charged",
+)
 POOL = "pool"
 
 
@@ -63,7 +80,7 @@ class JobOutcome:
     runs: int
     starts: int
     preemptions: int
-    waits: tuple[float, ...] = ()       # seconds idle before each start (from arrival, requeue, preemption)
+    waits: tuple[float, ...] = ()  # seconds idle before each start (from arrival, requeue, preemption)
 
 
 @dataclass
@@ -112,8 +129,9 @@ class Simulation:
         try:
             import pandas as pd  # type: ignore[import-untyped]
         except ImportError:
-            raise ImportError("Simulation.to_frame needs pandas (pip install pandas); "
-                              "the rows are also available as a list of dicts") from None
+            raise ImportError(
+                "Simulation.to_frame needs pandas (pip install pandas); the rows are also available as a list of dicts"
+            ) from None
         return pd.DataFrame(self.rows, columns=list(COLUMNS))
 
     # ---- building -------------------------------------------------------------------------
@@ -134,16 +152,39 @@ class Simulation:
         base = dict(time=t, hours=hours, cycle=k)
         rows = []
         for name in run.submitters:
-            rows.append(dict(base, kind="submitter", name=name, group=run.group_of(name), **counts[name],
-                             matched=matched.get(name, 0), preempted=preempted.get(name, 0),
-                             usage=usage.get(name, 0.0), **self._prio(run, name)))
+            rows.append(
+                dict(
+                    base,
+                    kind="submitter",
+                    name=name,
+                    group=run.group_of(name),
+                    **counts[name],
+                    matched=matched.get(name, 0),
+                    preempted=preempted.get(name, 0),
+                    usage=usage.get(name, 0.0),
+                    **self._prio(run, name),
+                )
+            )
         groups: dict[str, dict[str, Any]] = {}
         for r in rows:
             if r["group"] is None:
                 continue
-            g = groups.setdefault(r["group"], dict(base, kind="group", name=r["group"], group=r["group"],
-                                                   running=0, idle=0, pending=0, done=0, matched=0, preempted=0,
-                                                   usage=0.0))
+            g = groups.setdefault(
+                r["group"],
+                dict(
+                    base,
+                    kind="group",
+                    name=r["group"],
+                    group=r["group"],
+                    running=0,
+                    idle=0,
+                    pending=0,
+                    done=0,
+                    matched=0,
+                    preempted=0,
+                    usage=0.0,
+                ),
+            )
             for key in ("running", "idle", "pending", "done", "matched", "preempted", "usage"):
                 g[key] += r[key]
         for g in groups.values():
@@ -158,12 +199,15 @@ class Simulation:
 
     def _prio(self, run: Any, name: str) -> dict[str, Any]:
         c = run.acct.get(name)
-        return dict(rup=run.acct.rup(name), eup=run.eup(name),
-                    charged=c.weighted_accumulated_usage if c is not None else 0.0)
+        return dict(
+            rup=run.acct.rup(name), eup=run.eup(name), charged=c.weighted_accumulated_usage if c is not None else 0.0
+        )
 
     def finish(self, jobs: Sequence["SimJob"], spans: Sequence[ClaimSpan], warnings: Sequence[str]) -> None:
         """Store the jobs' outcomes, the claim spans and the warnings at the end of the run."""
-        self.jobs = [JobOutcome(j.id, j.submitter, j.phase, j.runs, j.starts, j.preemptions, tuple(j.waits)) for j in jobs]
+        self.jobs = [
+            JobOutcome(j.id, j.submitter, j.phase, j.runs, j.starts, j.preemptions, tuple(j.waits)) for j in jobs
+        ]
         self.spans = sorted(spans, key=lambda s: (s.start, s.slot))
         self.warnings = list(dict.fromkeys(warnings))
 
@@ -171,18 +215,24 @@ class Simulation:
 
     def meta(self) -> dict[str, Any]:
         """The run's parameters."""
-        return dict(start=self.start, interval=self.interval, duration=self.duration, seed=self.seed,
-                    job_duration=self.job_duration, pool_weight=self.pool_weight,
-                    cycles=len({r["cycle"] for r in self.rows}))
+        return dict(
+            start=self.start,
+            interval=self.interval,
+            duration=self.duration,
+            seed=self.seed,
+            job_duration=self.job_duration,
+            pool_weight=self.pool_weight,
+            cycles=len({r["cycle"] for r in self.rows}),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document: ``meta``, ``rows``, ``jobs`` and ``warnings``."""
-        return dict(meta=self.meta(), rows=self.rows, jobs=[asdict(j) for j in self.jobs],
-                    warnings=self.warnings)
+        return dict(meta=self.meta(), rows=self.rows, jobs=[asdict(j) for j in self.jobs], warnings=self.warnings)
 
     def write_csv(self, path: str | os.PathLike) -> None:
         """The rows as CSV with a header line (empty cells for None), written atomically
         (:func:`~matchmaker.simulate.outputs.write_atomically`)."""
+
         def write(fh: TextIO) -> None:
             w = csv.DictWriter(fh, fieldnames=list(COLUMNS))
             w.writeheader()
@@ -192,6 +242,7 @@ class Simulation:
 
     def write_json(self, path: str | os.PathLike) -> None:
         """The :meth:`to_json` document, written atomically."""
+
         def write(fh: TextIO) -> None:
             json.dump(self.to_json(), fh, indent=1)
             fh.write("\n")

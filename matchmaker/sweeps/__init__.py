@@ -30,8 +30,12 @@ from .worker import Outcome
 Progress = Callable[[Outcome, int, int], None]
 
 
-def variants_of(config: Any, sweep_file: Optional[str | os.PathLike] = None,
-                vary: Optional[Mapping[str, Sequence[Any]]] = None, vary_source: str = COMMAND_LINE) -> list[Variant]:
+def variants_of(
+    config: Any,
+    sweep_file: Optional[str | os.PathLike] = None,
+    vary: Optional[Mapping[str, Sequence[Any]]] = None,
+    vary_source: str = COMMAND_LINE,
+) -> list[Variant]:
     """The variants of a sweep file and ``vary`` axes (their product), checked against
     the base configuration (a :class:`~matchmaker.config.language.Config`)."""
     explicit, axes = read_sweep_file(sweep_file, config) if sweep_file is not None else ([], [])
@@ -41,13 +45,26 @@ def variants_of(config: Any, sweep_file: Optional[str | os.PathLike] = None,
     return combine(explicit, axes)
 
 
-def sweep(config: str | os.PathLike, slots: str | os.PathLike, jobs: str | os.PathLike, *, start: float,
-          duration: float, sweep_file: Optional[str | os.PathLike] = None,
-          vary: Optional[Mapping[str, Sequence[Any]]] = None, interval: Optional[float] = None,
-          job_duration: float = 3600.0, seed: Optional[int] = None, factors: Optional[Mapping[str, float]] = None,
-          out: Optional[str | os.PathLike] = None, resume: bool = False, client: Any = None,
-          scheduler: Optional[str] = None, workers: Optional[int] = None,
-          progress: Optional[Progress] = None) -> SweepResult:
+def sweep(
+    config: str | os.PathLike,
+    slots: str | os.PathLike,
+    jobs: str | os.PathLike,
+    *,
+    start: float,
+    duration: float,
+    sweep_file: Optional[str | os.PathLike] = None,
+    vary: Optional[Mapping[str, Sequence[Any]]] = None,
+    interval: Optional[float] = None,
+    job_duration: float = 3600.0,
+    seed: Optional[int] = None,
+    factors: Optional[Mapping[str, float]] = None,
+    out: Optional[str | os.PathLike] = None,
+    resume: bool = False,
+    client: Any = None,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: Optional[Progress] = None,
+) -> SweepResult:
     """Simulate every variant of ``sweep_file`` and ``vary`` (``{knob: [values]}``, also
     ``seed`` and ``jobs``) over the base ``config``, ``slots`` and ``jobs``, with the times,
     ``seed`` and ``factors`` of :func:`matchmaker.simulate`.
@@ -60,15 +77,31 @@ def sweep(config: str | os.PathLike, slots: str | os.PathLike, jobs: str | os.Pa
     its error; bad sweep input raises :class:`SweepError` before anything runs."""
     base = read_config(config)
     variants = variants_of(base, sweep_file, vary, "<vary>")
-    plan = make_plan(base, str(config), str(slots), str(jobs), variants,
-                     Times(start, duration, interval, job_duration), seed=seed, factors=factors)
-    return run_plan(plan, out=out, resume=resume, client=client, scheduler=scheduler, workers=workers,
-                    progress=progress)
+    plan = make_plan(
+        base,
+        str(config),
+        str(slots),
+        str(jobs),
+        variants,
+        Times(start, duration, interval, job_duration),
+        seed=seed,
+        factors=factors,
+    )
+    return run_plan(
+        plan, out=out, resume=resume, client=client, scheduler=scheduler, workers=workers, progress=progress
+    )
 
 
-def run_plan(plan: Plan, *, out: Optional[str | os.PathLike] = None, resume: bool = False, client: Any = None,
-             scheduler: Optional[str] = None, workers: Optional[int] = None,
-             progress: Optional[Progress] = None) -> SweepResult:
+def run_plan(
+    plan: Plan,
+    *,
+    out: Optional[str | os.PathLike] = None,
+    resume: bool = False,
+    client: Any = None,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: Optional[Progress] = None,
+) -> SweepResult:
     """Run a prepared :class:`Plan` (see :func:`sweep`)."""
     if resume and out is None:
         raise SweepError("resuming needs the output directory of the sweep", file=COMMAND_LINE)
@@ -102,9 +135,11 @@ def write_tables(result: SweepResult, out: str | os.PathLike) -> list[Path]:
     """The tidy table, the summary and ``variants.csv`` into ``out``."""
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
-    files = [write_table(result.rows(), result.columns(), directory / "rows"),
-             write_table(result.summary_rows(), result.summary_columns(), directory / "summary"),
-             write_variants(directory, result.outcomes, result.parameters())]
+    files = [
+        write_table(result.rows(), result.columns(), directory / "rows"),
+        write_table(result.summary_rows(), result.summary_columns(), directory / "summary"),
+        write_variants(directory, result.outcomes, result.parameters()),
+    ]
     return files
 
 
@@ -115,5 +150,18 @@ def write_meta(out: str | os.PathLike, meta: Mapping[str, Any]) -> None:
     write_atomically(directory / "sweep.json", lambda fh: json.dump(dict(meta), fh, indent=1))
 
 
-__all__ = ["Outcome", "Plan", "SweepError", "SweepResult", "Times", "Variant", "make_plan", "read_config",
-           "run_plan", "sweep", "variants_of", "write_meta", "write_tables"]
+__all__ = [
+    "Outcome",
+    "Plan",
+    "SweepError",
+    "SweepResult",
+    "Times",
+    "Variant",
+    "make_plan",
+    "read_config",
+    "run_plan",
+    "sweep",
+    "variants_of",
+    "write_meta",
+    "write_tables",
+]

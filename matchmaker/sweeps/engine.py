@@ -27,8 +27,7 @@ from .worker import Inputs, Outcome, Task, run_variant
 
 
 @contextlib.contextmanager
-def dask_client(client: Any = None, scheduler: Optional[str] = None,
-                workers: Optional[int] = None) -> Iterator[Any]:
+def dask_client(client: Any = None, scheduler: Optional[str] = None, workers: Optional[int] = None) -> Iterator[Any]:
     """The client to run on: ``client`` itself, one connected to ``scheduler``, or one
     of an embedded ``LocalCluster`` with ``workers`` processes (default: one per core)."""
     if client is not None:
@@ -37,20 +36,24 @@ def dask_client(client: Any = None, scheduler: Optional[str] = None,
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ImportError("matchmaker sweep needs Dask distributed: pip install 'dask[distributed]' "
-                          "(or the project's [sweep] extra)") from None
+        raise ImportError(
+            "matchmaker sweep needs Dask distributed: pip install 'dask[distributed]' (or the project's [sweep] extra)"
+        ) from None
     if scheduler is not None:
         try:
             connected = Client(scheduler, timeout="30s")
         except (OSError, TimeoutError, ValueError) as exc:
-            raise SweepError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}",
-                             file=scheduler) from None
+            raise SweepError(f"cannot reach the Dask scheduler: {' '.join(str(exc).split())}", file=scheduler) from None
         with connected as c:
             yield c
         return
     n = workers or os.cpu_count() or 1
-    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR) as cluster, Client(cluster) as c:
+    with (
+        LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        ) as cluster,
+        Client(cluster) as c,
+    ):
         yield c
 
 
@@ -66,16 +69,18 @@ def run_tasks(client: Any, inputs: Inputs, tasks: Sequence[Task], on_done: Calla
     # interrupted run on the same cluster is never reused while the scheduler forgets it.
     shipped = client.scatter(inputs, broadcast=True, hash=False)
     run = uuid.uuid4().hex[:8]
-    futures = {client.submit(run_variant, task, shipped, key=f"matchmaker-variant-{task.key}-{run}"): task
-               for task in tasks}
+    futures = {
+        client.submit(run_variant, task, shipped, key=f"matchmaker-variant-{task.key}-{run}"): task for task in tasks
+    }
     try:
         for future in as_completed(futures):
             task = futures[future]
             try:
                 outcome = future.result()
             except Exception as exc:
-                outcome = Outcome(task.key, task.variant, status=2,
-                                  error=f"dask: {type(exc).__name__}: {' '.join(str(exc).split())}")
+                outcome = Outcome(
+                    task.key, task.variant, status=2, error=f"dask: {type(exc).__name__}: {' '.join(str(exc).split())}"
+                )
             future.release()
             on_done(outcome)
     finally:

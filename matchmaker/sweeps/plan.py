@@ -44,7 +44,7 @@ class Plan:
     inputs: Inputs
     tasks: list[Task]
     failed: list[Outcome]
-    order: list[str]              # every variant's key, in the sweep's order
+    order: list[str]  # every variant's key, in the sweep's order
 
 
 def read_config(path: str | os.PathLike) -> Config:
@@ -70,14 +70,33 @@ def variant_key(variant: Variant, seed: Optional[int], factors: Mapping[str, flo
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def make_plan(config: Config, config_file: str, slots: str, jobs: str, variants: Sequence[Variant], times: Times, *,
-              seed: Optional[int] = None, factors: Optional[Mapping[str, float]] = None) -> Plan:
+def make_plan(
+    config: Config,
+    config_file: str,
+    slots: str,
+    jobs: str,
+    variants: Sequence[Variant],
+    times: Times,
+    *,
+    seed: Optional[int] = None,
+    factors: Optional[Mapping[str, float]] = None,
+) -> Plan:
     """The tasks of ``variants`` over the base ``config`` (read from ``config_file``), ``slots``
     and ``jobs`` files."""
     job_files = list(dict.fromkeys([jobs] + [v.jobs for v in variants if v.jobs is not None]))
     inputs = Inputs.read(slots, job_files)
-    base = json.dumps([_config_digest(config), inputs.digest, slots, jobs, times.start, times.duration,
-                       times.interval, times.job_duration])
+    base = json.dumps(
+        [
+            _config_digest(config),
+            inputs.digest,
+            slots,
+            jobs,
+            times.start,
+            times.duration,
+            times.interval,
+            times.job_duration,
+        ]
+    )
     tasks, failed, order = [], [], []
     for v in variants:
         fs = factor_table(factors or {}, v)
@@ -93,8 +112,22 @@ def make_plan(config: Config, config_file: str, slots: str, jobs: str, variants:
         tree = settings.group_tree
         warnings = tuple(f"{config_file}: warning: {w}" for w in (tree.warnings if tree is not None else ()))
         resolved = Variant(v.name, v.knobs, v.factors, s, v.jobs)
-        tasks.append(Task(key, resolved, knobs, settings, warnings, v.jobs or jobs, pool_key(settings),
-                          times.start, times.duration, times.interval, times.job_duration, tuple(sorted(fs.items()))))
+        tasks.append(
+            Task(
+                key,
+                resolved,
+                knobs,
+                settings,
+                warnings,
+                v.jobs or jobs,
+                pool_key(settings),
+                times.start,
+                times.duration,
+                times.interval,
+                times.job_duration,
+                tuple(sorted(fs.items())),
+            )
+        )
     return Plan(inputs, tasks, failed, order)
 
 

@@ -24,43 +24,71 @@ def _pool_rows(o: Outcome) -> list[dict[str, Any]]:
     return [r for r in o.rows if r["kind"] == "pool"]
 
 
-def _lines(result: SweepResult, title: str, ylabel: str, path: Path,
-           series: Callable[[Outcome], tuple[list[float], list[Optional[float]]]]) -> Path:
+def _lines(
+    result: SweepResult,
+    title: str,
+    ylabel: str,
+    path: Path,
+    series: Callable[[Outcome], tuple[list[float], list[Optional[float]]]],
+) -> Path:
     fig, ax = new_figure(title, ylabel)
     for i, o in enumerate(result.finished):
         hours, values = series(o)
-        ax.step(hours, [float("nan") if v is None else v for v in values], where="post", color=f"C{i % 10}",
-                linestyle=("-", "--", ":", "-.")[(i // 10) % 4], label=o.variant.name)
+        ax.step(
+            hours,
+            [float("nan") if v is None else v for v in values],
+            where="post",
+            color=f"C{i % 10}",
+            linestyle=("-", "--", ":", "-.")[(i // 10) % 4],
+            label=o.variant.name,
+        )
     return save_figure(fig, ax, path)
 
 
 def plot_utilisation(result: SweepResult, path: Path) -> Path:
     """Claimed weight over the pool's weight, per cycle, in percent."""
-    return _lines(result, "Pool utilisation (claimed slot weight)", "utilisation (%)", path,
-                  lambda o: ([r["hours"] for r in _pool_rows(o)], [100.0 * r["share"] for r in _pool_rows(o)]))
+    return _lines(
+        result,
+        "Pool utilisation (claimed slot weight)",
+        "utilisation (%)",
+        path,
+        lambda o: ([r["hours"] for r in _pool_rows(o)], [100.0 * r["share"] for r in _pool_rows(o)]),
+    )
 
 
 def plot_fairness(result: SweepResult, path: Path) -> Path:
     """Jain's index over the submitters with queued jobs, per cycle."""
     fairness = result.fairness()
-    return _lines(result, "Jain's fairness index of shares against targets (1 = fair)", "Jain's index", path,
-                  lambda o: ([h for _, h, _ in fairness[o.variant.name]], [j for _, _, j in fairness[o.variant.name]]))
+    return _lines(
+        result,
+        "Jain's fairness index of shares against targets (1 = fair)",
+        "Jain's index",
+        path,
+        lambda o: ([h for _, h, _ in fairness[o.variant.name]], [j for _, _, j in fairness[o.variant.name]]),
+    )
 
 
 def plot_idle(result: SweepResult, path: Path) -> Path:
     """Idle jobs in the queue after each cycle."""
-    return _lines(result, "Idle jobs after each cycle", "idle jobs", path,
-                  lambda o: ([r["hours"] for r in _pool_rows(o)], [r["idle"] for r in _pool_rows(o)]))
+    return _lines(
+        result,
+        "Idle jobs after each cycle",
+        "idle jobs",
+        path,
+        lambda o: ([r["hours"] for r in _pool_rows(o)], [r["idle"] for r in _pool_rows(o)]),
+    )
 
 
 def plot_preemptions(result: SweepResult, path: Path) -> Path:
     """Preemptions since the start."""
+
     def cumulative(o: Outcome) -> tuple[list[float], list[Optional[float]]]:
         total, values = 0, []  # type: tuple[int, list[Optional[float]]]
         for r in _pool_rows(o):
             total += r["preempted"]
             values.append(float(total))
         return [r["hours"] for r in _pool_rows(o)], values
+
     return _lines(result, "Preemptions since the start", "preemptions", path, cumulative)
 
 
@@ -85,10 +113,13 @@ def write_plots(result: SweepResult, directory: str | os.PathLike) -> list[Path]
     """Every comparison figure into ``directory``; returns the files."""
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    return [plot_utilisation(result, out / "utilisation.png"), plot_fairness(result, out / "fairness.png"),
-            plot_idle(result, out / "idle.png"), plot_preemptions(result, out / "preemptions.png"),
-            plot_waits(result, out / "wait.png")]
+    return [
+        plot_utilisation(result, out / "utilisation.png"),
+        plot_fairness(result, out / "fairness.png"),
+        plot_idle(result, out / "idle.png"),
+        plot_preemptions(result, out / "preemptions.png"),
+        plot_waits(result, out / "wait.png"),
+    ]
 
 
-__all__ = ["plot_fairness", "plot_idle", "plot_preemptions", "plot_utilisation",
-           "plot_waits", "write_plots"]
+__all__ = ["plot_fairness", "plot_idle", "plot_preemptions", "plot_utilisation", "plot_waits", "write_plots"]

@@ -88,8 +88,10 @@ def _frame(rows: list[dict[str, Any]], columns: list[str], what: str) -> Any:
     try:
         import pandas as pd  # type: ignore[import-untyped]
     except ImportError:
-        raise ImportError(f"SweepResult.{what} needs pandas (pip install pandas); the rows are also "
-                          f"available as dicts ({'rows' if what == 'to_frame' else 'summary_rows'}())") from None
+        raise ImportError(
+            f"SweepResult.{what} needs pandas (pip install pandas); the rows are also "
+            f"available as dicts ({'rows' if what == 'to_frame' else 'summary_rows'}())"
+        ) from None
     return pd.DataFrame(rows, columns=columns)
 
 

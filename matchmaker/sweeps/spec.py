@@ -69,7 +69,7 @@ class Variant:
     knobs: tuple[Setting, ...] = ()
     factors: tuple[tuple[str, float], ...] = ()
     seed: Optional[int] = None
-    jobs: Optional[str] = None          # a job file replacing the base one
+    jobs: Optional[str] = None  # a job file replacing the base one
 
     def parameters(self) -> dict[str, Any]:
         """The variant's parameters as the columns of its rows (knob values as text)."""
@@ -84,8 +84,9 @@ class Variant:
 
     def identity(self) -> str:
         """The variant's parameters as canonical JSON (what makes it this variant)."""
-        return json.dumps([[k.name.upper(), k.text] for k in self.knobs] + [list(self.factors), self.seed,
-                                                                              self.jobs], sort_keys=True)
+        return json.dumps(
+            [[k.name.upper(), k.text] for k in self.knobs] + [list(self.factors), self.seed, self.jobs], sort_keys=True
+        )
 
 
 @dataclass
@@ -117,14 +118,18 @@ def read_sweep_file(path: str | os.PathLike, config: Config) -> tuple[list[_Choi
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc)) or "not valid TOML"
-        raise SweepError(f"TOML: {message}", file=name, line=int(m.group(1)) if m else None,
-                         column=int(m.group(2)) if m else None) from None
+        raise SweepError(
+            f"TOML: {message}", file=name, line=int(m.group(1)) if m else None, column=int(m.group(2)) if m else None
+        ) from None
     lines = _KeyLines(text)
     base = Path(path).resolve().parent
     unknown = sorted(set(doc) - {"axes", "variant"})
     if unknown:
-        raise SweepError(f"unknown section {unknown[0]!r} (a sweep file has [axes] and [[variant]] tables)",
-                         file=name, line=lines.find(None, 0, unknown[0]))
+        raise SweepError(
+            f"unknown section {unknown[0]!r} (a sweep file has [axes] and [[variant]] tables)",
+            file=name,
+            line=lines.find(None, 0, unknown[0]),
+        )
     axes = doc.get("axes", {})
     explicit = doc.get("variant", [])
     if not isinstance(axes, dict) or not isinstance(explicit, list):
@@ -171,8 +176,10 @@ def combine(explicit: Sequence[_Choice], axes: Sequence[Sequence[_Choice]]) -> l
     seen: dict[str, str] = {}
     for v in variants:
         if v.identity() in seen:
-            raise SweepError(f"variants {seen[v.identity()]!r} and {v.name!r} are the same simulation "
-                             "(an axis repeats a value?)", file=COMMAND_LINE)
+            raise SweepError(
+                f"variants {seen[v.identity()]!r} and {v.name!r} are the same simulation (an axis repeats a value?)",
+                file=COMMAND_LINE,
+            )
         seen[v.identity()] = v.name
     names = [v.name for v in variants]
     twice = next((n for n in names if names.count(n) > 1), None)
@@ -198,7 +205,7 @@ def _seed_text(text: str) -> Any:
     try:
         return int(text)
     except ValueError:
-        return text            # refused with its line by the reader
+        return text  # refused with its line by the reader
 
 
 # ---- checking ----------------------------------------------------------------------------------
@@ -301,8 +308,7 @@ class _Reader:
         factors = {}
         for name, f in value.items():
             if type(f) not in (int, float) or not (f == f and abs(f) != float("inf")) or f < 1:
-                raise self._error(f"setfactor: the factor of {name!r} must be a finite number >= 1, not {f!r}",
-                                  line)
+                raise self._error(f"setfactor: the factor of {name!r} must be a finite number >= 1, not {f!r}", line)
             factors[name] = float(f)
         label = ",".join(f"{n}={f:g}" for n, f in sorted(factors.items())) or "none"
         return _Choice(factors=factors, label=[f"setfactor={label}"])
@@ -326,8 +332,7 @@ class _Reader:
         found = next(((p, m.group(1)) for p, rx in _PATTERN_RES.items() if (m := rx.fullmatch(key))), None)
         if upper not in KNOBS and found is None:
             if self.config.definition(key) is None:
-                raise self._error(f"{key} is not a knob (see docs/knobs.md) nor a macro of the configuration",
-                                  line)
+                raise self._error(f"{key} is not a knob (see docs/knobs.md) nor a macro of the configuration", line)
             return
         config = copy.deepcopy(self.config)
         config.define(key, text, self.file, line)
@@ -355,5 +360,16 @@ def factor_table(base: Mapping[str, float], variant: Variant) -> dict[str, float
     return {**base, **dict(variant.factors)}
 
 
-__all__ = ["COMMAND_LINE", "SPECIAL", "Setting", "SweepError", "Variant", "apply_settings", "combine",
-           "factor_table", "parse_vary", "read_sweep_file", "vary_axes"]
+__all__ = [
+    "COMMAND_LINE",
+    "SPECIAL",
+    "Setting",
+    "SweepError",
+    "Variant",
+    "apply_settings",
+    "combine",
+    "factor_table",
+    "parse_vary",
+    "read_sweep_file",
+    "vary_axes",
+]

@@ -32,9 +32,17 @@ def write_part(out: str | os.PathLike, outcome: Outcome) -> Path:
     directory = Path(out) / PARTS
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{outcome.key}.json"
-    doc = dict(key=outcome.key, name=outcome.variant.name, rows=outcome.rows,
-               waits=outcome.waits, idle_at_end=outcome.idle_at_end, warnings=outcome.warnings, meta=outcome.meta,
-               seconds=outcome.seconds, load_seconds=outcome.load_seconds)
+    doc = dict(
+        key=outcome.key,
+        name=outcome.variant.name,
+        rows=outcome.rows,
+        waits=outcome.waits,
+        idle_at_end=outcome.idle_at_end,
+        warnings=outcome.warnings,
+        meta=outcome.meta,
+        seconds=outcome.seconds,
+        load_seconds=outcome.load_seconds,
+    )
     write_atomically(path, lambda fh: json.dump(doc, fh))
     return path
 
@@ -52,10 +60,18 @@ def read_parts(out: str | os.PathLike, variants: dict[str, Variant]) -> dict[str
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            continue                    # unreadable: the variant runs again
-        found[key] = Outcome(key, variants[key], rows=doc["rows"], waits=[tuple(w) for w in doc["waits"]],
-                             idle_at_end=doc["idle_at_end"], warnings=doc["warnings"], meta=doc["meta"],
-                             seconds=doc["seconds"], load_seconds=doc["load_seconds"])
+            continue  # unreadable: the variant runs again
+        found[key] = Outcome(
+            key,
+            variants[key],
+            rows=doc["rows"],
+            waits=[tuple(w) for w in doc["waits"]],
+            idle_at_end=doc["idle_at_end"],
+            warnings=doc["warnings"],
+            meta=doc["meta"],
+            seconds=doc["seconds"],
+            load_seconds=doc["load_seconds"],
+        )
     return found
 
 
@@ -71,6 +87,7 @@ def write_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], path_ste
             w = csv.DictWriter(fh, fieldnames=list(columns), extrasaction="ignore")
             w.writeheader()
             w.writerows(rows)
+
         write_atomically(path, write, newline="")
         return path
     path = path_stem.with_suffix(".parquet")
@@ -105,8 +122,18 @@ def write_variants(out: str | os.PathLike, outcomes: Sequence[Outcome], paramete
         w.writerow(head)
         for o in outcomes:
             params = o.variant.parameters()
-            w.writerow([o.key, o.variant.name, o.status, o.error or "", f"{o.seconds:.3f}", f"{o.load_seconds:.3f}",
-                        *[params.get(p, "") for p in parameters]])
+            w.writerow(
+                [
+                    o.key,
+                    o.variant.name,
+                    o.status,
+                    o.error or "",
+                    f"{o.seconds:.3f}",
+                    f"{o.load_seconds:.3f}",
+                    *[params.get(p, "") for p in parameters],
+                ]
+            )
+
     write_atomically(path, write, newline="")
     return path
 

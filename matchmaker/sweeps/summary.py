@@ -27,8 +27,23 @@ from typing import Any, Optional
 
 import numpy as np
 
-SUMMARY_COLUMNS = ("kind", "name", "utilisation", "share", "target", "share_vs_target", "jain_mean", "jain_min",
-                   "wait_mean", "wait_p95", "starts", "never_started", "preemptions", "final_rup", "final_eup")
+SUMMARY_COLUMNS = (
+    "kind",
+    "name",
+    "utilisation",
+    "share",
+    "target",
+    "share_vs_target",
+    "jain_mean",
+    "jain_min",
+    "wait_mean",
+    "wait_p95",
+    "starts",
+    "never_started",
+    "preemptions",
+    "final_rup",
+    "final_eup",
+)
 
 
 def factor_of(row: dict[str, Any]) -> Optional[float]:
@@ -82,8 +97,9 @@ def _mean(values: Sequence[float]) -> Optional[float]:
     return float(np.mean(np.asarray(values, dtype=float))) if values else None
 
 
-def summarise(rows: Sequence[dict[str, Any]], waits: Sequence[tuple[str, float]],
-              never_started: dict[str, int]) -> list[dict[str, Any]]:
+def summarise(
+    rows: Sequence[dict[str, Any]], waits: Sequence[tuple[str, float]], never_started: dict[str, int]
+) -> list[dict[str, Any]]:
     """One row for the pool and one per submitter and group (columns :data:`SUMMARY_COLUMNS`)."""
     by_name: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
@@ -105,13 +121,23 @@ def summarise(rows: Sequence[dict[str, Any]], waits: Sequence[tuple[str, float]]
         share = claimed[name] / total if kind == "submitter" and total > 0 else None
         target = aim.get(name) if kind == "submitter" else None
         last = series[-1]
-        row = dict(kind=kind, name=name, utilisation=_mean([r["share"] for r in series]), share=share,
-                   target=target, share_vs_target=share / target if share is not None and target else None,
-                   jain_mean=_mean(index) if kind == "pool" else None,
-                   jain_min=min(index) if kind == "pool" and index else None,
-                   wait_mean=_mean(mine), wait_p95=_percentile(mine, 95), starts=len(mine),
-                   never_started=_never(never_started, group_of, kind, name),
-                   preemptions=sum(r["preempted"] for r in series), final_rup=last["rup"], final_eup=last["eup"])
+        row = dict(
+            kind=kind,
+            name=name,
+            utilisation=_mean([r["share"] for r in series]),
+            share=share,
+            target=target,
+            share_vs_target=share / target if share is not None and target else None,
+            jain_mean=_mean(index) if kind == "pool" else None,
+            jain_min=min(index) if kind == "pool" and index else None,
+            wait_mean=_mean(mine),
+            wait_p95=_percentile(mine, 95),
+            starts=len(mine),
+            never_started=_never(never_started, group_of, kind, name),
+            preemptions=sum(r["preempted"] for r in series),
+            final_rup=last["rup"],
+            final_eup=last["eup"],
+        )
         out.append(row)
     order = {"pool": 0, "submitter": 1, "group": 2}
     return sorted(out, key=lambda r: order.get(r["kind"], 3))

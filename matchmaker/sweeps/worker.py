@@ -67,9 +67,9 @@ class Task:
     variant: Variant
     knobs: Knobs
     settings: Settings
-    warnings: tuple[str, ...]     # the configuration's warnings
-    jobs: str                     # which of the inputs' files holds the jobs
-    pool_key: str                 # variants with equal keys share one loaded pool
+    warnings: tuple[str, ...]  # the configuration's warnings
+    jobs: str  # which of the inputs' files holds the jobs
+    pool_key: str  # variants with equal keys share one loaded pool
     start: float
     duration: float
     interval: Optional[float]
@@ -83,15 +83,15 @@ class Outcome:
 
     key: str
     variant: Variant
-    status: int = 0                               # 0 done, 1 bad input, 2 internal error
+    status: int = 0  # 0 done, 1 bad input, 2 internal error
     error: Optional[str] = None
     rows: list[dict[str, Any]] = field(default_factory=list)
-    waits: list[tuple[str, float]] = field(default_factory=list)    # (submitter, seconds) per start
-    idle_at_end: dict[str, int] = field(default_factory=dict)        # jobs never started, per submitter
+    waits: list[tuple[str, float]] = field(default_factory=list)  # (submitter, seconds) per start
+    idle_at_end: dict[str, int] = field(default_factory=dict)  # jobs never started, per submitter
     warnings: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0                          # running the simulation
-    load_seconds: float = 0.0                     # reading the pool (0 when the worker kept it)
+    seconds: float = 0.0  # running the simulation
+    load_seconds: float = 0.0  # reading the pool (0 when the worker kept it)
 
     @property
     def ok(self) -> bool:
@@ -104,9 +104,10 @@ _POOLS: "OrderedDict[tuple[str, str, str], Pool]" = OrderedDict()
 def pool_key(settings: Settings) -> str:
     """A digest of the settings that shape a pool read from ads (see ``api.pool_options``)."""
     import pickle
+
     try:
         return hashlib.sha256(pickle.dumps(pool_options(settings))).hexdigest()
-    except Exception:           # unpicklable: no sharing, never a wrong pool
+    except Exception:  # unpicklable: no sharing, never a wrong pool
         return f"unshared-{id(settings)}"
 
 
@@ -134,12 +135,13 @@ def _pool(inputs: Inputs, task: Task) -> tuple[Pool, float]:
 
 def _renamed(pool: Pool, names: dict[str, str]) -> Pool:
     """The pool's warnings naming the client's files rather than this worker's copies."""
+
     def fix(text: str) -> str:
         for tmp, name in names.items():
             text = text.replace(tmp, name)
         return text
-    return Pool(pool.slots, pool.jobs, [fix(w) for w in pool.warnings],
-                [(fix(a), fix(b)) for a, b in pool.refused])
+
+    return Pool(pool.slots, pool.jobs, [fix(w) for w in pool.warnings], [(fix(a), fix(b)) for a, b in pool.refused])
 
 
 def run_variant(task: Task, inputs: Inputs) -> Outcome:
@@ -149,8 +151,15 @@ def run_variant(task: Task, inputs: Inputs) -> Outcome:
         pool, out.load_seconds = _pool(inputs, task)
         began = time.perf_counter()
         loaded = Loaded(task.knobs, task.settings, pool, task.warnings)
-        sim = simulate(loaded, start=task.start, duration=task.duration, interval=task.interval,
-                       seed=task.variant.seed, job_duration=task.job_duration, factors=dict(task.factors))
+        sim = simulate(
+            loaded,
+            start=task.start,
+            duration=task.duration,
+            interval=task.interval,
+            seed=task.variant.seed,
+            job_duration=task.job_duration,
+            factors=dict(task.factors),
+        )
         out.seconds = time.perf_counter() - began
     except ClassAdError as exc:
         out.status, out.error = 1, _one_line(exc)
@@ -158,7 +167,7 @@ def run_variant(task: Task, inputs: Inputs) -> Outcome:
     except (ValueError, OverflowError) as exc:
         out.status, out.error = 1, f"error: {exc}"
         return out
-    except Exception as exc:        # reported with the variant, never lost in a worker's log
+    except Exception as exc:  # reported with the variant, never lost in a worker's log
         out.status, out.error = 2, f"internal error: {type(exc).__name__}: {exc}"
         return out
     out.rows = sim.rows

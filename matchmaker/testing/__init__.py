@@ -14,9 +14,10 @@ from __future__ import annotations
 try:
     import hypothesis  # noqa: F401
 except ImportError:  # pragma: no cover - exercised by tests/language/test_testing_module.py
-    raise ImportError("matchmaker.testing provides Hypothesis strategies and needs the 'hypothesis' package: "
-                      "pip install hypothesis (it is in the project's [test] extra: pip install 'pyclassad[test]')"
-                      ) from None
+    raise ImportError(
+        "matchmaker.testing provides Hypothesis strategies and needs the 'hypothesis' package: "
+        "pip install hypothesis (it is in the project's [test] extra: pip install 'pyclassad[test]')"
+    ) from None
 
 from .knobs import knobs_of
 from .pools import DrawnPool, pools
@@ -36,8 +37,24 @@ from .reads import MATCHMAKER_READS, names_read, referenced_names
 from .runs import DEFAULT_NOW, CycleRun, run_cycle, run_cycles
 
 __all__ = [
-    "DEFAULT_NOW", "MATCHMAKER_READS", "CycleRun", "DrawnPool", "LawBroken", "check_cycle_laws", "check_group_quotas",
-    "check_matches_satisfy_requirements", "check_no_slot_matched_twice",
-    "check_preemptions_satisfy_preemption_requirements", "check_priority_factor_law", "knobs_of", "matched",
-    "names_read", "pools", "priority_factor_law", "referenced_names", "replay", "run_cycle", "run_cycles",
+    "DEFAULT_NOW",
+    "MATCHMAKER_READS",
+    "CycleRun",
+    "DrawnPool",
+    "LawBroken",
+    "check_cycle_laws",
+    "check_group_quotas",
+    "check_matches_satisfy_requirements",
+    "check_no_slot_matched_twice",
+    "check_preemptions_satisfy_preemption_requirements",
+    "check_priority_factor_law",
+    "knobs_of",
+    "matched",
+    "names_read",
+    "pools",
+    "priority_factor_law",
+    "referenced_names",
+    "replay",
+    "run_cycle",
+    "run_cycles",
 ]

@@ -14,8 +14,9 @@ def knobs_of(config: str | os.PathLike | Knobs) -> Knobs:
     naming an existing file) or as configuration text."""
     if isinstance(config, Knobs):
         return config
-    if isinstance(config, os.PathLike) or (isinstance(config, str) and "\n" not in config and "=" not in config
-                                            and Path(config).is_file()):
+    if isinstance(config, os.PathLike) or (
+        isinstance(config, str) and "\n" not in config and "=" not in config and Path(config).is_file()
+    ):
         path = Path(config).resolve()
         return _file_knobs(str(path), path.stat().st_mtime_ns)
     return _text_knobs(str(config))

@@ -65,10 +65,21 @@ class DrawnPool:
         return f"matchmaker negotiate --config {config} --slots {slots} --jobs {jobs} --now {now:.0f}"
 
 
-def pools(slots_like: AdsLike, jobs_like: AdsLike, *, submitters: Optional[Sequence[str]] = None,
-          groups: Optional[Sequence[Optional[str]]] = None, min_slots: int = 1, max_slots: int = 6, min_jobs: int = 1,
-          max_jobs: int = 8, idle: bool = True, fresh: float = 0.25, shapes: bool = False,
-          attributes: Optional[Iterable[str]] = None) -> st.SearchStrategy[DrawnPool]:
+def pools(
+    slots_like: AdsLike,
+    jobs_like: AdsLike,
+    *,
+    submitters: Optional[Sequence[str]] = None,
+    groups: Optional[Sequence[Optional[str]]] = None,
+    min_slots: int = 1,
+    max_slots: int = 6,
+    min_jobs: int = 1,
+    max_jobs: int = 8,
+    idle: bool = True,
+    fresh: float = 0.25,
+    shapes: bool = False,
+    attributes: Optional[Iterable[str]] = None,
+) -> st.SearchStrategy[DrawnPool]:
     """Pools of ``min_slots``..``max_slots`` slots and ``min_jobs``..``max_jobs`` jobs drawn
     like the two dumps (files, ads or :class:`~classad.testing.Schema`): each of the
     ``max_*`` places is filled with probability one half, the first empty ones too when
@@ -86,8 +97,9 @@ def pools(slots_like: AdsLike, jobs_like: AdsLike, *, submitters: Optional[Seque
     slot_schema, job_schema = learn(slots_like), learn(jobs_like)
     if attributes is not None:
         keep = {a.lower() for a in attributes} | MATCHMAKER_READS
-        slot_schema, job_schema = (s.only(n for n in s.names() if n.lower() in keep or PER_SLOT.match(n))
-                                   for s in (slot_schema, job_schema))
+        slot_schema, job_schema = (
+            s.only(n for n in s.names() if n.lower() in keep or PER_SLOT.match(n)) for s in (slot_schema, job_schema)
+        )
     users = list(submitters) if submitters else None
     slot = ads(like=slot_schema, fresh=fresh, shapes=shapes)
     job = ads(like=job_schema, fresh=fresh, shapes=shapes)
@@ -101,11 +113,13 @@ def pools(slots_like: AdsLike, jobs_like: AdsLike, *, submitters: Optional[Seque
     slot_seat, job_seat = _Seat(slot), _Seat(job)
 
     @st.composite
-    def drawn_pools(draw: Any) -> DrawnPool:   # composite, so a failing example prints as the pool itself
+    def drawn_pools(draw: Any) -> DrawnPool:  # composite, so a failing example prints as the pool itself
         slot_ads = _seated([draw(slot_seat) for _ in range(max_slots)], min_slots)
         job_ads = _seated([draw(job_seat) for _ in range(max_jobs)], min_jobs)
-        return DrawnPool(tuple(_named(ad, i) for i, ad in enumerate(slot_ads)),
-                         tuple(_numbered(ad, i, idle) for i, ad in enumerate(job_ads)))
+        return DrawnPool(
+            tuple(_named(ad, i) for i, ad in enumerate(slot_ads)),
+            tuple(_numbered(ad, i, idle) for i, ad in enumerate(job_ads)),
+        )
 
     return drawn_pools()
 
@@ -168,9 +182,13 @@ class _Joined(Labelled):
     """``join(ad, user, group)`` for an ad, a user and a group drawn in turn.  A strategy
     of its own rather than a ``map`` of a tuple, so a failing example prints as the pool."""
 
-    def __init__(self, ads: SearchStrategy[ClassAd], users: SearchStrategy[str],
-                 groups: SearchStrategy[Optional[str]], join: Callable[[ClassAd, str, Optional[str]], ClassAd]
-                 ) -> None:
+    def __init__(
+        self,
+        ads: SearchStrategy[ClassAd],
+        users: SearchStrategy[str],
+        groups: SearchStrategy[Optional[str]],
+        join: Callable[[ClassAd, str, Optional[str]], ClassAd],
+    ) -> None:
         super().__init__(f"{join.__name__}:{ads!r}:{users!r}:{groups!r}")
         self.parts, self.join = (ads, users, groups), join
 

@@ -68,11 +68,17 @@ def replay(run: CycleRun) -> Iterator[tuple[Match, ClassAd, ClassAd, LiveUsage]]
     st = run.settings
     for m in run.result.matches:
         slot = slots[m.slot]
-        slot_ad = annotate_slot(slot, now=run.now, eup_of=lambda u: eups.get(u, _UNKNOWN_EUP),
-                                consider_preemption=st.policy.consider_preemption,
-                                cross_slot_prios=st.cross_slot_prios, resource_prefix=st.resource_prefix,
-                                slot_weight_expr=st.slot_weight_expr, force_slot_weight=st.force_slot_weight,
-                                groups=GroupView(group_of) if group_of is not None else None)
+        slot_ad = annotate_slot(
+            slot,
+            now=run.now,
+            eup_of=lambda u: eups.get(u, _UNKNOWN_EUP),
+            consider_preemption=st.policy.consider_preemption,
+            cross_slot_prios=st.cross_slot_prios,
+            resource_prefix=st.resource_prefix,
+            slot_weight_expr=st.slot_weight_expr,
+            force_slot_weight=st.force_slot_weight,
+            groups=GroupView(group_of) if group_of is not None else None,
+        )
         ctx = GroupContext(m.negotiating_group, m.autoregroup, quotas) if quotas is not None else None
         request = annotate_for(run.job_ad(m.job), m.submitter, eups.get(m.submitter, _UNKNOWN_EUP), usage, ctx)
         yield m, request, slot_ad, usage
@@ -112,8 +118,10 @@ def check_preemptions_satisfy_preemption_requirements(run: CycleRun) -> None:
         if m.reason != "priority":
             continue
         if node is not None and not _true(slot_ad, request, node, usage, run.now):
-            raise LawBroken(f"job {m.job} of {m.submitter} preempted {m.preempted} on {m.slot} for priority, "
-                            "but PREEMPTION_REQUIREMENTS is not true for that pair")
+            raise LawBroken(
+                f"job {m.job} of {m.submitter} preempted {m.preempted} on {m.slot} for priority, "
+                "but PREEMPTION_REQUIREMENTS is not true for that pair"
+            )
 
 
 def check_priority_factor_law(low: CycleRun, high: CycleRun, submitter: str) -> None:
@@ -121,12 +129,21 @@ def check_priority_factor_law(low: CycleRun, high: CycleRun, submitter: str) -> 
     ``high``) than with the lower one (run ``low``), the pool being the same."""
     got_low, got_high = low.weight_of(submitter), high.weight_of(submitter)
     if got_high > got_low + _SLACK:
-        raise LawBroken(f"{submitter} got {got_high:g} slot weight with the higher priority factor, "
-                        f"more than the {got_low:g} it got with the lower one")
+        raise LawBroken(
+            f"{submitter} got {got_high:g} slot weight with the higher priority factor, "
+            f"more than the {got_low:g} it got with the lower one"
+        )
 
 
-def priority_factor_law(pool: DrawnPool, config: str | os.PathLike | Knobs, submitter: str, *,
-                        low: float = 1.0, high: float = 100.0, now: float = DEFAULT_NOW) -> tuple[CycleRun, CycleRun]:
+def priority_factor_law(
+    pool: DrawnPool,
+    config: str | os.PathLike | Knobs,
+    submitter: str,
+    *,
+    low: float = 1.0,
+    high: float = 100.0,
+    now: float = DEFAULT_NOW,
+) -> tuple[CycleRun, CycleRun]:
     """Run the pool with ``submitter``'s priority factor at ``low`` and then at ``high``
     and check the law of :func:`check_priority_factor_law`; returns both runs."""
     if not high > low:
@@ -154,8 +171,10 @@ def check_group_quotas(run: CycleRun) -> None:
         end = sum(h.usage for h in members)
         start = sum(before.of_group(h.name) for h in members)
         if end > max(g.subtree_quota, start) + _SLACK:
-            raise LawBroken(f"group {g.name} takes no surplus, but ends the cycle with its subtree using {end:g} "
-                            f"of a quota of {g.subtree_quota:g} (it used {start:g} at the start)")
+            raise LawBroken(
+                f"group {g.name} takes no surplus, but ends the cycle with its subtree using {end:g} "
+                f"of a quota of {g.subtree_quota:g} (it used {start:g} at the start)"
+            )
 
 
 def check_cycle_laws(run: CycleRun) -> None:
@@ -172,7 +191,14 @@ def matched(run: CycleRun, **where: Any) -> list[Match]:
 
 
 __all__ = [
-    "LawBroken", "check_cycle_laws", "check_group_quotas", "check_matches_satisfy_requirements",
-    "check_no_slot_matched_twice", "check_preemptions_satisfy_preemption_requirements", "check_priority_factor_law",
-    "matched", "priority_factor_law", "replay",
+    "LawBroken",
+    "check_cycle_laws",
+    "check_group_quotas",
+    "check_matches_satisfy_requirements",
+    "check_no_slot_matched_twice",
+    "check_preemptions_satisfy_preemption_requirements",
+    "check_priority_factor_law",
+    "matched",
+    "priority_factor_law",
+    "replay",
 ]

@@ -19,18 +19,52 @@ from .knobs import knobs_of
 # Attributes the negotiator reads by name (not through an expression): identity, claim
 # state, slot weight, job order and accounting (matchmaker/pool/ads.py, autocluster.py,
 # cycle/ephemeral.py).  ``names_read`` keeps them whatever the expressions name.
-MATCHMAKER_READS = frozenset(name.lower() for name in (
-    "Name", "State", "Activity", "RemoteUser", "RemoteOwner", "AccountingGroup", "PreemptingUser",
-    "PreemptingAccountingGroup", "PreemptingRank", "CurrentRank", "Rank", "Requirements", "NegotiatorRequirements",
-    "Cpus", "SlotWeight", "PartitionableSlot", "TotalSlots", "WantMatching", "RetirementTimeRemaining", "JobId",
-    "ConcurrencyLimits", "ClusterId", "ProcId", "User", "Owner", "JobStatus", "AcctGroup", "AcctGroupUser",
-    "RequestCpus", "PreJobPrio1", "PreJobPrio2", "JobPrio", "PostJobPrio1", "PostJobPrio2", "QDate",
-))
-PER_SLOT = re.compile(r"^[a-z]+\d+_", re.IGNORECASE)     # slot1_RemoteUser ... (cross-slot priorities)
+MATCHMAKER_READS = frozenset(
+    name.lower()
+    for name in (
+        "Name",
+        "State",
+        "Activity",
+        "RemoteUser",
+        "RemoteOwner",
+        "AccountingGroup",
+        "PreemptingUser",
+        "PreemptingAccountingGroup",
+        "PreemptingRank",
+        "CurrentRank",
+        "Rank",
+        "Requirements",
+        "NegotiatorRequirements",
+        "Cpus",
+        "SlotWeight",
+        "PartitionableSlot",
+        "TotalSlots",
+        "WantMatching",
+        "RetirementTimeRemaining",
+        "JobId",
+        "ConcurrencyLimits",
+        "ClusterId",
+        "ProcId",
+        "User",
+        "Owner",
+        "JobStatus",
+        "AcctGroup",
+        "AcctGroupUser",
+        "RequestCpus",
+        "PreJobPrio1",
+        "PreJobPrio2",
+        "JobPrio",
+        "PostJobPrio1",
+        "PostJobPrio2",
+        "QDate",
+    )
+)
+PER_SLOT = re.compile(r"^[a-z]+\d+_", re.IGNORECASE)  # slot1_RemoteUser ... (cross-slot priorities)
 
 
-def names_read(slots_like: AdsLike, jobs_like: AdsLike, config: Optional[str | os.PathLike | Knobs] = None
-               ) -> frozenset[str]:
+def names_read(
+    slots_like: AdsLike, jobs_like: AdsLike, config: Optional[str | os.PathLike | Knobs] = None
+) -> frozenset[str]:
     """The attributes (lower-cased) that can change a cycle on pools like these dumps: the
     ones the negotiator reads by name (:data:`MATCHMAKER_READS`), every name an expression
     of either dump refers to (``TARGET.Memory`` and ``Memory`` alike), and every name the
@@ -44,7 +78,7 @@ def names_read(slots_like: AdsLike, jobs_like: AdsLike, config: Optional[str | o
                 for text, _ in spec.values.get(kind, ()):
                     names |= referenced_names(parsed(text))
     knobs = knobs_of(config if config is not None else "")
-    for knob in KNOBS.values():            # expression knobs, set or at their defaults
+    for knob in KNOBS.values():  # expression knobs, set or at their defaults
         value = knobs.get(knob.name) if knob.type == "expr" else None
         if isinstance(value, Node):
             names |= referenced_names(value)
@@ -56,7 +90,7 @@ def names_read(slots_like: AdsLike, jobs_like: AdsLike, config: Optional[str | o
                 try:
                     names |= referenced_names(parsed(table.expand(raw)))
                 except ClassAdError:
-                    continue            # not an expression (a list of names, a path, ...)
+                    continue  # not an expression (a list of names, a path, ...)
     return frozenset(names)
 
 

@@ -56,8 +56,15 @@ class CycleRun:
         return sum(m.weight for m in self.matches_of(submitter))
 
 
-def run_cycles(pool: DrawnPool, config: str | os.PathLike | Knobs, *, cycles: int = 1, now: float = DEFAULT_NOW,
-               interval: Optional[float] = None, factors: Optional[Mapping[str, float]] = None) -> list[CycleRun]:
+def run_cycles(
+    pool: DrawnPool,
+    config: str | os.PathLike | Knobs,
+    *,
+    cycles: int = 1,
+    now: float = DEFAULT_NOW,
+    interval: Optional[float] = None,
+    factors: Optional[Mapping[str, float]] = None,
+) -> list[CycleRun]:
     """``cycles`` cycles on ``pool`` under ``config``, ``interval`` seconds apart (default
     ``NEGOTIATOR_INTERVAL``), each starting from the pool as the previous one left it
     (every match claimed, nothing finished).  ``factors`` sets priority factors first."""
@@ -82,8 +89,13 @@ def run_cycles(pool: DrawnPool, config: str | os.PathLike | Knobs, *, cycles: in
     return runs
 
 
-def run_cycle(pool: DrawnPool, config: str | os.PathLike | Knobs, *, now: float = DEFAULT_NOW,
-              factors: Optional[Mapping[str, float]] = None) -> CycleRun:
+def run_cycle(
+    pool: DrawnPool,
+    config: str | os.PathLike | Knobs,
+    *,
+    now: float = DEFAULT_NOW,
+    factors: Optional[Mapping[str, float]] = None,
+) -> CycleRun:
     """One cycle on ``pool`` under ``config`` (see :func:`run_cycles`)."""
     return run_cycles(pool, config, now=now, factors=factors)[0]
 

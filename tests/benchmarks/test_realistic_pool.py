@@ -77,10 +77,17 @@ def test_shapes_count_the_autoclusters(pool_dir) -> None:
     """``shapes`` is the number of distinct (submitter, significant attributes) among idle jobs."""
     _, files = pool_dir
     pool = load_pool(files.slots, files.jobs)
-    keys = {(j.submitter, *(str(j.ad.lookup(a)) if a in j.ad else None
-                            for a in ("RequestCpus", "RequestMemory", "RequestDisk", "Requirements", "Rank",
-                                      "ConcurrencyLimits")))
-            for j in pool.jobs if j.status == IDLE}
+    keys = {
+        (
+            j.submitter,
+            *(
+                str(j.ad.lookup(a)) if a in j.ad else None
+                for a in ("RequestCpus", "RequestMemory", "RequestDisk", "Requirements", "Rank", "ConcurrencyLimits")
+            ),
+        )
+        for j in pool.jobs
+        if j.status == IDLE
+    }
     assert len(keys) == files.shapes
 
 
@@ -115,8 +122,21 @@ def test_symmetric_match_agrees_with_the_oracle(pool_dir, oracle) -> None:
 def test_cli_negotiates_the_pool(pool_dir) -> None:
     _, files = pool_dir
     out, err = io.StringIO(), io.StringIO()
-    status = cli_main(["negotiate", "--config", str(files.config), "--slots", str(files.slots),
-                       "--jobs", str(files.jobs), "--now", str(realistic_pool.NOW)], out, err)
+    status = cli_main(
+        [
+            "negotiate",
+            "--config",
+            str(files.config),
+            "--slots",
+            str(files.slots),
+            "--jobs",
+            str(files.jobs),
+            "--now",
+            str(realistic_pool.NOW),
+        ],
+        out,
+        err,
+    )
     assert status == 0, err.getvalue()
     matches = int(out.getvalue().splitlines()[0].split()[1])
     assert 0 < matches <= SLOTS
@@ -135,8 +155,9 @@ def test_benchmark_cycle_is_the_cli_cycle(pool_dir) -> None:
     args = bench_negotiator.cli_args(files.config, files.slots, files.jobs, float(realistic_pool.NOW))
     assert cli_main([*args, "--json"], out, err) == 0, err.getvalue()
     doc = json.loads(out.getvalue())
-    assert [(m["job"], m["slot"], m["reason"]) for m in doc["matches"]] == \
-        [(m.job, m.slot, m.reason) for m in result.matches]
+    assert [(m["job"], m["slot"], m["reason"]) for m in doc["matches"]] == [
+        (m.job, m.slot, m.reason) for m in result.matches
+    ]
 
 
 def test_the_policy_benchmark_runs_every_policy_on_a_small_pool(capsys):

@@ -8,13 +8,14 @@ import sys
 
 from support import ROOT
 
-JOB = '[RequestMemory = 4096; Requirements = TARGET.Memory >= RequestMemory && TARGET.HasDocker && Cpus > 2]'
-SLOT = '[Memory = 8192; Cpus = 4; Requirements = START; START = TARGET.RequestMemory < 2048]'
+JOB = "[RequestMemory = 4096; Requirements = TARGET.Memory >= RequestMemory && TARGET.HasDocker && Cpus > 2]"
+SLOT = "[Memory = 8192; Cpus = 4; Requirements = START; START = TARGET.RequestMemory < 2048]"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "classad.cli", "analyze", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "classad.cli", "analyze", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_text_both_ways():
@@ -31,7 +32,7 @@ def test_text_both_ways():
 
 def test_json(tmp_path):
     slot = tmp_path / "slot.ad"
-    slot.write_text('Memory = 8192\nCpus = 4\nHasDocker = true\nRequirements = true\n')
+    slot.write_text("Memory = 8192\nCpus = 4\nHasDocker = true\nRequirements = true\n")
     proc = run("--my-ad", JOB, "--target", str(slot), "--json")
     doc = json.loads(proc.stdout)
     assert [c["outcome"] for c in doc["my"]["clauses"]] == ["true", "true", "true"]

@@ -24,8 +24,9 @@ ERROR_LINE = re.compile(r"^classad: [^\n]+:\d+:\d+: (format|syntax): [^\n]+\n$")
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "classad.cli", *args], input=stdin, capture_output=True,
-                          cwd=ROOT, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "classad.cli", *args], input=stdin, capture_output=True, cwd=ROOT, env=env, timeout=120
+    )
 
 
 def ok(*args: str, stdin: bytes | None = None) -> str:
@@ -51,8 +52,10 @@ def oracle_ads():
     pytest.importorskip("htcondor2")
     import classad2
 
-    return {name: list(classad2.parseAds((EXAMPLES / name).read_text(), classad2.ParserType.Old))
-            for name in ("slots.ad", "jobs.ad")}
+    return {
+        name: list(classad2.parseAds((EXAMPLES / name).read_text(), classad2.ParserType.Old))
+        for name in ("slots.ad", "jobs.ad")
+    }
 
 
 # ---- eval: HTCondor's classad_eval test cases ----------------------------------------------
@@ -92,8 +95,10 @@ def test_eval_like_classad_eval(tmp_path, args, expected):
 def test_eval_reads_any_format_and_inline_ads():
     """--my reads the first ad of a file in any format; --my-ad takes the ad itself."""
     assert ok("eval", "-q", "--my", JOBS, "Owner") == '"alice"\n'
-    assert ok("eval", "-q", "--my-ad", "[Cpus = 4]", "--target-ad", "[RequestCpus = 2]",
-              "TARGET.RequestCpus <= MY.Cpus") == "true\n"
+    assert (
+        ok("eval", "-q", "--my-ad", "[Cpus = 4]", "--target-ad", "[RequestCpus = 2]", "TARGET.RequestCpus <= MY.Cpus")
+        == "true\n"
+    )
 
 
 def test_eval_matches_the_oracle_on_the_examples(oracle_ads):

@@ -21,8 +21,9 @@ JOBS = str(ROOT / "examples" / "jobs.ad")
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "classad.cli", *args], input=stdin, capture_output=True,
-                          cwd=ROOT, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "classad.cli", *args], input=stdin, capture_output=True, cwd=ROOT, env=env, timeout=120
+    )
 
 
 def ok(*args: str, stdin: bytes | None = None) -> str:
@@ -38,8 +39,7 @@ def oracle_ads():
     pytest.importorskip("htcondor2")
     import classad2
 
-    return {name: list(classad2.parseAds((ROOT / name).read_text(), classad2.ParserType.Old))
-            for name in (SLOTS, JOBS)}
+    return {name: list(classad2.parseAds((ROOT / name).read_text(), classad2.ParserType.Old)) for name in (SLOTS, JOBS)}
 
 
 def _af(value) -> str:
@@ -60,12 +60,13 @@ def test_files_before_or_after_the_af_list(oracle_ads):
 def test_single_dash_constraint_and_values_after_equals(oracle_ads):
     expected = "".join(f"{ad['Name']}\n" for ad in oracle_ads[SLOTS] if ad.get("State") == "Unclaimed")
     assert ok("query", SLOTS, "-constraint", 'State == "Unclaimed"', "-af", "Name") == expected
-    assert ok("query", "--constraint=State == \"Unclaimed\"", SLOTS, "-af", "Name") == expected
-    assert ok("query", "-af", "Name", SLOTS, "-constraint=State == \"Unclaimed\"") == expected
+    assert ok("query", '--constraint=State == "Unclaimed"', SLOTS, "-af", "Name") == expected
+    assert ok("query", "-af", "Name", SLOTS, '-constraint=State == "Unclaimed"') == expected
 
 
-@pytest.mark.parametrize("single, double", [("-l", "--long"), ("-long", "--long"), ("-json", "--json"),
-                                            ("-xml", "--xml")])
+@pytest.mark.parametrize(
+    "single, double", [("-l", "--long"), ("-long", "--long"), ("-json", "--json"), ("-xml", "--xml")]
+)
 def test_single_dash_output_shapes(single: str, double: str):
     assert ok("query", JOBS, single, "-limit", "2") == ok("query", JOBS, double, "--limit", "2")
 
@@ -94,20 +95,25 @@ def test_af_job_id_label_comma_tab(oracle_ads):
     ads = _jobs(oracle_ads)
     ids = [f"{ad['ClusterId']}.{ad['ProcId']}" for ad in ads]
     assert ok("query", JOBS, "-af:j", "Owner", "-limit", "3") == "".join(
-        f"{i} {ad['Owner']}\n" for i, ad in zip(ids, ads))
+        f"{i} {ad['Owner']}\n" for i, ad in zip(ids, ads)
+    )
     assert ok("query", JOBS, "-af:l", "Owner", "ProcId", "-limit", "3") == "".join(
-        f"Owner = {ad['Owner']} ProcId = {ad['ProcId']}\n" for ad in ads)
+        f"Owner = {ad['Owner']} ProcId = {ad['ProcId']}\n" for ad in ads
+    )
     assert ok("query", JOBS, "-af:,", "Owner", "ProcId", "-limit", "3") == "".join(
-        f"{ad['Owner']}, {ad['ProcId']}\n" for ad in ads)
+        f"{ad['Owner']}, {ad['ProcId']}\n" for ad in ads
+    )
     assert ok("query", JOBS, "-af:t", "Owner", "ProcId", "-limit", "3") == "".join(
-        f"{ad['Owner']}\t{ad['ProcId']}\n" for ad in ads)
+        f"{ad['Owner']}\t{ad['ProcId']}\n" for ad in ads
+    )
 
 
 def test_af_newline_and_blank_line_between_ads(oracle_ads):
     ads = _jobs(oracle_ads, 2)
     # -af:lrng is the manual's "-long equivalent": one "Name = raw value" per line, ads apart
     assert ok("query", JOBS, "-af:lrng", "Owner", "RequestCpus", "-limit", "2") == "".join(
-        f'\nOwner = "{ad["Owner"]}"\nRequestCpus = {ad.lookup("RequestCpus")}\n' for ad in ads)
+        f'\nOwner = "{ad["Owner"]}"\nRequestCpus = {ad.lookup("RequestCpus")}\n' for ad in ads
+    )
 
 
 def test_af_capital_v_quotes_strings(oracle_ads):
@@ -135,22 +141,51 @@ def test_limit(oracle_ads):
 
 def test_format_is_printf_like(oracle_ads):
     ads = _jobs(oracle_ads)
-    out = ok("query", JOBS, "-format", "%d.", "ClusterId", "-format", "%-3d|", "ProcId",
-             "-format", "%s", "Owner", "-format", " %.1f\\n", "RequestMemory / 1024.0", "-limit", "3")
-    assert out == "".join(f"{ad['ClusterId']}.{ad['ProcId']:<3d}|{ad['Owner']} {ad['RequestMemory'] / 1024:.1f}\n"
-                          for ad in ads)
+    out = ok(
+        "query",
+        JOBS,
+        "-format",
+        "%d.",
+        "ClusterId",
+        "-format",
+        "%-3d|",
+        "ProcId",
+        "-format",
+        "%s",
+        "Owner",
+        "-format",
+        " %.1f\\n",
+        "RequestMemory / 1024.0",
+        "-limit",
+        "3",
+    )
+    assert out == "".join(
+        f"{ad['ClusterId']}.{ad['ProcId']:<3d}|{ad['Owner']} {ad['RequestMemory'] / 1024:.1f}\n" for ad in ads
+    )
 
 
 def test_format_skips_an_undefined_value():
-    assert ok("query", JOBS, "-format", "[%s]", "NoSuchAttribute", "-format", "%s\\n", "Owner",
-              "-limit", "1") == "alice\n"
+    assert (
+        ok("query", JOBS, "-format", "[%s]", "NoSuchAttribute", "-format", "%s\\n", "Owner", "-limit", "1") == "alice\n"
+    )
 
 
 # ---- errors, help, convert ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args", [["-bogus"], ["-af"], ["-af:q", "Name"], ["-limit", "x"],
-                                  ["-af:lh", "Name"], ["-format", "%d"], ["-cons", "true"], ["-autof", "Name"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-bogus"],
+        ["-af"],
+        ["-af:q", "Name"],
+        ["-limit", "x"],
+        ["-af:lh", "Name"],
+        ["-format", "%d"],
+        ["-cons", "true"],
+        ["-autof", "Name"],
+    ],
+)
 def test_usage_errors(args):
     """Mistakes, abbreviations among them (options are never abbreviated): one line, status 2."""
     res = run("query", SLOTS, *args)
@@ -203,20 +238,30 @@ def test_broken_pipe_is_quiet(tmp_path):
     big = tmp_path / "big.ad"
     big.write_text(((ROOT / SLOTS).read_text() + "\n") * 100)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "classad.cli", "convert", "--to", "old", str(big)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "classad.cli", "convert", "--to", "old", str(big)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=env,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.readline()
     proc.stdout.close()
     err = proc.stderr.read()
     proc.wait(timeout=120)
-    assert err == b"" and proc.returncode == 0      # SIGPIPE ends quietly with 0 (docs/cli.md)
+    assert err == b"" and proc.returncode == 0  # SIGPIPE ends quietly with 0 (docs/cli.md)
 
 
 def test_endless_stdin_is_refused_not_read_forever():
     """``classad query -`` over a stream without newlines stops at the line limit."""
-    proc = subprocess.run([sys.executable, "-m", "classad.cli", "query", "-"], input=b"\0" * 17_000_000,
-                          capture_output=True, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "classad.cli", "query", "-"],
+        input=b"\0" * 17_000_000,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 1 and b"Traceback" not in proc.stderr
     assert b"<stdin>:1:" in proc.stderr and b"line longer than" in proc.stderr
 
@@ -247,8 +292,9 @@ def test_af_j_is_the_job_id(oracle_ads):
     """``j`` prints ClusterId.ProcId first, as -format "%d" ClusterId -format ".%d" ProcId would:
     a slot ad has neither, so its id is empty (never ``undefined.undefined``)."""
     jobs = oracle_ads[JOBS][:3]
-    assert ok("query", JOBS, "-af:j", "Owner", "-limit", "3") == \
-        "".join(f"{ad['ClusterId']}.{ad['ProcId']} {ad['Owner']}\n" for ad in jobs)
+    assert ok("query", JOBS, "-af:j", "Owner", "-limit", "3") == "".join(
+        f"{ad['ClusterId']}.{ad['ProcId']} {ad['Owner']}\n" for ad in jobs
+    )
     slots = oracle_ads[SLOTS][:2]
     out = ok("query", SLOTS, "-af:j", "Name", "-limit", "2")
     assert out == "".join(f" {ad['Name']}\n" for ad in slots) and "undefined" not in out

@@ -37,8 +37,12 @@ def subcommands(parser: CommandParser) -> Iterator[tuple[str, CommandParser]]:
 
 
 PARSERS = {"classad": classad_cli.build_parser(), "matchmaker": commands.build_parser()}
-SUBCOMMANDS = [(command, name, sub) for command, parser in PARSERS.items() for name, sub in subcommands(parser)
-               if not (command == "classad" and name == "query")]          # query has its own reader
+SUBCOMMANDS = [
+    (command, name, sub)
+    for command, parser in PARSERS.items()
+    for name, sub in subcommands(parser)
+    if not (command == "classad" and name == "query")
+]  # query has its own reader
 
 
 def _sample_value(action: argparse.Action) -> str:
@@ -93,9 +97,15 @@ LONG_OPTIONS = _long_options()
 
 def test_every_subcommand_is_checked():
     names = {(c, n) for c, n, _ in SUBCOMMANDS}
-    assert {("matchmaker", "negotiate"), ("matchmaker", "analyze"), ("matchmaker", "simulate"),
-            ("matchmaker", "userprio"), ("classad", "eval"), ("classad", "convert"),
-            ("classad", "analyze")} <= names
+    assert {
+        ("matchmaker", "negotiate"),
+        ("matchmaker", "analyze"),
+        ("matchmaker", "simulate"),
+        ("matchmaker", "userprio"),
+        ("classad", "eval"),
+        ("classad", "convert"),
+        ("classad", "analyze"),
+    } <= names
     assert len(LONG_OPTIONS) > 40
 
 
@@ -107,8 +117,9 @@ def _comparable(ns: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in vars(ns).items() if k != "run"}
 
 
-@pytest.mark.parametrize("command, name, action, option", LONG_OPTIONS,
-                         ids=[f"{c}-{n}{o}" for c, n, _, o in LONG_OPTIONS])
+@pytest.mark.parametrize(
+    "command, name, action, option", LONG_OPTIONS, ids=[f"{c}-{n}{o}" for c, n, _, o in LONG_OPTIONS]
+)
 def test_both_spellings_of_every_long_option(command, name, action, option):
     """``-name`` means what ``--name`` means, with its value after a space (and after ``=``
     for an option of one value)."""
@@ -121,8 +132,9 @@ def test_both_spellings_of_every_long_option(command, name, action, option):
         assert _comparable(joined) == _comparable(two)
 
 
-@pytest.mark.parametrize("command, name, action, option", LONG_OPTIONS,
-                         ids=[f"{c}-{n}{o}" for c, n, _, o in LONG_OPTIONS])
+@pytest.mark.parametrize(
+    "command, name, action, option", LONG_OPTIONS, ids=[f"{c}-{n}{o}" for c, n, _, o in LONG_OPTIONS]
+)
 def test_no_option_is_abbreviated(command, name, action, option):
     sub = PARSERS[command]._subparsers._group_actions[0].choices[name]
     sub.one_dash_spellings()
@@ -140,8 +152,14 @@ QUERY_OPTIONS = sorted(n for n in cli_query._OPTIONS if len(n) > 1 and n not in 
 
 @pytest.mark.parametrize("option", QUERY_OPTIONS)
 def test_query_takes_both_spellings(option):
-    value = {"constraint": ["true"], "sort": ["Name"], "limit": ["2"], "format": ["%s", "Name"],
-             "from": ["old"], "attributes": ["Name"]}.get(option, [])
+    value = {
+        "constraint": ["true"],
+        "sort": ["Name"],
+        "limit": ["2"],
+        "format": ["%s", "Name"],
+        "from": ["old"],
+        "attributes": ["Name"],
+    }.get(option, [])
     one = cli_query.parse_args(["f.ad", f"-{option}", *value])
     two = cli_query.parse_args(["f.ad", f"--{option}", *value])
     assert vars(one) == vars(two)
@@ -170,8 +188,14 @@ def run_classad(capsys, *argv: str) -> tuple[int, str, str]:
     return status, captured.out, captured.err
 
 
-POOL = ["--config", str(EXAMPLE / "negotiator.config"), "--slots", str(EXAMPLE / "slots.ads"),
-        "--jobs", str(EXAMPLE / "jobs.ads")]
+POOL = [
+    "--config",
+    str(EXAMPLE / "negotiator.config"),
+    "--slots",
+    str(EXAMPLE / "slots.ads"),
+    "--jobs",
+    str(EXAMPLE / "jobs.ads"),
+]
 
 MATCHMAKER_MISTAKES = [
     (["negotiate", *POOL, "--now", "garbage"], "matchmaker negotiate", "--now"),
@@ -195,7 +219,7 @@ def test_matchmaker_mistakes_are_one_line_and_status_2(argv, prog, words):
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"{prog}: command-line error: ") and words in err, err
     assert f"(see '{prog} -help')" in err
-    assert not any(Path(name).exists() for name in (NOW, "x.db"))       # nothing created in the cwd
+    assert not any(Path(name).exists() for name in (NOW, "x.db"))  # nothing created in the cwd
 
 
 CLASSAD_MISTAKES = [
@@ -217,9 +241,14 @@ def test_classad_mistakes_are_one_line_and_status_2(capsys, argv, prog, words):
     assert err.count("\n") == 1 and err.startswith(f"{prog}: command-line error: ") and words in err, err
 
 
-@pytest.mark.parametrize("argv, prog", [(["negotiate", "-help"], "matchmaker negotiate"),
-                                        (["simulate", "--help"], "matchmaker simulate"),
-                                        (["-h"], "matchmaker")])
+@pytest.mark.parametrize(
+    "argv, prog",
+    [
+        (["negotiate", "-help"], "matchmaker negotiate"),
+        (["simulate", "--help"], "matchmaker simulate"),
+        (["-h"], "matchmaker"),
+    ],
+)
 def test_help_is_the_subcommands_own(argv, prog):
     status, out, err = run_matchmaker(*argv)
     assert status == 0 and err == "" and out.startswith(f"usage: {prog} ")
@@ -246,13 +275,17 @@ def test_a_reader_that_goes_away_ends_the_command_quietly_with_0():
     assert status == 0 and err.getvalue() == ""
 
 
-@pytest.mark.parametrize("module, words", [("classad", ["convert", "--to", "old", str(EXAMPLE / "jobs.ads")]),
-                                           ("matchmaker", ["negotiate", *POOL, "--now", NOW])])
+@pytest.mark.parametrize(
+    "module, words",
+    [
+        ("classad", ["convert", "--to", "old", str(EXAMPLE / "jobs.ads")]),
+        ("matchmaker", ["negotiate", *POOL, "--now", NOW]),
+    ],
+)
 def test_python_m_runs_the_command_and_a_closed_pipe_exits_0(module, words):
     """``python -m classad`` / ``python -m matchmaker``; the reader stops after one line
     (``| head -1``): no message, status 0."""
-    proc = subprocess.Popen([sys.executable, "-m", module, *words], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-m", module, *words], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
     assert proc.stdout.readline()
     proc.stdout.close()
@@ -261,11 +294,25 @@ def test_python_m_runs_the_command_and_a_closed_pipe_exits_0(module, words):
     assert proc.wait(timeout=120) == 0 and err == b""
 
 
-@pytest.mark.parametrize("argv", [
-    ["simulate", "--config", "missing.config", "--slots", "s", "--jobs", "j", "--duration", "1h"],
-    ["diff", "--config", "missing.config", "--config", "other.config", "--slots", "s", "--jobs", "j",
-     "--duration", "1h"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--config", "missing.config", "--slots", "s", "--jobs", "j", "--duration", "1h"],
+        [
+            "diff",
+            "--config",
+            "missing.config",
+            "--config",
+            "other.config",
+            "--slots",
+            "s",
+            "--jobs",
+            "j",
+            "--duration",
+            "1h",
+        ],
+    ],
+)
 def test_plot_without_matplotlib_is_refused_before_any_work(monkeypatch, argv):
     """The configuration named does not even exist: nothing is read before the refusal."""
     import importlib.util
@@ -286,8 +333,17 @@ def test_control_characters_in_an_error_are_shown_as_escapes(tmp_path):
     terminal raw (no escape sequences, no bell)."""
     config = tmp_path / "binary.config"
     config.write_bytes(b"\x7fELF\x02\x01\x01\x00\x1b[31mRED\x07 = \x9b\xff\n")
-    status, out, err = run_matchmaker("negotiate", "--config", str(config), "--slots", str(EXAMPLE / "slots.ads"),
-                                      "--jobs", str(EXAMPLE / "jobs.ads"), "--now", NOW)
+    status, out, err = run_matchmaker(
+        "negotiate",
+        "--config",
+        str(config),
+        "--slots",
+        str(EXAMPLE / "slots.ads"),
+        "--jobs",
+        str(EXAMPLE / "jobs.ads"),
+        "--now",
+        NOW,
+    )
     assert status == 1 and err.count("\n") == 1, err
     line = err.rstrip("\n")
     assert all(ch == "\t" or (" " <= ch < "\x7f") or ch > "\x9f" for ch in line), repr(line)

@@ -21,16 +21,52 @@ def _clock() -> float:
     return NOW
 
 
-SMALL = ["0", "1", "2", "3", "-1", "-9223372036854775808", "9223372036854775807", "0.0", "-0.0", "1.5",
-         "2.0", "-2.5", "1e308", 'real("NaN")', '"x"', '"X"', '"y"', '""', "true", "false", "undefined",
-         "error"]
+SMALL = [
+    "0",
+    "1",
+    "2",
+    "3",
+    "-1",
+    "-9223372036854775808",
+    "9223372036854775807",
+    "0.0",
+    "-0.0",
+    "1.5",
+    "2.0",
+    "-2.5",
+    "1e308",
+    'real("NaN")',
+    '"x"',
+    '"X"',
+    '"y"',
+    '""',
+    "true",
+    "false",
+    "undefined",
+    "error",
+]
 REFS = NAMES + ["MY." + n for n in NAMES[:6]] + ["TARGET." + n for n in NAMES[:8]] + ["OTHER.a", "missing"]
-OPS = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "=?=", "=!=", "&&", "||", "&", "|", "^",
-       "<<", ">>"]
-CALLS = ["isUndefined({})", "isError({})", "isString({})", "isInteger({})", "isReal({})", "isBoolean({})",
-         "int({})", "real({})", "floor({})", "ceiling({})", "round({})", "int({} * 1.5)",
-         "toLower({})", "size({})", "member({}, {{1, \"x\", 2.0}})",
-         "stringListMember({}, \"x,y\")", "ifThenElse({0}, {0} + 1, {0})", "strcat({}, \"x\")"]
+OPS = ["+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "=?=", "=!=", "&&", "||", "&", "|", "^", "<<", ">>"]
+CALLS = [
+    "isUndefined({})",
+    "isError({})",
+    "isString({})",
+    "isInteger({})",
+    "isReal({})",
+    "isBoolean({})",
+    "int({})",
+    "real({})",
+    "floor({})",
+    "ceiling({})",
+    "round({})",
+    "int({} * 1.5)",
+    "toLower({})",
+    "size({})",
+    'member({}, {{1, "x", 2.0}})',
+    'stringListMember({}, "x,y")',
+    "ifThenElse({0}, {0} + 1, {0})",
+    'strcat({}, "x")',
+]
 
 
 def focused(max_leaves: int = 10) -> st.SearchStrategy[str]:
@@ -49,14 +85,56 @@ def focused(max_leaves: int = 10) -> st.SearchStrategy[str]:
     return st.recursive(leaves, extend, max_leaves=max_leaves)
 
 
-values = st.one_of(st.sampled_from(SMALL), st.sampled_from(SMALL), literals(), focused(4), expressions(max_leaves=3),
-                   st.sampled_from(["{1, 2}", '{"a", "B"}', "[q = 1]", "a", "MY.b", "TARGET.a",
-                                    "x + 1", "u", "a + b", 'strcat(s, "z")', "relTime(5)"]))
-small_num = st.sampled_from(["0", "1", "2", "-1", "1.0", "2.5", "0.0", "-0.0", "true", '"x"', '"X"', "1e308",
-                             "-1e308", "undefined", "error", "{1}", "-1e308 * 10", "a", "b + 1", "TARGET.b"])
-ads = st.tuples(st.fixed_dictionaries({"a": small_num, "b": small_num, "n": small_num}),
-                st.dictionaries(st.sampled_from(NAMES), values, max_size=6)).map(
-    lambda t: "[" + "; ".join(f"{k} = {v}" for k, v in {**t[0], **t[1]}.items()) + "]")
+values = st.one_of(
+    st.sampled_from(SMALL),
+    st.sampled_from(SMALL),
+    literals(),
+    focused(4),
+    expressions(max_leaves=3),
+    st.sampled_from(
+        [
+            "{1, 2}",
+            '{"a", "B"}',
+            "[q = 1]",
+            "a",
+            "MY.b",
+            "TARGET.a",
+            "x + 1",
+            "u",
+            "a + b",
+            'strcat(s, "z")',
+            "relTime(5)",
+        ]
+    ),
+)
+small_num = st.sampled_from(
+    [
+        "0",
+        "1",
+        "2",
+        "-1",
+        "1.0",
+        "2.5",
+        "0.0",
+        "-0.0",
+        "true",
+        '"x"',
+        '"X"',
+        "1e308",
+        "-1e308",
+        "undefined",
+        "error",
+        "{1}",
+        "-1e308 * 10",
+        "a",
+        "b + 1",
+        "TARGET.b",
+    ]
+)
+ads = st.tuples(
+    st.fixed_dictionaries({"a": small_num, "b": small_num, "n": small_num}),
+    st.dictionaries(st.sampled_from(NAMES), values, max_size=6),
+).map(lambda t: "[" + "; ".join(f"{k} = {v}" for k, v in {**t[0], **t[1]}.items()) + "]")
 
 
 def _ad(text: str) -> ClassAd:
@@ -69,8 +147,9 @@ def _same(col_values: list, expected: list) -> None:
     assert got == want
 
 
-def _check(exprs: list[str] | str, row_texts: list[str], fixed_text: str | None, row_side: str,
-           compact: bool = False) -> None:
+def _check(
+    exprs: list[str] | str, row_texts: list[str], fixed_text: str | None, row_side: str, compact: bool = False
+) -> None:
     """``compact``: the rows in shared layouts (classad.layout), as the matchmaker keeps
     slot ads: the table then reads bare literal values, the layout template's among them."""
     try:
@@ -96,8 +175,7 @@ def _check_one(node, table, rows, fixed, row_side) -> None:
         expected = [evaluate_top(node, fixed, new_state(fixed, r, clock=_clock)) for r in rows]
     _same(col.to_values(), expected)
     every_other = np.arange(0, len(rows), 2)
-    col = evaluate_column(node, table, row_side=row_side, other=fixed, state=new_state(clock=_clock),
-                          rows=every_other)
+    col = evaluate_column(node, table, row_side=row_side, other=fixed, state=new_state(clock=_clock), rows=every_other)
     _same(col.to_values(), expected[::2])
 
 
@@ -113,9 +191,16 @@ def _check_attrs(table, rows, fixed, row_side) -> None:
 
 top = st.one_of(
     st.tuples(focused(6), st.sampled_from(OPS), focused(6)).map(lambda t: f"{t[0]} {t[1]} {t[2]}"),
-    focused(10), expressions(max_leaves=10))
-cases = dict(expr=st.lists(top, min_size=4, max_size=8), rows=st.lists(ads, min_size=1, max_size=5),
-             fixed=ads, side=st.sampled_from(["my", "target"]), alone=st.booleans())
+    focused(10),
+    expressions(max_leaves=10),
+)
+cases = dict(
+    expr=st.lists(top, min_size=4, max_size=8),
+    rows=st.lists(ads, min_size=1, max_size=5),
+    fixed=ads,
+    side=st.sampled_from(["my", "target"]),
+    alone=st.booleans(),
+)
 _settings = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -135,32 +220,45 @@ def test_matches_scalar_strict_mode(expr, rows, fixed, side, alone):
         set_strict_mode(False)
 
 
-policy_exprs = st.sampled_from([
-    "KeyboardIdle > 15 * 60 && LoadAvg - CondorLoadAvg <= 0.3 && TARGET.Owner != \"root\"",
-    "TARGET.RequestMemory <= MY.Memory && TARGET.RequestCpus <= Cpus",
-    "TARGET.Arch == \"X86_64\" && TARGET.OpSys == \"LINUX\" && TARGET.Memory >= RequestMemory",
-    "TARGET.KFlops / 1000 + (TARGET.Memory ?: 0) * 0.5",
-    "ifThenElse(isUndefined(TARGET.Mips), 0, TARGET.Mips) / (LoadAvg + 1)",
-    "stringListMember(TARGET.Owner, \"alice,bob\") || Memory % 3 == 1",
-    "TARGET.Owner =?= Owner || TARGET.Owner =!= undefined",
-    "-(KFlops) * 3 / (Memory - 2048) > Disk",
-    "member(Cpus, {1, 2, 4}) ? real(Memory) : int(LoadAvg * 10)",
-    "floor(LoadAvg) + ceiling(LoadAvg) - round(LoadAvg)",
-])
-num = st.one_of(st.integers(-5, 5000), st.floats(-10, 1e4, allow_nan=False).map(repr),
-                st.sampled_from(["undefined", "error", '"x"', "true", "1e308 * 10"]))
+policy_exprs = st.sampled_from(
+    [
+        'KeyboardIdle > 15 * 60 && LoadAvg - CondorLoadAvg <= 0.3 && TARGET.Owner != "root"',
+        "TARGET.RequestMemory <= MY.Memory && TARGET.RequestCpus <= Cpus",
+        'TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory',
+        "TARGET.KFlops / 1000 + (TARGET.Memory ?: 0) * 0.5",
+        "ifThenElse(isUndefined(TARGET.Mips), 0, TARGET.Mips) / (LoadAvg + 1)",
+        'stringListMember(TARGET.Owner, "alice,bob") || Memory % 3 == 1',
+        "TARGET.Owner =?= Owner || TARGET.Owner =!= undefined",
+        "-(KFlops) * 3 / (Memory - 2048) > Disk",
+        "member(Cpus, {1, 2, 4}) ? real(Memory) : int(LoadAvg * 10)",
+        "floor(LoadAvg) + ceiling(LoadAvg) - round(LoadAvg)",
+    ]
+)
+num = st.one_of(
+    st.integers(-5, 5000),
+    st.floats(-10, 1e4, allow_nan=False).map(repr),
+    st.sampled_from(["undefined", "error", '"x"', "true", "1e308 * 10"]),
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(expr=policy_exprs, cols=st.lists(st.tuples(num, num, num, num, num, num), min_size=1, max_size=8),
-       owner=st.sampled_from(['"alice"', '"ALICE"', '"root"', "undefined", "3"]),
-       side=st.sampled_from(["my", "target"]), compact=st.booleans())
+@given(
+    expr=policy_exprs,
+    cols=st.lists(st.tuples(num, num, num, num, num, num), min_size=1, max_size=8),
+    owner=st.sampled_from(['"alice"', '"ALICE"', '"root"', "undefined", "3"]),
+    side=st.sampled_from(["my", "target"]),
+    compact=st.booleans(),
+)
 def test_policy_expressions(expr, cols, owner, side, compact):
-    rows = [f"[KeyboardIdle = {a}; LoadAvg = {b}; CondorLoadAvg = {c}; Memory = {d}; Cpus = {e}; "
-            f"KFlops = {f}; Disk = 100; Arch = \"x86_64\"; OpSys = \"LINUX\"; Owner = \"bob\"]"
-            for a, b, c, d, e, f in cols]
-    fixed = (f"[Owner = {owner}; RequestMemory = 1024; RequestCpus = 1; Memory = 10; KFlops = 5; "
-             f"Mips = undefined; Arch = \"X86_64\"; OpSys = \"linux\"]")
+    rows = [
+        f"[KeyboardIdle = {a}; LoadAvg = {b}; CondorLoadAvg = {c}; Memory = {d}; Cpus = {e}; "
+        f'KFlops = {f}; Disk = 100; Arch = "x86_64"; OpSys = "LINUX"; Owner = "bob"]'
+        for a, b, c, d, e, f in cols
+    ]
+    fixed = (
+        f"[Owner = {owner}; RequestMemory = 1024; RequestCpus = 1; Memory = 10; KFlops = 5; "
+        f'Mips = undefined; Arch = "X86_64"; OpSys = "linux"]'
+    )
     _check(expr, rows, fixed, side, compact)
 
 
@@ -171,24 +269,33 @@ def test_no_rows(expr):
 
 
 _simple_refs = st.sampled_from(["a", "b", "n", "TARGET.a", "TARGET.b", "MY.n", "a", "b", "missing"])
-_edge_values = st.sampled_from(["undefined", "error", "1e308", "-1e308", 'real("NaN")', "9223372036854775807",
-                                "-9223372036854775808", "3"])
+_edge_values = st.sampled_from(
+    ["undefined", "error", "1e308", "-1e308", 'real("NaN")', "9223372036854775807", "-9223372036854775808", "3"]
+)
 simple_leaf = st.one_of(_simple_refs, _simple_refs, _simple_refs, small_num, _edge_values)
 simple_expr = st.one_of(
     st.tuples(simple_leaf, st.sampled_from(OPS), simple_leaf).map(lambda t: f"{t[0]} {t[1]} {t[2]}"),
     st.tuples(simple_leaf, st.sampled_from(OPS), simple_leaf, st.sampled_from(OPS), simple_leaf).map(
-        lambda t: f"({t[0]} {t[1]} {t[2]}) {t[3]} {t[4]}"),
+        lambda t: f"({t[0]} {t[1]} {t[2]}) {t[3]} {t[4]}"
+    ),
     st.tuples(st.sampled_from(["-", "!", "+", "~"]), simple_leaf).map(lambda t: f"{t[0]}{t[1]}"),
     st.tuples(st.sampled_from(CALLS), simple_leaf).map(lambda t: t[0].format(t[1])),
     st.tuples(simple_leaf, simple_leaf, simple_leaf).map(lambda t: f"{t[0]} ? {t[1]} : {t[2]}"),
 )
 simple_row = st.tuples(small_num, small_num, small_num, st.booleans()).map(
-    lambda t: f"[a = {t[0]}; b = {t[1]}" + (f"; n = {t[2]}]" if t[3] else "]"))
+    lambda t: f"[a = {t[0]}; b = {t[1]}" + (f"; n = {t[2]}]" if t[3] else "]")
+)
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
-@given(exprs=st.lists(simple_expr, min_size=10, max_size=20), rows=st.lists(simple_row, min_size=2, max_size=8),
-       fixed=simple_row, side=st.sampled_from(["my", "target"]), strict=st.booleans(), compact=st.booleans())
+@given(
+    exprs=st.lists(simple_expr, min_size=10, max_size=20),
+    rows=st.lists(simple_row, min_size=2, max_size=8),
+    fixed=simple_row,
+    side=st.sampled_from(["my", "target"]),
+    strict=st.booleans(),
+    compact=st.booleans(),
+)
 def test_operators_on_small_values(exprs, rows, fixed, side, strict, compact):
     set_strict_mode(strict)
     try:
@@ -197,64 +304,95 @@ def test_operators_on_small_values(exprs, rows, fixed, side, strict, compact):
         set_strict_mode(False)
 
 
-_JOB_REQS = st.sampled_from([
-    'TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory',
-    '(TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") && (TARGET.Disk >= RequestDisk)',
-    'ifThenElse(isUndefined(OTHER.Mips), 0, TARGET.Mips) > 10 && (TARGET.KFlops ?: 1) > RequestMemory',
-    '!(TARGET.Arch == "X86_64") || TARGET.Memory * 2 >= RequestMemory',
-])
-_EXTRA = st.sampled_from(["", "target = [Arch = \"X86_64\"; OpSys = \"LINUX\"];", "other = 3;"])
+_JOB_REQS = st.sampled_from(
+    [
+        'TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= RequestMemory',
+        '(TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") && (TARGET.Disk >= RequestDisk)',
+        "ifThenElse(isUndefined(OTHER.Mips), 0, TARGET.Mips) > 10 && (TARGET.KFlops ?: 1) > RequestMemory",
+        '!(TARGET.Arch == "X86_64") || TARGET.Memory * 2 >= RequestMemory',
+    ]
+)
+_EXTRA = st.sampled_from(["", 'target = [Arch = "X86_64"; OpSys = "LINUX"];', "other = 3;"])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(reqs=st.lists(st.tuples(_JOB_REQS, st.integers(0, 3000), _EXTRA), min_size=2, max_size=5),
-       cols=st.lists(st.tuples(num, num, st.sampled_from(['"X86_64"', '"x86_64"', '"ARM"', "undefined", "3"]),
-                               st.sampled_from(["", "my = [Arch = 1];"])), min_size=1, max_size=8))
+@given(
+    reqs=st.lists(st.tuples(_JOB_REQS, st.integers(0, 3000), _EXTRA), min_size=2, max_size=5),
+    cols=st.lists(
+        st.tuples(
+            num,
+            num,
+            st.sampled_from(['"X86_64"', '"x86_64"', '"ARM"', "undefined", "3"]),
+            st.sampled_from(["", "my = [Arch = 1];"]),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+)
 def test_requests_share_their_row_only_parts(reqs, cols):
     """Many requests over one slot table: the parts of their Requirements that read only the
     slot (TARGET.Arch == "X86_64") are computed once and shared, with the scalar answers,
     also when a request defines ``target`` or ``other`` itself or a slot defines ``my``."""
-    rows = [ClassAd(f"[Memory = {m}; Disk = {d}; Arch = {arch}; OpSys = \"LINUX\"; Mips = 20; KFlops = {m}; {extra}]")
-            for m, d, arch, extra in cols]
+    rows = [
+        ClassAd(f'[Memory = {m}; Disk = {d}; Arch = {arch}; OpSys = "LINUX"; Mips = 20; KFlops = {m}; {extra}]')
+        for m, d, arch, extra in cols
+    ]
     table = AdTable(rows)
     for _ in range(2):
         for req, size, extra in reqs:
             fixed = ClassAd(f"[Requirements = {req}; RequestMemory = {size}; RequestDisk = {size}; {extra}]")
-            col = evaluate_attribute(table, "Requirements", row_side="target", other=fixed,
-                                     state=new_state(clock=_clock))
+            col = evaluate_attribute(
+                table, "Requirements", row_side="target", other=fixed, state=new_state(clock=_clock)
+            )
             expected = [fixed.evaluate("Requirements", r, state=new_state(fixed, r, clock=_clock)) for r in rows]
             _same(col.to_values(), expected)
 
 
-_KNOBS = st.sampled_from([
-    "((CurrentTime - EnteredCurrentState) > 3600) && (RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2)",
-    "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory",
-    "ifThenElse(TARGET.Owner == Owner, 1, 0) + size(strcat(TARGET.Owner, Name))",
-    "member(TARGET.Owner, {\"alice\", \"bob\"}) ? Memory : TARGET.SubmitterUserPrio",
-])
+_KNOBS = st.sampled_from(
+    [
+        "((CurrentTime - EnteredCurrentState) > 3600) && (RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2)",
+        "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory",
+        "ifThenElse(TARGET.Owner == Owner, 1, 0) + size(strcat(TARGET.Owner, Name))",
+        'member(TARGET.Owner, {"alice", "bob"}) ? Memory : TARGET.SubmitterUserPrio',
+    ]
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(knob=_KNOBS, reqs=st.lists(st.tuples(st.sampled_from(['"alice"', '"bob"', "undefined", "{1}"]),
-                                            st.sampled_from(["10.5", "500", "undefined", '"x"'])),
-                                  min_size=2, max_size=5),
-       cols=st.lists(st.tuples(num, num, st.sampled_from(['"bob"', "undefined", "TARGET.Owner"])),
-                     min_size=1, max_size=8),
-       data=st.data())
+@given(
+    knob=_KNOBS,
+    reqs=st.lists(
+        st.tuples(
+            st.sampled_from(['"alice"', '"bob"', "undefined", "{1}"]),
+            st.sampled_from(["10.5", "500", "undefined", '"x"']),
+        ),
+        min_size=2,
+        max_size=5,
+    ),
+    cols=st.lists(st.tuples(num, num, st.sampled_from(['"bob"', "undefined", "TARGET.Owner"])), min_size=1, max_size=8),
+    data=st.data(),
+)
 def test_shared_knob_results_match_scalar(knob, reqs, cols, data):
     """A knob evaluated for request after request with ``shared=True`` reuses results
     between requests that give the same values to what it reads, with the scalar answers
     (on every row and on subsets)."""
-    rows = [ClassAd(f"[EnteredCurrentState = {a}; RemoteUserPrio = {b}; Rank = {rank}; Cpus = 2; Memory = {a}; "
-                    f"Name = \"s{i}\"; Owner = \"bob\"]") for i, (a, b, rank) in enumerate(cols)]
+    rows = [
+        ClassAd(
+            f"[EnteredCurrentState = {a}; RemoteUserPrio = {b}; Rank = {rank}; Cpus = 2; Memory = {a}; "
+            f'Name = "s{i}"; Owner = "bob"]'
+        )
+        for i, (a, b, rank) in enumerate(cols)
+    ]
     table = AdTable(rows)
     node = parse_expr(knob)
     for owner, prio in reqs * 2:
         fixed = ClassAd(f"[Owner = {owner}; SubmitterUserPrio = {prio}]")
-        subset = np.asarray(sorted(set(data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=len(rows))))),
-                            dtype=np.int64)
+        subset = np.asarray(
+            sorted(set(data.draw(st.lists(st.integers(0, len(rows) - 1), max_size=len(rows))))), dtype=np.int64
+        )
         for at in (None, subset):
-            col = evaluate_column(node, table, row_side="my", other=fixed, state=new_state(clock=_clock), rows=at,
-                                  shared=True)
+            col = evaluate_column(
+                node, table, row_side="my", other=fixed, state=new_state(clock=_clock), rows=at, shared=True
+            )
             picked = rows if at is None else [rows[r] for r in at.tolist()]
             _same(col.to_values(), [evaluate_top(node, r, new_state(r, fixed, clock=_clock)) for r in picked])

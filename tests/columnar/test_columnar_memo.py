@@ -16,17 +16,34 @@ from classad.evaluate import new_state
 
 # Row attributes that read the fixed ad in different ways: scoped, unscoped fall-through,
 # through other row attributes, lazily (only on some rows), and through fixed-side expressions.
-ROW_EXPRS = st.sampled_from([
-    "TARGET.a", "TARGET.a + a", "a > 1 && TARGET.b", "a < 1 || TARGET.n =?= undefined", "u", "u + 1",
-    "ifThenElse(b, TARGET.a, TARGET.b)", "TARGET.Req", "x", "(a ?: TARGET.a) * 2", "missing_here",
-    "TARGET.u", "member(TARGET.a, {1, 2, \"x\"})", "isUndefined(TARGET.z) ? a : b", "CurrentTime - a",
-])
-FIXED_VALUES = st.sampled_from(["0", "1", "2", "1.0", "true", '"x"', '"X"', "undefined", "error", "a + 1",
-                                "TARGET.a", "-0.0", "0.0"])
+ROW_EXPRS = st.sampled_from(
+    [
+        "TARGET.a",
+        "TARGET.a + a",
+        "a > 1 && TARGET.b",
+        "a < 1 || TARGET.n =?= undefined",
+        "u",
+        "u + 1",
+        "ifThenElse(b, TARGET.a, TARGET.b)",
+        "TARGET.Req",
+        "x",
+        "(a ?: TARGET.a) * 2",
+        "missing_here",
+        "TARGET.u",
+        'member(TARGET.a, {1, 2, "x"})',
+        "isUndefined(TARGET.z) ? a : b",
+        "CurrentTime - a",
+    ]
+)
+FIXED_VALUES = st.sampled_from(
+    ["0", "1", "2", "1.0", "true", '"x"', '"X"', "undefined", "error", "a + 1", "TARGET.a", "-0.0", "0.0"]
+)
 fixed_ads = st.tuples(FIXED_VALUES, FIXED_VALUES, st.booleans(), FIXED_VALUES).map(
-    lambda t: f"[a = {t[0]}; b = {t[1]}" + (f"; u = {t[3]}" if t[2] else "") + "]")
+    lambda t: f"[a = {t[0]}; b = {t[1]}" + (f"; u = {t[3]}" if t[2] else "") + "]"
+)
 row_ads = st.tuples(small_num, small_num, ROW_EXPRS, ROW_EXPRS, ROW_EXPRS, st.booleans()).map(
-    lambda t: f"[a = {t[0]}; b = {t[1]}; Req = {t[2]}; x = {t[3]}" + (f"; u = {t[4]}]" if t[5] else "]"))
+    lambda t: f"[a = {t[0]}; b = {t[1]}; Req = {t[2]}; x = {t[3]}" + (f"; u = {t[4]}]" if t[5] else "]")
+)
 
 
 def _scalar(rows: list, fixed: ClassAd, name: str) -> list:
@@ -34,10 +51,12 @@ def _scalar(rows: list, fixed: ClassAd, name: str) -> list:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-@given(rows=st.lists(st.one_of(row_ads, ads), min_size=2, max_size=7),
-       fixed_texts=st.lists(fixed_ads, min_size=2, max_size=6),
-       subsets=st.lists(st.sampled_from(["all", "even", "odd", "first", "last"]), min_size=1, max_size=3),
-       strict=st.booleans())
+@given(
+    rows=st.lists(st.one_of(row_ads, ads), min_size=2, max_size=7),
+    fixed_texts=st.lists(fixed_ads, min_size=2, max_size=6),
+    subsets=st.lists(st.sampled_from(["all", "even", "odd", "first", "last"]), min_size=1, max_size=3),
+    strict=st.booleans(),
+)
 def test_shared_results_equal_fresh_evaluation(rows, fixed_texts, subsets, strict):
     try:
         row_ads_ = [ClassAd(t) for t in rows]
@@ -48,24 +67,33 @@ def test_shared_results_equal_fresh_evaluation(rows, fixed_texts, subsets, stric
     try:
         table = AdTable(row_ads_)
         n = len(row_ads_)
-        picks = {"all": np.arange(n), "even": np.arange(0, n, 2), "odd": np.arange(1, n, 2),
-                 "first": np.arange(0, 1), "last": np.arange(n - 1, n)}
+        picks = {
+            "all": np.arange(n),
+            "even": np.arange(0, n, 2),
+            "odd": np.arange(1, n, 2),
+            "first": np.arange(0, 1),
+            "last": np.arange(n - 1, n),
+        }
         for _round in range(2):
             for fixed in fixeds:
                 for name in ("Req", "x", "u"):
                     expected = _scalar(row_ads_, fixed, name)
                     for which in subsets:
                         at = picks[which]
-                        col = evaluate_attribute(table, name, row_side="my", other=fixed,
-                                                 state=new_state(clock=_clock), rows=at)
+                        col = evaluate_attribute(
+                            table, name, row_side="my", other=fixed, state=new_state(clock=_clock), rows=at
+                        )
                         _same(col.to_values(), [expected[i] for i in at.tolist()])
     finally:
         set_strict_mode(False)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
-@given(rows=st.lists(row_ads, min_size=2, max_size=6), fixed_texts=st.lists(fixed_ads, min_size=2, max_size=5),
-       exprs=st.lists(focused(6), min_size=1, max_size=4))
+@given(
+    rows=st.lists(row_ads, min_size=2, max_size=6),
+    fixed_texts=st.lists(fixed_ads, min_size=2, max_size=5),
+    exprs=st.lists(focused(6), min_size=1, max_size=4),
+)
 def test_expressions_over_shared_attributes(rows, fixed_texts, exprs):
     """Whole expressions (which read the row attributes through the store) on both sides."""
     from classad.evaluate import evaluate_top
@@ -89,20 +117,24 @@ def test_expressions_over_shared_attributes(rows, fixed_texts, exprs):
 
 
 def test_requests_agreeing_on_what_is_read_share_one_result():
-    rows = [ClassAd(f"[Memory = {m}; Requirements = TARGET.RequestMemory <= Memory && KeyboardIdle > 10; "
-                    f"KeyboardIdle = {k}]") for m, k in ((100, 5), (200, 50), (300, 500))]
+    rows = [
+        ClassAd(
+            f"[Memory = {m}; Requirements = TARGET.RequestMemory <= Memory && KeyboardIdle > 10; KeyboardIdle = {k}]"
+        )
+        for m, k in ((100, 5), (200, 50), (300, 500))
+    ]
     table = AdTable(rows)
 
     def ok(request: str) -> list:
         col = evaluate_attribute(table, "Requirements", other=ClassAd(request), state=new_state())
         return col.to_values()
 
-    assert ok("[RequestMemory = 150; Owner = \"a\"]") == [False, True, True]
-    assert ok("[RequestMemory = 250; Owner = \"a\"]") == [False, False, True]
+    assert ok('[RequestMemory = 150; Owner = "a"]') == [False, True, True]
+    assert ok('[RequestMemory = 250; Owner = "a"]') == [False, False, True]
     memo = table.shared_memo()
     assert (memo.hits, memo.misses) == (0, 2)
     # Another owner, same RequestMemory: the Requirements do not read Owner, so the result is shared.
-    assert ok("[RequestMemory = 150; Owner = \"b\"]") == [False, True, True]
+    assert ok('[RequestMemory = 150; Owner = "b"]') == [False, True, True]
     assert memo.hits == 1
     # 150.0 is not 150 for the store (a real compares like an integer here, but need not elsewhere).
     assert ok("[RequestMemory = 150.0]") == [False, True, True]
@@ -116,8 +148,13 @@ def test_a_table_is_freed_without_the_cycle_collector():
     import gc
     import weakref
 
-    rows = [ClassAd(f"[Memory = {m}; Requirements = (KeyboardIdle > 10) && TARGET.RequestMemory <= Memory; "
-                    f"KeyboardIdle = {m // 10}]") for m in (100, 200, 300)]
+    rows = [
+        ClassAd(
+            f"[Memory = {m}; Requirements = (KeyboardIdle > 10) && TARGET.RequestMemory <= Memory; "
+            f"KeyboardIdle = {m // 10}]"
+        )
+        for m in (100, 200, 300)
+    ]
     table = AdTable(rows)
     for request in ("[RequestMemory = 150]", "[RequestMemory = 250]"):
         evaluate_attribute(table, "Requirements", other=ClassAd(request), state=new_state())

@@ -50,7 +50,7 @@ def test_shared_expression_nodes_grouped_per_row():
 
 def test_target_side_bound_once():
     job = ClassAd('[RequestMemory = 100; Requirements = TARGET.Memory >= RequestMemory && Owner == "u"]')
-    t = _rows('[Memory = 50; Owner = "u"]', '[Memory = 150; Owner = "U"]', '[Memory = 150]')
+    t = _rows('[Memory = 50; Owner = "u"]', '[Memory = 150; Owner = "U"]', "[Memory = 150]")
     got = evaluate_attribute(t, "Requirements", row_side="target", other=job).to_values()
     # Owner is missing from the job: looked up in the slot (the partner), so the last row is Undefined.
     assert got == [False, True, UNDEFINED]
@@ -127,9 +127,15 @@ def test_subset_of_rows():
     assert evaluate_attribute(t, "a", rows=rows).to_values() == [2, UNDEFINED]
 
 
-_PACKABLE = st.one_of(st.booleans(), st.integers(-(1 << 63), (1 << 63) - 1), st.sampled_from([0, 1, -1, 127, 128, -129]),
-                      st.floats(allow_nan=False), st.sampled_from([0.0, -0.0]), st.text(max_size=3),
-                      st.sampled_from([UNDEFINED, ERROR]))
+_PACKABLE = st.one_of(
+    st.booleans(),
+    st.integers(-(1 << 63), (1 << 63) - 1),
+    st.sampled_from([0, 1, -1, 127, 128, -129]),
+    st.floats(allow_nan=False),
+    st.sampled_from([0.0, -0.0]),
+    st.text(max_size=3),
+    st.sampled_from([UNDEFINED, ERROR]),
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -142,20 +148,44 @@ def test_packed_columns_unpack_to_the_same_values(values, data):
     packed = Packed(col)
     as_bits = lambda vs: [(type(v), math.copysign(1, v), v) if type(v) is float else (type(v), v) for v in vs]
     assert as_bits(packed.unpack().to_values()) == as_bits(values)
-    rows = np.asarray(data.draw(st.lists(st.integers(0, max(0, len(values) - 1)), max_size=len(values)))
-                      if values else [], dtype=np.int64)
+    rows = np.asarray(
+        data.draw(st.lists(st.integers(0, max(0, len(values) - 1)), max_size=len(values))) if values else [],
+        dtype=np.int64,
+    )
     assert as_bits(packed.unpack(rows).to_values()) == as_bits([values[r] for r in rows.tolist()])
 
 
 _FRESH = itertools.count()
-_COLUMN_VALUES = st.sampled_from(["true", "false", "0", "1", "-7", "9223372036854775807", "1.0", "-0.0", "2.5",
-                                  '"x"', '"X"', '""', "undefined", "error", "{1, 2}", "[q = 1]", "a + 1",
-                                  'absTime("2024-01-01T00:00:00Z")', "relTime(5)"])
+_COLUMN_VALUES = st.sampled_from(
+    [
+        "true",
+        "false",
+        "0",
+        "1",
+        "-7",
+        "9223372036854775807",
+        "1.0",
+        "-0.0",
+        "2.5",
+        '"x"',
+        '"X"',
+        '""',
+        "undefined",
+        "error",
+        "{1, 2}",
+        "[q = 1]",
+        "a + 1",
+        'absTime("2024-01-01T00:00:00Z")',
+        "relTime(5)",
+    ]
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(_COLUMN_VALUES, min_size=3, max_size=3), min_size=1, max_size=6),
-       st.lists(st.booleans(), min_size=6, max_size=6))
+@given(
+    st.lists(st.lists(_COLUMN_VALUES, min_size=3, max_size=3), min_size=1, max_size=6),
+    st.lists(st.booleans(), min_size=6, max_size=6),
+)
 def test_columns_hold_each_ads_literal_or_expression(rows, drop_c):
     """A table's column gives each row what its ad holds: the literal's value with its type,
     Undefined where the ad lacks the name, the expression node itself otherwise -- read
@@ -165,8 +195,7 @@ def test_columns_hold_each_ads_literal_or_expression(rows, drop_c):
     from classad.columnar.table import HOLDS_EXPR, HOLDS_LITERAL, HOLDS_NOTHING
 
     k = next(_FRESH)  # names of this example alone: its first ad is its layout's template
-    texts = [f"[a{k} = {a}; b{k} = {b}" + ("]" if drop else f"; c{k} = {c}]")
-             for (a, b, c), drop in zip(rows, drop_c)]
+    texts = [f"[a{k} = {a}; b{k} = {b}" + ("]" if drop else f"; c{k} = {c}]") for (a, b, c), drop in zip(rows, drop_c)]
     ads = [ClassAd(t) for t in texts]
     for table in (AdTable([ClassAd(t) for t in texts]), AdTable([ClassAd(t).compact() for t in texts])):
         for name in (f"a{k}", f"b{k}", f"c{k}", "missing"):

@@ -16,9 +16,24 @@ from support import ROOT
 
 def run_example(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
     environ = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1", **env}
-    return subprocess.run([sys.executable, "-m", "pytest", str(ROOT / "examples/property-testing"),
-                           "-p", "no:cacheprovider", "--rootdir", str(ROOT), *args],
-                          cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(ROOT / "examples/property-testing"),
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(ROOT),
+            *args,
+        ],
+        cwd=tmp_path,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.mark.slow
@@ -38,7 +53,7 @@ def test_the_example_catches_the_wrong_policy(tmp_path):
     assert proc.returncode == 1
     assert "1 failed, 2 deselected" in proc.stdout
     assert "of group_physics." in proc.stdout and "preempted group_chemistry." in proc.stdout
-    failing = proc.stdout[proc.stdout.index("Failing test case"):]
-    pool = failing[failing.index("pool=DrawnPool"):failing.index("short test summary")]
-    assert pool.count("slot1@") == 1 and "slot2@" not in pool      # one slot
-    assert pool.count("ClusterId = ") == 1                           # one job
+    failing = proc.stdout[proc.stdout.index("Failing test case") :]
+    pool = failing[failing.index("pool=DrawnPool") : failing.index("short test summary")]
+    assert pool.count("slot1@") == 1 and "slot2@" not in pool  # one slot
+    assert pool.count("ClusterId = ") == 1  # one job

@@ -16,8 +16,10 @@ import os
 import sys
 from typing import Callable, Optional
 
-_PRINT_AD = ("_Z13sPrintAdAsXMLRNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKN7classad7"
-             "ClassAdEPK8flat_setIS4_NS6_12CaseIgnLTStrEE")
+_PRINT_AD = (
+    "_Z13sPrintAdAsXMLRNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKN7classad7"
+    "ClassAdEPK8flat_setIS4_NS6_12CaseIgnLTStrEE"
+)
 
 
 def _new_string() -> ctypes.Array:

@@ -22,8 +22,7 @@ from classad.ad import ClassAd
 from classad.parser import KEYWORDS, parse_expr
 from classad.values import ERROR, UNDEFINED
 
-IDENTIFIERS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True).filter(
-    lambda s: s.lower() not in KEYWORDS)
+IDENTIFIERS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True).filter(lambda s: s.lower() not in KEYWORDS)
 
 # Any non-empty name without NUL; the new, JSON and XML formats quote it.
 ANY_NAMES = st.one_of(
@@ -32,28 +31,70 @@ ANY_NAMES = st.one_of(
 )
 
 # 15 significant digits, finite after rounding; -0.0 becomes 0.0 (XML prints both as 0.0).
-REALS = st.floats(allow_nan=False, allow_infinity=False).map(lambda x: float("%.15G" % x) + 0.0).filter(
-    lambda x: abs(x) != float("inf"))
-INTS = st.integers(-(2 ** 63), 2 ** 63 - 1)
+REALS = (
+    st.floats(allow_nan=False, allow_infinity=False)
+    .map(lambda x: float("%.15G" % x) + 0.0)
+    .filter(lambda x: abs(x) != float("inf"))
+)
+INTS = st.integers(-(2**63), 2**63 - 1)
 
 _CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
 ANY_STRINGS = st.text(_CHARS, max_size=12)
-OLD_STRINGS = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\n\r"),
-                      max_size=12).filter(lambda s: not s.endswith("\\"))
+OLD_STRINGS = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\n\r"), max_size=12).filter(
+    lambda s: not s.endswith("\\")
+)
 
 # Expression texts built from a few shapes; each is parsed by our parser.
-_OPERATORS = ["+", "-", "*", "/", "%", "<", "<=", ">=", ">", "==", "!=", "=?=", "=!=", "&&", "||",
-              "&", "|", "^", "<<", ">>", "is", "isnt"]
+_OPERATORS = [
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<",
+    "<=",
+    ">=",
+    ">",
+    "==",
+    "!=",
+    "=?=",
+    "=!=",
+    "&&",
+    "||",
+    "&",
+    "|",
+    "^",
+    "<<",
+    ">>",
+    "is",
+    "isnt",
+]
 _SIMPLE_EXPRS = [
-    "TARGET.RequestCpus <= MY.Cpus", "x ?: 3", "!y", " -z", "a[1]", "{ 1,2 }[0]", "(a + b) * c",
-    'ifThenElse(x, "yes", "no")', "x ? 1 : 2", "[ a = 1; b = a + 1 ].b", "strcat(Owner, \"@\", UidDomain)",
-    "real(\"NaN\")", "real(\"INF\")", "absTime(\"2020-01-02T03:04:05Z\")", ".abs", "parent.x",
-    "member(\"a\", { \"a\",\"b\" })", "error", "undefined", "x =?= undefined",
+    "TARGET.RequestCpus <= MY.Cpus",
+    "x ?: 3",
+    "!y",
+    " -z",
+    "a[1]",
+    "{ 1,2 }[0]",
+    "(a + b) * c",
+    'ifThenElse(x, "yes", "no")',
+    "x ? 1 : 2",
+    "[ a = 1; b = a + 1 ].b",
+    'strcat(Owner, "@", UidDomain)',
+    'real("NaN")',
+    'real("INF")',
+    'absTime("2020-01-02T03:04:05Z")',
+    ".abs",
+    "parent.x",
+    'member("a", { "a","b" })',
+    "error",
+    "undefined",
+    "x =?= undefined",
 ]
 
 
 def _expr_text(names: st.SearchStrategy) -> st.SearchStrategy:
-    operand = st.one_of(IDENTIFIERS, INTS.map(str), st.sampled_from(["1.5", "\"s\"", "true"]))
+    operand = st.one_of(IDENTIFIERS, INTS.map(str), st.sampled_from(["1.5", '"s"', "true"]))
     binary = st.builds(lambda a, op, b: f"{a} {op} {b}", operand, st.sampled_from(_OPERATORS), operand)
     return st.one_of(st.sampled_from(_SIMPLE_EXPRS), binary)
 
@@ -64,7 +105,12 @@ EXPRESSIONS = _expr_text(IDENTIFIERS).map(parse_expr)
 def scalars(strings: st.SearchStrategy) -> st.SearchStrategy:
     """Literal nodes: numbers, strings, booleans, undefined, error."""
     return st.one_of(
-        INTS, REALS, strings, st.booleans(), st.just(UNDEFINED), st.just(ERROR),
+        INTS,
+        REALS,
+        strings,
+        st.booleans(),
+        st.just(UNDEFINED),
+        st.just(ERROR),
     ).map(ast.Literal)
 
 
@@ -82,12 +128,12 @@ def values(strings: st.SearchStrategy, names: st.SearchStrategy) -> st.SearchStr
 
 
 def _attr_pairs(names: st.SearchStrategy, vals: st.SearchStrategy, max_size: int) -> st.SearchStrategy:
-    return st.lists(st.tuples(names, vals), max_size=max_size,
-                    unique_by=lambda kv: kv[0].lower()).map(tuple)
+    return st.lists(st.tuples(names, vals), max_size=max_size, unique_by=lambda kv: kv[0].lower()).map(tuple)
 
 
-def ads(strings: st.SearchStrategy = ANY_STRINGS, names: st.SearchStrategy = ANY_NAMES,
-        max_size: int = 6) -> st.SearchStrategy:
+def ads(
+    strings: st.SearchStrategy = ANY_STRINGS, names: st.SearchStrategy = ANY_NAMES, max_size: int = 6
+) -> st.SearchStrategy:
     """Whole ClassAds."""
     return _attr_pairs(names, values(strings, names), max_size).map(ClassAd.from_nodes)
 

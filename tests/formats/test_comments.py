@@ -21,7 +21,7 @@ def ads(text: str, parser: ParserType = ParserType.Old) -> list[dict]:
 
 # Text that classad2 reads, with what it returns.
 AGREED = [
-    ('foo = 1\n\n/* c */\n', [{"foo": 1}]),
+    ("foo = 1\n\n/* c */\n", [{"foo": 1}]),
     ('foo = "bar"\n\nfoo = "wiz"\n\n/* this is a comment */\n', [{"foo": "bar"}, {"foo": "wiz"}]),
     ("foo = 1 // trailing\n", [{"foo": 1}]),
     ("foo = 1\n/**/\n", [{"foo": 1}]),
@@ -55,15 +55,18 @@ def test_htcondor_binding_fixture_reads_both_ads() -> None:
     assert classad.parseOne(text)["foo"] == "wiz"
 
 
-@pytest.mark.parametrize("text, expected", [
-    # classad2: [{"foo": 1}] (bar is dropped silently)
-    ("foo = 1\n// c\nbar = 2\n", [{"foo": 1, "bar": 2}]),
-    ("foo = 1\n/* a\n\nb */\nbar = 2\n", [{"foo": 1, "bar": 2}]),
-    # classad2: ValueError (a comment line starting an ad is an unreadable ad)
-    ("foo = 1\n\n// c\n\nbar = 2\n", [{"foo": 1}, {"bar": 2}]),
-    # classad2 names the attribute "/* d */ bar"
-    ("foo = 1\n/* d */ bar = 2\n", [{"foo": 1, "bar": 2}]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # classad2: [{"foo": 1}] (bar is dropped silently)
+        ("foo = 1\n// c\nbar = 2\n", [{"foo": 1, "bar": 2}]),
+        ("foo = 1\n/* a\n\nb */\nbar = 2\n", [{"foo": 1, "bar": 2}]),
+        # classad2: ValueError (a comment line starting an ad is an unreadable ad)
+        ("foo = 1\n\n// c\n\nbar = 2\n", [{"foo": 1}, {"bar": 2}]),
+        # classad2 names the attribute "/* d */ bar"
+        ("foo = 1\n/* d */ bar = 2\n", [{"foo": 1, "bar": 2}]),
+    ],
+)
 def test_comment_lines_are_comments_anywhere(text: str, expected: list) -> None:
     assert ads(text) == expected
 

@@ -23,13 +23,16 @@ def names(ads):
     return [sorted(ad) for ad in ads]
 
 
-@pytest.mark.parametrize("text", [
-    "[a = 1][b = 2]",                                  # concatenated, no space
-    "[a = 1]\n[b = 2]\n",                              # one per line ("newl")
-    "{\n[ a = 1 ]\n,\n[ b = 2 ]\n}\n",                 # condor_q -long:new
-    "// comment\n[a = 1]\n/* two */ [b = 2] // end\n",  # comments between ads
-    "\n    [\n        a = 1\n    ]\n\n    [\n        b = 2\n    ]",  # str() of two ads
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[a = 1][b = 2]",  # concatenated, no space
+        "[a = 1]\n[b = 2]\n",  # one per line ("newl")
+        "{\n[ a = 1 ]\n,\n[ b = 2 ]\n}\n",  # condor_q -long:new
+        "// comment\n[a = 1]\n/* two */ [b = 2] // end\n",  # comments between ads
+        "\n    [\n        a = 1\n    ]\n\n    [\n        b = 2\n    ]",  # str() of two ads
+    ],
+)
 def test_stream_shapes(text):
     """Every way HTCondor writes several new-syntax ads reads as the same two ads."""
     assert names(read(text)) == [["a"], ["b"]]
@@ -37,7 +40,7 @@ def test_stream_shapes(text):
 
 def test_strings_and_brackets_inside_ads_do_not_end_them():
     """Brackets inside strings, quoted names and comments are not counted."""
-    (ad,) = read('[ s = "]]["; \'odd]name\' = 1; c = 2 /* ] */; l = { [x = 1] }[0].x ]')
+    (ad,) = read("[ s = \"]][\"; 'odd]name' = 1; c = 2 /* ] */; l = { [x = 1] }[0].x ]")
     assert ad["s"] == "]][" and ad["odd]name"] == 1 and ad.eval("l") == 1
 
 
@@ -107,16 +110,17 @@ def test_empty_ad_is_an_ad():
 
 # ---- printing: expected texts are classad2's own repr() and str() -------------------------
 
-NESTED = '[a=1;b={1,[x=1;y={}]}; c = x + [q = 1].q; d = {}; e = []; f = {{1,2}}]'
+NESTED = "[a=1;b={1,[x=1;y={}]}; c = x + [q = 1].q; d = {}; e = []; f = {{1,2}}]"
 # str(classad2.ClassAd(NESTED)) as printed by the htcondor 25.14.1 wheel.
 NESTED_PRETTY = (
-    '\n    [\n        a = 1; \n        b = \n           {\n              1,\n              \n'
-    '                  [\n                      x = 1; \n                      y = \n'
-    '                         {\n                         }\n                  ]\n           }; \n'
-    '        c = x + \n            [\n                q = 1\n            ].q; \n        d = \n'
-    '           {\n           }; \n        e = \n            [\n            ]; \n        f = \n'
-    '           {\n              \n                 {\n                    1,\n'
-    '                    2\n                 }\n           }\n    ]')
+    "\n    [\n        a = 1; \n        b = \n           {\n              1,\n              \n"
+    "                  [\n                      x = 1; \n                      y = \n"
+    "                         {\n                         }\n                  ]\n           }; \n"
+    "        c = x + \n            [\n                q = 1\n            ].q; \n        d = \n"
+    "           {\n           }; \n        e = \n            [\n            ]; \n        f = \n"
+    "           {\n              \n                 {\n                    1,\n"
+    "                    2\n                 }\n           }\n    ]"
+)
 
 
 def test_pretty_form_matches_classad2_str():
@@ -136,10 +140,13 @@ def test_one_line_form_uses_container_order():
     assert format_ad(ClassAd("[b=2; a=3; Zed=1; aa=4]"), "new") == "[ a = 3; b = 2; aa = 4; Zed = 1 ]"
 
 
-@pytest.mark.parametrize("style, expected", [
-    ("lines", "[ a = 1; B = 2 ]\n[ c = 3 ]\n"),
-    ("list", "{\n[ a = 1; B = 2 ]\n,\n[ c = 3 ]\n}\n"),
-])
+@pytest.mark.parametrize(
+    "style, expected",
+    [
+        ("lines", "[ a = 1; B = 2 ]\n[ c = 3 ]\n"),
+        ("list", "{\n[ a = 1; B = 2 ]\n,\n[ c = 3 ]\n}\n"),
+    ],
+)
 def test_file_writer_styles(style, expected):
     """One ad per line, or the -long:new list; names sorted case-insensitively."""
     buf = io.StringIO()
@@ -159,9 +166,17 @@ def test_attribute_cutting_agrees_with_the_parser(ad, fmt):
         assert [(n, canonical(v)) for n, v in pairs] == [(n, canonical(v)) for n, v in full]
 
 
-@pytest.mark.parametrize("text", [
-    "[ a = 1; // note\n b = 2 ]", "[ 'q n' = 1 ]", "[ ; ]", "[ a = 1 b = 2 ]", "[ true = 1 ]", "[ a = ]",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[ a = 1; // note\n b = 2 ]",
+        "[ 'q n' = 1 ]",
+        "[ ; ]",
+        "[ a = 1 b = 2 ]",
+        "[ true = 1 ]",
+        "[ a = ]",
+    ],
+)
 def test_attribute_cutting_defers_on_unusual_text(text):
     """Comments between attributes, quoted names and errors go to the whole-ad parser."""
     assert _split_attributes(text) is None

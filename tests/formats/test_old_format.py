@@ -43,7 +43,7 @@ def test_history_banner_ends_an_ad():
 
 def test_name_is_text_before_first_equals_trimmed():
     """Leading and trailing blanks around the name and value are dropped."""
-    (ad,) = read("  Owner   =   \"alice\"  \n")
+    (ad,) = read('  Owner   =   "alice"  \n')
     assert list(ad) == ["Owner"] and ad["Owner"] == "alice"
 
 
@@ -67,14 +67,17 @@ def test_values_are_new_syntax_expressions():
     assert ad["n"]["x"] == 1
 
 
-@pytest.mark.parametrize("line, value", [
-    ('a = "C:\\path\\"', "C:\\path\\"),      # \" ending the line closes a string ending in \
-    ('a = "x\\\\"', "x\\\\"),                 # two literal backslashes, then \" at the end
-    ('a = "x\\ty\\n"', "x\\ty\\n"),           # no escapes but \"
-    ('a = "x\\"y"', 'x"y'),                   # \" inside the string is a quote
-    ('a = "x\\101"', "x\\101"),               # octal escapes are not decoded
-    ('a = "ab\\"cd\\ef"', 'ab"cd\\ef'),       # the spec's printOld example
-])
+@pytest.mark.parametrize(
+    "line, value",
+    [
+        ('a = "C:\\path\\"', "C:\\path\\"),  # \" ending the line closes a string ending in \
+        ('a = "x\\\\"', "x\\\\"),  # two literal backslashes, then \" at the end
+        ('a = "x\\ty\\n"', "x\\ty\\n"),  # no escapes but \"
+        ('a = "x\\"y"', 'x"y'),  # \" inside the string is a quote
+        ('a = "x\\101"', "x\\101"),  # octal escapes are not decoded
+        ('a = "ab\\"cd\\ef"', 'ab"cd\\ef'),  # the spec's printOld example
+    ],
+)
 def test_old_string_lexing(line, value):
     """Backslash is literal except before ``"`` (docs/language.md, strings; oracle-checked cases)."""
     (ad,) = read(line + "\n")
@@ -95,14 +98,17 @@ def test_error_column_maps_through_rewritten_strings():
     assert (info.value.line, info.value.column) == (1, 19)
 
 
-@pytest.mark.parametrize("text, line, columns, words", [
-    ("a = 1\nno equals sign\n", 2, (1, 1), "Name = value"),
-    ("a = 1\n = 3\n", 2, (2, 2), "name"),
-    ("a = \n", 1, (3, 5), "missing value"),
-    ("a = 1\nb = 1 +\n", 2, (7, 8), "end of input"),  # at the '+' or just after it
-    ('a = 1\nb = "open\n', 2, (5, 5), "unterminated"),
-    ("a = 010\n", 1, (5, 5), "number"),
-])
+@pytest.mark.parametrize(
+    "text, line, columns, words",
+    [
+        ("a = 1\nno equals sign\n", 2, (1, 1), "Name = value"),
+        ("a = 1\n = 3\n", 2, (2, 2), "name"),
+        ("a = \n", 1, (3, 5), "missing value"),
+        ("a = 1\nb = 1 +\n", 2, (7, 8), "end of input"),  # at the '+' or just after it
+        ('a = 1\nb = "open\n', 2, (5, 5), "unterminated"),
+        ("a = 010\n", 1, (5, 5), "number"),
+    ],
+)
 def test_errors_name_line_and_column(text, line, columns, words):
     """Every problem is a FormatError at the line and column of the bad text."""
     with pytest.raises(FormatError) as info:
@@ -159,10 +165,11 @@ def test_old_to_new_rewrites_only_strings():
 
 
 LITERAL_TEXTS = st.one_of(
-    st.integers(-(2 ** 70), 2 ** 70).map(str),
+    st.integers(-(2**70), 2**70).map(str),
     st.floats(allow_nan=False, allow_infinity=False).map(lambda x: "%.16G" % x),
-    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters='\x00"\\\n\r'),
-            max_size=10).map(lambda s: '"' + s + '"'),
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters='\x00"\\\n\r'), max_size=10).map(
+        lambda s: '"' + s + '"'
+    ),
     st.sampled_from(["true", "FALSE", "Undefined", "error", "-0", "1.5e3", "01", "1.", "-x"]),
 )
 
@@ -191,11 +198,42 @@ def test_writer_prints_tool_order_and_blank_lines():
 
 # ---- lines read before are read the same again -------------------------------------------------
 
-_OLD_LINES = ["A = 1", "a = 2", "B = \"x\"", "C = A + 1", "", "   ", "# note", "/* c */ D = 3", "/* open",
-              "close */", "// line", "E = ", "bad line", "F = [ q = 1 ]", "*** banner", "G = 1 +", "A = 1 ",
-              "  H = 5", "I = \"a\\\"b\"", "/* open\nB = \"x\"\nclose */", "B = \"x\"\nbad line\nJ = 1",
-              "K = -12", "K = 0.25", "K = -3.5", "K = 007", "K = 1.", "L = \"\"", "L = \"a b\"", "true = 1",
-              "M = 99999999999999999999999", "M = 1.5e3", "N = \"x\" ", "N  = 2", "O = \"\\n\""]
+_OLD_LINES = [
+    "A = 1",
+    "a = 2",
+    'B = "x"',
+    "C = A + 1",
+    "",
+    "   ",
+    "# note",
+    "/* c */ D = 3",
+    "/* open",
+    "close */",
+    "// line",
+    "E = ",
+    "bad line",
+    "F = [ q = 1 ]",
+    "*** banner",
+    "G = 1 +",
+    "A = 1 ",
+    "  H = 5",
+    'I = "a\\"b"',
+    '/* open\nB = "x"\nclose */',
+    'B = "x"\nbad line\nJ = 1',
+    "K = -12",
+    "K = 0.25",
+    "K = -3.5",
+    "K = 007",
+    "K = 1.",
+    'L = ""',
+    'L = "a b"',
+    "true = 1",
+    "M = 99999999999999999999999",
+    "M = 1.5e3",
+    'N = "x" ',
+    "N  = 2",
+    'O = "\\n"',
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -210,14 +248,15 @@ def test_remembered_lines_read_as_when_first_seen(lines, end):
 
     def read() -> tuple:
         errors: list = []
-        ads = [sorted((k, str(v)) for k, v in ad.items())
-               for ad in parseAds(text, ParserType.Old, on_error=errors.append)]
+        ads = [
+            sorted((k, str(v)) for k, v in ad.items()) for ad in parseAds(text, ParserType.Old, on_error=errors.append)
+        ]
         return ads, [(e.line, e.column, e.message) for e in errors]
 
     remember, simple = old_format._remember, old_format._SIMPLE_LINE
     old_format._clear_caches()
     old_format._remember = lambda *_args: None
-    old_format._SIMPLE_LINE = re.compile(r"(?!)")     # and the simple-line path off: the general one alone
+    old_format._SIMPLE_LINE = re.compile(r"(?!)")  # and the simple-line path off: the general one alone
     try:
         uncached = read()
     finally:
@@ -235,8 +274,9 @@ def test_lines_that_never_repeat_are_not_all_kept():
     old_format._clear_caches()
     limit = old_format._LINES_PER_ATTRIBUTE
     n = limit * 4
-    text = "".join(f'QDate = {1700000000 + i}\nIwd = "/run{i // 5}"\nRequirements = TARGET.Memory > 64\n\n'
-                   for i in range(n))
+    text = "".join(
+        f'QDate = {1700000000 + i}\nIwd = "/run{i // 5}"\nRequirements = TARGET.Memory > 64\n\n' for i in range(n)
+    )
     ads = read(text)
     assert [ad["QDate"] for ad in ads] == [1700000000 + i for i in range(n)]
     assert [ad["Iwd"] for ad in ads] == [f"/run{i // 5}" for i in range(n)]
@@ -245,7 +285,7 @@ def test_lines_that_never_repeat_are_not_all_kept():
     reqs = {id(ad.lookup_node("requirements")) for ad in ads}
     assert len(reqs) == 1
     start = (n // 5 - 1) * 5  # five jobs of one cluster, past the per-attribute limit
-    assert len({id(ad.lookup_node("iwd")) for ad in ads[start:start + 5]}) == 1
+    assert len({id(ad.lookup_node("iwd")) for ad in ads[start : start + 5]}) == 1
 
 
 def test_a_huge_ad_is_read_with_the_collector_paused_and_handed_out_with_it_on() -> None:
@@ -253,7 +293,7 @@ def test_a_huge_ad_is_read_with_the_collector_paused_and_handed_out_with_it_on()
     the caller never runs with it off, whether the read ends, stops half way or fails."""
     import gc
 
-    huge = "".join(f"Attr{i} = {i}\n" for i in range(30_000))      # over 256 KiB
+    huge = "".join(f"Attr{i} = {i}\n" for i in range(30_000))  # over 256 KiB
     assert gc.isenabled()
     ads = parseAds(huge + "\nNext = 1\n", ParserType.Old)
     first = next(ads)
@@ -266,8 +306,11 @@ def test_a_huge_ad_is_read_with_the_collector_paused_and_handed_out_with_it_on()
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(_OLD_LINES), max_size=25), st.sampled_from(["\n", "\r\n"]),
-       st.sampled_from([1 << 16, 64, 7]))
+@given(
+    st.lists(st.sampled_from(_OLD_LINES), max_size=25),
+    st.sampled_from(["\n", "\r\n"]),
+    st.sampled_from([1 << 16, 64, 7]),
+)
 def test_files_read_in_blocks_number_lines_as_text_does(tmp_path_factory, lines, end, block):
     """A file is read a block of lines at a time, its lines counted by the reader: every ad,
     error position, first line of an ad and end of an ad is what reading the same text line

@@ -55,8 +55,9 @@ class OneWay(io.RawIOBase):
     """A binary stream that can only be read forward, as a pipe: no seek, no tell."""
 
     def __init__(self, data: bytes | Iterator[bytes], piece: int = 7) -> None:
-        self._chunks = iter([data[i:i + piece] for i in range(0, len(data), piece)]) \
-            if isinstance(data, bytes) else data
+        self._chunks = (
+            iter([data[i : i + piece] for i in range(0, len(data), piece)]) if isinstance(data, bytes) else data
+        )
         self._left = b""
 
     def readable(self) -> bool:
@@ -112,18 +113,18 @@ def test_every_way_in_gives_the_file_s_ads(tmp_path_factory, monkeypatch, fmt, a
     plain = tmp / f"ads.{fmt}"
     plain.write_bytes(data)
     expected = shapes(read_all(str(plain)))
-    assert expected == shapes(parseAds(text))                   # the file reads as the text does
-    packed = tmp / "ads.anything"                               # gzip is told by its bytes, not its name
+    assert expected == shapes(parseAds(text))  # the file reads as the text does
+    packed = tmp / "ads.anything"  # gzip is told by its bytes, not its name
     packed.write_bytes(gzip.compress(data))
     assert shapes(read_all(str(packed))) == expected
-    assert shapes(read_all(packed)) == expected                 # a path-like
-    assert shapes(parseAds(packed)) == expected                 # the API on a path
-    assert shapes(read_all(OneWay(data))) == expected           # a pipe-like stream
+    assert shapes(read_all(packed)) == expected  # a path-like
+    assert shapes(parseAds(packed)) == expected  # the API on a path
+    assert shapes(read_all(OneWay(data))) == expected  # a pipe-like stream
     assert shapes(read_all(OneWay(gzip.compress(data)))) == expected
-    assert shapes(parseAds(io.BytesIO(gzip.compress(data)))) == expected   # the API on a file object
-    assert shapes(read_all(io.StringIO(text))) == expected      # a text file object
+    assert shapes(parseAds(io.BytesIO(gzip.compress(data)))) == expected  # the API on a file object
+    assert shapes(read_all(io.StringIO(text))) == expected  # a text file object
     assert shapes(through_fifo(tmp, gzip.compress(data))) == expected
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(OneWay(data)))    # "-": stdin's bytes
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(OneWay(data)))  # "-": stdin's bytes
     assert shapes(read_all("-")) == expected
 
 

@@ -55,8 +55,7 @@ def test_xml_writer_matches_the_oracle(ad):
 def test_we_read_the_oracles_output(ad):
     """Our readers turn the oracle's JSON, repr, str and XML back into the original ad."""
     theirs = oracle_ad(ad)
-    texts = [(theirs.printJson(), ParserType.JSON), (repr(theirs), ParserType.New),
-             (str(theirs), ParserType.New)]
+    texts = [(theirs.printJson(), ParserType.JSON), (repr(theirs), ParserType.New), (str(theirs), ParserType.New)]
     printer = oracle_xml_printer()
     if printer is not None:
         texts.append((HEADER + printer(theirs) + FOOTER, ParserType.XML))
@@ -75,8 +74,7 @@ def test_we_read_the_oracles_print_old(ad):
 
 
 def _oracle_forms(ads):
-    return [ad_form(a) for a in
-            parseAds("".join(repr(o) + "\n" for o in ads), ParserType.New)]
+    return [ad_form(a) for a in parseAds("".join(repr(o) + "\n" for o in ads), ParserType.New)]
 
 
 @SETTINGS
@@ -92,26 +90,29 @@ def test_the_oracle_reads_our_files(ad):
         assert _oracle_forms(theirs) == [expected, expected], fmt
 
 
-@pytest.mark.parametrize("text", [
-    "a = 1\nb = 2\n\n\n\nc = 3\n",
-    "# c\na = 1\n   # indented\nb = 2\n\n\nc = 3\n",
-    "a = 1\n \t \nb = 2\n",
-    "a = 1\r\nb = 2\r\n\r\nc = 3\r\n",
-    "a = 1 // comment\n",
-    "  a   =   1  \n",
-    "a=1\nA=2\n",
-    'a = "C:\\path\\"\nb = 2\n',
-    'a = "x\\\\"\n',
-    'a = "x\\ty\\n"\n',
-    'a = "x\\"y"\n',
-    'a = "a\\"b" + "c"\n',
-    'a = {"a\\b", "c\\"d"}\n',
-    "Foo.Bar = 1\n",
-    "a = 9223372036854775808\n",
-    "a = -9223372036854775808\n",
-    "a = 1.5e300\n",
-    'a = "\\101"\n',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a = 1\nb = 2\n\n\n\nc = 3\n",
+        "# c\na = 1\n   # indented\nb = 2\n\n\nc = 3\n",
+        "a = 1\n \t \nb = 2\n",
+        "a = 1\r\nb = 2\r\n\r\nc = 3\r\n",
+        "a = 1 // comment\n",
+        "  a   =   1  \n",
+        "a=1\nA=2\n",
+        'a = "C:\\path\\"\nb = 2\n',
+        'a = "x\\\\"\n',
+        'a = "x\\ty\\n"\n',
+        'a = "x\\"y"\n',
+        'a = "a\\"b" + "c"\n',
+        'a = {"a\\b", "c\\"d"}\n',
+        "Foo.Bar = 1\n",
+        "a = 9223372036854775808\n",
+        "a = -9223372036854775808\n",
+        "a = 1.5e300\n",
+        'a = "\\101"\n',
+    ],
+)
 def test_old_format_edge_cases_agree(text):
     """On these old-format inputs our reader gives exactly the oracle's ads."""
     theirs = list(classad2.parseAds(text, classad2.ParserType.Old))
@@ -119,15 +120,18 @@ def test_old_format_edge_cases_agree(text):
     assert [ad_form(a) for a in ours] == _oracle_forms(theirs)
 
 
-@pytest.mark.parametrize("text", [
-    "[a = 1][b = 2]",
-    "[a = 1]\n\n[b = 2]\n",
-    "// c\n[a = 1]\n/* x */ [b = 2]\n",
-    '[a = "x\\ty"; b = \'q n\'; c = {}]',
-    '{"a": 1}\n{"b": [1, {"c": null}]}\n',
-    '{"a": "\\/Expr(x + 1)\\/", "b": "/Expr(x)/"}',
-    '{"a": TRUE, "b": 1,}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[a = 1][b = 2]",
+        "[a = 1]\n\n[b = 2]\n",
+        "// c\n[a = 1]\n/* x */ [b = 2]\n",
+        "[a = \"x\\ty\"; b = 'q n'; c = {}]",
+        '{"a": 1}\n{"b": [1, {"c": null}]}\n',
+        '{"a": "\\/Expr(x + 1)\\/", "b": "/Expr(x)/"}',
+        '{"a": TRUE, "b": 1,}',
+    ],
+)
 def test_new_and_json_inputs_agree(text):
     """On these inputs (read as classad2 reads them: Auto or JSON) we give the oracle's ads."""
     ptype = "JSON" if text.startswith("{") else "Auto"

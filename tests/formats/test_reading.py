@@ -17,8 +17,10 @@ OLD = 'a = 1\nb = "x"\n\na = 2\nb = "y"\n'
 NEW = '[a = 1; b = "x"]\n[a = 2; b = "y"]\n'
 JSON = '[\n{"a": 1, "b": "x"},\n{"a": 2, "b": "y"}\n]\n'
 JSONL = '{"a": 1, "b": "x"}\n{"a": 2, "b": "y"}\n'
-XML = ('<?xml version="1.0"?>\n<classads>\n<c><a n="a"><i>1</i></a><a n="b"><s>x</s></a></c>\n'
-       '<c><a n="a"><i>2</i></a><a n="b"><s>y</s></a></c>\n</classads>\n')
+XML = (
+    '<?xml version="1.0"?>\n<classads>\n<c><a n="a"><i>1</i></a><a n="b"><s>x</s></a></c>\n'
+    '<c><a n="a"><i>2</i></a><a n="b"><s>y</s></a></c>\n</classads>\n'
+)
 LONG_NEW = '{\n[ a = 1; b = "x" ]\n,\n[ a = 2; b = "y" ]\n}\n'
 ALL = [OLD, NEW, JSON, JSONL, XML, LONG_NEW]
 
@@ -29,8 +31,7 @@ def pairs(ads):
 
 def test_parser_type_matches_classad2():
     """Same member names and numbers as classad2.ParserType."""
-    assert {m.name: m.value for m in ParserType} == {
-        "Auto": -1, "Old": 0, "XML": 1, "JSON": 2, "New": 3, "FileAuto": 4}
+    assert {m.name: m.value for m in ParserType} == {"Auto": -1, "Old": 0, "XML": 1, "JSON": 2, "New": 3, "FileAuto": 4}
     assert classad.Parser is ParserType and classad.ParserType is ParserType
 
 
@@ -47,11 +48,22 @@ def test_auto_detects_every_format(text, ptype):
     assert pairs(parseAds(text, ptype)) == [(1, "x"), (2, "y")]
 
 
-@pytest.mark.parametrize("chars, expected", [
-    ("<?", ParserType.XML), ("[{", ParserType.JSON), ("[a", ParserType.New), ("[]", ParserType.New),
-    ("{[", ParserType.New), ('{"', ParserType.JSON), ("{}", ParserType.JSON), ("//", ParserType.New),
-    ("a=", ParserType.Old), ("#", ParserType.Old), ("", ParserType.Old),
-])
+@pytest.mark.parametrize(
+    "chars, expected",
+    [
+        ("<?", ParserType.XML),
+        ("[{", ParserType.JSON),
+        ("[a", ParserType.New),
+        ("[]", ParserType.New),
+        ("{[", ParserType.New),
+        ('{"', ParserType.JSON),
+        ("{}", ParserType.JSON),
+        ("//", ParserType.New),
+        ("a=", ParserType.Old),
+        ("#", ParserType.Old),
+        ("", ParserType.Old),
+    ],
+)
 def test_classify(chars, expected):
     """The first significant characters decide the format (module docstring of detect)."""
     assert classify(chars) is expected
@@ -64,15 +76,18 @@ def test_detect_consumes_nothing():
     assert src.readline() == "\n" and src.lineno == 1
 
 
-@pytest.mark.parametrize("make", [
-    lambda p, t: t,
-    lambda p, t: t.encode(),
-    lambda p, t: p,
-    lambda p, t: io.StringIO(t),
-    lambda p, t: io.BytesIO(t.encode()),
-    lambda p, t: iter(t.splitlines(keepends=True)),
-    lambda p, t: (t[i:i + 7] for i in range(0, len(t), 7)),  # chunks that cut lines
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p, t: t,
+        lambda p, t: t.encode(),
+        lambda p, t: p,
+        lambda p, t: io.StringIO(t),
+        lambda p, t: io.BytesIO(t.encode()),
+        lambda p, t: iter(t.splitlines(keepends=True)),
+        lambda p, t: (t[i : i + 7] for i in range(0, len(t), 7)),  # chunks that cut lines
+    ],
+)
 def test_input_kinds(tmp_path, make):
     """Text, bytes, a Path, text and binary files, and iterables of text pieces."""
     path = tmp_path / "ads.ad"
@@ -116,6 +131,7 @@ def test_on_error_values():
 
 def test_callback_may_stop_reading():
     """A callback that raises stops the generator with its exception."""
+
     def stop(exc: FormatError) -> None:
         raise RuntimeError(f"stopped at line {exc.line}")
 
@@ -141,10 +157,16 @@ def test_parse_next_on_a_string():
     assert parseNext("  \n") is None
 
 
-@pytest.mark.parametrize("text, ptype", [
-    (OLD, ParserType.Auto), (NEW, ParserType.Auto), ("[a = 1; b = \"x\"][a = 2; b = \"y\"]", ParserType.New),
-    (JSONL, ParserType.JSON), (LONG_NEW, ParserType.New),
-])
+@pytest.mark.parametrize(
+    "text, ptype",
+    [
+        (OLD, ParserType.Auto),
+        (NEW, ParserType.Auto),
+        ('[a = 1; b = "x"][a = 2; b = "y"]', ParserType.New),
+        (JSONL, ParserType.JSON),
+        (LONG_NEW, ParserType.New),
+    ],
+)
 def test_parse_next_walks_a_file(tmp_path, text, ptype):
     """Repeated parseNext calls on one seekable file return the ads in turn."""
     path = tmp_path / "ads"
@@ -157,6 +179,7 @@ def test_parse_next_walks_a_file(tmp_path, text, ptype):
 
 def test_parse_next_needs_a_parser_for_pipes():
     """Auto-detection on a stream that cannot seek is refused, as in classad2."""
+
     class Pipe(io.StringIO):
         def seekable(self) -> bool:
             return False

@@ -11,8 +11,13 @@ from hypothesis import given, settings, strategies as st
 
 from classad.formats import ParserType, format_ad, parseAds, write_ads
 
-SINGLE = {"new": ParserType.New, "pretty": ParserType.New, "json": ParserType.JSON,
-          "jsonl": ParserType.JSON, "xml": ParserType.XML}
+SINGLE = {
+    "new": ParserType.New,
+    "pretty": ParserType.New,
+    "json": ParserType.JSON,
+    "jsonl": ParserType.JSON,
+    "xml": ParserType.XML,
+}
 
 
 @settings(max_examples=150, deadline=None)
@@ -34,8 +39,15 @@ def test_print_old_round_trip(ad):
     assert ad_form(back) == ad_form(ad)
 
 
-FILE_FORMATS = [("old", "lines"), ("new", "lines"), ("new", "list"), ("new", "pretty"), ("json", "lines"),
-                ("jsonl", "lines"), ("xml", "lines")]
+FILE_FORMATS = [
+    ("old", "lines"),
+    ("new", "lines"),
+    ("new", "list"),
+    ("new", "pretty"),
+    ("json", "lines"),
+    ("jsonl", "lines"),
+    ("xml", "lines"),
+]
 
 
 @settings(max_examples=60, deadline=None)

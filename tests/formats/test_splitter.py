@@ -11,11 +11,33 @@ from classad.formats.splitter import JSON_SYNTAX, NEW_SYNTAX, split_records
 # Pieces of record bodies that could fool a scanner: brackets and quotes inside strings,
 # escaped quotes, slashes that divide, comments holding closers, nested lists and ads.
 _NEW_PIECES = [
-    "a = 1", "; ", '"]"', '"[{("', '"\\""', '"\\\\"', "'odd]name'", "'it\\'s'", " / 2", "x/y",
-    "/* ] } */", "{ 1, [b = 2], \"]\" }", "f(\"(\", ')')", " ", "\t", "r = [s = \"]\"]",
+    "a = 1",
+    "; ",
+    '"]"',
+    '"[{("',
+    '"\\""',
+    '"\\\\"',
+    "'odd]name'",
+    "'it\\'s'",
+    " / 2",
+    "x/y",
+    "/* ] } */",
+    '{ 1, [b = 2], "]" }',
+    "f(\"(\", ')')",
+    " ",
+    "\t",
+    'r = [s = "]"]',
 ]
 _JSON_PIECES = [
-    '"a": 1', ", ", '"]}"', '"\\"{"', '"\\\\"', '"b": [1, {"c": "]"}]', " ", '"/*"', '"//"',
+    '"a": 1',
+    ", ",
+    '"]}"',
+    '"\\"{"',
+    '"\\\\"',
+    '"b": [1, {"c": "]"}]',
+    " ",
+    '"/*"',
+    '"//"',
 ]
 
 

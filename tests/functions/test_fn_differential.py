@@ -31,8 +31,9 @@ _SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, Hea
 
 def _out_of_range_time(expr: str, reference: object) -> bool:
     """HTCondor prints uninitialised memory for times ``gmtime`` cannot represent."""
-    big = "e+" in expr or "1e" in expr or any(
-        abs(int(n)) >= 67767976233316800 for n in re.findall(r"-?[0-9]{17,}", expr))
+    big = (
+        "e+" in expr or "1e" in expr or any(abs(int(n)) >= 67767976233316800 for n in re.findall(r"-?[0-9]{17,}", expr))
+    )
     return big and ("splittime" in expr.lower() or "formattime" in expr.lower())
 
 
@@ -65,8 +66,9 @@ def _compare(oracle, expr: str, scope: str | None) -> None:
 def test_calls_without_an_ad(oracle, expr: str) -> None:
     """A random call evaluated with no ad gives HTCondor's value."""
     # An absolute ``.name`` with no ad is a hard failure there (Error here): not comparable.
-    assume(not any(tok.startswith(".") and tok[1:2].isalpha()
-                   for tok in expr.replace("(", " ").replace(",", " ").split()))
+    assume(
+        not any(tok.startswith(".") and tok[1:2].isalpha() for tok in expr.replace("(", " ").replace(",", " ").split())
+    )
     _compare(oracle, expr, None)
 
 

@@ -13,11 +13,25 @@ from classad.functions.stringlists import string_list_items
 from classad.functions.strings import natural_cmp
 
 
-@pytest.mark.parametrize("text,value,used", [
-    ("42", 42.0, 2), ("  42abc", 42.0, 4), ("-2.5e3x", -2500.0, 6), ("0x10", 16.0, 4), ("0x", 0.0, 1),
-    ("1e", 1.0, 1), (".5", 0.5, 2), ("5.", 5.0, 2), ("inf", math.inf, 3), ("-Infinity", -math.inf, 9),
-    ("abc", 0.0, 0), ("", 0.0, 0), ("\t\n 7", 7.0, 4), ("1e400", math.inf, 5),
-])
+@pytest.mark.parametrize(
+    "text,value,used",
+    [
+        ("42", 42.0, 2),
+        ("  42abc", 42.0, 4),
+        ("-2.5e3x", -2500.0, 6),
+        ("0x10", 16.0, 4),
+        ("0x", 0.0, 1),
+        ("1e", 1.0, 1),
+        (".5", 0.5, 2),
+        ("5.", 5.0, 2),
+        ("inf", math.inf, 3),
+        ("-Infinity", -math.inf, 9),
+        ("abc", 0.0, 0),
+        ("", 0.0, 0),
+        ("\t\n 7", 7.0, 4),
+        ("1e400", math.inf, 5),
+    ],
+)
 def test_strtod(text: str, value: float, used: int) -> None:
     """C strtod: longest numeric prefix, white space skipped, hex and inf accepted."""
     assert strtod(text) == (value, used)
@@ -40,8 +54,9 @@ def test_scan_double_fails(text: str) -> None:
     assert scan_double(text) is None
 
 
-@pytest.mark.parametrize("n,expected", [(0, 0), (4294967297, 1), (2147483648, -2147483648), (-1, -1),
-                                         (9223372036854775807, -1)])
+@pytest.mark.parametrize(
+    "n,expected", [(0, 0), (4294967297, 1), (2147483648, -2147483648), (-1, -1), (9223372036854775807, -1)]
+)
 def test_wrap32(n: int, expected: int) -> None:
     """An int64 read through a C int keeps its low 32 bits."""
     assert wrap32(n) == expected
@@ -53,34 +68,60 @@ def test_trunc32(x: float, expected: int) -> None:
     assert trunc32(x) == expected
 
 
-@pytest.mark.parametrize("a,b,sign", [("7.9", "7.10", -1), ("000", "00", -1), ("1.0", "1.0", 0), ("a", "c", -1),
-                                      ("x1", "x", 1), ("1.010", "1.01", 1), ("abc", "ABC", 1)])
+@pytest.mark.parametrize(
+    "a,b,sign",
+    [
+        ("7.9", "7.10", -1),
+        ("000", "00", -1),
+        ("1.0", "1.0", 0),
+        ("a", "c", -1),
+        ("x1", "x", 1),
+        ("1.010", "1.01", 1),
+        ("abc", "ABC", 1),
+    ],
+)
 def test_natural_cmp(a: str, b: str, sign: int) -> None:
     """Version comparison: numbers by value, more leading zeros first."""
     r = natural_cmp(a, b)
     assert (r > 0) - (r < 0) == sign
 
 
-@pytest.mark.parametrize("text,delims,items", [
-    ("a, b,,c", ", ", ["a", "b", "c"]), (" a ;b c; ", ";", ["a", "b c"]), ("", ", ", []), ("a b", "", ["a b"]),
-])
+@pytest.mark.parametrize(
+    "text,delims,items",
+    [
+        ("a, b,,c", ", ", ["a", "b", "c"]),
+        (" a ;b c; ", ";", ["a", "b c"]),
+        ("", ", ", []),
+        ("a b", "", ["a b"]),
+    ],
+)
 def test_string_list_items(text: str, delims: str, items: list) -> None:
     """String-list items: split on any delimiter, trimmed, empty ones dropped."""
     assert string_list_items(text, delims) == items
 
 
-@pytest.mark.parametrize("pcre,python", [
-    (rb"\Qa.b\E", rb"a\x2eb"), (rb"a\z", rb"a\Z"), (rb"a\Z", rb"a(?=\n?\Z)"), (rb"x{,3}", rb"x\{,3}"),
-    (rb"\x{41}", rb"\x41"), (rb"\cA", rb"\x01"), (rb"a(?#note)b", rb"ab"), (rb"(a)\g{-1}", rb"(a)(?:\1)"),
-    (rb"(?<n>a)\k<n>", rb"(?<n>a)(?P=n)"),
-])
+@pytest.mark.parametrize(
+    "pcre,python",
+    [
+        (rb"\Qa.b\E", rb"a\x2eb"),
+        (rb"a\z", rb"a\Z"),
+        (rb"a\Z", rb"a(?=\n?\Z)"),
+        (rb"x{,3}", rb"x\{,3}"),
+        (rb"\x{41}", rb"\x41"),
+        (rb"\cA", rb"\x01"),
+        (rb"a(?#note)b", rb"ab"),
+        (rb"(a)\g{-1}", rb"(a)(?:\1)"),
+        (rb"(?<n>a)\k<n>", rb"(?<n>a)(?P=n)"),
+    ],
+)
 def test_pcre_rewrites(pcre: bytes, python: bytes) -> None:
     """PCRE spellings Python lacks are rewritten."""
     assert pcre_to_python(pcre) == python
 
 
-@pytest.mark.parametrize("pattern", ["^*", "a\\b+", "\\A?", "a{2}{3}", "[\\w-z]", "(?<n>a)(?<n>b)", "(*FAIL)+",
-                                     "\\x{100}", "[", "a\\"])
+@pytest.mark.parametrize(
+    "pattern", ["^*", "a\\b+", "\\A?", "a{2}{3}", "[\\w-z]", "(?<n>a)(?<n>b)", "(*FAIL)+", "\\x{100}", "[", "a\\"]
+)
 def test_patterns_pcre_rejects(pattern: str) -> None:
     """Patterns PCRE2 rejects do not compile here either (the call gives Error)."""
     assert compile_pattern(pattern, 0) is None

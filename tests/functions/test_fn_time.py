@@ -71,8 +71,18 @@ def test_random_uses_state_source() -> None:
     assert type(r25) is float and 0.0 <= r25 <= 2.5
 
 
-@pytest.mark.parametrize("expr", ["random(0)", "random(-3)", "random(-0.5)", "random(4294967296)",
-                                  'random("5")', "random(true)", "random(undefined)"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "random(0)",
+        "random(-3)",
+        "random(-0.5)",
+        "random(4294967296)",
+        'random("5")',
+        "random(true)",
+        "random(undefined)",
+    ],
+)
 def test_random_bad_bounds_are_error(expr: str) -> None:
     """A bound that is not positive (a hard failure in the reference) or not a number is Error."""
     assert ours(expr) == "error"
@@ -81,14 +91,17 @@ def test_random_bad_bounds_are_error(expr: str) -> None:
 # --- literal readers and printers ------------------------------------------------------
 
 
-@pytest.mark.parametrize("text,secs,offset", [
-    ("2020-01-02T03:04:05Z", 1577934245, 0),
-    ("2020-01-02T03:04:05+01:30", 1577934245 - 5400, 5400),
-    ("2020-01-02T03:04:05-0500", 1577934245 + 18000, -18000),
-    ("2020", 1577750400, 0),            # day 0 of January is December 31
-    ("2020-02-30T25:61:61", 1583114521, 0),  # normalised as mktime does: 2020-03-02T02:02:01
-    ("20200102030405", 1577934245, 0),
-])
+@pytest.mark.parametrize(
+    "text,secs,offset",
+    [
+        ("2020-01-02T03:04:05Z", 1577934245, 0),
+        ("2020-01-02T03:04:05+01:30", 1577934245 - 5400, 5400),
+        ("2020-01-02T03:04:05-0500", 1577934245 + 18000, -18000),
+        ("2020", 1577750400, 0),  # day 0 of January is December 31
+        ("2020-02-30T25:61:61", 1583114521, 0),  # normalised as mktime does: 2020-03-02T02:02:01
+        ("20200102030405", 1577934245, 0),
+    ],
+)
 def test_parse_abstime_literal_utc(text: str, secs: int, offset: int) -> None:
     """absTime literal strings are read like the reference's scanner (local zone UTC)."""
     with timezone("UTC"):
@@ -109,10 +122,21 @@ def test_parse_abstime_literal_local_zone() -> None:
         assert parse_abstime_literal("2020-01-01T12:00:00") == AbsTime(1577901600, -21600)
 
 
-@pytest.mark.parametrize("text,secs", [
-    ("90", 90.0), ("1:30", 90.0), ("1+02:03:04", 93784.0), ("1+02:03:04.5", 93784.5), ("-1:30", -90.0),
-    ("2d3h4m5s", 183845.0), ("2D 3H 4M 5S", 183845.0), ("", 0.0), (" 7 ", 7.0), ("5s", 5.0),
-])
+@pytest.mark.parametrize(
+    "text,secs",
+    [
+        ("90", 90.0),
+        ("1:30", 90.0),
+        ("1+02:03:04", 93784.0),
+        ("1+02:03:04.5", 93784.5),
+        ("-1:30", -90.0),
+        ("2d3h4m5s", 183845.0),
+        ("2D 3H 4M 5S", 183845.0),
+        ("", 0.0),
+        (" 7 ", 7.0),
+        ("5s", 5.0),
+    ],
+)
 def test_parse_reltime_literal(text: str, secs: float) -> None:
     """relTime literal strings: ``[-][D+][hh:][mm:]ss[.fff]`` or ``DdHhMmSs``."""
     assert parse_reltime_literal(text) == RelTime(secs)
@@ -124,21 +148,35 @@ def test_parse_reltime_literal_rejects(text: str) -> None:
     assert parse_reltime_literal(text) is None
 
 
-@pytest.mark.parametrize("value,text", [
-    (AbsTime(0, 0), "1970-01-01T00:00:00-00:00"),
-    (AbsTime(0, 3600), "1970-01-01T01:00:00+01:00"),
-    (AbsTime(0, -5400), "1969-12-31T22:30:00-01:30"),
-    (AbsTime(1577934245, 19800), "2020-01-02T08:34:05+05:30"),
-])
+@pytest.mark.parametrize(
+    "value,text",
+    [
+        (AbsTime(0, 0), "1970-01-01T00:00:00-00:00"),
+        (AbsTime(0, 3600), "1970-01-01T01:00:00+01:00"),
+        (AbsTime(0, -5400), "1969-12-31T22:30:00-01:30"),
+        (AbsTime(1577934245, 19800), "2020-01-02T08:34:05+05:30"),
+    ],
+)
 def test_format_abstime(value: AbsTime, text: str) -> None:
     """Absolute times print in their own offset; a zero offset prints as -00:00."""
     assert format_abstime(value) == text
 
 
-@pytest.mark.parametrize("secs,text", [
-    (0, "00"), (5, "05"), (90, "01:30"), (3600, "01:00:00"), (86400, "1+00:00:00"),
-    (93784, "1+02:03:04"), (93784.5, "1+02:03:4.5"), (1.5, "1.5"), (-90, "-01:30"), (0.25, "0.25"),
-])
+@pytest.mark.parametrize(
+    "secs,text",
+    [
+        (0, "00"),
+        (5, "05"),
+        (90, "01:30"),
+        (3600, "01:00:00"),
+        (86400, "1+00:00:00"),
+        (93784, "1+02:03:04"),
+        (93784.5, "1+02:03:4.5"),
+        (1.5, "1.5"),
+        (-90, "-01:30"),
+        (0.25, "0.25"),
+    ],
+)
 def test_format_reltime(secs: float, text: str) -> None:
     """Relative times drop leading zero units; fractions print with %02g (reference quirk)."""
     assert format_reltime(RelTime(secs)) == text
@@ -149,8 +187,14 @@ _REL_TEXT = st.text(alphabet=st.sampled_from(list("0123456789:+-.dhmsDHMS ")), m
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(_ABS_TEXT, st.sampled_from(["2020-01-02T03:04:05", "1999-12-31T23:59:59-0130"]).flatmap(
-    lambda base: st.integers(0, len(base)).map(lambda k: base[:k]))))
+@given(
+    st.one_of(
+        _ABS_TEXT,
+        st.sampled_from(["2020-01-02T03:04:05", "1999-12-31T23:59:59-0130"]).flatmap(
+            lambda base: st.integers(0, len(base)).map(lambda k: base[:k])
+        ),
+    )
+)
 def test_abstime_literals_match_oracle(oracle, text: str) -> None:
     """absTime("...") reads and prints every text as the reference does (UTC and Chicago)."""
     for tz in ("UTC", "America/Chicago"):

@@ -14,10 +14,19 @@ from classad.parser import parse_expr
 from classad.unparse import unparse
 
 CLAUSES = [
-    "TARGET.Memory >= RequestMemory", "TARGET.HasDocker", "TARGET.HasDocker =?= true", "Cpus > 2",
-    "(TARGET.Arch == \"X86_64\" || TARGET.Arch == \"ARM\")", "MY.RequestCpus <= TARGET.Cpus",
-    "TARGET.Memory / 0 > 1", "undefined", "isUndefined(TARGET.Disk)", "TARGET.Name != \"s1\"",
-    "(Cpus >= 1 && Memory > 100)", "1", "\"yes\"",
+    "TARGET.Memory >= RequestMemory",
+    "TARGET.HasDocker",
+    "TARGET.HasDocker =?= true",
+    "Cpus > 2",
+    '(TARGET.Arch == "X86_64" || TARGET.Arch == "ARM")',
+    "MY.RequestCpus <= TARGET.Cpus",
+    "TARGET.Memory / 0 > 1",
+    "undefined",
+    "isUndefined(TARGET.Disk)",
+    'TARGET.Name != "s1"',
+    "(Cpus >= 1 && Memory > 100)",
+    "1",
+    '"yes"',
 ]
 ARCH = st.sampled_from(['"X86_64"', '"ARM"', "undefined", "3"])
 
@@ -25,13 +34,17 @@ ARCH = st.sampled_from(['"X86_64"', '"ARM"', "undefined", "3"])
 @st.composite
 def pair(draw):
     clauses = draw(st.lists(st.sampled_from(CLAUSES), min_size=1, max_size=4))
-    job = (f"[RequestMemory = {draw(st.sampled_from([512, 2048, 9000]))}; "
-           f"RequestCpus = {draw(st.integers(1, 4))}; Requirements = {' && '.join(clauses)}]")
-    docker = draw(st.sampled_from(["", "HasDocker = true;", "HasDocker = false;", "HasDocker = \"x\";"]))
-    slot = (f"[Name = \"s{draw(st.integers(1, 2))}\"; Memory = {draw(st.sampled_from([1024, 4096]))}; "
-            f"Cpus = {draw(st.integers(1, 4))}; Arch = {draw(ARCH)}; {docker} "
-            f"Requirements = {draw(st.sampled_from(['true', 'TARGET.RequestCpus <= Cpus', 'START']))}; "
-            f"START = TARGET.RequestMemory < Memory]")
+    job = (
+        f"[RequestMemory = {draw(st.sampled_from([512, 2048, 9000]))}; "
+        f"RequestCpus = {draw(st.integers(1, 4))}; Requirements = {' && '.join(clauses)}]"
+    )
+    docker = draw(st.sampled_from(["", "HasDocker = true;", "HasDocker = false;", 'HasDocker = "x";']))
+    slot = (
+        f'[Name = "s{draw(st.integers(1, 2))}"; Memory = {draw(st.sampled_from([1024, 4096]))}; '
+        f"Cpus = {draw(st.integers(1, 4))}; Arch = {draw(ARCH)}; {docker} "
+        f"Requirements = {draw(st.sampled_from(['true', 'TARGET.RequestCpus <= Cpus', 'START']))}; "
+        f"START = TARGET.RequestMemory < Memory]"
+    )
     return clauses, job, slot
 
 
@@ -53,8 +66,7 @@ def test_each_clause_decides_as_the_oracle(oracle, p):
         probe = oracle.ClassAd(job_text)
         probe["Requirements"] = oracle.ExprTree(r.conjunct.text)
         assert (r.outcome == TRUE) == bool(theirs_slot.matches(probe)), r.conjunct.text  # probe.Requirements
-    whole = all(r.outcome == TRUE for r in results) and all(
-        r.outcome == TRUE for r in analyze_clauses(slot, job))
+    whole = all(r.outcome == TRUE for r in results) and all(r.outcome == TRUE for r in analyze_clauses(slot, job))
     assert whole == bool(oracle.ClassAd(job_text).symmetricMatch(theirs_slot))
 
 

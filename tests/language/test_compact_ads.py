@@ -57,15 +57,17 @@ def test_mapping_access_and_printing_match_htcondor() -> None:
     assert ours.externalRefs(classad.ExprTree("a + zz")) == theirs.externalRefs(c.ExprTree("a + zz"))
 
 
-_EDITS = st.lists(st.tuples(st.sampled_from(["set", "del"]), st.sampled_from(["a", "B", "s", "new", "Cyc"]),
-                            st.integers(-5, 5)), max_size=6)
+_EDITS = st.lists(
+    st.tuples(st.sampled_from(["set", "del"]), st.sampled_from(["a", "B", "s", "new", "Cyc"]), st.integers(-5, 5)),
+    max_size=6,
+)
 
 
 @SETTINGS
 @given(edits=_EDITS)
 def test_changes_after_compaction_match_htcondor(edits: list[tuple[str, str, int]]) -> None:
     ours, theirs = compacted(CONTEXT_MY), c.ClassAd(CONTEXT_MY)
-    shared = compacted(CONTEXT_MY)         # same layout: must not see the edits
+    shared = compacted(CONTEXT_MY)  # same layout: must not see the edits
     for op, name, value in edits:
         if op == "set":
             ours[name], theirs[name] = value, value
@@ -98,30 +100,50 @@ def test_pickle_and_copies_keep_the_ad():
     import pickle
 
     ad = compacted(CONTEXT_MY)
-    classad.ExprTree("x + a").eval(ad, compacted(CONTEXT_TARGET))   # evaluated nodes hold compiled closures
+    classad.ExprTree("x + a").eval(ad, compacted(CONTEXT_TARGET))  # evaluated nodes hold compiled closures
     for clone in (pickle.loads(pickle.dumps(ad)), copy.deepcopy(ad), copy.copy(ad)):
         assert clone == ad
         assert clone.printOld() == c.ClassAd(CONTEXT_MY).printOld()
-        assert classad.ExprTree("x + a").eval(clone, compacted(CONTEXT_TARGET)) == \
-            c.ExprTree("x + a").eval(c.ClassAd(CONTEXT_MY), c.ClassAd(CONTEXT_TARGET))
+        assert classad.ExprTree("x + a").eval(clone, compacted(CONTEXT_TARGET)) == c.ExprTree("x + a").eval(
+            c.ClassAd(CONTEXT_MY), c.ClassAd(CONTEXT_TARGET)
+        )
 
 
 # ---- ads that share a layout keep only what differs from its template ----------------------
 
-_VALUES_TEXT = st.sampled_from(["0", "1", "-1", "true", "false", "0.0", "-0.0", "1.0", "1e3", '"a"', '"A"',
-                                '""', "undefined", "error", "x + 1", "{1, 2}", "[q = 1]", "9223372036854775807"])
+_VALUES_TEXT = st.sampled_from(
+    [
+        "0",
+        "1",
+        "-1",
+        "true",
+        "false",
+        "0.0",
+        "-0.0",
+        "1.0",
+        "1e3",
+        '"a"',
+        '"A"',
+        '""',
+        "undefined",
+        "error",
+        "x + 1",
+        "{1, 2}",
+        "[q = 1]",
+        "9223372036854775807",
+    ]
+)
 _NAMES = ("Alpha", "beta", "GAMMA", "x")
 
 
 @SETTINGS
-@given(rows=st.lists(st.tuples(*[_VALUES_TEXT] * len(_NAMES)), min_size=2, max_size=5),
-       tag=st.integers(0, 10**9))
+@given(rows=st.lists(st.tuples(*[_VALUES_TEXT] * len(_NAMES)), min_size=2, max_size=5), tag=st.integers(0, 10**9))
 def test_ads_sharing_a_layout_keep_their_own_values(rows: list[tuple[str, ...]], tag: int) -> None:
     """The first ad compacted with a list of names is its layout's template; the others keep
     what differs from it (bare values for plain literals).  Every ad still reads, prints
     and evaluates as HTCondor's library reads the same text -- including values that are
     equal but not identical (1 and true, 0.0 and -0.0, "a" and "A")."""
-    names = (*_NAMES, f"Tag{tag}")          # a fresh layout for each example
+    names = (*_NAMES, f"Tag{tag}")  # a fresh layout for each example
     texts = ["[" + "; ".join(f"{n} = {v}" for n, v in zip(names, (*row, "0"))) + "]" for row in rows]
     ours = [compacted(t) for t in texts]
     assert len({id(a._attrs.layout) for a in ours}) == 1
@@ -131,18 +153,18 @@ def test_ads_sharing_a_layout_keep_their_own_values(rows: list[tuple[str, ...]],
         assert {k: canonical(ad.eval(k)) for k in ad} == {k: canonical(theirs.eval(k)) for k in theirs}
         for expr in ("Alpha + beta", "GAMMA =?= x", "strcat(Alpha, beta)", "real(x) / 2"):
             assert canonical(classad.ExprTree(expr).eval(ad)) == canonical(c.ExprTree(expr).eval(theirs))
-        ad["Extra"], theirs["Extra"] = 1, 1          # the ad's own storage again, from the shared one
+        ad["Extra"], theirs["Extra"] = 1, 1  # the ad's own storage again, from the shared one
         assert ad.printOld() == theirs.printOld()
         assert {k: canonical(ad.eval(k)) for k in ad} == {k: canonical(theirs.eval(k)) for k in theirs}
 
 
 def test_an_ad_like_the_template_keeps_nothing_of_its_own() -> None:
     names = "; ".join(f"A{i} = {i}" for i in range(40))
-    first = compacted(f"[{names}; Which = \"first\"]")
-    again = compacted(f"[{names}; Which = \"second\"]")
+    first = compacted(f'[{names}; Which = "first"]')
+    again = compacted(f'[{names}; Which = "second"]')
     assert first._attrs.layout is again._attrs.layout
-    assert tuple.__len__(first._attrs) == 1                 # the variant alone
-    assert tuple.__len__(again._attrs) == 2                 # the variant and "second"
+    assert tuple.__len__(first._attrs) == 1  # the variant alone
+    assert tuple.__len__(again._attrs) == 2  # the variant and "second"
     assert again["Which"] == "second" and again["A39"] == 39
 
 
@@ -163,14 +185,13 @@ def test_a_long_dump_keeps_sharing_its_common_values(tmp_path) -> None:
     lines = []
     for i in range(8000):
         own = "".join(f"Own{k} = {i * 10 + k + 1_000_000}\n" for k in range(10))
-        lines.append(f'ClusterId = {i}\nProcId = 0\nUser = "u@d"\nCommon = "same for all"\n'
-                     f'Size = 4096\n{own}\n')
+        lines.append(f'ClusterId = {i}\nProcId = 0\nUser = "u@d"\nCommon = "same for all"\nSize = 4096\n{own}\n')
     path = tmp_path / "jobs.ads"
     path.write_text("".join(lines))
     jobs = make_jobs(stream_ads(path))
     assert len(jobs) == 8000
     sizes = {tuple.__len__(j.ad._attrs) for j in jobs[1:]}
-    assert sizes == {12}            # the variant, ClusterId and the ten Own values
+    assert sizes == {12}  # the variant, ClusterId and the ten Own values
     last = jobs[-1].ad
     assert (last["Common"], last["Size"], last["Own9"], last["ClusterId"]) == ("same for all", 4096, 1_079_999, 7999)
 

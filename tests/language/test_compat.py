@@ -32,8 +32,12 @@ UTC = datetime.UTC
 REF_CASES = [
     # (ad, expression, external, internal) from classad2
     ("[bar = 2]", "foo =?= bar", ["foo"], ["bar"]),
-    ("[a = 1; bar = 2; foo = 3]", "MY.foo + TARGET.x + y.z + other + strcat(q, a)",
-     ["other", "q", "TARGET.x", "y.z"], ["a", "foo"]),
+    (
+        "[a = 1; bar = 2; foo = 3]",
+        "MY.foo + TARGET.x + y.z + other + strcat(q, a)",
+        ["other", "q", "TARGET.x", "y.z"],
+        ["a", "foo"],
+    ),
     ("[a = b + 1; b = c]", "a", ["c"], ["a", "b"]),
     ("[]", "Zed + alpha + Beta", ["alpha", "Beta", "Zed"], []),
 ]
@@ -95,7 +99,8 @@ def _selects_from_a_written_value(text: str) -> bool:
 def _ads() -> st.SearchStrategy[str]:
     attr = st.tuples(st.sampled_from(["a", "b", "c", "Foo", "x"]), _exprs())
     return st.lists(attr, max_size=4, unique_by=lambda t: t[0].lower()).map(
-        lambda kv: "[" + "; ".join(f"{k} = {v}" for k, v in kv) + "]")
+        lambda kv: "[" + "; ".join(f"{k} = {v}" for k, v in kv) + "]"
+    )
 
 
 @settings(max_examples=400, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -140,10 +145,13 @@ def test_undecodable_bytes_raise_unicode_decode_error() -> None:
 # ---- E: datetime microseconds ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("when, text", [
-    (datetime.datetime(2020, 1, 1, 0, 0, 0, 123456, tzinfo=UTC), "2020-01-01 00:00:00+00:00"),
-    (datetime.datetime(1969, 12, 31, 23, 59, 59, 500000, tzinfo=UTC), "1969-12-31 23:59:59+00:00"),
-])
+@pytest.mark.parametrize(
+    "when, text",
+    [
+        (datetime.datetime(2020, 1, 1, 0, 0, 0, 123456, tzinfo=UTC), "2020-01-01 00:00:00+00:00"),
+        (datetime.datetime(1969, 12, 31, 23, 59, 59, 500000, tzinfo=UTC), "1969-12-31 23:59:59+00:00"),
+    ],
+)
 def test_datetime_microseconds_are_dropped(when: datetime.datetime, text: str) -> None:
     ad = ClassAd()
     ad["t"] = when
@@ -154,8 +162,7 @@ def test_datetime_microseconds_are_dropped(when: datetime.datetime, text: str) -
 def test_aware_datetime_keeps_its_instant() -> None:
     # classad2 stores 00:00+02:00 as 00:00Z (docs/differences.md L11); the instant is kept here
     ad = ClassAd()
-    ad["t"] = datetime.datetime(2020, 1, 1, 0, 0, 0, 999999,
-                                tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
+    ad["t"] = datetime.datetime(2020, 1, 1, 0, 0, 0, 999999, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
     assert ad["t"] == datetime.datetime(2019, 12, 31, 22, 0, tzinfo=UTC)
 
 
@@ -176,11 +183,22 @@ def test_last_error_explains_a_string_comparison() -> None:
     assert classad.lastError() == "strings can only be compared to strings"
 
 
-@pytest.mark.parametrize("expr, sets", [
-    ('7 == "7"', True), ('"a" < 3', True), ('absTime(1) == "x"', True), ('true != "x"', True),
-    ('"x" == 1.5', True), ('{1} == "x"', False), ('[a = 1] == "x"', False), ('"x" is 3', False),
-    ('"x" == undefined', False), ('"a" + 1', False), ('"x" >= "y"', False),
-])
+@pytest.mark.parametrize(
+    "expr, sets",
+    [
+        ('7 == "7"', True),
+        ('"a" < 3', True),
+        ('absTime(1) == "x"', True),
+        ('true != "x"', True),
+        ('"x" == 1.5', True),
+        ('{1} == "x"', False),
+        ('[a = 1] == "x"', False),
+        ('"x" is 3', False),
+        ('"x" == undefined', False),
+        ('"a" + 1', False),
+        ('"x" >= "y"', False),
+    ],
+)
 def test_which_comparisons_set_last_error(expr: str, sets: bool) -> None:
     from classad.errors import set_last_error
 
@@ -215,13 +233,16 @@ def test_iteration_order_matches_classad2_live(c, names: list) -> None:
 # ---- H: relTime literals stored in an ad -------------------------------------------------------
 
 
-@pytest.mark.parametrize("expr, text", [
-    ('isreltime([a = relTime("01:00:01")].a)', "false"),
-    ('[r = relTime("2+25:14:16.123")].r', "2.636561230000000E+05"),
-    ('[a = relTime("01:00:01")].a', "3.601000000000000E+03"),
-    ('[a = relTime(5)]["a"]', 'relTime("05")'),  # a call, not a literal: stays a relTime
-    ('isreltime({relTime(5)}[0])', "true"),
-])
+@pytest.mark.parametrize(
+    "expr, text",
+    [
+        ('isreltime([a = relTime("01:00:01")].a)', "false"),
+        ('[r = relTime("2+25:14:16.123")].r', "2.636561230000000E+05"),
+        ('[a = relTime("01:00:01")].a', "3.601000000000000E+03"),
+        ('[a = relTime(5)]["a"]', 'relTime("05")'),  # a call, not a literal: stays a relTime
+        ("isreltime({relTime(5)}[0])", "true"),
+    ],
+)
 def test_reltime_literal_in_an_ad_evaluates_to_a_real(expr: str, text: str) -> None:
     assert repr(ExprTree(expr).simplify()) == text
 
@@ -253,12 +274,24 @@ _SCOPE_MY = "[x = 1; w = tb; sub = [a = tb; b = x; c = w]; lst = {[a = tb]}]"
 _SCOPE_TARGET = "[tb = 7; x = 3; sub2 = [a = x; b = tb2]; tb2 = 9]"
 SCOPE_CASES = [
     # (expression evaluated with MY and TARGET above, classad2's answer)
-    ("tb", 7), ("w", 7), ("[a = w].a", 7), ("{tb}[0]", 7), ("[a = TARGET.tb].a", 7), ("sub.c", 7),
-    ("[a = x].a", 1), ("sub.b", 1), ("TARGET.sub2.a", 3), ("TARGET.sub2.b", 9),
-    ("[a = tb].a", classad.Value.Undefined), ("[a = tb; b = a].b", classad.Value.Undefined),
-    ("[a = [c = tb].c].a", classad.Value.Undefined), ("[a = tb].a + tb", classad.Value.Undefined),
-    ("sub.a", classad.Value.Undefined), ("lst[0].a", classad.Value.Undefined),
-    ("ifThenElse(true, [a = tb], 1).a", classad.Value.Undefined), ("[a = tb]['a']", classad.Value.Undefined),
+    ("tb", 7),
+    ("w", 7),
+    ("[a = w].a", 7),
+    ("{tb}[0]", 7),
+    ("[a = TARGET.tb].a", 7),
+    ("sub.c", 7),
+    ("[a = x].a", 1),
+    ("sub.b", 1),
+    ("TARGET.sub2.a", 3),
+    ("TARGET.sub2.b", 9),
+    ("[a = tb].a", classad.Value.Undefined),
+    ("[a = tb; b = a].b", classad.Value.Undefined),
+    ("[a = [c = tb].c].a", classad.Value.Undefined),
+    ("[a = tb].a + tb", classad.Value.Undefined),
+    ("sub.a", classad.Value.Undefined),
+    ("lst[0].a", classad.Value.Undefined),
+    ("ifThenElse(true, [a = tb], 1).a", classad.Value.Undefined),
+    ("[a = tb]['a']", classad.Value.Undefined),
 ]
 
 

@@ -14,17 +14,105 @@ from classad import descent, grammar_parser, parser
 from classad.errors import ParseError
 
 WS = st.sampled_from(["", " ", "  ", "\t", "\n", " /* c */ ", "\r\n", "\v", "\f", " // c\n", "// c", "/*/ c */"])
-NAMES = st.sampled_from(["a", "B", "x_1", "_y", "Memory", "TARGET", "my", "absTime", "relTime", "strcat",
-                         "'q n'", "'a\\'b'", "'x' 'y'", "''", "'\\0'", "is", "ISNT", "isX", "trueish",
-                         "True", "error", "UNDEFINED", "e5", "E"])
-LITERALS = st.sampled_from([
-    "0", "1", "42", "010", "0x1F", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
-    "123456789012345678901234", "-0", "-5", "1.5", "-1.5", ".5", "-.5", "1e5", "1E-3", "2.5e+10", "1.",
-    "1.e5", "5.x", "3x", "1e", "\"\"", "\"s\"", "\"a\\\"b\"", "\"\\n\\t\\101\\0\"", "\"\\\\\"", "\"x\" \"y\"",
-    "\"x\"\n\"y\"", "\"x\" /* c */ \"y\"", "\"\\u00e9\"", "\"\\400\"", "\"\\x\"", "true", "FALSE", "Undefined",
-    "error", "\"2020-01-02T03:04:05Z\""])
-BINARY = st.sampled_from(["||", "&&", "|", "^", "&", "==", "!=", "=?=", "=!=", " is ", " isnt ", " IS ",
-                          "<", "<=", ">", ">=", "<<", ">>", ">>>", "+", "-", "*", "/", "%"])
+NAMES = st.sampled_from(
+    [
+        "a",
+        "B",
+        "x_1",
+        "_y",
+        "Memory",
+        "TARGET",
+        "my",
+        "absTime",
+        "relTime",
+        "strcat",
+        "'q n'",
+        "'a\\'b'",
+        "'x' 'y'",
+        "''",
+        "'\\0'",
+        "is",
+        "ISNT",
+        "isX",
+        "trueish",
+        "True",
+        "error",
+        "UNDEFINED",
+        "e5",
+        "E",
+    ]
+)
+LITERALS = st.sampled_from(
+    [
+        "0",
+        "1",
+        "42",
+        "010",
+        "0x1F",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "123456789012345678901234",
+        "-0",
+        "-5",
+        "1.5",
+        "-1.5",
+        ".5",
+        "-.5",
+        "1e5",
+        "1E-3",
+        "2.5e+10",
+        "1.",
+        "1.e5",
+        "5.x",
+        "3x",
+        "1e",
+        '""',
+        '"s"',
+        '"a\\"b"',
+        '"\\n\\t\\101\\0"',
+        '"\\\\"',
+        '"x" "y"',
+        '"x"\n"y"',
+        '"x" /* c */ "y"',
+        '"\\u00e9"',
+        '"\\400"',
+        '"\\x"',
+        "true",
+        "FALSE",
+        "Undefined",
+        "error",
+        '"2020-01-02T03:04:05Z"',
+    ]
+)
+BINARY = st.sampled_from(
+    [
+        "||",
+        "&&",
+        "|",
+        "^",
+        "&",
+        "==",
+        "!=",
+        "=?=",
+        "=!=",
+        " is ",
+        " isnt ",
+        " IS ",
+        "<",
+        "<=",
+        ">",
+        ">=",
+        "<<",
+        ">>",
+        ">>>",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+    ]
+)
 UNARY = st.sampled_from(["-", "+", "!", "~", "- ", "!!"])
 ELVIS = st.sampled_from(["?:", "? :", "?\n:", "? /*c*/ :"])
 
@@ -45,11 +133,15 @@ def _exprs() -> st.SearchStrategy[str]:
             inner.map(lambda e: f"({e})"),
             st.lists(inner, max_size=3).map(lambda xs: "{" + ", ".join(xs) + "}"),
             st.tuples(NAMES, WS, st.lists(inner, max_size=3), sep).map(
-                lambda t: f"{t[0]}{t[1]}(" + t[3].join(t[2]) + ")"),
+                lambda t: f"{t[0]}{t[1]}(" + t[3].join(t[2]) + ")"
+            ),
             st.tuples(st.sampled_from(["absTime", "RELTIME", "relTime"]), LITERALS).map(lambda t: f"{t[0]}({t[1]})"),
-            st.tuples(st.sampled_from(["[", "[;", "[ ;; "]), st.lists(attr, max_size=3),
-                      st.sampled_from(["; ", ";", ";;"]), st.sampled_from(["]", ";]", " ; ]"])).map(
-                lambda t: t[0] + t[2].join(t[1]) + t[3]),
+            st.tuples(
+                st.sampled_from(["[", "[;", "[ ;; "]),
+                st.lists(attr, max_size=3),
+                st.sampled_from(["; ", ";", ";;"]),
+                st.sampled_from(["]", ";]", " ; ]"]),
+            ).map(lambda t: t[0] + t[2].join(t[1]) + t[3]),
         )
 
     return st.recursive(leaf, extend, max_leaves=12)
@@ -64,7 +156,7 @@ def _mutate(text: str, data: st.DataObject) -> str:
     i = data.draw(st.integers(0, len(text) - 1))
     how = data.draw(st.sampled_from(["drop", "double", "insert"]))
     if how == "drop":
-        return text[:i] + text[i + 1:]
+        return text[:i] + text[i + 1 :]
     if how == "double":
         return text[:i] + text[i] + text[i:]
     return text[:i] + data.draw(st.sampled_from(list("-.?:;,[](){}\"'/*=!<>0e "))) + text[i:]
@@ -97,8 +189,7 @@ def test_fast_parser_builds_the_lark_tree_or_gives_up(text, old, data):
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.tuples(NAMES, EXPRS), min_size=0, max_size=5), st.sampled_from(["; ", ";", ";\n"]),
-       st.data())
+@given(st.lists(st.tuples(NAMES, EXPRS), min_size=0, max_size=5), st.sampled_from(["; ", ";", ";\n"]), st.data())
 def test_fast_parser_reads_whole_ads_as_lark_does(attrs, sep, data):
     """``[ name = expr; ... ]`` as a whole ad (start rule ``classad``)."""
     text = _mutate("[ " + sep.join(f"{n} = {e}" for n, e in attrs) + " ]", data)
@@ -110,17 +201,57 @@ def test_fast_parser_reads_whole_ads_as_lark_does(attrs, sep, data):
         assert _same(fast, ref), (text, fast, ref)
 
 
-@pytest.mark.parametrize("text", [
-    "a + b * c - d / e % f", "a || b && c | d ^ e & f == g < h << i + j * k",
-    "2 == 2 == 2", "x ?: 1 + 10", "-x ?: 5", "x ?: -1", "x ?: y.z", "a ?: b ?: c",
-    "3 -5", "3 - -5", "3-5", "a-.5", "-9223372036854775808", "- 5", "-5[0]", "-x.y",
-    "a ? b : c ? d : e", "a ? b ? c : d : e", "a ? : b",
-    "\"a\" \"b\" == \"ab\"", "[b = 7]..b", ".Memory", "[ ; a = 1 ;; b = 2 ; ]", "[]", "{}", "{1, {2}, [x = 1]}",
-    "strcat(\"a\";\"b\")", "f()", "'true' + 1", "'a' 'b'", "A is B", "a ISNT b", "a =?= b =!= c",
-    "relTime(\"1+01:00:00\")", "absTime(\"2020-01-02T03:04:05Z\")", "[a = 1; A = 2].a", "1e5", ".5e-3", "1.5.x",
-    "TARGET.Memory >= RequestMemory && (TARGET.Disk > 10) // trailing", "a + 1\n", " [ a = 1 ]\r\n\t ",
-    "x // y", "x /* y */", "/* c */ a /* d */ // e", "a /*/ b */ + c",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a + b * c - d / e % f",
+        "a || b && c | d ^ e & f == g < h << i + j * k",
+        "2 == 2 == 2",
+        "x ?: 1 + 10",
+        "-x ?: 5",
+        "x ?: -1",
+        "x ?: y.z",
+        "a ?: b ?: c",
+        "3 -5",
+        "3 - -5",
+        "3-5",
+        "a-.5",
+        "-9223372036854775808",
+        "- 5",
+        "-5[0]",
+        "-x.y",
+        "a ? b : c ? d : e",
+        "a ? b ? c : d : e",
+        "a ? : b",
+        '"a" "b" == "ab"',
+        "[b = 7]..b",
+        ".Memory",
+        "[ ; a = 1 ;; b = 2 ; ]",
+        "[]",
+        "{}",
+        "{1, {2}, [x = 1]}",
+        'strcat("a";"b")',
+        "f()",
+        "'true' + 1",
+        "'a' 'b'",
+        "A is B",
+        "a ISNT b",
+        "a =?= b =!= c",
+        'relTime("1+01:00:00")',
+        'absTime("2020-01-02T03:04:05Z")',
+        "[a = 1; A = 2].a",
+        "1e5",
+        ".5e-3",
+        "1.5.x",
+        "TARGET.Memory >= RequestMemory && (TARGET.Disk > 10) // trailing",
+        "a + 1\n",
+        " [ a = 1 ]\r\n\t ",
+        "x // y",
+        "x /* y */",
+        "/* c */ a /* d */ // e",
+        "a /*/ b */ + c",
+    ],
+)
 def test_quirks_read_the_same(text):
     """Each lexing and precedence quirk of the grammar, read by both parsers."""
     fast = descent.parse(text)
@@ -129,12 +260,46 @@ def test_quirks_read_the_same(text):
     assert fast is not None and _same(fast, ref), (fast, ref)
 
 
-@pytest.mark.parametrize("text", [
-    "x ?: -y", "010", "0x1F", "1.", "a.5", "a..", "[ ; ]", "[ a = 1 , b = 2 ]", "{1,}", "f(1,)", "true(1)",
-    "a.true", "is", "\"a\" /* c */ \"b\"", "\"\\0\"", "'\\0'", "''", "absTime(\"never\")", "(a", "a)", "",
-    "a /* open", "1 +", "a ? b", "a b", "a + // c", "a + /* c */", "a /* x", "a @b", "  ", "a\0",
-    "\u00b2", "1 + \u0663", "0123", "a\u00a0+ 1",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x ?: -y",
+        "010",
+        "0x1F",
+        "1.",
+        "a.5",
+        "a..",
+        "[ ; ]",
+        "[ a = 1 , b = 2 ]",
+        "{1,}",
+        "f(1,)",
+        "true(1)",
+        "a.true",
+        "is",
+        '"a" /* c */ "b"',
+        '"\\0"',
+        "'\\0'",
+        "''",
+        'absTime("never")',
+        "(a",
+        "a)",
+        "",
+        "a /* open",
+        "1 +",
+        "a ? b",
+        "a b",
+        "a + // c",
+        "a + /* c */",
+        "a /* x",
+        "a @b",
+        "  ",
+        "a\0",
+        "\u00b2",
+        "1 + \u0663",
+        "0123",
+        "a\u00a0+ 1",
+    ],
+)
 def test_what_lark_refuses_the_fast_parser_leaves_to_it(text):
     """Texts that are errors: the fast parser gives up, so Lark reports the error."""
     assert isinstance(_lark(text, "expr", False), ParseError)
@@ -145,7 +310,7 @@ def test_what_lark_refuses_the_fast_parser_leaves_to_it(text):
 
 def test_old_format_lines():
     """``Name = value`` with the old string syntax (only ``\\"`` is an escape)."""
-    for text in ['Cmd = "a\\nb"', "Memory = 2048", "Requirements = TARGET.Arch == \"X86_64\"", "'q' = 1"]:
+    for text in ['Cmd = "a\\nb"', "Memory = 2048", 'Requirements = TARGET.Arch == "X86_64"', "'q' = 1"]:
         fast = descent.parse(text, "old_line", old_strings=True)
         assert fast is not None and _same(fast, _lark(text, "old_line", True))
 

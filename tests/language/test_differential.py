@@ -48,8 +48,7 @@ def our_value(text: str, args: tuple):
     return canonical(tree.eval(*args))
 
 
-SETTINGS = settings(max_examples=1200, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=1200, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
 @pytest.mark.parametrize("context", sorted(CONTEXTS))

@@ -11,8 +11,7 @@ from classad.parser import parse_expr
 from classad.testing import CONTEXT_MY, CONTEXT_TARGET, canonical, expressions, literals
 
 MY, TARGET = classad.ClassAd(CONTEXT_MY), classad.ClassAd(CONTEXT_TARGET)
-SETTINGS = settings(max_examples=400, deadline=None, database=None,
-                    suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=400, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
 def _parse_or_none(text: str):

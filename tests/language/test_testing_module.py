@@ -30,10 +30,11 @@ except ImportError as exc:
 
 
 def test_testing_module_names_its_missing_dependency():
-    proc = subprocess.run([sys.executable, "-c", BLOCK_HYPOTHESIS], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", BLOCK_HYPOTHESIS], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "3"                      # the language itself never needs Hypothesis
+    assert lines[0] == "3"  # the language itself never needs Hypothesis
     assert lines[1].startswith("refused: classad.testing") and "pip install hypothesis" in lines[1]
     assert lines[2].startswith("refused: matchmaker.testing") and "pip install hypothesis" in lines[2]

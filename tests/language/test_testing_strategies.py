@@ -56,8 +56,9 @@ def kind_in_dump(node) -> str:
             return "real"
         if isinstance(v, str):
             return "string"
-        return {Value.Undefined: "undefined", Value.Error: "error"}.get(Value(int(v)) if isinstance(v, Value)
-                                                                        else v, "other")
+        return {Value.Undefined: "undefined", Value.Error: "error"}.get(
+            Value(int(v)) if isinstance(v, Value) else v, "other"
+        )
     return type(node).__name__
 
 
@@ -69,8 +70,7 @@ def rates(ad_list: list[ClassAd]) -> tuple[dict[str, float], dict[tuple[str, str
         for name, node in ad.node_items():
             present[name.lower()] += 1
             kinds[name.lower(), kind_in_dump(node)] += 1
-    return ({k: n / len(ad_list) for k, n in present.items()},
-            {k: n / present[k[0]] for k, n in kinds.items()})
+    return ({k: n / len(ad_list) for k, n in present.items()}, {k: n / present[k[0]] for k, n in kinds.items()})
 
 
 def assert_same_proportions(dump: list[ClassAd], drawn: list[ClassAd]) -> None:
@@ -102,9 +102,12 @@ def random_dump(seed: int) -> list[ClassAd]:
     """A dump of 40 ads over 8 attributes, each with its own presence rate and mix of kinds."""
     rng = random.Random(seed)
     makers = {
-        "int": lambda: str(rng.randrange(-5, 5000)), "real": lambda: repr(rng.uniform(0, 100)),
-        "string": lambda: '"' + rng.choice(["a", "bb", "ccc", "LINUX"]) + '"', "bool": lambda: rng.choice(["true", "false"]),
-        "undefined": lambda: "undefined", "error": lambda: "error",
+        "int": lambda: str(rng.randrange(-5, 5000)),
+        "real": lambda: repr(rng.uniform(0, 100)),
+        "string": lambda: '"' + rng.choice(["a", "bb", "ccc", "LINUX"]) + '"',
+        "bool": lambda: rng.choice(["true", "false"]),
+        "undefined": lambda: "undefined",
+        "error": lambda: "error",
         "expr": lambda: rng.choice(["a1 + 1", "TARGET.x > 3", "ifThenElse(a2, 1, 2)"]),
     }
     attrs = []
@@ -113,8 +116,11 @@ def random_dump(seed: int) -> list[ClassAd]:
         attrs.append((f"a{i}", rng.uniform(0.2, 1.0), kinds, [rng.random() + 0.1 for _ in kinds]))
     out = []
     for _ in range(40):
-        parts = [f"{name} = {makers[rng.choices(kinds, weights)[0]]()}" for name, p, kinds, weights in attrs
-                 if rng.random() < p]
+        parts = [
+            f"{name} = {makers[rng.choices(kinds, weights)[0]]()}"
+            for name, p, kinds, weights in attrs
+            if rng.random() < p
+        ]
         out.append(ClassAd("[" + "; ".join(parts) + "]"))
     return out
 
@@ -127,7 +133,7 @@ def test_drawn_ads_follow_random_dumps(seed):
 
 def test_learn_counts_a_small_dump_by_hand():
     """Three ads: x present in 3 of 3 (int 1, int 5, string "a": ints 2/3 in 1..5), y in 1 of 3."""
-    schema = learn([ClassAd('[x = 1; y = a + 1]'), ClassAd('[x = 5]'), ClassAd('[x = "a"]')])
+    schema = learn([ClassAd("[x = 1; y = a + 1]"), ClassAd("[x = 5]"), ClassAd('[x = "a"]')])
     x, y = schema.get("X"), schema.get("y")
     assert schema.count == 3 and schema.names() == ["x", "y"]
     assert x.present == 1.0 and dict(x.kinds) == pytest.approx({"int": 2 / 3, "string": 1 / 3})
@@ -155,21 +161,28 @@ def test_expressions_are_kept_or_redrawn_in_the_same_shape():
 
 
 def test_schema_descriptions_are_followed():
-    schema = {"Memory": {"type": "int", "min": 1024, "max": 4096}, "OpSys": {"type": "string", "values": ["LINUX"]},
-              "Gpu": {"type": "bool", "missing": 1.0}, "Rank": {"type": "expr", "values": ["Memory / 1024"]}}
+    schema = {
+        "Memory": {"type": "int", "min": 1024, "max": 4096},
+        "OpSys": {"type": "string", "values": ["LINUX"]},
+        "Gpu": {"type": "bool", "missing": 1.0},
+        "Rank": {"type": "expr", "values": ["Memory / 1024"]},
+    }
     for ad in draw_many(ads(schema=schema), 60):
         assert 1024 <= ad["Memory"] <= 4096 and ad["OpSys"] == "LINUX" and "Gpu" not in ad
         assert ad.eval("Rank") == ad["Memory"] // 1024
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"x": {"type": "integer"}}, "unknown kind"),
-    ({"x": {"type": "int", "missing": 2}}, "missing must be a fraction"),
-    ({"x": {"type": "int", "min": 5, "max": 1}}, "min 5 is above max 1"),
-    ({"x": {"type": "int", "values": ["a"]}}, "not of the kinds"),
-    ({"x": {"tpye": "int"}}, "unknown keys"),
-    ({"x": {"type": "expr", "values": ["a +"]}}, "is not an expression"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"x": {"type": "integer"}}, "unknown kind"),
+        ({"x": {"type": "int", "missing": 2}}, "missing must be a fraction"),
+        ({"x": {"type": "int", "min": 5, "max": 1}}, "min 5 is above max 1"),
+        ({"x": {"type": "int", "values": ["a"]}}, "not of the kinds"),
+        ({"x": {"tpye": "int"}}, "unknown keys"),
+        ({"x": {"type": "expr", "values": ["a +"]}}, "is not an expression"),
+    ],
+)
 def test_bad_descriptions_name_the_attribute(bad, message):
     with pytest.raises(ValueError, match=message) as info:
         from_dict(bad)
@@ -189,10 +202,15 @@ def test_values_cover_every_kind():
     seen = set()
     for v in draw_many(values(), 300):
         ad = ClassAd()
-        ad["v"] = v                       # every drawn value can be stored
-        seen.add("undefined" if v is Value.Undefined else "error" if v is Value.Error else
-                 {bool: "bool", int: "int", float: "real", str: "string", list: "list"}.get(type(v))
-                 or ("ad" if isinstance(v, ClassAd) else "abstime"))
+        ad["v"] = v  # every drawn value can be stored
+        seen.add(
+            "undefined"
+            if v is Value.Undefined
+            else "error"
+            if v is Value.Error
+            else {bool: "bool", int: "int", float: "real", str: "string", list: "list"}.get(type(v))
+            or ("ad" if isinstance(v, ClassAd) else "abstime")
+        )
     assert seen == set(VALUE_KINDS)
 
 
@@ -225,15 +243,16 @@ def test_a_wrong_policy_shrinks_to_a_few_attributes():
     """Policy meant "slots with at least 4096 MB start", written ``Memory > 4096``.  The
     counterexample found in a random dump is the slot with Memory = 4096 and at most a
     couple of other attributes (the optional ones shrink away)."""
-    dump = random_dump(7) + [ClassAd(f"[Memory = {m}; OpSys = \"LINUX\"]") for m in (2048, 4096, 8192, 16384)]
+    dump = random_dump(7) + [ClassAd(f'[Memory = {m}; OpSys = "LINUX"]') for m in (2048, 4096, 8192, 16384)]
     wrong_start = ExprTree("Memory > 4096")
 
     def refuses_big_slot(ad: ClassAd) -> bool:
         memory = ad.get("Memory")
         return isinstance(memory, int) and memory >= 4096 and wrong_start.eval(ad) is not True
 
-    found = find(ads(like=dump), refuses_big_slot, settings=settings(database=None, derandomize=True,
-                                                                       max_examples=2000))
+    found = find(
+        ads(like=dump), refuses_big_slot, settings=settings(database=None, derandomize=True, max_examples=2000)
+    )
     assert found["Memory"] == 4096
     assert len(found) <= 3, found
 
@@ -253,8 +272,7 @@ def test_drawn_ads_print_and_read_back(data):
 def test_extra_attributes_are_set_on_every_ad():
     """``extra``: a value, a strategy, or None to remove an attribute the dump has."""
     dump = [ClassAd('[Name = "a"; Memory = 1024]'), ClassAd('[Name = "b"; Memory = 2048]')]
-    for ad in draw_many(ads(like=dump, extra={"Name": "slot1", "Memory": None, "Kind": st.sampled_from([1, 2])}),
-                        30):
+    for ad in draw_many(ads(like=dump, extra={"Name": "slot1", "Memory": None, "Kind": st.sampled_from([1, 2])}), 30):
         assert ad["Name"] == "slot1" and "Memory" not in ad and ad["Kind"] in (1, 2)
 
 

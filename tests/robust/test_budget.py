@@ -39,14 +39,14 @@ def chain(n: int, first: str, step: str) -> classad.ClassAd:
 def test_doubling_chain_has_the_exact_value():
     # e_i = e_(i-1) + e_(i-1) with e_0 = 1 is 2**i by definition.
     ad = chain(60, "1", "{p} + {p}")
-    assert ad.eval("e60") == 2 ** 60
-    assert chain(60, "1.5", "{p} + {p}").eval("e60") == 1.5 * 2 ** 60
+    assert ad.eval("e60") == 2**60
+    assert chain(60, "1.5", "{p} + {p}").eval("e60") == 1.5 * 2**60
 
 
 def test_doubling_chain_costs_a_step_per_use(restore_limits):
     # 60 attributes, each used twice: far below a budget of 200 steps.
     limits.configure(eval_steps=200)
-    assert chain(60, "1", "{p} + {p}").eval("e60") == 2 ** 60
+    assert chain(60, "1", "{p} + {p}").eval("e60") == 2**60
 
 
 def test_random_is_never_memoised():
@@ -86,8 +86,10 @@ def test_circular_values_are_not_memoised(oracle):
 
 def test_differential_memo_against_oracle(oracle):
     # A small graph with shared uses, cycles and both MY and TARGET references.
-    text = ("[ a = b + c; b = c * 2; c = TARGET.x + 1; d = a + a + b; e = f; f = e; "
-            "g = isUndefined(e) ? d : 0; h = {d, g, TARGET.y} ]")
+    text = (
+        "[ a = b + c; b = c * 2; c = TARGET.x + 1; d = a + a + b; e = f; f = e; "
+        "g = isUndefined(e) ? d : 0; h = {d, g, TARGET.y} ]"
+    )
     target = "[ x = 3; y = MY.d ]"
     for attr in "abcdefgh":
         ours = classad.ExprTree(attr).simplify(classad.ClassAd(text), classad.ClassAd(target))
@@ -96,11 +98,14 @@ def test_differential_memo_against_oracle(oracle):
 
 
 _names = [f"a{i}" for i in range(6)]
-_operand = st.one_of(st.sampled_from(_names), st.sampled_from(["1", "2", "TARGET.t", "undefined"]),
-                     st.sampled_from([f"TARGET.{n}" for n in _names]))
-_expr = st.builds(lambda x, op, y: f"{x} {op} {y}", _operand, st.sampled_from(["+", "*", "-", "=?="]),
-                  _operand) | st.builds(lambda c, x, y: f"({c} is undefined) ? {x} : {y}", _operand,
-                                        _operand, _operand)
+_operand = st.one_of(
+    st.sampled_from(_names),
+    st.sampled_from(["1", "2", "TARGET.t", "undefined"]),
+    st.sampled_from([f"TARGET.{n}" for n in _names]),
+)
+_expr = st.builds(
+    lambda x, op, y: f"{x} {op} {y}", _operand, st.sampled_from(["+", "*", "-", "=?="]), _operand
+) | st.builds(lambda c, x, y: f"({c} is undefined) ? {x} : {y}", _operand, _operand, _operand)
 
 
 @settings(max_examples=60, deadline=None)
@@ -162,21 +167,24 @@ def test_work_on_arguments_is_counted(restore_limits, oracle):
     passed to functions count against ``arg_work``; within it, values are HTCondor's."""
     limits.configure(arg_work=1000)
     text = 'member("zz", {%s}) + member(3, {%s})' % (", ".join(['"a"'] * 400), ", ".join(["3"] * 400))
-    assert classad.ExprTree(text).eval() == oracle.ExprTree(text).eval()        # 800 elements
+    assert classad.ExprTree(text).eval() == oracle.ExprTree(text).eval()  # 800 elements
     three = text + ' + member("q", {%s})' % ", ".join(['"b"'] * 400)
-    assert classad.ExprTree(three).evaluate() is ERROR                          # 1,200 elements
-    assert classad.ExprTree(text).eval() == oracle.ExprTree(text).eval()        # a new evaluation
+    assert classad.ExprTree(three).evaluate() is ERROR  # 1,200 elements
+    assert classad.ExprTree(text).eval() == oracle.ExprTree(text).eval()  # a new evaluation
 
 
 def test_repeated_member_over_a_huge_list_ends_in_error():
     """The audit's reproducer, as a step count: a 500,000-element list searched by every
     link of a chain that random() keeps from being remembered."""
-    lines = ['B = strcat(%s)' % ", ".join(['"a,"'] * 1000), 'L = split(strcat(%s), ",")' % ", ".join(["B"] * 500),
-             "e0 = random(2)"]
+    lines = [
+        "B = strcat(%s)" % ", ".join(['"a,"'] * 1000),
+        'L = split(strcat(%s), ",")' % ", ".join(["B"] * 500),
+        "e0 = random(2)",
+    ]
     lines += [f'e{i} = member("zz", L) + e{i - 1} + e{i - 1}' for i in range(1, 9)]
     ad = classad.ClassAd("[" + "; ".join(lines) + "]")
-    assert ad.evaluate("e1") is not ERROR          # one search of 500,000 elements fits
-    assert ad.evaluate("e8") is ERROR              # 255 searches do not
+    assert ad.evaluate("e1") is not ERROR  # one search of 500,000 elements fits
+    assert ad.evaluate("e8") is ERROR  # 255 searches do not
 
 
 # ---- regular expressions ---------------------------------------------------------------------
@@ -207,8 +215,7 @@ def test_regex_budget_is_shared_by_one_evaluation(monkeypatch, restore_limits):
     monkeypatch.setattr(pcre, "_search", lambda *a: seen.append(a) or real(*a))
     # Ten different catastrophic searches in one evaluation: once the budget is
     # spent the rest are Error without reaching the engine.
-    parts = " + ".join('ifThenElse(isError(regexp("(a|aa)+$%d", "%s")), 1, 0)' % (i, "a" * 45 + "b")
-                       for i in range(10))
+    parts = " + ".join('ifThenElse(isError(regexp("(a|aa)+$%d", "%s")), 1, 0)' % (i, "a" * 45 + "b") for i in range(10))
     assert classad.ExprTree(parts).eval() == 10
     assert len(seen) < 10
 
@@ -221,8 +228,7 @@ def test_fifteen_ads_with_a_catastrophic_regexp_finish():
         text = "".join('R = regexp("(a|aa)+$", "%s")\\n\\n' % ("a" * (40 + i) + "b") for i in range(15))
         print(sum(ad.evaluate("R") is classad.Value.Error for ad in parseAds(text)))
     """)
-    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
-                         timeout=25)
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=25)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "15"
 

@@ -30,15 +30,52 @@ def files(tmp_path_factory) -> list[str]:
     (d / "binary.ad").write_bytes(bytes(range(256)) * 4)
     (d / "empty.ad").write_text("")
     (d / "bad.config").write_text("PRIORITY_HALFLIFE = abc\nif\nA = $(A)\n")
-    return [str(ROOT / "examples" / "slots.ad"), str(ROOT / "examples" / "jobs.ad"),
-            str(ROOT / "examples" / "negotiator" / "slots.ads"), str(ROOT / "examples" / "negotiator" / "jobs.ads"),
-            str(ROOT / "examples" / "negotiator" / "negotiator.config"), str(d / "broken.ad"),
-            str(d / "binary.ad"), str(d / "empty.ad"), str(d / "bad.config"), str(d), str(d / "missing.ad")]
+    return [
+        str(ROOT / "examples" / "slots.ad"),
+        str(ROOT / "examples" / "jobs.ad"),
+        str(ROOT / "examples" / "negotiator" / "slots.ads"),
+        str(ROOT / "examples" / "negotiator" / "jobs.ads"),
+        str(ROOT / "examples" / "negotiator" / "negotiator.config"),
+        str(d / "broken.ad"),
+        str(d / "binary.ad"),
+        str(d / "empty.ad"),
+        str(d / "bad.config"),
+        str(d),
+        str(d / "missing.ad"),
+    ]
 
 
-VALUES = ["Cpus * 2", "MY.Requirements", "[a = 1]", '"x"', "(", "Memory >", "undefined", "", "\x00", "é",
-          "-1", "0", "1700000000", "99999999999999999999", "nan", "inf", "1e300", "%d", "%s %v", "%.3f",
-          "Name", "a@b", "alice@example.org", "5", "1h", "0.5", "-", "--", "regexp(\"(a+)+$\", Name)"]
+VALUES = [
+    "Cpus * 2",
+    "MY.Requirements",
+    "[a = 1]",
+    '"x"',
+    "(",
+    "Memory >",
+    "undefined",
+    "",
+    "\x00",
+    "é",
+    "-1",
+    "0",
+    "1700000000",
+    "99999999999999999999",
+    "nan",
+    "inf",
+    "1e300",
+    "%d",
+    "%s %v",
+    "%.3f",
+    "Name",
+    "a@b",
+    "alice@example.org",
+    "5",
+    "1h",
+    "0.5",
+    "-",
+    "--",
+    'regexp("(a+)+$", Name)',
+]
 
 
 def run_cli(main, argv: list[str]) -> tuple[int, str]:
@@ -50,7 +87,7 @@ def run_cli(main, argv: list[str]) -> tuple[int, str]:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 status = main(argv)
-            except SystemExit as exc:          # argparse: usage errors and --help
+            except SystemExit as exc:  # argparse: usage errors and --help
                 status = exc.code if isinstance(exc.code, int) else 2
     finally:
         sys.stdin = saved
@@ -67,9 +104,34 @@ def check(status: int, err: str, argv: list[str]) -> None:
     assert "Traceback" not in err and "please report" not in err, (argv, err)
 
 
-CLASSAD_WORDS = ["eval", "query", "convert", "analyze", "-q", "--my", "--target-ad", "--my-ad", "--constraint",
-                 "-constraint", "-af", "-af:h", "-af:jlr", "-format", "-sort", "-limit", "-l", "-json", "-xml",
-                 "--to", "json", "old", "new", "xml", "-k", "--strict"]
+CLASSAD_WORDS = [
+    "eval",
+    "query",
+    "convert",
+    "analyze",
+    "-q",
+    "--my",
+    "--target-ad",
+    "--my-ad",
+    "--constraint",
+    "-constraint",
+    "-af",
+    "-af:h",
+    "-af:jlr",
+    "-format",
+    "-sort",
+    "-limit",
+    "-l",
+    "-json",
+    "-xml",
+    "--to",
+    "json",
+    "old",
+    "new",
+    "xml",
+    "-k",
+    "--strict",
+]
 
 
 @FUZZ
@@ -82,9 +144,29 @@ def test_classad_command_never_fails_badly(files, data):
     check(*run_cli(cli.main, argv), argv)
 
 
-MATCHMAKER_WORDS = ["--config", "--slots", "--jobs", "--now", "--state", "--json", "--explain", "--summary",
-                    "--no-progress", "--allow-clock-skew", "--setfactor", "--setprio", "--resetusage", "--delete",
-                    "--quotas", "--job", "--submitter", "--slot", "--duration", "--interval", "--start"]
+MATCHMAKER_WORDS = [
+    "--config",
+    "--slots",
+    "--jobs",
+    "--now",
+    "--state",
+    "--json",
+    "--explain",
+    "--summary",
+    "--no-progress",
+    "--allow-clock-skew",
+    "--setfactor",
+    "--setprio",
+    "--resetusage",
+    "--delete",
+    "--quotas",
+    "--job",
+    "--submitter",
+    "--slot",
+    "--duration",
+    "--interval",
+    "--start",
+]
 
 
 @FUZZ
@@ -109,12 +191,22 @@ def test_matchmaker_negotiate_with_mostly_valid_arguments(files, data):
     from matchmaker.cli import commands
 
     ex = ROOT / "examples" / "negotiator"
-    argv = ["negotiate", "--config", str(ex / "negotiator.config"), "--slots", str(ex / "slots.ads"),
-            "--jobs", str(ex / "jobs.ads"), "--now", "1700000000"]
+    argv = [
+        "negotiate",
+        "--config",
+        str(ex / "negotiator.config"),
+        "--slots",
+        str(ex / "slots.ads"),
+        "--jobs",
+        str(ex / "jobs.ads"),
+        "--now",
+        "1700000000",
+    ]
     for _ in range(data.draw(st.integers(1, 2))):
         i = data.draw(st.integers(1, len(argv) - 1))
-        argv[i] = data.draw(st.one_of(st.sampled_from(VALUES), st.sampled_from(files),
-                                      st.sampled_from(MATCHMAKER_WORDS)))
+        argv[i] = data.draw(
+            st.one_of(st.sampled_from(VALUES), st.sampled_from(files), st.sampled_from(MATCHMAKER_WORDS))
+        )
     check(*run_cli(lambda a: commands.main(a, sys.stdout, sys.stderr), argv), argv)
 
 
@@ -124,8 +216,12 @@ def test_a_nul_in_an_argument_is_a_usage_error():
     from matchmaker.cli import commands
 
     status, err = run_cli(cli.main, ["query", "x\x00y"])
-    assert (status, err) == (2, "classad: command-line error: an argument holds a NUL character "
-                                "(see 'classad -help')\n")
+    assert (status, err) == (
+        2,
+        "classad: command-line error: an argument holds a NUL character (see 'classad -help')\n",
+    )
     status, err = run_cli(lambda a: commands.main(a, sys.stdout, sys.stderr), ["negotiate", "--config", "\x00"])
-    assert (status, err) == (2, "matchmaker: command-line error: an argument holds a NUL character "
-                                "(see 'matchmaker -help')\n")
+    assert (status, err) == (
+        2,
+        "matchmaker: command-line error: an argument holds a NUL character (see 'matchmaker -help')\n",
+    )

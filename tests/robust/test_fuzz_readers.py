@@ -21,14 +21,14 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[Hea
 
 SEEDS = {
     ParserType.Old: b'MyType = "Job"\nCpus = 1\nMemory = 2048\nRequirements = TARGET.Memory >= MY.Memory && '
-                    b'regexp("^x", Owner)\nOwner = "al\\"ice"\nL = { 1, 2.5, "s", [ a = 1 ] }\n\nA = 1\n',
+    b'regexp("^x", Owner)\nOwner = "al\\"ice"\nL = { 1, 2.5, "s", [ a = 1 ] }\n\nA = 1\n',
     ParserType.New: b'[ MyType = "Job"; Cpus = 1; Requirements = TARGET.Memory >= 2048; L = { 1, "x" }; '
-                    b"'odd name' = [ a = 1 ] ]\n[ b = \"\\101\\n\" /* c */ ]\n",
+    b"'odd name' = [ a = 1 ] ]\n[ b = \"\\101\\n\" /* c */ ]\n",
     ParserType.JSON: b'[\n{ "MyType": "Job", "Cpus": 1, "R": "\\/Expr(TARGET.Memory >= 2048)\\/", '
-                     b'"L": [1, 2.5, null, {"a": true}] },\n{ "b": "\\u00e9" }\n]\n',
+    b'"L": [1, 2.5, null, {"a": true}] },\n{ "b": "\\u00e9" }\n]\n',
     ParserType.XML: b'<?xml version="1.0"?>\n<classads>\n<c>\n<a n="Cpus"><i>1</i></a>\n'
-                    b'<a n="R"><e>TARGET.Memory &gt;= 2048</e></a>\n<a n="L"><l><r>2.5</r><s>x</s></l></a>\n'
-                    b"</c>\n</classads>\n",
+    b'<a n="R"><e>TARGET.Memory &gt;= 2048</e></a>\n<a n="L"><l><r>2.5</r><s>x</s></l></a>\n'
+    b"</c>\n</classads>\n",
 }
 PARSERS = [ParserType.Old, ParserType.New, ParserType.JSON, ParserType.XML, ParserType.Auto]
 
@@ -58,16 +58,40 @@ def mutate(seed: bytes, edits: list) -> bytes:
         if kind == 0:
             data[i:i] = blob
         elif kind == 1:
-            del data[i:i + len(blob) + 1]
+            del data[i : i + len(blob) + 1]
         else:
-            data[i:i + len(blob)] = blob
+            data[i : i + len(blob)] = blob
     return bytes(data)
 
 
-_edit = st.tuples(st.integers(0, 2), st.integers(0, 10_000),
-                  st.binary(min_size=1, max_size=4) | st.sampled_from(
-                      [b"\0", b"\xef\xbb\xbf", b"\xff", b"\n", b"[", b"]", b"{", b"}", b'"', b"'", b"\\",
-                       b"<", b">", b"/*", b"=", b";", b",", b"\\ud800", b"9" * 30]))
+_edit = st.tuples(
+    st.integers(0, 2),
+    st.integers(0, 10_000),
+    st.binary(min_size=1, max_size=4)
+    | st.sampled_from(
+        [
+            b"\0",
+            b"\xef\xbb\xbf",
+            b"\xff",
+            b"\n",
+            b"[",
+            b"]",
+            b"{",
+            b"}",
+            b'"',
+            b"'",
+            b"\\",
+            b"<",
+            b">",
+            b"/*",
+            b"=",
+            b";",
+            b",",
+            b"\\ud800",
+            b"9" * 30,
+        ]
+    ),
+)
 
 
 @FUZZ

@@ -19,7 +19,7 @@ from matchmaker.errors import ConfigError
 
 
 REFUSED = [
-    ("--setfactor", "1e308", "at most 1e+30"),        # the issue's case: accepted and stored before
+    ("--setfactor", "1e308", "at most 1e+30"),  # the issue's case: accepted and stored before
     ("--setfactor", "1e31", "at most 1e+30"),
     ("--setfactor", "0.5", "at least 1"),
     ("--setfactor", "inf", "not a finite number"),
@@ -48,10 +48,19 @@ def test_an_edit_out_of_range_is_refused_and_nothing_written(tmp_path, option, v
     assert db.read_bytes() == before
 
 
-@pytest.mark.parametrize("option,value", [("--setfactor", f"{MAX_FACTOR:g}"), ("--setfactor", "1"),
-                                          ("--setprio", f"{MAX_AMOUNT:g}"), ("--setceiling", "-1"),
-                                          ("--setceiling", "0"), ("--setfloor", "0"),
-                                          ("--setbegin", f"{MAX_TIME:.0f}"), ("--setaccum", "0")])
+@pytest.mark.parametrize(
+    "option,value",
+    [
+        ("--setfactor", f"{MAX_FACTOR:g}"),
+        ("--setfactor", "1"),
+        ("--setprio", f"{MAX_AMOUNT:g}"),
+        ("--setceiling", "-1"),
+        ("--setceiling", "0"),
+        ("--setfloor", "0"),
+        ("--setbegin", f"{MAX_TIME:.0f}"),
+        ("--setaccum", "0"),
+    ],
+)
 def test_the_ends_of_each_range_are_accepted(tmp_path, option, value):
     status, _out, err = run("userprio", "--state", tmp_path / "s.db", option, "u@d", value)
     assert status == 0, err
@@ -62,24 +71,41 @@ def test_simulate_setfactor_has_the_same_range(tmp_path):
     cfg.write_text("NEGOTIATOR_INTERVAL = 60\n")
     slots.write_text('Name = "s0"\nCpus = 1\nRequirements = true\n')
     jobs.write_text('ClusterId = 1\nProcId = 0\nOwner = "a"\nUser = "a@d"\nJobStatus = 1\nRequirements = true\n')
-    status, _out, err = run("simulate", "--config", cfg, "--slots", slots, "--jobs", jobs, "--start", 0,
-                            "--duration", "1m", "--setfactor", "a@d", "1e308")
+    status, _out, err = run(
+        "simulate",
+        "--config",
+        cfg,
+        "--slots",
+        slots,
+        "--jobs",
+        jobs,
+        "--start",
+        0,
+        "--duration",
+        "1m",
+        "--setfactor",
+        "a@d",
+        "1e308",
+    )
     assert status == 1 and len(err.splitlines()) == 1 and "at most 1e+30" in err, err
 
 
 # ---- knob values -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text,words", [
-    ("PRIORITY_HALFLIFE = 1e309", "not a finite number"),
-    ("DEFAULT_PRIO_FACTOR = -1e400", "not a finite number"),
-    ("CONCURRENCY_LIMIT_DEFAULT = 1e999", "not a finite number"),
-    ("DEFAULT_PRIO_FACTOR = 1e31", "above the maximum 1e+30"),
-    ("GROUP_PRIO_FACTOR_g = 2e30", "above the maximum 1e+30"),
-    ("NEGOTIATOR_INTERVAL = 0", "below the minimum 1"),
-    ("NEGOTIATOR_INTERVAL = 2147483648", "outside the integers"),
-    ("NEGOTIATOR_TIMEOUT = -99999999999999999999", "outside the integers"),
-])
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("PRIORITY_HALFLIFE = 1e309", "not a finite number"),
+        ("DEFAULT_PRIO_FACTOR = -1e400", "not a finite number"),
+        ("CONCURRENCY_LIMIT_DEFAULT = 1e999", "not a finite number"),
+        ("DEFAULT_PRIO_FACTOR = 1e31", "above the maximum 1e+30"),
+        ("GROUP_PRIO_FACTOR_g = 2e30", "above the maximum 1e+30"),
+        ("NEGOTIATOR_INTERVAL = 0", "below the minimum 1"),
+        ("NEGOTIATOR_INTERVAL = 2147483648", "outside the integers"),
+        ("NEGOTIATOR_TIMEOUT = -99999999999999999999", "outside the integers"),
+    ],
+)
 def test_a_knob_out_of_range_names_file_and_line(text, words):
     knobs = Knobs.from_string("# a comment\n" + text + "\n", "neg.config", environ={})
     name = text.split()[0]
@@ -96,16 +122,21 @@ def test_the_ends_of_the_integer_range_are_accepted():
 def test_the_documented_ranges_are_the_knob_table():
     """docs/knobs.md's range table lists exactly the knobs with a minimum or a maximum."""
     text = (ROOT / "docs" / "knobs.md").read_text()
-    section = text[text.index("## Ranges"):]
-    section = section[:section.index("\n## ", 1)]
-    documented = {m[0]: (m[1], m[2], m[3]) for m in
-                  re.findall(r"^\| `([^`]+)` \| (\w+) \| ([^|]+?) \| ([^|]+?) \|$", section, re.M)}
+    section = text[text.index("## Ranges") :]
+    section = section[: section.index("\n## ", 1)]
+    documented = {
+        m[0]: (m[1], m[2], m[3])
+        for m in re.findall(r"^\| `([^`]+)` \| (\w+) \| ([^|]+?) \| ([^|]+?) \|$", section, re.M)
+    }
 
     def shown(x: float | None) -> str:
         return "-" if x is None else f"{x:g}"
 
-    declared = {k.name: (k.type, shown(k.minimum), shown(k.maximum))
-                for k in [*KNOBS.values(), *PATTERNS.values()] if k.minimum is not None or k.maximum is not None}
+    declared = {
+        k.name: (k.type, shown(k.minimum), shown(k.maximum))
+        for k in [*KNOBS.values(), *PATTERNS.values()]
+        if k.minimum is not None or k.maximum is not None
+    }
     rows = "\n".join(f"| `{name}` | {t} | {lo} | {hi} |" for name, (t, lo, hi) in declared.items())
     assert documented == declared, f"docs/knobs.md's range table should read:\n{rows}"
 
@@ -156,11 +187,16 @@ def test_the_cli_prints_one_line_for_a_deep_chain(tmp_path):
 # ---- a negative number is a value ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value,words", [("-inf", "-inf is not a finite number"),
-                                         ("-Infinity", "-inf is not a finite number"),
-                                         ("-nan", "nan is not a finite number"),
-                                         ("-1e5", "at least 1 and at most 1e+30, not -100000"),
-                                         ("-.5", "not -0.5")])
+@pytest.mark.parametrize(
+    "value,words",
+    [
+        ("-inf", "-inf is not a finite number"),
+        ("-Infinity", "-inf is not a finite number"),
+        ("-nan", "nan is not a finite number"),
+        ("-1e5", "at least 1 and at most 1e+30, not -100000"),
+        ("-.5", "not -0.5"),
+    ],
+)
 def test_a_negative_number_after_an_option_is_its_value(tmp_path, value, words):
     """The issue's case: ``-setfactor u@d -inf`` printed nine lines of usage; it is the
     edit's value, refused in one line, with nothing written."""

@@ -23,7 +23,6 @@ T = 1_700_000_000
 HOUR = 3600
 
 
-
 @pytest.fixture
 def pool(tmp_path: Path) -> dict[str, Path]:
     """4 one-core slots and 4 jobs of alice's that run 10 h,
@@ -32,15 +31,30 @@ def pool(tmp_path: Path) -> dict[str, Path]:
     d.mkdir()
     (d / "neg.config").write_text("PRIORITY_HALFLIFE = 86400\nDEFAULT_PRIO_FACTOR = 1\nNEGOTIATOR_INTERVAL = 3600\n")
     (d / "slots.ads").write_text("".join(f'Name = "s{i}"\nCpus = 1\nRequirements = true\n\n' for i in range(4)))
-    (d / "jobs.ads").write_text("".join(
-        f'ClusterId = 1\nProcId = {i}\nOwner = "alice"\nUser = "alice@d"\nJobStatus = 1\nRequestCpus = 1\n'
-        f'Requirements = true\nQDate = 0\nSimJobDuration = 36000\n\n' for i in range(4)))
+    (d / "jobs.ads").write_text(
+        "".join(
+            f'ClusterId = 1\nProcId = {i}\nOwner = "alice"\nUser = "alice@d"\nJobStatus = 1\nRequestCpus = 1\n'
+            f"Requirements = true\nQDate = 0\nSimJobDuration = 36000\n\n"
+            for i in range(4)
+        )
+    )
     return {"config": d / "neg.config", "slots": d / "slots.ads", "jobs": d / "jobs.ads"}
 
 
 def simulate(pool: dict[str, Path], *extra: object) -> tuple[int, str, str]:
-    return run("simulate", "--config", pool["config"], "--slots", pool["slots"], "--jobs", pool["jobs"],
-               "--interval", "1h", "--no-progress", *extra)
+    return run(
+        "simulate",
+        "--config",
+        pool["config"],
+        "--slots",
+        pool["slots"],
+        "--jobs",
+        pool["jobs"],
+        "--interval",
+        "1h",
+        "--no-progress",
+        *extra,
+    )
 
 
 def snapshot(*paths: Path) -> dict[str, bytes]:
@@ -79,8 +93,10 @@ def test_a_rerun_cannot_move_the_clock_back(tmp_path, pool):
     assert simulate(pool, "--state", db, "--start", T, "--duration", "4h", "--out", out)[0] == 0
     assert usage_hours(db) == pytest.approx(16.0)
     before = snapshot(db, out)
-    one_line(simulate(pool, "--state", db, "--start", T, "--duration", "1h", "--out", out),
-             "earlier than the accountant's last update")
+    one_line(
+        simulate(pool, "--state", db, "--start", T, "--duration", "1h", "--out", out),
+        "earlier than the accountant's last update",
+    )
     assert snapshot(db, out) == before
     # continuing from where the store stands is accepted and charges only the new hours
     assert simulate(pool, "--state", db, "--start", T + 4 * HOUR, "--duration", "1h")[0] == 0
@@ -110,8 +126,9 @@ def test_a_fresh_state_starts_over(tmp_path, pool):
     with Accountant.load(db, read_only=True) as a:
         assert a.last_update_time == T + HOUR and a.get("carol@d") is None
     before = db.read_bytes()
-    status, _, err = simulate(pool, "--state", db, "--start", T, "--duration", "1h", "--fresh-state",
-                              "--allow-clock-skew")     # a usage error: the two contradict each other
+    status, _, err = simulate(
+        pool, "--state", db, "--start", T, "--duration", "1h", "--fresh-state", "--allow-clock-skew"
+    )  # a usage error: the two contradict each other
     assert status == 2 and err.count("\n") == 1 and db.read_bytes() == before
 
 
@@ -136,8 +153,15 @@ def test_stale_plots_are_removed_and_the_set_is_replaced(tmp_path, pool):
     (out / "notes" / "mine.txt").write_text("the user's own file\n")
     (out / "README").write_text("also the user's\n")
     assert simulate(pool, "--start", T, "--duration", "1h", "--out", out, "--plot")[0] == 0
-    assert {p.name for p in out.iterdir()} == {"notes", "README", "series.csv", "series.json", "priorities.png",
-                                               "running.png", "shares.png"}
+    assert {p.name for p in out.iterdir()} == {
+        "notes",
+        "README",
+        "series.csv",
+        "series.json",
+        "priorities.png",
+        "running.png",
+        "shares.png",
+    }
     assert simulate(pool, "--start", T, "--duration", "2h", "--out", out)[0] == 0
     assert {p.name for p in out.iterdir()} == {"notes", "README", "series.csv", "series.json"}
     assert (out / "notes" / "mine.txt").read_text() == "the user's own file\n"
@@ -150,8 +174,9 @@ def test_out_is_checked_before_simulating(tmp_path, pool):
     (tmp_path / "file").write_text("x")
     db = tmp_path / "new.db"
     for out in (tmp_path / "file", tmp_path / "file" / "sub"):
-        one_line(simulate(pool, "--state", db, "--start", T, "--duration", "1h", "--out", out),
-                 "output:", "not a directory")
+        one_line(
+            simulate(pool, "--state", db, "--start", T, "--duration", "1h", "--out", out), "output:", "not a directory"
+        )
         assert not db.exists()
 
 
@@ -162,8 +187,11 @@ def test_too_little_space_is_refused_before_simulating(tmp_path, pool, monkeypat
     usage = namedtuple("usage", "total used free")
     monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**9, 10**9 - 1000, 1000))
     db = tmp_path / "new.db"
-    one_line(simulate(pool, "--state", db, "--start", T, "--duration", "1h", "--out", tmp_path / "out"),
-             "MB are needed", "MB are free")
+    one_line(
+        simulate(pool, "--state", db, "--start", T, "--duration", "1h", "--out", tmp_path / "out"),
+        "MB are needed",
+        "MB are free",
+    )
     assert not db.exists() and not (tmp_path / "out").exists()
 
 
@@ -188,6 +216,7 @@ class Faults:
             if self.hit():
                 raise OSError(errno.ENOSPC, "No space left on device")
             return fn(*args, **kwargs)
+
         return wrapper
 
     def fdopen(self, real):
@@ -249,7 +278,7 @@ def test_a_failure_at_any_write_point_leaves_everything_as_it_was(tmp_path, pool
         with monkeypatch.context() as m:
             install(m, faults)
             result = simulate(pool, "--state", db, "--start", T + 2 * HOUR, "--duration", "3h", "--out", out)
-        if faults.calls < k:            # the k-th write point was never reached: the run succeeded
+        if faults.calls < k:  # the k-th write point was never reached: the run succeeded
             assert result[0] == 0, result[2]
             break
         err = one_line(result, "No space left on device")
@@ -282,8 +311,10 @@ def test_a_failed_plot_keeps_the_previous_set(tmp_path, pool, monkeypatch):
         return real(fig, ax, path)
 
     monkeypatch.setattr(plots, "save_figure", failing_save)
-    one_line(simulate(pool, "--state", db, "--start", T + HOUR, "--duration", "1h", "--out", out, "--plot"),
-             f"{out}{os.sep}running.png: output: cannot write: Input/output error")
+    one_line(
+        simulate(pool, "--state", db, "--start", T + HOUR, "--duration", "1h", "--out", out, "--plot"),
+        f"{out}{os.sep}running.png: output: cannot write: Input/output error",
+    )
     assert snapshot(db, out) == before
 
 
@@ -302,8 +333,9 @@ def test_a_store_that_cannot_be_committed_keeps_the_previous_outputs(tmp_path, p
                 other.set_factor("bob@d", 3.0)
 
     with pytest.raises(StateError, match="changed while this command ran"):
-        matchmaker.simulate(loaded, start=T + HOUR, duration=2 * HOUR, interval=HOUR, state=db, out=out,
-                            progress=edit_meanwhile)
+        matchmaker.simulate(
+            loaded, start=T + HOUR, duration=2 * HOUR, interval=HOUR, state=db, out=out, progress=edit_meanwhile
+        )
     assert snapshot(out) == outputs_before
     with Accountant.load(db, read_only=True) as a:
         assert a.get("bob@d").factor == 3.0 and a.last_update_time == T + HOUR
@@ -320,12 +352,13 @@ def test_an_interrupted_run_writes_nothing(tmp_path, pool):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        matchmaker.simulate(loaded, start=T + HOUR, duration=3 * HOUR, interval=HOUR, state=db, out=out,
-                            progress=interrupt)
+        matchmaker.simulate(
+            loaded, start=T + HOUR, duration=3 * HOUR, interval=HOUR, state=db, out=out, progress=interrupt
+        )
     assert snapshot(db, out) == before
 
 
-@pytest.mark.parametrize("fail_at", [2, 3, 5])      # the staging directory, a temporary file, its flush
+@pytest.mark.parametrize("fail_at", [2, 3, 5])  # the staging directory, a temporary file, its flush
 def test_a_new_directory_is_not_left_behind_by_a_failed_run(tmp_path, pool, monkeypatch, fail_at):
     out = tmp_path / "a" / "b"
     with monkeypatch.context() as m:
@@ -338,7 +371,7 @@ def test_write_atomically_names_the_file(tmp_path, monkeypatch):
     target = tmp_path / "x.csv"
     target.write_text("old\n")
     with monkeypatch.context() as m:
-        install(m, Faults(2))           # mkstemp passes, the write fails half-way
+        install(m, Faults(2))  # mkstemp passes, the write fails half-way
         with pytest.raises(OutputError) as info:
             write_atomically(target, lambda fh: fh.write("new text\n"))
     assert info.value.file == str(target) and "No space left" in info.value.message
@@ -367,7 +400,7 @@ def test_an_interrupt_during_the_swap_puts_the_previous_files_back(tmp_path, poo
 
     def interrupted_replace(src, dst):
         calls.append(dst)
-        if len(calls) == 5:         # two temporary files renamed, two old files aside, then Ctrl-C
+        if len(calls) == 5:  # two temporary files renamed, two old files aside, then Ctrl-C
             raise KeyboardInterrupt
         return real(src, dst)
 

@@ -19,7 +19,6 @@ from matchmaker.errors import StateError
 NOW = 1_700_000_000
 
 
-
 @pytest.fixture
 def pool(tmp_path: Path) -> dict[str, Path]:
     """Two one-core slots and one idle job of alice's: the smallest pool with a match."""
@@ -28,19 +27,44 @@ def pool(tmp_path: Path) -> dict[str, Path]:
     slots = tmp_path / "slots.ads"
     slots.write_text("".join(f'Name = "s{i}"\nCpus = 1\nRequirements = true\n\n' for i in range(2)))
     jobs = tmp_path / "jobs.ads"
-    jobs.write_text('ClusterId = 1\nProcId = 0\nOwner = "alice"\nUser = "alice@d"\nJobStatus = 1\n'
-                    'RequestCpus = 1\nRequirements = true\nQDate = 0\n')
+    jobs.write_text(
+        'ClusterId = 1\nProcId = 0\nOwner = "alice"\nUser = "alice@d"\nJobStatus = 1\n'
+        "RequestCpus = 1\nRequirements = true\nQDate = 0\n"
+    )
     return {"config": cfg, "slots": slots, "jobs": jobs}
 
 
 def analyze(pool: dict[str, Path], state: object, *extra: object) -> tuple[int, str, str]:
-    return run("analyze", "--config", pool["config"], "--slots", pool["slots"], "--jobs", pool["jobs"],
-               "--state", state, "--now", NOW, *extra)
+    return run(
+        "analyze",
+        "--config",
+        pool["config"],
+        "--slots",
+        pool["slots"],
+        "--jobs",
+        pool["jobs"],
+        "--state",
+        state,
+        "--now",
+        NOW,
+        *extra,
+    )
 
 
 def negotiate(pool: dict[str, Path], state: object, now: float = NOW) -> tuple[int, str, str]:
-    return run("negotiate", "--config", pool["config"], "--slots", pool["slots"], "--jobs", pool["jobs"],
-               "--state", state, "--now", now)
+    return run(
+        "negotiate",
+        "--config",
+        pool["config"],
+        "--slots",
+        pool["slots"],
+        "--jobs",
+        pool["jobs"],
+        "--state",
+        state,
+        "--now",
+        now,
+    )
 
 
 def one_line(result: tuple[int, str, str], *words: str) -> None:
@@ -120,11 +144,21 @@ def damaged(tmp_path: Path, table: str, column: str, value: object) -> Path:
     return db
 
 
-DAMAGE = [("customers", "factor", "abc"), ("customers", "priority", None), ("customers", "ceiling", b"\x00"),
-          ("customers", "name", 5), ("customers", "is_group", 7), ("customers", "accumulated_usage", float("inf")),
-          ("claims", "weight", "1"), ("claims", "customer", None), ("claims", "group", 3.5),
-          ("meta", "value", "yesterday"), ("policy_usage", "buckets", "[1, \"x\"]"),
-          ("policy_usage", "value", "lots"), ("policy_report", "rows", "{}")]
+DAMAGE = [
+    ("customers", "factor", "abc"),
+    ("customers", "priority", None),
+    ("customers", "ceiling", b"\x00"),
+    ("customers", "name", 5),
+    ("customers", "is_group", 7),
+    ("customers", "accumulated_usage", float("inf")),
+    ("claims", "weight", "1"),
+    ("claims", "customer", None),
+    ("claims", "group", 3.5),
+    ("meta", "value", "yesterday"),
+    ("policy_usage", "buckets", '[1, "x"]'),
+    ("policy_usage", "value", "lots"),
+    ("policy_report", "rows", "{}"),
+]
 
 
 @pytest.mark.parametrize("table,column,value", DAMAGE)
@@ -139,8 +173,24 @@ def test_a_value_of_the_wrong_type_is_damage(tmp_path, pool, table, column, valu
     one_line(run("userprio", "--state", db), "damaged")
     one_line(negotiate(pool, db, NOW + 60), "damaged")
     one_line(analyze(pool, db), "damaged")
-    one_line(run("simulate", "--config", pool["config"], "--slots", pool["slots"], "--jobs", pool["jobs"],
-                 "--state", db, "--start", NOW + 60, "--duration", "1h"), "damaged")
+    one_line(
+        run(
+            "simulate",
+            "--config",
+            pool["config"],
+            "--slots",
+            pool["slots"],
+            "--jobs",
+            pool["jobs"],
+            "--state",
+            db,
+            "--start",
+            NOW + 60,
+            "--duration",
+            "1h",
+        ),
+        "damaged",
+    )
     assert db.read_bytes() == before
 
 
@@ -169,7 +219,7 @@ def test_an_empty_file_is_treated_as_a_missing_one(tmp_path, pool):
 def test_clear_starts_the_store_over(tmp_path):
     """Every table is emptied and the clock forgotten, in one commit; the cleared store then
     takes new records as a new one does."""
-    db = damaged(tmp_path, "customers", "floor", 2.0)      # a whole store: records, a claim, policy state
+    db = damaged(tmp_path, "customers", "floor", 2.0)  # a whole store: records, a claim, policy state
     with Accountant.load(db) as a:
         a.set_group_quotas([])
         a.clear()

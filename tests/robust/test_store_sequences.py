@@ -35,15 +35,23 @@ ALICE, BOB = "alice@d", "bob@d"
 def write_pool(d: Path) -> matchmaker.Loaded:
     """Two 1-core slots claimed by alice (no job of hers runs on them, so they stay
     claimed), two 2-core free slots, and three idle jobs of bob's that run 1.5 h."""
-    (d / "neg.config").write_text(f"PRIORITY_HALFLIFE = 3600\nDEFAULT_PRIO_FACTOR = 1\n"
-                                  f"NEGOTIATOR_INTERVAL = {INTERVAL:.0f}\n")
-    claimed = "".join(f'Name = "a{i}"\nCpus = 1\nState = "Claimed"\nActivity = "Busy"\nRemoteUser = "{ALICE}"\n'
-                      f'Requirements = true\n\n' for i in range(2))
+    (d / "neg.config").write_text(
+        f"PRIORITY_HALFLIFE = 3600\nDEFAULT_PRIO_FACTOR = 1\nNEGOTIATOR_INTERVAL = {INTERVAL:.0f}\n"
+    )
+    claimed = "".join(
+        f'Name = "a{i}"\nCpus = 1\nState = "Claimed"\nActivity = "Busy"\nRemoteUser = "{ALICE}"\n'
+        f"Requirements = true\n\n"
+        for i in range(2)
+    )
     free = "".join(f'Name = "f{i}"\nCpus = 2\nRequirements = true\n\n' for i in range(2))
     (d / "slots.ads").write_text(claimed + free)
-    (d / "jobs.ads").write_text("".join(
-        f'ClusterId = 1\nProcId = {i}\nOwner = "bob"\nUser = "{BOB}"\nJobStatus = 1\nRequestCpus = 1\n'
-        f'Requirements = true\nQDate = 0\nSimJobDuration = 5400\n\n' for i in range(3)))
+    (d / "jobs.ads").write_text(
+        "".join(
+            f'ClusterId = 1\nProcId = {i}\nOwner = "bob"\nUser = "{BOB}"\nJobStatus = 1\nRequestCpus = 1\n'
+            f"Requirements = true\nQDate = 0\nSimJobDuration = 5400\n\n"
+            for i in range(3)
+        )
+    )
     return matchmaker.load(d / "neg.config", d / "slots.ads", d / "jobs.ads")
 
 
@@ -53,9 +61,9 @@ class Model:
 
     def __init__(self) -> None:
         self.clock: float | None = None
-        self.claims: dict[str, tuple[str, float]] = {}      # slot -> (principal, weight)
+        self.claims: dict[str, tuple[str, float]] = {}  # slot -> (principal, weight)
         self.charged: dict[str, float] = {}
-        self.starts = 0                 # times the store was started over (fresh_state)
+        self.starts = 0  # times the store was started over (fresh_state)
 
     def charge(self, who: str, amount: float) -> None:
         self.charged[who] = self.charged.get(who, 0.0) + amount
@@ -78,6 +86,7 @@ def interrupt_at(n: int | None):
         calls[0] += 1
         if n is not None and calls[0] == n:
             raise KeyboardInterrupt
+
     return progress
 
 
@@ -99,14 +108,22 @@ def negotiate(loaded, db: Path, model: Model, t: float, stop: int | None) -> Non
 
 def simulate(loaded, db: Path, model: Model, start: float, cycles: int, stop: int | None, fresh: bool) -> None:
     try:
-        sim = matchmaker.simulate(loaded, start=start, duration=(cycles - 1) * INTERVAL, interval=INTERVAL,
-                                  state=db, seed=1, progress=interrupt_at(stop), fresh_state=fresh)
+        sim = matchmaker.simulate(
+            loaded,
+            start=start,
+            duration=(cycles - 1) * INTERVAL,
+            interval=INTERVAL,
+            state=db,
+            seed=1,
+            progress=interrupt_at(stop),
+            fresh_state=fresh,
+        )
     except StateError:
         assert model.refused(start) and not fresh
         return
     except KeyboardInterrupt:
         return
-    if fresh:                       # the store starts over: nothing held, nothing charged, no clock
+    if fresh:  # the store starts over: nothing held, nothing charged, no clock
         model.clock, model.claims, model.charged = None, {}, {}
         model.starts += 1
     assert not model.refused(start)
@@ -133,12 +150,22 @@ times = st.integers(min_value=0, max_value=40).map(lambda k: T + 900.0 * k)
 stops = st.one_of(st.none(), st.none(), st.integers(min_value=1, max_value=3))
 commands = st.one_of(
     st.tuples(st.just("negotiate"), times, stops),
-    st.tuples(st.just("simulate"), times, st.integers(min_value=1, max_value=4), stops,
-              st.sampled_from([False, False, False, True])),
-    st.tuples(st.just("userprio"), st.sampled_from(["setfactor", "setprio", "setfloor", "setceiling"]),
-              st.sampled_from([ALICE, BOB]), st.sampled_from(["1", "2.5", "40"])),
-    st.tuples(st.just("userprio"), st.just("resetusage"), st.sampled_from([ALICE, BOB]),
-              times.map(lambda t: f"{t:.0f}")),
+    st.tuples(
+        st.just("simulate"),
+        times,
+        st.integers(min_value=1, max_value=4),
+        stops,
+        st.sampled_from([False, False, False, True]),
+    ),
+    st.tuples(
+        st.just("userprio"),
+        st.sampled_from(["setfactor", "setprio", "setfloor", "setceiling"]),
+        st.sampled_from([ALICE, BOB]),
+        st.sampled_from(["1", "2.5", "40"]),
+    ),
+    st.tuples(
+        st.just("userprio"), st.just("resetusage"), st.sampled_from([ALICE, BOB]), times.map(lambda t: f"{t:.0f}")
+    ),
 )
 
 
@@ -173,7 +200,7 @@ def test_random_command_sequences_charge_each_hour_once(pool_dir, sequence):
                 clock = a.last_update_time
                 usage = {c.name: c.weighted_accumulated_usage for c in a.customers() if not c.is_group}
             assert clock == model.clock
-            if model.starts != starts:      # started over on purpose: the clock begins anew
+            if model.starts != starts:  # started over on purpose: the clock begins anew
                 previous_clock = None
             assert previous_clock is None or clock is None or clock >= previous_clock
             previous_clock = clock if clock is not None else previous_clock

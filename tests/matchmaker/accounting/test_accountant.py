@@ -40,7 +40,7 @@ DAY = 86400.0
 @pytest.fixture
 def acct():
     a = Accountant.load(":memory:")
-    a.update_priorities(0.0)          # start the clock
+    a.update_priorities(0.0)  # start the clock
     yield a
     a.close()
 
@@ -110,18 +110,30 @@ def test_eup_is_rup_times_factor():
     (1e10, RUP 0.5) against a new user (EUP 500): ratio 10^7."""
     assert effective_priority(10, 1000) == 10000 and effective_priority(10, 2000) == 20000
     assert effective_priority(0.5, 1e10) / effective_priority(0.5, 1000) == pytest.approx(1e7)
-    assert effective_priority(0.1, 1000) == 500    # minimum EUP is 0.5 x factor
+    assert effective_priority(0.1, 1000) == 500  # minimum EUP is 0.5 x factor
 
 
-POLICY = FactorPolicy(default=1000, nice_user=1e10, remote=1e7, local_domain="cs.wisc.edu",
-                      group_factor=lambda n: 2000.0 if n.startswith("group_physics.") else None)
+POLICY = FactorPolicy(
+    default=1000,
+    nice_user=1e10,
+    remote=1e7,
+    local_domain="cs.wisc.edu",
+    group_factor=lambda n: 2000.0 if n.startswith("group_physics.") else None,
+)
 
 
-@pytest.mark.parametrize("name, factor", [
-    ("alice@cs.wisc.edu", 1000), ("bob@elsewhere.org", 1e7), ("nice-user.carol@cs.wisc.edu", 1e10),
-    ("nice-user.dave@elsewhere.org", 1e10), ("group_physics.erin@elsewhere.org", 2000),
-    ("group_physics.frank@cs.wisc.edu", 2000), ("nodomain", 1e7),
-])
+@pytest.mark.parametrize(
+    "name, factor",
+    [
+        ("alice@cs.wisc.edu", 1000),
+        ("bob@elsewhere.org", 1e7),
+        ("nice-user.carol@cs.wisc.edu", 1e10),
+        ("nice-user.dave@elsewhere.org", 1e10),
+        ("group_physics.erin@elsewhere.org", 2000),
+        ("group_physics.frank@cs.wisc.edu", 2000),
+        ("nodomain", 1e7),
+    ],
+)
 def test_default_factor_precedence(name, factor):
     """docs/negotiation.md, priority factors and EUP: nice user > group factor > remote domain > DEFAULT_PRIO_FACTOR."""
     assert default_prio_factor(name, POLICY) == factor
@@ -426,8 +438,9 @@ def test_split_intervals_equal_one_interval(rup, usage, halflife, dts):
     assert split == pytest.approx(whole, rel=1e-9, abs=1e-9)
 
 
-@given(st.lists(st.tuples(usages, st.floats(min_value=0.0, max_value=1e7, allow_nan=False)), max_size=30),
-       rups, halflives)
+@given(
+    st.lists(st.tuples(usages, st.floats(min_value=0.0, max_value=1e7, allow_nan=False)), max_size=30), rups, halflives
+)
 def test_rup_stays_at_least_one_half(steps, rup, halflife):
     """Whatever the usage history, RUP ≥ 0.5, and it lies between the old RUP and the usage."""
     for usage, dt in steps:
@@ -446,8 +459,10 @@ def test_eup_is_monotone_in_factor(rup, f1, f2):
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.floats(min_value=0.0, max_value=1000.0), st.lists(st.floats(min_value=1.0, max_value=5e4), min_size=1,
-                                                            max_size=10))
+@given(
+    st.floats(min_value=0.0, max_value=1000.0),
+    st.lists(st.floats(min_value=1.0, max_value=5e4), min_size=1, max_size=10),
+)
 def test_accountant_matches_closed_form(usage, dts):
     """Through the store, constant usage ρ gives RUP(t) = ρ + (0.5 − ρ)·0.5^(t/h) (floored)."""
     a = Accountant.load(":memory:")
@@ -469,8 +484,12 @@ def test_quota_table_is_stored_with_the_transaction(tmp_path):
     path = tmp_path / "acct.db"
     acct = Accountant.load(path)
     assert acct.group_quotas() == [] and acct.previous_quotas() is None
-    acct.set_group_quotas([QuotaRecord("a", quota=5, config_quota=5, position=1),
-                           QuotaRecord("<none>", quota=0, is_static=False, position=2)])
+    acct.set_group_quotas(
+        [
+            QuotaRecord("a", quota=5, config_quota=5, position=1),
+            QuotaRecord("<none>", quota=0, is_static=False, position=2),
+        ]
+    )
     acct.close()
     acct = Accountant.load(path)
     assert [(q.name, q.quota, q.is_static) for q in acct.group_quotas()] == [("a", 5, True), ("<none>", 0, False)]

@@ -41,7 +41,7 @@ def test_job_1_2_first_refused_by_alices_slice(neg):
     r = analyze_job(neg, "1.2")
     assert r.outcome == "matched"
     assert r.history and r.history[0].startswith(SUBMITTER_LIMIT)
-    slice_ = 6 * 10000 / 20001                # alice's share of the pool of 6
+    slice_ = 6 * 10000 / 20001  # alice's share of the pool of 6
     assert "has taken 2 " in r.history[0] and f"{slice_:.6g}" in r.history[0]
     assert "slot2@node2.example.org" in r.verdict and "job 3.1 of guest@visitor.org" in r.verdict
     assert "RemoteUserPrio 5000000," in r.verdict and "SubmitterUserPrio 500" in r.verdict
@@ -63,7 +63,9 @@ def test_priority_preemption_values(neg):
     pre = {m.job: m.preemption for m in neg.result.matches if m.reason == "priority"}
     assert set(pre) == {"1.1", "1.2"}
     assert [(p.job, p.user, p.remote_user_prio, p.submitter_user_prio) for p in pre.values()] == [
-        ("3.0", GUEST, 5e6, 500.0), ("3.1", GUEST, 5e6, 500.0)]
+        ("3.0", GUEST, 5e6, 500.0),
+        ("3.1", GUEST, 5e6, 500.0),
+    ]
 
 
 def test_guest_slice_zero_then_nothing_left(neg):
@@ -85,7 +87,7 @@ def test_slot_on_node3_accepts_only_carol(neg):
     """README: node3 only runs jobs of carol and bob and prefers carol's."""
     r = analyze_slot(neg, "slot1@node3.example.org")
     assert r.both_ways == ["2.0"] and r.next_job == "2.0"
-    assert r.rejections[0][1] == 2 and "START" in r.rejections[0][0]      # alice's and guest's requests
+    assert r.rejections[0][1] == 2 and "START" in r.rejections[0][0]  # alice's and guest's requests
     assert r.requests == 3 and r.jobs == 5
 
 
@@ -127,8 +129,14 @@ def test_fermi_is_stopped_by_the_strict_physics_cap(tmp_path):
     for f in GROUPS.iterdir():
         shutil.copy(f, tmp_path / f.name)
     config = tmp_path / "groups.config"
-    config.write_text("\n".join(line for line in config.read_text().splitlines()
-                                if not line.startswith("NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION")) + "\n")
+    config.write_text(
+        "\n".join(
+            line
+            for line in config.read_text().splitlines()
+            if not line.startswith("NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION")
+        )
+        + "\n"
+    )
     view = view_of(config, tmp_path / "slots.ads", tmp_path / "jobs.ads")
     assert sum(m.submitter.startswith("group_physics.hep") for m in view.result.matches) == 20
     (r,) = analyze_submitter(view, "group_physics.lep.fermi@example.org")
@@ -139,11 +147,16 @@ def test_fermi_is_stopped_by_the_strict_physics_cap(tmp_path):
 
 # ---- suggestions and Undefined -----------------------------------------------------------------
 
-SLOTS = "".join(f'Name = "s{i}"\nCpus = 1\nMemory = {mem}\nRequirements = true\n{extra}\n'
-                for i, (mem, extra) in enumerate([(1024, ""), (2048, ""), (4096, ""), (4096, ""),
-                                                   (4096, "HasDocker = true\n"), (8192, "HasDocker = false\n")]))
-JOB = ('ClusterId = 1\nProcId = 0\nUser = "u@d"\nJobStatus = 1\nRequestMemory = 6000\n'
-       'Requirements = TARGET.Memory >= RequestMemory && TARGET.HasDocker =!= false\n')
+SLOTS = "".join(
+    f'Name = "s{i}"\nCpus = 1\nMemory = {mem}\nRequirements = true\n{extra}\n'
+    for i, (mem, extra) in enumerate(
+        [(1024, ""), (2048, ""), (4096, ""), (4096, ""), (4096, "HasDocker = true\n"), (8192, "HasDocker = false\n")]
+    )
+)
+JOB = (
+    'ClusterId = 1\nProcId = 0\nUser = "u@d"\nJobStatus = 1\nRequestMemory = 6000\n'
+    "Requirements = TARGET.Memory >= RequestMemory && TARGET.HasDocker =!= false\n"
+)
 
 
 @pytest.fixture()
@@ -182,8 +195,17 @@ def mm(*args: object) -> Ran:
 
 
 def neg_args(*extra: object) -> list:
-    return ["--config", NEG / "negotiator.config", "--slots", NEG / "slots.ads", "--jobs", NEG / "jobs.ads",
-            "--now", NOW, *extra]
+    return [
+        "--config",
+        NEG / "negotiator.config",
+        "--slots",
+        NEG / "slots.ads",
+        "--jobs",
+        NEG / "jobs.ads",
+        "--now",
+        NOW,
+        *extra,
+    ]
 
 
 def test_cli_json_and_state_untouched(tmp_path):
@@ -213,17 +235,27 @@ def test_negotiate_explain_and_json():
     doc = json.loads(mm("negotiate", *neg_args("--json")).stdout)
     pre = {m["job"]: m.get("preemption") for m in doc["matches"]}
     assert pre["1.0"] is None
-    assert pre["2.0"] == {"job": None, "user": BOB, "RemoteUserPrio": 500.0, "SubmitterUserPrio": 500.0,
-                          "rank_before": 0.0, "rank_after": 10.0}
+    assert pre["2.0"] == {
+        "job": None,
+        "user": BOB,
+        "RemoteUserPrio": 500.0,
+        "SubmitterUserPrio": 500.0,
+        "rank_before": 0.0,
+        "rank_after": 10.0,
+    }
 
 
 def test_concurrency_limit_names_its_numbers(tmp_path):
     """FAST_LIMIT = 1 and two jobs asking for "fast": the second is refused by the limit,
     and says so with the counter and the capacity."""
     (tmp_path / "s.ads").write_text(SLOTS)
-    (tmp_path / "j.ads").write_text("\n".join(
-        f'ClusterId = 1\nProcId = {p}\nUser = "u@d"\nJobStatus = 1\nRequestMemory = 512\n'
-        f'ConcurrencyLimits = "fast"\nRequirements = TARGET.Memory >= RequestMemory\n' for p in range(2)))
+    (tmp_path / "j.ads").write_text(
+        "\n".join(
+            f'ClusterId = 1\nProcId = {p}\nUser = "u@d"\nJobStatus = 1\nRequestMemory = 512\n'
+            f'ConcurrencyLimits = "fast"\nRequirements = TARGET.Memory >= RequestMemory\n'
+            for p in range(2)
+        )
+    )
     (tmp_path / "c.config").write_text("FAST_LIMIT = 1\n")
     view = view_of(tmp_path / "c.config", tmp_path / "s.ads", tmp_path / "j.ads")
     r = analyze_job(view, "1.1")
@@ -239,5 +271,5 @@ def test_docs_quote_real_output():
     assert out in docs
     readme = (NEG / "README.md").read_text()
     explain = mm("negotiate", *neg_args("--explain")).stdout
-    tail = explain[explain.index("Preemptions:"):]
+    tail = explain[explain.index("Preemptions:") :]
     assert tail in readme

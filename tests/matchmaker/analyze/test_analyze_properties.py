@@ -16,20 +16,33 @@ from matchmaker.pool.ads import IDLE, pool_from_ads
 NOW = 1700000000.0
 USERS = ["u1@d", "u2@d", "u3@d"]
 SLOT_REQS = ["true", "TARGET.RequestMemory <= Memory", 'TARGET.Owner =!= "u1"', "START"]
-JOB_REQS = ["TARGET.Memory >= RequestMemory", "TARGET.Memory >= RequestMemory && TARGET.HasDocker",
-            "TARGET.HasDocker =!= false", "true", "TARGET.Cpus > 1 && TARGET.Memory >= RequestMemory"]
-CONFIGS = ["", "PREEMPTION_REQUIREMENTS = false", "NEGOTIATOR_CONSIDER_PREEMPTION = false",
-           "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\nfast_LIMIT = 1",
-           "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 2\nGROUP_QUOTA_group_b = 1\n"
-           "GROUP_ACCEPT_SURPLUS_group_b = true\nNEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = false"]
+JOB_REQS = [
+    "TARGET.Memory >= RequestMemory",
+    "TARGET.Memory >= RequestMemory && TARGET.HasDocker",
+    "TARGET.HasDocker =!= false",
+    "true",
+    "TARGET.Cpus > 1 && TARGET.Memory >= RequestMemory",
+]
+CONFIGS = [
+    "",
+    "PREEMPTION_REQUIREMENTS = false",
+    "NEGOTIATOR_CONSIDER_PREEMPTION = false",
+    "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\nfast_LIMIT = 1",
+    "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 2\nGROUP_QUOTA_group_b = 1\n"
+    "GROUP_ACCEPT_SURPLUS_group_b = true\nNEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = false",
+]
 
 
 @st.composite
 def slot_ads(draw):
     out = []
     for i in range(draw(st.integers(1, 6))):
-        ad = {"Name": f"slot{i}@h", "Cpus": draw(st.integers(1, 2)), "Memory": draw(st.sampled_from([1024, 4096])),
-              "START": ClassAd("[x = TARGET.RequestMemory < 4000]").lookup("x")}
+        ad = {
+            "Name": f"slot{i}@h",
+            "Cpus": draw(st.integers(1, 2)),
+            "Memory": draw(st.sampled_from([1024, 4096])),
+            "START": ClassAd("[x = TARGET.RequestMemory < 4000]").lookup("x"),
+        }
         docker = draw(st.sampled_from([None, True, False]))
         if docker is not None:
             ad["HasDocker"] = docker
@@ -37,8 +50,9 @@ def slot_ads(draw):
         a["Requirements"] = ClassAd(f"[x = {draw(st.sampled_from(SLOT_REQS))}]").lookup("x")
         user = draw(st.sampled_from([None, None] + USERS))
         if user is not None:
-            a.update({"State": "Claimed", "Activity": "Busy", "RemoteUser": user, "RemoteOwner": user,
-                      "CurrentRank": 0.0})
+            a.update(
+                {"State": "Claimed", "Activity": "Busy", "RemoteUser": user, "RemoteOwner": user, "CurrentRank": 0.0}
+            )
             a["Rank"] = ClassAd(f"[x = {draw(st.sampled_from(['0', 'TARGET.RequestMemory > 1000']))}]").lookup("x")
         out.append(a)
     return out
@@ -49,8 +63,16 @@ def job_ads(draw):
     out = []
     for i in range(draw(st.integers(1, 6))):
         user = draw(st.sampled_from(USERS))
-        a = ClassAd({"ClusterId": i + 1, "ProcId": 0, "User": user, "Owner": user.split("@")[0], "JobStatus": IDLE,
-                     "RequestMemory": draw(st.sampled_from([512, 2048, 8192]))})
+        a = ClassAd(
+            {
+                "ClusterId": i + 1,
+                "ProcId": 0,
+                "User": user,
+                "Owner": user.split("@")[0],
+                "JobStatus": IDLE,
+                "RequestMemory": draw(st.sampled_from([512, 2048, 8192])),
+            }
+        )
         a["Requirements"] = ClassAd(f"[x = {draw(st.sampled_from(JOB_REQS))}]").lookup("x")
         if draw(st.booleans()):
             a["ConcurrencyLimits"] = "fast"
@@ -78,7 +100,7 @@ def test_counts_are_consistent(slots, jobs, config):
     for job in view.pool.jobs:
         r = analyze_job(view, job.id)
         running = [c.running for c in r.clauses]
-        assert running == sorted(running, reverse=True)           # never increases
+        assert running == sorted(running, reverse=True)  # never increases
         assert all(c.running <= c.alone <= r.slots_considered for c in r.clauses)
         if r.clauses:
             assert running[-1] == r.job_accepts
@@ -102,7 +124,7 @@ def test_verdict_agrees_with_negotiate(slots, jobs, config):
         if job.id in rejected:
             x = rejected[job.id]
             assert r.outcome == "rejected" and r.mechanism == x.mechanism and x.explanation in r.verdict
-            if x.mechanism == "requirements":          # every slot both sides accept went elsewhere
+            if x.mechanism == "requirements":  # every slot both sides accept went elsewhere
                 assert len(r.matched_elsewhere) == r.slot_accepts
             if x.mechanism == "unavailable":
                 assert r.slot_accepts > 0

@@ -34,8 +34,10 @@ def slots_text(n: int, claimed_by: Optional[str] = None) -> str:
     for i in range(1, n + 1):
         ad = f'Name = "slot{i}@host"\nSlotID = {i}\nCpus = 1\nRequirements = true\n'
         if claimed_by:
-            ad += (f'State = "Claimed"\nActivity = "Busy"\nRemoteUser = "{claimed_by}"\n'
-                   f'AccountingGroup = "{claimed_by}"\nCurrentRank = 0\n')
+            ad += (
+                f'State = "Claimed"\nActivity = "Busy"\nRemoteUser = "{claimed_by}"\n'
+                f'AccountingGroup = "{claimed_by}"\nCurrentRank = 0\n'
+            )
         ads.append(ad)
     return "\n".join(ads)
 
@@ -46,8 +48,10 @@ def jobs_text(*clusters: tuple[str, int, int]) -> str:
     for cluster, (name, n, status) in enumerate(clusters, 1):
         owner = name.rpartition(".")[2]
         for proc in range(n):
-            ads.append(f'ClusterId = {cluster}\nProcId = {proc}\nOwner = "{owner}"\nUser = "{owner}@d"\n'
-                       f'AccountingGroup = "{name}"\nJobStatus = {status}\nRequirements = true\n')
+            ads.append(
+                f'ClusterId = {cluster}\nProcId = {proc}\nOwner = "{owner}"\nUser = "{owner}@d"\n'
+                f'AccountingGroup = "{name}"\nJobStatus = {status}\nRequirements = true\n'
+            )
     return "\n".join(ads)
 
 
@@ -55,21 +59,31 @@ def files(tmp: Path, config: str, slots: str, jobs: str, tag: str = "") -> list[
     (tmp / f"neg{tag}.config").write_text(config)
     (tmp / f"slots{tag}.ads").write_text(slots)
     (tmp / f"jobs{tag}.ads").write_text(jobs)
-    return ["--config", str(tmp / f"neg{tag}.config"), "--slots", str(tmp / f"slots{tag}.ads"),
-            "--jobs", str(tmp / f"jobs{tag}.ads")]
+    return [
+        "--config",
+        str(tmp / f"neg{tag}.config"),
+        "--slots",
+        str(tmp / f"slots{tag}.ads"),
+        "--jobs",
+        str(tmp / f"jobs{tag}.ads"),
+    ]
 
 
 def test_userprio_quotas_reproduces_the_manuals_table(tmp_path):
     """docs/negotiation.md, reports / seed: the hep/lep example with 60 jobs queued in each group gives
     exactly the manual's ``condor_userprio -quotas`` rows and footer (2 users, ByQuota)."""
     db = tmp_path / "acct.db"
-    args = files(tmp_path, HEP_LEP, slots_text(30),
-                 jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)))
+    args = files(
+        tmp_path,
+        HEP_LEP,
+        slots_text(30),
+        jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)),
+    )
     assert mm("negotiate", *args, "--now", NOW, "--state", db).returncode == 0
     proc = mm("userprio", "--state", db, "--quotas")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == "Last Priority Update: 11/14 22:13 UTC"    # 1700000000 in UTC
+    assert lines[0] == "Last Priority Update: 11/14 22:13 UTC"  # 1700000000 in UTC
     assert lines[1:] == [
         "Group                    Effective  Config     Use    Subtree  Requested",
         "Name                       Quota     Quota   Surplus   Quota   Resources",
@@ -86,18 +100,28 @@ def test_userprio_quotas_json_and_allusers(tmp_path):
     demand or usage and `<none>` (physics keeps its subtree quota 20 as its own under the
     default oversubscription; `<none>` keeps 30 - (20 + 10) = 0 of the pool of 30)."""
     db = tmp_path / "acct.db"
-    args = files(tmp_path, HEP_LEP, slots_text(30),
-                 jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)))
+    args = files(
+        tmp_path,
+        HEP_LEP,
+        slots_text(30),
+        jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)),
+    )
     assert mm("negotiate", *args, "--now", NOW, "--state", db).returncode == 0
     doc = json.loads(mm("userprio", "--state", db, "--quotas", "--json").stdout)
     assert (doc["users"], doc["surplus_policy"]) == (2, "ByQuota")
-    assert [(g["name"], g["effective_quota"], g["config_quota"], g["use_surplus"], g["subtree_quota"],
-             g["requested"]) for g in doc["groups"]] == [
-        ("group_physics.hep", 15, 15, "no", 15, 60), ("group_physics.lep", 5, 5, "no", 5, 60)]
+    assert [
+        (g["name"], g["effective_quota"], g["config_quota"], g["use_surplus"], g["subtree_quota"], g["requested"])
+        for g in doc["groups"]
+    ] == [("group_physics.hep", 15, 15, "no", 15, 60), ("group_physics.lep", 5, 5, "no", 5, 60)]
     every = json.loads(mm("userprio", "--state", db, "--quotas", "--allusers", "--json").stdout)
     quotas = {g["name"]: g["effective_quota"] for g in every["groups"]}
-    assert quotas == {"group_chemistry": 10, "group_physics": 20, "group_physics.hep": 15,
-                      "group_physics.lep": 5, "<none>": 0}
+    assert quotas == {
+        "group_chemistry": 10,
+        "group_physics": 20,
+        "group_physics.hep": 15,
+        "group_physics.lep": 5,
+        "<none>": 0,
+    }
 
 
 def test_negotiate_json_has_a_groups_list(tmp_path):
@@ -105,17 +129,28 @@ def test_negotiate_json_has_a_groups_list(tmp_path):
     order.  hep and lep are allocated and matched their quotas 15 and 5; all sort keys tie
     at 0 except `<none>` (3.4e38), so the order is breadth-first: chemistry, physics,
     hep, lep, `<none>`."""
-    args = files(tmp_path, HEP_LEP, slots_text(30),
-                 jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)))
+    args = files(
+        tmp_path,
+        HEP_LEP,
+        slots_text(30),
+        jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)),
+    )
     proc = mm("negotiate", *args, "--now", NOW, "--json")
     assert proc.returncode == 0, proc.stderr
     groups = json.loads(proc.stdout)["groups"]
     assert [(g["name"], g["quota"], g["allocated"], g["usage"], g["matched"], g["order"]) for g in groups] == [
-        ("group_chemistry", 10, 0, 0, 0, 1), ("group_physics", 20, 0, 0, 0, 2),
-        ("group_physics.hep", 15, 15, 15, 15, 3), ("group_physics.lep", 5, 5, 5, 5, 4), ("<none>", 0, 0, 0, 0, 5)]
+        ("group_chemistry", 10, 0, 0, 0, 1),
+        ("group_physics", 20, 0, 0, 0, 2),
+        ("group_physics.hep", 15, 15, 15, 15, 3),
+        ("group_physics.lep", 5, 5, 5, 5, 4),
+        ("<none>", 0, 0, 0, 0, 5),
+    ]
     match = json.loads(proc.stdout)["matches"][0]
-    assert (match["group"], match["negotiating_group"], match["autoregroup"]) == \
-        ("group_physics.hep", "group_physics.hep", False)
+    assert (match["group"], match["negotiating_group"], match["autoregroup"]) == (
+        "group_physics.hep",
+        "group_physics.hep",
+        False,
+    )
 
 
 def test_human_output_has_a_groups_table_only_with_groups(tmp_path):
@@ -133,18 +168,26 @@ def test_quota_table_in_the_state_feeds_remote_group_quota(tmp_path):
     Cycle 2, same database: b preempts a while a is over its previous quota
     (``RemoteGroupResourcesInUse > RemoteGroupQuota``): 5 slots.  The same cycle-2 files
     with a new database have no RemoteGroupQuota, and nothing is preempted."""
-    config = ("GROUP_NAMES = a, b\nGROUP_QUOTA_a = 5\nGROUP_QUOTA_b = 5\nGROUP_ACCEPT_SURPLUS = true\n"
-              "PREEMPTION_REQUIREMENTS = RemoteGroupResourcesInUse > RemoteGroupQuota\n"
-              "PREEMPTION_REQUIREMENTS_STABLE = false\n")
+    config = (
+        "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 5\nGROUP_QUOTA_b = 5\nGROUP_ACCEPT_SURPLUS = true\n"
+        "PREEMPTION_REQUIREMENTS = RemoteGroupResourcesInUse > RemoteGroupQuota\n"
+        "PREEMPTION_REQUIREMENTS_STABLE = false\n"
+    )
     db = tmp_path / "acct.db"
     first = files(tmp_path, config, slots_text(10), jobs_text(("a.user", 20, 1)), tag="1")
     doc = json.loads(mm("negotiate", *first, "--now", NOW, "--state", db, "--json").stdout)
     assert len(doc["matches"]) == 10
-    second = files(tmp_path, config, slots_text(10, claimed_by="a.user@d"),
-                   jobs_text(("a.user", 10, 2), ("a.user", 10, 1), ("b.user", 10, 1)), tag="2")
+    second = files(
+        tmp_path,
+        config,
+        slots_text(10, claimed_by="a.user@d"),
+        jobs_text(("a.user", 10, 2), ("a.user", 10, 1), ("b.user", 10, 1)),
+        tag="2",
+    )
     doc = json.loads(mm("negotiate", *second, "--now", str(int(NOW) + 60), "--state", db, "--json").stdout)
-    assert [(m["submitter"], m["reason"], m["preempted"]) for m in doc["matches"]] == \
-        [("b.user@d", "priority", "a.user@d")] * 5
+    assert [(m["submitter"], m["reason"], m["preempted"]) for m in doc["matches"]] == [
+        ("b.user@d", "priority", "a.user@d")
+    ] * 5
     doc = json.loads(mm("negotiate", *second, "--now", NOW, "--state", tmp_path / "new.db", "--json").stdout)
     assert doc["matches"] == []
 
@@ -157,18 +200,19 @@ def test_userprio_quotas_without_groups_and_with_edits(tmp_path):
     proc = mm("userprio", "--state", db, "--quotas")
     assert proc.returncode == 0 and "No group quotas" in proc.stdout
     proc = mm("userprio", "--state", db, "--quotas", "--delete", "u@d")
-    assert proc.returncode == 2 and "--quotas only shows" in proc.stderr        # a command-line mistake
+    assert proc.returncode == 2 and "--quotas only shows" in proc.stderr  # a command-line mistake
 
 
 def test_bad_map_line_is_one_error_line(tmp_path):
     """A malformed accounting-group map line: exit 1, one line naming map file, line, column."""
     (tmp_path / "groups.map").write_text("* alice group_physics\n* bob\n")
-    args = files(tmp_path, "use FEATURE : AssignAccountingGroup(groups.map)\n", slots_text(1),
-                 jobs_text(("u", 1, 1)))
+    args = files(tmp_path, "use FEATURE : AssignAccountingGroup(groups.map)\n", slots_text(1), jobs_text(("u", 1, 1)))
     proc = mm("negotiate", *args, "--now", NOW)
     assert proc.returncode == 1
-    assert proc.stderr.splitlines() == [f"matchmaker: {tmp_path / 'groups.map'}:2: config: column 6: "
-                                        "accounting-group map: missing accounting group list"]
+    assert proc.stderr.splitlines() == [
+        f"matchmaker: {tmp_path / 'groups.map'}:2: config: column 6: "
+        "accounting-group map: missing accounting group list"
+    ]
 
 
 def test_groups_example_numbers(tmp_path):
@@ -176,16 +220,27 @@ def test_groups_example_numbers(tmp_path):
     lep 2 (fermi's jobs get their default group from the map), chemistry 12; lep's 3
     unused go to hep as surplus: chemistry 10, hep 18, lep 2.  Curie's job claiming hep
     is refused with the map's reason."""
-    proc = mm("negotiate", "--config", EXAMPLE / "groups.config", "--slots", EXAMPLE / "slots.ads",
-              "--jobs", EXAMPLE / "jobs.ads", "--now", NOW, "--json")
+    proc = mm(
+        "negotiate",
+        "--config",
+        EXAMPLE / "groups.config",
+        "--slots",
+        EXAMPLE / "slots.ads",
+        "--jobs",
+        EXAMPLE / "jobs.ads",
+        "--now",
+        NOW,
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     by_group = {g["name"]: (g["requested"], g["allocated"], g["matched"]) for g in doc["groups"]}
     assert by_group["group_chemistry"] == (12, 10, 10)
     assert by_group["group_physics.hep"] == (24, 18, 18)
     assert by_group["group_physics.lep"] == (2, 2, 2)
-    assert {m["submitter"] for m in doc["matches"] if m["group"] == "group_physics.lep"} == \
-        {"group_physics.lep.fermi@example.org"}
+    assert {m["submitter"] for m in doc["matches"] if m["group"] == "group_physics.lep"} == {
+        "group_physics.lep.fermi@example.org"
+    }
     refused = doc["rejected"][0]
     assert refused["job"] == "4.0"
     assert refused["reason"].startswith("accounting group 'group_physics.hep' is not allowed for user 'curie'")
@@ -198,18 +253,30 @@ def test_allocation_of_every_round_is_reported(tmp_path):
     order, takes it all; round 2 re-allocates from what is left: hep 20, lep 0."""
     config = tmp_path / "groups.config"
     text = (EXAMPLE / "groups.config").read_text()
-    config.write_text("\n".join(line for line in text.splitlines()
-                                if "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION" not in line) + "\n")
+    config.write_text(
+        "\n".join(line for line in text.splitlines() if "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION" not in line) + "\n"
+    )
     (tmp_path / "groups.map").write_text((EXAMPLE / "groups.map").read_text())
-    proc = mm("negotiate", "--config", config, "--slots", EXAMPLE / "slots.ads", "--jobs", EXAMPLE / "jobs.ads",
-              "--now", NOW, "--json")
+    proc = mm(
+        "negotiate",
+        "--config",
+        config,
+        "--slots",
+        EXAMPLE / "slots.ads",
+        "--jobs",
+        EXAMPLE / "jobs.ads",
+        "--now",
+        NOW,
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     groups = {g["name"]: g for g in json.loads(proc.stdout)["groups"]}
     assert groups["group_physics.hep"]["allocated_by_round"] == [24, 20]
     assert groups["group_physics.lep"]["allocated_by_round"] == [2, 0]
     assert groups["group_physics.hep"]["allocated"] == 20 and groups["group_physics.hep"]["matched"] == 20
-    table = mm("negotiate", "--config", config, "--slots", EXAMPLE / "slots.ads", "--jobs", EXAMPLE / "jobs.ads",
-               "--now", NOW).stdout
+    table = mm(
+        "negotiate", "--config", config, "--slots", EXAMPLE / "slots.ads", "--jobs", EXAMPLE / "jobs.ads", "--now", NOW
+    ).stdout
     hep = next(line for line in table.splitlines() if "group_physics.hep " in line)
     assert "24, 20" in hep
 
@@ -218,8 +285,19 @@ def test_groups_example_readme_shows_the_real_output(tmp_path):
     """The outputs quoted in examples/groups/README.md are what the commands print."""
     readme = (EXAMPLE / "README.md").read_text()
     db = tmp_path / "groups.db"
-    out = mm("negotiate", "--config", "examples/groups/groups.config", "--slots", "examples/groups/slots.ads",
-             "--jobs", "examples/groups/jobs.ads", "--now", NOW, "--state", db).stdout
+    out = mm(
+        "negotiate",
+        "--config",
+        "examples/groups/groups.config",
+        "--slots",
+        "examples/groups/slots.ads",
+        "--jobs",
+        "examples/groups/jobs.ads",
+        "--now",
+        NOW,
+        "--state",
+        db,
+    ).stdout
     assert out.strip() in readme
     for extra in ((), ("--allusers",)):
         assert mm("userprio", "--state", db, "--quotas", *extra).stdout.strip() in readme
@@ -233,8 +311,19 @@ def _two_cycles(tmp_path: Path) -> Path:
     first cycle (chemistry 10, hep 18, lep 2: README) has then run for one hour."""
     db = tmp_path / "groups.db"
     for now in (int(NOW), int(NOW) + 3600):
-        proc = mm("negotiate", "--config", EXAMPLE / "groups.config", "--slots", EXAMPLE / "slots.ads",
-                  "--jobs", EXAMPLE / "jobs.ads", "--now", now, "--state", db)
+        proc = mm(
+            "negotiate",
+            "--config",
+            EXAMPLE / "groups.config",
+            "--slots",
+            EXAMPLE / "slots.ads",
+            "--jobs",
+            EXAMPLE / "jobs.ads",
+            "--now",
+            now,
+            "--state",
+            db,
+        )
         assert proc.returncode == 0, proc.stderr
     return db
 
@@ -251,22 +340,35 @@ def test_userprio_usage_most_activefrom_and_grouprollup(tmp_path):
     usage = mm("userprio", "-state", db, "-usage")
     assert usage.returncode == 0, usage.stderr
     rows = _rows(usage.stdout)
-    assert usage.stdout.split("\n")[0].split() == ["USER", "USAGE", "(HRS)", "USAGE", "START", "TIME", "(UTC)",
-                                                   "LAST", "USAGE", "TIME", "(UTC)"]
+    assert usage.stdout.split("\n")[0].split() == [
+        "USER",
+        "USAGE",
+        "(HRS)",
+        "USAGE",
+        "START",
+        "TIME",
+        "(UTC)",
+        "LAST",
+        "USAGE",
+        "TIME",
+        "(UTC)",
+    ]
     assert rows["group_physics.hep.higgs@example.org"] == ["18.00", "11/14/2023", "23:13", "11/14/2023", "23:13"]
     assert rows["group_chemistry"][0] == "10.00" and rows["group_physics.lep"][0] == "2.00"
     most = _rows(mm("userprio", "--state", db, "--most").stdout)
     assert most["group_physics"][3:5] == ["0", "0.00"]
     rolled = _rows(mm("userprio", "-state", db, "-most", "-grouprollup").stdout)
     assert rolled["group_physics"][3:5] == ["20", "20.00"]
-    assert rolled["group_physics.hep"][3:5] == ["18", "18.00"]      # no subgroups: unchanged
+    assert rolled["group_physics.hep"][3:5] == ["18", "18.00"]  # no subgroups: unchanged
     assert len(_rows(mm("userprio", "-state", db, "-activefrom", "11", "14", "2023").stdout)) == 7
     assert mm("userprio", "-state", db, "-activefrom", "11", "15", "2023").stdout == "No users.\n"
     bad = mm("userprio", "-state", db, "-activefrom", "13", "1", "2023")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
-    assert bad.stderr.strip() == ("matchmaker userprio: command-line error: --activefrom: 13 1 2023 is not a date "
-                                  "(MONTH DAY YEAR) (see 'matchmaker userprio -help')")
-    assert mm("userprio", "-state", db, "-usage", "-most").returncode == 2      # one view at a time
+    assert bad.stderr.strip() == (
+        "matchmaker userprio: command-line error: --activefrom: 13 1 2023 is not a date "
+        "(MONTH DAY YEAR) (see 'matchmaker userprio -help')"
+    )
+    assert mm("userprio", "-state", db, "-usage", "-most").returncode == 2  # one view at a time
 
 
 def test_userprio_single_dash_edits(tmp_path):
@@ -275,5 +377,7 @@ def test_userprio_single_dash_edits(tmp_path):
     proc = mm("userprio", "-state", db, "-setfactor", "group_chemistry.curie@example.org", "2000")
     assert proc.returncode == 0, proc.stderr
     assert _rows(proc.stdout)["group_chemistry.curie@example.org"][2] == "2000.00"
-    assert mm("userprio", "-state", db, "-quotas", "-allusers").stdout == \
-        mm("userprio", "--state", db, "--quotas", "--allusers").stdout
+    assert (
+        mm("userprio", "-state", db, "-quotas", "-allusers").stdout
+        == mm("userprio", "--state", db, "--quotas", "--allusers").stdout
+    )

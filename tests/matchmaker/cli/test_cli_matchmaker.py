@@ -20,8 +20,9 @@ def mm(*args: object) -> Ran:
     return run_matchmaker(*args)
 
 
-def negotiate(*extra: object, config=EXAMPLE / "negotiator.config", slots=EXAMPLE / "slots.ads",
-              jobs=EXAMPLE / "jobs.ads") -> Ran:
+def negotiate(
+    *extra: object, config=EXAMPLE / "negotiator.config", slots=EXAMPLE / "slots.ads", jobs=EXAMPLE / "jobs.ads"
+) -> Ran:
     return mm("negotiate", "--config", config, "--slots", slots, "--jobs", jobs, "--now", NOW, *extra)
 
 
@@ -55,8 +56,9 @@ def test_example_shows_every_reason():
     assert subs[ALICE]["limit"] == pytest.approx(6 * 10000 / 20001)
     assert subs[GUEST]["limit"] == pytest.approx(6 / 20001)
     assert [s["matched"] for s in doc["submitters"]] == [3, 1, 0]
-    assert [(r["job"], r["reason"], r["mechanism"]) for r in doc["rejected"]] == \
-        [("3.4", "no match found", "unavailable")]
+    assert [(r["job"], r["reason"], r["mechanism"]) for r in doc["rejected"]] == [
+        ("3.4", "no match found", "unavailable")
+    ]
     assert set(doc) == {"matches", "submitters", "rejected"}
 
 
@@ -65,8 +67,7 @@ def test_example_human_output():
     proc = negotiate()
     assert proc.returncode == 0 and proc.stderr == ""
     out = proc.stdout
-    for word in ("no-preemption", "priority", "rank", "SUBMITTER", "EUP", "SLICE", "LIMIT PER SPIN", "MATCHED",
-                 "3.4"):
+    for word in ("no-preemption", "priority", "rank", "SUBMITTER", "EUP", "SLICE", "LIMIT PER SPIN", "MATCHED", "3.4"):
         assert word in out
     assert "Matches: 4" in out
 
@@ -97,8 +98,8 @@ def test_state_is_charged_and_reported(tmp_path):
     users = {u["name"]: u for u in json.loads(proc.stdout)["users"]}
     assert users[ALICE]["weighted_resources_used"] == 3
     assert users[CAROL]["weighted_resources_used"] == 1
-    assert users[GUEST]["weighted_resources_used"] == 2      # 4 claims, 2 preempted
-    assert users[GUEST]["priority_factor"] == 1e7            # remote domain
+    assert users[GUEST]["weighted_resources_used"] == 2  # 4 claims, 2 preempted
+    assert users[GUEST]["priority_factor"] == 1e7  # remote domain
     assert json.loads(proc.stdout)["last_update"] == float(NOW)
 
 
@@ -106,8 +107,24 @@ def test_userprio_edits(tmp_path):
     """--setprio, --setfactor, --resetusage and --delete edit the records."""
     db = tmp_path / "acct.db"
     assert negotiate("--state", db).returncode == 0
-    proc = mm("userprio", "--state", db, "--json", "--setprio", ALICE, "10", "--setfactor", CAROL, "2000",
-              "--delete", BOB, "--resetusage", GUEST, "--now", NOW)
+    proc = mm(
+        "userprio",
+        "--state",
+        db,
+        "--json",
+        "--setprio",
+        ALICE,
+        "10",
+        "--setfactor",
+        CAROL,
+        "2000",
+        "--delete",
+        BOB,
+        "--resetusage",
+        GUEST,
+        "--now",
+        NOW,
+    )
     assert proc.returncode == 0, proc.stderr
     users = {u["name"]: u for u in json.loads(proc.stdout)["users"]}
     assert users[ALICE]["effective_priority"] == 10 * 1000
@@ -122,8 +139,22 @@ def test_priorities_move_between_cycles(tmp_path):
     """A second cycle an hour later ages the RUPs of the users charged in the first."""
     db = tmp_path / "acct.db"
     assert negotiate("--state", db).returncode == 0
-    assert mm("negotiate", "--config", EXAMPLE / "negotiator.config", "--slots", EXAMPLE / "slots.ads",
-              "--jobs", EXAMPLE / "jobs.ads", "--now", int(NOW) + 3600, "--state", db).returncode == 0
+    assert (
+        mm(
+            "negotiate",
+            "--config",
+            EXAMPLE / "negotiator.config",
+            "--slots",
+            EXAMPLE / "slots.ads",
+            "--jobs",
+            EXAMPLE / "jobs.ads",
+            "--now",
+            int(NOW) + 3600,
+            "--state",
+            db,
+        ).returncode
+        == 0
+    )
     users = {u["name"]: u for u in json.loads(mm("userprio", "--state", db, "--json").stdout)["users"]}
     assert users[ALICE]["real_priority"] > 0.5 and users[BOB]["real_priority"] == 0.5
 
@@ -179,25 +210,31 @@ def test_ads_missing_requirements_warn(tmp_path):
     assert proc.returncode == 0
     assert proc.stderr.splitlines() == [
         f"matchmaker: {slots}:1: warning: slot s1 has no Requirements; it matches no job",
-        f"matchmaker: {jobs}:1: warning: job 1.0 has no Requirements; it matches no slot"]
+        f"matchmaker: {jobs}:1: warning: job 1.0 has no Requirements; it matches no slot",
+    ]
     doc = json.loads(proc.stdout)
     assert [(m["job"], m["slot"]) for m in doc["matches"]] == [("2.0", "s2")]
-    assert [(r["job"], r["reason"], r["mechanism"]) for r in doc["rejected"]] == \
-        [("1.0", "no match found", "requirements")]
+    assert [(r["job"], r["reason"], r["mechanism"]) for r in doc["rejected"]] == [
+        ("1.0", "no match found", "requirements")
+    ]
 
 
 def test_error_valued_slot_rank(tmp_path):
     """A slot whose Rank is an error is warned about; HTCondor's rules still apply (the
     PRE_JOB_RANK it feeds is not a number, so the slot sorts last)."""
     slots = tmp_path / "slots.ads"
-    slots.write_text('Name = "bad"\nCpus = 1\nMemory = 1\nRequirements = true\nRank = 1/0 + error\n\n'
-                     'Name = "good"\nCpus = 1\nMemory = 1\nRequirements = true\nRank = 0\n')
+    slots.write_text(
+        'Name = "bad"\nCpus = 1\nMemory = 1\nRequirements = true\nRank = 1/0 + error\n\n'
+        'Name = "good"\nCpus = 1\nMemory = 1\nRequirements = true\nRank = 0\n'
+    )
     jobs = tmp_path / "jobs.ads"
     jobs.write_text('ClusterId = 1\nUser = "a@d"\nRequirements = true\n')
     proc = negotiate("--json", slots=slots, jobs=jobs)
     assert proc.returncode == 0
-    assert proc.stderr.splitlines() == [f"matchmaker: {slots}:1: warning: slot bad has an error-valued Rank; "
-                                        "it is treated as 0 (and NEGOTIATOR_PRE_JOB_RANK ranks the slot last)"]
+    assert proc.stderr.splitlines() == [
+        f"matchmaker: {slots}:1: warning: slot bad has an error-valued Rank; "
+        "it is treated as 0 (and NEGOTIATOR_PRE_JOB_RANK ranks the slot last)"
+    ]
     assert [m["slot"] for m in json.loads(proc.stdout)["matches"]] == ["good"]
 
 
@@ -210,8 +247,19 @@ def test_failed_cycle_leaves_the_accountant_unchanged(tmp_path):
     shutil.copy(db, copy)
     bad_jobs = tmp_path / "jobs.ads"
     bad_jobs.write_text("ClusterId = \n")
-    proc = mm("negotiate", "--config", EXAMPLE / "negotiator.config", "--slots", EXAMPLE / "slots.ads",
-              "--jobs", bad_jobs, "--now", int(NOW) + 60, "--state", db)
+    proc = mm(
+        "negotiate",
+        "--config",
+        EXAMPLE / "negotiator.config",
+        "--slots",
+        EXAMPLE / "slots.ads",
+        "--jobs",
+        bad_jobs,
+        "--now",
+        int(NOW) + 60,
+        "--state",
+        db,
+    )
     assert_one_error_line(proc, f"matchmaker: {bad_jobs}:1: format:")
     assert db.read_bytes() == copy.read_bytes()
     assert mm("userprio", "--state", db, "--json").stdout == before
@@ -234,16 +282,31 @@ def test_corrupt_state(tmp_path):
 def test_bad_userprio_value(tmp_path):
     db = tmp_path / "acct.db"
     assert negotiate("--state", db).returncode == 0
-    assert_one_error_line(mm("userprio", "--state", db, "--setfactor", ALICE, "lots"),
-                          f"matchmaker: {db}: error: --setfactor")
+    assert_one_error_line(
+        mm("userprio", "--state", db, "--setfactor", ALICE, "lots"), f"matchmaker: {db}: error: --setfactor"
+    )
 
 
 def test_in_process_main(capsys):
     """``main(argv)`` returns the exit status without raising."""
     from matchmaker.cli import main
 
-    assert main(["negotiate", "--config", str(EXAMPLE / "negotiator.config"), "--slots",
-                 str(EXAMPLE / "slots.ads"), "--jobs", str(EXAMPLE / "jobs.ads"), "--now", NOW]) == 0
+    assert (
+        main(
+            [
+                "negotiate",
+                "--config",
+                str(EXAMPLE / "negotiator.config"),
+                "--slots",
+                str(EXAMPLE / "slots.ads"),
+                "--jobs",
+                str(EXAMPLE / "jobs.ads"),
+                "--now",
+                NOW,
+            ]
+        )
+        == 0
+    )
     assert "Matches: 4" in capsys.readouterr().out
 
 
@@ -254,8 +317,12 @@ def test_group_quotas_charge_group_records(tmp_path):
     slots = tmp_path / "slots.ads"
     slots.write_text("\n".join(f'Name = "s{i}"\nCpus = 1\nRequirements = true\n' for i in range(4)))
     jobs = tmp_path / "jobs.ads"
-    jobs.write_text("\n".join(f'ClusterId = 1\nProcId = {p}\nUser = "u@d"\nAccountingGroup = "group_physics.u"\n'
-                              f'Requirements = true\n' for p in range(4)))
+    jobs.write_text(
+        "\n".join(
+            f'ClusterId = 1\nProcId = {p}\nUser = "u@d"\nAccountingGroup = "group_physics.u"\nRequirements = true\n'
+            for p in range(4)
+        )
+    )
     db = tmp_path / "acct.db"
     proc = negotiate("--json", "--state", db, config=cfg, slots=slots, jobs=jobs)
     assert proc.returncode == 0, proc.stderr
@@ -307,8 +374,18 @@ def _run_cli(err, *extra: str) -> str:
     from matchmaker.cli.commands import main
 
     out = io.StringIO()
-    argv = ["negotiate", "--config", str(EXAMPLE / "negotiator.config"), "--slots", str(EXAMPLE / "slots.ads"),
-            "--jobs", str(EXAMPLE / "jobs.ads"), "--now", NOW, *extra]
+    argv = [
+        "negotiate",
+        "--config",
+        str(EXAMPLE / "negotiator.config"),
+        "--slots",
+        str(EXAMPLE / "slots.ads"),
+        "--jobs",
+        str(EXAMPLE / "jobs.ads"),
+        "--now",
+        NOW,
+        *extra,
+    ]
     assert main(argv, out=out, err=err) == 0
     return out.getvalue()
 
@@ -339,24 +416,29 @@ def test_api_progress_hears_reading_and_spins():
     from matchmaker import api
 
     heard: list[str] = []
-    loaded = api.load(EXAMPLE / "negotiator.config", EXAMPLE / "slots.ads", EXAMPLE / "jobs.ads",
-                      progress=heard.append)
+    loaded = api.load(EXAMPLE / "negotiator.config", EXAMPLE / "slots.ads", EXAMPLE / "jobs.ads", progress=heard.append)
     assert heard == [f"reading {EXAMPLE / 'slots.ads'}", f"reading {EXAMPLE / 'jobs.ads'}"]
     heard.clear()
     result = api.negotiate(loaded, now=float(NOW), progress=heard.append)
     assert len(result.matches) == 4
-    assert heard == ["negotiating: spin 1, 0 matches", "negotiating: spin 2, 3 matches",
-                     "negotiating: spin 3, 4 matches"]
+    assert heard == [
+        "negotiating: spin 1, 0 matches",
+        "negotiating: spin 2, 3 matches",
+        "negotiating: spin 3, 4 matches",
+    ]
 
 
 # ---- the last-resort handler ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("raised, status, message", [
-    (ValueError("boom"), 2, "matchmaker: <internal>: error: ValueError: boom (please report this bug)\n"),
-    (KeyboardInterrupt(), 130, "matchmaker: interrupted\n"),
-    (MemoryError(), 2, "matchmaker: error: out of memory\n"),
-])
+@pytest.mark.parametrize(
+    "raised, status, message",
+    [
+        (ValueError("boom"), 2, "matchmaker: <internal>: error: ValueError: boom (please report this bug)\n"),
+        (KeyboardInterrupt(), 130, "matchmaker: interrupted\n"),
+        (MemoryError(), 2, "matchmaker: error: out of memory\n"),
+    ],
+)
 def test_unexpected_exception_is_one_line(monkeypatch, tmp_path, raised, status, message):
     import io
 

@@ -14,7 +14,7 @@ from matchmaker.cli import commands
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "negotiator"
-NOW = 1700000000           # 2023-11-14 22:13:20 UTC; 2023-11-15 07:13:20 in Tokyo (UTC+9)
+NOW = 1700000000  # 2023-11-14 22:13:20 UTC; 2023-11-15 07:13:20 in Tokyo (UTC+9)
 ALICE = "alice@example.org"
 
 
@@ -25,8 +25,19 @@ def mm(*argv: object) -> tuple[int, str, str]:
 
 
 def cycle(db: Path) -> None:
-    status, _, err = mm("negotiate", "--config", EXAMPLE / "negotiator.config", "--slots", EXAMPLE / "slots.ads",
-                        "--jobs", EXAMPLE / "jobs.ads", "--now", NOW, "--state", db)
+    status, _, err = mm(
+        "negotiate",
+        "--config",
+        EXAMPLE / "negotiator.config",
+        "--slots",
+        EXAMPLE / "slots.ads",
+        "--jobs",
+        EXAMPLE / "jobs.ads",
+        "--now",
+        NOW,
+        "--state",
+        db,
+    )
     assert status == 0, err
 
 
@@ -62,8 +73,13 @@ def test_printed_times_are_utc_and_say_so_under_any_tz(tmp_path):
     shown = {}
     for zone in ("UTC", "Asia/Tokyo", "America/Chicago"):
         env = dict(os.environ, TZ=zone)
-        proc = subprocess.run([sys.executable, "-m", "matchmaker", "userprio", "-state", str(db), "-most"],
-                              env=env, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "matchmaker", "userprio", "-state", str(db), "-most"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 0, proc.stderr
         shown[zone] = proc.stdout
     assert shown["UTC"] == shown["Asia/Tokyo"] == shown["America/Chicago"]

@@ -23,13 +23,28 @@ NOW = 1700000000
 
 
 def mm(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "matchmaker.cli", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def negotiate_args(db: Path, now: object) -> list[object]:
-    return ["negotiate", "--config", EXAMPLE / "negotiator.config", "--slots", EXAMPLE / "slots.ads",
-            "--jobs", EXAMPLE / "jobs.ads", "--state", db, f"--now={now}"]
+    return [
+        "negotiate",
+        "--config",
+        EXAMPLE / "negotiator.config",
+        "--slots",
+        EXAMPLE / "slots.ads",
+        "--jobs",
+        EXAMPLE / "jobs.ads",
+        "--state",
+        db,
+        f"--now={now}",
+    ]
 
 
 def one_error(proc: subprocess.CompletedProcess, *words: str) -> None:
@@ -65,7 +80,7 @@ def test_an_edit_made_during_a_cycle_is_not_overwritten(tmp_path):
             with cycle.transaction():
                 cycle.update_priorities(100.0)
                 cycle.set_priority("u@d", 5.0)
-                editor.set_factor("u@d", 7.0)        # another command commits meanwhile
+                editor.set_factor("u@d", 7.0)  # another command commits meanwhile
         assert Accountant.load(db).get("u@d").factor == 7.0
         # the refused command's next attempt sees the edit and succeeds
         with cycle.transaction():
@@ -127,19 +142,22 @@ def test_the_clock_may_not_go_back(tmp_path):
 # ---- userprio edits ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("edit, name, value, words", [
-    ("--setfactor", "alice@example.org", "0", ["at least 1"]),
-    ("--setfactor", "alice@example.org", "-1", ["at least 1"]),
-    ("--setfactor", "alice@example.org", "nan", ["finite"]),
-    ("--setprio", "alice@example.org", "0", ["greater than 0"]),
-    ("--setprio", "alice", "5", ["user@domain"]),
-    ("--setfactor", "@", "5", ["user@domain"]),
-    ("--setfactor", "alice@", "5", ["user@domain"]),
-    ("--setfactor", "a@b@c", "5", ["user@domain"]),
-    ("--setfactor", "al\x7fice@example.org", "5", ["not a submitter"]),
-    ("--setaccum", "alice@example.org", "-5", ["negative"]),
-    ("--setceiling", "alice@example.org", "-2", ["-1 for none"]),
-])
+@pytest.mark.parametrize(
+    "edit, name, value, words",
+    [
+        ("--setfactor", "alice@example.org", "0", ["at least 1"]),
+        ("--setfactor", "alice@example.org", "-1", ["at least 1"]),
+        ("--setfactor", "alice@example.org", "nan", ["finite"]),
+        ("--setprio", "alice@example.org", "0", ["greater than 0"]),
+        ("--setprio", "alice", "5", ["user@domain"]),
+        ("--setfactor", "@", "5", ["user@domain"]),
+        ("--setfactor", "alice@", "5", ["user@domain"]),
+        ("--setfactor", "a@b@c", "5", ["user@domain"]),
+        ("--setfactor", "al\x7fice@example.org", "5", ["not a submitter"]),
+        ("--setaccum", "alice@example.org", "-5", ["negative"]),
+        ("--setceiling", "alice@example.org", "-2", ["-1 for none"]),
+    ],
+)
 def test_bad_edits_are_refused_and_change_nothing(tmp_path, edit, name, value, words):
     db = tmp_path / "a.db"
     assert mm(*negotiate_args(db, NOW)).returncode == 0
@@ -151,8 +169,20 @@ def test_bad_edits_are_refused_and_change_nothing(tmp_path, edit, name, value, w
 def test_edits_create_the_state_on_first_use(tmp_path):
     """As condor_userprio can set factors on a fresh negotiator, before any cycle."""
     db = tmp_path / "new.db"
-    proc = mm("userprio", "--state", db, "--setfactor", "alice@example.org", "10",
-              "--setfloor", "alice@example.org", "2", "--setceiling", "alice@example.org", "8")
+    proc = mm(
+        "userprio",
+        "--state",
+        db,
+        "--setfactor",
+        "alice@example.org",
+        "10",
+        "--setfloor",
+        "alice@example.org",
+        "2",
+        "--setceiling",
+        "alice@example.org",
+        "8",
+    )
     assert proc.returncode == 0, proc.stderr
     acct = Accountant.load(db)
     c = acct.get("alice@example.org")
@@ -165,10 +195,20 @@ def test_edits_create_the_state_on_first_use(tmp_path):
 
 def test_every_edit_option_has_help():
     out = mm("userprio", "--help").stdout
-    for option in ("--setprio", "--setfactor", "--setaccum", "--setbegin", "--setlast", "--setfloor",
-                   "--setceiling", "--resetusage", "--delete", "--json"):
+    for option in (
+        "--setprio",
+        "--setfactor",
+        "--setaccum",
+        "--setbegin",
+        "--setlast",
+        "--setfloor",
+        "--setceiling",
+        "--resetusage",
+        "--delete",
+        "--json",
+    ):
         line = next(line for line in out.splitlines() if line.strip().startswith(option))
-        rest = out[out.index(line) + len(line):].split("\n", 1)[0] + line.split(option, 1)[1]
+        rest = out[out.index(line) + len(line) :].split("\n", 1)[0] + line.split(option, 1)[1]
         assert len(rest.split()) > 2 or "NAME" in line, (option, out)
 
 
@@ -193,8 +233,12 @@ def test_a_killed_cycle_leaves_a_usable_store(tmp_path):
         db = tmp_path / f"k{trial}.db"
         if trial % 2:
             assert mm(*negotiate_args(db, NOW)).returncode == 0
-        proc = subprocess.Popen([sys.executable, "-m", "matchmaker.cli", *map(str, negotiate_args(db, NOW + 60))],
-                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "matchmaker.cli", *map(str, negotiate_args(db, NOW + 60))],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.0, 0.6))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -217,13 +261,29 @@ def test_concurrent_commands_keep_every_acknowledged_edit(tmp_path):
     procs = []
     for round_ in range(3):
         now = NOW + 60 * (round_ + 1)
-        procs.append(("cycle", None, subprocess.Popen([*base, *map(str, negotiate_args(db, now))], cwd=ROOT,
-                                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+        procs.append(
+            (
+                "cycle",
+                None,
+                subprocess.Popen(
+                    [*base, *map(str, negotiate_args(db, now))],
+                    cwd=ROOT,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                ),
+            )
+        )
         for k in range(3):
             name, factor = f"writer{round_}{k}@example.org", float(2 + k)
             cmd = [*base, "userprio", "--state", str(db), "--setfactor", name, str(factor)]
-            procs.append(("edit", (name, factor), subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
-                                                                   stderr=subprocess.PIPE, text=True)))
+            procs.append(
+                (
+                    "edit",
+                    (name, factor),
+                    subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+                )
+            )
     acknowledged = []
     for _kind, edit, p in procs:
         out, err = p.communicate(timeout=120)

@@ -127,8 +127,10 @@ def test_self_reference_is_expanded_immediately():
 
 def test_undefined_macro_is_empty_and_default_applies():
     """Undefined expands to ''; ``$(NAME:default)`` uses default, which may itself be a macro."""
-    c = cfg("A = x $(NOPE) y\nB = $(NOPE:dflt)\nC = $(NOPE:$(D))\nD = dd\nE = $(D:unused)\n"
-            "F = $(NOPE:a:b)\nG = $(EMPTY:e)\nEMPTY =\n")
+    c = cfg(
+        "A = x $(NOPE) y\nB = $(NOPE:dflt)\nC = $(NOPE:$(D))\nD = dd\nE = $(D:unused)\n"
+        "F = $(NOPE:a:b)\nG = $(EMPTY:e)\nEMPTY =\n"
+    )
     assert c.get_raw("A") == "x  y"
     assert c.get_raw("B") == "dflt"
     assert c.get_raw("C") == "dd"
@@ -208,7 +210,7 @@ def test_append_operators():
 def test_subsystem_prefix_overrides_for_that_daemon_only():
     """``NEGOTIATOR.X`` wins over X for the negotiator; other daemons' prefixes are ignored."""
     text = "NEGOTIATOR.X = nx\nX = plain\nSCHEDD.Y = sy\nY = y\nZ = $(X)\n"
-    neg = cfg(text)                       # the negotiator is the default subsystem
+    neg = cfg(text)  # the negotiator is the default subsystem
     assert (neg.get_raw("X"), neg.get_raw("Y"), neg.get_raw("Z")) == ("nx", "y", "nx")
     schedd = cfg(text, subsystem="SCHEDD")
     assert (schedd.get_raw("X"), schedd.get_raw("Y")) == ("plain", "sy")
@@ -303,26 +305,48 @@ def test_if_defined_and_else():
 
 def test_if_defined_sees_defaults_and_subsystem_names():
     """``defined`` counts knob defaults and ``NEGOTIATOR.X`` for the negotiator."""
-    c = cfg("NEGOTIATOR.X = 1\nif defined X\nA = 1\nendif\nif defined PRIORITY_HALFLIFE\nB = 1\nendif\n",
-            defaults={"PRIORITY_HALFLIFE": "86400"})
+    c = cfg(
+        "NEGOTIATOR.X = 1\nif defined X\nA = 1\nendif\nif defined PRIORITY_HALFLIFE\nB = 1\nendif\n",
+        defaults={"PRIORITY_HALFLIFE": "86400"},
+    )
     assert c.get_raw("A") == "1" and c.get_raw("B") == "1"
 
 
-@pytest.mark.parametrize("cond, expected", [
-    ("version >= 8.0.0", True), ("version >= 25.14", True), ("version > 25.14.1", False),
-    ("version == 25.14.1", True), ("version != 25.14.1", False), ("version < 100.0", True),
-    ("version <= 25.13.99", False), ("! version >= 8.0", False),
-])
+@pytest.mark.parametrize(
+    "cond, expected",
+    [
+        ("version >= 8.0.0", True),
+        ("version >= 25.14", True),
+        ("version > 25.14.1", False),
+        ("version == 25.14.1", True),
+        ("version != 25.14.1", False),
+        ("version < 100.0", True),
+        ("version <= 25.13.99", False),
+        ("! version >= 8.0", False),
+    ],
+)
 def test_version_conditions(cond, expected):
     """``version OP x.y[.z]`` compares with the emulated HTCondor version (25.14.1)."""
     c = cfg(f"if {cond}\nA = yes\nelse\nA = no\nendif\n")
     assert c.get_raw("A") == ("yes" if expected else "no")
 
 
-@pytest.mark.parametrize("cond, expected", [
-    ("true", True), ("TRUE", True), ("yes", True), ("1", True), ("2", True), ("1.5", True),
-    ("false", False), ("No", False), ("0", False), ("!true", False), ("! false", True),
-])
+@pytest.mark.parametrize(
+    "cond, expected",
+    [
+        ("true", True),
+        ("TRUE", True),
+        ("yes", True),
+        ("1", True),
+        ("2", True),
+        ("1.5", True),
+        ("false", False),
+        ("No", False),
+        ("0", False),
+        ("!true", False),
+        ("! false", True),
+    ],
+)
 def test_boolean_conditions(cond, expected):
     """Literal booleans and numbers (non-zero is true)."""
     c = cfg(f"if {cond}\nA = yes\nelse\nA = no\nendif\n")
@@ -337,25 +361,30 @@ def test_macro_conditions_are_expanded_at_that_line():
 
 def test_elif_chain_and_nesting():
     """The first true branch wins; nested blocks inside dead branches are skipped entirely."""
-    c = cfg("if false\nA = 1\nelif true\nA = 2\nelif true\nA = 3\nelse\nA = 4\nendif\n"
-            "if true\n  if false\n    B = 1\n  else\n    B = 2\n  endif\nendif\n"
-            "if false\n  if maybe\n  endif\n  garbage line\n  X @=t\n  if\n  @t\nendif\nD = ok\n")
+    c = cfg(
+        "if false\nA = 1\nelif true\nA = 2\nelif true\nA = 3\nelse\nA = 4\nendif\n"
+        "if true\n  if false\n    B = 1\n  else\n    B = 2\n  endif\nendif\n"
+        "if false\n  if maybe\n  endif\n  garbage line\n  X @=t\n  if\n  @t\nendif\nD = ok\n"
+    )
     assert (c.get_raw("A"), c.get_raw("B"), c.get_raw("D")) == ("2", "2", "ok")
     assert c.get_raw("X") is None
 
 
-@pytest.mark.parametrize("text, line, message", [
-    ("endif\n", 1, "without matching if"),
-    ("else\n", 1, "without matching if"),
-    ("if true\nA = 1\n", 2, "missing endif"),
-    ("if true\nelse\nelif true\nendif\n", 3, "after else"),
-    ("if true\nelse\nelse\nendif\n", 3, "after else"),
-    ("if defined A && defined B\nendif\n", 1, "compound"),
-    ("if maybe\nendif\n", 1, "invalid if condition"),
-    ("if\nendif\n", 1, "needs a condition"),
-    ("if version == 25\nendif\n", 1, "x.y"),
-    ("if version >= 8.a\nendif\n", 1, "x.y"),
-])
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        ("endif\n", 1, "without matching if"),
+        ("else\n", 1, "without matching if"),
+        ("if true\nA = 1\n", 2, "missing endif"),
+        ("if true\nelse\nelif true\nendif\n", 3, "after else"),
+        ("if true\nelse\nelse\nendif\n", 3, "after else"),
+        ("if defined A && defined B\nendif\n", 1, "compound"),
+        ("if maybe\nendif\n", 1, "invalid if condition"),
+        ("if\nendif\n", 1, "needs a condition"),
+        ("if version == 25\nendif\n", 1, "x.y"),
+        ("if version >= 8.a\nendif\n", 1, "x.y"),
+    ],
+)
 def test_conditional_errors(text, line, message):
     """Malformed conditionals name the file and line."""
     raises_at(text, line, message)
@@ -394,22 +423,46 @@ DIFF_CASES = [
     ("J = a \\\n  b\nK = a\\\nb\nL = 1 \\\n\\\n2\n", ["J", "K", "L"], "TOOL", {}),
     ("A @=end\n  x\n# c\n\n y\n@end\n", ["A"], "TOOL", {}),
     ("if !defined B\nA=1\nelse\nA=2\nendif\nif defined A\nC=3\nendif\n", ["A", "C"], "TOOL", {}),
-    ("if version >= 25.14\nA=1\nelse\nA=2\nendif\nif version > 25.14.1\nB=1\nelse\nB=2\nendif\n",
-     ["A", "B"], "TOOL", {}),
-    ("if Yes\nA=1\nendif\nX=false\nif $(X)\nB=1\nelse\nB=2\nendif\nif 0\nC=1\nelse\nC=2\nendif\n",
-     ["A", "B", "C"], "TOOL", {}),
+    (
+        "if version >= 25.14\nA=1\nelse\nA=2\nendif\nif version > 25.14.1\nB=1\nelse\nB=2\nendif\n",
+        ["A", "B"],
+        "TOOL",
+        {},
+    ),
+    (
+        "if Yes\nA=1\nendif\nX=false\nif $(X)\nB=1\nelse\nB=2\nendif\nif 0\nC=1\nelse\nC=2\nendif\n",
+        ["A", "B", "C"],
+        "TOOL",
+        {},
+    ),
     ("if false\nA=1\nelif true\nA=3\nelse\nA=2\nendif\n", ["A"], "TOOL", {}),
-    ("if true\n  if false\n  A=1\n  else\n  A=2\n  endif\nendif\nif false\nif maybe\nendif\nfoo\nendif\n",
-     ["A"], "TOOL", {}),
+    (
+        "if true\n  if false\n  A=1\n  else\n  A=2\n  endif\nendif\nif false\nif maybe\nendif\nfoo\nendif\n",
+        ["A"],
+        "TOOL",
+        {},
+    ),
     ("A=\nif defined A\nB=1\nendif\nC = $(NOPE)\nif defined C\nD=1\nendif\n", ["B", "C", "D"], "TOOL", {}),
-    ("A = a$(B\nC = $(B )\nD = $$(X)\nE = $ENV(NOPE_NOT_SET)\nF = $ENV(NOPE_NOT_SET:dflt)\n",
-     ["A", "C", "D", "E", "F"], "TOOL", {}),
+    (
+        "A = a$(B\nC = $(B )\nD = $$(X)\nE = $ENV(NOPE_NOT_SET)\nF = $ENV(NOPE_NOT_SET:dflt)\n",
+        ["A", "C", "D", "E", "F"],
+        "TOOL",
+        {},
+    ),
     ("IF true\nA=1\nENDIF\nif true\nB=1\nendif junk\n", ["A", "B"], "TOOL", {}),
-    ("NEGOTIATOR.F = neg\nF = plain\nX = 1\nNEGOTIATOR.X = nx\nSCHEDD.Y = s\nY = y\nZ = $(X)\n",
-     ["F", "X", "Y", "Z", "NEGOTIATOR.X"], "NEGOTIATOR", {}),
+    (
+        "NEGOTIATOR.F = neg\nF = plain\nX = 1\nNEGOTIATOR.X = nx\nSCHEDD.Y = s\nY = y\nZ = $(X)\n",
+        ["F", "X", "Y", "Z", "NEGOTIATOR.X"],
+        "NEGOTIATOR",
+        {},
+    ),
     ("A = x\nNEGOTIATOR.A = $(A) y\nNEGOTIATOR.B = 1\nif defined B\nC = 1\nendif\n", ["A", "C"], "NEGOTIATOR", {}),
-    ("F = plain\nX = $(F)\nif defined G\nH = 1\nendif\nNEGOTIATOR.N = file\n", ["F", "X", "G", "H", "N"],
-     "NEGOTIATOR", {"_CONDOR_F": "envf", "_condor_G": "$(F)x", "_CONDOR_N": "env"}),
+    (
+        "F = plain\nX = $(F)\nif defined G\nH = 1\nendif\nNEGOTIATOR.N = file\n",
+        ["F", "X", "G", "H", "N"],
+        "NEGOTIATOR",
+        {"_CONDOR_F": "envf", "_condor_G": "$(F)x", "_CONDOR_N": "env"},
+    ),
 ]
 
 ERROR_CASES = [
@@ -468,8 +521,14 @@ def oracle_values(tmp_path_factory):
                 path.write_text(text)
                 batch.append([str(path), names, env])
                 idx.append(i)
-        run = subprocess.run([sys.executable, "-c", _ORACLE], input=json.dumps([subsystem, batch]),
-                             capture_output=True, text=True, timeout=120, env=_clean_env(str(d / "empty.conf")))
+        run = subprocess.run(
+            [sys.executable, "-c", _ORACLE],
+            input=json.dumps([subsystem, batch]),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=_clean_env(str(d / "empty.conf")),
+        )
         assert run.returncode == 0, run.stderr
         answers.update(zip(idx, json.loads(run.stdout)))
     return answers
@@ -493,8 +552,16 @@ def oracle_error_lines(tmp_path_factory):
     for i, text in enumerate(ERROR_CASES):
         path = d / f"err{i}.conf"
         path.write_text(text)
-        procs.append(subprocess.Popen([sys.executable, "-c", "import htcondor2"], env=_clean_env(str(path)),
-                                      cwd=str(d), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", "import htcondor2"],
+                env=_clean_env(str(path)),
+                cwd=str(d),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        )
     lines = []
     for p in procs:
         out, _ = p.communicate(timeout=120)
@@ -517,11 +584,14 @@ def test_same_errors_as_htcondor(index, oracle_error_lines, tmp_path):
 # ---- use templates: known names only -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, line, name", [
-    ("use FEATURE : NoSuchFeature\n", 1, "NoSuchFeature"),
-    ("A = 1\nuse ROLE : Personal, Nope\n", 2, "Nope"),
-    ("if true\nuse SECURITY : Weak\nendif\n", 2, "Weak"),
-])
+@pytest.mark.parametrize(
+    "text, line, name",
+    [
+        ("use FEATURE : NoSuchFeature\n", 1, "NoSuchFeature"),
+        ("A = 1\nuse ROLE : Personal, Nope\n", 2, "Nope"),
+        ("if true\nuse SECURITY : Weak\nendif\n", 2, "Weak"),
+    ],
+)
 def test_an_unknown_template_is_an_error_with_file_and_line(text, line, name):
     """HTCondor stops at ``use CATEGORY : NAME`` for a NAME it does not know (checked with the
     wheel below); so does this reader, naming the file, the line and the template."""
@@ -535,17 +605,30 @@ def test_known_templates_are_accepted_in_any_case():
 
 # Arguments the templates that take them need (the wheel refuses them without).
 _TEMPLATE_ARGS = {
-    "AssignAccountingGroup": "(m)", "AssignProjectName": "(p)", "ScheddUsermapFile": "(a, b)",
-    "SetJobAttrFromUsermap": "(a, b, c)", "StartdCronOneShot": "(a, b)", "StartdCronPeriodic": "(a, b, c)",
-    "StartdCronContinuous": "(a, b)", "ScheddCronOneShot": "(a, b)", "ScheddCronPeriodic": "(a, b, c)",
-    "ScheddCronContinuous": "(a, b)", "OneShotCronHook": "(STARTD_CRON, a, b)",
-    "PeriodicCronHook": "(STARTD_CRON, a, b, c)", "ContinuousCronHook": "(STARTD_CRON, a, b)",
+    "AssignAccountingGroup": "(m)",
+    "AssignProjectName": "(p)",
+    "ScheddUsermapFile": "(a, b)",
+    "SetJobAttrFromUsermap": "(a, b, c)",
+    "StartdCronOneShot": "(a, b)",
+    "StartdCronPeriodic": "(a, b, c)",
+    "StartdCronContinuous": "(a, b)",
+    "ScheddCronOneShot": "(a, b)",
+    "ScheddCronPeriodic": "(a, b, c)",
+    "ScheddCronContinuous": "(a, b)",
+    "OneShotCronHook": "(STARTD_CRON, a, b)",
+    "PeriodicCronHook": "(STARTD_CRON, a, b, c)",
+    "ContinuousCronHook": "(STARTD_CRON, a, b)",
 }
 
 
 def _wheel_reads(path: Path) -> bool:
-    run = subprocess.run([sys.executable, "-c", "import htcondor2 as h; h.reload_config(); print('read')"],
-                         env=_clean_env(str(path)), capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", "import htcondor2 as h; h.reload_config(); print('read')"],
+        env=_clean_env(str(path)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return run.stdout.strip() == "read"
 
 
@@ -556,8 +639,13 @@ def test_the_known_templates_are_htcondor_s(tmp_path):
     from matchmaker.config.statements import KNOWN_TEMPLATES
 
     every = tmp_path / "every.conf"
-    every.write_text("".join(f"use {category} : {name}{_TEMPLATE_ARGS.get(name, '')}\n"
-                             for category, names in KNOWN_TEMPLATES.items() for name in names))
+    every.write_text(
+        "".join(
+            f"use {category} : {name}{_TEMPLATE_ARGS.get(name, '')}\n"
+            for category, names in KNOWN_TEMPLATES.items()
+            for name in names
+        )
+    )
     assert _wheel_reads(every)
     cfg(every.read_text())
     unknown = tmp_path / "unknown.conf"

@@ -31,9 +31,9 @@ def test_a_macro_bomb_is_a_config_error_naming_its_line():
 
 def test_doubling_below_the_limit_gives_the_whole_value():
     """Twenty doublings stay under the limit: the value is complete (each macro expanded once)."""
-    assert 2 ** 20 <= MAX_EXPANSION
+    assert 2**20 <= MAX_EXPANSION
     cfg = Config.from_string(doubling(20), "ok.config", environ={})
-    assert cfg.get_raw("M20") == "x" * 2 ** 20
+    assert cfg.get_raw("M20") == "x" * 2**20
 
 
 def test_an_included_non_config_file_is_not_echoed(tmp_path):
@@ -41,10 +41,26 @@ def test_an_included_non_config_file_is_not_echoed(tmp_path):
     private.write_text("password hunter2 is here\n")
     config = tmp_path / "neg.config"
     config.write_text(f"include : {private}\n")
-    proc = subprocess.run([sys.executable, "-m", "matchmaker.cli", "negotiate", "--config", str(config),
-                           "--slots", str(ROOT / "examples/negotiator/slots.ads"),
-                           "--jobs", str(ROOT / "examples/negotiator/jobs.ads"), "--now", "1700000000"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "matchmaker.cli",
+            "negotiate",
+            "--config",
+            str(config),
+            "--slots",
+            str(ROOT / "examples/negotiator/slots.ads"),
+            "--jobs",
+            str(ROOT / "examples/negotiator/jobs.ads"),
+            "--now",
+            "1700000000",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1
     assert f"{private}:1:" in proc.stderr and "hunter2" not in proc.stderr
 
@@ -59,8 +75,15 @@ def test_an_endless_file_is_refused_not_read_forever(tmp_path):
         Config.from_file(config, environ={})
 
 
-@pytest.mark.parametrize("use", ["PRIORITY_HALFLIFE = $(root)", "PRIORITY_HALFLIFE = 1 + $(root)",
-                                 "X = $(root)\nPREEMPTION_REQUIREMENTS = $(X) &&", "PRIORITY_HALFLIFE = $INT($(root))"])
+@pytest.mark.parametrize(
+    "use",
+    [
+        "PRIORITY_HALFLIFE = $(root)",
+        "PRIORITY_HALFLIFE = 1 + $(root)",
+        "X = $(root)\nPREEMPTION_REQUIREMENTS = $(X) &&",
+        "PRIORITY_HALFLIFE = $INT($(root))",
+    ],
+)
 def test_a_value_built_from_an_included_file_is_not_echoed(tmp_path, use):
     """A line of a file that is not configuration can still parse as ``name : value``: a
     knob built from it must not print it back."""
@@ -80,13 +103,43 @@ def test_the_top_level_file_is_still_quoted():
         Config.from_string("not a statement\n", "neg.config", environ={})
 
 
-_PIECES = st.sampled_from([
-    "A = 1", "B = $(A)$(A)", "C = $(C)", "if defined A", "else", "endif", "elif version > 8.0", "use FEATURE : x",
-    "include : nowhere", "D @= end", "@end", "E = $ENV(HOME)", "F = $INT(3.5)", "G = $(", "H = $(A:default)",
-    "PRIORITY_HALFLIFE = $(A)", "PRIORITY_HALFLIFE = -1", "GROUP_NAMES = a, b", "GROUP_QUOTA_a = x",
-    "PREEMPTION_REQUIREMENTS = (", "NEGOTIATOR_PRE_JOB_RANK = 1 +", "SLOT_WEIGHT = Cpus", "\\", "#", "[section]",
-    "A = 1 \\", "error : stop", "warning : careful", "X.Y.Z = 1", "1 = 2", "=", "A += 2", "A +,= 3",
-])
+_PIECES = st.sampled_from(
+    [
+        "A = 1",
+        "B = $(A)$(A)",
+        "C = $(C)",
+        "if defined A",
+        "else",
+        "endif",
+        "elif version > 8.0",
+        "use FEATURE : x",
+        "include : nowhere",
+        "D @= end",
+        "@end",
+        "E = $ENV(HOME)",
+        "F = $INT(3.5)",
+        "G = $(",
+        "H = $(A:default)",
+        "PRIORITY_HALFLIFE = $(A)",
+        "PRIORITY_HALFLIFE = -1",
+        "GROUP_NAMES = a, b",
+        "GROUP_QUOTA_a = x",
+        "PREEMPTION_REQUIREMENTS = (",
+        "NEGOTIATOR_PRE_JOB_RANK = 1 +",
+        "SLOT_WEIGHT = Cpus",
+        "\\",
+        "#",
+        "[section]",
+        "A = 1 \\",
+        "error : stop",
+        "warning : careful",
+        "X.Y.Z = 1",
+        "1 = 2",
+        "=",
+        "A += 2",
+        "A +,= 3",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -97,6 +150,5 @@ def test_any_configuration_text_reads_or_fails_with_config_error(lines):
         Settings.from_knobs(Knobs.from_string(text, "fuzz.config", environ={}))
     except ConfigError as exc:
         assert exc.file is not None or exc.message
-    except (ValueError, KeyError, TypeError, RecursionError) as exc:   # pragma: no cover - the bug we look for
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:  # pragma: no cover - the bug we look for
         raise AssertionError(f"{type(exc).__name__} escaped for {text!r}: {exc}") from exc
-

@@ -50,8 +50,15 @@ def test_required_knobs_are_declared_with_a_type_and_doc():
     assert set(REQUIRED) <= set(KNOBS)
     for knob in list(KNOBS.values()) + list(PATTERNS.values()):
         assert knob.type in TYPES and knob.doc, knob.name
-    assert {"GROUP_QUOTA_<g>", "GROUP_QUOTA_DYNAMIC_<g>", "GROUP_ACCEPT_SURPLUS_<g>", "GROUP_AUTOREGROUP_<g>",
-            "GROUP_PRIO_FACTOR_<g>", "<x>_LIMIT", "CONCURRENCY_LIMIT_DEFAULT_<p>"} <= set(PATTERNS)
+    assert {
+        "GROUP_QUOTA_<g>",
+        "GROUP_QUOTA_DYNAMIC_<g>",
+        "GROUP_ACCEPT_SURPLUS_<g>",
+        "GROUP_AUTOREGROUP_<g>",
+        "GROUP_PRIO_FACTOR_<g>",
+        "<x>_LIMIT",
+        "CONCURRENCY_LIMIT_DEFAULT_<p>",
+    } <= set(PATTERNS)
 
 
 _PYTYPE = {"bool": bool, "int": int, "float": float, "string": str, "list": list}
@@ -70,37 +77,70 @@ def test_every_default_converts_to_its_type():
             assert type(value) is _PYTYPE[knob.type], name
 
 
-@pytest.mark.parametrize("name, value", [
-    ("PRIORITY_HALFLIFE", 86400.0), ("DEFAULT_PRIO_FACTOR", 1000.0), ("NICE_USER_PRIO_FACTOR", 1e10),
-    ("REMOTE_PRIO_FACTOR", 1e7), ("ACCOUNTANT_LOCAL_DOMAIN", None), ("NEGOTIATOR_CONSIDER_PREEMPTION", True),
-    ("NEGOTIATOR_USE_SLOT_WEIGHTS", True), ("NEGOTIATE_ALL_JOBS_IN_CLUSTER", False),
-    ("SIGNIFICANT_ATTRIBUTES", None), ("CONCURRENCY_LIMIT_DEFAULT", 2308032.0),
-    ("PREEMPTION_REQUIREMENTS_STABLE", True), ("PREEMPTION_RANK_STABLE", True),
-    ("NEGOTIATOR_CROSS_SLOT_PRIOS", False), ("NEGOTIATOR_IGNORE_USER_PRIORITIES", False),
-    ("NEGOTIATOR_DEPTH_FIRST", False), ("GROUP_NAMES", None), ("GROUP_ACCEPT_SURPLUS", False),
-    ("GROUP_AUTOREGROUP", False), ("NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION", True),
-    ("GROUP_QUOTA_ROUND_ROBIN_RATE", 1e100), ("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", 3),
-    ("NEGOTIATOR_STRICT_ENFORCE_QUOTA", True), ("NEGOTIATOR_INTERVAL", 60), ("NEGOTIATOR_CYCLE_DELAY", 20),
-    ("NEGOTIATOR_MAX_TIME_PER_CYCLE", 1200), ("NICE_USER_ACCOUNTING_GROUP_NAME", "nice-user"),
-    ("NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE", 200), ("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "^Slot[0-9]*_"),
-])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("PRIORITY_HALFLIFE", 86400.0),
+        ("DEFAULT_PRIO_FACTOR", 1000.0),
+        ("NICE_USER_PRIO_FACTOR", 1e10),
+        ("REMOTE_PRIO_FACTOR", 1e7),
+        ("ACCOUNTANT_LOCAL_DOMAIN", None),
+        ("NEGOTIATOR_CONSIDER_PREEMPTION", True),
+        ("NEGOTIATOR_USE_SLOT_WEIGHTS", True),
+        ("NEGOTIATE_ALL_JOBS_IN_CLUSTER", False),
+        ("SIGNIFICANT_ATTRIBUTES", None),
+        ("CONCURRENCY_LIMIT_DEFAULT", 2308032.0),
+        ("PREEMPTION_REQUIREMENTS_STABLE", True),
+        ("PREEMPTION_RANK_STABLE", True),
+        ("NEGOTIATOR_CROSS_SLOT_PRIOS", False),
+        ("NEGOTIATOR_IGNORE_USER_PRIORITIES", False),
+        ("NEGOTIATOR_DEPTH_FIRST", False),
+        ("GROUP_NAMES", None),
+        ("GROUP_ACCEPT_SURPLUS", False),
+        ("GROUP_AUTOREGROUP", False),
+        ("NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION", True),
+        ("GROUP_QUOTA_ROUND_ROBIN_RATE", 1e100),
+        ("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", 3),
+        ("NEGOTIATOR_STRICT_ENFORCE_QUOTA", True),
+        ("NEGOTIATOR_INTERVAL", 60),
+        ("NEGOTIATOR_CYCLE_DELAY", 20),
+        ("NEGOTIATOR_MAX_TIME_PER_CYCLE", 1200),
+        ("NICE_USER_ACCOUNTING_GROUP_NAME", "nice-user"),
+        ("NEGOTIATOR_RESOURCE_REQUEST_LIST_SIZE", 200),
+        ("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "^Slot[0-9]*_"),
+    ],
+)
 def test_defaults_from_the_spec_table(name, value):
     """docs/knobs.md defaults, value and type."""
     got = knobs().get(name)
     assert got == value and type(got) is type(value)
 
 
-@pytest.mark.parametrize("name, text", [
-    ("PREEMPTION_REQUIREMENTS", "False"),
-    ("SLOT_WEIGHT", "Cpus"),
-    ("PREEMPTION_RANK", "(RemoteUserPrio * 1000000) - ifThenElse(isUndefined(TotalJobRuntime), 0, TotalJobRuntime)"),
-    ("NEGOTIATOR_PRE_JOB_RANK",
-     "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory"),
-    ("NEGOTIATOR_POST_JOB_RANK", "(RemoteOwner =?= UNDEFINED) * (ifthenElse(isUndefined(KFlops), 1000, Kflops)"
-                                 " - SlotID - 1.0e10*(Offline=?=True))"),
-    ("GROUP_SORT_EXPR", 'ifThenElse(AccountingGroup=?="<none>",3.4e+38,ifThenElse(GroupQuota>0,'
-                        'GroupResourcesInUse/GroupQuota,3.3e+38))'),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("PREEMPTION_REQUIREMENTS", "False"),
+        ("SLOT_WEIGHT", "Cpus"),
+        (
+            "PREEMPTION_RANK",
+            "(RemoteUserPrio * 1000000) - ifThenElse(isUndefined(TotalJobRuntime), 0, TotalJobRuntime)",
+        ),
+        (
+            "NEGOTIATOR_PRE_JOB_RANK",
+            "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory",
+        ),
+        (
+            "NEGOTIATOR_POST_JOB_RANK",
+            "(RemoteOwner =?= UNDEFINED) * (ifthenElse(isUndefined(KFlops), 1000, Kflops)"
+            " - SlotID - 1.0e10*(Offline=?=True))",
+        ),
+        (
+            "GROUP_SORT_EXPR",
+            'ifThenElse(AccountingGroup=?="<none>",3.4e+38,ifThenElse(GroupQuota>0,'
+            "GroupResourcesInUse/GroupQuota,3.3e+38))",
+        ),
+    ],
+)
 def test_expression_defaults_from_the_spec(name, text):
     """Expression knobs default to the spec's expressions, parsed once (same shared tree)."""
     k = knobs()
@@ -123,8 +163,14 @@ def oracle_defaults(tmp_path_factory):
     path.write_text("")
     env = {k: v for k, v in os.environ.items() if not k.lower().startswith("_condor_")}
     env["CONDOR_CONFIG"] = str(path)
-    run = subprocess.run([sys.executable, "-c", _ORACLE], input=json.dumps(sorted(KNOBS)), env=env,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", _ORACLE],
+        input=json.dumps(sorted(KNOBS)),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 
@@ -160,9 +206,11 @@ def test_defaults_match_htcondor(oracle_defaults):
 
 def test_numbers_and_booleans_may_be_constant_expressions():
     """``3600*24`` is a number, ``TRUE``/``yes``/``0`` are booleans (docs/knobs.md, values)."""
-    k = knobs("PRIORITY_HALFLIFE = 3600*24\nNEGOTIATOR_INTERVAL = 2*30\nNEGOTIATOR_DEPTH_FIRST = TRUE\n"
-              "NEGOTIATOR_CROSS_SLOT_PRIOS = yes\nNEGOTIATOR_CONSIDER_PREEMPTION = 0\n"
-              "NEGOTIATOR_USE_SLOT_WEIGHTS = 1 == 2\nDEFAULT_PRIO_FACTOR = 5\n")
+    k = knobs(
+        "PRIORITY_HALFLIFE = 3600*24\nNEGOTIATOR_INTERVAL = 2*30\nNEGOTIATOR_DEPTH_FIRST = TRUE\n"
+        "NEGOTIATOR_CROSS_SLOT_PRIOS = yes\nNEGOTIATOR_CONSIDER_PREEMPTION = 0\n"
+        "NEGOTIATOR_USE_SLOT_WEIGHTS = 1 == 2\nDEFAULT_PRIO_FACTOR = 5\n"
+    )
     assert k.get("PRIORITY_HALFLIFE") == 86400.0 and type(k.get("PRIORITY_HALFLIFE")) is float
     assert k.get("NEGOTIATOR_INTERVAL") == 60 and type(k.get("NEGOTIATOR_INTERVAL")) is int
     assert k.get("NEGOTIATOR_DEPTH_FIRST") is True and k.get("NEGOTIATOR_CROSS_SLOT_PRIOS") is True
@@ -182,8 +230,10 @@ def test_attribute_access_and_unknown_names():
 
 def test_values_come_through_macros_subsystems_and_environment():
     """Knob values are expanded config values: ``$(X)``, NEGOTIATOR.X and _CONDOR_X all apply."""
-    k = knobs("H = 7200\nPRIORITY_HALFLIFE = $(H)\nNEGOTIATOR.NEGOTIATOR_INTERVAL = 30\nNEGOTIATOR_INTERVAL = 90\n",
-              environ={"_CONDOR_NEGOTIATOR_DEPTH_FIRST": "true"})
+    k = knobs(
+        "H = 7200\nPRIORITY_HALFLIFE = $(H)\nNEGOTIATOR.NEGOTIATOR_INTERVAL = 30\nNEGOTIATOR_INTERVAL = 90\n",
+        environ={"_CONDOR_NEGOTIATOR_DEPTH_FIRST": "true"},
+    )
     assert k.get("PRIORITY_HALFLIFE") == 7200.0
     assert k.get("NEGOTIATOR_INTERVAL") == 30
     assert k.get("NEGOTIATOR_DEPTH_FIRST") is True
@@ -192,16 +242,19 @@ def test_values_come_through_macros_subsystems_and_environment():
 def test_defaults_are_visible_to_macros_and_conditionals():
     """``$(PRIORITY_HALFLIFE)`` and ``defined PRIORITY_HALFLIFE`` see the default, as in HTCondor;
     a default written as a macro follows the knob it names."""
-    k = knobs("A = $(PRIORITY_HALFLIFE)\nif defined PRIORITY_HALFLIFE\nB = 1\nendif\n"
-              "NEGOTIATOR_USE_SLOT_WEIGHTS = false\n")
+    k = knobs(
+        "A = $(PRIORITY_HALFLIFE)\nif defined PRIORITY_HALFLIFE\nB = 1\nendif\nNEGOTIATOR_USE_SLOT_WEIGHTS = false\n"
+    )
     assert k.config.get_raw("A") == "86400" and k.config.get_raw("B") == "1"
     assert k.get("CLAIM_PARTITIONABLE_LEFTOVERS") is False
 
 
 def test_empty_definition():
     """``X =`` unsets an expression/string knob but leaves numbers and booleans at their default."""
-    k = knobs("PREEMPTION_REQUIREMENTS =\nPRIORITY_HALFLIFE =\nNEGOTIATOR_CONSIDER_PREEMPTION =\n"
-              "NICE_USER_ACCOUNTING_GROUP_NAME =\n")
+    k = knobs(
+        "PREEMPTION_REQUIREMENTS =\nPRIORITY_HALFLIFE =\nNEGOTIATOR_CONSIDER_PREEMPTION =\n"
+        "NICE_USER_ACCOUNTING_GROUP_NAME =\n"
+    )
     assert k.get("PREEMPTION_REQUIREMENTS") is None
     assert k.get("PRIORITY_HALFLIFE") == 86400.0
     assert k.get("NEGOTIATOR_CONSIDER_PREEMPTION") is True
@@ -210,8 +263,10 @@ def test_empty_definition():
 
 def test_old_names_are_read_when_the_new_one_is_unset():
     """HFS_ROUND_ROBIN_RATE / HFS_MAX_ALLOCATION_ROUNDS / GROUP_DYNAMIC_MACH_CONSTRAINT."""
-    k = knobs("HFS_ROUND_ROBIN_RATE = 1\nHFS_MAX_ALLOCATION_ROUNDS = 5\nGROUP_QUOTA_MAX_ALLOCATION_ROUNDS = 2\n"
-              "GROUP_DYNAMIC_MACH_CONSTRAINT = Cpus > 1\n")
+    k = knobs(
+        "HFS_ROUND_ROBIN_RATE = 1\nHFS_MAX_ALLOCATION_ROUNDS = 5\nGROUP_QUOTA_MAX_ALLOCATION_ROUNDS = 2\n"
+        "GROUP_DYNAMIC_MACH_CONSTRAINT = Cpus > 1\n"
+    )
     assert k.get("GROUP_QUOTA_ROUND_ROBIN_RATE") == 1.0
     assert k.get("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS") == 2
     assert k.get("NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT") == classad.parser.parse_expr("Cpus > 1")
@@ -237,7 +292,7 @@ def test_bad_number_names_knob_file_and_line():
 def test_bad_boolean():
     """A boolean knob set to ``maybe`` is a ConfigError."""
     bad("NEGOTIATOR_DEPTH_FIRST = maybe\n", "NEGOTIATOR_DEPTH_FIRST", 1, "not a boolean")
-    bad("NEGOTIATOR_DEPTH_FIRST = \"yes\"\n", "NEGOTIATOR_DEPTH_FIRST", 1, "not a boolean")
+    bad('NEGOTIATOR_DEPTH_FIRST = "yes"\n', "NEGOTIATOR_DEPTH_FIRST", 1, "not a boolean")
 
 
 def test_bad_integer_and_minimum():
@@ -348,10 +403,20 @@ def test_manual_behaviour_switches_reach_the_settings():
     from matchmaker.config.settings import Settings
 
     default = Settings.from_knobs(knobs())
-    assert (default.policy.preemption_needs_better_eup, default.policy.skip_claimed_idle,
-            default.job_order_by_qdate) == (False, False, False)
-    on = Settings.from_knobs(knobs("MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP = true\n"
-                                   "MATCHMAKER_SKIP_CLAIMED_IDLE = yes\nMATCHMAKER_JOB_ORDER_BY_QDATE = 1\n"))
-    assert (on.policy.preemption_needs_better_eup, on.policy.skip_claimed_idle, on.job_order_by_qdate) == \
-        (True, True, True)
+    assert (
+        default.policy.preemption_needs_better_eup,
+        default.policy.skip_claimed_idle,
+        default.job_order_by_qdate,
+    ) == (False, False, False)
+    on = Settings.from_knobs(
+        knobs(
+            "MATCHMAKER_PREEMPTION_NEEDS_BETTER_EUP = true\n"
+            "MATCHMAKER_SKIP_CLAIMED_IDLE = yes\nMATCHMAKER_JOB_ORDER_BY_QDATE = 1\n"
+        )
+    )
+    assert (on.policy.preemption_needs_better_eup, on.policy.skip_claimed_idle, on.job_order_by_qdate) == (
+        True,
+        True,
+        True,
+    )
     bad("MATCHMAKER_SKIP_CLAIMED_IDLE = perhaps\n", "MATCHMAKER_SKIP_CLAIMED_IDLE", 1, "boolean")

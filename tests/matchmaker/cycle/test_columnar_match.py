@@ -33,51 +33,80 @@ JOB_REQ = [
 JOB_RANK = ["0", "TARGET.KFlops", "TARGET.Memory", "-TARGET.LoadAvg", "TARGET.Mips ?: 1", "TARGET.KFlops / 0"]
 KNOBS = [
     {},
-    {"preemption_requirements": "RemoteUserPrio > SubmitterUserPrio * 1.2",
-     "preemption_rank": "TARGET.JobPrio + RemoteUserResourcesInUse"},
+    {
+        "preemption_requirements": "RemoteUserPrio > SubmitterUserPrio * 1.2",
+        "preemption_rank": "TARGET.JobPrio + RemoteUserResourcesInUse",
+    },
     {"pre_job_rank": "-LoadAvg", "post_job_rank": "KFlops"},
     {"post_job_rank": "-KFlops", "preemption_rank": "-KeyboardIdle"},
-    {"pre_job_rank": "1 / (Cpus - 2)", "preemption_rank": "TARGET.JobPrio / (Cpus - 1)",
-     "preemption_requirements": "RemoteUserResourcesInUse > 1"},
+    {
+        "pre_job_rank": "1 / (Cpus - 2)",
+        "preemption_rank": "TARGET.JobPrio / (Cpus - 1)",
+        "preemption_requirements": "RemoteUserResourcesInUse > 1",
+    },
     {"preemption_requirements": "true", "preemption_rank": "Memory", "pre_job_rank": "TARGET.Owner"},
 ]
 
-slot = st.fixed_dictionaries({
-    "Memory": st.sampled_from([1024, 2048, 4096]), "Cpus": st.integers(1, 4),
-    "LoadAvg": st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.5]), "KeyboardIdle": st.integers(0, 3000),
-    "KFlops": st.integers(100000, 1000000), "Disk": st.integers(0, 5000),
-    "Arch": st.sampled_from(["X86_64", "x86_64", "ARM64"]), "start": st.integers(0, len(START) - 1),
-    "rank": st.integers(0, len(SLOT_RANK) - 1), "user": st.sampled_from([None, None, *USERS]),
-    "current": st.sampled_from([0.0, 1.0, -1.0]), "activity": st.sampled_from(["Busy", "Idle"]),
-    "kind": st.sampled_from(["static", "static", "partitionable", "consumption"]),
-})
-job = st.fixed_dictionaries({
-    "user": st.sampled_from(USERS), "mem": st.sampled_from([512, 1024, 3000]), "cpus": st.integers(1, 2),
-    "req": st.integers(0, len(JOB_REQ) - 1), "rank": st.integers(0, len(JOB_RANK) - 1),
-    "prio": st.integers(0, 2), "count": st.integers(1, 4),
-    "limits": st.sampled_from([None, None, '"lic"', 'ifThenElse(TARGET.Cpus > 1, "big", "lic")']),
-})
+slot = st.fixed_dictionaries(
+    {
+        "Memory": st.sampled_from([1024, 2048, 4096]),
+        "Cpus": st.integers(1, 4),
+        "LoadAvg": st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.5]),
+        "KeyboardIdle": st.integers(0, 3000),
+        "KFlops": st.integers(100000, 1000000),
+        "Disk": st.integers(0, 5000),
+        "Arch": st.sampled_from(["X86_64", "x86_64", "ARM64"]),
+        "start": st.integers(0, len(START) - 1),
+        "rank": st.integers(0, len(SLOT_RANK) - 1),
+        "user": st.sampled_from([None, None, *USERS]),
+        "current": st.sampled_from([0.0, 1.0, -1.0]),
+        "activity": st.sampled_from(["Busy", "Idle"]),
+        "kind": st.sampled_from(["static", "static", "partitionable", "consumption"]),
+    }
+)
+job = st.fixed_dictionaries(
+    {
+        "user": st.sampled_from(USERS),
+        "mem": st.sampled_from([512, 1024, 3000]),
+        "cpus": st.integers(1, 2),
+        "req": st.integers(0, len(JOB_REQ) - 1),
+        "rank": st.integers(0, len(JOB_RANK) - 1),
+        "prio": st.integers(0, 2),
+        "count": st.integers(1, 4),
+        "limits": st.sampled_from([None, None, '"lic"', 'ifThenElse(TARGET.Cpus > 1, "big", "lic")']),
+    }
+)
 
 
 def _slot_ad(i: int, d: dict) -> ClassAd:
-    ad = ClassAd({"Name": f"slot{i}@host{i // 2}", "Memory": d["Memory"], "Cpus": d["Cpus"],
-                  "LoadAvg": d["LoadAvg"], "CondorLoadAvg": 0.0, "KeyboardIdle": d["KeyboardIdle"],
-                  "KFlops": d["KFlops"], "Disk": d["Disk"], "Arch": d["Arch"], "OpSys": "LINUX",
-                  "CurrentRank": d["current"]})
+    ad = ClassAd(
+        {
+            "Name": f"slot{i}@host{i // 2}",
+            "Memory": d["Memory"],
+            "Cpus": d["Cpus"],
+            "LoadAvg": d["LoadAvg"],
+            "CondorLoadAvg": 0.0,
+            "KeyboardIdle": d["KeyboardIdle"],
+            "KFlops": d["KFlops"],
+            "Disk": d["Disk"],
+            "Arch": d["Arch"],
+            "OpSys": "LINUX",
+            "CurrentRank": d["current"],
+        }
+    )
     ad.set_node("START", parse_expr(START[d["start"]]))
     ad.set_node("Requirements", parse_expr(SLOT_REQ))
     ad.set_node("Rank", parse_expr(SLOT_RANK[d["rank"]]))
     if d["user"] is None:
         ad.update({"State": "Unclaimed", "Activity": "Idle"})
-        if d["kind"] != "static":       # a partitionable slot, with a consumption policy or not
+        if d["kind"] != "static":  # a partitionable slot, with a consumption policy or not
             ad["PartitionableSlot"] = True
         if d["kind"] == "consumption":
             ad["MachineResources"] = "Cpus Memory"
             ad.set_node("ConsumptionCpus", parse_expr("TARGET.RequestCpus"))
             ad.set_node("ConsumptionMemory", parse_expr("quantize(TARGET.RequestMemory, {512})"))
     else:
-        ad.update({"State": "Claimed", "Activity": d["activity"], "RemoteUser": d["user"],
-                   "RemoteOwner": d["user"]})
+        ad.update({"State": "Claimed", "Activity": d["activity"], "RemoteUser": d["user"], "RemoteOwner": d["user"]})
     return ad
 
 
@@ -85,9 +114,18 @@ def _job_ads(jobs: list[dict]) -> list[ClassAd]:
     out = []
     for c, d in enumerate(jobs):
         for p in range(d["count"]):
-            ad = ClassAd({"ClusterId": c + 1, "ProcId": p, "User": d["user"], "Owner": d["user"].split("@")[0],
-                          "JobStatus": 1, "RequestMemory": d["mem"], "RequestCpus": d["cpus"],
-                          "JobPrio": d["prio"]})
+            ad = ClassAd(
+                {
+                    "ClusterId": c + 1,
+                    "ProcId": p,
+                    "User": d["user"],
+                    "Owner": d["user"].split("@")[0],
+                    "JobStatus": 1,
+                    "RequestMemory": d["mem"],
+                    "RequestCpus": d["cpus"],
+                    "JobPrio": d["prio"],
+                }
+            )
             ad.set_node("Requirements", parse_expr(JOB_REQ[d["req"]]))
             ad.set_node("Rank", parse_expr(JOB_RANK[d["rank"]]))
             if d["limits"] is not None:
@@ -102,27 +140,44 @@ def _summary(result) -> tuple:
 
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)  # it runs both engines itself
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
-@given(slots=st.lists(slot, min_size=1, max_size=12), jobs=st.lists(job, min_size=1, max_size=6),
-       knobs=st.integers(0, len(KNOBS) - 1), eups=st.lists(st.sampled_from([1.0, 10.0, 500.0]), min_size=3,
-                                                           max_size=3),
-       flags=st.fixed_dictionaries({"needs_eup": st.booleans(), "skip_idle": st.booleans(),
-                                    "ignore_ranks": st.booleans(), "cache": st.booleans(),
-                                    "strict": st.booleans(), "stable": st.booleans(),
-                                    "depth_first": st.booleans()}))
+@given(
+    slots=st.lists(slot, min_size=1, max_size=12),
+    jobs=st.lists(job, min_size=1, max_size=6),
+    knobs=st.integers(0, len(KNOBS) - 1),
+    eups=st.lists(st.sampled_from([1.0, 10.0, 500.0]), min_size=3, max_size=3),
+    flags=st.fixed_dictionaries(
+        {
+            "needs_eup": st.booleans(),
+            "skip_idle": st.booleans(),
+            "ignore_ranks": st.booleans(),
+            "cache": st.booleans(),
+            "strict": st.booleans(),
+            "stable": st.booleans(),
+            "depth_first": st.booleans(),
+        }
+    ),
+)
 def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
     pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(jobs))
     knob_nodes = {k: parse_expr(v) for k, v in KNOBS[knobs].items()}
-    base = Settings.defaults(preemption_needs_better_eup=flags["needs_eup"],
-                             skip_claimed_idle=flags["skip_idle"], ignore_job_ranks=flags["ignore_ranks"],
-                             matchlist_caching=flags["cache"], preemption_rank_stable=flags["stable"],
-                             preemption_requirements_stable=flags["stable"], depth_first=flags["depth_first"],
-                             **knob_nodes)
+    base = Settings.defaults(
+        preemption_needs_better_eup=flags["needs_eup"],
+        skip_claimed_idle=flags["skip_idle"],
+        ignore_job_ranks=flags["ignore_ranks"],
+        matchlist_caching=flags["cache"],
+        preemption_rank_stable=flags["stable"],
+        preemption_requirements_stable=flags["stable"],
+        depth_first=flags["depth_first"],
+        **knob_nodes,
+    )
     base = replace(base, concurrency_capacity=lambda name: 2.0 if name == "lic" else 1.0)
     prios = StaticPriorities(dict(zip(USERS, eups)))
     set_strict_mode(flags["strict"])
     try:
-        results = [negotiate(pool, replace(base, policy=replace(base.policy, columnar=on)), prios, 1000.0)
-                   for on in (True, False)]
+        results = [
+            negotiate(pool, replace(base, policy=replace(base.policy, columnar=on)), prios, 1000.0)
+            for on in (True, False)
+        ]
     finally:
         set_strict_mode(False)
     assert _summary(results[0]) == _summary(results[1])
@@ -131,12 +186,34 @@ def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
 
 def test_rank_errors_reported_as_by_the_scalar_engine(match_engine):
     """A knob rank that is an error is reported once per distinct set of values it read."""
-    slots = [ClassAd({"Name": f"s{i}", "Cpus": 2, "Memory": 100, "Requirements": True, "State": "Unclaimed",
-                      "Activity": "Idle"}) for i in range(3)]
-    jobs = [ClassAd({"ClusterId": 1, "ProcId": p, "User": "u@x", "Owner": "u", "JobStatus": 1, "RequestCpus": 1,
-                     "RequestMemory": 1, "Requirements": True}) for p in range(2)]
-    result = negotiate(pool_from_ads(slots, jobs), Settings.defaults(pre_job_rank=parse_expr("1 / (Cpus - 2)")),
-                       StaticPriorities({}), 0.0)
+    slots = [
+        ClassAd(
+            {"Name": f"s{i}", "Cpus": 2, "Memory": 100, "Requirements": True, "State": "Unclaimed", "Activity": "Idle"}
+        )
+        for i in range(3)
+    ]
+    jobs = [
+        ClassAd(
+            {
+                "ClusterId": 1,
+                "ProcId": p,
+                "User": "u@x",
+                "Owner": "u",
+                "JobStatus": 1,
+                "RequestCpus": 1,
+                "RequestMemory": 1,
+                "Requirements": True,
+            }
+        )
+        for p in range(2)
+    ]
+    result = negotiate(
+        pool_from_ads(slots, jobs),
+        Settings.defaults(pre_job_rank=parse_expr("1 / (Cpus - 2)")),
+        StaticPriorities({}),
+        0.0,
+    )
     assert [m.slot for m in result.matches] == ["s0", "s1"]
-    assert result.warnings == ["slot#0: warning: slot s0: NEGOTIATOR_PRE_JOB_RANK evaluates to error; "
-                               "treated as the lowest rank"]
+    assert result.warnings == [
+        "slot#0: warning: slot s0: NEGOTIATOR_PRE_JOB_RANK evaluates to error; treated as the lowest rank"
+    ]

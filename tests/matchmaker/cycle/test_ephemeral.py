@@ -21,22 +21,27 @@ def ads(text: str) -> list[ClassAd]:
 
 def slots_text(n_free: int, guest_slots: int) -> str:
     out = [f'Name = "free{i}"\nCpus = 1\nRequirements = true\n' for i in range(n_free)]
-    out += [f'Name = "g{i}"\nCpus = 1\nRequirements = true\nState = "Claimed"\nRemoteUser = "{GUEST}"\n'
-            f'RemoteOwner = "{GUEST}"\nCurrentRank = 0.0\n' for i in range(guest_slots)]
+    out += [
+        f'Name = "g{i}"\nCpus = 1\nRequirements = true\nState = "Claimed"\nRemoteUser = "{GUEST}"\n'
+        f'RemoteOwner = "{GUEST}"\nCurrentRank = 0.0\n'
+        for i in range(guest_slots)
+    ]
     return "\n".join(out)
 
 
 def jobs_text(user: str, n: int, extra: str = "") -> str:
-    return "\n".join(f'ClusterId = 1\nProcId = {p}\nUser = "{user}"\nJobStatus = 1\nRequirements = true\n{extra}\n'
-                     for p in range(n))
+    return "\n".join(
+        f'ClusterId = 1\nProcId = {p}\nUser = "{user}"\nJobStatus = 1\nRequirements = true\n{extra}\n' for p in range(n)
+    )
 
 
 def run(slot_text: str, job_text: str, config: str, eups=None):
     pool = pool_from_ads(ads(slot_text), ads(job_text))
     ads_read = [s.ad for s in pool.slots] + [j.ad for j in pool.jobs]
     before = [{k: repr(v) for k, v in ad.items()} for ad in ads_read]
-    result = negotiate(pool, Settings.from_knobs(Knobs.from_string(config)),
-                       StaticPriorities(eups or {ALICE: 500.0, GUEST: 5e6}), 0.0)
+    result = negotiate(
+        pool, Settings.from_knobs(Knobs.from_string(config)), StaticPriorities(eups or {ALICE: 500.0, GUEST: 5e6}), 0.0
+    )
     after = [{k: repr(v) for k, v in ad.items()} for ad in ads_read]
     assert before == after, "negotiation modified an ad read from a file"
     return result
@@ -60,10 +65,15 @@ def test_request_copy_carries_submitter_attributes():
 
 def test_request_copy_with_group_attributes():
     """With groups the request also carries SubmitterGroup, its usage and quota."""
-    req = annotate_request(ClassAd(), eup=1.0, usage=0.0, negotiating_group="g", group="g",
-                           group_usage=4.0, group_quota=10.0)
-    assert (req.eval("SubmitterGroup"), req.eval("SubmitterGroupResourcesInUse"),
-            req.eval("SubmitterGroupQuota"), req.eval("SubmitterNegotiatingGroup")) == ("g", 4.0, 10.0, "g")
+    req = annotate_request(
+        ClassAd(), eup=1.0, usage=0.0, negotiating_group="g", group="g", group_usage=4.0, group_quota=10.0
+    )
+    assert (
+        req.eval("SubmitterGroup"),
+        req.eval("SubmitterGroupResourcesInUse"),
+        req.eval("SubmitterGroupQuota"),
+        req.eval("SubmitterNegotiatingGroup"),
+    ) == ("g", 4.0, 10.0, "g")
 
 
 # ---- slots ----------------------------------------------------------------------------------------
@@ -78,10 +88,10 @@ def test_slot_copy_carries_remote_attributes():
     """RemoteUserPrio is the EUP of the running user; RemoteUserResourcesInUse is an expression."""
     s = _slot('Name = "s"\nRemoteUser = "bob@d"\nAccountingGroup = "grp.bob@d"\nPreemptingRank = 7\nCurrentRank = 1\n')
     copy = annotate_slot(s, now=0.0, eup_of={"grp.bob@d": 42.0}.get, floor_of=lambda _u: 2.0)
-    assert copy.eval("RemoteUserPrio") == 42.0          # AccountingGroup wins over RemoteUser
+    assert copy.eval("RemoteUserPrio") == 42.0  # AccountingGroup wins over RemoteUser
     assert copy.eval("RemoteUserFloor") == 2.0
     assert str(copy.lookup("RemoteUserResourcesInUse")) == 'ResourcesInUseByUser("grp.bob@d")'
-    assert copy.eval("CurrentRank") == 7                # PreemptingRank replaces CurrentRank
+    assert copy.eval("CurrentRank") == 7  # PreemptingRank replaces CurrentRank
     assert "RemoteUserPrio" not in s.ad and s.ad.eval("CurrentRank") == 1
 
 
@@ -117,14 +127,13 @@ def test_resources_in_use_functions_need_a_negotiation():
     ad.set_node("y", parse_expr("ResourcesInUseByUser(3)"))
     assert ad.evaluate("y", state=state) is ERROR
     ad.set_node("z", parse_expr('ResourcesInUseByUsersGroup("a@d")'))
-    assert ad.evaluate("z", state=state) == 2.5          # no groups: everyone is in <none>
+    assert ad.evaluate("z", state=state) == 2.5  # no groups: everyone is in <none>
 
 
 def test_remote_usage_is_read_live_when_not_stable():
     """PREEMPTION_REQUIREMENTS on RemoteUserResourcesInUse: with the _STABLE knob false the
     value is re-read, so alice stops preempting once guest is down to 2 slots."""
-    config = ("PREEMPTION_REQUIREMENTS = RemoteUserResourcesInUse > 2\n"
-              "PREEMPTION_REQUIREMENTS_STABLE = false\n")
+    config = "PREEMPTION_REQUIREMENTS = RemoteUserResourcesInUse > 2\nPREEMPTION_REQUIREMENTS_STABLE = false\n"
     r = run(slots_text(0, 4), jobs_text(ALICE, 3), config)
     assert [(m.reason, m.preempted) for m in r.matches] == [("priority", GUEST)] * 2
     assert [x.reason for x in r.rejected] == ["PREEMPTION_REQUIREMENTS == False"]
@@ -141,8 +150,9 @@ def test_stable_preemption_requirements_reuse_the_match_list():
 def test_submitter_usage_grows_during_the_cycle():
     """SubmitterUserResourcesInUse is refreshed before each match; without match-list caching a
     slot requirement on it stops alice at 2 slots."""
-    slots = "\n".join(f'Name = "s{i}"\nCpus = 1\nRequirements = TARGET.SubmitterUserResourcesInUse < 2\n'
-                      for i in range(5))
+    slots = "\n".join(
+        f'Name = "s{i}"\nCpus = 1\nRequirements = TARGET.SubmitterUserResourcesInUse < 2\n' for i in range(5)
+    )
     r = run(slots, jobs_text(ALICE, 5), "NEGOTIATOR_MATCHLIST_CACHING = false\n")
     assert len(r.matches) == 2
     assert r.rejected[0].reason == "no match found"
@@ -174,12 +184,19 @@ def test_state_has_fixed_clock():
 def test_group_attributes_in_requests():
     """With group quotas a request carries SubmitterGroup, SubmitterGroupQuota (this round's
     quota) and, in the autoregroup pass of the root, SubmitterAutoregroup = true."""
-    config = ("GROUP_NAMES = a, b\nGROUP_QUOTA_a = 1\nGROUP_QUOTA_b = 1\nGROUP_AUTOREGROUP = TRUE\n"
-              "NEGOTIATOR_CONSIDER_PREEMPTION = false\nNEGOTIATOR_USE_SLOT_WEIGHTS = false\n")
-    slots = "\n".join(f'Name = "s{i}"\nCpus = 1\nRequirements = TARGET.SubmitterAutoregroup =!= true && '
-                      f'TARGET.SubmitterGroupQuota == 1 && TARGET.SubmitterGroup == TARGET.SubmitterNegotiatingGroup\n'
-                      for i in range(4))
-    jobs = "\n".join(f'ClusterId = {c}\nProcId = {p}\nUser = "u@d"\nAccountingGroup = "{g}.u"\nJobStatus = 1\n'
-                     f'Requirements = true\n' for c, g in ((1, "a"), (2, "b")) for p in range(3))
+    config = (
+        "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 1\nGROUP_QUOTA_b = 1\nGROUP_AUTOREGROUP = TRUE\n"
+        "NEGOTIATOR_CONSIDER_PREEMPTION = false\nNEGOTIATOR_USE_SLOT_WEIGHTS = false\n"
+    )
+    slots = "\n".join(
+        f'Name = "s{i}"\nCpus = 1\nRequirements = TARGET.SubmitterAutoregroup =!= true && '
+        f"TARGET.SubmitterGroupQuota == 1 && TARGET.SubmitterGroup == TARGET.SubmitterNegotiatingGroup\n"
+        for i in range(4)
+    )
+    jobs = "\n".join(
+        f'ClusterId = {c}\nProcId = {p}\nUser = "u@d"\nAccountingGroup = "{g}.u"\nJobStatus = 1\nRequirements = true\n'
+        for c, g in ((1, "a"), (2, "b"))
+        for p in range(3)
+    )
     r = run(slots, jobs, config, eups={})
     assert sorted(m.submitter for m in r.matches) == ["a.u@d", "b.u@d"]

@@ -32,8 +32,15 @@ def slot_ads(n: int, claimed: dict[int, str] | None = None) -> list[ClassAd]:
     for i in range(1, n + 1):
         ad = ClassAd({"Name": f"slot{i}@host", "SlotID": i, "Cpus": 1, "Memory": 1024, "Requirements": True})
         if claimed and i in claimed:
-            ad.update({"State": "Claimed", "Activity": "Busy", "RemoteUser": claimed[i],
-                       "RemoteOwner": claimed[i], "CurrentRank": 0.0})
+            ad.update(
+                {
+                    "State": "Claimed",
+                    "Activity": "Busy",
+                    "RemoteUser": claimed[i],
+                    "RemoteOwner": claimed[i],
+                    "CurrentRank": 0.0,
+                }
+            )
         out.append(ad)
     return out
 
@@ -43,8 +50,7 @@ def job_ads(counts: dict[str, int], **extra: object) -> list[ClassAd]:
     out = []
     for cluster, (user, n) in enumerate(counts.items(), 1):
         for proc in range(n):
-            ad = ClassAd({"ClusterId": cluster, "ProcId": proc, "User": user, "JobStatus": 1,
-                          "Requirements": True})
+            ad = ClassAd({"ClusterId": cluster, "ProcId": proc, "User": user, "JobStatus": 1, "Requirements": True})
             ad.update(extra)
             out.append(ad)
     return out
@@ -152,15 +158,22 @@ def test_7_5_idle_rup_halves_each_day():
 
 # ---- 7.11: candidate sort --------------------------------------------------------------------
 
-TABLE = [("slot1", 100, 1, 10), ("slot2", 100, 2, 20), ("slot3", 100, 2, 30), ("slot4", 0, 1, 40),
-         ("slot5", 200, 1, 50)]
+TABLE = [
+    ("slot1", 100, 1, 10),
+    ("slot2", 100, 2, 20),
+    ("slot3", 100, 2, 30),
+    ("slot4", 0, 1, 40),
+    ("slot5", 200, 1, 50),
+]
 
 
 def test_7_11_sort_key_orders_the_manual_table():
     """Sorted by PRE_JOB_RANK, job Rank, POST_JOB_RANK: slot5, slot3, slot2, slot1, slot4."""
     from matchmaker.cycle.candidates import NO_PREEMPTION
-    keyed = sorted((sort_key(pre, rank, post, NO_PREEMPTION, -3.4e38, i), name)
-                   for i, (name, pre, rank, post) in enumerate(TABLE))
+
+    keyed = sorted(
+        (sort_key(pre, rank, post, NO_PREEMPTION, -3.4e38, i), name) for i, (name, pre, rank, post) in enumerate(TABLE)
+    )
     assert [name for _, name in keyed] == ["slot5", "slot3", "slot2", "slot1", "slot4"]
 
 
@@ -168,8 +181,19 @@ def test_7_11_three_matches_go_to_slot5_slot3_slot2():
     """One request for three jobs against the five slots: the schedd gets slot5, slot3, slot2."""
     slots = []
     for i, (name, pre, rank, post) in enumerate(TABLE, 1):
-        slots.append(ClassAd({"Name": name, "SlotID": i, "Cpus": 1, "Requirements": True,
-                              "PreValue": pre, "JobRankValue": rank, "PostValue": post}))
+        slots.append(
+            ClassAd(
+                {
+                    "Name": name,
+                    "SlotID": i,
+                    "Cpus": 1,
+                    "Requirements": True,
+                    "PreValue": pre,
+                    "JobRankValue": rank,
+                    "PostValue": post,
+                }
+            )
+        )
     jobs = job_ads({A: 3})
     for ad in jobs:
         ad.set_node("Rank", parse_expr("TARGET.JobRankValue"))

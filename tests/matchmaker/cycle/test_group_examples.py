@@ -32,8 +32,20 @@ PHYS, CHEM, HEP, LEP = "group_physics", "group_chemistry", "group_physics.hep", 
 
 def slot_ads(n: int) -> list[ClassAd]:
     """``n`` unclaimed one-core slots, SlotID 1..n."""
-    return [ClassAd({"Name": f"slot{i}@host", "SlotID": i, "Cpus": 1, "Memory": 1024, "State": "Unclaimed",
-                     "Activity": "Idle", "Requirements": True}) for i in range(1, n + 1)]
+    return [
+        ClassAd(
+            {
+                "Name": f"slot{i}@host",
+                "SlotID": i,
+                "Cpus": 1,
+                "Memory": 1024,
+                "State": "Unclaimed",
+                "Activity": "Idle",
+                "Requirements": True,
+            }
+        )
+        for i in range(1, n + 1)
+    ]
 
 
 def job_ads(*groups: tuple[Optional[str], int], requirements: Optional[dict[str, str]] = None) -> list[ClassAd]:
@@ -43,8 +55,16 @@ def job_ads(*groups: tuple[Optional[str], int], requirements: Optional[dict[str,
     for cluster, (name, n) in enumerate(groups, 1):
         owner = name.rpartition(".")[2]
         for proc in range(n):
-            ad = ClassAd({"ClusterId": cluster, "ProcId": proc, "Owner": owner, "User": f"{owner}@d",
-                          "JobStatus": 1, "RequestCpus": 1})
+            ad = ClassAd(
+                {
+                    "ClusterId": cluster,
+                    "ProcId": proc,
+                    "Owner": owner,
+                    "User": f"{owner}@d",
+                    "JobStatus": 1,
+                    "RequestCpus": 1,
+                }
+            )
             if "." in name:
                 ad["AccountingGroup"] = name
             ad.set_node("Requirements", parse_expr((requirements or {}).get(name, "true")))
@@ -83,20 +103,23 @@ NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = {oversub}
 """
 
 
-@pytest.mark.parametrize("pool, oversub, quotas, matched", [
-    # 30 slots: the quotas fit either way.
-    (30, False, (20, 10, 0), {PHYS: 20, CHEM: 10}),
-    (30, True, (20, 10, 0), {PHYS: 20, CHEM: 10}),
-    # 15 slots without oversubscription: scaled to 10 / 5, and both are met.
-    (15, False, (10, 5, 0), {PHYS: 10, CHEM: 5}),
-    # 15 slots with oversubscription: quotas stay 20 / 10.  Both groups start at usage 0,
-    # so starvation keys tie and breadth-first order decides: group_chemistry sorts
-    # before group_physics, takes its 10, and physics gets the 5 slots left.
-    (15, True, (20, 10, 0), {CHEM: 10, PHYS: 5}),
-    # 60 slots: never scaled up; <none> keeps the other 30 for ungrouped carol.
-    (60, False, (20, 10, 30), {PHYS: 20, CHEM: 10, "<none>": 30}),
-    (60, True, (20, 10, 30), {PHYS: 20, CHEM: 10, "<none>": 30}),
-])
+@pytest.mark.parametrize(
+    "pool, oversub, quotas, matched",
+    [
+        # 30 slots: the quotas fit either way.
+        (30, False, (20, 10, 0), {PHYS: 20, CHEM: 10}),
+        (30, True, (20, 10, 0), {PHYS: 20, CHEM: 10}),
+        # 15 slots without oversubscription: scaled to 10 / 5, and both are met.
+        (15, False, (10, 5, 0), {PHYS: 10, CHEM: 5}),
+        # 15 slots with oversubscription: quotas stay 20 / 10.  Both groups start at usage 0,
+        # so starvation keys tie and breadth-first order decides: group_chemistry sorts
+        # before group_physics, takes its 10, and physics gets the 5 slots left.
+        (15, True, (20, 10, 0), {CHEM: 10, PHYS: 5}),
+        # 60 slots: never scaled up; <none> keeps the other 30 for ungrouped carol.
+        (60, False, (20, 10, 30), {PHYS: 20, CHEM: 10, "<none>": 30}),
+        (60, True, (20, 10, 30), {PHYS: 20, CHEM: 10, "<none>": 30}),
+    ],
+)
 def test_7_6_static_quota_scaling(pool, oversub, quotas, matched):
     """Example 7.6: physics 20 / chemistry 10 with large demand, pools of 30, 15 and 60,
     with and without NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION."""
@@ -123,23 +146,26 @@ NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = {oversub}
 """
 
 
-@pytest.mark.parametrize("demand, physics_accepts, oversub, allocated, matched", [
-    # OVERSUB=false: "hep and lep may exceed 15 and 5 but not 20 together" holds exactly;
-    # the allocations of the spec's table are met in full.
-    ((60, 60, 0), False, False, (15, 5, 0), {HEP: 15, LEP: 5}),
-    ((60, 2, 0), False, False, (18, 2, 0), {HEP: 18, LEP: 2}),
-    ((60, 60, 60), False, False, (15, 5, 10), {HEP: 15, LEP: 5, CHEM: 10}),
-    ((60, 2, 0), True, False, (28, 2, 0), {HEP: 28, LEP: 2}),
-    # OVERSUB=true: physics keeps its own 20 as surplus for hep/lep, but strict
-    # enforcement caps the physics subtree at its configured 20; hep negotiates first
-    # (sort keys tie at 0, breadth-first order) and takes all 20, lep gets 0.
-    ((60, 60, 0), False, True, (30, 10, 0), {HEP: 20}),
-    ((60, 2, 0), False, True, (38, 2, 0), {HEP: 20}),
-    ((60, 60, 60), False, True, (30, 10, 10), {HEP: 20, CHEM: 10}),
-    # physics accepts surplus: no cap on the way up; hep's limit 48 exceeds the pool, so
-    # its pie total is the 30 slots and lep's pass finds none left.
-    ((60, 2, 0), True, True, (48, 2, 0), {HEP: 30}),
-])
+@pytest.mark.parametrize(
+    "demand, physics_accepts, oversub, allocated, matched",
+    [
+        # OVERSUB=false: "hep and lep may exceed 15 and 5 but not 20 together" holds exactly;
+        # the allocations of the spec's table are met in full.
+        ((60, 60, 0), False, False, (15, 5, 0), {HEP: 15, LEP: 5}),
+        ((60, 2, 0), False, False, (18, 2, 0), {HEP: 18, LEP: 2}),
+        ((60, 60, 60), False, False, (15, 5, 10), {HEP: 15, LEP: 5, CHEM: 10}),
+        ((60, 2, 0), True, False, (28, 2, 0), {HEP: 28, LEP: 2}),
+        # OVERSUB=true: physics keeps its own 20 as surplus for hep/lep, but strict
+        # enforcement caps the physics subtree at its configured 20; hep negotiates first
+        # (sort keys tie at 0, breadth-first order) and takes all 20, lep gets 0.
+        ((60, 60, 0), False, True, (30, 10, 0), {HEP: 20}),
+        ((60, 2, 0), False, True, (38, 2, 0), {HEP: 20}),
+        ((60, 60, 60), False, True, (30, 10, 10), {HEP: 20, CHEM: 10}),
+        # physics accepts surplus: no cap on the way up; hep's limit 48 exceeds the pool, so
+        # its pie total is the 30 slots and lep's pass finds none left.
+        ((60, 2, 0), True, True, (48, 2, 0), {HEP: 30}),
+    ],
+)
 def test_7_7_surplus_inside_a_capped_parent(demand, physics_accepts, oversub, allocated, matched):
     """Example 7.7 on 30 slots: round-1 allocations as in the spec's table, and the
     matches they lead to."""
@@ -159,6 +185,7 @@ def _first_round_allocation(config: str, jobs: list[ClassAd]) -> dict[str, float
     which re-allocates what round 1 left unused)."""
     from matchmaker.groups.membership import group_demand
     from matchmaker.groups.quotas import allocate, assign_quotas
+
     settings = settings_of(config)
     tree = settings.group_tree
     assert tree is not None
@@ -252,9 +279,18 @@ def test_7_10_rounds_and_caps_reach_the_steady_state(tmp_path):
     not enough: strict enforcement measures a.a against its usage at the start of the
     round, so it climbs only part of the way each cycle."""
     settings = settings_of(NEGFAIL)
-    jobs = job_ads(("a.a.user", 20), ("a.b.user", 10), ("b.a.user", 10), ("b.b.user", 10),
-                   requirements={"a.a.user": "TARGET.SlotID > 10", "a.b.user": "false",
-                                 "b.a.user": "TARGET.SlotID <= 10", "b.b.user": "TARGET.SlotID <= 10"})
+    jobs = job_ads(
+        ("a.a.user", 20),
+        ("a.b.user", 10),
+        ("b.a.user", 10),
+        ("b.b.user", 10),
+        requirements={
+            "a.a.user": "TARGET.SlotID > 10",
+            "a.b.user": "false",
+            "b.a.user": "TARGET.SlotID <= 10",
+            "b.b.user": "TARGET.SlotID <= 10",
+        },
+    )
     pool = pool_from_ads(slot_ads(40), jobs)
     acct = Accountant.load(tmp_path / "acct.db")
     a_a = []

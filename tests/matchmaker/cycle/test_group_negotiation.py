@@ -31,11 +31,28 @@ PHYS, CHEM = "group_physics", "group_chemistry"
 
 def slot(i: int, claimed_by: Optional[str] = None, **extra: object) -> ClassAd:
     """One-core slot ``slot<i>@host``; ``claimed_by`` runs a job of that submitter there."""
-    ad = ClassAd({"Name": f"slot{i}@host", "SlotID": i, "Cpus": 1, "Memory": 1024, "Requirements": True,
-                  "State": "Unclaimed", "Activity": "Idle"})
+    ad = ClassAd(
+        {
+            "Name": f"slot{i}@host",
+            "SlotID": i,
+            "Cpus": 1,
+            "Memory": 1024,
+            "Requirements": True,
+            "State": "Unclaimed",
+            "Activity": "Idle",
+        }
+    )
     if claimed_by:
-        ad.update({"State": "Claimed", "Activity": "Busy", "RemoteUser": claimed_by, "RemoteOwner": claimed_by,
-                   "AccountingGroup": claimed_by, "CurrentRank": 0.0})
+        ad.update(
+            {
+                "State": "Claimed",
+                "Activity": "Busy",
+                "RemoteUser": claimed_by,
+                "RemoteOwner": claimed_by,
+                "AccountingGroup": claimed_by,
+                "CurrentRank": 0.0,
+            }
+        )
     ad.update(extra)
     return ad
 
@@ -45,8 +62,17 @@ def jobs(name: str, n: int, cluster: int, status: int = 1, **extra: object) -> l
     owner = name.rpartition(".")[2]
     out = []
     for proc in range(n):
-        ad = ClassAd({"ClusterId": cluster, "ProcId": proc, "Owner": owner, "User": f"{owner}@d",
-                      "JobStatus": status, "RequestCpus": 1, "Requirements": True})
+        ad = ClassAd(
+            {
+                "ClusterId": cluster,
+                "ProcId": proc,
+                "Owner": owner,
+                "User": f"{owner}@d",
+                "JobStatus": status,
+                "RequestCpus": 1,
+                "Requirements": True,
+            }
+        )
         if "." in name:
             ad["AccountingGroup"] = name
         ad.update(extra)
@@ -82,8 +108,7 @@ def test_default_order_is_starvation_order_with_none_last():
     first and takes all 5 free slots; `<none>` is ordered last (the default expression
     gives it 3.4e38)."""
     slots = [slot(i, f"{PHYS}.einstein@d") for i in range(1, 11)] + [slot(i) for i in range(11, 16)]
-    job_ads = jobs(f"{PHYS}.einstein", 10, 1, status=2) + jobs(f"{PHYS}.einstein", 10, 2) + \
-        jobs(f"{CHEM}.curie", 10, 3)
+    job_ads = jobs(f"{PHYS}.einstein", 10, 1, status=2) + jobs(f"{PHYS}.einstein", 10, 2) + jobs(f"{CHEM}.curie", 10, 3)
     r = run(TWO_GROUPS, slots, job_ads)
     assert by_group(r, TWO_GROUPS) == {CHEM: 5}
     assert [g.name for g in r.groups] == [CHEM, PHYS, "<none>"]
@@ -95,8 +120,7 @@ def test_custom_sort_expression_ascending():
     """GROUP_SORT_EXPR ranks physics first (-1 < 0): it takes the 5 free slots instead."""
     config = TWO_GROUPS + 'GROUP_SORT_EXPR = ifThenElse(AccountingGroup =?= "group_physics", -1, 0)\n'
     slots = [slot(i, f"{PHYS}.einstein@d") for i in range(1, 11)] + [slot(i) for i in range(11, 16)]
-    job_ads = jobs(f"{PHYS}.einstein", 10, 1, status=2) + jobs(f"{PHYS}.einstein", 10, 2) + \
-        jobs(f"{CHEM}.curie", 10, 3)
+    job_ads = jobs(f"{PHYS}.einstein", 10, 1, status=2) + jobs(f"{PHYS}.einstein", 10, 2) + jobs(f"{CHEM}.curie", 10, 3)
     assert by_group(run(config, slots, job_ads), config) == {PHYS: 5}
 
 
@@ -155,8 +179,7 @@ def test_quota_respecting_preemption_needs_the_previous_cycles_quotas(tmp_path):
     pool = pool_from_ads([s.ad for s in pool.slots], [j.ad for j in pool.jobs] + jobs("b.user", 10, 2))
     second = run_cycle(pool, settings, acct, 1060.0)
     acct.close()
-    assert [(m.submitter, m.reason, m.preempted) for m in second.matches] == \
-        [("b.user@d", "priority", "a.user@d")] * 5
+    assert [(m.submitter, m.reason, m.preempted) for m in second.matches] == [("b.user@d", "priority", "a.user@d")] * 5
     fresh = Accountant.load(":memory:")
     again = run_cycle(pool, settings, fresh, 1060.0)
     assert again.matches == []
@@ -204,8 +227,10 @@ def test_submitter_group_quota_is_the_rounds_quota():
 def test_uwcs_style_policy_preempts_only_within_the_group():
     """``SubmitterGroup =?= RemoteGroup`` (the UWCS template's first clause): a.x may
     preempt a.y (same group) but not b.z.  a.x's slice in a's pass is 1 of a's 2."""
-    config = "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 2\nGROUP_QUOTA_b = 2\n" \
-             "PREEMPTION_REQUIREMENTS = TARGET.SubmitterGroup =?= MY.RemoteGroup\n"
+    config = (
+        "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 2\nGROUP_QUOTA_b = 2\n"
+        "PREEMPTION_REQUIREMENTS = TARGET.SubmitterGroup =?= MY.RemoteGroup\n"
+    )
     slots = [slot(1, "b.z@d"), slot(2, "a.y@d")]
     job_ads = jobs("a.x", 2, 1) + jobs("a.y", 1, 2, status=2) + jobs("b.z", 1, 3, status=2)
     r = run(config, slots, job_ads)
@@ -215,8 +240,10 @@ def test_uwcs_style_policy_preempts_only_within_the_group():
 def test_remote_group_in_a_job_rank():
     """A job Rank may prefer preempting one group over another: b.w's job ranks claims of
     group c higher, so of two claimed slots it preempts c's."""
-    config = "GROUP_NAMES = a, b, c\nGROUP_QUOTA_a = 1\nGROUP_QUOTA_b = 1\nGROUP_QUOTA_c = 1\n" \
-             "PREEMPTION_REQUIREMENTS = True\n"
+    config = (
+        "GROUP_NAMES = a, b, c\nGROUP_QUOTA_a = 1\nGROUP_QUOTA_b = 1\nGROUP_QUOTA_c = 1\n"
+        "PREEMPTION_REQUIREMENTS = True\n"
+    )
     slots = [slot(1, "a.x@d"), slot(2, "c.y@d")]
     job_ads = jobs("b.w", 1, 1, Rank=parse_expr('TARGET.RemoteGroup =?= "c"'))
     r = run(config, slots, job_ads)
@@ -230,8 +257,10 @@ def test_remote_autoregroup_marks_claims_made_on_surplus(policy):
     RemoteNegotiatingGroup = "<none>".  Cycle 2: b arrives under a PREEMPTION_REQUIREMENTS
     that reads either, and takes back exactly those two slots; a keeps the two it got
     within its quota."""
-    config = "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 2\nGROUP_QUOTA_b = 2\nGROUP_AUTOREGROUP = true\n" \
-             f"PREEMPTION_REQUIREMENTS = {policy}\n"
+    config = (
+        "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 2\nGROUP_QUOTA_b = 2\nGROUP_AUTOREGROUP = true\n"
+        f"PREEMPTION_REQUIREMENTS = {policy}\n"
+    )
     settings = settings_of(config)
     pool = pool_from_ads([slot(i) for i in range(1, 5)], jobs("a.u", 10, 1))
     first = negotiate(pool, settings, StaticPriorities(), 0.0)
@@ -250,8 +279,10 @@ def test_remote_autoregroup_marks_claims_made_on_surplus(policy):
 def test_submitter_is_the_accounting_user_within_the_group():
     """AccountingGroup "g.u" (as submit writes it), or AcctGroup + AcctGroupUser, name
     "g.u@domain"; an accounting user alone is "u@domain"; otherwise the job's User."""
+
     def name(**attrs: object) -> Optional[str]:
         return submitter_name(ClassAd({"Owner": "alice", "User": "alice@d", **attrs}))
+
     assert name(AccountingGroup="group_physics.einstein") == "group_physics.einstein@d"
     assert name(AcctGroup="group_physics", AcctGroupUser="einstein") == "group_physics.einstein@d"
     assert name(AcctGroup="group_physics") == "group_physics.alice@d"
@@ -262,21 +293,38 @@ def test_submitter_is_the_accounting_user_within_the_group():
 def test_people_sharing_an_accounting_user_are_served_fifo():
     """Seed: Alice and Bob both submit as accounting_group_user ishmael: one submitter,
     no fair share between them, first come first served.  Without it they split 2/2."""
+
     def people(shared: bool) -> list[ClassAd]:
         extra = {"AcctGroupUser": "ishmael"} if shared else {}
-        return [ClassAd({"ClusterId": c, "ProcId": p, "Owner": who, "User": f"{who}@d", "JobStatus": 1,
-                         "Requirements": True, **extra}) for c, who in ((1, "alice"), (2, "bob")) for p in range(3)]
-    r = negotiate(pool_from_ads([slot(i) for i in range(1, 5)], people(True)), Settings.defaults(),
-                  StaticPriorities(), 0.0)
+        return [
+            ClassAd(
+                {
+                    "ClusterId": c,
+                    "ProcId": p,
+                    "Owner": who,
+                    "User": f"{who}@d",
+                    "JobStatus": 1,
+                    "Requirements": True,
+                    **extra,
+                }
+            )
+            for c, who in ((1, "alice"), (2, "bob"))
+            for p in range(3)
+        ]
+
+    r = negotiate(
+        pool_from_ads([slot(i) for i in range(1, 5)], people(True)), Settings.defaults(), StaticPriorities(), 0.0
+    )
     assert [m.job for m in r.matches] == ["1.0", "1.1", "1.2", "2.0"]
     assert [s.name for s in r.submitters] == ["ishmael@d"]
-    r = negotiate(pool_from_ads([slot(i) for i in range(1, 5)], people(False)), Settings.defaults(),
-                  StaticPriorities(), 0.0)
+    r = negotiate(
+        pool_from_ads([slot(i) for i in range(1, 5)], people(False)), Settings.defaults(), StaticPriorities(), 0.0
+    )
     assert Counter(m.submitter for m in r.matches) == {"alice@d": 2, "bob@d": 2}
 
 
 def test_group_names_are_case_insensitive():
-    """"Group_Physics.b" negotiates in group_physics: both users share its quota of 2,
+    """ "Group_Physics.b" negotiates in group_physics: both users share its quota of 2,
     and the cycle reports the group under its configured spelling."""
     config = "GROUP_NAMES = group_physics\nGROUP_QUOTA_group_physics = 2\n"
     r = run(config, [slot(i) for i in range(1, 11)], jobs("group_physics.a", 3, 1) + jobs("Group_Physics.b", 3, 2))
@@ -289,8 +337,9 @@ def test_jobs_without_a_group_negotiate_in_none():
     """An ungrouped user negotiates in `<none>`, after the groups, within its quota."""
     config = "GROUP_NAMES = g\nGROUP_QUOTA_g = 2\n"
     r = run(config, [slot(i) for i in range(1, 5)], jobs("g.u", 5, 1) + jobs("carol", 5, 2))
-    assert [(m.submitter, m.negotiating_group, m.group) for m in r.matches] == \
-        [("g.u@d", "g", "g")] * 2 + [("carol@d", "<none>", "<none>")] * 2
+    assert [(m.submitter, m.negotiating_group, m.group) for m in r.matches] == [("g.u@d", "g", "g")] * 2 + [
+        ("carol@d", "<none>", "<none>")
+    ] * 2
 
 
 # ---- properties of whole cycles ------------------------------------------------------------------------

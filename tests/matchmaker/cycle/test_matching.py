@@ -32,19 +32,28 @@ def slot(name: str, extra: str = "") -> str:
 
 
 def claimed(name: str, user: str, extra: str = "") -> str:
-    return slot(name, f'State = "Claimed"\nActivity = "Busy"\nRemoteUser = "{user}"\n'
-                      f'RemoteOwner = "{user}"\nCurrentRank = 0.0\n{extra}')
+    return slot(
+        name,
+        f'State = "Claimed"\nActivity = "Busy"\nRemoteUser = "{user}"\n'
+        f'RemoteOwner = "{user}"\nCurrentRank = 0.0\n{extra}',
+    )
 
 
 def jobs(user: str, n: int, extra: str = "", cluster: int = 1) -> str:
-    return "\n".join(f'ClusterId = {cluster}\nProcId = {p}\nUser = "{user}"\nJobStatus = 1\n'
-                     f'Requirements = true\n{extra}\n' for p in range(n))
+    return "\n".join(
+        f'ClusterId = {cluster}\nProcId = {p}\nUser = "{user}"\nJobStatus = 1\nRequirements = true\n{extra}\n'
+        for p in range(n)
+    )
 
 
 def cycle(slot_text: str, job_text: str, eups: dict | None = None, config: str = "", **kw):
     settings = Settings.from_knobs(Knobs.from_string(config)) if config else Settings.defaults(**kw)
-    return negotiate(pool_from_ads(ads(slot_text), ads(job_text)), settings,
-                     StaticPriorities(eups or {ALICE: 500.0, BOB: 500.0}), 0.0)
+    return negotiate(
+        pool_from_ads(ads(slot_text), ads(job_text)),
+        settings,
+        StaticPriorities(eups or {ALICE: 500.0, BOB: 500.0}),
+        0.0,
+    )
 
 
 def reasons(result) -> list[tuple[str, str, str | None]]:
@@ -68,7 +77,7 @@ def test_float32_conversion_makes_close_ranks_tie():
     assert float32(1e300) == float("inf")
     a = sort_key(1e8 + 1, 0, 0, NO_PREEMPTION, 0, 1)
     b = sort_key(1e8, 0, 0, NO_PREEMPTION, 0, 0)
-    assert b < a          # a tie on the rank, so slot order decides
+    assert b < a  # a tie on the rank, so slot order decides
 
 
 def test_sort_key_state_order():
@@ -87,8 +96,13 @@ def test_parse_limits():
 
 def test_both_requirements_must_hold():
     """The job's and the slot's Requirements are each evaluated with the other ad as TARGET."""
-    slots = (slot("s1", "Requirements = TARGET.Owner == \"nobody\"") + "\n" + slot("s2", "Memory = 512") +
-             "\n" + slot("s3", "Memory = 4096"))
+    slots = (
+        slot("s1", 'Requirements = TARGET.Owner == "nobody"')
+        + "\n"
+        + slot("s2", "Memory = 512")
+        + "\n"
+        + slot("s3", "Memory = 4096")
+    )
     r = cycle(slots, jobs(ALICE, 2, 'Owner = "alice"\nRequirements = TARGET.Memory >= 1024'))
     assert [m.slot for m in r.matches] == ["s3"]
     assert [(x.job, x.reason) for x in r.rejected] == [("1.1", "no match found")]
@@ -146,8 +160,13 @@ def test_no_preemption_wins_a_tie():
 
 def test_preemption_rank_breaks_ties_among_priority_candidates():
     """PREEMPTION_RANK (here: least run time first) picks which claim to preempt."""
-    text = (claimed("s1", BOB, "TotalJobRuntime = 500") + "\n" + claimed("s2", BOB, "TotalJobRuntime = 20") +
-            "\n" + claimed("s3", BOB, "TotalJobRuntime = 90"))
+    text = (
+        claimed("s1", BOB, "TotalJobRuntime = 500")
+        + "\n"
+        + claimed("s2", BOB, "TotalJobRuntime = 20")
+        + "\n"
+        + claimed("s3", BOB, "TotalJobRuntime = 90")
+    )
     config = "PREEMPTION_REQUIREMENTS = True\nPREEMPTION_RANK = -TotalJobRuntime\n"
     r = cycle(text, jobs(ALICE, 2), config=config)
     assert [m.slot for m in r.matches] == ["s2", "s3"]
@@ -172,9 +191,14 @@ def test_manual_behaviour_eup_test_for_priority_preemption():
     """MatchPolicy.preemption_needs_better_eup (the manual): a worse EUP never preempts."""
     text = claimed("s1", BOB)
     r = cycle(text, jobs(ALICE, 1), eups={ALICE: 900.0, BOB: 600.0}, preemption_requirements=parse_expr("true"))
-    assert reasons(r) == [("s1", "priority", BOB)]            # the code: no EUP comparison
-    r = cycle(text, jobs(ALICE, 1), eups={ALICE: 900.0, BOB: 600.0}, preemption_requirements=parse_expr("true"),
-              preemption_needs_better_eup=True)
+    assert reasons(r) == [("s1", "priority", BOB)]  # the code: no EUP comparison
+    r = cycle(
+        text,
+        jobs(ALICE, 1),
+        eups={ALICE: 900.0, BOB: 600.0},
+        preemption_requirements=parse_expr("true"),
+        preemption_needs_better_eup=True,
+    )
     assert r.matches == []
 
 
@@ -192,35 +216,70 @@ def test_submitter_limit_rejection_reason():
     text = "\n".join(slot(f"s{i}") for i in range(3))
     r = cycle(text, jobs(ALICE, 4) + "\n" + jobs(BOB, 4, cluster=2))
     assert len(r.matches) == 2
-    assert [(x.job, x.reason) for x in r.rejected] == [("1.1", "submitter limit exceeded"),
-                                                      ("2.1", "submitter limit exceeded")]
+    assert [(x.job, x.reason) for x in r.rejected] == [
+        ("1.1", "submitter limit exceeded"),
+        ("2.1", "submitter limit exceeded"),
+    ]
 
 
 def test_past_the_limit_only_rank_preemption_is_tried():
     """In spin 1 a submitter at its limit may still take slots by machine RANK only; an idle
     slot is then no candidate at all ("no match found")."""
-    text = ("\n".join(slot(f"s{i}") for i in range(4)) + "\n" + claimed("s8", BOB, "Rank = 1") + "\n" +
-            claimed("s9", BOB, "Rank = 1"))
+    text = (
+        "\n".join(slot(f"s{i}") for i in range(4))
+        + "\n"
+        + claimed("s8", BOB, "Rank = 1")
+        + "\n"
+        + claimed("s9", BOB, "Rank = 1")
+    )
     # Pool 6, equal EUPs: alice's slice is 3, bob's 3 - 2 in use = 1.
     r = cycle(text, jobs(ALICE, 5) + "\n" + jobs(BOB, 4, cluster=2), config="NEGOTIATOR_PRE_JOB_RANK =\n")
     assert [(m.job, m.slot, m.reason) for m in r.matches] == [
-        ("1.0", "s0", "no-preemption"), ("1.1", "s1", "no-preemption"), ("1.2", "s2", "no-preemption"),
-        ("1.3", "s8", "rank"), ("1.4", "s9", "rank"), ("2.0", "s3", "no-preemption")]
+        ("1.0", "s0", "no-preemption"),
+        ("1.1", "s1", "no-preemption"),
+        ("1.2", "s2", "no-preemption"),
+        ("1.3", "s8", "rank"),
+        ("1.4", "s9", "rank"),
+        ("2.0", "s3", "no-preemption"),
+    ]
 
 
 # ---- memoized evaluation -----------------------------------------------------------------------
 
-_SLOT_REQS = ["TARGET.RequestMemory <= MY.Memory", "Memory > 2000 || TARGET.Small =?= true",
-              "START && TARGET.RequestCpus <= Cpus", "RequestMemory * 2 <= Memory", "Undefinedthing"]
-_JOB_REQS = ["TARGET.Memory >= RequestMemory", "TARGET.Cpus >= MY.RequestCpus && Arch == \"X\"",
-             "ifThenElse(Small, TARGET.Memory > 100, TARGET.Memory > 3000)", "MY.RequestCpus < 3"]
+_SLOT_REQS = [
+    "TARGET.RequestMemory <= MY.Memory",
+    "Memory > 2000 || TARGET.Small =?= true",
+    "START && TARGET.RequestCpus <= Cpus",
+    "RequestMemory * 2 <= Memory",
+    "Undefinedthing",
+]
+_JOB_REQS = [
+    "TARGET.Memory >= RequestMemory",
+    'TARGET.Cpus >= MY.RequestCpus && Arch == "X"',
+    "ifThenElse(Small, TARGET.Memory > 100, TARGET.Memory > 3000)",
+    "MY.RequestCpus < 3",
+]
 
 
 @hsettings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(_SLOT_REQS), st.sampled_from([512, 1024, 4096]),
-                          st.integers(1, 4), st.sampled_from(["X", "Y"]), st.booleans()), min_size=1, max_size=6),
-       st.lists(st.tuples(st.sampled_from(_JOB_REQS), st.sampled_from([256, 1024, 3000]), st.integers(1, 4),
-                          st.booleans()), min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_SLOT_REQS),
+            st.sampled_from([512, 1024, 4096]),
+            st.integers(1, 4),
+            st.sampled_from(["X", "Y"]),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.lists(
+        st.tuples(st.sampled_from(_JOB_REQS), st.sampled_from([256, 1024, 3000]), st.integers(1, 4), st.booleans()),
+        min_size=1,
+        max_size=6,
+    ),
+)
 def test_memoized_requirements_agree_with_direct_evaluation(slot_specs, job_specs):
     """Results reused from the memo equal a fresh evaluation of each pair."""
     slot_ads = []

@@ -24,19 +24,21 @@ def ads(text: str) -> list[ClassAd]:
 
 
 def slots(n: int, extra: str = "", start: int = 1) -> str:
-    return "\n".join(f'Name = "s{i}"\nSlotID = {i}\nCpus = 1\nRequirements = true\n{extra}\n'
-                     for i in range(start, start + n))
+    return "\n".join(
+        f'Name = "s{i}"\nSlotID = {i}\nCpus = 1\nRequirements = true\n{extra}\n' for i in range(start, start + n)
+    )
 
 
 def jobs(user: str, n: int, cluster: int = 1, extra: str = "") -> str:
-    return "\n".join(f'ClusterId = {cluster}\nProcId = {p}\nUser = "{user}"\nJobStatus = 1\n'
-                     f'Requirements = true\n{extra}\n' for p in range(n))
+    return "\n".join(
+        f'ClusterId = {cluster}\nProcId = {p}\nUser = "{user}"\nJobStatus = 1\nRequirements = true\n{extra}\n'
+        for p in range(n)
+    )
 
 
 def cycle(slot_text: str, job_text: str, eups: dict, config: str = "", **prio_kw):
     settings = Settings.from_knobs(Knobs.from_string(config))
-    return negotiate(pool_from_ads(ads(slot_text), ads(job_text)), settings,
-                     StaticPriorities(eups, **prio_kw), 0.0)
+    return negotiate(pool_from_ads(ads(slot_text), ads(job_text)), settings, StaticPriorities(eups, **prio_kw), 0.0)
 
 
 def count(result) -> dict[str, int]:
@@ -48,8 +50,12 @@ def count(result) -> dict[str, int]:
 
 # ---- pure pie math ---------------------------------------------------------------------------------
 
-eup_maps = st.dictionaries(st.text("abcdef", min_size=1, max_size=3),
-                           st.floats(min_value=0.5, max_value=1e10, allow_nan=False), min_size=1, max_size=8)
+eup_maps = st.dictionaries(
+    st.text("abcdef", min_size=1, max_size=3),
+    st.floats(min_value=0.5, max_value=1e10, allow_nan=False),
+    min_size=1,
+    max_size=8,
+)
 
 
 @given(eup_maps, st.floats(min_value=1, max_value=1e6))
@@ -84,10 +90,12 @@ def test_usage_is_subtracted_and_floored_at_zero():
 
 def test_submitter_order_tie_breaks():
     """EUP first, then starvation (usage share), then name."""
+
     def sub(name, eup, starvation):
         s = SubmitterState(name, eup, 0.0, -1.0, Queue(name), 1, 0)
         s.starvation = starvation
         return s
+
     subs = [sub("b", 5, 0.5), sub("c", 5, 0.1), sub("a", 5, 0.5), sub("z", 1, 0.9)]
     assert [s.name for s in sorted(subs, key=submitter_order_key)] == ["z", "c", "a", "b"]
 
@@ -109,8 +117,12 @@ def test_ceiling_caps_a_submitter():
 
 
 def test_ignore_user_priorities_gives_all_to_the_first():
-    r = cycle(slots(5), jobs(A, 10) + "\n" + jobs(B, 10, 2), {A: 500.0, B: 600.0},
-              "NEGOTIATOR_IGNORE_USER_PRIORITIES = true\n")
+    r = cycle(
+        slots(5),
+        jobs(A, 10) + "\n" + jobs(B, 10, 2),
+        {A: 500.0, B: 600.0},
+        "NEGOTIATOR_IGNORE_USER_PRIORITIES = true\n",
+    )
     assert count(r) == {A: 5}
     assert r.submitters[0].limit == float("inf")
 
@@ -132,8 +144,14 @@ def test_negotiate_all_jobs_in_cluster_disables_skipping():
 
 def test_job_order_priorities_then_cluster_and_proc():
     """PreJobPrio1 > JobPrio > ClusterId/ProcId decide which jobs get the two slots."""
-    text = "\n".join([jobs(A, 1, 1), jobs(A, 1, 2, "JobPrio = 5"), jobs(A, 1, 3, "JobPrio = 5"),
-                      jobs(A, 1, 4, "PreJobPrio1 = 1\nJobPrio = -10")])
+    text = "\n".join(
+        [
+            jobs(A, 1, 1),
+            jobs(A, 1, 2, "JobPrio = 5"),
+            jobs(A, 1, 3, "JobPrio = 5"),
+            jobs(A, 1, 4, "PreJobPrio1 = 1\nJobPrio = -10"),
+        ]
+    )
     r = cycle(slots(3), text, {A: 500.0})
     assert [m.job for m in r.matches] == ["4.0", "2.0", "3.0"]
 
@@ -156,10 +174,14 @@ def test_job_order_by_qdate_knob_in_a_cycle():
 
 def test_autoclusters_group_by_significant_attributes():
     """Jobs that differ only in attributes nobody reads share an autocluster."""
-    text = (jobs(A, 2, 1, "RequestMemory = 100\nRequirements = TARGET.Memory >= RequestMemory\nCmd = \"x\"") + "\n" +
-            jobs(A, 1, 2, "RequestMemory = 100\nRequirements = TARGET.Memory >= RequestMemory\nCmd = \"y\"") + "\n" +
-            jobs(A, 1, 3, "RequestMemory = 200\nRequirements = TARGET.Memory >= RequestMemory"))
-    slot_ads = ads(slots(1, "Memory = 1024\nRank = TARGET.Department == \"x\""))
+    text = (
+        jobs(A, 2, 1, 'RequestMemory = 100\nRequirements = TARGET.Memory >= RequestMemory\nCmd = "x"')
+        + "\n"
+        + jobs(A, 1, 2, 'RequestMemory = 100\nRequirements = TARGET.Memory >= RequestMemory\nCmd = "y"')
+        + "\n"
+        + jobs(A, 1, 3, "RequestMemory = 200\nRequirements = TARGET.Memory >= RequestMemory")
+    )
+    slot_ads = ads(slots(1, 'Memory = 1024\nRank = TARGET.Department == "x"'))
     sig = significant_attributes(slot_ads)
     assert "department" in sig and "memory" not in sig
     queues = build_queues(make_jobs([(a, "x") for a in ads(text)]), Autoclusters(sig))
@@ -174,9 +196,12 @@ def test_slot_weights_are_the_pie_units():
     text = slots(1, "Cpus = 4") + "\n" + slots(4, start=2)
     r = cycle(text, jobs(A, 5) + "\n" + jobs(B, 5, 2), {A: 500.0, B: 600.0})
     assert [(m.submitter, m.slot, m.weight) for m in r.matches] == [
-        (A, "s1", 4.0), (B, "s2", 1.0), (B, "s3", 1.0), (B, "s4", 1.0)]
-    r = cycle(text, jobs(A, 5) + "\n" + jobs(B, 5, 2), {A: 500.0, B: 600.0},
-              "NEGOTIATOR_USE_SLOT_WEIGHTS = false\n")
+        (A, "s1", 4.0),
+        (B, "s2", 1.0),
+        (B, "s3", 1.0),
+        (B, "s4", 1.0),
+    ]
+    r = cycle(text, jobs(A, 5) + "\n" + jobs(B, 5, 2), {A: 500.0, B: 600.0}, "NEGOTIATOR_USE_SLOT_WEIGHTS = false\n")
     # Unweighted: a pool of 5, slices 2.73 and 2.27 -> 2 and 2, one crumb left idle.
     assert count(r) == {A: 2, B: 2} and all(m.weight == 1 for m in r.matches)
 
@@ -212,8 +237,10 @@ def test_slot_constraint_and_job_constraint():
 
 
 def test_retiring_slots_are_trimmed_unless_early_preemption():
-    text = ('Name = "c"\nCpus = 1\nRequirements = true\nState = "Claimed"\nRemoteUser = "B@d"\n'
-            'RetirementTimeRemaining = 100\nCurrentRank = 0\n')
+    text = (
+        'Name = "c"\nCpus = 1\nRequirements = true\nState = "Claimed"\nRemoteUser = "B@d"\n'
+        "RetirementTimeRemaining = 100\nCurrentRank = 0\n"
+    )
     config = "PREEMPTION_REQUIREMENTS = true\n"
     assert cycle(text, jobs(A, 1), {A: 1.0, B: 500.0}, config).matches == []
     r = cycle(text, jobs(A, 1), {A: 1.0, B: 500.0}, config + "NEGOTIATOR_CONSIDER_EARLY_PREEMPTION = true\n")
@@ -224,13 +251,17 @@ def test_submitter_with_only_running_jobs_takes_part_in_the_pie():
     """A submitter with running but no idle jobs still counts in the normalisation."""
     text = jobs(A, 10) + "\n" + jobs(B, 1, 2, "JobStatus = 2")
     r = cycle(slots(10), text, {A: 500.0, B: 500.0})
-    assert count(r) == {A: 10}          # B's slice comes back to A in spin 2
+    assert count(r) == {A: 10}  # B's slice comes back to A in spin 2
     assert [s.name for s in r.submitters] == [A, B]
 
 
 def test_submitter_constraint():
-    r = cycle(slots(4), jobs(A, 2) + "\n" + jobs(B, 2, 2), {A: 500.0, B: 500.0},
-              'NEGOTIATOR_SUBMITTER_CONSTRAINT = Name != "A@d"\n')
+    r = cycle(
+        slots(4),
+        jobs(A, 2) + "\n" + jobs(B, 2, 2),
+        {A: 500.0, B: 500.0},
+        'NEGOTIATOR_SUBMITTER_CONSTRAINT = Name != "A@d"\n',
+    )
     assert count(r) == {B: 2}
 
 
@@ -249,8 +280,10 @@ def group_jobs(group_user: str, n: int, cluster: int) -> str:
 
 def test_static_group_quotas_cap_each_group():
     """7.6: quotas 20 and 10 on a pool of 30 with large demand: 20 / 10, `<none>` gets 0."""
-    config = "GROUP_NAMES = group_physics, group_chemistry\nGROUP_QUOTA_group_physics = 20\n" \
-             "GROUP_QUOTA_group_chemistry = 10\n"
+    config = (
+        "GROUP_NAMES = group_physics, group_chemistry\nGROUP_QUOTA_group_physics = 20\n"
+        "GROUP_QUOTA_group_chemistry = 10\n"
+    )
     text = group_jobs("group_physics.einstein", 40, 1) + "\n" + group_jobs("group_chemistry.curie", 40, 2)
     r = cycle(slots(30), text, {}, config)
     assert count(r) == {"group_physics.einstein@d": 20, "group_chemistry.curie@d": 10}
@@ -263,8 +296,10 @@ def test_static_group_quotas_cap_each_group():
 def test_autoregroup_passes_then_the_root():
     """7.9: groups a, b with quota 1, autoregroup, b sorted first: b (1), a (1), then the root
     pass splits the rest by user priority: 2 jobs each."""
-    config = ("GROUP_NAMES = a, b\nGROUP_QUOTA_a = 1\nGROUP_QUOTA_b = 1\nGROUP_AUTOREGROUP = TRUE\n"
-              "NEGOTIATOR_CONSIDER_PREEMPTION = false\nNEGOTIATOR_USE_SLOT_WEIGHTS = false\n"
-              'GROUP_SORT_EXPR = ifThenElse(AccountingGroup =?= "b", 1, ifThenElse(AccountingGroup =?= "a", 2, 3))\n')
+    config = (
+        "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 1\nGROUP_QUOTA_b = 1\nGROUP_AUTOREGROUP = TRUE\n"
+        "NEGOTIATOR_CONSIDER_PREEMPTION = false\nNEGOTIATOR_USE_SLOT_WEIGHTS = false\n"
+        'GROUP_SORT_EXPR = ifThenElse(AccountingGroup =?= "b", 1, ifThenElse(AccountingGroup =?= "a", 2, 3))\n'
+    )
     r = cycle(slots(4), group_jobs("a.user", 10, 1) + "\n" + group_jobs("b.user", 10, 2), {}, config)
     assert [m.submitter for m in r.matches] == ["b.user@d", "a.user@d", "a.user@d", "b.user@d"]

@@ -25,33 +25,41 @@ from matchmaker.pool.partition import Rounding, child_name, machine_resources, p
 
 START = 1700000000.0
 ALICE = "alice@example.org"
-CONSUMPTION = ('MachineResources = "Cpus Memory Disk Swap"\nConsumptionCpus = quantize(target.RequestCpus, {1})\n'
-               "ConsumptionMemory = quantize(target.RequestMemory, {128})\n"
-               "ConsumptionDisk = quantize(target.RequestDisk, {1024})\n")
-PSLOT_REQ = ("(TARGET.RequestCpus <= MY.Cpus) && (TARGET.RequestMemory <= MY.Memory) "
-             "&& (TARGET.RequestDisk <= MY.Disk)")
+CONSUMPTION = (
+    'MachineResources = "Cpus Memory Disk Swap"\nConsumptionCpus = quantize(target.RequestCpus, {1})\n'
+    "ConsumptionMemory = quantize(target.RequestMemory, {128})\n"
+    "ConsumptionDisk = quantize(target.RequestDisk, {1024})\n"
+)
+PSLOT_REQ = "(TARGET.RequestCpus <= MY.Cpus) && (TARGET.RequestMemory <= MY.Memory) && (TARGET.RequestDisk <= MY.Disk)"
 
 
-def pslot_text(name: str = "slot1@node1", cpus: int = 16, memory: int = 32768, disk: int = 1000000,
-               requirements: str = PSLOT_REQ) -> str:
-    return (f'Name = "{name}"\nMachine = "{name.partition("@")[2]}"\nSlotID = 1\nPartitionableSlot = true\n'
-            f'SlotType = "Partitionable"\nCpus = {cpus}\nMemory = {memory}\nDisk = {disk}\nState = "Unclaimed"\n'
-            f'Activity = "Idle"\nRequirements = {requirements}\nRank = 0\nSlotWeight = Cpus\n\n')
+def pslot_text(
+    name: str = "slot1@node1", cpus: int = 16, memory: int = 32768, disk: int = 1000000, requirements: str = PSLOT_REQ
+) -> str:
+    return (
+        f'Name = "{name}"\nMachine = "{name.partition("@")[2]}"\nSlotID = 1\nPartitionableSlot = true\n'
+        f'SlotType = "Partitionable"\nCpus = {cpus}\nMemory = {memory}\nDisk = {disk}\nState = "Unclaimed"\n'
+        f'Activity = "Idle"\nRequirements = {requirements}\nRank = 0\nSlotWeight = Cpus\n\n'
+    )
 
 
-def job_text(proc: int, cpus: int = 1, memory: int = 1000, disk: int = 1000, owner: str = "alice",
-             extra: str = "") -> str:
-    return (f'ClusterId = 1\nProcId = {proc}\nOwner = "{owner}"\nUser = "{owner}@example.org"\nJobStatus = 1\n'
-            f"RequestCpus = {cpus}\nRequestMemory = {memory}\nRequestDisk = {disk}\nRequirements = true\n"
-            f"{extra}\n\n")
+def job_text(
+    proc: int, cpus: int = 1, memory: int = 1000, disk: int = 1000, owner: str = "alice", extra: str = ""
+) -> str:
+    return (
+        f'ClusterId = 1\nProcId = {proc}\nOwner = "{owner}"\nUser = "{owner}@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = {cpus}\nRequestMemory = {memory}\nRequestDisk = {disk}\nRequirements = true\n"
+        f"{extra}\n\n"
+    )
 
 
 def ads(text: str) -> list[ClassAd]:
     return list(parseAds(text, ParserType.Old))
 
 
-def simulate(slots: str, jobs: str, config: str = "", duration: float = 600, interval: float = 300,
-             job_duration: float = 7200):
+def simulate(
+    slots: str, jobs: str, config: str = "", duration: float = 600, interval: float = 300, job_duration: float = 7200
+):
     loaded = matchmaker.load_ads(Knobs.from_string(config), ads(slots), ads(jobs))
     return matchmaker.simulate(loaded, start=START, duration=duration, interval=interval, job_duration=job_duration)
 
@@ -68,10 +76,16 @@ def test_request_rounding_defaults():
     r = Rounding.defaults()
     res = machine_resources(slot)
     assert res == ("Cpus", "Memory", "Disk")
-    assert requested(ClassAd({"RequestCpus": 2, "RequestMemory": 1000, "RequestDisk": 5000}), slot, res, r) \
-        == {"Cpus": 2, "Memory": 1024, "Disk": 5120}
-    assert requested(ClassAd({"RequestCpus": 1, "RequestMemory": 100, "RequestDisk": 10}), slot, res, r) \
-        == {"Cpus": 1, "Memory": 128, "Disk": 1024}
+    assert requested(ClassAd({"RequestCpus": 2, "RequestMemory": 1000, "RequestDisk": 5000}), slot, res, r) == {
+        "Cpus": 2,
+        "Memory": 1024,
+        "Disk": 5120,
+    }
+    assert requested(ClassAd({"RequestCpus": 1, "RequestMemory": 100, "RequestDisk": 10}), slot, res, r) == {
+        "Cpus": 1,
+        "Memory": 128,
+        "Disk": 1024,
+    }
     assert requested(ClassAd({"RequestMemory": 129}), slot, res, r) == {"Cpus": 1, "Memory": 256, "Disk": 1024}
     assert requested(ClassAd({}), slot, res, r) == {"Cpus": 1, "Memory": 128, "Disk": 1024}
 
@@ -90,8 +104,12 @@ def test_request_rounding_knobs():
 def test_machine_resources_and_names():
     """MachineResources lists what is handed out, swap aside; dynamic slots are named
     ``slot1_N@host`` after their parent."""
-    assert machine_resources(ClassAd({"MachineResources": "Cpus Memory Disk Swap GPUs"})) == \
-        ("Cpus", "Memory", "Disk", "GPUs")
+    assert machine_resources(ClassAd({"MachineResources": "Cpus Memory Disk Swap GPUs"})) == (
+        "Cpus",
+        "Memory",
+        "Disk",
+        "GPUs",
+    )
     assert machine_resources(ClassAd({"Cpus": 1, "GPUs": 2})) == ("Cpus", "Memory", "Disk", "GPUs")
     assert child_name("slot1@node1", 3) == "slot1_3@node1"
     assert parent_name("slot1_3@node1") == "slot1@node1"
@@ -108,8 +126,10 @@ def test_split_makes_a_dynamic_slot():
     the pslot keeps 6 cores, 3072 MB, 94880 KB (100000 - 5120).  Its weight (Cpus) is 2,
     the pslot's 6.  Leftovers off: nothing else starts."""
     settings = Settings.defaults(claim_leftovers=False)
-    pool = pool_from_ads(ads(pslot_text(cpus=8, memory=4096, disk=100000)),
-                         ads(job_text(0, cpus=2, memory=1000, disk=5000) + job_text(1)))
+    pool = pool_from_ads(
+        ads(pslot_text(cpus=8, memory=4096, disk=100000)),
+        ads(job_text(0, cpus=2, memory=1000, disk=5000) + job_text(1)),
+    )
     out = claim_matches(pool, one_match(pool, "1.0", "slot1@node1"), settings)
     slots = {s.name: s for s in out.pool.slots}
     assert set(slots) == {"slot1@node1", "slot1_1@node1"}
@@ -188,8 +208,9 @@ def test_leftovers_only_for_the_matched_submitter():
     """Two submitters, one 4-core pslot: the negotiator gives it to one of them (equal
     priorities: alice first by name); the schedd fills the leftovers with alice's jobs only,
     so bob gets nothing in that cycle: alice 4, bob 0."""
-    jobs = "".join(job_text(p) for p in range(4)) + \
-        "".join(job_text(p, owner="bob").replace("ClusterId = 1", "ClusterId = 2") for p in range(4))
+    jobs = "".join(job_text(p) for p in range(4)) + "".join(
+        job_text(p, owner="bob").replace("ClusterId = 1", "ClusterId = 2") for p in range(4)
+    )
     sim = simulate(pslot_text(cpus=4), jobs, duration=0)
     assert sim.column(ALICE, "running") == [4]
     assert sim.column("bob@example.org", "running") == [0]
@@ -210,8 +231,9 @@ def test_resources_come_back_when_jobs_end():
 
 # ---- properties -----------------------------------------------------------------------------------
 
-PROPS = settings(max_examples=25, deadline=None,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+PROPS = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 RES = ("Cpus", "Memory", "Disk")
 
 
@@ -222,19 +244,34 @@ def pools(draw):
     jobs of alice and bob (1-3 cores, 100-3000 MB, 1-4000 KB, 300-1500 s; bob's arrive at
     600 s); leftovers on or off;
     no preemption, priority preemption, or that and preemption inside partitionable slots."""
-    slots = "".join(pslot_text(f"slot1@node{m}", draw(st.integers(1, 8)), 1024 * draw(st.integers(1, 8)),
-                               1024 * draw(st.integers(2, 20))).replace("SlotWeight = Cpus\n",
-                                                                        "SlotWeight = Cpus\n" + CONSUMPTION * cp)
-                    for m, cp in enumerate(draw(st.lists(st.booleans(), min_size=1, max_size=3))))
+    slots = "".join(
+        pslot_text(
+            f"slot1@node{m}", draw(st.integers(1, 8)), 1024 * draw(st.integers(1, 8)), 1024 * draw(st.integers(2, 20))
+        ).replace("SlotWeight = Cpus\n", "SlotWeight = Cpus\n" + CONSUMPTION * cp)
+        for m, cp in enumerate(draw(st.lists(st.booleans(), min_size=1, max_size=3)))
+    )
     slots += 'Name = "slot1@static"\nCpus = 1\nMemory = 2048\nState = "Unclaimed"\nRequirements = true\nRank = 0\n\n'
     jobs = ""
     for p in range(draw(st.integers(1, 14))):
         owner = draw(st.sampled_from(["alice", "bob"]))
-        arrival = f"\nQDate = {START + 600:.0f}" if owner == "bob" else ""     # bob comes to a busy pool
-        jobs += job_text(p, draw(st.integers(1, 3)), draw(st.integers(100, 3000)), draw(st.integers(1, 4000)),
-                         owner, f"SimJobDuration = {draw(st.integers(1, 5)) * 300}{arrival}")
-    preemption = draw(st.sampled_from(["PREEMPTION_REQUIREMENTS = False\n", "PREEMPTION_REQUIREMENTS = True\n",
-                                       "PREEMPTION_REQUIREMENTS = True\nALLOW_PSLOT_PREEMPTION = true\n"]))
+        arrival = f"\nQDate = {START + 600:.0f}" if owner == "bob" else ""  # bob comes to a busy pool
+        jobs += job_text(
+            p,
+            draw(st.integers(1, 3)),
+            draw(st.integers(100, 3000)),
+            draw(st.integers(1, 4000)),
+            owner,
+            f"SimJobDuration = {draw(st.integers(1, 5)) * 300}{arrival}",
+        )
+    preemption = draw(
+        st.sampled_from(
+            [
+                "PREEMPTION_REQUIREMENTS = False\n",
+                "PREEMPTION_REQUIREMENTS = True\n",
+                "PREEMPTION_REQUIREMENTS = True\nALLOW_PSLOT_PREEMPTION = true\n",
+            ]
+        )
+    )
     return slots, jobs, draw(st.booleans()), preemption
 
 
@@ -247,8 +284,9 @@ def snapshots(monkeypatch) -> list:
     record = Simulation.record
 
     def spy(self, k, t, run, result, preempted):
-        slots = [(s.name, {r: s.ad.get(r) for r in RES}, s.customer if s.charged else None, s.weight)
-                 for s in run.slots]
+        slots = [
+            (s.name, {r: s.ad.get(r) for r in RES}, s.customer if s.charged else None, s.weight) for s in run.slots
+        ]
         seen.append((t, slots, [(j.id, j.slot) for j in run.jobs if j.phase == "running"]))
         return record(self, k, t, run, result, preempted)
 
@@ -290,10 +328,12 @@ def test_partitionable_invariants(monkeypatch, pool):
 
 
 def dslot_text(k: int, cpus: int, memory: int, user: str, job: str) -> str:
-    return (f'Name = "slot1_{k}@node1"\nMachine = "node1"\nSlotID = 1\nDynamicSlot = true\nSlotType = "Dynamic"\n'
-            f'ParentSlotId = 1\nCpus = {cpus}\nMemory = {memory}\nDisk = 1024\nState = "Claimed"\nActivity = "Busy"\n'
-            f'RemoteUser = "{user}"\nRemoteOwner = "{user}"\nJobId = "{job}"\nRequirements = {PSLOT_REQ}\n'
-            f'Rank = 0\nSlotWeight = Cpus\nMyType = "Machine"\n\n')
+    return (
+        f'Name = "slot1_{k}@node1"\nMachine = "node1"\nSlotID = 1\nDynamicSlot = true\nSlotType = "Dynamic"\n'
+        f'ParentSlotId = 1\nCpus = {cpus}\nMemory = {memory}\nDisk = 1024\nState = "Claimed"\nActivity = "Busy"\n'
+        f'RemoteUser = "{user}"\nRemoteOwner = "{user}"\nJobId = "{job}"\nRequirements = {PSLOT_REQ}\n'
+        f'Rank = 0\nSlotWeight = Cpus\nMyType = "Machine"\n\n'
+    )
 
 
 def test_mixed_dump_pslot_dynamic_and_static(tmp_path, monkeypatch):
@@ -303,13 +343,22 @@ def test_mixed_dump_pslot_dynamic_and_static(tmp_path, monkeypatch):
     fewer cores, so job 2.0 takes the static slot, 2.1 the pslot, carved as slot1_4 (1..3 are
     taken).  alice's jobs (running since the start, 600 s) end at 600: their slots go away
     and the pslot is back to 32 - 1 = 31 cores."""
-    slots = (pslot_text(cpus=8, memory=8192, disk=100000).replace("SlotWeight", 'MyType = "Machine"\nSlotWeight')
-             + "".join(dslot_text(k, 8, 2048, ALICE, f"1.{k - 1}") for k in (1, 2, 3))
-             + 'Name = "slot1@static"\nCpus = 1\nMemory = 2048\nState = "Unclaimed"\nRequirements = true\nRank = 0\n'
-               'MyType = "Machine"\n\n')
-    jobs = "".join(job_text(p, cpus=8, memory=2048, extra=f'JobStatus = 2\nRemoteHost = "slot1_{p + 1}@node1"\n'
-                            f"JobCurrentStartDate = {START:.0f}\nSimJobDuration = 600")
-                   for p in range(3)).replace("JobStatus = 1\n", "")
+    slots = (
+        pslot_text(cpus=8, memory=8192, disk=100000).replace("SlotWeight", 'MyType = "Machine"\nSlotWeight')
+        + "".join(dslot_text(k, 8, 2048, ALICE, f"1.{k - 1}") for k in (1, 2, 3))
+        + 'Name = "slot1@static"\nCpus = 1\nMemory = 2048\nState = "Unclaimed"\nRequirements = true\nRank = 0\n'
+        'MyType = "Machine"\n\n'
+    )
+    jobs = "".join(
+        job_text(
+            p,
+            cpus=8,
+            memory=2048,
+            extra=f'JobStatus = 2\nRemoteHost = "slot1_{p + 1}@node1"\n'
+            f"JobCurrentStartDate = {START:.0f}\nSimJobDuration = 600",
+        )
+        for p in range(3)
+    ).replace("JobStatus = 1\n", "")
     jobs += "".join(job_text(p, owner="bob").replace("ClusterId = 1", "ClusterId = 2") for p in range(2))
     (tmp_path / "slots.ad").write_text(slots)
     (tmp_path / "jobs.ad").write_text(jobs)
@@ -330,14 +379,21 @@ def test_any_dump_keeps_machine_and_job_ads(tmp_path):
     """condor_status -any: three DaemonMaster ads, a Scheduler and a Negotiator around two
     Machine ads; only the two slots are read, and one warning line names the five skipped
     ads instead of a "no Requirements" warning each.  The job file's Submitter ad likewise."""
-    other = [f'MyType = "{t}"\nName = "{t.lower()}{i}@host"\n\n'
-             for i, t in enumerate(["DaemonMaster", "DaemonMaster", "Scheduler", "DaemonMaster", "Negotiator"])]
-    slots = "".join(other[:2]) + pslot_text().replace("SlotWeight", 'MyType = "Machine"\nSlotWeight') + \
-        "".join(other[2:]) + \
-        'MyType = "Machine"\nName = "slot2@static"\nCpus = 1\nRequirements = true\n\n'
+    other = [
+        f'MyType = "{t}"\nName = "{t.lower()}{i}@host"\n\n'
+        for i, t in enumerate(["DaemonMaster", "DaemonMaster", "Scheduler", "DaemonMaster", "Negotiator"])
+    ]
+    slots = (
+        "".join(other[:2])
+        + pslot_text().replace("SlotWeight", 'MyType = "Machine"\nSlotWeight')
+        + "".join(other[2:])
+        + 'MyType = "Machine"\nName = "slot2@static"\nCpus = 1\nRequirements = true\n\n'
+    )
     (tmp_path / "slots.ad").write_text(slots)
-    (tmp_path / "jobs.ad").write_text(job_text(0).replace("JobStatus", 'MyType = "Job"\nJobStatus')
-                                      + 'MyType = "Submitter"\nName = "alice@example.org"\n\n')
+    (tmp_path / "jobs.ad").write_text(
+        job_text(0).replace("JobStatus", 'MyType = "Job"\nJobStatus')
+        + 'MyType = "Submitter"\nName = "alice@example.org"\n\n'
+    )
     (tmp_path / "c.config").write_text("")
     loaded = matchmaker.load(tmp_path / "c.config", tmp_path / "slots.ad", tmp_path / "jobs.ad")
     assert [s.name for s in loaded.pool.slots] == ["slot1@node1", "slot2@static"]
@@ -345,7 +401,8 @@ def test_any_dump_keeps_machine_and_job_ads(tmp_path):
     assert loaded.pool.warnings == [
         f"{tmp_path / 'slots.ad'}: warning: skipped 5 ads whose MyType is not 'Machine' "
         "(DaemonMaster 3, Negotiator 1, Scheduler 1)",
-        f"{tmp_path / 'jobs.ad'}: warning: skipped 1 ad whose MyType is not 'Job' (Submitter 1)"]
+        f"{tmp_path / 'jobs.ad'}: warning: skipped 1 ad whose MyType is not 'Job' (Submitter 1)",
+    ]
 
 
 # ---- depth-first packing -------------------------------------------------------------------------
@@ -399,10 +456,10 @@ def test_jobs_that_fit():
 # ---- consumption policies ------------------------------------------------------------------------
 
 
-
 def cp_pool(jobs: str, weight: str = "Cpus", config: str = "CLAIM_PARTITIONABLE_LEFTOVERS = false\n"):
-    slot = pslot_text(cpus=8, memory=8192, disk=100000).replace("SlotWeight = Cpus\n",
-                                                                 f"SlotWeight = {weight}\n{CONSUMPTION}")
+    slot = pslot_text(cpus=8, memory=8192, disk=100000).replace(
+        "SlotWeight = Cpus\n", f"SlotWeight = {weight}\n{CONSUMPTION}"
+    )
     return matchmaker.load_ads(Knobs.from_string(config), ads(slot), ads(jobs))
 
 
@@ -420,13 +477,18 @@ def test_consumption_policy_several_matches_in_one_cycle():
     loaded = cp_pool("".join(job_text(p, cpus=2) for p in range(4)) + bob_jobs(4, cpus=2))
     result = matchmaker.negotiate(loaded, now=START)
     assert [(m.job, m.slot, m.weight) for m in result.matches] == [
-        ("1.0", "slot1@node1", 2), ("1.1", "slot1@node1", 2), ("2.0", "slot1@node1", 2), ("2.1", "slot1@node1", 2)]
+        ("1.0", "slot1@node1", 2),
+        ("1.1", "slot1@node1", 2),
+        ("2.0", "slot1@node1", 2),
+        ("2.1", "slot1@node1", 2),
+    ]
     assert result.usage == {ALICE: 4, "bob@example.org": 4}
     claimed = claim_matches(loaded.pool, result, loaded.settings)
     slots = {s.name: s.ad for s in claimed.pool.slots}
     assert slots["slot1@node1"]["Cpus"] == 0 and slots["slot1@node1"]["Memory"] == 8192 - 4 * 1024
-    assert [(slots[f"slot1_{k}@node1"]["Cpus"], slots[f"slot1_{k}@node1"]["Memory"]) for k in range(1, 5)] == \
-        [(2, 1024)] * 4
+    assert [(slots[f"slot1_{k}@node1"]["Cpus"], slots[f"slot1_{k}@node1"]["Memory"]) for k in range(1, 5)] == [
+        (2, 1024)
+    ] * 4
 
 
 def test_consumption_policy_charges_the_weight_it_takes():
@@ -453,8 +515,11 @@ def test_consumption_claims_are_charged_apart():
     ``slot1@node1_cp_match_1``...): after the cycle alice's usage in the store is 2 + 2 = 4."""
     from matchmaker.cycle.session import claim_names
 
-    ms = [Match("1.0", ALICE, "s", "no-preemption", None, 2.0), Match("1.1", ALICE, "s", "no-preemption", None, 2.0),
-          Match("1.2", ALICE, "t", "no-preemption", None, 1.0)]
+    ms = [
+        Match("1.0", ALICE, "s", "no-preemption", None, 2.0),
+        Match("1.1", ALICE, "s", "no-preemption", None, 2.0),
+        Match("1.2", ALICE, "t", "no-preemption", None, 1.0),
+    ]
     assert claim_names(ms) == ["s", "s_cp_match_1", "t"]
     loaded = cp_pool("".join(job_text(p, cpus=2) for p in range(2)))
     from matchmaker.accounting.store import Accountant
@@ -482,8 +547,10 @@ def test_analyze_fit_in_what_is_left():
     request (1 core, 8 GB, 1000 KB -> 1024 KB = 1 MB)."""
     slots = pslot_text("slot1@small", cpus=4, memory=2048) + pslot_text("slot1@big", memory=32768)
     report, text = analyze(slots, job_text(0, memory=8192), "1.0")
-    assert report.partitionable == ["slot1@small: fits what is left: no (needs 8 GB, 2 GB left)",
-                                    "slot1@big: fits what is left: yes (needs 1 core, 8 GB, 1 MB)"]
+    assert report.partitionable == [
+        "slot1@small: fits what is left: no (needs 8 GB, 2 GB left)",
+        "slot1@big: fits what is left: yes (needs 1 core, 8 GB, 1 MB)",
+    ]
     assert "Partitionable slots:\n  slot1@small: fits what is left: no (needs 8 GB, 2 GB left)" in text
 
 
@@ -493,20 +560,28 @@ def test_analyze_leftovers_claimed():
     leftovers (4096 - 1024 = 3072 MB left) as slot1_2@node1."""
     report, _ = analyze(pslot_text(cpus=4, memory=4096), job_text(0) + job_text(1, memory=3000), "1.1")
     assert report.outcome == "rejected"
-    assert report.partitionable[-1] == ("after the cycle the schedd starts it on the leftovers of slot1@node1, "
-                                        "as slot1_2@node1 (CLAIM_PARTITIONABLE_LEFTOVERS)")
+    assert report.partitionable[-1] == (
+        "after the cycle the schedd starts it on the leftovers of slot1@node1, "
+        "as slot1_2@node1 (CLAIM_PARTITIONABLE_LEFTOVERS)"
+    )
 
 
 def test_analyze_leftovers_too_small_or_off():
     """With 3100 MB (-> 25 x 128 = 3200) the 3072 MB left do not fit it; with the knob off
     the leftovers are not claimed at all."""
     report, _ = analyze(pslot_text(cpus=4, memory=4096), job_text(0) + job_text(1, memory=3100), "1.1")
-    assert report.partitionable[-1] == ("leftovers of slot1@node1 after the schedd's claims do not fit it: "
-                                        "needs 3200 MB, 3072 MB left")
-    report, _ = analyze(pslot_text(cpus=4, memory=4096), job_text(0) + job_text(1, memory=3000), "1.1",
-                        "CLAIM_PARTITIONABLE_LEFTOVERS = false\n")
-    assert report.partitionable[-1].startswith("leftovers of slot1@node1 are not claimed: "
-                                               "CLAIM_PARTITIONABLE_LEFTOVERS is false")
+    assert report.partitionable[-1] == (
+        "leftovers of slot1@node1 after the schedd's claims do not fit it: needs 3200 MB, 3072 MB left"
+    )
+    report, _ = analyze(
+        pslot_text(cpus=4, memory=4096),
+        job_text(0) + job_text(1, memory=3000),
+        "1.1",
+        "CLAIM_PARTITIONABLE_LEFTOVERS = false\n",
+    )
+    assert report.partitionable[-1].startswith(
+        "leftovers of slot1@node1 are not claimed: CLAIM_PARTITIONABLE_LEFTOVERS is false"
+    )
 
 
 # ---- preemption inside partitionable slots -----------------------------------------------------
@@ -516,15 +591,21 @@ def carved_machine(current_rank: float = 0, rank: str = "0") -> str:
     """An 8-core 8192 MB machine fully carved: the pslot has nothing left, alice runs 1.0
     and 1.1 on two dynamic slots of 4 cores, 4096 MB and 1024 KB."""
     pslot = pslot_text(cpus=0, memory=0, disk=0).replace("Rank = 0\n", f"Rank = {rank}\n")
-    dslots = "".join(dslot_text(k, 4, 4096, ALICE, f"1.{k - 1}").replace("Rank = 0\n", f"Rank = {rank}\n")
-                     + f"CurrentRank = {current_rank}\n\n"
-                     for k in (1, 2))
+    dslots = "".join(
+        dslot_text(k, 4, 4096, ALICE, f"1.{k - 1}").replace("Rank = 0\n", f"Rank = {rank}\n")
+        + f"CurrentRank = {current_rank}\n\n"
+        for k in (1, 2)
+    )
     return pslot + dslots.replace("\n\nCurrentRank", "\nCurrentRank")
 
 
 def running_alice() -> str:
-    return "".join(job_text(p, cpus=4, memory=4096, disk=0, extra=f'JobStatus = 2\nRemoteHost = "slot1_{p + 1}@node1"')
-                   .replace("JobStatus = 1\n", "") for p in range(2))
+    return "".join(
+        job_text(p, cpus=4, memory=4096, disk=0, extra=f'JobStatus = 2\nRemoteHost = "slot1_{p + 1}@node1"').replace(
+            "JobStatus = 1\n", ""
+        )
+        for p in range(2)
+    )
 
 
 PSLOT_PREEMPTION = "ALLOW_PSLOT_PREEMPTION = true\nPREEMPTION_REQUIREMENTS = True\n"
@@ -539,8 +620,9 @@ def test_pslot_preemption_by_priority():
     slots, jobs = carved_machine(), running_alice() + bob_jobs(1, cpus=6, memory=6000)
     loaded = matchmaker.load_ads(Knobs.from_string(PSLOT_PREEMPTION), ads(slots), ads(jobs))
     result = matchmaker.negotiate(loaded, now=START)
-    assert [(m.job, m.slot, m.reason, m.preempted, m.preempted_slots, m.weight) for m in result.matches] == \
-        [("2.0", "slot1@node1", "priority", ALICE, ("slot1_1@node1", "slot1_2@node1"), 8)]
+    assert [(m.job, m.slot, m.reason, m.preempted, m.preempted_slots, m.weight) for m in result.matches] == [
+        ("2.0", "slot1@node1", "priority", ALICE, ("slot1_1@node1", "slot1_2@node1"), 8)
+    ]
     assert result.usage == {ALICE: 0, "bob@example.org": 8}
     claimed = claim_matches(loaded.pool, result, loaded.settings)
     slots_after = {s.name: s.ad for s in claimed.pool.slots}
@@ -555,8 +637,11 @@ def test_pslot_preemption_by_priority():
 def test_pslot_preemption_takes_only_what_it_needs():
     """A 4-core job: preempting slot1_1 alone (4 cores back) makes it fit, so slot1_2 keeps
     running; the match costs 4."""
-    loaded = matchmaker.load_ads(Knobs.from_string(PSLOT_PREEMPTION), ads(carved_machine()),
-                                 ads(running_alice() + bob_jobs(1, cpus=4, memory=4000)))
+    loaded = matchmaker.load_ads(
+        Knobs.from_string(PSLOT_PREEMPTION),
+        ads(carved_machine()),
+        ads(running_alice() + bob_jobs(1, cpus=4, memory=4000)),
+    )
     result = matchmaker.negotiate(loaded, now=START)
     assert [(m.preempted_slots, m.weight) for m in result.matches] == [(("slot1_1@node1",), 4)]
 
@@ -569,8 +654,9 @@ def test_pslot_preemption_by_machine_rank_and_not_past_it():
     knobs = "ALLOW_PSLOT_PREEMPTION = true\n"
     jobs = running_alice() + bob_jobs(1, cpus=6, memory=6000)
     loaded = matchmaker.load_ads(Knobs.from_string(knobs), ads(carved_machine(0, rank)), ads(jobs))
-    assert [(m.reason, m.preempted_slots) for m in matchmaker.negotiate(loaded, now=START).matches] == \
-        [("rank", ("slot1_1@node1", "slot1_2@node1"))]
+    assert [(m.reason, m.preempted_slots) for m in matchmaker.negotiate(loaded, now=START).matches] == [
+        ("rank", ("slot1_1@node1", "slot1_2@node1"))
+    ]
     loaded = matchmaker.load_ads(Knobs.from_string(knobs), ads(carved_machine(20, rank)), ads(jobs))
     assert matchmaker.negotiate(loaded, now=START).matches == []
 
@@ -578,13 +664,17 @@ def test_pslot_preemption_by_machine_rank_and_not_past_it():
 def test_pslot_preemption_in_a_simulation():
     """The simulated cycle: alice's two jobs go back to idle (2 preemptions), bob runs on
     slot1_1 with 6 cores; the machine still holds 8 cores in all."""
-    loaded = matchmaker.load_ads(Knobs.from_string(PSLOT_PREEMPTION), ads(carved_machine()),
-                                 ads(running_alice() + bob_jobs(1, cpus=6, memory=6000)))
+    loaded = matchmaker.load_ads(
+        Knobs.from_string(PSLOT_PREEMPTION),
+        ads(carved_machine()),
+        ads(running_alice() + bob_jobs(1, cpus=6, memory=6000)),
+    )
     sim = matchmaker.simulate(loaded, start=START, duration=0, interval=300)
     assert sim.column(ALICE, "preempted") == [2] and sim.column(ALICE, "running") == [0]
     assert sim.column("bob@example.org", "running") == [1]
-    assert [(s.slot, s.customer, s.weight) for s in sim.spans if s.customer == "bob@example.org"] == \
-        [("slot1_1@node1", "bob@example.org", 6)]
+    assert [(s.slot, s.customer, s.weight) for s in sim.spans if s.customer == "bob@example.org"] == [
+        ("slot1_1@node1", "bob@example.org", 6)
+    ]
 
 
 def test_pslot_preemption_in_negotiate_json(tmp_path):
@@ -597,12 +687,25 @@ def test_pslot_preemption_in_negotiate_json(tmp_path):
     (tmp_path / "slots.ad").write_text(carved_machine())
     (tmp_path / "jobs.ad").write_text(running_alice() + bob_jobs(1, cpus=6, memory=6000))
     (tmp_path / "c.config").write_text(PSLOT_PREEMPTION)
-    status, out, err = run_matchmaker("negotiate", "--config", tmp_path / "c.config", "--slots", tmp_path / "slots.ad",
-                                      "--jobs", tmp_path / "jobs.ad", "--now", START, "--json")
+    status, out, err = run_matchmaker(
+        "negotiate",
+        "--config",
+        tmp_path / "c.config",
+        "--slots",
+        tmp_path / "slots.ad",
+        "--jobs",
+        tmp_path / "jobs.ad",
+        "--now",
+        START,
+        "--json",
+    )
     assert status == 0, err
     (match,) = json.loads(out)["matches"]
-    assert (match["slot"], match["preempted"], match["preempted_slots"]) == \
-        ("slot1@node1", ALICE, ["slot1_1@node1", "slot1_2@node1"])
+    assert (match["slot"], match["preempted"], match["preempted_slots"]) == (
+        "slot1@node1",
+        ALICE,
+        ["slot1_1@node1", "slot1_2@node1"],
+    )
 
 
 def test_split_hands_out_gpus():
@@ -610,12 +713,13 @@ def test_split_hands_out_gpus():
     dynamic slot with GPUs = 1 and the pslot keeps 3; a job without RequestGPUs takes none
     (the pslot keeps 3 after the second split too)."""
     text = pslot_text(cpus=8, memory=8192).replace(
-        "SlotWeight = Cpus\n", 'SlotWeight = Cpus\nMachineResources = "Cpus Memory Disk Swap GPUs"\nGPUs = 4\n')
+        "SlotWeight = Cpus\n", 'SlotWeight = Cpus\nMachineResources = "Cpus Memory Disk Swap GPUs"\nGPUs = 4\n'
+    )
     pool = pool_from_ads(ads(text), ads(job_text(0, extra="RequestGPUs = 1") + job_text(1)))
     out = claim_matches(pool, one_match(pool, "1.0", "slot1@node1"), Settings.defaults())
     slots = {s.name: s.ad for s in out.pool.slots}
     assert slots["slot1_1@node1"]["GPUs"] == 1
-    assert slots["slot1_2@node1"]["GPUs"] == 0        # job 1.0's leftovers started 1.1
+    assert slots["slot1_2@node1"]["GPUs"] == 0  # job 1.0's leftovers started 1.1
     assert slots["slot1@node1"]["GPUs"] == 3
 
 
@@ -624,12 +728,14 @@ def test_analyze_slot_what_is_left():
     1024, and 8192 MB), one fits; the other needs 8 GB where 2 GB are left."""
     from matchmaker.analyze import analyze_slot, prepare
 
-    loaded = matchmaker.load_ads(Knobs.from_string(""), ads(pslot_text(cpus=4, memory=2048)),
-                                 ads(job_text(0) + bob_jobs(1, memory=8192)))
+    loaded = matchmaker.load_ads(
+        Knobs.from_string(""), ads(pslot_text(cpus=4, memory=2048)), ads(job_text(0) + bob_jobs(1, memory=8192))
+    )
     report = analyze_slot(prepare(loaded.pool, loaded.settings, START, None), "slot1@node1")
     assert report.notes[-2:] == [
         "partitionable: 4 cores, 2 GB, 1000000 KB left; 1 of 2 request(s) fit what is left",
-        "job 2.0 does not fit what is left (needs 8 GB, 2 GB left)"]
+        "job 2.0 does not fit what is left (needs 8 GB, 2 GB left)",
+    ]
 
 
 def test_example_partitionable_readme():

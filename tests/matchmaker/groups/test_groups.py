@@ -37,11 +37,12 @@ PHYS, CHEM, HEP, LEP = "group_physics", "group_chemistry", "group_physics.hep", 
 def physics_chemistry(hep_lep: bool = False, physics_accepts: bool = False) -> GroupTree:
     """The seed's pool: physics 20 and chemistry 10 static, optionally hep 15 / lep 5
     static and accepting surplus (the seed's surplus configuration)."""
-    configs = [GroupConfig(PHYS, static_quota=20, accept_surplus=physics_accepts),
-               GroupConfig(CHEM, static_quota=10)]
+    configs = [GroupConfig(PHYS, static_quota=20, accept_surplus=physics_accepts), GroupConfig(CHEM, static_quota=10)]
     if hep_lep:
-        configs += [GroupConfig(HEP, static_quota=15, accept_surplus=True),
-                    GroupConfig(LEP, static_quota=5, accept_surplus=True)]
+        configs += [
+            GroupConfig(HEP, static_quota=15, accept_surplus=True),
+            GroupConfig(LEP, static_quota=5, accept_surplus=True),
+        ]
     return build_tree(configs)
 
 
@@ -51,8 +52,7 @@ class FakePie:
     min(pool, limit) / members minus what it runs; a pass made as a group also stops at
     the group limit, as the real pie does.  Jobs never finish and nothing is preempted."""
 
-    def __init__(self, tree: GroupTree, slots: dict[str, int],
-                 jobs: dict[str, tuple[int, set[str]]]) -> None:
+    def __init__(self, tree: GroupTree, slots: dict[str, int], jobs: dict[str, tuple[int, set[str]]]) -> None:
         self.tree = tree
         self.free = dict(slots)
         self.pool = sum(slots.values())
@@ -89,10 +89,12 @@ class FakePie:
 
 # ----------------------------------------------------------------- tree and membership
 
+
 def test_tree_sorts_siblings_case_insensitively_and_keeps_first_spelling():
     """Parents precede children, siblings are sorted, a duplicate spelling is dropped."""
-    tree = build_tree([GroupConfig("b.x", 1), GroupConfig("B", 2), GroupConfig("a", 3),
-                       GroupConfig("b", 4), GroupConfig("b.W", 5)])
+    tree = build_tree(
+        [GroupConfig("b.x", 1), GroupConfig("B", 2), GroupConfig("a", 3), GroupConfig("b", 4), GroupConfig("b.W", 5)]
+    )
     assert tree.order == (ROOT, "a", "B", "b.W", "b.x")
     assert tree.nodes["B"].config_quota == 2
     assert tree.lookup("B.w") == "b.W"
@@ -101,8 +103,15 @@ def test_tree_sorts_siblings_case_insensitively_and_keeps_first_spelling():
 
 def test_tree_ignores_bad_names_with_warnings():
     """Missing parent, empty component and the reserved root name are skipped."""
-    tree = build_tree([GroupConfig("x.y", 1), GroupConfig("<none>", 1), GroupConfig("a..b", 1),
-                       GroupConfig("a", 1), GroupConfig("<NONE>.a", 1)])
+    tree = build_tree(
+        [
+            GroupConfig("x.y", 1),
+            GroupConfig("<none>", 1),
+            GroupConfig("a..b", 1),
+            GroupConfig("a", 1),
+            GroupConfig("<NONE>.a", 1),
+        ]
+    )
     assert tree.order == (ROOT, "a")
     assert len(tree.warnings) == 4
 
@@ -123,17 +132,24 @@ def test_root_accepts_surplus_and_autoregroup_means_anywhere():
 
 # ----------------------------------------------------------------- 7.6 and seed quotas
 
-@pytest.mark.parametrize("pool, oversub, physics, chemistry, root", [
-    (30, False, 20, 10, 0), (30, True, 20, 10, 0),
-    (15, False, 10, 5, 0), (15, True, 20, 10, 0),
-    (60, False, 20, 10, 30), (60, True, 20, 10, 30),
-])
+
+@pytest.mark.parametrize(
+    "pool, oversub, physics, chemistry, root",
+    [
+        (30, False, 20, 10, 0),
+        (30, True, 20, 10, 0),
+        (15, False, 10, 5, 0),
+        (15, True, 20, 10, 0),
+        (60, False, 20, 10, 30),
+        (60, True, 20, 10, 30),
+    ],
+)
 def test_7_6_static_quota_scaling(pool, oversub, physics, chemistry, root):
     """Example 7.6: static quotas shrink only without oversubscription, never grow."""
     tree = physics_chemistry()
     quotas = assign_quotas(tree, pool, allow_oversubscription=oversub)
     assert (quotas.quota[PHYS], quotas.quota[CHEM], quotas.quota[ROOT]) == (physics, chemistry, root)
-    big = allocate(tree, quotas, {PHYS: 1000, CHEM: 1000})   # large demand, no surplus
+    big = allocate(tree, quotas, {PHYS: 1000, CHEM: 1000})  # large demand, no surplus
     assert (big.allocated[PHYS], big.allocated[CHEM]) == (physics, chemistry)
 
 
@@ -159,8 +175,7 @@ def test_seed_dynamic_quotas_keep_their_ratio(pool):
 def test_seed_static_subgroups_and_userprio_sample():
     """Seed 002: hep owns 15 of physics' 20, lep the other 5; the condor_userprio sample
     shows quotas 15 / 5 and 60 requested each, without surplus."""
-    tree = build_tree([GroupConfig(PHYS, 20), GroupConfig(HEP, 15), GroupConfig(LEP, 5),
-                       GroupConfig(CHEM, 10)])
+    tree = build_tree([GroupConfig(PHYS, 20), GroupConfig(HEP, 15), GroupConfig(LEP, 5), GroupConfig(CHEM, 10)])
     for oversub in (False, True):
         quotas = assign_quotas(tree, 30, oversub)
         assert (quotas.quota[HEP], quotas.quota[LEP]) == (15, 5)
@@ -178,12 +193,16 @@ def test_oversubscription_lets_an_interior_group_keep_its_subtree_quota():
 
 # ----------------------------------------------------------------- 7.7 surplus
 
-@pytest.mark.parametrize("demand, physics_accepts, without, with_", [
-    ((60, 60, 0), False, (15, 5, 0), (30, 10, 0)),
-    ((60, 2, 0), False, (18, 2, 0), (38, 2, 0)),
-    ((60, 60, 60), False, (15, 5, 10), (30, 10, 10)),
-    ((60, 2, 0), True, (28, 2, 0), (48, 2, 0)),
-])
+
+@pytest.mark.parametrize(
+    "demand, physics_accepts, without, with_",
+    [
+        ((60, 60, 0), False, (15, 5, 0), (30, 10, 0)),
+        ((60, 2, 0), False, (18, 2, 0), (38, 2, 0)),
+        ((60, 60, 60), False, (15, 5, 10), (30, 10, 10)),
+        ((60, 2, 0), True, (28, 2, 0), (48, 2, 0)),
+    ],
+)
 def test_7_7_surplus_inside_a_capped_parent(demand, physics_accepts, without, with_):
     """Example 7.7, round-1 allocations hep/lep/chemistry, OVERSUB false and true."""
     tree = physics_chemistry(hep_lep=True, physics_accepts=physics_accepts)
@@ -205,10 +224,10 @@ def test_7_7_strict_enforcement_gives_hep_the_whole_physics_cap():
     at 20; hep (first of the tied keys, breadth-first) takes all 20 and lep gets limit 0."""
     tree = physics_chemistry(hep_lep=True)
     quotas = assign_quotas(tree, 30)
-    pie = FakePie(tree, {"any": 30}, {"group_physics.hep.higgs@d": (60, {"any"}),
-                                     "group_physics.lep.fermi@d": (60, {"any"})})
-    result = run_rounds(tree, quotas, pie.demand(), pie.usage(), pie, pool_size=30,
-                        groups_with_submitters=[HEP, LEP])
+    pie = FakePie(
+        tree, {"any": 30}, {"group_physics.hep.higgs@d": (60, {"any"}), "group_physics.lep.fermi@d": (60, {"any"})}
+    )
+    result = run_rounds(tree, quotas, pie.demand(), pie.usage(), pie, pool_size=30, groups_with_submitters=[HEP, LEP])
     assert result.rounds[0].order == (CHEM, PHYS, HEP, LEP, ROOT)
     first = [(p.group, p.limit) for p in result.passes if p.round == 1]
     assert first == [(HEP, 20), (LEP, 0)]
@@ -226,10 +245,16 @@ def test_strict_cap_uses_static_config_and_dynamic_subtree_quota():
 
 # ----------------------------------------------------------------- 7.8 truncation
 
+
 def seven_eight() -> GroupTree:
-    return build_tree([GroupConfig(CHEM, dynamic_quota=0.33334),
-                       GroupConfig(PHYS, dynamic_quota=0.66667),
-                       GroupConfig(HEP, dynamic_quota=0.75), GroupConfig(LEP, dynamic_quota=0.25)])
+    return build_tree(
+        [
+            GroupConfig(CHEM, dynamic_quota=0.33334),
+            GroupConfig(PHYS, dynamic_quota=0.66667),
+            GroupConfig(HEP, dynamic_quota=0.75),
+            GroupConfig(LEP, dynamic_quota=0.25),
+        ]
+    )
 
 
 def test_7_8_dynamic_quotas_normalised():
@@ -246,8 +271,7 @@ def test_7_8_remainders_are_floored_and_lost():
     """Example 7.8 unweighted: remainder recovery floors hep to 14 and lep to 4; nobody
     accepts the fractions."""
     tree = seven_eight()
-    got = allocate(tree, assign_quotas(tree, 30), {HEP: 100, LEP: 100, CHEM: 100},
-                   weighted_slots=False)
+    got = allocate(tree, assign_quotas(tree, 30), {HEP: 100, LEP: 100, CHEM: 100}, weighted_slots=False)
     assert (got.allocated[HEP], got.allocated[LEP], got.allocated[CHEM]) == (14, 4, 10)
 
 
@@ -257,9 +281,16 @@ def test_7_8_limits_passed_to_the_pie_are_ints(weighted):
     weighted or not (the group limit is truncated to int)."""
     tree = seven_eight()
     pie = FakePie(tree, {"any": 30}, {f"{g}.u@d": (100, {"any"}) for g in (HEP, LEP, CHEM)})
-    result = run_rounds(tree, assign_quotas(tree, 30), pie.demand(), pie.usage(), pie,
-                        pool_size=30, groups_with_submitters=[HEP, LEP, CHEM],
-                        weighted_slots=weighted)
+    result = run_rounds(
+        tree,
+        assign_quotas(tree, 30),
+        pie.demand(),
+        pie.usage(),
+        pie,
+        pool_size=30,
+        groups_with_submitters=[HEP, LEP, CHEM],
+        weighted_slots=weighted,
+    )
     limits = {p.group: p.limit for p in result.passes if p.round == 1}
     assert limits == {CHEM: 10, HEP: 14, LEP: 4}
     assert pie.usage() == {HEP: 14, LEP: 4, CHEM: 10} and pie.free["any"] == 2
@@ -267,21 +298,31 @@ def test_7_8_limits_passed_to_the_pie_are_ints(weighted):
 
 # ----------------------------------------------------------------- 7.9 autoregroup
 
+
 def test_7_9_autoregroup():
     """Example 7.9: b (limit 1), a (limit 1), then <none> with both users and no group
     cap (total 4: each 2 - 1 more); steady state 2 jobs each."""
     tree = build_tree([GroupConfig("a", 1, autoregroup=True), GroupConfig("b", 1, autoregroup=True)])
     pie = FakePie(tree, {"any": 4}, {"a.user@d": (10, {"any"}), "b.user@d": (10, {"any"})})
     b_first = {"a": 1.0, "b": 0.0}
-    result = run_rounds(tree, assign_quotas(tree, 4), pie.demand(), pie.usage(), pie,
-                        pool_size=4, groups_with_submitters=["a", "b"], weighted_slots=False,
-                        consider_preemption=False, sort_key=lambda s: b_first.get(s.name, -1.0))
-    assert result.passes[:3] == (GroupPass(1, "b", 1, "b"), GroupPass(1, "a", 1, "a"),
-                                 GroupPass(1, ROOT, 4, None))
+    result = run_rounds(
+        tree,
+        assign_quotas(tree, 4),
+        pie.demand(),
+        pie.usage(),
+        pie,
+        pool_size=4,
+        groups_with_submitters=["a", "b"],
+        weighted_slots=False,
+        consider_preemption=False,
+        sort_key=lambda s: b_first.get(s.name, -1.0),
+    )
+    assert result.passes[:3] == (GroupPass(1, "b", 1, "b"), GroupPass(1, "a", 1, "a"), GroupPass(1, ROOT, 4, None))
     assert pie.running == {"a.user@d": 2, "b.user@d": 2}
 
 
 # ----------------------------------------------------------------- 7.10 rounds
+
 
 def test_7_10_allocation_rounds_and_hard_caps():
     """Example 7.10: quotas 20/20/10/10/10/10; a.b's unused 10 moves to a.a within a's
@@ -291,19 +332,34 @@ def test_7_10_allocation_rounds_and_hard_caps():
     start of the round, so with rate 1 a.a climbs one slot per step only while k <= 21 - k
     and stops at 10; later cycles add 5, 3, 1, 1.  Hence several cycles are simulated."""
     names = ("a", "b", "a.a", "a.b", "b.a", "b.b")
-    tree = build_tree([GroupConfig(n, dynamic_quota=0.5, accept_surplus=n not in ("a", "b"))
-                       for n in names])
+    tree = build_tree([GroupConfig(n, dynamic_quota=0.5, accept_surplus=n not in ("a", "b")) for n in names])
     quotas = assign_quotas(tree, 40)
     assert [quotas.quota[n] for n in names] == [20, 20, 10, 10, 10, 10]
-    pie = FakePie(tree, {"low": 10, "high": 30}, {
-        "a.a.user@d": (20, {"high"}), "a.b.user@d": (10, set()),
-        "b.a.user@d": (10, {"low"}), "b.b.user@d": (10, {"low"})})
+    pie = FakePie(
+        tree,
+        {"low": 10, "high": 30},
+        {
+            "a.a.user@d": (20, {"high"}),
+            "a.b.user@d": (10, set()),
+            "b.a.user@d": (10, {"low"}),
+            "b.b.user@d": (10, {"low"}),
+        },
+    )
     rr_times: dict[str, float] = {}
     for cycle in range(8):
-        result = run_rounds(tree, quotas, pie.demand(), pie.usage(), pie, pool_size=40,
-                            groups_with_submitters=["a.a", "a.b", "b.a", "b.b"],
-                            consider_preemption=False, round_robin_rate=1, rr_times=rr_times,
-                            now=float(cycle))
+        result = run_rounds(
+            tree,
+            quotas,
+            pie.demand(),
+            pie.usage(),
+            pie,
+            pool_size=40,
+            groups_with_submitters=["a.a", "a.b", "b.a", "b.b"],
+            consider_preemption=False,
+            round_robin_rate=1,
+            rr_times=rr_times,
+            now=float(cycle),
+        )
         rr_times = dict(result.rr_times)
         if cycle == 0:
             first = result.rounds[0].allocation.allocated
@@ -316,10 +372,12 @@ def test_7_10_allocation_rounds_and_hard_caps():
 
 # ----------------------------------------------------------------- surplus details
 
+
 def test_zero_quota_groups_split_leftover_surplus_equally():
     """allocate_surplus: with no quota weights the leftover is split equally."""
-    tree = build_tree([GroupConfig("a", 10), GroupConfig("b", 0, accept_surplus=True),
-                       GroupConfig("c", 0, accept_surplus=True)])
+    tree = build_tree(
+        [GroupConfig("a", 10), GroupConfig("b", 0, accept_surplus=True), GroupConfig("c", 0, accept_surplus=True)]
+    )
     got = allocate(tree, assign_quotas(tree, 10), {"b": 100, "c": 100})
     assert (got.allocated["b"], got.allocated["c"]) == (5, 5)
 
@@ -327,8 +385,9 @@ def test_zero_quota_groups_split_leftover_surplus_equally():
 def test_remainder_round_robin_order_and_rr_times():
     """recover_remainders: quotas 2.5/2.5/5 floor to 2/2/5; the 1-slot remainder goes by
     (rr time, larger quota, larger demand): c first, then a once c was served."""
-    tree = build_tree([GroupConfig(n, dynamic_quota=q, accept_surplus=True)
-                       for n, q in (("a", 0.25), ("b", 0.25), ("c", 0.5))])
+    tree = build_tree(
+        [GroupConfig(n, dynamic_quota=q, accept_surplus=True) for n, q in (("a", 0.25), ("b", 0.25), ("c", 0.5))]
+    )
     quotas = assign_quotas(tree, 10)
     want = {"a": 100, "b": 100, "c": 100}
     got = allocate(tree, quotas, want, weighted_slots=False)
@@ -340,6 +399,7 @@ def test_remainder_round_robin_order_and_rr_times():
 
 
 # ----------------------------------------------------------------- group order
+
 
 def order_fixture() -> tuple[GroupTree, Allocation]:
     tree = build_tree([GroupConfig("a", 10), GroupConfig("b", 10), GroupConfig("c", 0)])
@@ -359,7 +419,7 @@ def test_sort_key_ascending_negatives_first_and_failures_last():
     tree, alloc = order_fixture()
     keys = {"a": None, "b": -1.0, "c": float("nan"), ROOT: 3.4e38}
     assert group_order(tree, alloc, {}, lambda s: keys[s.name]) == ["b", ROOT, "a", "c"]
-    tied = {"a": FLT_MAX, "c": None}    # None is exactly FLT_MAX: ties keep tree order
+    tied = {"a": FLT_MAX, "c": None}  # None is exactly FLT_MAX: ties keep tree order
     assert group_order(tree, alloc, {}, lambda s: tied.get(s.name, 0.0)) == [ROOT, "b", "a", "c"]
     seen: list[GroupStats] = []
     group_order(tree, alloc, {"a": 4}, lambda s: seen.append(s) or 0.0)
@@ -376,6 +436,7 @@ def test_autoregroup_forces_root_last():
 
 # ----------------------------------------------------------------- properties
 
+
 @st.composite
 def setups(draw, accept=None, leaf_demand_only=False, autoregroup=False):
     """A random tree of up to 7 groups with static, dynamic or missing quotas, a pool and
@@ -386,16 +447,18 @@ def setups(draw, accept=None, leaf_demand_only=False, autoregroup=False):
         name = f"g{i}" if parent is None else f"{parent}.g{i}"
         names.append(name)
         kind = draw(st.sampled_from(["static", "dynamic", "none"]))
-        configs.append(GroupConfig(
-            name,
-            static_quota=draw(st.integers(0, 100)) / 2 if kind == "static" else None,
-            dynamic_quota=draw(st.integers(0, 100)) / 100 if kind == "dynamic" else None,
-            accept_surplus=draw(st.booleans()) if accept is None else accept,
-            autoregroup=autoregroup))
+        configs.append(
+            GroupConfig(
+                name,
+                static_quota=draw(st.integers(0, 100)) / 2 if kind == "static" else None,
+                dynamic_quota=draw(st.integers(0, 100)) / 100 if kind == "dynamic" else None,
+                accept_surplus=draw(st.booleans()) if accept is None else accept,
+                autoregroup=autoregroup,
+            )
+        )
     tree = build_tree(configs)
     leaves = {n for n in tree.order if not tree.nodes[n].children}
-    demand = {n: draw(st.integers(0, 60)) if n in leaves or not leaf_demand_only else 0
-              for n in tree.order}
+    demand = {n: draw(st.integers(0, 60)) if n in leaves or not leaf_demand_only else 0 for n in tree.order}
     return tree, draw(st.integers(0, 100)), demand
 
 
@@ -485,9 +548,17 @@ def test_property_strict_enforcement_caps_subtree_usage(setup, slots, oversub, w
     jobs = {(f"{n}.u@d" if n != ROOT else "u@d"): (int(demand[n]), {"any"}) for n in tree.order}
     pie = FakePie(tree, {"any": slots}, jobs)
     quotas = assign_quotas(tree, slots, oversub)
-    run_rounds(tree, quotas, pie.demand(), pie.usage(), pie, pool_size=slots,
-               groups_with_submitters=tree.order, weighted_slots=weighted,
-               round_robin_rate=rate)
+    run_rounds(
+        tree,
+        quotas,
+        pie.demand(),
+        pie.usage(),
+        pie,
+        pool_size=slots,
+        groups_with_submitters=tree.order,
+        weighted_slots=weighted,
+        round_robin_rate=rate,
+    )
     usage = subtree_usage(tree, pie.usage())
     for name in tree.order[1:]:
         node = tree.nodes[name]

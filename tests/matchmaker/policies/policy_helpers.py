@@ -30,8 +30,10 @@ def slots(n: int, cpus: int = 1, machines: int = 0) -> str:
 
 
 def job(user: str, cluster: int, proc: int = 0, status: int = 1, extra: str = "") -> str:
-    return (f'ClusterId = {cluster}\nProcId = {proc}\nUser = "{user}"\nJobStatus = {status}\nRequestCpus = 1\n'
-            f'Requirements = true\nQDate = {int(NOW) - 60}\n{extra}\n\n')
+    return (
+        f'ClusterId = {cluster}\nProcId = {proc}\nUser = "{user}"\nJobStatus = {status}\nRequestCpus = 1\n'
+        f"Requirements = true\nQDate = {int(NOW) - 60}\n{extra}\n\n"
+    )
 
 
 def run(config: str, slot_text: str, job_text: str, ledger=None):

@@ -18,9 +18,13 @@ from matchmaker.policies.dirac import (
     tq_priorities,
 )
 
-D1 = [TaskQueue("TQ1", "alice", "user", (1, 1, 1)), TaskQueue("TQ2", "alice", "user", (1, 5)),
-      TaskQueue("TQ3", "bob", "user", (1, 1)), TaskQueue("TQ4", "x", "mc", (1, 1)),
-      TaskQueue("TQ5", "y", "mc", (2, 2))]
+D1 = [
+    TaskQueue("TQ1", "alice", "user", (1, 1, 1)),
+    TaskQueue("TQ2", "alice", "user", (1, 5)),
+    TaskQueue("TQ3", "bob", "user", (1, 1)),
+    TaskQueue("TQ4", "x", "mc", (1, 1)),
+    TaskQueue("TQ5", "y", "mc", (2, 2)),
+]
 SHARES = {"user": 10000, "mc": 300}
 
 
@@ -39,9 +43,15 @@ def test_d1_job_priority_hack():
     assert [real_priority(x) for x in (0, 1, 5, 9, 10, 12)] == [1e-5, 1, 5, 9, 1e6, 1e6]
 
 
-@pytest.mark.parametrize("ps, expect", [((1, 2), (0.25, 0.75)), ((1, 3), (1 / 6, 5 / 6)),
-                                        ((1250, 3750, 5000), (3 / 32, 11 / 32, 18 / 32)),
-                                        ((7, 7, 7), (1 / 3, 1 / 3, 1 / 3))])
+@pytest.mark.parametrize(
+    "ps, expect",
+    [
+        ((1, 2), (0.25, 0.75)),
+        ((1, 3), (1 / 6, 5 / 6)),
+        ((1250, 3750, 5000), (3 / 32, 11 / 32, 18 / 32)),
+        ((7, 7, 7), (1 / 3, 1 / 3, 1 / 3)),
+    ],
+)
 def test_d2_lottery_exact(ps, expect):
     assert [first_probability(ps, i) for i in range(len(ps))] == pytest.approx(expect, abs=1e-4)
 
@@ -65,8 +75,7 @@ def test_d2_fixed_draws():
 
 
 D3_SHARES = {"user": 10000, "mc": 300, "data": 40000}
-D3_SLICES = [(Slice(80, 2), {"user": 3000, "mc": 1000, "data": 6000}),
-             (Slice(20, 5), {"user": 500, "data": 1500})]
+D3_SLICES = [(Slice(80, 2), {"user": 3000, "mc": 1000, "data": 6000}), (Slice(20, 5), {"user": 500, "data": 1500})]
 
 
 def test_d3_corrector():
@@ -80,8 +89,15 @@ def test_d3_corrector():
     assert D3_SHARES["mc"] * correction(D3_SHARES, D3_SLICES, max_global=5, compat=True)["mc"] == pytest.approx(1500)
 
 
-tq_lists = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(["g1", "g2"]),
-                              st.lists(st.integers(1, 9), min_size=1, max_size=4)), min_size=1, max_size=8)
+tq_lists = st.lists(
+    st.tuples(
+        st.sampled_from(["a", "b", "c"]),
+        st.sampled_from(["g1", "g2"]),
+        st.lists(st.integers(1, 9), min_size=1, max_size=4),
+    ),
+    min_size=1,
+    max_size=8,
+)
 
 
 @given(tq_lists, st.floats(10, 1e5))

@@ -31,12 +31,13 @@ CORRECTED = DIRAC + "DIRAC_ENABLE_SHARES_CORRECTION = true\nDIRAC_CORRECTION_SLI
 
 # ---- the job inside a TaskQueue ---------------------------------------------------------
 
+
 def test_nine_jobs_at_priority_1_outweigh_one_at_priority_2():
     """Every job row draws RAND()/RealPriority.  The priority-2 job wins when its key U/2 is
     below all nine keys U_i: P = integral_0^(1/2) 2 (1 - t)^9 dt = 2 (1 - 0.5^10) / 10
     = 0.199805.  (One draw per level would give level 2 the chance 0.75.)  40,000 seeded
     draws; tolerance 0.01, five standard deviations (sqrt(0.2 * 0.8 / 40000) = 0.002)."""
-    exact = 0.2 * (1 - 0.5 ** 10)
+    exact = 0.2 * (1 - 0.5**10)
     assert first_probability([2] + [1] * 9, 0) == pytest.approx(exact, abs=1e-4)
     rng = random.Random(23)
     n = 40_000
@@ -44,12 +45,15 @@ def test_nine_jobs_at_priority_1_outweigh_one_at_priority_2():
     assert wins / n == pytest.approx(exact, abs=0.01)
 
 
-@pytest.mark.parametrize("levels, level, exact", [
-    ({1: 1, 2: 1}, 2, 0.75),                   # one job each: integral_0^(1/2) 2 (1 - t) dt = 0.75
-    ({1: 3, 5: 1}, 5, 1.25 * (1 - 0.8 ** 4)),  # integral_0^(1/5) 5 (1 - t)^3 dt = 0.738
-    # priority 10 is 1e6: integral_0^(1e-6) 1e6 (1 - 9t)^500 dt = 1e6/4509 (1 - (1 - 9e-6)^501) = 0.99774
-    ({10: 1, 9: 500}, 10, 1e6 / (9 * 501) * (1 - (1 - 9e-6) ** 501)),
-])
+@pytest.mark.parametrize(
+    "levels, level, exact",
+    [
+        ({1: 1, 2: 1}, 2, 0.75),  # one job each: integral_0^(1/2) 2 (1 - t) dt = 0.75
+        ({1: 3, 5: 1}, 5, 1.25 * (1 - 0.8**4)),  # integral_0^(1/5) 5 (1 - t)^3 dt = 0.738
+        # priority 10 is 1e6: integral_0^(1e-6) 1e6 (1 - 9t)^500 dt = 1e6/4509 (1 - (1 - 9e-6)^501) = 0.99774
+        ({10: 1, 9: 500}, 10, 1e6 / (9 * 501) * (1 - (1 - 9e-6) ** 501)),
+    ],
+)
 def test_level_odds_follow_every_row(levels, level, exact):
     """The level's chance is the sum of its rows' chances of the smallest key (tolerance
     0.01 over 20,000 seeded draws, at least four standard deviations)."""
@@ -96,8 +100,9 @@ def test_one_of_the_fifty_lowest_job_ids_is_taken():
 @given(st.permutations(range(8)), st.integers(0, 1000))
 def test_picks_do_not_depend_on_the_order_of_the_input(order, seed):
     """The same jobs handed over in any order give the same sequence of picks."""
-    text = "".join(job(u, c, p, extra=f"DiracPriority = {1 + (c + p) % 3}")
-                   for u, c in (("a@d", 1), ("b@d", 2)) for p in range(4))
+    text = "".join(
+        job(u, c, p, extra=f"DiracPriority = {1 + (c + p) % 3}") for u, c in (("a@d", 1), ("b@d", 2)) for p in range(4)
+    )
     pending = pending_of(text)
     cfg = replace(policy_params(Knobs.from_string(DIRAC)), dirac_seed=seed)
 
@@ -117,11 +122,14 @@ def test_group_share_knobs_give_d1():
     shared by the group: weights 1 and 2 of 3: 100 and 200.
     Without DIRAC_JOBSHARING mc is split per owner first: 150 each.  Without
     DIRAC_DEFAULT_GROUP the jobs fall in group user, share 1000: 125, 375 and 500."""
-    text = ("".join(job("alice@d", 1, p) for p in range(3))
-            + job("alice@d", 2, 0) + job("alice@d", 2, 1, extra="DiracPriority = 5")
-            + "".join(job("bob@d", 3, p) for p in range(2))
-            + "".join(job("x@d", 4, p, extra='AcctGroup = "mc"') for p in range(2))
-            + "".join(job("y@d", 5, p, extra='AcctGroup = "mc"\nDiracPriority = 2') for p in range(2)))
+    text = (
+        "".join(job("alice@d", 1, p) for p in range(3))
+        + job("alice@d", 2, 0)
+        + job("alice@d", 2, 1, extra="DiracPriority = 5")
+        + "".join(job("bob@d", 3, p) for p in range(2))
+        + "".join(job("x@d", 4, p, extra='AcctGroup = "mc"') for p in range(2))
+        + "".join(job("y@d", 5, p, extra='AcctGroup = "mc"\nDiracPriority = 2') for p in range(2))
+    )
     pending = [Pending(j, j.cluster) for j in pool_from_ads([], ads(text)).jobs]
     shares = "DIRAC_JOBSHARE_analysis = 10000\nDIRAC_JOBSHARE_mc = 300\n"
 
@@ -131,16 +139,25 @@ def test_group_share_knobs_give_d1():
         return {(r["owner"], r["group"], r["autocluster"]): r["priority"] for r in runner.report()}
 
     grouped = "DIRAC_DEFAULT_GROUP = analysis\n" + shares
-    assert priorities(grouped + "DIRAC_JOBSHARING = mc\n") == pytest.approx({
-        ("alice@d", "analysis", 1): 1250, ("alice@d", "analysis", 2): 3750, ("bob@d", "analysis", 3): 5000,
-        ("mc.x@d", "mc", 4): 100, ("mc.y@d", "mc", 5): 200})
+    assert priorities(grouped + "DIRAC_JOBSHARING = mc\n") == pytest.approx(
+        {
+            ("alice@d", "analysis", 1): 1250,
+            ("alice@d", "analysis", 2): 3750,
+            ("bob@d", "analysis", 3): 5000,
+            ("mc.x@d", "mc", 4): 100,
+            ("mc.y@d", "mc", 5): 200,
+        }
+    )
     split = priorities(grouped)
     assert (split[("mc.x@d", "mc", 4)], split[("mc.y@d", "mc", 5)]) == pytest.approx((150, 150))
     plain = priorities(shares + "DIRAC_JOBSHARING = mc\n")
-    assert [plain[("alice@d", "user", 1)], plain[("alice@d", "user", 2)], plain[("bob@d", "user", 3)]] == \
-        pytest.approx([125, 375, 500])
+    assert [plain[("alice@d", "user", 1)], plain[("alice@d", "user", 2)], plain[("bob@d", "user", 3)]] == pytest.approx(
+        [125, 375, 500]
+    )
+
 
 # ---- the history corrector ------------------------------------------------------------
+
 
 def test_a_late_group_is_averaged_over_the_whole_span():
     """Slice [3600, 1, 3]; groups A and B, share 1000 each.  Four cycles within the hour:
@@ -149,8 +166,10 @@ def test_a_late_group_is_averaged_over_the_whole_span():
     A 0.5/(2/3) = 0.75, B 0.5/(1/3) = 1.5, inside [1/3, 3] and [1/5, 5].  One owner per
     group, so the TaskQueues get 1000 * 0.75 = 750 and 1000 * 1.5 = 1500."""
     times = (NOW - 3000, NOW - 2000, NOW - 1000, NOW)
-    ledger = {"A": Ledger(10, tuple(x for t in times for x in (t, 10.0)), NOW),
-              "B": Ledger(10, (NOW - 1000, 10.0, NOW, 10.0), NOW)}
+    ledger = {
+        "A": Ledger(10, tuple(x for t in times for x in (t, 10.0)), NOW),
+        "B": Ledger(10, (NOW - 1000, 10.0, NOW, 10.0), NOW),
+    }
     assert window_averages({g: h.buckets for g, h in ledger.items()}, NOW, 3600) == {"A": 10.0, "B": 5.0}
     jobs = job("a@d", 1, extra='AcctGroup = "A"') + job("b@d", 2, extra='AcctGroup = "B"')
     _, runner = run(CORRECTED, slots(2), jobs, ledger)
@@ -165,8 +184,12 @@ def test_cycles_without_running_jobs_count_as_zero():
     runner = DiracRunner(policy_params(Knobs.from_string(CORRECTED)))
 
     def running(group: str) -> list:
-        return pool_from_ads([], ads("".join(job(f"{group.lower()}@d", 50 + i, status=2,
-                                                 extra=f'AcctGroup = "{group}"') for i in range(10)))).jobs
+        return pool_from_ads(
+            [],
+            ads(
+                "".join(job(f"{group.lower()}@d", 50 + i, status=2, extra=f'AcctGroup = "{group}"') for i in range(10))
+            ),
+        ).jobs
 
     ledger: dict = {}
     for i, group in enumerate("AABB"):
@@ -176,11 +199,18 @@ def test_cycles_without_running_jobs_count_as_zero():
     jobs = job("a@d", 1, extra='AcctGroup = "A"') + job("b@d", 2, extra='AcctGroup = "B"')
     _, corrected = run(CORRECTED, slots(2), jobs, ledger)
     assert {r["group"]: (r["correction"], r["priority"]) for r in corrected.report()} == {
-        "A": (1.0, 1000.0), "B": (1.0, 1000.0)}
+        "A": (1.0, 1000.0),
+        "B": (1.0, 1000.0),
+    }
 
 
-@given(st.lists(st.floats(1, 1e4), min_size=2, max_size=4), st.lists(st.floats(0, 1e3), min_size=4, max_size=4),
-       st.integers(0, 3), st.floats(0.5, 100), st.booleans())
+@given(
+    st.lists(st.floats(1, 1e4), min_size=2, max_size=4),
+    st.lists(st.floats(0, 1e3), min_size=4, max_size=4),
+    st.integers(0, 3),
+    st.floats(0.5, 100),
+    st.booleans(),
+)
 def test_more_running_jobs_never_raise_a_groups_correction(shares, usage, who, extra, compat):
     """Priority is monotone in usage: a group that ran more is never corrected upwards."""
     names = [f"g{i}" for i in range(len(shares))]
@@ -197,16 +227,20 @@ def test_more_running_jobs_never_raise_a_groups_correction(shares, usage, who, e
 
 # ---- knobs checked at load --------------------------------------------------------------
 
-@pytest.mark.parametrize("text, line", [
-    ("DIRAC_CORRECTION_SLICES = [3600, 1]\n", 1),                       # corrector off, still checked
-    ("X = 1\nDIRAC_CORRECTION_SLICES = [3600, 0, 3]\n", 2),             # weight 0
-    ("DIRAC_ENABLE_SHARES_CORRECTION = true\nDIRAC_CORRECTION_SLICES =\n", 2),   # on, without a slice
-    ("DIRAC_JOBSHARE_lhcb = -5\n", 1),
-    ("DIRAC_JOBSHARE_lhcb = plenty\n", 1),
-    ("DIRAC_PRIORITY_CONSOLIDATION = max\n", 1),
-    ("DIRAC_SEED = 1.5\n", 1),
-    ("X = 1\nDIRAC_SEEDS = 3\n", 2),                                     # no such knob
-])
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("DIRAC_CORRECTION_SLICES = [3600, 1]\n", 1),  # corrector off, still checked
+        ("X = 1\nDIRAC_CORRECTION_SLICES = [3600, 0, 3]\n", 2),  # weight 0
+        ("DIRAC_ENABLE_SHARES_CORRECTION = true\nDIRAC_CORRECTION_SLICES =\n", 2),  # on, without a slice
+        ("DIRAC_JOBSHARE_lhcb = -5\n", 1),
+        ("DIRAC_JOBSHARE_lhcb = plenty\n", 1),
+        ("DIRAC_PRIORITY_CONSOLIDATION = max\n", 1),
+        ("DIRAC_SEED = 1.5\n", 1),
+        ("X = 1\nDIRAC_SEEDS = 3\n", 2),  # no such knob
+    ],
+)
 @pytest.mark.parametrize("policy", ["dirac", "htcondor", "slurm"])
 def test_bad_dirac_knobs_name_file_and_line_whatever_the_policy(text, line, policy):
     with pytest.raises(ConfigError) as e:

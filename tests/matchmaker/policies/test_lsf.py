@@ -31,9 +31,11 @@ def test_l2_decay():
 
 
 def test_l2_dispatch_sequence():
-    accounts = {"A": (10, LsfUsage(cpu_hours=1.0)),
-                "B": (10, LsfUsage(cpu_hours=2.8, run_hours=3.0, job_slots=2)),
-                "C": (20, LsfUsage(cpu_hours=2.0, run_hours=2.0, job_slots=4))}
+    accounts = {
+        "A": (10, LsfUsage(cpu_hours=1.0)),
+        "B": (10, LsfUsage(cpu_hours=2.8, run_hours=3.0, job_slots=2)),
+        "C": (20, LsfUsage(cpu_hours=2.0, run_hours=2.0, job_slots=4)),
+    }
     assert dynamic_priority(10, accounts["B"][1]) == pytest.approx(0.76570, abs=1e-5)
     assert dynamic_priority(20, accounts["C"][1]) == pytest.approx(1.12360, abs=1e-5)
     seq = dispatch_sequence(accounts, {"A": 10, "B": 10, "C": 10}, 5)
@@ -65,8 +67,9 @@ def test_tree_walk_does_not_look_below_a_losing_group():
     assert pick_leaf(children, shares, usage, {"c"}) == "c"
 
 
-usages = st.builds(LsfUsage, cpu_hours=st.floats(0, 1e4), run_hours=st.floats(0, 1e4),
-                   job_slots=st.integers(0, 1000).map(float))
+usages = st.builds(
+    LsfUsage, cpu_hours=st.floats(0, 1e4), run_hours=st.floats(0, 1e4), job_slots=st.integers(0, 1000).map(float)
+)
 
 
 @given(usages, st.floats(1, 1e4), st.floats(0, 1e4))

@@ -43,13 +43,16 @@ def ads(text: str) -> list[ClassAd]:
 
 
 def slots(n: int, memory: int = 2048) -> str:
-    return "\n".join(f'Name = "s{i}"\nSlotID = {i}\nCpus = 1\nMemory = {memory}\nRequirements = true\n'
-                     for i in range(n))
+    return "\n".join(
+        f'Name = "s{i}"\nSlotID = {i}\nCpus = 1\nMemory = {memory}\nRequirements = true\n' for i in range(n)
+    )
 
 
 def job(user: str, cluster: int, proc: int = 0, status: int = 1, extra: str = "") -> str:
-    return (f'ClusterId = {cluster}\nProcId = {proc}\nUser = "{user}"\nJobStatus = {status}\nRequestCpus = 1\n'
-            f'Requirements = true\nQDate = {int(NOW) - 60}\n{extra}\n\n')
+    return (
+        f'ClusterId = {cluster}\nProcId = {proc}\nUser = "{user}"\nJobStatus = {status}\nRequestCpus = 1\n'
+        f"Requirements = true\nQDate = {int(NOW) - 60}\n{extra}\n\n"
+    )
 
 
 def running(user: str, cluster: int, hours: float, extra: str = "") -> str:
@@ -75,6 +78,7 @@ SHARES = "LSF_USER_SHARES = [A, 10] [B, 10]\n"
 
 
 # ---- committed run time ---------------------------------------------------------------
+
 
 def test_a_job_without_a_run_limit_commits_nothing():
     """Seed: committed run time is "specified at job submission with the -W option of bsub,
@@ -107,8 +111,9 @@ def test_a_dispatched_job_commits_its_whole_limit_at_once():
     Both start at D = 3 (10/3, tie: by name, A).  A: D = 3*2 + 10*1 = 16 -> 0.625.  B then
     goes while it beats 0.625: D = 6, 9, 12, 15 -> 1.667, 1.111, 0.833, 0.667, each a win;
     after its 5th, D = 18 -> 0.556 < 0.625, so A.  Sequence: A, B, B, B, B, B, A."""
-    jobs = ("".join(job("A@d", 1, p, extra=f"WallClockLimit = {10 * H}") for p in range(4))
-            + "".join(job("B@d", 2, p) for p in range(8)))
+    jobs = "".join(job("A@d", 1, p, extra=f"WallClockLimit = {10 * H}") for p in range(4)) + "".join(
+        job("B@d", 2, p) for p in range(8)
+    )
     order, runner = cycle(SHARES + "LSF_COMMITTED_RUN_TIME_FACTOR = 1\n", 7, jobs)
     assert order == ["A@d"] + ["B@d"] * 5 + ["A@d"]
     assert prio(runner, "A@d") == pytest.approx(10 / (3 * 3 + 20), abs=1e-9)
@@ -126,6 +131,7 @@ def test_without_run_limits_the_committed_factor_changes_nothing(walls, factor):
 
 # ---- CPU time, decay, historical run time ------------------------------------------------
 
+
 def charge(config: str, jobs: str, old=None, now: float = NOW):
     """The ledger the LSF runner stores at ``now`` for the running ``jobs``."""
     runner = make_runner(policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\n" + config)))
@@ -138,8 +144,7 @@ def test_cpu_time_is_the_ads_cpu_counters_when_it_has_them():
     normalized) CPU time".  A 2 h job reporting RemoteUserCpu 3000 + RemoteSysCpu 600 = 3600 s
     used half a CPU-hour per wall hour: 0.5 * k(2) = 0.653497 decayed CPU hours.  A job with
     no counters falls back to its wall time times its slots: k(2) = 1.306994."""
-    led = charge("", running("A@d", 1, 2, "RemoteUserCpu = 3000\nRemoteSysCpu = 600")
-                 + running("B@d", 2, 2))
+    led = charge("", running("A@d", 1, 2, "RemoteUserCpu = 3000\nRemoteSysCpu = 600") + running("B@d", 2, 2))
     assert led["A@d"].value == pytest.approx(0.5 * K2, abs=1e-6)
     assert led["B@d"].value == pytest.approx(K2, abs=1e-6)
     # the run hours of all jobs are the wall time either way
@@ -174,8 +179,9 @@ def test_historical_run_time_of_a_finished_job():
     = 2.901375.  Without the history: D = 0.223321 + 3 = 3.223321 -> 3.102391."""
     first = charge(SHARES, running("A@d", 1, 1))
     later = NOW + 2 * H
-    runner = make_runner(policy_params(Knobs.from_string(
-        "MATCHMAKER_PRIORITY_POLICY = lsf\nLSF_ENABLE_HIST_RUN_TIME = true\n" + SHARES)))
+    runner = make_runner(
+        policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\nLSF_ENABLE_HIST_RUN_TIME = true\n" + SHARES))
+    )
     runner.begin_cycle(later, [], [], runner.ledger(later, [], first), POOL)
     assert runner.usage["A@d"].hist_run_hours == pytest.approx(0.319030, abs=1e-6)
     assert runner.priority("A@d") == pytest.approx(2.901375, abs=1e-5)
@@ -192,8 +198,9 @@ def test_a_running_job_is_not_history():
     jobs = running("A@d", 1, 2)
     led = charge(SHARES, jobs, first, later)
     assert led["A@d"].buckets[0] == pytest.approx(K2, abs=1e-6)
-    runner = make_runner(policy_params(Knobs.from_string(
-        "MATCHMAKER_PRIORITY_POLICY = lsf\nLSF_ENABLE_HIST_RUN_TIME = true\n" + SHARES)))
+    runner = make_runner(
+        policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\nLSF_ENABLE_HIST_RUN_TIME = true\n" + SHARES))
+    )
     run_jobs = [j for j in pool_from_ads([], ads(jobs)).jobs]
     runner.begin_cycle(later, [], run_jobs, led, POOL)
     assert runner.usage["A@d"].hist_run_hours == pytest.approx(0.0, abs=1e-9)
@@ -201,6 +208,7 @@ def test_a_running_job_is_not_history():
 
 
 # ---- the weighting knobs, the default shares and the floor --------------------------------
+
 
 def test_cpu_and_run_time_factors():
     """LSF_CPU_TIME_FACTOR 2, LSF_RUN_TIME_FACTOR 0.1: A's 2 h job with 3600 s of CPU:
@@ -233,7 +241,9 @@ def test_default_shares_and_the_floor():
     _, raised = cycle("LSF_USER_SHARES = [A, 10]\nLSF_RUN_JOB_FACTOR = 0\nLSF_PRIORITY_FLOOR = 0.5\n", 0, jobs)
     assert prio(raised, "A@d") == pytest.approx(20)
 
+
 # ---- GPU and the memory adjustment ------------------------------------------------------
+
 
 def test_gpu_run_time_from_the_jobs_gpu_request():
     """GPU_RUN_TIME_FACTOR 0.5; A's job: 2 h on 2 GPUs (RequestGPUs = 2) -> (0 + 2)*2*0.5 = 2.
@@ -252,8 +262,11 @@ def test_historical_gpu_hours_count_when_enabled():
     led = charge(SHARES, running("A@d", 1, 1, "RequestGPUs = 3"))
     assert led["A@d"].buckets[1] == pytest.approx(3 * K1, abs=1e-6)
     for extra, want in (("LSF_ENABLE_GPU_HIST_RUN_TIME = true\n", 2.099515), ("", 2.808234)):
-        runner = make_runner(policy_params(Knobs.from_string(
-            "MATCHMAKER_PRIORITY_POLICY = lsf\nLSF_GPU_RUN_TIME_FACTOR = 0.5\n" + SHARES + extra)))
+        runner = make_runner(
+            policy_params(
+                Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\nLSF_GPU_RUN_TIME_FACTOR = 0.5\n" + SHARES + extra)
+            )
+        )
         runner.begin_cycle(NOW, [], [], led, POOL)
         assert runner.priority("A@d") == pytest.approx(want, abs=1e-5)
 
@@ -268,8 +281,7 @@ def test_memory_adjustment_plug_in():
     _, runner = cycle(SHARES + "LSF_FAIRSHARE_ADJUSTMENT_FACTOR = 1\n", 4, jobs)
     assert prio(runner, "A@d") == pytest.approx(1.0)
     assert prio(runner, "B@d") == pytest.approx(1.428571, abs=1e-6)
-    _, half = cycle(SHARES + "LSF_FAIRSHARE_ADJUSTMENT_FACTOR = 1\nLSF_FAIRSHARE_ADJUSTMENT_THRESHOLD = 2\n",
-                    4, jobs)
+    _, half = cycle(SHARES + "LSF_FAIRSHARE_ADJUSTMENT_FACTOR = 1\nLSF_FAIRSHARE_ADJUSTMENT_THRESHOLD = 2\n", 4, jobs)
     assert prio(half, "A@d") == pytest.approx(1.25)
     assert prio(half, "B@d") == pytest.approx(1.538462, abs=1e-6)
 
@@ -285,20 +297,27 @@ def test_the_adjustment_grows_with_every_dispatch():
 
 # ---- bhpart -r --------------------------------------------------------------------------
 
+
 def test_userprio_shows_the_share_tree_levels():
     """physics (10 shares) holds alice (1) and bob (5); chem (1) holds carol (100).  alice has
     one job running (0 h), so physics' usage is 1 slot.  Level "/": physics D = 3*2 = 6 ->
     10/6 = 1.666667; chem D = 3 -> 0.333333.  "/physics/": bob 5/3 = 1.666667, alice
     1/6 = 0.166667.  "/chem/": carol 100/3 = 33.333333."""
     cfg = "LSF_USER_SHARES = [physics, 10] [chem, 1] [physics.alice, 1] [physics.bob, 5] [chem.carol, 100]\n"
-    jobs = (running("alice@d", 1, 0, 'AccountingGroup = "physics.alice"')
-            + job("bob@d", 2, extra='AccountingGroup = "physics.bob"')
-            + job("carol@d", 3, extra='AccountingGroup = "chem.carol"'))
+    jobs = (
+        running("alice@d", 1, 0, 'AccountingGroup = "physics.alice"')
+        + job("bob@d", 2, extra='AccountingGroup = "physics.bob"')
+        + job("carol@d", 3, extra='AccountingGroup = "chem.carol"')
+    )
     _, runner = cycle(cfg, 0, jobs)
     rows = [(r["parent"], r["name"], round(r["priority"], 6), r["started"]) for r in runner.report()]
-    assert rows == [("/", "physics", 1.666667, 1), ("/", "chem", 0.333333, 0),
-                    ("/physics/", "physics.bob@d", 1.666667, 0), ("/physics/", "physics.alice@d", 0.166667, 1),
-                    ("/chem/", "chem.carol@d", 33.333333, 0)]
+    assert rows == [
+        ("/", "physics", 1.666667, 1),
+        ("/", "chem", 0.333333, 0),
+        ("/physics/", "physics.bob@d", 1.666667, 0),
+        ("/physics/", "physics.alice@d", 0.166667, 1),
+        ("/chem/", "chem.carol@d", 33.333333, 0),
+    ]
     text = format_report("lsf", runner.report())
     assert text.splitlines()[1].split()[:2] == ["SHARE_INFO_FOR", "USER/GROUP"]
     assert text.splitlines()[2].split()[:3] == ["/", "physics", "10"]
@@ -306,15 +325,33 @@ def test_userprio_shows_the_share_tree_levels():
 
 # ---- laws -------------------------------------------------------------------------------
 
-usage = st.builds(lsf.LsfUsage, cpu_hours=st.floats(0, 1e3), run_hours=st.floats(0, 1e3),
-                  hist_run_hours=st.floats(0, 1e3), job_slots=st.integers(0, 100).map(float),
-                  fairshare_adjustment=st.floats(0, 1e3), gpu_run_hours=st.floats(0, 1e3),
-                  hist_gpu_run_hours=st.floats(0, 1e3))
-params = st.builds(lsf.LsfParams, committed_run_time_factor=st.floats(0, 5), fairshare_adjustment_factor=st.floats(0, 5),
-                   gpu_run_time_factor=st.floats(0, 5), enable_hist_run_time=st.booleans(),
-                   enable_gpu_hist_run_time=st.booleans())
-FIELDS = ("cpu_hours", "run_hours", "hist_run_hours", "job_slots", "fairshare_adjustment", "gpu_run_hours",
-          "hist_gpu_run_hours")
+usage = st.builds(
+    lsf.LsfUsage,
+    cpu_hours=st.floats(0, 1e3),
+    run_hours=st.floats(0, 1e3),
+    hist_run_hours=st.floats(0, 1e3),
+    job_slots=st.integers(0, 100).map(float),
+    fairshare_adjustment=st.floats(0, 1e3),
+    gpu_run_hours=st.floats(0, 1e3),
+    hist_gpu_run_hours=st.floats(0, 1e3),
+)
+params = st.builds(
+    lsf.LsfParams,
+    committed_run_time_factor=st.floats(0, 5),
+    fairshare_adjustment_factor=st.floats(0, 5),
+    gpu_run_time_factor=st.floats(0, 5),
+    enable_hist_run_time=st.booleans(),
+    enable_gpu_hist_run_time=st.booleans(),
+)
+FIELDS = (
+    "cpu_hours",
+    "run_hours",
+    "hist_run_hours",
+    "job_slots",
+    "fairshare_adjustment",
+    "gpu_run_hours",
+    "hist_gpu_run_hours",
+)
 
 
 @given(usage, params, st.sampled_from(FIELDS), st.floats(0, 1e3))
@@ -326,17 +363,21 @@ def test_priority_never_rises_with_usage(u, p, name, more):
     assert lsf.dynamic_priority(10, grown, p) <= lsf.dynamic_priority(10, u, p) * (1 + 1e-12)
 
 
-TERMS = {"cpu_time_factor": ("cpu_hours",), "run_time_factor": ("run_hours", "hist_run_hours"),
-         "fairshare_adjustment_factor": ("fairshare_adjustment",),
-         "gpu_run_time_factor": ("gpu_run_hours", "hist_gpu_run_hours")}
+TERMS = {
+    "cpu_time_factor": ("cpu_hours",),
+    "run_time_factor": ("run_hours", "hist_run_hours"),
+    "fairshare_adjustment_factor": ("fairshare_adjustment",),
+    "gpu_run_time_factor": ("gpu_run_hours", "hist_gpu_run_hours"),
+}
 
 
 @given(usage, params, st.sampled_from(sorted(TERMS)))
 def test_a_factor_of_zero_removes_its_term(u, p, factor):
     p = replace(p, **{factor: 0.0})
     u = replace(u, committed_run_hours=u.run_hours)
-    bare = replace(u, **{f: 0.0 for f in TERMS[factor]}, committed_run_hours=0.0 if "run_hours" in TERMS[factor]
-                   else u.run_hours)
+    bare = replace(
+        u, **{f: 0.0 for f in TERMS[factor]}, committed_run_hours=0.0 if "run_hours" in TERMS[factor] else u.run_hours
+    )
     assert lsf.dynamic_priority(10, u, p) == pytest.approx(lsf.dynamic_priority(10, bare, p), rel=1e-12)
 
 
@@ -354,14 +395,18 @@ def test_ties_do_not_depend_on_the_order_of_the_ads(rnd: random.Random, n_slots)
 
 # ---- knobs checked at load ---------------------------------------------------------------
 
-@pytest.mark.parametrize("text, line", [
-    ("LSF_RUN_TIME_DECAY = maybe\n", 2),
-    ("LSF_ENABLE_HIST_RUN_TIME = sometimes\n", 2),
-    ("X = 1\nLSF_RUNLIMIT = -5\n", 3),
-    ("LSF_FAIRSHARE_ADJUSTMENT_THRESHOLD = 0\n", 2),
-    ("LSF_FWD_JOB_FACTOR = 3\n", 2),
-    ("LSF_CPU_TIMEFACTOR = 0.5\n", 2),           # a misspelt knob would change nothing
-])
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("LSF_RUN_TIME_DECAY = maybe\n", 2),
+        ("LSF_ENABLE_HIST_RUN_TIME = sometimes\n", 2),
+        ("X = 1\nLSF_RUNLIMIT = -5\n", 3),
+        ("LSF_FAIRSHARE_ADJUSTMENT_THRESHOLD = 0\n", 2),
+        ("LSF_FWD_JOB_FACTOR = 3\n", 2),
+        ("LSF_CPU_TIMEFACTOR = 0.5\n", 2),  # a misspelt knob would change nothing
+    ],
+)
 @pytest.mark.parametrize("policy", ["lsf", "htcondor"])
 def test_bad_lsf_knobs_are_refused_at_load_with_file_and_line(text, line, policy):
     with pytest.raises(ConfigError) as e:
@@ -371,6 +416,7 @@ def test_bad_lsf_knobs_are_refused_at_load_with_file_and_line(text, line, policy
 
 # ---- in the simulator ---------------------------------------------------------------------
 
+
 def test_a_job_started_by_the_simulator_is_charged_for_its_run(tmp_path):
     """One slot, alice's one job starts in the first cycle (t0); at t0 + 600 s it has run
     600 s = 1/6 h on one slot, no CPU counters: k(1/6) = 2.171472 * (1 - 0.1**(1/30))
@@ -379,8 +425,11 @@ def test_a_job_started_by_the_simulator_is_charged_for_its_run(tmp_path):
     from matchmaker.accounting.store import Accountant
 
     start = NOW
-    loaded = matchmaker.load_ads(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\n"), ads(slots(1)),
-                                 ads(job("alice@d", 1).replace(f"QDate = {int(NOW) - 60}", f"QDate = {int(start)}")))
+    loaded = matchmaker.load_ads(
+        Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\n"),
+        ads(slots(1)),
+        ads(job("alice@d", 1).replace(f"QDate = {int(NOW) - 60}", f"QDate = {int(start)}")),
+    )
     db = tmp_path / "sim.db"
     matchmaker.simulate(loaded, start=start, duration=600, interval=600, state=db)
     with Accountant.load(db) as acct:
@@ -392,8 +441,11 @@ def test_a_job_started_by_the_simulator_is_charged_for_its_run(tmp_path):
 
 def test_a_dotted_name_ending_in_lsf_is_not_an_lsf_knob():
     """``GROUP_QUOTA_physics.lsf_users`` is a group quota, not an LSF knob."""
-    cfg = policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\nGROUP_QUOTA_physics.LSF_users = 3\n"
-                                          "NEGOTIATOR.LSF_RUN_JOB_FACTOR = 2\n"))
+    cfg = policy_params(
+        Knobs.from_string(
+            "MATCHMAKER_PRIORITY_POLICY = lsf\nGROUP_QUOTA_physics.LSF_users = 3\nNEGOTIATOR.LSF_RUN_JOB_FACTOR = 2\n"
+        )
+    )
     assert cfg.lsf.run_job_factor == 2
 
 
@@ -408,6 +460,9 @@ def test_the_priority_expression_sees_every_term():
 def test_another_daemons_lsf_names_are_neither_read_nor_refused():
     """``SCHEDD.LSF_...`` belongs to the schedd (as ``SCHEDD.MAUI_...`` does): the negotiator
     keeps the default RUN_JOB_FACTOR 3 and does not refuse the schedd's unknown name."""
-    cfg = policy_params(Knobs.from_string("MATCHMAKER_PRIORITY_POLICY = lsf\nSCHEDD.LSF_CPU_TIMEFACTOR = 0.5\n"
-                                          "SCHEDD.LSF_RUN_JOB_FACTOR = 2\n"))
+    cfg = policy_params(
+        Knobs.from_string(
+            "MATCHMAKER_PRIORITY_POLICY = lsf\nSCHEDD.LSF_CPU_TIMEFACTOR = 0.5\nSCHEDD.LSF_RUN_JOB_FACTOR = 2\n"
+        )
+    )
     assert cfg.lsf.run_job_factor == 3

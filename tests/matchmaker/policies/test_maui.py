@@ -10,14 +10,17 @@ from matchmaker.policies.maui import MauiParams, bucket_usage, cap, component, f
 
 def test_m1_john():
     p = MauiParams(subweights={"USER": 1.0})
-    prio = {j: start_priority({"SERV": {"QUEUETIME": q}, "CRED": {"USER": u}}, p)
-            for j, q, u in (("j1", 10, 300), ("j2", 299, 0), ("j3", 311, 0), ("j4", 0, 0))}
+    prio = {
+        j: start_priority({"SERV": {"QUEUETIME": q}, "CRED": {"USER": u}}, p)
+        for j, q, u in (("j1", 10, 300), ("j2", 299, 0), ("j3", 311, 0), ("j4", 0, 0))
+    }
     assert prio == {"j1": 310, "j2": 299, "j3": 311, "j4": 1}
     assert sorted(prio, key=lambda j: -prio[j]) == ["j3", "j1", "j2", "j4"]
 
 
-M2 = MauiParams(subweights={"QUEUETIME": 10, "XFACTOR": 100, "QOS": 1},
-                caps={"QUEUETIME": 1000, "XFACTOR": 10, "SERV": 3000})
+M2 = MauiParams(
+    subweights={"QUEUETIME": 10, "XFACTOR": 100, "QOS": 1}, caps={"QUEUETIME": 1000, "XFACTOR": 10, "SERV": 3000}
+)
 
 
 def test_m2_caps():
@@ -61,8 +64,12 @@ def test_m3_fair_share():
 
 def test_m3_negative_case():
     w = {"FSUSER": 10, "FSGROUP": 20, "FSACCOUNT": 30, "FSQOS": 40}
-    deltas = {"FSUSER": fs_delta("30", 25, 100), "FSGROUP": fs_delta(None, 10, 100),
-              "FSACCOUNT": fs_delta("25", 35, 100), "FSQOS": fs_delta("10+", 25, 100)}
+    deltas = {
+        "FSUSER": fs_delta("30", 25, 100),
+        "FSGROUP": fs_delta(None, 10, 100),
+        "FSACCOUNT": fs_delta("25", 35, 100),
+        "FSQOS": fs_delta("10+", 25, 100),
+    }
     assert deltas == {"FSUSER": 5, "FSGROUP": 0, "FSACCOUNT": -10, "FSQOS": 0}
     values = {"SERV": {"QUEUETIME": 60}, "FS": deltas}
     assert start_priority(values, MauiParams(weights={"FS": 100}, subweights=w)) == 1

@@ -15,15 +15,21 @@ def write_pool(tmp_path, running: list[tuple[str, str, int]], idle: list[tuple[s
     """Slots: one claimed per running job plus one idle per idle job; jobs with AcctGroup."""
     slots, jobs = [], []
     for i, (group, user, wall) in enumerate(running):
-        slots.append(f'Name = "slot{i}@n"\nCpus = 1\nState = "Claimed"\nActivity = "Busy"\n'
-                     f'RemoteUser = "{group}.{user}@d"\nJobId = "{100 + i}.0"\nRequirements = true\n')
-        jobs.append(f'ClusterId = {100 + i}\nProcId = 0\nUser = "{user}@d"\nAcctGroup = "{group}"\nJobStatus = 2\n'
-                    f'RequestCpus = 1\nQDate = {NOW - wall}\nEnteredCurrentStatus = {NOW - wall}\n'
-                    f'RemoteWallClockTime = {wall}\nRequirements = true\n')
+        slots.append(
+            f'Name = "slot{i}@n"\nCpus = 1\nState = "Claimed"\nActivity = "Busy"\n'
+            f'RemoteUser = "{group}.{user}@d"\nJobId = "{100 + i}.0"\nRequirements = true\n'
+        )
+        jobs.append(
+            f'ClusterId = {100 + i}\nProcId = 0\nUser = "{user}@d"\nAcctGroup = "{group}"\nJobStatus = 2\n'
+            f"RequestCpus = 1\nQDate = {NOW - wall}\nEnteredCurrentStatus = {NOW - wall}\n"
+            f"RemoteWallClockTime = {wall}\nRequirements = true\n"
+        )
     for i, (group, user) in enumerate(idle):
         slots.append(f'Name = "free{i}@n"\nCpus = 1\nState = "Unclaimed"\nActivity = "Idle"\nRequirements = true\n')
-        jobs.append(f'ClusterId = {i + 1}\nProcId = 0\nUser = "{user}@d"\nAcctGroup = "{group}"\nJobStatus = 1\n'
-                    f'RequestCpus = 1\nQDate = {NOW}\nRequirements = true\n')
+        jobs.append(
+            f'ClusterId = {i + 1}\nProcId = 0\nUser = "{user}@d"\nAcctGroup = "{group}"\nJobStatus = 1\n'
+            f"RequestCpus = 1\nQDate = {NOW}\nRequirements = true\n"
+        )
     (tmp_path / "slots.ads").write_text("\n".join(slots))
     (tmp_path / "jobs.ads").write_text("\n".join(jobs))
     return str(tmp_path / "slots.ads"), str(tmp_path / "jobs.ads")
@@ -44,8 +50,9 @@ def test_slurm_merged_ties_in_negotiate_and_userprio(tmp_path):
     cfg = tmp_path / "slurm.config"
     cfg.write_text("MATCHMAKER_PRIORITY_POLICY = slurm\nSLURM_PRIORITYWEIGHTFAIRSHARE = 10000\n")
     db = str(tmp_path / "state.db")
-    code, out, err = cli("negotiate", "--config", str(cfg), "--slots", slots, "--jobs", jobs, "--now", str(NOW),
-                         "--state", db)
+    code, out, err = cli(
+        "negotiate", "--config", str(cfg), "--slots", slots, "--jobs", jobs, "--now", str(NOW), "--state", db
+    )
     assert code == 0, err
     code, out, err = cli("userprio", "--state", db, "--json")
     assert code == 0, err

@@ -51,7 +51,6 @@ def test_readme_output(policy, tmp_path):
     for argv, expected in runs:
         assert argv[0] == "matchmaker"
         argv = [db if a == f"{policy}-example.db" else a for a in argv[1:]]
-        got = subprocess.run([sys.executable, "-m", "matchmaker.cli", *argv], cwd=ROOT, capture_output=True,
-                             text=True)
+        got = subprocess.run([sys.executable, "-m", "matchmaker.cli", *argv], cwd=ROOT, capture_output=True, text=True)
         assert got.returncode == 0, got.stderr
         assert got.stdout == expected

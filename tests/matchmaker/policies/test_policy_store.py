@@ -22,8 +22,19 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 def negotiate(policy: str, db: Path, now: int = NOW, config: str | None = None) -> subprocess.CompletedProcess:
     d, pool = EXAMPLES / policy, EXAMPLES / "policy-pool"
-    return cli("negotiate", "--config", config or str(d / f"{policy}.config"), "--slots", str(pool / "slots.ads"),
-               "--jobs", str(pool / "jobs.ads"), "--now", str(now), "--state", str(db))
+    return cli(
+        "negotiate",
+        "--config",
+        config or str(d / f"{policy}.config"),
+        "--slots",
+        str(pool / "slots.ads"),
+        "--jobs",
+        str(pool / "jobs.ads"),
+        "--now",
+        str(now),
+        "--state",
+        str(db),
+    )
 
 
 def test_lsf_usage_is_stored_and_decays(tmp_path):
@@ -63,8 +74,10 @@ def test_slurm_usage_decays_by_its_half_life(tmp_path):
     assert first == pytest.approx(7200.0)
 
 
-@pytest.mark.parametrize("policy, header", [("lsf", "SHARE_INFO_FOR  USER/GROUP"), ("maui", "JOB"), ("dirac", "TASKQUEUE"),
-                                            ("slurm", "JOBID")])
+@pytest.mark.parametrize(
+    "policy, header",
+    [("lsf", "SHARE_INFO_FOR  USER/GROUP"), ("maui", "JOB"), ("dirac", "TASKQUEUE"), ("slurm", "JOBID")],
+)
 def test_userprio_shows_the_policy_breakdown(tmp_path, policy, header):
     db = tmp_path / "acct.db"
     assert negotiate(policy, db).returncode == 0

@@ -33,16 +33,20 @@ SLURM = "MATCHMAKER_PRIORITY_POLICY = slurm\n"
 
 # ---- time strings -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, seconds", [
-    ("90", 90 * 60),                          # minutes
-    ("90:30", 90 * 60 + 30),                  # minutes:seconds
-    ("1:30:00", 3600 + 30 * 60),              # hours:minutes:seconds
-    ("7-0", 7 * 86400),                       # days-hours
-    ("1-12", 86400 + 12 * 3600),              # days-hours
-    ("1-12:30", 86400 + 12 * 3600 + 30 * 60),  # days-hours:minutes
-    ("1-12:00:00", 86400 + 12 * 3600),        # days-hours:minutes:seconds
-    ("0", 0),
-])
+
+@pytest.mark.parametrize(
+    "text, seconds",
+    [
+        ("90", 90 * 60),  # minutes
+        ("90:30", 90 * 60 + 30),  # minutes:seconds
+        ("1:30:00", 3600 + 30 * 60),  # hours:minutes:seconds
+        ("7-0", 7 * 86400),  # days-hours
+        ("1-12", 86400 + 12 * 3600),  # days-hours
+        ("1-12:30", 86400 + 12 * 3600 + 30 * 60),  # days-hours:minutes
+        ("1-12:00:00", 86400 + 12 * 3600),  # days-hours:minutes:seconds
+        ("0", 0),
+    ],
+)
 def test_slurm_time_strings(text, seconds):
     assert parse_time(text) == seconds
 
@@ -71,22 +75,26 @@ def test_truncation_can_be_turned_off():
     assert truncated.report()[0]["priority"] == 142
     assert exact.report()[0]["priority"] == pytest.approx(142.857143, abs=1e-6)
 
+
 def test_half_life_is_read_as_a_slurm_time():
     """90 is ninety minutes: the half-life is 5400 s."""
     assert policy_params(Knobs.from_string(SLURM + "SLURM_PRIORITYDECAYHALFLIFE = 90\n")).slurm.decay_half_life == 5400
 
 
-@pytest.mark.parametrize("text, line", [
-    ("SLURM_PRIORITYMAXAGE = 7 days\n", 2),
-    ("SLURM_PRIORITYMAXAGE = 0\n", 2),
-    ("X = 1\nSLURM_PRIORITYDECAYHALFLIFE = 3600*24\n", 3),
-    ("SLURM_PRIORITYFLAGS = SMALL_RELATIVE_TO_TIME, MAX_TRES\n", 2),
-    ("SLURM_QOS_PRIORITY_high = many\n", 2),
-    ("SLURM_QOS_PRIORITY_high = -5\n", 2),
-    ("SLURM_SHARES_alice = lots\n", 2),
-    ("SLURM_PRIORITYWEIGHTFAIRSHAR = 10000\n", 2),     # no such knob: it would change nothing
-    ("NEGOTIATOR.SLURM_QOS_PRIORTY_high = 5\n", 2),
-])
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("SLURM_PRIORITYMAXAGE = 7 days\n", 2),
+        ("SLURM_PRIORITYMAXAGE = 0\n", 2),
+        ("X = 1\nSLURM_PRIORITYDECAYHALFLIFE = 3600*24\n", 3),
+        ("SLURM_PRIORITYFLAGS = SMALL_RELATIVE_TO_TIME, MAX_TRES\n", 2),
+        ("SLURM_QOS_PRIORITY_high = many\n", 2),
+        ("SLURM_QOS_PRIORITY_high = -5\n", 2),
+        ("SLURM_SHARES_alice = lots\n", 2),
+        ("SLURM_PRIORITYWEIGHTFAIRSHAR = 10000\n", 2),  # no such knob: it would change nothing
+        ("NEGOTIATOR.SLURM_QOS_PRIORTY_high = 5\n", 2),
+    ],
+)
 def test_bad_slurm_knobs_name_file_and_line(text, line):
     with pytest.raises(ConfigError) as e:
         policy_params(Knobs.from_string(SLURM + text, "pool.conf"))
@@ -102,17 +110,20 @@ def test_slurm_knobs_are_checked_whatever_the_policy():
 
 # ---- QOS ----------------------------------------------------------------------------
 
+
 def test_qos_is_normalised_by_every_configured_qos():
     """QOS priorities high 100, normal 20, top 400 (no pending job uses top).  The factor is
     normalised to the highest of all QOS: high 100/400 = 0.25 -> 1000 * 0.25 = 250;
     normal 20/400 = 0.05 -> 50.  (Normalised over the pending jobs' QOS only it would be
     1000 and 200.)"""
-    cfg = (SLURM + "SLURM_PRIORITYWEIGHTQOS = 1000\nSLURM_QOS_PRIORITY_high = 100\n"
-           "SLURM_QOS_PRIORITY_normal = 20\nSLURM_QOS_PRIORITY_top = 400\n")
+    cfg = (
+        SLURM + "SLURM_PRIORITYWEIGHTQOS = 1000\nSLURM_QOS_PRIORITY_high = 100\n"
+        "SLURM_QOS_PRIORITY_normal = 20\nSLURM_QOS_PRIORITY_top = 400\n"
+    )
     jobs = job("x@d", 1, extra='Qos = "high"') + job("y@d", 2, extra='Qos = "normal"') + job("z@d", 3)
     _, runner = run(cfg, slots(3), jobs)
     prio = {r["name"]: r["priority"] for r in runner.report()}
-    assert prio == {"1.0": 250, "2.0": 50, "3.0": 1}     # no QOS: factor 0, floored at 1
+    assert prio == {"1.0": 250, "2.0": 50, "3.0": 1}  # no QOS: factor 0, floored at 1
     assert qos_factor(100, 400) == 0.25 and qos_factor(5, 0) == 0.0
 
 
@@ -121,17 +132,22 @@ def test_s3_through_the_cycle():
     high = 100 (the highest) and normal = 20.  X: eligible 3.5 d ago, high: 500 + 2000 =
     2500.  Y: 10 d ago (age capped at 1), normal, nice 100: 1000 + 400 - 100 = 1300.
     Z: just eligible, normal: 0 + 400 = 400.  Order X, Y, Z."""
-    cfg = (SLURM + "SLURM_PRIORITYWEIGHTAGE = 1000\nSLURM_PRIORITYWEIGHTQOS = 2000\n"
-           "SLURM_QOS_PRIORITY_high = 100\nSLURM_QOS_PRIORITY_normal = 20\n")
-    jobs = (job("x@d", 1, extra=f'Qos = "high"\nQDate = {int(NOW - 3.5 * 86400)}')
-            + job("y@d", 2, extra=f'Qos = "normal"\nQDate = {int(NOW - 10 * 86400)}\nNice = 100')
-            + job("z@d", 3, extra=f'Qos = "normal"\nQDate = {int(NOW)}'))
+    cfg = (
+        SLURM + "SLURM_PRIORITYWEIGHTAGE = 1000\nSLURM_PRIORITYWEIGHTQOS = 2000\n"
+        "SLURM_QOS_PRIORITY_high = 100\nSLURM_QOS_PRIORITY_normal = 20\n"
+    )
+    jobs = (
+        job("x@d", 1, extra=f'Qos = "high"\nQDate = {int(NOW - 3.5 * 86400)}')
+        + job("y@d", 2, extra=f'Qos = "normal"\nQDate = {int(NOW - 10 * 86400)}\nNice = 100')
+        + job("z@d", 3, extra=f'Qos = "normal"\nQDate = {int(NOW)}')
+    )
     result, runner = run(cfg, slots(3), jobs)
     assert [(r["name"], r["priority"]) for r in runner.report()] == [("1.0", 2500), ("2.0", 1300), ("3.0", 400)]
     assert [m.job for m in result.matches] == ["1.0", "2.0", "3.0"]
 
 
 # ---- job size ---------------------------------------------------------------------------
+
 
 def test_job_size_by_nodes_and_cpus():
     """4 machines of 4 CPUs (N = 4, C = 16); every job runs on one machine.
@@ -165,15 +181,22 @@ def test_job_size_in_the_cycle():
     (WallClockLimit 1800 s): max(4, 2)/30/16 = 0.0083333 -> 8; the 1-CPU job without a
     limit: 0 -> floored to 1."""
     jobs = job("a@d", 1) + job("b@d", 2, extra="RequestCpus = 2\nWallClockLimit = 1800")
-    _, small = run(SLURM + "SLURM_PRIORITYWEIGHTJOBSIZE = 1000\nSLURM_PRIORITYFAVORSMALL = true\n",
-                   slots(8, cpus=2, machines=4), jobs)
+    _, small = run(
+        SLURM + "SLURM_PRIORITYWEIGHTJOBSIZE = 1000\nSLURM_PRIORITYFAVORSMALL = true\n",
+        slots(8, cpus=2, machines=4),
+        jobs,
+    )
     assert {r["name"]: r["priority"] for r in small.report()} == {"1.0": 1000, "2.0": 968}
-    _, timed = run(SLURM + "SLURM_PRIORITYWEIGHTJOBSIZE = 1000\nSLURM_PRIORITYFLAGS = small_relative_to_time\n",
-                   slots(8, cpus=2, machines=4), jobs)
+    _, timed = run(
+        SLURM + "SLURM_PRIORITYWEIGHTJOBSIZE = 1000\nSLURM_PRIORITYFLAGS = small_relative_to_time\n",
+        slots(8, cpus=2, machines=4),
+        jobs,
+    )
     assert {r["name"]: r["priority"] for r in timed.report()} == {"1.0": 1, "2.0": 8}
 
 
 # ---- Fair Tree ties -------------------------------------------------------------------
+
 
 def user(name: str, usage: float, shares: float = 1) -> Assoc:
     return Assoc(name, shares, usage, is_user=True)
@@ -194,8 +217,13 @@ def test_sibling_accounts_tied_on_level_fairshare_are_merged():
     within its own account: a2 0.5/0.25 = 2, b1 = b2 = 0.5/0.5 = 1, a1 0.5/0.75 = 0.667.
     N = 4: a2 rank 4 (1.0), b1 and b2 rank 3 (0.75), a1 rank 1 (0.25).  (Walking A then
     B without merging would give a2 1.0, a1 0.75, b1 and b2 0.5.)"""
-    root = Assoc("root", children=[Assoc("A", children=[user("a1", 30), user("a2", 10)]),
-                                   Assoc("B", children=[user("b1", 20), user("b2", 20)])])
+    root = Assoc(
+        "root",
+        children=[
+            Assoc("A", children=[user("a1", 30), user("a2", 10)]),
+            Assoc("B", children=[user("b1", 20), user("b2", 20)]),
+        ],
+    )
     assert fair_tree(root) == pytest.approx({"a2": 1.0, "b1": 0.75, "b2": 0.75, "a1": 0.25})
 
 
@@ -203,13 +231,16 @@ def test_merged_ties_in_the_cycle():
     """The merged-accounts tree above as submitters A.a1@d ... with their usage stored
     (no decay between the store and the cycle) and weight 10000: a2 10000, b1 and b2
     7500, a1 2500."""
-    ledger = {f"{g}.{u}@d": Ledger(v, updated=NOW) for g, u, v in
-              (("A", "a1", 30), ("A", "a2", 10), ("B", "b1", 20), ("B", "b2", 20))}
-    jobs = "".join(job(f"{u}@d", i + 1, extra=f'AcctGroup = "{g}"')
-                   for i, (g, u) in enumerate((("A", "a1"), ("A", "a2"), ("B", "b1"), ("B", "b2"))))
+    ledger = {
+        f"{g}.{u}@d": Ledger(v, updated=NOW)
+        for g, u, v in (("A", "a1", 30), ("A", "a2", 10), ("B", "b1", 20), ("B", "b2", 20))
+    }
+    jobs = "".join(
+        job(f"{u}@d", i + 1, extra=f'AcctGroup = "{g}"')
+        for i, (g, u) in enumerate((("A", "a1"), ("A", "a2"), ("B", "b1"), ("B", "b2")))
+    )
     result, runner = run(SLURM + "SLURM_PRIORITYWEIGHTFAIRSHARE = 10000\n", slots(4), jobs, ledger)
-    assert {r["name"]: r["priority"] for r in runner.report()} == {"2.0": 10000, "3.0": 7500, "4.0": 7500,
-                                                                   "1.0": 2500}
+    assert {r["name"]: r["priority"] for r in runner.report()} == {"2.0": 10000, "3.0": 7500, "4.0": 7500, "1.0": 2500}
     assert [m.job for m in result.matches] == ["2.0", "3.0", "4.0", "1.0"]
 
 
@@ -254,7 +285,7 @@ def shuffled(node: Assoc, rng: random.Random) -> Assoc:
 
 
 @settings(max_examples=150, deadline=None)
-@given(trees(), st.integers(0, 2 ** 32))
+@given(trees(), st.integers(0, 2**32))
 def test_ties_do_not_depend_on_the_order_of_the_input(root, seed):
     assert fair_tree(shuffled(root, random.Random(seed))) == fair_tree(root)
 
@@ -269,8 +300,7 @@ def test_more_usage_never_raises_a_users_factor(root, data):
     assert fair_tree(root)[target.name] <= before
 
 
-@given(st.sampled_from(["age", "fairshare", "qos", "jobsize"]), st.floats(0, 1), st.floats(0, 1),
-       st.floats(0, 1e5))
+@given(st.sampled_from(["age", "fairshare", "qos", "jobsize"]), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1e5))
 def test_a_weight_of_zero_removes_its_term(term, x, y, w):
     weights = {"age": "weight_age", "fairshare": "weight_fairshare", "qos": "weight_qos", "jobsize": "weight_jobsize"}
     p = SlurmParams(**{k: w for k in weights.values()} | {weights[term]: 0.0})
@@ -280,8 +310,9 @@ def test_a_weight_of_zero_removes_its_term(term, x, y, w):
 
 def test_per_name_knobs_are_found_as_the_negotiator_sees_them():
     """``NEGOTIATOR.X`` is the negotiator's; ``SCHEDD.X`` is another daemon's and not read."""
-    knobs = Knobs.from_string("NEGOTIATOR.SLURM_QOS_PRIORITY_a = 1\nSCHEDD.SLURM_QOS_PRIORITY_b = 2\n"
-                              "SLURM_QOS_PRIORITY_c = 3\n")
+    knobs = Knobs.from_string(
+        "NEGOTIATOR.SLURM_QOS_PRIORITY_a = 1\nSCHEDD.SLURM_QOS_PRIORITY_b = 2\nSLURM_QOS_PRIORITY_c = 3\n"
+    )
     assert sorted(knobs.pattern_args("SLURM_QOS_PRIORITY_<q>")) == ["a", "c"]
 
 

@@ -56,9 +56,11 @@ class Source:
 
     def __enter__(self) -> "Source":
         if hasattr(self, "_data"):
+
             def write() -> None:
                 with open(self.arg, "wb") as f:
                     f.write(self._data)
+
             self._writer = threading.Thread(target=write, daemon=True)
             self._writer.start()
         return self
@@ -93,12 +95,34 @@ def command_lines(slots: str, jobs: str) -> dict[str, list[str]]:
     pool = ["--config", CONFIG, "--slots", slots, "--jobs", jobs]
     return {
         "negotiate": ["negotiate", *pool, "--now", NOW, "--json", "--explain"],
-        "simulate": ["simulate", *pool, "--start", NOW, "--duration", "30m", "--interval", "10m", "--json",
-                     "--no-progress"],
+        "simulate": [
+            "simulate",
+            *pool,
+            "--start",
+            NOW,
+            "--duration",
+            "30m",
+            "--interval",
+            "10m",
+            "--json",
+            "--no-progress",
+        ],
         "analyze": ["analyze", *pool, "--now", NOW, "--json"],
         "lint": ["lint", "--config", CONFIG, "--slots", slots, "--jobs", jobs, "--now", NOW, "--json"],
-        "diff": ["diff", "--config", CONFIG, "--config", str(EXAMPLE.parent / "groups" / "groups.config"),
-                 "--slots", slots, "--jobs", jobs, "--now", NOW, "--json"],
+        "diff": [
+            "diff",
+            "--config",
+            CONFIG,
+            "--config",
+            str(EXAMPLE.parent / "groups" / "groups.config"),
+            "--slots",
+            slots,
+            "--jobs",
+            jobs,
+            "--now",
+            NOW,
+            "--json",
+        ],
     }
 
 
@@ -138,8 +162,9 @@ def test_query_reads_every_way(tmp_path, capsys, fmt, way):
 
 
 def _pool_shape(loaded: Any) -> list[Any]:
-    return ([(s.name, repr(s.ad)) for s in loaded.pool.slots] +
-            [(j.id, j.submitter, j.status, repr(j.ad)) for j in loaded.pool.jobs])
+    return [(s.name, repr(s.ad)) for s in loaded.pool.slots] + [
+        (j.id, j.submitter, j.status, repr(j.ad)) for j in loaded.pool.jobs
+    ]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -160,12 +185,14 @@ def test_the_api_loads_a_file_object_stdin_and_gzip(tmp_path, monkeypatch, fmt):
 
 
 @pytest.mark.parametrize("name", ["negotiate", "simulate", "analyze"])
-@pytest.mark.parametrize("empty", ["", "\n\n  \n", "# nothing\n", "<?xml version=\"1.0\"?>\n<classads>\n</classads>\n"])
+@pytest.mark.parametrize("empty", ["", "\n\n  \n", "# nothing\n", '<?xml version="1.0"?>\n<classads>\n</classads>\n'])
 def test_an_empty_source_is_refused_by_the_cycle_commands(tmp_path, name, empty):
     path = tmp_path / "empty.ads"
     path.write_text(empty)
-    for slots, jobs, kind in ((str(path), str(EXAMPLE / "jobs.ads"), "slot"),
-                              (str(EXAMPLE / "slots.ads"), str(path), "job")):
+    for slots, jobs, kind in (
+        (str(path), str(EXAMPLE / "jobs.ads"), "slot"),
+        (str(EXAMPLE / "slots.ads"), str(path), "job"),
+    ):
         status, out, err = matchmaker_run(command_lines(slots, jobs)[name])
         assert status == 1 and out == "" and err.count("\n") == 1, err
         assert err.startswith(f"matchmaker: {path}: format: no {kind} ads"), err
@@ -176,8 +203,9 @@ def test_an_empty_source_is_refused_by_the_cycle_commands(tmp_path, name, empty)
 def test_an_empty_job_source_admitted_matches_nothing(tmp_path):
     path = tmp_path / "none.ads"
     path.write_text("")
-    status, out, err = matchmaker_run([*command_lines(str(EXAMPLE / "slots.ads"), str(path))["negotiate"],
-                                       "--allow-empty"])
+    status, out, err = matchmaker_run(
+        [*command_lines(str(EXAMPLE / "slots.ads"), str(path))["negotiate"], "--allow-empty"]
+    )
     assert status == 0 and '"matches": []' in out
 
 

@@ -18,9 +18,27 @@ EXAMPLE = ROOT / "examples" / "negotiator"
 
 
 def negotiate(slots: Path, jobs: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "matchmaker.cli", "negotiate", "--config",
-                           str(EXAMPLE / "negotiator.config"), "--slots", str(slots), "--jobs", str(jobs),
-                           "--now", "1700000000", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "matchmaker.cli",
+            "negotiate",
+            "--config",
+            str(EXAMPLE / "negotiator.config"),
+            "--slots",
+            str(slots),
+            "--jobs",
+            str(jobs),
+            "--now",
+            "1700000000",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def convert(src: Path, dst: Path, fmt: str) -> Path:
@@ -65,8 +83,7 @@ def _reference_first_lines(text: str) -> list[int]:
     return starts
 
 
-_PIECES = ["a = 1\n", "\n", "  \n", "# c\n", "*** banner\n", "b = 2\n", "\r\n", "x=1\r\n", "   # x\n",
-           "\t\n"]
+_PIECES = ["a = 1\n", "\n", "  \n", "# c\n", "*** banner\n", "b = 2\n", "\r\n", "x=1\r\n", "   # x\n", "\t\n"]
 
 
 @settings(max_examples=300, deadline=None)

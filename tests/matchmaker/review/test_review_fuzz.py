@@ -15,9 +15,11 @@ from matchmaker.cli import main
 
 HOSTILE = {
     "loop.config": "A = $(B)\nB = $(A)\nSTART = $(A)\nGROUP_NAMES = $(A)\nPREEMPTION_REQUIREMENTS = $(B)\n",
-    "weird.config": ("GROUP_NAMES = a, a.b, <none>, c..d, A\nGROUP_QUOTA_DYNAMIC_a = 2\nGROUP_QUOTA_a.b = -1\n"
-                     "GROUP_SORT_EXPR = [x=1]\nSTART = \\\n  Memory >\nX @=end\nfoo $(BAR\n@end\n"
-                     "MATCHMAKER_PRIORITY_POLICY = nope\n"),
+    "weird.config": (
+        "GROUP_NAMES = a, a.b, <none>, c..d, A\nGROUP_QUOTA_DYNAMIC_a = 2\nGROUP_QUOTA_a.b = -1\n"
+        "GROUP_SORT_EXPR = [x=1]\nSTART = \\\n  Memory >\nX @=end\nfoo $(BAR\n@end\n"
+        "MATCHMAKER_PRIORITY_POLICY = nope\n"
+    ),
     "bad.config": "PRIORITY_HALFLIFE = abc\nif\nA = $(A)\n",
     "broken.ad": 'Cpus = 4\nMemory = = 2\nName = "x\n\n[ a = ; ]\n',
     "empty.ad": "",
@@ -31,9 +33,20 @@ def files(tmp_path_factory) -> list[str]:
         (d / name).write_text(text)
     (d / "binary.ad").write_bytes(bytes(range(256)) * 4)
     ex = ROOT / "examples"
-    return [str(p) for p in (ex / "slots.ad", ex / "jobs.ad", ex / "groups" / "groups.config",
-                             ex / "groups" / "slots.ads", ex / "groups" / "jobs.ads")] + \
-        [str(d / n) for n in (*HOSTILE, "binary.ad", "missing.ad")] + [str(d)]
+    return (
+        [
+            str(p)
+            for p in (
+                ex / "slots.ad",
+                ex / "jobs.ad",
+                ex / "groups" / "groups.config",
+                ex / "groups" / "slots.ads",
+                ex / "groups" / "jobs.ads",
+            )
+        ]
+        + [str(d / n) for n in (*HOSTILE, "binary.ad", "missing.ad")]
+        + [str(d)]
+    )
 
 
 def run(argv: list[str]) -> tuple[int, str]:
@@ -46,8 +59,25 @@ def run(argv: list[str]) -> tuple[int, str]:
     return status, err.getvalue()
 
 
-WORDS = ["--config", "--slots", "--jobs", "--now", "--json", "--strict", "--duration", "--interval", "--seed",
-         "--plot", "--state", "1700000000", "nan", "-1", "1h", "x", ""]
+WORDS = [
+    "--config",
+    "--slots",
+    "--jobs",
+    "--now",
+    "--json",
+    "--strict",
+    "--duration",
+    "--interval",
+    "--seed",
+    "--plot",
+    "--state",
+    "1700000000",
+    "nan",
+    "-1",
+    "1h",
+    "x",
+    "",
+]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))

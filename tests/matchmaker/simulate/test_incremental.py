@@ -39,21 +39,36 @@ def slot_texts(draw: Any) -> str:
     out = []
     for i in range(draw(st.integers(1, 5))):
         cpus = draw(st.sampled_from((1, 2, 4)))
-        attrs = [f'Name = "slot{i}@node{i % 2}"', f"Cpus = {cpus}", f"Memory = {cpus * 1024}",
-                 "Disk = 100000", 'State = "Unclaimed"', 'Activity = "Idle"',
-                 "Requirements = MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus"
-                 + draw(st.sampled_from(("", ' && TARGET.Owner != "dave"'))),
-                 "Rank = " + draw(st.sampled_from(("0", 'TARGET.Owner == "bob"', "TARGET.RequestCpus"))),
-                 f"KFlops = {draw(st.integers(1, 3)) * 1000}"]
+        attrs = [
+            f'Name = "slot{i}@node{i % 2}"',
+            f"Cpus = {cpus}",
+            f"Memory = {cpus * 1024}",
+            "Disk = 100000",
+            'State = "Unclaimed"',
+            'Activity = "Idle"',
+            "Requirements = MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus"
+            + draw(st.sampled_from(("", ' && TARGET.Owner != "dave"'))),
+            "Rank = " + draw(st.sampled_from(("0", 'TARGET.Owner == "bob"', "TARGET.RequestCpus"))),
+            f"KFlops = {draw(st.integers(1, 3)) * 1000}",
+        ]
         if draw(st.booleans()) and cpus > 1:
             attrs[0] = f'Name = "slot1@pnode{i}"'
-            attrs += ["PartitionableSlot = true", 'SlotType = "Partitionable"', f"TotalSlotCpus = {cpus}",
-                      f"TotalSlotMemory = {cpus * 1024}", "TotalSlotDisk = 100000"]
+            attrs += [
+                "PartitionableSlot = true",
+                'SlotType = "Partitionable"',
+                f"TotalSlotCpus = {cpus}",
+                f"TotalSlotMemory = {cpus * 1024}",
+                "TotalSlotDisk = 100000",
+            ]
         elif draw(st.integers(0, 3)) == 0:
             owner = draw(st.sampled_from(OWNERS))
             attrs[4:6] = ['State = "Claimed"', 'Activity = "Busy"']
-            attrs += [f'RemoteUser = "{owner}@example.org"', f'RemoteOwner = "{owner}@example.org"',
-                      "CurrentRank = 0", f"EnteredCurrentState = {START - 7200}"]
+            attrs += [
+                f'RemoteUser = "{owner}@example.org"',
+                f'RemoteOwner = "{owner}@example.org"',
+                "CurrentRank = 0",
+                f"EnteredCurrentState = {START - 7200}",
+            ]
         out.append("\n".join(attrs) + "\n\n")
     return "".join(out)
 
@@ -65,14 +80,21 @@ def job_texts(draw: Any) -> str:
         owner = draw(st.sampled_from(OWNERS))
         group = draw(st.sampled_from(("", "group_a", "group_b")))
         for proc in range(draw(st.integers(1, 4))):
-            attrs = [f"ClusterId = {cluster}", f"ProcId = {proc}", f'Owner = "{owner}"',
-                     f'User = "{owner}@example.org"', "JobStatus = 1",
-                     f"RequestCpus = {draw(st.sampled_from((1, 1, 2)))}", "RequestMemory = 512",
-                     "RequestDisk = 1000", "Requirements = TARGET.Cpus >= RequestCpus",
-                     f"QDate = {START + draw(st.sampled_from((-60, 0, 300, 900, 2400)))}",
-                     f"JobPrio = {draw(st.integers(-1, 1))}",
-                     "SimJobDuration = " + draw(st.sampled_from(("600", "300 + random(1800)", "1200"))),
-                     f"SimJobRepeat = {draw(st.sampled_from((0, 1, 2, -1)))}"]
+            attrs = [
+                f"ClusterId = {cluster}",
+                f"ProcId = {proc}",
+                f'Owner = "{owner}"',
+                f'User = "{owner}@example.org"',
+                "JobStatus = 1",
+                f"RequestCpus = {draw(st.sampled_from((1, 1, 2)))}",
+                "RequestMemory = 512",
+                "RequestDisk = 1000",
+                "Requirements = TARGET.Cpus >= RequestCpus",
+                f"QDate = {START + draw(st.sampled_from((-60, 0, 300, 900, 2400)))}",
+                f"JobPrio = {draw(st.integers(-1, 1))}",
+                "SimJobDuration = " + draw(st.sampled_from(("600", "300 + random(1800)", "1200"))),
+                f"SimJobRepeat = {draw(st.sampled_from((0, 1, 2, -1)))}",
+            ]
             if group:
                 attrs.append(f'AcctGroup = "{group}"')
             out.append("\n".join(attrs) + "\n\n")
@@ -85,8 +107,12 @@ def configs(draw: Any) -> str:
     if draw(st.booleans()):
         lines.append("PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2")
     if draw(st.booleans()):
-        lines += ["GROUP_NAMES = group_a, group_b", "GROUP_QUOTA_DYNAMIC_group_a = 0.5",
-                  "GROUP_QUOTA_group_b = 2", "GROUP_ACCEPT_SURPLUS = " + str(draw(st.booleans())).lower()]
+        lines += [
+            "GROUP_NAMES = group_a, group_b",
+            "GROUP_QUOTA_DYNAMIC_group_a = 0.5",
+            "GROUP_QUOTA_group_b = 2",
+            "GROUP_ACCEPT_SURPLUS = " + str(draw(st.booleans())).lower(),
+        ]
     else:
         lines.append("MATCHMAKER_PRIORITY_POLICY = " + draw(st.sampled_from(("htcondor", "htcondor", "lsf", "maui"))))
     lines.append("CLAIM_PARTITIONABLE_LEFTOVERS = " + str(draw(st.booleans())).lower())
@@ -100,14 +126,23 @@ def simulate(config: str, slots: str, jobs: str, incremental: bool, cycles: int,
     knobs = Knobs.from_string(config + f"SIMULATE_INCREMENTAL = {str(incremental).lower()}\n")
     s = settings_from(knobs)
     assert s.simulate_incremental is incremental
-    with seeded_random(seed):            # the slot weights of the pool as read draw too
+    with seeded_random(seed):  # the slot weights of the pool as read draw too
         pool = pool_from_ads(_ads(slots), _ads(jobs), **matchmaker.api.pool_options(s))
     acct = open_accountant(":memory:", s)
-    sim = run_simulation(pool, s, acct, start=START, duration=(cycles - 1) * 300, interval=300,
-                         job_duration=900, seed=seed)
+    sim = run_simulation(
+        pool, s, acct, start=START, duration=(cycles - 1) * 300, interval=300, job_duration=900, seed=seed
+    )
     policy = [acct.policy_usage(s.priority_policy.name)] if s.priority_policy is not None else []
-    return (sim.rows, sim.jobs, [dataclasses.astuple(x) for x in sim.spans], sim.warnings,
-            acct.customers(), acct.claims(), acct.group_quotas(), policy)
+    return (
+        sim.rows,
+        sim.jobs,
+        [dataclasses.astuple(x) for x in sim.spans],
+        sim.warnings,
+        acct.customers(),
+        acct.claims(),
+        acct.group_quotas(),
+        policy,
+    )
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -120,23 +155,33 @@ def test_incremental_equals_rebuild(config: str, slots: str, jobs: str, cycles: 
 
 def test_a_pool_that_changes_every_cycle() -> None:
     """One fixed busy case: claims, releases, splits, preemption and groups in one run."""
-    config = ("NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 600\n"
-              "PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2\n"
-              "GROUP_NAMES = group_a\nGROUP_QUOTA_DYNAMIC_group_a = 0.5\nGROUP_ACCEPT_SURPLUS = true\n")
-    slots = "".join(f'Name = "slot{i}@n"\nCpus = 1\nMemory = 1024\nDisk = 1000\nState = "Unclaimed"\n'
-                    f"Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n" for i in range(4))
-    slots += ('Name = "slot1@p"\nCpus = 4\nMemory = 4096\nDisk = 4000\nState = "Unclaimed"\nPartitionableSlot = true\n'
-              "TotalSlotCpus = 4\nTotalSlotMemory = 4096\nTotalSlotDisk = 4000\n"
-              "Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n")
-    jobs = "".join(f'ClusterId = {1 + p % 3}\nProcId = {p}\nOwner = "{o}"\nUser = "{o}@example.org"\n'
-                   f"JobStatus = 1\nRequestCpus = 1\nRequestMemory = 256\nRequestDisk = 10\nRequirements = true\n"
-                   f"QDate = {START + 300 * (p % 4)}\nSimJobDuration = 300 + random(900)\nSimJobRepeat = 2\n"
-                   + ('AcctGroup = "group_a"\n' if o == "bob" else "") + "\n"
-                   for p, o in enumerate(("alice", "bob", "carol") * 4))
+    config = (
+        "NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 600\n"
+        "PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2\n"
+        "GROUP_NAMES = group_a\nGROUP_QUOTA_DYNAMIC_group_a = 0.5\nGROUP_ACCEPT_SURPLUS = true\n"
+    )
+    slots = "".join(
+        f'Name = "slot{i}@n"\nCpus = 1\nMemory = 1024\nDisk = 1000\nState = "Unclaimed"\n'
+        f"Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+        for i in range(4)
+    )
+    slots += (
+        'Name = "slot1@p"\nCpus = 4\nMemory = 4096\nDisk = 4000\nState = "Unclaimed"\nPartitionableSlot = true\n'
+        "TotalSlotCpus = 4\nTotalSlotMemory = 4096\nTotalSlotDisk = 4000\n"
+        "Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+    )
+    jobs = "".join(
+        f'ClusterId = {1 + p % 3}\nProcId = {p}\nOwner = "{o}"\nUser = "{o}@example.org"\n'
+        f"JobStatus = 1\nRequestCpus = 1\nRequestMemory = 256\nRequestDisk = 10\nRequirements = true\n"
+        f"QDate = {START + 300 * (p % 4)}\nSimJobDuration = 300 + random(900)\nSimJobRepeat = 2\n"
+        + ('AcctGroup = "group_a"\n' if o == "bob" else "")
+        + "\n"
+        for p, o in enumerate(("alice", "bob", "carol") * 4)
+    )
     on = simulate(config, slots, jobs, True, 12, 5)
     off = simulate(config, slots, jobs, False, 12, 5)
     rows = on[0]
-    assert sum(r["matched"] for r in rows if r["kind"] == "pool") > 12      # slots were reused
+    assert sum(r["matched"] for r in rows if r["kind"] == "pool") > 12  # slots were reused
     assert any(r["running"] for r in rows if r["kind"] == "group")
     assert on == off
 
@@ -144,10 +189,16 @@ def test_a_pool_that_changes_every_cycle() -> None:
 def test_random_numbers_are_drawn_as_in_the_rebuild() -> None:
     """A slot weight that draws random numbers is evaluated afresh in every cycle, as the
     rebuild does: skipping a draw would shift every later one (here the jobs' Requirements)."""
-    slots = "".join(f'Name = "slot{i}@n"\nCpus = 1\nState = "Unclaimed"\nSlotWeight = 1 + random(3)\n'
-                    "Requirements = true\nRank = 0\n\n" for i in range(3))
-    jobs = "".join(f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
-                   f"Requirements = random(3) != 0\nSimJobDuration = 300\nSimJobRepeat = -1\n\n" for p in range(4))
+    slots = "".join(
+        f'Name = "slot{i}@n"\nCpus = 1\nState = "Unclaimed"\nSlotWeight = 1 + random(3)\n'
+        "Requirements = true\nRank = 0\n\n"
+        for i in range(3)
+    )
+    jobs = "".join(
+        f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+        f"Requirements = random(3) != 0\nSimJobDuration = 300\nSimJobRepeat = -1\n\n"
+        for p in range(4)
+    )
     on = simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, True, 8, 2)
-    assert len({r["usage"] for r in on[0] if r["kind"] == "pool"}) > 1        # weights did vary
+    assert len({r["usage"] for r in on[0] if r["kind"] == "pool"}) > 1  # weights did vary
     assert on == simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, False, 8, 2)

@@ -32,13 +32,18 @@ def ads(text: str) -> list:
 
 
 def slot_text(n: int, cpus: int = 1, start: int = 0) -> str:
-    return "".join(f'Name = "slot{i}@node"\nCpus = {cpus}\nState = "Unclaimed"\nRequirements = true\nRank = 0\n\n'
-                   for i in range(start, start + n))
+    return "".join(
+        f'Name = "slot{i}@node"\nCpus = {cpus}\nState = "Unclaimed"\nRequirements = true\nRank = 0\n\n'
+        for i in range(start, start + n)
+    )
 
 
 def job_text(cluster: int, owner: str, n: int, extra: str = "") -> str:
-    return "".join(f'ClusterId = {cluster}\nProcId = {p}\nOwner = "{owner}"\nUser = "{owner}@example.org"\n'
-                   f"JobStatus = 1\nRequirements = true\n{extra}\n\n" for p in range(n))
+    return "".join(
+        f'ClusterId = {cluster}\nProcId = {p}\nOwner = "{owner}"\nUser = "{owner}@example.org"\n'
+        f"JobStatus = 1\nRequirements = true\n{extra}\n\n"
+        for p in range(n)
+    )
 
 
 # ---- seed 002's graphs --------------------------------------------------------------------
@@ -46,7 +51,7 @@ def job_text(cluster: int, owner: str, n: int, extra: str = "") -> str:
 
 def test_rup_growth_100_cores_for_48_hours():
     sim = matchmaker.simulate(scenario("rup-growth"), start=START, duration=48 * HOUR)
-    assert sim.meta()["interval"] == 300          # NEGOTIATOR_INTERVAL of the example
+    assert sim.meta()["interval"] == 300  # NEGOTIATOR_INTERVAL of the example
     assert sim.at(0, ALICE)["rup"] == 0.5
     assert sim.at(24, ALICE)["rup"] == pytest.approx(50.25, rel=1e-12)
     assert sim.at(48, ALICE)["rup"] == pytest.approx(75.125, rel=1e-12)
@@ -84,10 +89,11 @@ def test_two_users_share_the_pool():
 def test_unequal_factors_follow_the_inverse_eup_ratio():
     """With factors 1 and 4 each cycle splits the pool by 1/EUP; since a RUP settles at the
     usage, u_A / u_B = EUP_B / EUP_A = (u_B * 4) / (u_A * 1): the shares settle at 2 : 1."""
-    sim = matchmaker.simulate(scenario("fair-share"), start=START + 48 * HOUR, duration=240 * HOUR,
-                              interval=HOUR, factors={BOB: 4})
+    sim = matchmaker.simulate(
+        scenario("fair-share"), start=START + 48 * HOUR, duration=240 * HOUR, interval=HOUR, factors={BOB: 4}
+    )
     first = sim.at(0, ALICE), sim.at(0, BOB)
-    assert (first[0]["running"], first[1]["running"]) == (80, 20)         # EUPs 0.5 and 2.0
+    assert (first[0]["running"], first[1]["running"]) == (80, 20)  # EUPs 0.5 and 2.0
     end = sim.at(240, ALICE), sim.at(240, BOB)
     assert end[0]["running"] / end[1]["running"] == pytest.approx(2.0, abs=0.1)
     assert end[1]["eup"] / end[0]["eup"] == pytest.approx(2.0, abs=0.1)
@@ -105,9 +111,11 @@ PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2
 
 def busy_pool(seed: int = 3) -> Simulation:
     slots = ads(slot_text(6) + slot_text(3, cpus=2, start=6))
-    jobs = ads(job_text(1, "alice", 20, "SimJobDuration = 600 + random(7200)\nSimJobRepeat = 1\nRequestCpus = 1")
-               + job_text(2, "bob", 15, f"QDate = {START + 2 * HOUR:.0f}\nSimJobDuration = 300 + random(3600)")
-               + job_text(3, "carol", 5, f"QDate = {START + 5 * HOUR:.0f}"))
+    jobs = ads(
+        job_text(1, "alice", 20, "SimJobDuration = 600 + random(7200)\nSimJobRepeat = 1\nRequestCpus = 1")
+        + job_text(2, "bob", 15, f"QDate = {START + 2 * HOUR:.0f}\nSimJobDuration = 300 + random(3600)")
+        + job_text(3, "carol", 5, f"QDate = {START + 5 * HOUR:.0f}")
+    )
     loaded = matchmaker.load_ads(Knobs.from_string(PREEMPTING), slots, jobs)
     return matchmaker.simulate(loaded, start=START, duration=12 * HOUR, seed=seed, job_duration=1800)
 
@@ -119,7 +127,9 @@ def test_deterministic_for_a_seed():
 
 
 def test_seed_covers_random_in_requirements():
-    jobs = job_text(1, "alice", 30, "SimJobDuration = 300").replace("Requirements = true", "Requirements = random(2) == 0")
+    jobs = job_text(1, "alice", 30, "SimJobDuration = 300").replace(
+        "Requirements = true", "Requirements = random(2) == 0"
+    )
     loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 600"), ads(slot_text(8)), ads(jobs))
 
     def matched(seed: int) -> list:
@@ -138,7 +148,7 @@ def test_conservation():
             assert r["running"] + r["idle"] + r["pending"] + r["done"] == sizes[r["name"]]
         if r["kind"] == "pool":
             assert r["usage"] <= sim.pool_weight
-    assert sum(r["preempted"] for r in sim if r["kind"] == "pool") > 0      # the policy did preempt
+    assert sum(r["preempted"] for r in sim if r["kind"] == "pool") > 0  # the policy did preempt
     assert any(j.preemptions for j in sim.jobs)
     # a slot is never claimed twice at once
     by_slot: dict[str, list] = {}
@@ -177,31 +187,39 @@ def test_arrivals_wait_for_their_qdate():
 
 
 def test_initial_claims_and_held_jobs():
-    slots = ads('Name = "s1"\nState = "Claimed"\nRemoteUser = "dave@example.org"\nRequirements = true\n\n'
-                + slot_text(1, start=2))
-    jobs = ads('ClusterId = 9\nProcId = 0\nUser = "dave@example.org"\nJobStatus = 2\nRemoteHost = "s1"\n'
-               f"JobCurrentStartDate = {START - 600:.0f}\nSimJobDuration = 1800\nRequirements = true\n\n"
-               + job_text(10, "erin", 1, "JobStatus = 5"))
+    slots = ads(
+        'Name = "s1"\nState = "Claimed"\nRemoteUser = "dave@example.org"\nRequirements = true\n\n'
+        + slot_text(1, start=2)
+    )
+    jobs = ads(
+        'ClusterId = 9\nProcId = 0\nUser = "dave@example.org"\nJobStatus = 2\nRemoteHost = "s1"\n'
+        f"JobCurrentStartDate = {START - 600:.0f}\nSimJobDuration = 1800\nRequirements = true\n\n"
+        + job_text(10, "erin", 1, "JobStatus = 5")
+    )
     loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 300"), slots, jobs)
     sim = matchmaker.simulate(loaded, start=START, duration=HOUR)
     # dave's job started 10 minutes before the start and runs 30 minutes: done at +20 min
     assert sim.at(0, "dave@example.org")["running"] == 1
     assert sim.at(20 / 60, "dave@example.org")["done"] == 1
     assert sim.at(1, "dave@example.org")["charged"] == pytest.approx(1200)
-    assert "erin@example.org" not in sim.names()          # held: takes no part
+    assert "erin@example.org" not in sim.names()  # held: takes no part
 
 
 def test_groups_have_rows():
-    config = Knobs.from_string("GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 3\nGROUP_QUOTA_group_b = 1\n"
-                               "NEGOTIATOR_INTERVAL = 600\n")
-    jobs = ads(job_text(1, "alice", 6, 'AcctGroup = "group_a"\nSimJobDuration = 3000')
-               + job_text(2, "bob", 6, 'AcctGroup = "group_b"\nSimJobDuration = 3000'))
+    config = Knobs.from_string(
+        "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 3\nGROUP_QUOTA_group_b = 1\nNEGOTIATOR_INTERVAL = 600\n"
+    )
+    jobs = ads(
+        job_text(1, "alice", 6, 'AcctGroup = "group_a"\nSimJobDuration = 3000')
+        + job_text(2, "bob", 6, 'AcctGroup = "group_b"\nSimJobDuration = 3000')
+    )
     sim = matchmaker.simulate(matchmaker.load_ads(config, ads(slot_text(4)), jobs), start=START, duration=3 * HOUR)
     assert set(sim.names("group")) == {"group_a", "group_b"}
     for r in sim:
         if r["kind"] == "group":
-            members = [m for m in sim if m["kind"] == "submitter" and m["group"] == r["name"]
-                       and m["cycle"] == r["cycle"]]
+            members = [
+                m for m in sim if m["kind"] == "submitter" and m["group"] == r["name"] and m["cycle"] == r["cycle"]
+            ]
             assert r["running"] == sum(m["running"] for m in members)
             assert r["usage"] == sum(m["usage"] for m in members)
     assert sim.at(0, "group_a", kind="group")["running"] == 3
@@ -213,10 +231,14 @@ def test_groups_have_rows():
 
 def test_load_ads_applies_the_pool_settings(tmp_path):
     (tmp_path / "map").write_text("* frank group_x\n")
-    (tmp_path / "cfg").write_text("UID_DOMAIN = site.org\nSLOT_WEIGHT = Cpus * 2\nGROUP_NAMES = group_x\n"
-                                  "GROUP_QUOTA_group_x = 10\nuse FEATURE : AssignAccountingGroup(map)\n")
-    jobs = ads('ClusterId = 1\nOwner = "frank"\nJobStatus = 1\nRequirements = true\n\n'
-               'ClusterId = 2\nOwner = "gina"\nJobStatus = 1\nRequirements = true\n\n')
+    (tmp_path / "cfg").write_text(
+        "UID_DOMAIN = site.org\nSLOT_WEIGHT = Cpus * 2\nGROUP_NAMES = group_x\n"
+        "GROUP_QUOTA_group_x = 10\nuse FEATURE : AssignAccountingGroup(map)\n"
+    )
+    jobs = ads(
+        'ClusterId = 1\nOwner = "frank"\nJobStatus = 1\nRequirements = true\n\n'
+        'ClusterId = 2\nOwner = "gina"\nJobStatus = 1\nRequirements = true\n\n'
+    )
     loaded = matchmaker.load_ads(tmp_path / "cfg", ads(slot_text(1, cpus=3)), jobs)
     assert [s.weight for s in loaded.pool.slots] == [6.0]
     assert [j.submitter for j in loaded.pool.jobs] == ["group_x.frank@site.org", "gina@site.org"]
@@ -264,8 +286,9 @@ def test_group_plots(tmp_path):
     jobs = ads(job_text(1, "alice", 4, 'AcctGroup = "group_a"') + job_text(2, "bob", 4))
     sim = matchmaker.simulate(matchmaker.load_ads(config, ads(slot_text(4)), jobs), start=START, duration=HOUR)
     names = sorted(f.name for f in write_plots(sim, tmp_path))
-    assert names == sorted(["priorities.png", "running.png", "shares.png",
-                            "group-priorities.png", "group-running.png", "group-shares.png"])
+    assert names == sorted(
+        ["priorities.png", "running.png", "shares.png", "group-priorities.png", "group-running.png", "group-shares.png"]
+    )
 
 
 def test_bad_duration_warns_and_uses_the_default():
@@ -273,5 +296,6 @@ def test_bad_duration_warns_and_uses_the_default():
     loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 600"), ads(slot_text(2)), jobs)
     sim = matchmaker.simulate(loaded, start=START, duration=2 * HOUR, job_duration=1800)
     assert [w for w in sim.warnings if "SimJobDuration" in w] == [
-        "job#0: warning: job 1.0: SimJobDuration is not a non-negative number; it runs for the default 1800 s"]
+        "job#0: warning: job 1.0: SimJobDuration is not a non-negative number; it runs for the default 1800 s"
+    ]
     assert sim.at(0.5, ALICE)["done"] == 1 and sim.at(0.5, BOB)["done"] == 1

@@ -36,14 +36,18 @@ SLOTS = EXAMPLES / "slots.ad"
 START = 1700000000
 DURATION, INTERVAL = "12h", "2h"
 
-pytestmark = pytest.mark.slow      # real processes: about a minute for the file on two busy cores
+pytestmark = pytest.mark.slow  # real processes: about a minute for the file on two busy cores
 
 
 @pytest.fixture(scope="module")
 def client():
     """Two single-threaded worker processes, as the embedded default makes on two cores."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
@@ -53,8 +57,11 @@ def inputs(tmp_path_factory):
     d = tmp_path_factory.mktemp("inputs")
     base = (EXAMPLES / "fair-share" / "jobs.ad").read_text()
     (d / "jobs.ad").write_text(base.replace("SimJobDuration = 300", "SimJobDuration = 1800 + random(7200)"))
-    (d / "burst.ad").write_text(base.replace("SimJobDuration = 300", "SimJobDuration = 600 + random(600)")
-                                .replace("QDate = 1700172800", "QDate = 1700014400"))
+    (d / "burst.ad").write_text(
+        base.replace("SimJobDuration = 300", "SimJobDuration = 600 + random(600)").replace(
+            "QDate = 1700172800", "QDate = 1700014400"
+        )
+    )
     return d
 
 
@@ -63,8 +70,24 @@ def simulate_alone(tmp: Path, jobs: Path, knobs: dict, seed, factors: dict) -> l
     tmp.mkdir(parents=True, exist_ok=True)
     config = tmp / "variant.config"
     config.write_text(CONFIG.read_text() + "".join(f"\n{k} = {v}" for k, v in knobs.items()) + "\n")
-    args = ["simulate", "--config", str(config), "--slots", str(SLOTS), "--jobs", str(jobs), "--start", str(START),
-            "--duration", DURATION, "--interval", INTERVAL, "--out", str(tmp / "out"), "--no-progress"]
+    args = [
+        "simulate",
+        "--config",
+        str(config),
+        "--slots",
+        str(SLOTS),
+        "--jobs",
+        str(jobs),
+        "--start",
+        str(START),
+        "--duration",
+        DURATION,
+        "--interval",
+        INTERVAL,
+        "--out",
+        str(tmp / "out"),
+        "--no-progress",
+    ]
     if seed is not None:
         args += ["--seed", str(seed)]
     for name, value in factors.items():
@@ -104,8 +127,16 @@ jobs = "burst.ad"
 
 def run(inputs: Path, sweep_text: str, **kw) -> object:
     (inputs / "sweep.toml").write_text(sweep_text)
-    return sweep(CONFIG, SLOTS, inputs / "jobs.ad", sweep_file=inputs / "sweep.toml", start=START,
-                 duration=12 * 3600, interval=7200, **kw)
+    return sweep(
+        CONFIG,
+        SLOTS,
+        inputs / "jobs.ad",
+        sweep_file=inputs / "sweep.toml",
+        start=START,
+        duration=12 * 3600,
+        interval=7200,
+        **kw,
+    )
 
 
 def test_every_variant_equals_simulate_run_alone(client, inputs, tmp_path):
@@ -131,8 +162,10 @@ def test_every_variant_equals_simulate_run_alone(client, inputs, tmp_path):
 def test_a_failing_variant_is_reported_and_the_others_complete(client, inputs, tmp_path):
     """A policy name that does not exist fails when its configuration is built; a factor for a
     name the store does not know fails inside the worker."""
-    text = SWEEP.replace('"bob@example.org" = 3', '"nobody" = 3') + '\n[[variant]]\nname = "typo"\n' \
+    text = (
+        SWEEP.replace('"bob@example.org" = 3', '"nobody" = 3') + '\n[[variant]]\nname = "typo"\n'
         'MATCHMAKER_PRIORITY_POLICY = "slrum"\n'
+    )
     result = run(inputs, text, client=client, out=tmp_path / "out")
     failed = {o.variant.name.split()[0]: o for o in result.failed}
     assert set(failed) == {"typo", "bob-factor-3"} and len(result.failed) == 4 and len(result.finished) == 6
@@ -159,8 +192,9 @@ def test_an_interrupted_sweep_keeps_its_parts_and_resumes(client, inputs, tmp_pa
     kept = {p.name: p.stat().st_mtime_ns for p in (out / "parts").glob("*.json")}
     assert len(kept) == 3 and not (out / "rows.parquet").exists()
     replayed: list[str] = []
-    result = run(inputs, SWEEP, client=client, out=out, resume=True,
-                 progress=lambda o, done, total: replayed.append(o.key))
+    result = run(
+        inputs, SWEEP, client=client, out=out, resume=True, progress=lambda o, done, total: replayed.append(o.key)
+    )
     assert not result.failed, [(o.variant.name, o.error) for o in result.failed]
     assert sorted(replayed[:3]) == sorted(seen) and len(replayed) == 8
     assert {p.name: p.stat().st_mtime_ns for p in (out / "parts").glob("*.json") if p.name in kept} == kept
@@ -204,13 +238,37 @@ def test_cli_on_a_scheduler_and_workers_started_by_hand(inputs, tmp_path):
     work = tmp_path / "workers"
     work.mkdir()
     dask = [sys.executable, "-m", "dask"]
-    procs = [subprocess.Popen(dask + ["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                              cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    procs = [
+        subprocess.Popen(
+            dask + ["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            cwd=work,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
     try:
         for _ in range(2):
-            procs.append(subprocess.Popen(dask + ["worker", address, "--nthreads", "1", "--no-dashboard",
-                                                  "--host", "127.0.0.1", "--local-directory", str(work)],
-                                          cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            procs.append(
+                subprocess.Popen(
+                    dask
+                    + [
+                        "worker",
+                        address,
+                        "--nthreads",
+                        "1",
+                        "--no-dashboard",
+                        "--host",
+                        "127.0.0.1",
+                        "--local-directory",
+                        str(work),
+                    ],
+                    cwd=work,
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         deadline = time.monotonic() + 120
         while True:
             try:
@@ -222,10 +280,35 @@ def test_cli_on_a_scheduler_and_workers_started_by_hand(inputs, tmp_path):
                     raise
                 time.sleep(0.5)
         out, err = io.StringIO(), io.StringIO()
-        rc = main(["sweep", "--config", str(CONFIG), "--slots", str(SLOTS), "--jobs", str(inputs / "jobs.ad"),
-                   "--start", str(START), "--duration", DURATION, "--interval", INTERVAL,
-                   "--vary", "PRIORITY_HALFLIFE=3600,604800", "--vary", "seed=4,5", "--scheduler", address,
-                   "--out", str(tmp_path / "out"), "--no-progress", "--json"], out, err)
+        rc = main(
+            [
+                "sweep",
+                "--config",
+                str(CONFIG),
+                "--slots",
+                str(SLOTS),
+                "--jobs",
+                str(inputs / "jobs.ad"),
+                "--start",
+                str(START),
+                "--duration",
+                DURATION,
+                "--interval",
+                INTERVAL,
+                "--vary",
+                "PRIORITY_HALFLIFE=3600,604800",
+                "--vary",
+                "seed=4,5",
+                "--scheduler",
+                address,
+                "--out",
+                str(tmp_path / "out"),
+                "--no-progress",
+                "--json",
+            ],
+            out,
+            err,
+        )
     finally:
         for p in reversed(procs):
             p.terminate()
@@ -236,13 +319,18 @@ def test_cli_on_a_scheduler_and_workers_started_by_hand(inputs, tmp_path):
                 p.kill()
     assert rc == 0, err.getvalue()
     doc = json.loads(out.getvalue())
-    assert [v["name"] for v in doc["variants"]] == [f"PRIORITY_HALFLIFE={h} seed={s}" for h in (3600, 604800)
-                                                   for s in (4, 5)]
+    assert [v["name"] for v in doc["variants"]] == [
+        f"PRIORITY_HALFLIFE={h} seed={s}" for h in (3600, 604800) for s in (4, 5)
+    ]
     pq = pytest.importorskip("pyarrow.parquet")
     table = pq.read_table(tmp_path / "out" / "rows.parquet").to_pylist()
     for h in (3600, 604800):
         for s in (4, 5):
-            rows = [{k: v for k, v in r.items() if k not in ("variant", "PRIORITY_HALFLIFE", "seed")}
-                    for r in table if r["variant"] == f"PRIORITY_HALFLIFE={h} seed={s}"]
-            assert rows == simulate_alone(tmp_path / f"ref-{h}-{s}", inputs / "jobs.ad",
-                                          {"PRIORITY_HALFLIFE": h}, s, {})
+            rows = [
+                {k: v for k, v in r.items() if k not in ("variant", "PRIORITY_HALFLIFE", "seed")}
+                for r in table
+                if r["variant"] == f"PRIORITY_HALFLIFE={h} seed={s}"
+            ]
+            assert rows == simulate_alone(
+                tmp_path / f"ref-{h}-{s}", inputs / "jobs.ad", {"PRIORITY_HALFLIFE": h}, s, {}
+            )

@@ -37,19 +37,29 @@ def test_axes_make_their_product_in_order(tmp_path):
 
 def test_explicit_variants_are_crossed_with_the_axes_and_vary(tmp_path):
     """2 explicit variants x 2 seeds (file) x 2 knob values (--vary) = 8."""
-    vs = variants(tmp_path, '[axes]\nseed = [1, 2]\n\n[[variant]]\nname = "condor"\n\n[[variant]]\nname = "slurm"\n'
-                            'MATCHMAKER_PRIORITY_POLICY = "slurm"\nsetfactor = {"bob@example.org" = 2}\n',
-                  vary={"DEFAULT_PRIO_FACTOR": ["1", "10"]})
+    vs = variants(
+        tmp_path,
+        '[axes]\nseed = [1, 2]\n\n[[variant]]\nname = "condor"\n\n[[variant]]\nname = "slurm"\n'
+        'MATCHMAKER_PRIORITY_POLICY = "slurm"\nsetfactor = {"bob@example.org" = 2}\n',
+        vary={"DEFAULT_PRIO_FACTOR": ["1", "10"]},
+    )
     assert len(vs) == 8
     slurm = [v for v in vs if v.name.startswith("slurm")]
     assert slurm[0].name == "slurm seed=1 DEFAULT_PRIO_FACTOR=1"
-    assert slurm[0].parameters() == {"MATCHMAKER_PRIORITY_POLICY": "slurm", "DEFAULT_PRIO_FACTOR": "1",
-                                     "setfactor": "bob@example.org=2", "seed": 1}
+    assert slurm[0].parameters() == {
+        "MATCHMAKER_PRIORITY_POLICY": "slurm",
+        "DEFAULT_PRIO_FACTOR": "1",
+        "setfactor": "bob@example.org=2",
+        "seed": 1,
+    }
 
 
 def test_values_become_configuration_text(tmp_path):
-    vs = variants(tmp_path, '[axes]\nNEGOTIATOR_CONSIDER_PREEMPTION = [true, false]\nPRIORITY_HALFLIFE = [1.5e3]\n'
-                            'PREEMPTION_REQUIREMENTS = ["RemoteUserPrio > SubmitterUserPrio * 1.2"]\n')
+    vs = variants(
+        tmp_path,
+        "[axes]\nNEGOTIATOR_CONSIDER_PREEMPTION = [true, false]\nPRIORITY_HALFLIFE = [1.5e3]\n"
+        'PREEMPTION_REQUIREMENTS = ["RemoteUserPrio > SubmitterUserPrio * 1.2"]\n',
+    )
     assert [k.text for k in vs[0].knobs] == ["true", "1500.0", "RemoteUserPrio > SubmitterUserPrio * 1.2"]
     assert vs[1].knobs[0].text == "false"
 
@@ -75,8 +85,22 @@ def test_repeated_values_are_refused(tmp_path):
 
 
 def run_cli(tmp_path: Path, sweep_text: str | None, *extra: str) -> tuple[int, str, str]:
-    args = ["sweep", "--config", str(CONFIG), "--slots", str(EXAMPLES / "slots.ad"), "--jobs", str(JOBS),
-            "--duration", "1h", "--start", "1700000000", "--out", str(tmp_path / "out"), "--no-progress"]
+    args = [
+        "sweep",
+        "--config",
+        str(CONFIG),
+        "--slots",
+        str(EXAMPLES / "slots.ad"),
+        "--jobs",
+        str(JOBS),
+        "--duration",
+        "1h",
+        "--start",
+        "1700000000",
+        "--out",
+        str(tmp_path / "out"),
+        "--no-progress",
+    ]
     if sweep_text is not None:
         (tmp_path / "sweep.toml").write_text(sweep_text)
         args += ["--sweep", str(tmp_path / "sweep.toml")]
@@ -85,27 +109,33 @@ def run_cli(tmp_path: Path, sweep_text: str | None, *extra: str) -> tuple[int, s
     return rc, out.getvalue(), err.getvalue()
 
 
-@pytest.mark.parametrize("text, line, message", [
-    ("[axes]\nseed = [1]\nNO_SUCH_KNOB = [1, 2]\n", 3, "NO_SUCH_KNOB is not a knob"),
-    ("# halflives\n[axes]\n\nPRIORITY_HALFLIFE = []\n", 4, "axis PRIORITY_HALFLIFE is empty"),
-    ("[axes]\nPRIORITY_HALFLIFE = [3600, \"soon\"]\n", 2, "PRIORITY_HALFLIFE: 'soon' is not a number"),
-    ("[axes]\nPRIORITY_HALFLIFE = [86400, -5]\n", 2, "below the minimum"),
-    ("[axes]\nseed = [1]\n\n[[variant]]\nname = \"a\"\n\n[[variant]]\nPRIORITY_HALFLIFE = \"x\"\n", 8,
-     "PRIORITY_HALFLIFE: 'x' is not a number"),
-    ("[axes]\nseed = [1, \"two\"]\n", 2, "seed: 'two' is not a non-negative integer"),
-    ("[axes]\njobs = [\"missing.ad\"]\n", 2, "jobs: no such file"),
-    ("[axes]\nsetfactor = [{\"bob@example.org\" = 0.5}]\n", 2, "must be a finite number >= 1"),
-    ("[axes]\nPRIORITY_HALFLIFE = 3600\n", 2, "give a list of values"),
-    ("[axes]\nPRIORITY_HALFLIFE = [3600\nseed = [1]\n", 3, "TOML: Unclosed array"),  # found at line 3
-    ("[axis]\nseed = [1]\n", 1, "unknown section 'axis'"),
-])
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        ("[axes]\nseed = [1]\nNO_SUCH_KNOB = [1, 2]\n", 3, "NO_SUCH_KNOB is not a knob"),
+        ("# halflives\n[axes]\n\nPRIORITY_HALFLIFE = []\n", 4, "axis PRIORITY_HALFLIFE is empty"),
+        ('[axes]\nPRIORITY_HALFLIFE = [3600, "soon"]\n', 2, "PRIORITY_HALFLIFE: 'soon' is not a number"),
+        ("[axes]\nPRIORITY_HALFLIFE = [86400, -5]\n", 2, "below the minimum"),
+        (
+            '[axes]\nseed = [1]\n\n[[variant]]\nname = "a"\n\n[[variant]]\nPRIORITY_HALFLIFE = "x"\n',
+            8,
+            "PRIORITY_HALFLIFE: 'x' is not a number",
+        ),
+        ('[axes]\nseed = [1, "two"]\n', 2, "seed: 'two' is not a non-negative integer"),
+        ('[axes]\njobs = ["missing.ad"]\n', 2, "jobs: no such file"),
+        ('[axes]\nsetfactor = [{"bob@example.org" = 0.5}]\n', 2, "must be a finite number >= 1"),
+        ("[axes]\nPRIORITY_HALFLIFE = 3600\n", 2, "give a list of values"),
+        ("[axes]\nPRIORITY_HALFLIFE = [3600\nseed = [1]\n", 3, "TOML: Unclosed array"),  # found at line 3
+        ("[axis]\nseed = [1]\n", 1, "unknown section 'axis'"),
+    ],
+)
 def test_bad_sweep_files_get_one_line_naming_file_and_line(tmp_path, text, line, message):
     rc, out, err = run_cli(tmp_path, text)
     assert rc == 1 and out == ""
     assert err.count("\n") == 1, err
     assert err.startswith(f"matchmaker: {tmp_path / 'sweep.toml'}:{line}: "), err
     assert message in err
-    assert not (tmp_path / "out").exists()          # nothing written
+    assert not (tmp_path / "out").exists()  # nothing written
 
 
 @pytest.mark.parametrize("option", ["PRIORITY_HALFLIFE", "=1,2", "PRIORITY_HALFLIFE=,"])
@@ -115,11 +145,14 @@ def test_a_malformed_vary_is_a_command_line_mistake(tmp_path, option):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("extra, message", [
-    (("--vary", "PRIORITY_HALFLIFE=abc"), "'abc' is not a number"),
-    (("--vary", "MY_KNOB=1,2"), "MY_KNOB is not a knob"),
-    ((), "nothing to sweep"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (("--vary", "PRIORITY_HALFLIFE=abc"), "'abc' is not a number"),
+        (("--vary", "MY_KNOB=1,2"), "MY_KNOB is not a knob"),
+        ((), "nothing to sweep"),
+    ],
+)
 def test_bad_vary_options_get_one_line(tmp_path, extra, message):
     rc, out, err = run_cli(tmp_path, None, *extra)
     assert rc == 1 and out == ""
@@ -127,12 +160,16 @@ def test_bad_vary_options_get_one_line(tmp_path, extra, message):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("missing, extra, message", [
-    ("distributed", (), "matchmaker sweep needs Dask: pip install 'dask[distributed]'"),
-    ("matplotlib", ("--plot",), "--plot needs matplotlib"),
-])
+@pytest.mark.parametrize(
+    "missing, extra, message",
+    [
+        ("distributed", (), "matchmaker sweep needs Dask: pip install 'dask[distributed]'"),
+        ("matplotlib", ("--plot",), "--plot needs matplotlib"),
+    ],
+)
 def test_a_missing_library_is_refused_before_any_work(tmp_path, monkeypatch, missing, extra, message):
     import sys
+
     monkeypatch.setitem(sys.modules, missing, None)
     rc, out, err = run_cli(tmp_path, "[axes]\nseed = [1, 2]\n", *extra)
     assert rc == 1 and err.count("\n") == 1 and message in err, err
@@ -153,6 +190,7 @@ def test_resuming_without_start_takes_the_resumed_sweeps_start(tmp_path):
 
     from matchmaker.cli.sweep import _start
     from matchmaker.sweeps import write_meta
+
     write_meta(tmp_path, dict(start=1234.5, duration=60.0))
     assert _start(argparse.Namespace(start=None, out=str(tmp_path), resume=True)) == 1234.5
     assert _start(argparse.Namespace(start=99.0, out=str(tmp_path), resume=True)) == 99.0

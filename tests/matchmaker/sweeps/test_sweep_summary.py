@@ -34,8 +34,20 @@ def test_targets_follow_inverse_factors():
 
 
 def row(cycle, kind, name, usage, running=1, idle=0, rup=1.0, eup=1.0, share=0.0, preempted=0):
-    return dict(cycle=cycle, hours=cycle, kind=kind, name=name, group=None, running=running, idle=idle,
-                usage=usage, rup=rup, eup=eup, share=share, preempted=preempted)
+    return dict(
+        cycle=cycle,
+        hours=cycle,
+        kind=kind,
+        name=name,
+        group=None,
+        running=running,
+        idle=idle,
+        usage=usage,
+        rup=rup,
+        eup=eup,
+        share=share,
+        preempted=preempted,
+    )
 
 
 def test_jain_over_time_compares_shares_with_targets():
@@ -43,10 +55,16 @@ def test_jain_over_time_compares_shares_with_targets():
     so both are at exactly their target: index 1.  Cycle 1: a holds 3, b 0 with a job idle:
     x = (1/(2/3), 0) = (1.5, 0), index 1.5^2 / (2 * 2.25) = 1/2.  Cycle 2: b has no jobs, so only
     a counts: index 1.  Cycle 3: nothing claimed: undefined."""
-    rows = [row(0, "submitter", "a", 2), row(0, "submitter", "b", 1, rup=1, eup=2),
-            row(1, "submitter", "a", 3), row(1, "submitter", "b", 0, running=0, idle=1, rup=1, eup=2),
-            row(2, "submitter", "a", 3), row(2, "submitter", "b", 0, running=0, rup=1, eup=2),
-            row(3, "submitter", "a", 0, running=0, idle=1), row(3, "submitter", "b", 0, running=0, idle=1)]
+    rows = [
+        row(0, "submitter", "a", 2),
+        row(0, "submitter", "b", 1, rup=1, eup=2),
+        row(1, "submitter", "a", 3),
+        row(1, "submitter", "b", 0, running=0, idle=1, rup=1, eup=2),
+        row(2, "submitter", "a", 3),
+        row(2, "submitter", "b", 0, running=0, rup=1, eup=2),
+        row(3, "submitter", "a", 0, running=0, idle=1),
+        row(3, "submitter", "b", 0, running=0, idle=1),
+    ]
     assert [j for _, _, j in jain_by_cycle(rows)] == [pytest.approx(1.0), pytest.approx(0.5), 1.0, None]
 
 
@@ -57,8 +75,13 @@ def test_waits_of_a_one_slot_pool():
     0 and 3600: 0.95 * 3600 = 3420 s.  Cycles run at 0, 1800, 3600, 5400 and 7200; the slot
     is claimed after the first four and released at 7200 when job 1 ends: utilisation 4/5."""
     slots = ads('Name = "slot1@node"\nCpus = 1\nState = "Unclaimed"\nRequirements = true\nRank = 0\n')
-    jobs = ads("".join(f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
-                       f"QDate = {START:.0f}\nRequirements = true\nSimJobDuration = 3600\n\n" for p in range(2)))
+    jobs = ads(
+        "".join(
+            f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+            f"QDate = {START:.0f}\nRequirements = true\nSimJobDuration = 3600\n\n"
+            for p in range(2)
+        )
+    )
     loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 1800"), slots, jobs)
     sim = matchmaker.simulate(loaded, start=START, duration=7200)
     assert sorted(w for j in sim.jobs for w in j.waits) == [0.0, 3600.0]
@@ -76,8 +99,10 @@ def test_a_requeued_job_waits_from_the_end_of_its_run():
     """A job of 1000 s that repeats once, cycles every 1800 s: it starts at 0 (wait 0), ends at
     1000, is idle from then and starts again at the cycle at 1800: wait 800 s."""
     slots = ads('Name = "slot1@node"\nCpus = 1\nState = "Unclaimed"\nRequirements = true\nRank = 0\n')
-    jobs = ads(f'ClusterId = 1\nProcId = 0\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
-               f"QDate = {START:.0f}\nRequirements = true\nSimJobDuration = 1000\nSimJobRepeat = 1\n")
+    jobs = ads(
+        f'ClusterId = 1\nProcId = 0\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+        f"QDate = {START:.0f}\nRequirements = true\nSimJobDuration = 1000\nSimJobRepeat = 1\n"
+    )
     loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_INTERVAL = 1800"), slots, jobs)
     sim = matchmaker.simulate(loaded, start=START, duration=3600)
     assert sim.jobs[0].waits == (0.0, 800.0)
@@ -87,16 +112,24 @@ def one_slot_outcomes() -> list:
     """Two finished variants (the one-slot pool at two intervals) and a failed one."""
     from matchmaker.sweeps.spec import Setting, Variant
     from matchmaker.sweeps.worker import Outcome
+
     slots = ads('Name = "slot1@node"\nCpus = 1\nState = "Unclaimed"\nRequirements = true\nRank = 0\n')
-    jobs = ads("".join(f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
-                       f"QDate = {START:.0f}\nRequirements = true\nSimJobDuration = 3600\n\n" for p in range(2)))
+    jobs = ads(
+        "".join(
+            f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+            f"QDate = {START:.0f}\nRequirements = true\nSimJobDuration = 3600\n\n"
+            for p in range(2)
+        )
+    )
     out = []
     for interval in (1800, 3600):
-        sim = matchmaker.simulate(matchmaker.load_ads(Knobs.from_string(""), slots, jobs), start=START,
-                                  duration=7200, interval=interval)
+        sim = matchmaker.simulate(
+            matchmaker.load_ads(Knobs.from_string(""), slots, jobs), start=START, duration=7200, interval=interval
+        )
         v = Variant(f"i={interval}", (Setting("NEGOTIATOR_INTERVAL", str(interval), "s.toml", 1),))
-        out.append(Outcome(f"k{interval}", v, rows=sim.rows, waits=[(j.submitter, w) for j in sim.jobs
-                                                                    for w in j.waits]))
+        out.append(
+            Outcome(f"k{interval}", v, rows=sim.rows, waits=[(j.submitter, w) for j in sim.jobs for w in j.waits])
+        )
     out.append(Outcome("bad", Variant("bad", (), (), 3), status=1, error="s.toml:2: config: no"))
     return out
 
@@ -109,6 +142,7 @@ def test_tables_are_csv_without_pyarrow(tmp_path, monkeypatch):
 
     from matchmaker.simulate import COLUMNS
     from matchmaker.sweeps import SweepResult, write_tables
+
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     result = SweepResult(one_slot_outcomes())
     files = write_tables(result, tmp_path)
@@ -120,7 +154,10 @@ def test_tables_are_csv_without_pyarrow(tmp_path, monkeypatch):
     with open(tmp_path / "variants.csv", newline="") as fh:
         lines = list(csv.DictReader(fh))
     assert [(v["variant"], v["status"], v["error"], v["seed"]) for v in lines] == [
-        ("i=1800", "0", "", ""), ("i=3600", "0", "", ""), ("bad", "1", "s.toml:2: config: no", "3")]
+        ("i=1800", "0", "", ""),
+        ("i=3600", "0", "", ""),
+        ("bad", "1", "s.toml:2: config: no", "3"),
+    ]
 
 
 def test_frames_and_figures(tmp_path):
@@ -128,6 +165,7 @@ def test_frames_and_figures(tmp_path):
     pytest.importorskip("matplotlib")
     from matchmaker.sweeps import SweepResult
     from matchmaker.sweeps.plots import write_plots
+
     result = SweepResult(one_slot_outcomes())
     frame, summary = result.to_frame(), result.summary()
     assert len(frame) == 16 and list(frame["variant"].unique()) == ["i=1800", "i=3600"]

@@ -52,8 +52,15 @@ def test_laws_hold_on_pools_like_the_example_dumps():
 
 
 @FAST
-@given(pools(EX / "groups/slots.ads", EX / "groups/jobs.ads", submitters=USERS,
-             groups=[None, "group_physics", "group_physics.hep", "group_physics.lep", "group_chemistry"], max_jobs=10))
+@given(
+    pools(
+        EX / "groups/slots.ads",
+        EX / "groups/jobs.ads",
+        submitters=USERS,
+        groups=[None, "group_physics", "group_physics.hep", "group_physics.lep", "group_chemistry"],
+        max_jobs=10,
+    )
+)
 def test_laws_hold_under_group_quotas(pool):
     check_cycle_laws(run_cycle(pool, GROUPS))
 
@@ -65,6 +72,7 @@ def test_raising_a_factor_gives_no_more_slots(pool):
 
 
 # ---- each law fails on a run built to break it ----------------------------------------------
+
 
 def slot(name: str, req: str = "true", **more) -> ClassAd:
     ad = ClassAd({"Name": name, "Cpus": 1, "Memory": 1024, **more})
@@ -116,8 +124,10 @@ def test_preemption_law_fails_on_a_preemption_the_knob_forbids():
 def test_factor_law_fails_on_a_pool_that_favours_bad_priorities():
     """Slots that only start jobs of submitters whose EUP is above 1000: with factor 1
     (EUP 0.5) alice gets nothing, with factor 10^4 (EUP 5000) she gets both slots."""
-    pool = DrawnPool((slot("s1", "TARGET.SubmitterUserPrio > 1000"), slot("s2", "TARGET.SubmitterUserPrio > 1000")),
-                     (job(1, "alice@d"), job(2, "alice@d")))
+    pool = DrawnPool(
+        (slot("s1", "TARGET.SubmitterUserPrio > 1000"), slot("s2", "TARGET.SubmitterUserPrio > 1000")),
+        (job(1, "alice@d"), job(2, "alice@d")),
+    )
     with pytest.raises(LawBroken, match="got 2 slot weight with the higher priority factor, more than the 0"):
         priority_factor_law(pool, "", "alice@d", low=1.0, high=1e4)
 
@@ -132,11 +142,13 @@ def test_factor_law_compares_weights():
 
 def test_quota_law_fails_on_a_group_over_its_quota():
     config = "GROUP_NAMES = g\nGROUP_QUOTA_g = 1\n"
-    pool = DrawnPool((slot("s1"), slot("s2"), slot("s3")),
-                     tuple(ClassAd({**dict(job(i, "u@d")), "AccountingGroup": "g.u"}) for i in (1, 2, 3)))
+    pool = DrawnPool(
+        (slot("s1"), slot("s2"), slot("s3")),
+        tuple(ClassAd({**dict(job(i, "u@d")), "AccountingGroup": "g.u"}) for i in (1, 2, 3)),
+    )
     run = run_cycle(pool, config)
     check_group_quotas(run)
-    assert len(run.result.matches) == 1           # quota 1, no surplus: one slot
+    assert len(run.result.matches) == 1  # quota 1, no surplus: one slot
     over = [replace(g, usage=3.0) if g.name == "g" else g for g in run.result.groups]
     assert any(isinstance(g, GroupSummary) and g.name == "g" for g in over)
     with pytest.raises(LawBroken, match="group g takes no surplus"):
@@ -144,6 +156,7 @@ def test_quota_law_fails_on_a_group_over_its_quota():
 
 
 # ---- a wrong policy is caught, with a small counterexample, and replays with the CLI ---------
+
 
 @pytest.mark.slow
 def test_a_wrong_policy_is_falsified_with_a_small_pool(tmp_path):
@@ -157,19 +170,29 @@ def test_a_wrong_policy_is_falsified_with_a_small_pool(tmp_path):
         run = run_cycle(pool, wrong, factors={"bob@example.org": 1e4})
         return any(m.preempted == "bob@example.org" for m in run.result.matches)
 
-    small = find(pools(slots_like, jobs_like, submitters=USERS, max_slots=3, max_jobs=3,
-                       attributes=names_read(slots_like, jobs_like, wrong)), preempts_bob,
-                 settings=settings(max_examples=200, database=None, deadline=None, derandomize=True))
+    small = find(
+        pools(
+            slots_like,
+            jobs_like,
+            submitters=USERS,
+            max_slots=3,
+            max_jobs=3,
+            attributes=names_read(slots_like, jobs_like, wrong),
+        ),
+        preempts_bob,
+        settings=settings(max_examples=200, database=None, deadline=None, derandomize=True),
+    )
     assert len(small.slots) == 1 and len(small.jobs) == 1
     assert small.slots[0]["RemoteUser"] == "bob@example.org"
-    assert len(small.jobs[0]) <= 9, small.jobs[0]         # as many as the job dump's ads have at most
+    assert len(small.jobs[0]) <= 9, small.jobs[0]  # as many as the job dump's ads have at most
     config = tmp_path / "wrong.config"
     config.write_text(wrong)
     slots, jobs = small.write(tmp_path / "pool")
     state = tmp_path / "state.db"
     assert run_matchmaker("userprio", "--state", state, "--setfactor", "bob@example.org", "10000").returncode == 0
-    ran = run_matchmaker("negotiate", "--config", config, "--slots", slots, "--jobs", jobs, "--now", "1718035200",
-                         "--state", state)
+    ran = run_matchmaker(
+        "negotiate", "--config", config, "--slots", slots, "--jobs", jobs, "--now", "1718035200", "--state", state
+    )
     assert ran.returncode == 0, ran.stderr
     assert "priority" in ran.stdout and "bob@example.org" in ran.stdout
 
@@ -179,8 +202,12 @@ def test_a_wrong_policy_is_falsified_with_a_small_pool(tmp_path):
 def test_leaving_out_unread_attributes_changes_no_cycle(pool):
     """A cycle on a pool decides the same with only the attributes ``names_read`` keeps."""
     keep = names_read(EX / "slots.ad", EX / "jobs.ad", PREEMPT)
-    trimmed = DrawnPool(*(tuple(ClassAd({k: ad.lookup(k) for k in ad if k.lower() in keep}) for ad in group)
-                          for group in (pool.slots, pool.jobs)))
+    trimmed = DrawnPool(
+        *(
+            tuple(ClassAd({k: ad.lookup(k) for k in ad if k.lower() in keep}) for ad in group)
+            for group in (pool.slots, pool.jobs)
+        )
+    )
     assert len(trimmed.slots[0]) < len(pool.slots[0])
     factors = {"bob@example.org": 1e4}
     full, cut = run_cycle(pool, PREEMPT, factors=factors), run_cycle(trimmed, PREEMPT, factors=factors)
