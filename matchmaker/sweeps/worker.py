@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import tempfile
 import time
 from collections import OrderedDict
@@ -51,8 +52,11 @@ class Inputs:
             if name in files:
                 continue
             try:
-                with open(name, "rb") as fh:
-                    files[name] = fh.read()
+                if name == "-":  # standard input, read once (a pipe cannot be read again)
+                    files[name] = sys.stdin.buffer.read()
+                else:  # a path, or a pipe or FIFO such as <(condor_q -json): read whole, never reopened
+                    with open(name, "rb") as fh:
+                        files[name] = fh.read()
             except OSError as exc:
                 raise ClassAdError(f"cannot read ad file: {exc.strerror or exc}", file=name) from None
             h.update(name.encode("utf-8", "surrogateescape") + b"\0" + files[name] + b"\0")

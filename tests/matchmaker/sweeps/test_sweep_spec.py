@@ -195,3 +195,27 @@ def test_resuming_without_start_takes_the_resumed_sweeps_start(tmp_path):
     assert _start(argparse.Namespace(start=None, out=str(tmp_path), resume=True)) == 1234.5
     assert _start(argparse.Namespace(start=99.0, out=str(tmp_path), resume=True)) == 99.0
     assert _start(argparse.Namespace(start=None, out=str(tmp_path), resume=False)) > 1.7e9
+
+
+def test_a_sweeps_ads_come_from_stdin_or_a_pipe_read_once(tmp_path, monkeypatch):
+    """``--jobs -`` reads standard input once; a FIFO (what ``<(condor_q -json)`` gives) is
+    read whole and never reopened, so both ship the same bytes as the file itself."""
+    import io
+    import os
+    import threading
+
+    from matchmaker.sweeps.worker import Inputs
+
+    slots = tmp_path / "slots.ads"
+    slots.write_bytes(b'Name = "s1"\nCpus = 1\n')
+    jobs = b'ClusterId = 1\nProcId = 0\nOwner = "u"\n'
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(jobs)))
+    from_stdin = Inputs.read(str(slots), ["-"])
+    assert from_stdin.files == {str(slots): slots.read_bytes(), "-": jobs}
+    fifo = tmp_path / "jobs.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(jobs,))
+    writer.start()
+    from_pipe = Inputs.read(str(slots), [str(fifo)])
+    writer.join()
+    assert from_pipe.files[str(fifo)] == jobs
