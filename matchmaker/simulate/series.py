@@ -127,7 +127,7 @@ class Simulation:
     def to_frame(self) -> Any:
         """The rows as a pandas DataFrame (needs pandas)."""
         try:
-            import pandas as pd  # type: ignore[import-untyped]
+            import pandas as pd
         except ImportError:
             raise ImportError(
                 "Simulation.to_frame needs pandas (pip install pandas); the rows are also available as a list of dicts"

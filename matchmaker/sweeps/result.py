@@ -86,7 +86,7 @@ class SweepResult:
 
 def _frame(rows: list[dict[str, Any]], columns: list[str], what: str) -> Any:
     try:
-        import pandas as pd  # type: ignore[import-untyped]
+        import pandas as pd
     except ImportError:
         raise ImportError(
             f"SweepResult.{what} needs pandas (pip install pandas); the rows are also "

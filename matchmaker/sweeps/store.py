@@ -78,8 +78,8 @@ def read_parts(out: str | os.PathLike, variants: dict[str, Variant]) -> dict[str
 def write_table(rows: Sequence[dict[str, Any]], columns: Sequence[str], path_stem: Path) -> Path:
     """``rows`` as Parquet when pyarrow is installed, else as CSV; returns the file written."""
     try:
-        import pyarrow as pa  # type: ignore[import-untyped]
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow as pa
+        import pyarrow.parquet as pq
     except ImportError:
         path = path_stem.with_suffix(".csv")
 
