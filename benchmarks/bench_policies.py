@@ -17,7 +17,6 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -30,7 +29,6 @@ from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
 from matchmaker.cycle.ephemeral import StaticPriorities
 from matchmaker.cycle.negotiator import negotiate
-from matchmaker.policies.params import policy_params
 from matchmaker.pool.ads import load_pool
 
 POLICIES = ("htcondor", "lsf", "maui", "dirac", "slurm")
@@ -44,9 +42,7 @@ POLICY_KNOBS = {
 def policy_cycle(config_text: str, policy: str, pool, eups: dict[str, float], now: float):
     """One cycle of ``pool`` under ``policy`` with the pool's configuration."""
     knobs = Knobs.from_string(f"{config_text}\nMATCHMAKER_PRIORITY_POLICY = {policy}\n{POLICY_KNOBS.get(policy, '')}")
-    params = policy_params(knobs)
-    settings = replace(Settings.from_knobs(knobs), priority_policy=params if params.name != "htcondor" else None)
-    return negotiate(pool, settings, StaticPriorities(eups), now)
+    return negotiate(pool, Settings.from_knobs(knobs), StaticPriorities(eups), now)
 
 
 def main(argv: Optional[list[str]] = None) -> int:

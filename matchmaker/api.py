@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from classad.ad import ClassAd
@@ -29,7 +29,6 @@ from .config.settings import Settings
 from .cycle.results import CycleResult
 from .cycle.session import open_accountant, run_cycle
 from .errors import StateError
-from .policies.params import policy_params
 from .pool.ads import AdSource, Pool, load_pool, pool_from_ads, rereadable
 from .review.config_checks import check_config
 from .review.cycle_diff import CycleDiff, cycle_diff
@@ -84,11 +83,9 @@ def load_ads(config: str | os.PathLike | Knobs, slots: Iterable[ClassAd], jobs: 
 
 
 def settings_from(knobs: Knobs) -> Settings:
-    """The typed settings of a configuration, with its priority policy when that is not
-    HTCondor's own (``MATCHMAKER_PRIORITY_POLICY``)."""
-    settings = Settings.from_knobs(knobs)
-    policy = policy_params(knobs)
-    return settings if policy.name == "htcondor" else replace(settings, priority_policy=policy)
+    """The typed settings of a configuration, its priority model's parameters included
+    (:meth:`Settings.from_knobs`)."""
+    return Settings.from_knobs(knobs)
 
 
 def pool_options(settings: Settings) -> dict[str, Any]:

@@ -89,7 +89,14 @@ SUBPACKAGE_LAYERS = {
         ["analyze", "review", "simulate", "sweep"],
         ["commands"],
     ],
-    "matchmaker.config": [["statements"], ["language"], ["knobs"], ["settings"]],
+    "matchmaker.config": [
+        ["policy_params", "statements"],
+        ["language"],
+        ["knobs"],
+        ["maui_settings"],
+        ["policy_settings"],
+        ["settings"],
+    ],
     "matchmaker.cycle": [
         ["carry", "ephemeral"],
         ["evaluator", "results"],
@@ -104,8 +111,6 @@ SUBPACKAGE_LAYERS = {
     "matchmaker.groups": [["quotas"], ["membership"]],
     "matchmaker.policies": [
         ["dirac", "htcondor", "jobs", "lsf", "maui", "slurm"],
-        ["maui_knobs"],
-        ["params"],
         ["dirac_runner", "lsf_runner", "maui_runner", "slurm_runner"],
         ["runners"],
     ],

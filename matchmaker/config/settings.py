@@ -7,7 +7,9 @@ cycle never sees raw configuration: the group tree (``GROUP_NAMES`` and the
 ``GROUP_*_<g>`` knobs) is built here, and the accounting-group map file named by
 ``MATCHMAKER_ACCOUNTING_GROUP_MAP_FILE`` (set by ``use FEATURE :
 AssignAccountingGroup(...)``) is read and parsed here, so a bad map line is a
-``ConfigError`` naming the map file, line and column.
+``ConfigError`` naming the map file, line and column.  The priority model
+(``MATCHMAKER_PRIORITY_POLICY`` and the ``LSF_*``, ``MAUI_*``, ``DIRAC_*``, ``SLURM_*``
+knobs) is read by :mod:`.policy_settings` into the typed records of :mod:`.policy_params`.
 
 The three ``MATCHMAKER_*`` switches select the manual's behaviour where
 HTCondor's manual and code disagree (docs/negotiation.md, where HTCondor's manual and code disagree); the defaults follow the code.
@@ -26,6 +28,8 @@ from ..errors import ConfigError
 from ..groups.membership import GroupMapping, MapFileError, group_prio_factor, parse_group_map
 from ..groups.quotas import GroupConfig, GroupTree, build_tree
 from .knobs import Knobs
+from .policy_params import PolicyConfig
+from .policy_settings import policy_params
 from .statements import ACCOUNTING_GROUP_MAP_KNOBS
 
 
@@ -95,14 +99,14 @@ class Settings:
     halflife: float = 86400.0
     factors: FactorPolicy = FactorPolicy()
     interval: float = 60.0
-    # the priority policy (MATCHMAKER_PRIORITY_POLICY) when not htcondor's: a
-    # matchmaker.policies.params.PolicyConfig, set by the facade; None = the pie spin
-    priority_policy: Optional[Any] = None
+    # the priority policy (MATCHMAKER_PRIORITY_POLICY) and its model's parameters when it
+    # is not htcondor's; None = htcondor's pie spin
+    priority_policy: Optional[PolicyConfig] = None
     # simulations: carry what is still valid between cycles (docs/simulate.md, incremental cycles)
     simulate_incremental: bool = True
 
     @classmethod
-    def from_knobs(cls, knobs: Any) -> "Settings":
+    def from_knobs(cls, knobs: Knobs) -> "Settings":
         """Read every knob now, so a bad value fails before any work (ConfigError)."""
         g = knobs.get
         policy = MatchPolicy(**{f: g(k) for f, k in _POLICY_KNOBS.items()})
@@ -122,6 +126,7 @@ class Settings:
             factors=factor_policy(knobs, tree),
             halflife=float(g("PRIORITY_HALFLIFE")),
             interval=float(g("NEGOTIATOR_INTERVAL")),
+            priority_policy=chosen_policy(knobs),
             **values,
         )
 
@@ -183,7 +188,13 @@ _CYCLE_KNOBS = {
 }
 
 
-def factor_policy(knobs: Any, tree: Optional[GroupTree]) -> FactorPolicy:
+def chosen_policy(knobs: Knobs) -> Optional[PolicyConfig]:
+    """The priority model's parameters, every model's knobs checked; None for htcondor's own."""
+    policy = policy_params(knobs)
+    return None if policy.name == "htcondor" else policy
+
+
+def factor_policy(knobs: Knobs, tree: Optional[GroupTree]) -> FactorPolicy:
     """Where a new principal's priority factor comes from: ``DEFAULT_PRIO_FACTOR``,
     ``NICE_USER_PRIO_FACTOR``, ``REMOTE_PRIO_FACTOR`` outside ``ACCOUNTANT_LOCAL_DOMAIN``,
     and a group's ``GROUP_PRIO_FACTOR`` for its members (docs/negotiation.md, priority
@@ -200,7 +211,7 @@ def factor_policy(knobs: Any, tree: Optional[GroupTree]) -> FactorPolicy:
     )
 
 
-def group_tree_from_knobs(knobs: Any) -> Optional[GroupTree]:
+def group_tree_from_knobs(knobs: Knobs) -> Optional[GroupTree]:
     """The group tree of ``GROUP_NAMES`` and the ``GROUP_*_<g>`` knobs; None without groups."""
     names = knobs.group_names()
     if not names:
@@ -218,7 +229,7 @@ def group_tree_from_knobs(knobs: Any) -> Optional[GroupTree]:
     )
 
 
-def group_mapping_from_knobs(knobs: Any) -> Optional[GroupMapping]:
+def group_mapping_from_knobs(knobs: Knobs) -> Optional[GroupMapping]:
     """Read and parse the accounting-group map file, if one is configured.
 
     A relative file name is taken relative to the configuration file that names it

@@ -146,7 +146,8 @@ def _policy_cycle(
 ) -> CycleResult:
     """A cycle under a priority policy: charge its ledger up to ``now`` with the running
     jobs, negotiate in its order, store the ledger and its breakdown rows."""
-    cfg: Any = settings.priority_policy
+    cfg = settings.priority_policy
+    assert cfg is not None
     runner = make_runner(cfg)
     old = {e: Ledger(v, b, u) for e, (v, b, u) in acct.policy_usage(cfg.name).items()}
     running = [j for j in pool.jobs if j.status == RUNNING]

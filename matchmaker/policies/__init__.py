@@ -1,9 +1,10 @@
 """Priority policies: who is served first, by the rules of other batch systems.
 
 Each model has a module of pure math (:mod:`.htcondor`, :mod:`.lsf`, :mod:`.maui`,
-:mod:`.dirac`, :mod:`.slurm`) with its parameters and their documented defaults;
-:mod:`.params` (with :mod:`.maui_knobs` for Maui's many per-name knobs) reads those
-parameters from the configuration knobs, and :mod:`.runners` picks the runner
+:mod:`.dirac`, :mod:`.slurm`); its parameters, with their documented defaults, are typed
+records read from the configuration knobs by the configuration layer
+(:mod:`matchmaker.config.policy_params`, :mod:`matchmaker.config.policy_settings`), so
+nothing here reads raw configuration.  :mod:`.runners` picks the runner
 (:mod:`.lsf_runner`, :mod:`.maui_runner`, :mod:`.dirac_runner`, :mod:`.slurm_runner`), the
 object the negotiation cycle asks for an order of jobs.  Matching itself (Requirements,
 Rank, limits, preemption) stays in :mod:`matchmaker.cycle`.  Imports

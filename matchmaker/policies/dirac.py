@@ -16,9 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Optional
 
+from ..config.policy_params import DEFAULT_SHARE
+
 NAME = "dirac"
 BETTER = "higher"
-DEFAULT_SHARE = 1000.0
 MIN_TQ_PRIORITY = 0.001
 
 

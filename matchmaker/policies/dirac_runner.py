@@ -22,10 +22,10 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
+from ..config.policy_params import PolicyConfig
 from ..pool.ads import Job
 from . import dirac
 from .jobs import Ledger, Pending, Runner, group_of, number
-from .params import PolicyConfig
 
 # TaskQueueDB.matchAndGetJob fetches this many of the drawn level's lowest job ids and
 # takes one of them at random (its numJobsPerTry).

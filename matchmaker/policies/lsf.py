@@ -14,37 +14,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Optional
+
+from ..config.policy_params import GPU_TERMS, LsfParams
 
 NAME = "lsf"
 BETTER = "higher"
-GPU_TERMS = ("denominator", "additive")
-
-
-@dataclass(frozen=True)
-class LsfParams:
-    """``lsb.params`` factors with LSF's defaults; ``floor``, ``gpu_term`` and
-    ``adjustment_threshold`` are our choices."""
-
-    cpu_time_factor: float = 0.7
-    run_time_factor: float = 0.7
-    run_job_factor: float = 3.0
-    committed_run_time_factor: float = 0.0
-    fwd_job_factor: float = 0.0
-    fairshare_adjustment_factor: float = 0.0
-    gpu_run_time_factor: float = 0.0
-    hist_hours: float = 5.0
-    run_time_decay: bool = False
-    enable_hist_run_time: bool = False
-    enable_gpu_hist_run_time: bool = False
-    run_limit_hours: float = 0.0  # the queue's RUNLIMIT (0: none)
-    adjustment_threshold: float = 1.0  # THRESHOLD of the memory adjustment
-    floor: float = 0.01
-    gpu_term: str = "denominator"
-    run_time_times_slots: bool = True
-    default_shares: float = 1.0
-    shares: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

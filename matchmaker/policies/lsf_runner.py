@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Optional
 
+from ..config.policy_params import PolicyConfig
 from ..pool.ads import Job
 from . import lsf
 from .jobs import (
@@ -44,7 +45,6 @@ from .jobs import (
     stamp,
     wall_seconds,
 )
-from .params import PolicyConfig
 
 RUN, GPU = 0, 1  # positions in a ledger's buckets
 

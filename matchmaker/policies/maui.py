@@ -8,78 +8,22 @@ Idle jobs are sorted by it, highest first.  Fair share compares decayed usage in
 ceiling, ``^``/``%`` none).  Credentials (``USERCFG[john]``, ``GROUPCFG[DEFAULT]``, ...)
 are looked up by the job's own user, group, account, QOS and class, with the
 ``DEFAULT`` entry of each kind for whoever has no value of their own (:meth:`MauiParams.cred`).
+The parameters (:class:`MauiParams`) are read from the ``MAUI_*`` knobs by
+:mod:`matchmaker.config.maui_settings`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
+
+from ..config.policy_params import CRED_ATTRS, DEFAULT, XFACTOR_FORMS, MauiParams
 
 NAME = "maui"
 BETTER = "higher"
 MAX_PRIO_VAL = 1e9
-XFACTOR_FORMS = ("code", "manual")
 COMPONENTS = ("SERV", "TARG", "CRED", "ATTR", "FS", "RES", "USAGE")
 CRED_KINDS = ("USER", "GROUP", "ACCOUNT", "QOS", "CLASS")
-# What each credential kind may set (QTTARGET in seconds after parsing, FSTARGET as text).
-CRED_ATTRS = {
-    "USER": ("PRIORITY", "FSTARGET", "QTTARGET", "XFTARGET"),
-    "GROUP": ("PRIORITY", "FSTARGET"),
-    "ACCOUNT": ("PRIORITY", "FSTARGET"),
-    "CLASS": ("PRIORITY", "FSTARGET"),
-    "QOS": ("PRIORITY", "FSTARGET", "QTWEIGHT", "XFWEIGHT", "QTTARGET", "XFTARGET"),
-}
-DEFAULT = "DEFAULT"
-
-
-@dataclass(frozen=True)
-class MauiParams:
-    """``maui.cfg`` weights and caps with Maui's defaults (0 cap = none)."""
-
-    weights: Mapping[str, float] = field(default_factory=dict)  # component -> weight (default 1)
-    subweights: Mapping[str, float] = field(default_factory=dict)  # subcomponent -> weight (QUEUETIME 1, else 0)
-    caps: Mapping[str, float] = field(default_factory=dict)  # component or subcomponent -> cap
-    xfminwclimit: float = 120.0
-    xfactor_form: str = "code"
-    enable_neg_job_priority: bool = False
-    reject_neg_prio_jobs: bool = False
-    fs_policy: str = "NONE"  # NONE, DEDICATEDPS, ...; a trailing % = percent-based
-    fs_interval: float = 43200.0
-    fs_depth: int = 8
-    fs_decay: float = 1.0
-    creds: Mapping[tuple[str, str, str], Any] = field(default_factory=dict)  # (KIND, NAME, ATTR) -> value
-
-    def cred(self, kind: str, name: Optional[str], attr: str = "PRIORITY") -> Any:
-        """``<KIND>CFG[name] <attr>=``, else the ``DEFAULT`` entry's (None when neither is
-        set, or the job has no credential of this kind).  A ``PRIORITY`` of 0 falls back
-        too, except for QOS (Maui's code)."""
-        if not name:
-            return None
-        own = self.creds.get((kind, name.upper(), attr))
-        if own is None or (attr == "PRIORITY" and own == 0 and kind != "QOS"):
-            fallback = self.creds.get((kind, DEFAULT, attr))
-            return fallback if fallback is not None else own
-        return own
-
-    def weight(self, comp: str) -> float:
-        return self.weights.get(comp, 1.0)
-
-    def subweight(self, sub: str) -> float:
-        return self.subweights.get(sub, 1.0 if sub == "QUEUETIME" else 0.0)
-
-
-def parse_time(text: str) -> float:
-    """Seconds of a Maui time value, ``[[[DD:]HH:]MM:]SS`` (``4:00:00`` is four hours) or a
-    plain number of seconds; ``ValueError`` on anything else or a negative time."""
-    parts = text.strip().split(":")
-    if not 1 <= len(parts) <= 4 or not all(re.fullmatch(r"\d+(\.\d*)?", p) for p in parts):
-        raise ValueError(f"{text.strip()!r} is not a Maui time ([[[DD:]HH:]MM:]SS or seconds)")
-    seconds = 0.0
-    for unit, part in zip((1, 60, 3600, 86400), reversed(parts)):
-        seconds += unit * float(part)
-    return seconds
 
 
 def cap(value: float, limit: Optional[float]) -> float:
@@ -169,7 +113,6 @@ __all__ = [
     "component",
     "finish",
     "fs_delta",
-    "parse_time",
     "start_priority",
     "target_term",
     "xfactor",

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Optional
 
+from ..config.policy_params import PolicyConfig
 from ..pool.ads import Job
 from . import maui
 from .jobs import (
@@ -38,7 +39,6 @@ from .jobs import (
     user_of,
     wall_seconds,
 )
-from .params import PolicyConfig
 
 # What MATCHMAKER_POLICY_PRIORITY_EXPR (and the request ad) sees of each Maui subcomponent.
 MAUI_ATTRS = {

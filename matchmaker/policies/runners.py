@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
+from ..config.policy_params import PolicyConfig
 from .dirac_runner import DiracRunner
 from .jobs import Runner
 from .lsf_runner import LsfRunner
 from .maui_runner import MauiRunner
-from .params import PolicyConfig
 from .slurm_runner import SlurmRunner
 
 RUNNERS = {"lsf": LsfRunner, "maui": MauiRunner, "dirac": DiracRunner, "slurm": SlurmRunner}

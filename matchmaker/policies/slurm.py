@@ -4,43 +4,23 @@ A job's priority is the weighted sum of factors in [0, 1] (age, fair share, QOS,
 partition, job size) minus its nice value, floored at 1 and truncated to an
 integer.  Fair Tree ranks user associations by walking the account tree depth
 first, siblings by Level Fairshare ``LF = S / U`` highest first; ``fs = rank / N``.
-Usage decays by ``D = 1 - 0.693 / half_life`` per second.  Times in ``slurm.conf``
-are Slurm time strings (:func:`parse_time`).
+Usage decays by ``D = 1 - 0.693 / half_life`` per second.  The parameters
+(:class:`SlurmParams`, times in seconds) are read from the ``SLURM_*`` knobs by
+:mod:`matchmaker.config.policy_settings`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
+
+from ..config.policy_params import SlurmParams
 
 NAME = "slurm"
 BETTER = "higher"
 MAX_PRIORITY = 2**32 - 1
-
-
-@dataclass(frozen=True)
-class SlurmParams:
-    """``slurm.conf`` priority weights (0 by default), max age and decay half-life (seconds),
-    flags, and the configured QOS priorities and user associations."""
-
-    weight_age: float = 0.0
-    weight_fairshare: float = 0.0
-    weight_qos: float = 0.0
-    weight_partition: float = 0.0
-    weight_jobsize: float = 0.0
-    max_age: float = 604800.0
-    decay_half_life: float = 604800.0
-    favor_small: bool = False
-    relative_to_time: bool = False  # PriorityFlags=SMALL_RELATIVE_TO_TIME
-    truncate: bool = True
-    qos_priority: Mapping[str, float] = field(default_factory=dict)  # every configured QOS
-    associations: tuple[str, ...] = ()  # user associations declared whether or not they run
-
-    def highest_qos(self) -> float:
-        """The highest priority of all configured QOS (0 when none is configured)."""
-        return max(self.qos_priority.values(), default=0.0)
 
 
 def decay_per_second(half_life: float) -> float:
@@ -137,29 +117,6 @@ def _count_users(node: Assoc) -> int:
     return sum(1 if c.is_user else _count_users(c) for c in node.children)
 
 
-def parse_time(text: str) -> float:
-    """Seconds in a Slurm time string: ``minutes``, ``minutes:seconds``,
-    ``hours:minutes:seconds``, ``days-hours``, ``days-hours:minutes`` or
-    ``days-hours:minutes:seconds`` (whole numbers); ``ValueError`` on anything else."""
-    t = text.strip()
-    days, dash, rest = t.partition("-")
-    if not dash:
-        days, rest = "", t
-    parts = rest.split(":")
-    if not all(x.isdigit() and x.isascii() for x in parts + ([days] if dash else [])) or len(parts) > 3:
-        raise ValueError(
-            f"{text.strip()!r} is not a Slurm time (minutes, minutes:seconds, hours:minutes:seconds, "
-            "days-hours, days-hours:minutes or days-hours:minutes:seconds)"
-        )
-    n = [int(x) for x in parts]
-    if dash:
-        hours, minutes, seconds = (n + [0, 0])[:3]
-        return float(((int(days) * 24 + hours) * 60 + minutes) * 60 + seconds)
-    if len(n) == 3:
-        return float((n[0] * 60 + n[1]) * 60 + n[2])
-    return float(n[0] * 60 + (n[1] if len(n) == 2 else 0))
-
-
 def job_size_factor(
     nodes: float,
     cpus: float,
@@ -244,6 +201,5 @@ __all__ = [
     "job_priority",
     "job_size_factor",
     "level_fairshare",
-    "parse_time",
     "qos_factor",
 ]

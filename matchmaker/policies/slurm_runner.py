@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..config.policy_params import PolicyConfig
 from ..pool.ads import Job
 from . import slurm
 from .jobs import Ledger, Pending, SortedRunner, cpus, evaluate_number, number, slot_seconds, stamp, text
-from .params import PolicyConfig
 
 # What MATCHMAKER_POLICY_PRIORITY_EXPR (and the request ad) sees of each Slurm factor.
 SLURM_ATTRS = {

@@ -9,7 +9,7 @@ knobs and settings when the file is usable, and the findings.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Optional
 
 from classad.errors import ClassAdError
@@ -19,7 +19,6 @@ from ..config.knobs import DEFAULTS, KNOBS, Knobs
 from ..config.settings import Settings, group_tree_from_knobs
 from ..errors import ConfigError
 from ..groups.quotas import GroupTree
-from ..policies.params import policy_params
 from .findings import Finding
 from .names import known_names, or_list, suggestions
 from .recording import MACRO_RE, Assignment, RecordingConfig, SourceText, recorded_knobs
@@ -257,12 +256,9 @@ def check_values(review: ConfigReview) -> None:
     if failed:
         return
     try:
-        settings = Settings.from_knobs(knobs)
-        policy = policy_params(knobs)
+        review.settings = Settings.from_knobs(knobs)
     except ConfigError as exc:
         _once(review, exc)
-        return
-    review.settings = settings if policy.name == "htcondor" else replace(settings, priority_policy=policy)
 
 
 def _once(review: ConfigReview, exc: ConfigError) -> None:

@@ -18,11 +18,11 @@ from hypothesis import given, settings, strategies as st
 from policy_helpers import NOW, ads, job, run, slots
 
 from matchmaker.config.knobs import Knobs
+from matchmaker.config.policy_settings import policy_params
 from matchmaker.errors import ConfigError
 from matchmaker.policies.dirac import Slice, correction, first_probability, level_draw, window_averages
 from matchmaker.policies.dirac_runner import DiracRunner
 from matchmaker.policies.jobs import Ledger, Pending, PoolShape
-from matchmaker.policies.params import policy_params
 from matchmaker.pool.ads import pool_from_ads
 
 DIRAC = "MATCHMAKER_PRIORITY_POLICY = dirac\n"

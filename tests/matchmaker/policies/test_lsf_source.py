@@ -22,13 +22,13 @@ from hypothesis import given, settings as hsettings, strategies as st
 from classad.ad import ClassAd
 from matchmaker.cli.policies import format_report
 from matchmaker.config.knobs import Knobs
+from matchmaker.config.policy_settings import policy_params
 from matchmaker.config.settings import Settings
 from matchmaker.cycle.ephemeral import StaticPriorities
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.errors import ConfigError
 from matchmaker.policies import lsf
 from matchmaker.policies.jobs import PoolShape
-from matchmaker.policies.params import policy_params
 from matchmaker.policies.runners import make_runner
 from matchmaker.pool.ads import parse_old_ads, pool_from_ads
 

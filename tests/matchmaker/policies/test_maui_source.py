@@ -18,13 +18,14 @@ from hypothesis import given, settings as hsettings, strategies as st
 
 from classad.ad import ClassAd
 from matchmaker.config.knobs import Knobs
+from matchmaker.config.maui_settings import parse_maui_time
+from matchmaker.config.policy_settings import policy_params
 from matchmaker.config.settings import Settings
 from matchmaker.cycle.ephemeral import StaticPriorities
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.errors import ConfigError
 from matchmaker.policies import maui
 from matchmaker.policies.jobs import Ledger
-from matchmaker.policies.params import policy_params
 from matchmaker.policies.runners import make_runner
 from matchmaker.pool.ads import parse_old_ads, pool_from_ads
 
@@ -317,7 +318,7 @@ def test_xfminwclimit_reads_a_maui_time():
 )
 def test_maui_time_values(text, seconds):
     """[[[DD:]HH:]MM:]SS: 1:02:03:04 = 86400 + 2*3600 + 3*60 + 4 = 93784."""
-    assert maui.parse_time(text) == seconds
+    assert parse_maui_time(text) == seconds
 
 
 # ---- laws --------------------------------------------------------------------------------

@@ -11,12 +11,12 @@ from support import EXAMPLES
 from classad.ad import ClassAd
 from matchmaker.api import load, negotiate as api_negotiate
 from matchmaker.config.knobs import Knobs
+from matchmaker.config.policy_settings import policy_params
 from matchmaker.config.settings import Settings
 from matchmaker.cycle.ephemeral import StaticPriorities
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.errors import ConfigError
 from matchmaker.policies.jobs import Ledger
-from matchmaker.policies.params import policy_params
 from matchmaker.policies.runners import make_runner
 from matchmaker.pool.ads import parse_old_ads, pool_from_ads
 

@@ -14,16 +14,15 @@ from hypothesis import given, settings, strategies as st
 from policy_helpers import NOW, job, run, slots
 
 from matchmaker.config.knobs import Knobs
+from matchmaker.config.policy_settings import parse_slurm_time as parse_time, policy_params
 from matchmaker.errors import ConfigError
 from matchmaker.policies.jobs import Ledger
-from matchmaker.policies.params import policy_params
 from matchmaker.policies.slurm import (
     Assoc,
     SlurmParams,
     fair_tree,
     job_priority,
     job_size_factor,
-    parse_time,
     qos_factor,
 )
 from matchmaker.policies.slurm_runner import SlurmRunner

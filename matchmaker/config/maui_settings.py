@@ -6,7 +6,8 @@ credentials are ``MAUI_<KIND>CFG_<name>_<ATTR>`` (``MAUI_USERCFG_john_PRIORITY``
 ``MAUI_USERCFG_DEFAULT_QTTARGET = 4:00:00``).  A value of the wrong type, a time that is
 not a Maui time, a term that is not modelled, or any other ``MAUI_`` name is a
 ``ConfigError`` naming the file and line that set it: a knob that would change nothing
-is never accepted.
+is never accepted.  The values land in :class:`~.policy_params.MauiParams`, whose math is
+:mod:`matchmaker.policies.maui`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..config.knobs import KNOBS
 from ..errors import ConfigError
-from .maui import CRED_ATTRS, XFACTOR_FORMS, MauiParams, parse_time
+from .knobs import KNOBS, Knobs
+from .policy_params import CRED_ATTRS, XFACTOR_FORMS, MauiParams
 
 # Component knob names -> the component; Maui 3 spells the service cap SERVICEWCAP.
 COMPONENTS = {"SERVICE": "SERV", "TARGET": "TARG", "CRED": "CRED", "FS": "FS", "RES": "RES"}
@@ -61,19 +62,31 @@ _TERM = re.compile(r"MAUI_(.+?)(WEIGHT|CAP)", re.IGNORECASE)
 _TARGET = re.compile(r"[0-9]+(\.[0-9]*)?[-+^%]?")
 
 
-def _maui_names(knobs: Any) -> list[str]:
+def parse_maui_time(text: str) -> float:
+    """Seconds of a Maui time value, ``[[[DD:]HH:]MM:]SS`` (``4:00:00`` is four hours) or a
+    plain number of seconds; ``ValueError`` on anything else or a negative time."""
+    parts = text.strip().split(":")
+    if not 1 <= len(parts) <= 4 or not all(re.fullmatch(r"\d+(\.\d*)?", p) for p in parts):
+        raise ValueError(f"{text.strip()!r} is not a Maui time ([[[DD:]HH:]MM:]SS or seconds)")
+    seconds = 0.0
+    for unit, part in zip((1, 60, 3600, 86400), reversed(parts)):
+        seconds += unit * float(part)
+    return seconds
+
+
+def _maui_names(knobs: Knobs) -> list[str]:
     """The configured ``MAUI_`` names as written, at the top level or under this subsystem."""
     return [name for _, name in knobs.own_names() if name.upper().startswith("MAUI_") and name.upper() not in KNOBS]
 
 
-def _time(knobs: Any, name: str, value: Any) -> float:
+def _time(knobs: Knobs, name: str, value: Any) -> float:
     try:
-        return parse_time(str(value))
+        return parse_maui_time(str(value))
     except ValueError as exc:
         raise ConfigError(f"{name}: {exc}", **knobs.place(name)) from None
 
 
-def _credential(knobs: Any, name: str, m: re.Match) -> tuple[tuple[str, str, str], Any]:
+def _credential(knobs: Knobs, name: str, m: re.Match) -> tuple[tuple[str, str, str], Any]:
     kind, who, attr = m.group(1).upper(), m.group(2), m.group(3).upper()
     if attr not in CRED_ATTRS[kind]:
         raise ConfigError(f"{name}: {kind}CFG takes {', '.join(CRED_ATTRS[kind])}, not {attr}", **knobs.place(name))
@@ -89,7 +102,7 @@ def _credential(knobs: Any, name: str, m: re.Match) -> tuple[tuple[str, str, str
     return (kind, who.upper(), attr), value
 
 
-def _term(knobs: Any, name: str, m: re.Match, out: dict[str, dict[str, float]]) -> None:
+def _term(knobs: Knobs, name: str, m: re.Match, out: dict[str, dict[str, float]]) -> None:
     """File a ``MAUI_<X>WEIGHT`` or ``MAUI_<X>CAP`` into ``out`` (weights, subweights, caps)."""
     x, what = m.group(1).upper(), m.group(2).upper()
     pattern = f"MAUI_<x>{what}"
@@ -112,7 +125,7 @@ def _term(knobs: Any, name: str, m: re.Match, out: dict[str, dict[str, float]]) 
         )
 
 
-def maui_params(knobs: Any) -> MauiParams:
+def maui_params(knobs: Knobs) -> MauiParams:
     """The ``MAUI_*`` knobs as :class:`MauiParams`, every one checked (the per-name ones too)."""
     g = knobs.get
     terms: dict[str, dict[str, float]] = {"weights": {}, "subweights": {}, "caps": {}}
@@ -158,4 +171,4 @@ def maui_params(knobs: Any) -> MauiParams:
     )
 
 
-__all__ = ["COMPONENTS", "NOT_MODELLED", "SUBCOMPONENTS", "maui_params"]
+__all__ = ["COMPONENTS", "NOT_MODELLED", "SUBCOMPONENTS", "maui_params", "parse_maui_time"]

@@ -1,73 +1,31 @@
-"""Each model's parameters read from the configuration knobs, checked once.
+"""The priority models' parameters read from the configuration knobs, checked once.
 
-:func:`policy_params` reads ``MATCHMAKER_PRIORITY_POLICY`` and the chosen model's
-knobs (``LSF_*``, ``MAUI_*``, ``DIRAC_*``, ``SLURM_*``) into a :class:`PolicyConfig`.
-A bad value (an unknown policy or choice, a malformed ``LSF_USER_SHARES`` list) is a
-``ConfigError`` naming the file and line that set it; the ``DIRAC_*`` and ``SLURM_*``
-knobs, the per-name ones included, are checked whichever policy is chosen.  Per-name knobs are looked up
-for the users, groups and QOS names the pool actually holds, through the small
-lookup functions kept on the config.
+:func:`policy_params` reads ``MATCHMAKER_PRIORITY_POLICY`` and the models' knobs
+(``LSF_*``, ``MAUI_*`` through :mod:`.maui_settings`, ``DIRAC_*``, ``SLURM_*``) into a
+:class:`~.policy_params.PolicyConfig`, which :class:`~.settings.Settings` carries.  A bad
+value (an unknown policy or choice, a malformed ``LSF_USER_SHARES`` list) is a
+``ConfigError`` naming the file and line that set it; every model's knobs, the per-name
+ones included, are checked whichever policy is chosen.  The per-name values the runners
+look up (``DIRAC_JOBSHARE_<g>``, ``SLURM_SHARES_<a>``, ``SLURM_QOS_PRIORITY_<q>``) are
+read here for every name the configuration sets, so no knob is read during a cycle.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from ..config.knobs import KNOBS, PATTERNS
 from ..errors import ConfigError
-from .dirac import DEFAULT_SHARE
-from .lsf import GPU_TERMS, LsfParams
-from .maui import MauiParams
-from .maui_knobs import maui_params
-from .slurm import SlurmParams, parse_time
+from .knobs import KNOBS, PATTERNS, Knobs
+from .maui_settings import maui_params
+from .policy_params import GPU_TERMS, POLICIES, LsfParams, MauiParams, PolicyConfig, SlurmParams
 
-POLICIES = ("htcondor", "lsf", "maui", "dirac", "slurm")
 SLURM_FLAGS = ("SMALL_RELATIVE_TO_TIME",)
 _SLICE_ITEM = re.compile(r"\[\s*([0-9.eE+]+)\s*,\s*([0-9.eE+]+)\s*,\s*([0-9.eE+]+)\s*\]")
 _SHARE_ITEM = re.compile(r"\[\s*([^,\[\]\s]+)\s*,\s*([0-9]+(?:\.[0-9]*)?)\s*\]")
 
 
-@dataclass(frozen=True)
-class PolicyConfig:
-    """The chosen policy and its parameters; ``lookup(pattern, name)`` reads per-name knobs."""
-
-    name: str = "htcondor"
-    lsf: LsfParams = LsfParams()
-    maui: MauiParams = MauiParams()
-    slurm: SlurmParams = SlurmParams()
-    dirac_job_sharing: frozenset[str] = frozenset()
-    dirac_default_group: str = "user"
-    dirac_consolidation: str = "avg"
-    dirac_seed: int = 0
-    dirac_correction: bool = False
-    dirac_slices: tuple[tuple[float, float, float], ...] = ((604800.0, 1.0, 3.0),)
-    dirac_max_global_correction: float = 5.0
-    dirac_compat: bool = False
-    priority_expr: Any = None  # MATCHMAKER_POLICY_PRIORITY_EXPR (a parsed expression) or None
-    lookup: Callable[[str, str], Any] = field(default=lambda _p, _n: None, compare=False)
-
-    def dirac_share(self, group: str) -> float:
-        v = self.lookup("DIRAC_JOBSHARE_<g>", group)
-        return DEFAULT_SHARE if v is None else float(v)
-
-    def slurm_shares(self, assoc: str) -> float:
-        v = self.lookup("SLURM_SHARES_<a>", _short(assoc))
-        return 1.0 if v is None else float(v)
-
-    def slurm_qos(self, qos: str) -> float:
-        """``SLURM_QOS_PRIORITY_<qos>`` (0 for a QOS that is not configured)."""
-        return self.slurm.qos_priority.get(qos.upper(), 0.0)
-
-
-def _short(name: str) -> str:
-    """A knob-safe name: the part before ``@``, non-word characters as ``_``."""
-    return re.sub(r"\W", "_", name.partition("@")[0])
-
-
-def _choice(knobs: Any, name: str, choices: tuple[str, ...], upper: bool = False) -> str:
+def _choice(knobs: Knobs, name: str, choices: tuple[str, ...], upper: bool = False) -> str:
     value = str(knobs.get(name) or "").strip()
     value = value.upper() if upper else value.lower()
     if value not in choices:
@@ -110,7 +68,7 @@ def parse_slices(text: str) -> tuple[tuple[float, float, float], ...]:
     return tuple(out)
 
 
-def _refuse_unknown(knobs: Any, prefix: str, model: str) -> None:
+def _refuse_unknown(knobs: Knobs, prefix: str, model: str) -> None:
     """A configured ``<prefix>...`` name that is no declared knob (nor an instance of a
     per-name one) is an error: a knob the model would ignore must not look as if it worked."""
     for name, bare in knobs.own_names():
@@ -130,7 +88,7 @@ def _is_per_name(name: str) -> bool:
     return False
 
 
-def lsf_params(knobs: Any) -> LsfParams:
+def lsf_params(knobs: Knobs) -> LsfParams:
     """The ``LSF_*`` knobs as :class:`LsfParams`, every one checked."""
     g = knobs.get
     _refuse_unknown(knobs, "LSF_", "LSF")
@@ -164,17 +122,16 @@ def lsf_params(knobs: Any) -> LsfParams:
     )
 
 
-def policy_params(knobs: Any) -> PolicyConfig:
+def policy_params(knobs: Knobs) -> PolicyConfig:
     """The policy configuration of ``knobs`` (a :class:`~matchmaker.config.knobs.Knobs`)."""
     name = _choice(knobs, "MATCHMAKER_PRIORITY_POLICY", POLICIES)
-    lookup = knobs.pattern
     # checked whatever the policy: a bad value is an error now (the DIRAC slices even with the corrector off)
     slurm = slurm_params(knobs)
     dirac = dirac_params(knobs)
     lsf_checked = lsf_params(knobs)
     maui_checked = maui_params(knobs)
     if name == "htcondor":
-        return PolicyConfig(lookup=lookup)
+        return PolicyConfig()
     g = knobs.get
     lsf = LsfParams()
     maui = MauiParams()
@@ -189,11 +146,10 @@ def policy_params(knobs: Any) -> PolicyConfig:
         slurm=slurm,
         **dirac,
         priority_expr=g("MATCHMAKER_POLICY_PRIORITY_EXPR"),
-        lookup=lookup,
     )
 
 
-def dirac_params(knobs: Any) -> dict[str, Any]:
+def dirac_params(knobs: Knobs) -> dict[str, Any]:
     """The DIRAC fields of :class:`PolicyConfig`, every ``DIRAC_*`` knob checked: the
     slices even while the corrector is off, and every ``DIRAC_JOBSHARE_<g>``."""
     g = knobs.get
@@ -208,8 +164,9 @@ def dirac_params(knobs: Any) -> dict[str, Any]:
             "DIRAC_CORRECTION_SLICES: the share corrector is enabled but has no slice",
             **knobs.place("DIRAC_CORRECTION_SLICES"),
         )
-    for group in knobs.pattern_args("DIRAC_JOBSHARE_<g>"):
-        knobs.pattern("DIRAC_JOBSHARE_<g>", group)
+    shares = {
+        group.upper(): knobs.pattern("DIRAC_JOBSHARE_<g>", group) for group in knobs.pattern_args("DIRAC_JOBSHARE_<g>")
+    }
     return dict(
         dirac_correction=correction,
         dirac_slices=slices,
@@ -219,10 +176,11 @@ def dirac_params(knobs: Any) -> dict[str, Any]:
         dirac_default_group=g("DIRAC_DEFAULT_GROUP") or "user",
         dirac_consolidation=_choice(knobs, "DIRAC_PRIORITY_CONSOLIDATION", ("avg", "sum")),
         dirac_seed=g("DIRAC_SEED"),
+        dirac_shares=shares,
     )
 
 
-def slurm_params(knobs: Any) -> SlurmParams:
+def slurm_params(knobs: Knobs) -> SlurmParams:
     """The Slurm parameters, every ``SLURM_*`` knob checked (the per-name ones too)."""
     g = knobs.get
     _refuse_unknown(knobs, "SLURM_", "Slurm")
@@ -233,8 +191,7 @@ def slurm_params(knobs: Any) -> SlurmParams:
             f"SLURM_PRIORITYFLAGS: {', '.join(unknown)}: not modelled (only {', '.join(SLURM_FLAGS)} is)",
             **knobs.place("SLURM_PRIORITYFLAGS"),
         )
-    for a in knobs.pattern_args("SLURM_SHARES_<a>"):
-        knobs.pattern("SLURM_SHARES_<a>", a)
+    shares = {a.upper(): knobs.pattern("SLURM_SHARES_<a>", a) for a in knobs.pattern_args("SLURM_SHARES_<a>")}
     qos = {q.upper(): knobs.pattern("SLURM_QOS_PRIORITY_<q>", q) for q in knobs.pattern_args("SLURM_QOS_PRIORITY_<q>")}
     return SlurmParams(
         weight_age=g("SLURM_PRIORITYWEIGHTAGE"),
@@ -247,15 +204,39 @@ def slurm_params(knobs: Any) -> SlurmParams:
         truncate=g("SLURM_PRIORITY_TRUNCATE"),
         relative_to_time="SMALL_RELATIVE_TO_TIME" in flags,
         qos_priority=qos,
+        shares=shares,
         associations=tuple(g("SLURM_ASSOCIATIONS") or ()),
     )
 
 
-def _slurm_time(knobs: Any, name: str, positive: bool) -> float:
+def parse_slurm_time(text: str) -> float:
+    """Seconds in a Slurm time string: ``minutes``, ``minutes:seconds``,
+    ``hours:minutes:seconds``, ``days-hours``, ``days-hours:minutes`` or
+    ``days-hours:minutes:seconds`` (whole numbers); ``ValueError`` on anything else."""
+    t = text.strip()
+    days, dash, rest = t.partition("-")
+    if not dash:
+        days, rest = "", t
+    parts = rest.split(":")
+    if not all(x.isdigit() and x.isascii() for x in parts + ([days] if dash else [])) or len(parts) > 3:
+        raise ValueError(
+            f"{text.strip()!r} is not a Slurm time (minutes, minutes:seconds, hours:minutes:seconds, "
+            "days-hours, days-hours:minutes or days-hours:minutes:seconds)"
+        )
+    n = [int(x) for x in parts]
+    if dash:
+        hours, minutes, seconds = (n + [0, 0])[:3]
+        return float(((int(days) * 24 + hours) * 60 + minutes) * 60 + seconds)
+    if len(n) == 3:
+        return float((n[0] * 60 + n[1]) * 60 + n[2])
+    return float(n[0] * 60 + (n[1] if len(n) == 2 else 0))
+
+
+def _slurm_time(knobs: Knobs, name: str, positive: bool) -> float:
     """A Slurm time knob in seconds (its default when unset)."""
     raw = str(knobs.get(name) or KNOBS[name].default)
     try:
-        seconds = parse_time(raw)
+        seconds = parse_slurm_time(raw)
     except ValueError as exc:
         raise ConfigError(f"{name}: {exc}", **knobs.place(name)) from None
     if positive and seconds <= 0:
