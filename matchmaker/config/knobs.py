@@ -19,12 +19,14 @@ booleans fall back to their default, as HTCondor's typed lookups do.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
+from classad.ast import Node
 from classad.errors import ClassAdError
 from classad.evaluate import evaluate_top, new_state
 from classad.parser import parse_expr
@@ -397,7 +399,7 @@ class Knobs:
     @classmethod
     def from_file(cls, path: str | os.PathLike, environ: Optional[Mapping[str, str]] = None) -> "Knobs":
         """Read a config file with the knob defaults visible to ``$(X)`` and ``defined X``."""
-        return cls(Config.from_file(path, environ=environ, defaults=DEFAULTS))
+        return cls(config_file(path, environ))
 
     @classmethod
     def from_string(cls, text: str, source: str = "<string>", environ: Optional[Mapping[str, str]] = None) -> "Knobs":
@@ -515,6 +517,20 @@ class Knobs:
             return self.pattern("CONCURRENCY_LIMIT_DEFAULT_<p>", prefix)
         return self.get("CONCURRENCY_LIMIT_DEFAULT")
 
+    def expressions(self) -> list[Node]:
+        """Every expression of this configuration: the expression knobs' values (set or at
+        their defaults), then each definition whose expanded text parses as an expression
+        (a list of names or a path does not).  A bad expression knob raises ``ConfigError``."""
+        out = [v for k in KNOBS.values() if k.type == "expr" and isinstance(v := self.get(k.name), Node)]
+        for name in self.config.names():
+            raw = self.config.get_raw(name)
+            if raw:
+                try:
+                    out.append(parse_expr(self.config.expand(raw)))
+                except ClassAdError:
+                    continue
+        return out
+
     # ---- conversion -------------------------------------------------------------------
 
     def _definition(self, name: str, alias: Optional[str]) -> Optional[Definition]:
@@ -551,6 +567,42 @@ class Knobs:
 
 
 _QUOTE_LIMIT = 300
+
+
+def config_file(path: str | os.PathLike, environ: Optional[Mapping[str, str]] = None) -> Config:
+    """A configuration file (and its includes) as :class:`Knobs` reads it: the knob
+    defaults visible to ``$(X)`` and ``defined X``."""
+    return Config.from_file(path, environ=environ, defaults=DEFAULTS)
+
+
+def per_name_knob(name: str) -> Optional[tuple[str, str]]:
+    """``(pattern, name)`` when ``name`` sets a per-name knob (``SLURM_SHARES_alice`` gives
+    ``("SLURM_SHARES_<a>", "alice")``), else None; case is ignored."""
+    for pattern in PATTERNS:
+        before, after = re.split(r"<\w+>", pattern)
+        m = re.fullmatch(re.escape(before) + "(.+)" + re.escape(after), name, re.IGNORECASE)
+        if m is not None:
+            return pattern, m.group(1)
+    return None
+
+
+def check_setting(config: Config, name: str, text: str, file: str, line: Optional[int]) -> bool:
+    """Whether ``name = text``, as if appended to ``config``, is read without error.
+
+    A declared knob (or an instance of a per-name one) must hold a value of its type, else
+    ``ConfigError`` at ``file`` and ``line``; a macro of ``config`` is True; any other name
+    is False (no knob, no macro).  ``config`` itself is left unchanged."""
+    found = per_name_knob(name)
+    if name.upper() not in KNOBS and found is None:
+        return config.definition(name) is not None
+    changed = copy.deepcopy(config)
+    changed.define(name, text, file, line)
+    knobs = Knobs(changed)
+    if name.upper() in KNOBS:
+        knobs.get(name)
+    elif found is not None:
+        knobs.pattern(*found)
+    return True
 
 
 def _knob_error(message: str, source: Optional[Definition]) -> ConfigError:
@@ -614,4 +666,15 @@ def _constant(text: str) -> Any:
     return evaluate_top(_parse_expr(text), None, new_state())
 
 
-__all__ = ["DEFAULTS", "INT_LIMIT", "KNOBS", "PATTERNS", "TYPES", "Knob", "Knobs"]
+__all__ = [
+    "DEFAULTS",
+    "INT_LIMIT",
+    "KNOBS",
+    "PATTERNS",
+    "TYPES",
+    "Knob",
+    "Knobs",
+    "check_setting",
+    "config_file",
+    "per_name_knob",
+]

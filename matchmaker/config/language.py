@@ -34,6 +34,8 @@ matchmaker's map-file knobs.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -201,6 +203,11 @@ class Config:
     def names(self) -> list[str]:
         """Every defined name (as first written, full dotted form), sorted case-insensitively."""
         return sorted((d.name for d in self._table.values()), key=str.upper)
+
+    def digest(self) -> str:
+        """A stable digest of every definition (name and raw text, in :meth:`names` order)."""
+        table = [[d.name, d.value] for d in map(self.definition, self.names()) if d is not None]
+        return hashlib.sha256(json.dumps(table).encode()).hexdigest()
 
     def expand(self, text: str, where: Optional[Definition] = None) -> str:
         """Expand every ``$(...)`` in ``text``; errors are reported at ``where`` if given."""

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from ..errors import ConfigError
-from .knobs import KNOBS, PATTERNS, Knobs
+from .knobs import KNOBS, Knobs, per_name_knob
 from .maui_settings import maui_params
 from .policy_params import GPU_TERMS, POLICIES, LsfParams, MauiParams, PolicyConfig, SlurmParams
 
@@ -73,19 +73,10 @@ def _refuse_unknown(knobs: Knobs, prefix: str, model: str) -> None:
     per-name one) is an error: a knob the model would ignore must not look as if it worked."""
     for name, bare in knobs.own_names():
         bare = bare.upper()
-        if bare.startswith(prefix) and bare not in KNOBS and not _is_per_name(bare):
+        if bare.startswith(prefix) and bare not in KNOBS and per_name_knob(bare) is None:
             raise ConfigError(
                 f"{name}: not a knob of the {model} model (docs/policies.md lists them)", **knobs.place(name)
             )
-
-
-def _is_per_name(name: str) -> bool:
-    """Whether ``name`` is an instance of a per-name knob (``SLURM_SHARES_alice``)."""
-    for pattern in PATTERNS:
-        before, after = re.split(r"<\w+>", pattern)
-        if re.fullmatch(re.escape(before) + ".+" + re.escape(after), name, re.IGNORECASE):
-            return True
-    return False
 
 
 def lsf_params(knobs: Knobs) -> LsfParams:

@@ -21,7 +21,7 @@ from typing import Optional
 from classad.errors import ClassAdError
 
 from ..api import settings_from
-from ..config.knobs import DEFAULTS, Knobs
+from ..config.knobs import Knobs, config_file
 from ..config.language import Config
 from .spec import Variant, apply_settings, factor_table
 from .worker import Inputs, Outcome, Task, _one_line, pool_key
@@ -50,18 +50,9 @@ class Plan:
 def read_config(path: str | os.PathLike) -> Config:
     """The base configuration, read as ``Knobs.from_file`` reads it, keeping of the
     environment only what its definitions use (it travels to the workers)."""
-    config = Config.from_file(path, environ=dict(os.environ), defaults=DEFAULTS)
+    config = config_file(path, environ=dict(os.environ))
     config.detach_environment()
     return config
-
-
-def _config_digest(config: Config) -> str:
-    table = []
-    for name in config.names():
-        d = config.definition(name)
-        if d is not None:
-            table.append([d.name, d.value])
-    return hashlib.sha256(json.dumps(table).encode()).hexdigest()
 
 
 def variant_key(variant: Variant, seed: Optional[int], factors: Mapping[str, float], base: str) -> str:
@@ -87,7 +78,7 @@ def make_plan(
     inputs = Inputs.read(slots, job_files)
     base = json.dumps(
         [
-            _config_digest(config),
+            config.digest(),
             inputs.digest,
             slots,
             jobs,

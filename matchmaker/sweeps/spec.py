@@ -35,13 +35,12 @@ from typing import Any, Optional
 
 from classad.errors import ClassAdError
 
-from ..config.knobs import KNOBS, PATTERNS, Knobs
+from ..config.knobs import check_setting
 from ..config.language import Config
 
 SEED, SETFACTOR, JOBS, NAME = "seed", "setfactor", "jobs", "name"
 SPECIAL = (SEED, SETFACTOR, JOBS)
 COMMAND_LINE = "<command line>"
-_PATTERN_RES = {p: re.compile(re.sub(r"<\w+>", "(.+)", re.escape(p)), re.IGNORECASE) for p in PATTERNS}
 
 
 class SweepError(ClassAdError):
@@ -189,16 +188,16 @@ def combine(explicit: Sequence[_Choice], axes: Sequence[Sequence[_Choice]]) -> l
 
 
 def _merge(parts: Sequence[_Choice]) -> Variant:
-    knobs: dict[str, Setting] = {}
+    changed: dict[str, Setting] = {}
     factors: dict[str, float] = {}
     seed, jobs, label = None, None, []
     for p in parts:
-        knobs.update({k.name.upper(): k for k in p.knobs})
+        changed.update({k.name.upper(): k for k in p.knobs})
         factors.update(p.factors)
         seed = p.seed if p.seed is not None else seed
         jobs = p.jobs if p.jobs is not None else jobs
         label += p.label
-    return Variant(" ".join(label) or "base", tuple(knobs.values()), tuple(sorted(factors.items())), seed, jobs)
+    return Variant(" ".join(label) or "base", tuple(changed.values()), tuple(sorted(factors.items())), seed, jobs)
 
 
 def _seed_text(text: str) -> Any:
@@ -328,22 +327,12 @@ class _Reader:
 
     def _check_knob(self, key: str, text: str, line: Optional[int]) -> None:
         """The knob exists (or is a macro of the base configuration) and ``text`` has its type."""
-        upper = key.upper()
-        found = next(((p, m.group(1)) for p, rx in _PATTERN_RES.items() if (m := rx.fullmatch(key))), None)
-        if upper not in KNOBS and found is None:
-            if self.config.definition(key) is None:
-                raise self._error(f"{key} is not a knob (see docs/knobs.md) nor a macro of the configuration", line)
-            return
-        config = copy.deepcopy(self.config)
-        config.define(key, text, self.file, line)
-        knobs = Knobs(config)
         try:
-            if upper in KNOBS:
-                knobs.get(upper)
-            elif found is not None:
-                knobs.pattern(*found)
+            known = check_setting(self.config, key, text, self.file, line)
         except ClassAdError as exc:
             raise self._error(exc.message, line) from None
+        if not known:
+            raise self._error(f"{key} is not a knob (see docs/knobs.md) nor a macro of the configuration", line)
 
 
 def apply_settings(config: Config, settings: Iterable[Setting]) -> Config:

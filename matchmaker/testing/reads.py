@@ -7,13 +7,12 @@ import os
 import re
 from typing import Any, Optional
 
-from classad.ast import AttrRef, Node, Record, Select
-from classad.errors import ClassAdError
+from classad.ast import AttrRef, Record, Select
 from classad.testing import learn
 from classad.testing.ads import children, parsed
 from classad.testing.schema import AdsLike
 
-from ..config.knobs import KNOBS, Knobs
+from ..config.knobs import Knobs
 from .knobs import knobs_of
 
 # Attributes the negotiator reads by name (not through an expression): identity, claim
@@ -77,20 +76,8 @@ def names_read(
             for kind in ("expr", "list", "ad"):
                 for text, _ in spec.values.get(kind, ()):
                     names |= referenced_names(parsed(text))
-    knobs = knobs_of(config if config is not None else "")
-    for knob in KNOBS.values():  # expression knobs, set or at their defaults
-        value = knobs.get(knob.name) if knob.type == "expr" else None
-        if isinstance(value, Node):
-            names |= referenced_names(value)
-    if config is not None:
-        table = knobs.config
-        for name in table.names():
-            raw = table.get_raw(name)
-            if raw:
-                try:
-                    names |= referenced_names(parsed(table.expand(raw)))
-                except ClassAdError:
-                    continue  # not an expression (a list of names, a path, ...)
+    for expr in knobs_of(config if config is not None else "").expressions():
+        names |= referenced_names(expr)
     return frozenset(names)
 
 

@@ -70,7 +70,7 @@ def run_cycles(
     (every match claimed, nothing finished).  ``factors`` sets priority factors first."""
     knobs = knobs_of(config)
     loaded = load_ads(knobs, pool.slots, pool.jobs)
-    step = float(interval if interval is not None else knobs.get("NEGOTIATOR_INTERVAL"))
+    step = float(interval if interval is not None else loaded.settings.interval)
     acct = open_accountant(":memory:", loaded.settings)
     runs: list[CycleRun] = []
     try:
