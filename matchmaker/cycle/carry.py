@@ -11,7 +11,8 @@ keyed so that a change it depends on is noticed and only that part is recomputed
   ad whose expressions draw random numbers: each evaluation draws);
 * the slot and job records of the pool: after the claims only the slots and jobs
   whose ads were rewritten get new records (:func:`~matchmaker.cycle.claims.claim_matches`),
-  unless an ad draws random numbers (making its record draws them).
+  unless making the record may draw random numbers (a slot ad with an expression that
+  calls ``random``; a job ad whose identity, submitter or status is such an expression).
 
 Every part gives exactly what the rebuild would; with the knob off a simulation passes
 no :class:`Carried` and every cycle starts from nothing.
@@ -52,6 +53,15 @@ class Carried:
         self._seen_steady[id(ad)] = hit
         return hit[1]
 
+    def steady_job(self, ad: ClassAd) -> bool:
+        """Whether the job record made of ``ad`` is the same each time: every attribute the
+        record reads (:func:`~matchmaker.pool.ads.make_jobs`) is a literal or absent, so
+        making it evaluates nothing; otherwise as :meth:`steady`."""
+        for v in ad.stored_of(_JOB_RECORD):
+            if v is not None and type(v) not in _PLAIN and type(v) is not ast.Literal:
+                return self.steady(ad)
+        return True
+
     def weight(self, ad: ClassAd, compute: Callable[[ClassAd], float]) -> float:
         """The slot's weight under the run's settings (``compute``), computed once per steady slot ad."""
         hit = self._weights.get(id(ad))
@@ -70,6 +80,8 @@ class Carried:
 
 
 _PLAIN = (bool, int, float, str)
+# What a job record reads of its ad (matchmaker.pool.ads.make_jobs), lower-case.
+_JOB_RECORD = ("clusterid", "procid", "user", "owner", "accountinggroup", "acctgroup", "acctgroupuser", "jobstatus")
 _LIMIT = 100_000
 _node_steady_cache: dict[int, tuple[ast.Node, bool]] = {}
 _lowered: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}

@@ -25,7 +25,7 @@ Matched jobs are running on their slot (``RemoteHost``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable, Optional
+from typing import Optional
 
 from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
@@ -44,6 +44,7 @@ from ..pool.partition import (
     shortfall,
     split,
 )
+from .carry import Carried
 from .ephemeral import MatchState
 from .results import CycleResult, Match
 
@@ -88,7 +89,7 @@ class _Claims:
         self.out = Claimed(pool)
         self._requests: dict[str, dict[str, float]] = {}
         self._idle: dict[str, list[Job]] = {}
-        self.reuse: Callable[[ClassAd], bool] = bool
+        self.carry: Optional[Carried] = None
 
     def claim(self, m: Match) -> None:
         """One match, as the startd takes it."""
@@ -199,11 +200,12 @@ class _Claims:
             )
         return self._idle[submitter]
 
-    def pool(self, pool: Pool, reuse: Optional[Callable[[ClassAd], bool]] = None) -> Pool:
-        """The pool with the rewritten ads; with ``reuse`` a slot or job whose ad was not
-        rewritten keeps its record when ``reuse(ad)`` (the record of the same ad is the same)."""
-        if reuse is not None:
-            self.reuse = reuse
+    def pool(self, pool: Pool, carry: Optional[Carried] = None) -> Pool:
+        """The pool with the rewritten ads; with ``carry`` a slot or job whose ad was not
+        rewritten keeps its record when making it again could not draw a random number
+        (the record of the same ad is then the same)."""
+        if carry is not None:
+            self.carry = carry
             return replace(pool, slots=self._slots_reused(pool), jobs=self._jobs_reused(pool), refused=[])
         st = self.settings
         slots = make_slots(
@@ -216,12 +218,13 @@ class _Claims:
         return replace(pool, slots=slots, jobs=jobs, refused=[])
 
     def _slots_reused(self, pool: Pool) -> list[Slot]:
-        st = self.settings
+        st, carry = self.settings, self.carry
+        assert carry is not None
         before = {s.name: s for s in pool.slots}
         slots: list[Slot] = []
         for name, ad in self.slot_ads.items():
             old = before.get(name)
-            if old is None or old.ad is not ad or old.source != self.sources[name] or not self.reuse(ad):
+            if old is None or old.ad is not ad or old.source != self.sources[name] or not carry.steady(ad):
                 (old,) = make_slots(
                     [(ad, self.sources[name])],
                     use_slot_weights=st.use_slot_weights,
@@ -232,10 +235,11 @@ class _Claims:
         return slots
 
     def _jobs_reused(self, pool: Pool) -> list[Job]:
-        uid, reuse = self.settings.uid_domain, self.reuse
+        uid, carry = self.settings.uid_domain, self.carry
+        assert carry is not None
         return [
             j
-            if self.job_ads[j.id] is j.ad and reuse(j.ad)
+            if self.job_ads[j.id] is j.ad and carry.steady_job(j.ad)
             else make_jobs([(self.job_ads[j.id], j.source)], uid_domain=uid)[0]
             for j in pool.jobs
         ]
@@ -247,13 +251,13 @@ def claim_matches(
     settings: Settings,
     now: Optional[float] = None,
     *,
-    reuse: Optional[Callable[[ClassAd], bool]] = None,
+    carry: Optional[Carried] = None,
 ) -> Claimed:
     """The pool after ``result``'s matches were claimed (see the module docstring); with
     ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
-    so a priority policy can tell how long it has run.  With ``reuse`` the slots and jobs
-    whose ads were not rewritten keep their records when ``reuse(ad)`` is true (a
-    simulation's incremental cycles: :meth:`~matchmaker.cycle.carry.Carried.steady`)."""
+    so a priority policy can tell how long it has run.  With ``carry`` (a simulation's
+    incremental cycles) the slots and jobs whose ads were not rewritten keep their
+    records (see :meth:`_Claims.pool`)."""
     run = _Claims(pool, settings, now)
     for m in result.matches:
         run.claim(m)
@@ -263,7 +267,7 @@ def claim_matches(
             if m.slot in run.partitionable and m.slot not in done and m.job in run.started:
                 done.add(m.slot)
                 run.leftovers(m)
-    run.out.pool = run.pool(pool, reuse)
+    run.out.pool = run.pool(pool, carry)
     return run.out
 
 

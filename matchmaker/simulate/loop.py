@@ -22,11 +22,13 @@ group and for the pool is recorded after every cycle (see :mod:`.series`).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Optional
 
 from classad.ad import ClassAd
+from classad.bulk import collector_paused
 from classad.evaluate import seeded_random
 
 from ..accounting.priority_math import effective_priority, resolve_prio_factor
@@ -73,6 +75,7 @@ _CLAIM_ATTRS = (
 )
 
 Progress = Callable[[int, int], None]
+_COLLECT_EVERY = 100  # cycles between two full collections of the cyclic collector
 
 
 def released(slot: Slot, settings: Settings) -> Slot:
@@ -192,9 +195,7 @@ class _Run:
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
         """Apply the matches, the splits and the leftovers; returns preemptions per submitter."""
-        claimed = claim_matches(
-            pool, result, self.settings, t, reuse=self.carry.steady if self.carry is not None else None
-        )
+        claimed = claim_matches(pool, result, self.settings, t, carry=self.carry)
         records = {r.id: r for r in claimed.pool.jobs}
         slots = {s.name: s for s in claimed.pool.slots}
         preempted: dict[str, int] = {}
@@ -249,6 +250,16 @@ class _Run:
         return effective_priority(self.acct.rup(name), factor)
 
 
+def _step(run: _Run, sim: Simulation, k: int, t: float, settings: Settings, acct: Accountant) -> None:
+    """Cycle ``k`` at ``t``: completions and arrivals, the cycle, the claims, the rows."""
+    run.before_cycle(t)
+    cur = run.pool(first=k == 0)
+    result = run_cycle(cur, settings, acct, t, carry=run.carry)
+    preempted = run.after_cycle(cur, result, t)
+    sim.record(k, t, run, result, preempted)
+    run.warnings.extend(w for w in result.warnings if w not in run.warnings)
+
+
 def run_simulation(
     pool: Pool,
     settings: Settings,
@@ -280,15 +291,15 @@ def run_simulation(
         job_duration=job_duration,
         pool_weight=run.pool_weight,
     )
-    with seeded_random(seed):
+    # The cyclic collector rests during the run: its collections would walk every ad of the
+    # pool and each cycle's new ads again and again, and a cycle makes no reference cycles
+    # to speak of (memory is freed by reference counting).  A full collection now and then
+    # frees any that are left.
+    with seeded_random(seed), collector_paused():
         for k in range(cycles):
-            t = start + k * interval
-            run.before_cycle(t)
-            cur = run.pool(first=k == 0)
-            result = run_cycle(cur, settings, acct, t, carry=run.carry)
-            preempted = run.after_cycle(cur, result, t)
-            sim.record(k, t, run, result, preempted)
-            run.warnings.extend(w for w in result.warnings if w not in run.warnings)
+            _step(run, sim, k, start + k * interval, settings, acct)
+            if k % _COLLECT_EVERY == _COLLECT_EVERY - 1:
+                gc.collect()
             if progress is not None:
                 progress(k + 1, cycles)
     sim.finish(run.jobs, run.spans + list(run.open.values()), run.warnings + durations.warnings)

@@ -202,3 +202,21 @@ def test_random_numbers_are_drawn_as_in_the_rebuild() -> None:
     on = simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, True, 8, 2)
     assert len({r["usage"] for r in on[0] if r["kind"] == "pool"}) > 1  # weights did vary
     assert on == simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, False, 8, 2)
+
+
+def test_a_job_record_that_draws_is_made_again_as_in_the_rebuild() -> None:
+    """A job whose ``ProcId`` calls ``random`` draws each time its record is made (``random(1)``
+    is always 0, so the job keeps its id); the incremental cycle must make it as often as the
+    rebuild, or the jobs' ``Requirements`` would see other numbers.  A ``SimJobDuration`` that
+    draws does not matter to the record."""
+    slots = "".join(
+        f'Name = "slot{i}@n"\nCpus = 1\nState = "Unclaimed"\nRequirements = true\nRank = 0\n\n' for i in range(2)
+    )
+    jobs = "".join(
+        f'ClusterId = {p + 1}\nProcId = random(1)\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+        f"Requirements = random(3) != 0\nSimJobDuration = 300 + random(300)\nSimJobRepeat = -1\n\n"
+        for p in range(5)
+    )
+    on = simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, True, 8, 3)
+    assert sum(r["matched"] for r in on[0] if r["kind"] == "pool") > 2
+    assert on == simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, False, 8, 3)
