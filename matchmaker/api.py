@@ -24,7 +24,7 @@ from .accounting.priority_math import MAX_TIME
 from .accounting.reports import check_edit
 from .accounting.store import Accountant
 from .analyze.pool_view import PoolView, prepare
-from .config.knobs import Knobs
+from .config.knobs import Knobs, reader_warnings
 from .config.settings import Settings
 from .cycle.results import CycleResult
 from .cycle.session import open_accountant, run_cycle
@@ -67,7 +67,7 @@ def load(
     knobs = Knobs.from_file(str(config))
     settings = settings_from(knobs)
     pool = load_pool(slots, jobs, progress=progress, allow_empty=allow_empty, **pool_options(settings))
-    return Loaded(knobs, settings, pool, _tree_warnings(settings, str(config)))
+    return Loaded(knobs, settings, pool, config_warnings(knobs, settings, str(config)))
 
 
 def load_ads(config: str | os.PathLike | Knobs, slots: Iterable[ClassAd], jobs: Iterable[ClassAd]) -> Loaded:
@@ -77,9 +77,8 @@ def load_ads(config: str | os.PathLike | Knobs, slots: Iterable[ClassAd], jobs: 
     knobs = config if isinstance(config, Knobs) else Knobs.from_file(str(config))
     settings = settings_from(knobs)
     pool = pool_from_ads(slots, jobs, **pool_options(settings))
-    return Loaded(
-        knobs, settings, pool, _tree_warnings(settings, "<config>" if isinstance(config, Knobs) else str(config))
-    )
+    where = "<config>" if isinstance(config, Knobs) else str(config)
+    return Loaded(knobs, settings, pool, config_warnings(knobs, settings, where))
 
 
 def settings_from(knobs: Knobs) -> Settings:
@@ -100,9 +99,11 @@ def pool_options(settings: Settings) -> dict[str, Any]:
     )
 
 
-def _tree_warnings(settings: Settings, where: str) -> tuple[str, ...]:
+def config_warnings(knobs: Knobs, settings: Settings, where: str) -> tuple[str, ...]:
+    """What the configuration warns about: its reader's warnings (with file and line), then
+    the group tree's (named after ``where``, the configuration)."""
     tree = settings.group_tree
-    return tuple(f"{where}: warning: {w}" for w in (tree.warnings if tree is not None else ()))
+    return reader_warnings(knobs) + tuple(f"{where}: warning: {w}" for w in (tree.warnings if tree is not None else ()))
 
 
 def negotiate(

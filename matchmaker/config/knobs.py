@@ -399,7 +399,7 @@ class Knobs:
     @classmethod
     def from_file(cls, path: str | os.PathLike, environ: Optional[Mapping[str, str]] = None) -> "Knobs":
         """Read a config file with the knob defaults visible to ``$(X)`` and ``defined X``."""
-        return cls(config_file(path, environ))
+        return cls(read_config_file(path, environ))
 
     @classmethod
     def from_string(cls, text: str, source: str = "<string>", environ: Optional[Mapping[str, str]] = None) -> "Knobs":
@@ -569,10 +569,21 @@ class Knobs:
 _QUOTE_LIMIT = 300
 
 
-def config_file(path: str | os.PathLike, environ: Optional[Mapping[str, str]] = None) -> Config:
+def read_config_file(path: str | os.PathLike, environ: Optional[Mapping[str, str]] = None) -> Config:
     """A configuration file (and its includes) as :class:`Knobs` reads it: the knob
     defaults visible to ``$(X)`` and ``defined X``."""
     return Config.from_file(path, environ=environ, defaults=DEFAULTS)
+
+
+def reader_warnings(knobs: Knobs) -> tuple[str, ...]:
+    """What reading the configuration warned about (``warning :`` statements, ignored
+    ``use`` templates, the obsolete ``:`` assignment), one line each, as
+    ``file:line: warning: message``."""
+    out = []
+    for w in knobs.config.warnings:
+        place, sep, message = w.partition(": ")
+        out.append(f"{place}: warning: {' '.join(message.split())}" if sep else f"warning: {w}")
+    return tuple(out)
 
 
 def per_name_knob(name: str) -> Optional[tuple[str, str]]:
@@ -675,6 +686,7 @@ __all__ = [
     "Knob",
     "Knobs",
     "check_setting",
-    "config_file",
     "per_name_knob",
+    "read_config_file",
+    "reader_warnings",
 ]

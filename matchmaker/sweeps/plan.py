@@ -20,8 +20,8 @@ from typing import Optional
 
 from classad.errors import ClassAdError
 
-from ..api import settings_from
-from ..config.knobs import Knobs, config_file
+from ..api import config_warnings, settings_from
+from ..config.knobs import Knobs, read_config_file
 from ..config.language import Config
 from .spec import Variant, apply_settings, factor_table
 from .worker import Inputs, Outcome, Task, _one_line, pool_key
@@ -50,7 +50,7 @@ class Plan:
 def read_config(path: str | os.PathLike) -> Config:
     """The base configuration, read as ``Knobs.from_file`` reads it, keeping of the
     environment only what its definitions use (it travels to the workers)."""
-    config = config_file(path, environ=dict(os.environ))
+    config = read_config_file(path, environ=dict(os.environ))
     config.detach_environment()
     return config
 
@@ -100,8 +100,7 @@ def make_plan(
         except ClassAdError as exc:
             failed.append(Outcome(key, v, status=1, error=_one_line(exc)))
             continue
-        tree = settings.group_tree
-        warnings = tuple(f"{config_file}: warning: {w}" for w in (tree.warnings if tree is not None else ()))
+        warnings = config_warnings(knobs, settings, config_file)
         resolved = Variant(v.name, v.knobs, v.factors, s, v.jobs)
         tasks.append(
             Task(
