@@ -5,7 +5,8 @@ text, from docs/knobs.md; "(code)" in a doc line marks a default that lives in
 HTCondor's code rather than its parameter table), and one line of doc.  Knobs
 named per group or per limit (``GROUP_QUOTA_<g>``, ``<X>_LIMIT``, ...) are
 declared as patterns and read through the lookup methods of :class:`Knobs`.
-Nothing else in the matchmaker reads raw configuration strings.
+Nothing outside ``matchmaker.config`` reads raw configuration strings except
+``lint``, which inspects them on purpose (``tests/test_config_read_once.py``).
 
 Values are converted on first access and cached; a value that does not fit
 its type raises :class:`ConfigError` naming the knob and the ``file:line``

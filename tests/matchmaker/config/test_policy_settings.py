@@ -13,7 +13,7 @@ import pickle
 
 import pytest
 
-from matchmaker.config.knobs import Knobs
+from matchmaker.config.knobs import PATTERNS, Knobs
 from matchmaker.config.policy_params import PolicyConfig
 from matchmaker.config.policy_settings import policy_params
 from matchmaker.config.settings import Settings
@@ -68,3 +68,11 @@ def test_a_bad_per_name_value_is_refused_at_load_with_file_and_line():
         Settings.from_knobs(Knobs.from_string("X = 1\nDIRAC_JOBSHARE_a = lots\n", "pool.conf"))
     assert (err.value.file, err.value.line) == ("pool.conf", 2)
     assert "DIRAC_JOBSHARE_a" in str(err.value)
+
+
+def test_the_records_defaults_for_unset_names_are_the_knob_tables():
+    """An unconfigured group or association gets what the knob table declares for it
+    (docs/knobs.md: ``DIRAC_JOBSHARE_<g>`` 1000, ``SLURM_SHARES_<a>`` 1)."""
+    cfg = PolicyConfig()
+    assert cfg.dirac_share("anyone") == float(PATTERNS["DIRAC_JOBSHARE_<g>"].default or "nan") == 1000.0
+    assert cfg.slurm_shares("anyone@d") == float(PATTERNS["SLURM_SHARES_<a>"].default or "nan") == 1.0
