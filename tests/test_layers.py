@@ -63,7 +63,7 @@ CLASSAD_LAYERS = [
 SUBPACKAGE_LAYERS = {
     "classad.columnar": [
         ["column"],
-        ["functions", "memo", "ops", "ranks"],
+        ["functions", "generations", "memo", "ops", "ranks"],
         ["table"],
         ["rowonly"],
         ["compile"],
@@ -98,7 +98,7 @@ SUBPACKAGE_LAYERS = {
         ["settings"],
     ],
     "matchmaker.cycle": [
-        ["carry", "ephemeral"],
+        ["carry", "ephemeral", "table_carry"],
         ["evaluator", "results"],
         ["candidates", "claims"],
         ["columnar_match"],

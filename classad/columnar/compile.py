@@ -41,8 +41,8 @@ from .column import (
     as_column,
 )
 from .functions import NUMERIC
-from .memo import ABSENT, Reads, SharedMemo, token
-from .rowonly import RowOnly
+from .memo import ABSENT, MemoEntry, Reads, SharedMemo, token
+from .rowonly import Kept, RowOnly
 from .table import HOLDS_EXPR, HOLDS_NOTHING, AdTable
 
 ROW, FIXED = 0, 1
@@ -173,6 +173,8 @@ class Run:
         st, fixed, ads = self.st, self.fixed, self.t.ads
         if self.recording and len(rows):
             self.note(("scalar",), None)
+        if len(rows):
+            self.t.read_any()
         saved = (st.my, st.target, st.active, st.depth, st._match)
         out = []
         self.fallbacks += len(rows)
@@ -256,20 +258,61 @@ class Run:
             return None
         key = (code, self.strict, self.fixed is None)
         every = rows is self.t.all_rows
-        v = ro.get(key, None if every else rows)
-        if v is not None:
-            return v
+        kept = ro.get(key)
+        if kept is not None and kept.generation != self.t.generation:
+            kept = self._bring_row_only(ro, key, kept)
+        if kept is not None:
+            self.depends(kept.deps)
+            held = kept.value
+            return held if type(held) is Const else held.unpack(None if every else rows)  # type: ignore[union-attr]
         if not ro.worth_computing(key):
             return None
-        recording, self.recording, self.row_only = self.recording, [], None
-        try:
-            v = self.ev(node, ROW, self.t.all_rows, frozenset())
-        finally:
-            self.recording, self.row_only = recording, ro
-        ro.put(key, v)
+        v, deps = self._row_only_compute(node, self.t.all_rows)
+        ro.put(key, v, node, deps)
         if type(v) is Const or every:
             return v
         return v.take(rows)  # type: ignore[union-attr]
+
+    def _row_only_compute(self, node: Any, rows: np.ndarray) -> tuple[Values, frozenset]:
+        """A row-only ``node`` on ``rows``, and the attributes it read."""
+        recording, self.recording, ro, self.row_only = self.recording, [], self.row_only, None
+        deps: set = set()
+        watch = self.t.watch
+        watch.append(deps)
+        try:
+            v = self.ev(node, ROW, rows, frozenset())
+        finally:
+            watch.pop()
+            self.recording, self.row_only = recording, ro
+        return v, frozenset(deps)
+
+    def _bring_row_only(self, ro: RowOnly, key: tuple, kept: Kept) -> Optional[Kept]:
+        """A row-only value of an older generation of the table brought to this one: its
+        rows moved, the rows where an attribute it read changed computed again."""
+        moved = self.t.history.bring(kept.generation, kept.deps)
+        if moved is None:
+            ro.drop(key)
+            return None
+        rows, stale = moved
+        value = kept.value
+        if stale is None and type(value) is Const:
+            kept.generation = self.t.generation
+            return kept
+        n = self.t.n
+        col = as_column(value, n, self.pool) if type(value) is Const else value.unpack(_clip(rows))  # type: ignore[union-attr, arg-type]
+        deps = kept.deps
+        if stale is not None:
+            pos = np.nonzero(stale)[0]
+            part, more = self._row_only_compute(kept.node, pos)
+            col.put(pos, part)
+            deps = deps | more
+        ro.put(key, col, kept.node, deps)
+        return ro.get(key)
+
+    def depends(self, deps: frozenset) -> None:
+        """Note that the value being computed read the row attributes ``deps`` too."""
+        for names in self.t.watch:
+            names |= deps
 
     # ---- names ----------------------------------------------------------------------------
 
@@ -472,6 +515,7 @@ class Run:
         assert shared is not None
         if key in shared.unshareable:
             return compute(rows)
+        every = self.t.all_rows
         for keys in shared.shapes_of(key):
             tokens = self._current_tokens(keys, rows)
             if tokens is None:
@@ -482,18 +526,55 @@ class Run:
             for k, tok in zip(keys, tokens):
                 self.note(k, tok)
             shared.hits += 1
-            return stored.column(None if rows is self.t.all_rows else rows)
+            if stored.generation == self.t.generation:
+                self.depends(stored.deps)
+                return stored.column(None if rows is every else rows)
+            col = self._bring_stored(key, stored, compute)
+            if col is not None:
+                return col if rows is every else col.take(rows)
+            break
         shared.misses += 1
         reads = Reads()
-        every = self.t.all_rows
+        deps: set = set()
+        col = self._recorded(reads, deps, compute, every)
+        shared.store(key, reads, col, self.t.generation, frozenset(deps))
+        return col if rows is every else col.take(rows)
+
+    def _recorded(self, reads: Reads, deps: set, compute: Any, rows: np.ndarray) -> Column:
+        """``compute(rows)``, its reads of the fixed ad noted in ``reads`` and the row
+        attributes it read added to ``deps``."""
         outer = self.recording
         self.recording = outer + [reads]
+        watch = self.t.watch
+        watch.append(deps)
         try:
-            col = compute(every)
+            return compute(rows)
         finally:
+            watch.pop()
             self.recording = outer
-        shared.store(key, reads, col)
-        return col if rows is every else col.take(rows)
+
+    def _bring_stored(self, key: Any, stored: MemoEntry, compute: Any) -> Optional[Column]:
+        """A shared result of an older generation of the table, brought to this one (its
+        rows moved, the rows where an attribute it read changed computed again with this
+        run's fixed ad, which gives the same values to what the result read) and stored
+        again; None when it is too old."""
+        shared = self.shared
+        assert shared is not None
+        moved = self.t.history.bring(stored.generation, stored.deps)
+        shared.drop(key, stored)
+        if moved is None:
+            return None
+        rows, stale = moved
+        col = stored.packed.unpack(_clip(rows))
+        reads = Reads()
+        reads.keys.update(zip(stored.keys, stored.tokens))
+        deps = set(stored.deps)
+        if stale is not None:
+            pos = np.nonzero(stale)[0]
+            col.put(pos, self._recorded(reads, deps, compute, pos))
+        shared.store(key, reads, col, self.t.generation, frozenset(deps))
+        self.depends(frozenset(deps))
+        return col
 
     # ---- operators -------------------------------------------------------------------------
 
@@ -731,6 +812,11 @@ class Run:
             pos = np.nonzero(other)[0]
             out.put(pos, self.scalar(node, scope, rows[pos], active))
         return out
+
+
+def _clip(rows: Optional[np.ndarray]) -> Optional[np.ndarray]:
+    """A row map with its new rows (-1) pointing at row 0 (they are computed again)."""
+    return None if rows is None else np.maximum(rows, 0)
 
 
 __all__ = ["FIXED", "ROW", "Run"]

@@ -18,6 +18,10 @@ rows were asked for, so that any later subset can be served.  They are kept pack
 (:class:`~classad.columnar.column.Packed`: a boolean column costs a bit per row).
 Memory is bounded: past a byte budget the least recently used columns are dropped,
 each attribute keeping at most a quarter of the budget.
+
+Each result also remembers the generation of the table it was computed over and the row
+attributes it read (:mod:`classad.columnar.generations`), so that a table carried to its
+successor keeps its results and computes again only the rows where one of those changed.
 """
 
 from __future__ import annotations
@@ -64,13 +68,15 @@ class Reads:
             self.keys[key] = tok
 
 
-class _Stored:
-    """One column of results over every row, and the read values it holds for."""
+class MemoEntry:
+    """One column of results over every row, the read values it holds for, the
+    generation of the table's rows it was computed over and the row attributes it read."""
 
-    __slots__ = ("packed", "keys", "tokens")
+    __slots__ = ("packed", "keys", "tokens", "generation", "deps")
 
-    def __init__(self, packed: Packed, keys: tuple, tokens: tuple) -> None:
+    def __init__(self, packed: Packed, keys: tuple, tokens: tuple, generation: int, deps: frozenset) -> None:
         self.packed, self.keys, self.tokens = packed, keys, tokens
+        self.generation, self.deps = generation, deps
 
     def column(self, rows: Optional[Any] = None) -> Column:
         """The results as a new column: every row, or the rows at positions ``rows``."""
@@ -91,7 +97,7 @@ class SharedMemo:
         self.per_key = budget // 4
         # key -> the distinct read-key tuples seen for it (usually one or two)
         self.shapes: dict[Hashable, list[tuple]] = {}
-        self.entries: dict[Hashable, OrderedDict[tuple, _Stored]] = {}
+        self.entries: dict[Hashable, OrderedDict[tuple, MemoEntry]] = {}
         self.key_bytes: dict[Hashable, int] = {}
         self.nbytes = 0
         self.hits = self.misses = 0
@@ -108,7 +114,7 @@ class SharedMemo:
     def shapes_of(self, key: Hashable) -> list[tuple]:
         return self.shapes.get(key, [])
 
-    def find(self, key: Hashable, keys: tuple, tokens: tuple) -> Optional[_Stored]:
+    def find(self, key: Hashable, keys: tuple, tokens: tuple) -> Optional[MemoEntry]:
         lru = self.entries.get(key)
         if lru is None:
             return None
@@ -117,8 +123,11 @@ class SharedMemo:
             lru.move_to_end((keys, tokens))
         return got
 
-    def store(self, key: Hashable, reads: Reads, values: Column) -> None:
-        """Keep ``values`` (one per row of the table) under the values ``reads`` recorded."""
+    def store(
+        self, key: Hashable, reads: Reads, values: Column, generation: int = 0, deps: frozenset = frozenset()
+    ) -> None:
+        """Keep ``values`` (one per row of the table, whose generation is ``generation``;
+        computed reading the row attributes ``deps``) under the values ``reads`` recorded."""
         if not reads.shareable:
             self.unshareable.add(key)
             return
@@ -131,7 +140,7 @@ class SharedMemo:
         old = lru.pop((keys, tokens), None)
         if old is not None:
             self._forget(key, old)
-        stored = _Stored(Packed(values), keys, tokens)
+        stored = MemoEntry(Packed(values), keys, tokens, generation, deps)
         lru[(keys, tokens)] = stored
         self.key_bytes[key] = self.key_bytes.get(key, 0) + stored.packed.nbytes
         self.nbytes += stored.packed.nbytes
@@ -144,9 +153,15 @@ class SharedMemo:
                 break
             self._forget(biggest, victims.popitem(last=False)[1])
 
-    def _forget(self, key: Hashable, stored: _Stored) -> None:
+    def drop(self, key: Hashable, stored: MemoEntry) -> None:
+        """Forget one stored result of ``key``."""
+        lru = self.entries.get(key)
+        if lru is not None and lru.pop((stored.keys, stored.tokens), None) is not None:
+            self._forget(key, stored)
+
+    def _forget(self, key: Hashable, stored: MemoEntry) -> None:
         self.key_bytes[key] -= stored.packed.nbytes
         self.nbytes -= stored.packed.nbytes
 
 
-__all__ = ["ABSENT", "DEFAULT_BUDGET", "Reads", "SharedMemo", "token"]
+__all__ = ["ABSENT", "DEFAULT_BUDGET", "Reads", "SharedMemo", "MemoEntry", "token"]

@@ -21,6 +21,12 @@ A shape is computed over the whole table only when it is asked for a second
 time, so a pool whose row-only parts are each used by a single slot pays no
 more than before.  Values are kept packed and their memory is bounded like
 :mod:`classad.columnar.memo`.
+
+A table carried to a successor (:meth:`~classad.columnar.table.AdTable.follow`) hands
+this object on (:meth:`RowOnly.moved_to`): each value remembers its generation and the
+attributes it read, and is brought up to date when next used (only the rows where one of
+those attributes changed are computed again).  The verdicts of the analysis depend on
+which rows hold which expressions, so they are made again when that changed.
 """
 
 from __future__ import annotations
@@ -54,9 +60,18 @@ class RowOnly:
         self._attr_depth: dict[str, int] = {}
         self._asked: set[tuple] = set()
         self._partner: dict[int, tuple[Any, Any]] = {}  # id(node) -> (node, row-scope twin or None)
-        self.values: OrderedDict[tuple, Const | Packed] = OrderedDict()
+        self.values: OrderedDict[tuple, Kept] = OrderedDict()
         self.budget = budget
         self.nbytes = 0
+
+    def moved_to(self, table: AdTable, structure_changed: bool) -> "RowOnly":
+        """This object serving ``table``, the successor of its table (see the module
+        docstring); the analysis is made again if ``structure_changed``."""
+        self.t = weakref.proxy(table)
+        if structure_changed:
+            self._by_id.clear()
+            self._attr_depth.clear()
+        return self
 
     # ---- analysis ---------------------------------------------------------------------
 
@@ -165,14 +180,18 @@ class RowOnly:
 
     # ---- values -----------------------------------------------------------------------
 
-    def get(self, key: tuple, rows: Optional[Any] = None) -> Optional[Const | Column]:
-        """The value of shape ``key``: every row, or the rows at positions ``rows``; None
-        when it is not kept."""
+    def get(self, key: tuple) -> Optional["Kept"]:
+        """The kept value of shape ``key`` (perhaps of an older generation), None when not kept."""
         v = self.values.get(key)
-        if v is None:
-            return None
-        self.values.move_to_end(key)
-        return v if type(v) is Const else v.unpack(rows)  # type: ignore[union-attr]
+        if v is not None:
+            self.values.move_to_end(key)
+        return v
+
+    def drop(self, key: tuple) -> None:
+        """Forget the value of shape ``key``."""
+        old = self.values.pop(key, None)
+        if old is not None:
+            self.nbytes -= _size(old.value)
 
     def worth_computing(self, key: tuple) -> bool:
         """True from the second time ``key`` is asked for."""
@@ -181,14 +200,25 @@ class RowOnly:
         self._asked.add(key)
         return False
 
-    def put(self, key: tuple, value: Const | Column) -> None:
-        """Keep ``value`` (over every row) for shape ``key``."""
-        kept = value if type(value) is Const else Packed(value)  # type: ignore[arg-type]
-        old = self.values.pop(key, None)
-        self.nbytes += _size(kept) - _size(old)
+    def put(self, key: tuple, value: Const | Column, node: Any, deps: frozenset) -> None:
+        """Keep ``value`` (over every row) for shape ``key``, computed from ``node`` (one
+        expression of that shape) reading the attributes ``deps``."""
+        kept = Kept(value if type(value) is Const else Packed(value), self.t.generation, deps, node)  # type: ignore[arg-type]
+        self.drop(key)
+        self.nbytes += _size(kept.value)
         self.values[key] = kept
         while self.nbytes > self.budget and len(self.values) > 1:
-            self.nbytes -= _size(self.values.popitem(last=False)[1])
+            self.nbytes -= _size(self.values.popitem(last=False)[1].value)
+
+
+class Kept:
+    """A row-only value, the generation of the table it was computed over, the attributes
+    it read, and an expression of its shape (to compute rows again)."""
+
+    __slots__ = ("value", "generation", "deps", "node")
+
+    def __init__(self, value: Const | Packed, generation: int, deps: frozenset, node: Any) -> None:
+        self.value, self.generation, self.deps, self.node = value, generation, deps, node
 
 
 def _row_twin(node: Any) -> Optional[Any]:
@@ -235,4 +265,4 @@ def _size(v: Optional[Const | Packed]) -> int:
     return v.nbytes if type(v) is Packed else 0  # type: ignore[union-attr]
 
 
-__all__ = ["RowOnly"]
+__all__ = ["Kept", "RowOnly"]

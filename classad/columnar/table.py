@@ -26,6 +26,7 @@ from .column import (
     Column,
     StringPool,
 )
+from .generations import ANY, History, Step
 from .memo import SharedMemo
 
 # What a row holds under a name.
@@ -75,6 +76,64 @@ def _one_kind(stored: list, t: type, n: int, pool: StringPool) -> Optional[AttrC
     return AttrColumn(values, holds, np.full(n, -1, np.int32), [])
 
 
+def _extract(ads: Sequence[Any], lname: str, pool: StringPool) -> AttrColumn:
+    """The column of ``lname`` over ``ads``."""
+    n = len(ads)
+    stored = [ad.plain(lname) for ad in ads]
+    kinds = set(map(type, stored))
+    if len(kinds) == 1:
+        same = _one_kind(stored, kinds.pop(), n, pool)
+        if same is not None:
+            return same
+    values = Column.empty(n, pool)
+    kind, iv, fv, sv = values.kind, values.i, values.f, values.s
+    holds = np.zeros(n, np.int8)
+    group = np.full(n, -1, np.int32)
+    nodes: list = []
+    node_ids: dict[int, int] = {}
+    obj: Optional[np.ndarray] = None
+    literal = ast.Literal
+    for r, v in enumerate(stored):
+        if v is None:
+            holds[r] = HOLDS_NOTHING
+            continue
+        t = type(v)
+        if t is literal:  # Undefined, Error, a time, a list...
+            v = v.value  # type: ignore[union-attr]
+            t = type(v)
+        elif t not in _PLAIN:
+            holds[r] = HOLDS_EXPR
+            g = node_ids.get(id(v))
+            if g is None:
+                g = node_ids[id(v)] = len(nodes)
+                nodes.append(v)
+            group[r] = g
+            continue
+        if t is bool:
+            kind[r] = K_BOOL
+            iv[r] = v
+        elif t is int:
+            kind[r] = K_INT
+            iv[r] = v
+        elif t is float:
+            kind[r] = K_REAL
+            fv[r] = v
+        elif t is str:
+            kind[r] = K_STR
+            sv[r] = pool.code(v)  # type: ignore[arg-type]
+        elif v is UNDEFINED:
+            kind[r] = K_UNDEF
+        elif v is ERROR:
+            kind[r] = K_ERROR
+        else:
+            kind[r] = K_OTHER
+            if obj is None:
+                obj = np.empty(n, dtype=object)
+            obj[r] = v
+    values.o = obj
+    return AttrColumn(values, holds, group, nodes)
+
+
 class AdTable:
     """The rows are ``ads`` (top-level ClassAds); columns are built on first use."""
 
@@ -88,8 +147,17 @@ class AdTable:
         self._ids: Optional[frozenset[int]] = None
         self._shared: Optional[SharedMemo] = None
         self.row_only: Any = None  # the row-only sub-expressions (classad.columnar.rowonly), made on first use
+        # The line of tables this one continues (:meth:`follow`), and the sets of attribute
+        # names being recorded as read (the dependencies of a value being computed).
+        self.history = History()
+        self.watch: list[set] = []
         for name in names:
             self.column(name.lower())
+
+    @property
+    def generation(self) -> int:
+        """How many tables this one continues (see :mod:`classad.columnar.generations`)."""
+        return self.history.generation
 
     def contains_ad(self, ad: Any) -> bool:
         """Whether ``ad`` (the very object) is one of the rows."""
@@ -106,66 +174,111 @@ class AdTable:
 
     def column(self, lname: str) -> AttrColumn:
         """The attribute ``lname`` (lower-case) over every row."""
+        for names in self.watch:
+            names.add(lname)
         col = self._columns.get(lname)
         if col is None:
-            col = self._columns[lname] = self._extract(lname)
+            col = self._columns[lname] = _extract(self.ads, lname, self.pool)
         return col
 
-    def _extract(self, lname: str) -> AttrColumn:
-        n, pool = self.n, self.pool
-        stored = [ad.plain(lname) for ad in self.ads]
-        kinds = set(map(type, stored))
-        if len(kinds) == 1:
-            same = _one_kind(stored, kinds.pop(), n, pool)
-            if same is not None:
-                return same
-        values = Column.empty(n, pool)
-        kind, iv, fv, sv = values.kind, values.i, values.f, values.s
-        holds = np.zeros(n, np.int8)
-        group = np.full(n, -1, np.int32)
-        nodes: list = []
-        node_ids: dict[int, int] = {}
-        obj: Optional[np.ndarray] = None
-        literal = ast.Literal
-        for r, v in enumerate(stored):
-            if v is None:
-                holds[r] = HOLDS_NOTHING
-                continue
-            t = type(v)
-            if t is literal:  # Undefined, Error, a time, a list...
-                v = v.value  # type: ignore[union-attr]
-                t = type(v)
-            elif t not in _PLAIN:
-                holds[r] = HOLDS_EXPR
-                g = node_ids.get(id(v))
-                if g is None:
-                    g = node_ids[id(v)] = len(nodes)
-                    nodes.append(v)
-                group[r] = g
-                continue
-            if t is bool:
-                kind[r] = K_BOOL
-                iv[r] = v
-            elif t is int:
-                kind[r] = K_INT
-                iv[r] = v
-            elif t is float:
-                kind[r] = K_REAL
-                fv[r] = v
-            elif t is str:
-                kind[r] = K_STR
-                sv[r] = pool.code(v)  # type: ignore[arg-type]
-            elif v is UNDEFINED:
-                kind[r] = K_UNDEF
-            elif v is ERROR:
-                kind[r] = K_ERROR
-            else:
-                kind[r] = K_OTHER
-                if obj is None:
-                    obj = np.empty(n, dtype=object)
-                obj[r] = v
-        values.o = obj
-        return AttrColumn(values, holds, group, nodes)
+    def read_any(self) -> None:
+        """Note that the value being computed read the rows' ads in some other way."""
+        for names in self.watch:
+            names.add(ANY)
+
+    def follow(
+        self, ads: Sequence[Any], source: np.ndarray, dirty: np.ndarray, changed: dict[str, np.ndarray]
+    ) -> "AdTable":
+        """The table of ``ads``, continuing this one: ``source[i]`` is the row of this table
+        that new row ``i`` holds again (-1 for a new ad), ``dirty`` marks the rows that may
+        differ in every attribute, and ``changed[name]`` the further rows whose attribute
+        ``name`` (lower-case) may differ.  Every other row must hold the same entry under
+        every name as its source row.  The new table re-reads only the rows that changed and
+        keeps this table's string pool, shared results and row-only values, which it brings
+        up to date on use; this table must not be used afterwards."""
+        new = AdTable(ads)
+        if new.nested or self.nested:
+            return new
+        dirty = dirty | (source < 0)
+        masks = {name: rows & ~dirty for name, rows in changed.items() if name in self._columns}
+        new.pool = self.pool
+        for name, col in self._columns.items():
+            redo = dirty | masks[name] if name in masks else dirty
+            new._columns[name] = _carry_column(name, col, new.ads, source, redo, self.pool)
+        new.history = self.history
+        new.history.add(Step(self.n, source, dirty, {k: m for k, m in masks.items() if m.any()}))
+        new._shared = self._shared
+        if new._shared is not None:
+            new._shared.n = new.n
+        if self.row_only is not None:
+            new.row_only = self.row_only.moved_to(new, _structure_changed(self._columns, new._columns))
+        return new
+
+
+def _carry_column(
+    lname: str, col: AttrColumn, ads: list, source: np.ndarray, redo: np.ndarray, pool: StringPool
+) -> AttrColumn:
+    """Column ``lname`` (``col`` before) over the new rows: kept rows read their source
+    row, ``redo`` rows are read again."""
+    n = len(ads)
+    keep = np.nonzero(~redo)[0]
+    src = source[keep]
+    old = col.values
+    values = Column(
+        np.zeros(n, np.int8), np.zeros(n, np.int64), np.zeros(n, np.float64), np.zeros(n, np.int64), None, pool
+    )
+    values.put(keep, old.take(src))
+    holds = np.zeros(n, np.int8)
+    holds[keep] = col.holds[src]
+    group = np.full(n, -1, np.int32)
+    group[keep] = col.group[src]
+    nodes = list(col.nodes)
+    again = np.nonzero(redo)[0]
+    if len(again):
+        part = _extract([ads[r] for r in again.tolist()], lname, pool)
+        values.put(again, part.values)
+        holds[again] = part.holds
+        if part.nodes:
+            index = {id(node): g for g, node in enumerate(nodes)}
+            for node in part.nodes:
+                if id(node) not in index:
+                    index[id(node)] = len(nodes)
+                    nodes.append(node)
+            remap = np.array([index[id(node)] for node in part.nodes], np.int32)
+            at = part.group >= 0
+            group[again[at]] = remap[part.group[at]]
+    return AttrColumn(values, holds, *_first_seen(group, nodes))
+
+
+def _first_seen(group: np.ndarray, nodes: list) -> tuple[np.ndarray, list]:
+    """The expression groups renumbered in order of their first row, unused nodes dropped
+    (as a table built afresh numbers them)."""
+    at = np.nonzero(group >= 0)[0]
+    if not len(at):
+        return group, []
+    used, first = np.unique(group[at], return_index=True)
+    order = used[np.argsort(first, kind="stable")]
+    if len(order) == len(nodes) and bool((order == np.arange(len(nodes))).all()):
+        return group, nodes
+    remap = np.full(len(nodes), -1, np.int32)
+    remap[order] = np.arange(len(order), dtype=np.int32)
+    group = group.copy()
+    group[at] = remap[group[at]]
+    return group, [nodes[g] for g in order.tolist()]
+
+
+def _structure_changed(old: dict[str, AttrColumn], new: dict[str, AttrColumn]) -> bool:
+    """Whether some column's rows now miss it, or hold other expressions, than before
+    (what the row-only analysis of :mod:`classad.columnar.rowonly` depends on)."""
+    for name, a in old.items():
+        b = new[name]
+        if a.any_missing != b.any_missing or len(a.nodes) != len(b.nodes):
+            return True
+        if any(x is not y for x, y in zip(a.nodes, b.nodes)):
+            return True
+        if bool((a.holds == HOLDS_NOTHING).all()) != bool((b.holds == HOLDS_NOTHING).all()):
+            return True
+    return False
 
 
 __all__ = ["AdTable", "AttrColumn", "HOLDS_EXPR", "HOLDS_LITERAL", "HOLDS_NOTHING"]

@@ -12,7 +12,11 @@ keyed so that a change it depends on is noticed and only that part is recomputed
 * the slot and job records of the pool: after the claims only the slots and jobs
   whose ads were rewritten get new records (:func:`~matchmaker.cycle.claims.claim_matches`),
   unless making the record may draw random numbers (a slot ad with an expression that
-  calls ``random``; a job ad whose identity, submitter or status is such an expression).
+  calls ``random``; a job ad whose identity, submitter or status is such an expression);
+* the columnar slot table with its columns and shared results
+  (:class:`~matchmaker.cycle.table_carry.TableLine`): only the rows whose slot ad or
+  added attributes changed are read again, and a shared result is computed again only
+  on the rows where an attribute it read changed.
 
 Every part gives exactly what the rebuild would; with the knob off a simulation passes
 no :class:`Carried` and every cycle starts from nothing.
@@ -27,6 +31,7 @@ from classad import ast
 from classad.ad import ClassAd
 
 from ..pool.autocluster import SlotReferences
+from .table_carry import TableLine
 
 # Functions whose value is not fixed by their arguments (random draws from the run's
 # seeded source: skipping an evaluation would shift every later draw).
@@ -38,6 +43,7 @@ class Carried:
 
     def __init__(self, weight_expr: Optional[ast.Node] = None) -> None:
         self.slot_refs = SlotReferences()
+        self.slot_table = TableLine()
         self.weight_expr = weight_expr  # SLOT_WEIGHT: read with every slot ad
         self._weights: dict[int, tuple[ClassAd, float]] = {}
         self._steady: dict[int, tuple[ClassAd, bool]] = {}

@@ -2,7 +2,8 @@
 
 :meth:`matchmaker.cycle.matching.Matcher.build` hands its work here when the knob is
 on.  The slots of the cycle become an :class:`~classad.columnar.AdTable` (built
-once per cycle: the annotated slot copies do not change during a cycle), and for
+once per cycle: the annotated slot copies do not change during a cycle; in a
+simulation carried from the last cycle, :mod:`.table_carry`), and for
 each request the job's Requirements and Rank, the slots' Requirements, Rank and
 CurrentRank and the PREEMPTION_* / NEGOTIATOR_*_JOB_RANK knobs are evaluated as
 columns with the request as the fixed ad.  The filtering of candidate slots (docs/negotiation.md: slot states,
@@ -50,15 +51,17 @@ from .evaluator import (
     SlotEntry,
     is_true,
 )
+from .table_carry import TableLine
 
 
 class SlotTable:
     """The cycle's slots as columns, and which of them are still available."""
 
-    def __init__(self, classes: Sequence[SlotClass]) -> None:
+    def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         entries = sorted((e for c in classes for e in c.entries), key=lambda e: e.index)
         self.entries: list[SlotEntry] = entries
-        self.table = AdTable([e.ad for e in entries])
+        ads = [e.ad for e in entries]
+        self.table = AdTable(ads) if line is None else line.table_of(ads, [e.slot.ad for e in entries])
         self.row_of = {id(e): r for r, e in enumerate(entries)}
         self.alive = np.array([e.alive for e in entries], dtype=bool)
         self.claimed = np.array([e.remote is not None for e in entries], dtype=bool)
@@ -121,12 +124,13 @@ class MatcherParts(Protocol):
     limits: ConcurrencyLimits
     eup_of: Callable[[str], float]
     columnar_slots: Optional[tuple[Sequence[SlotClass], SlotTable]]
+    table_line: Optional[TableLine]
 
 
 def _slots(matcher: MatcherParts, classes: Sequence[SlotClass]) -> SlotTable:
     cached = matcher.columnar_slots
     if cached is None or cached[0] is not classes:
-        cached = matcher.columnar_slots = (classes, SlotTable(classes))
+        cached = matcher.columnar_slots = (classes, SlotTable(classes, matcher.table_line))
     return cached[1]
 
 

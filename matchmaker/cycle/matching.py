@@ -54,6 +54,7 @@ from .evaluator import (
     SlotEntry,
     is_true,
 )
+from .table_carry import TableLine
 
 
 class Matcher:
@@ -75,6 +76,8 @@ class Matcher:
         self.weight_of: Callable[[ClassAd], float] = lambda _ad: 1.0
         # The columnar engine's slot table of this cycle, with the slot classes it was built from.
         self.columnar_slots: Optional[tuple[Sequence[SlotClass], SlotTable]] = None
+        # In a simulation: the slot table of the last cycle, which this cycle's continues.
+        self.table_line: Optional[TableLine] = None
 
     def request_limits(self, req: NegotiationAd) -> Optional[list[tuple[str, float]]]:
         """The request's limits when ``ConcurrencyLimits`` is a plain string, else None."""

@@ -98,6 +98,7 @@ class Cycle:
         self.state = MatchState(self.usage, now)
         self.evaluator = Evaluator(self.state, pol)
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
+        self.matcher.table_line = carry.slot_table if carry is not None else None
         entries = [self._entry(s) for s in slots if self._keep(s)]
         self.queues = self._queues(pool, slots)
         for e in entries:

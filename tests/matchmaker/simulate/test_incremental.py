@@ -34,6 +34,19 @@ def _ads(text: str) -> list:
     return list(parseAds(text, ParserType.Old))
 
 
+# Slot clauses whose values change from cycle to cycle: the slot's state, the clock, the
+# ephemeral priority of its user; and row-only parts shared between slots.
+SLOT_CLAUSES = st.sampled_from(
+    (
+        "",
+        ' && (MY.Cpus > 0 || State =!= "Unclaimed")',
+        ' && (CurrentTime - EnteredCurrentState > 600 || State == "Unclaimed")',
+        " && (RemoteUserPrio =?= undefined || RemoteUserPrio < 700)",
+        " && KFlops * 2 > 1500 && (MY.Cpus > 0 || KFlops > 0)",
+    )
+)
+
+
 @st.composite
 def slot_texts(draw: Any) -> str:
     out = []
@@ -47,8 +60,10 @@ def slot_texts(draw: Any) -> str:
             'State = "Unclaimed"',
             'Activity = "Idle"',
             "Requirements = MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus"
-            + draw(st.sampled_from(("", ' && TARGET.Owner != "dave"'))),
-            "Rank = " + draw(st.sampled_from(("0", 'TARGET.Owner == "bob"', "TARGET.RequestCpus"))),
+            + draw(st.sampled_from(("", ' && TARGET.Owner != "dave"')))
+            + draw(SLOT_CLAUSES),
+            "Rank = "
+            + draw(st.sampled_from(("0", 'TARGET.Owner == "bob"', "TARGET.RequestCpus", "RemoteUserPrio ?: 0"))),
             f"KFlops = {draw(st.integers(1, 3)) * 1000}",
         ]
         if draw(st.booleans()) and cpus > 1:
@@ -105,7 +120,10 @@ def job_texts(draw: Any) -> str:
 def configs(draw: Any) -> str:
     lines = ["NEGOTIATOR_INTERVAL = 300", "PRIORITY_HALFLIFE = 3600"]
     if draw(st.booleans()):
-        lines.append("PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2")
+        lines.append(
+            "PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2"
+            + draw(st.sampled_from(("", " && CurrentTime - EnteredCurrentState > 600")))
+        )
     if draw(st.booleans()):
         lines += [
             "GROUP_NAMES = group_a, group_b",
@@ -117,7 +135,7 @@ def configs(draw: Any) -> str:
         lines.append("MATCHMAKER_PRIORITY_POLICY = " + draw(st.sampled_from(("htcondor", "htcondor", "lsf", "maui"))))
     lines.append("CLAIM_PARTITIONABLE_LEFTOVERS = " + str(draw(st.booleans())).lower())
     lines.append("ALLOW_PSLOT_PREEMPTION = " + str(draw(st.booleans())).lower())
-    lines.append("MATCHMAKER_COLUMNAR = " + str(draw(st.booleans())).lower())
+    lines.append("MATCHMAKER_COLUMNAR = " + draw(st.sampled_from(("true", "true", "false"))))
     return "\n".join(lines) + "\n"
 
 
@@ -145,7 +163,7 @@ def simulate(config: str, slots: str, jobs: str, incremental: bool, cycles: int,
     )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs(), slot_texts(), job_texts(), st.integers(2, 6), st.integers(0, 3))
 def test_incremental_equals_rebuild(config: str, slots: str, jobs: str, cycles: int, seed: int) -> None:
     on = simulate(config, slots, jobs, True, cycles, seed)

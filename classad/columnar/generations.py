@@ -1,0 +1,97 @@
+"""How the rows of a table moved and changed from one generation to the next.
+
+A table can be carried to a successor over a new list of ads
+(:meth:`~classad.columnar.table.AdTable.follow`) when most rows are the same ads as
+before: the slots of a simulation's next cycle.  Each :class:`Step` records, for every
+row of the new generation, the row of the previous one it continues (-1 for a new row),
+the rows that may differ in any attribute, and for each attribute the rows whose entry
+may differ.  A result stored over the rows of an older generation (a shared memo entry,
+a row-only value) is brought to the current one by :meth:`History.bring`: which stored
+row each current row reads, and which rows must be computed again because an attribute
+their value read may have changed there.  What a value read is its *dependencies*: the
+attribute names (lower-case) whose columns the evaluation touched, or :data:`ANY` when
+it read the ads some other way (the scalar evaluator's fallback reads whatever it needs).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+# A dependency on every attribute of a row.
+ANY = "*any*"
+
+# Steps kept: a result older than this many generations is dropped rather than brought up to date.
+DEFAULT_DEPTH = 16
+
+
+class Step:
+    """From one generation to the next: where each new row comes from, what changed."""
+
+    __slots__ = ("before", "source", "dirty", "changed", "touched")
+
+    def __init__(self, before: int, source: np.ndarray, dirty: np.ndarray, changed: dict[str, np.ndarray]) -> None:
+        self.before = before  # rows of the previous generation
+        self.source = source  # new row -> previous row, -1 for a new row
+        self.dirty = dirty | (source < 0)  # rows that may differ in every attribute
+        self.changed = changed  # attribute -> rows whose entry may differ (beyond ``dirty``)
+        touched = self.dirty.copy()
+        for rows in changed.values():
+            touched |= rows
+        self.touched = touched  # rows that may differ in some attribute
+
+    def stale(self, deps: frozenset) -> np.ndarray:
+        """The new rows where a value that read the attributes ``deps`` may differ."""
+        if ANY in deps:
+            return self.touched
+        out = self.dirty
+        for name in deps:
+            rows = self.changed.get(name)
+            if rows is not None:
+                out = out | rows
+        return out
+
+
+class History:
+    """The last steps of a line of tables, numbered by generation."""
+
+    def __init__(self, depth: int = DEFAULT_DEPTH) -> None:
+        self.depth = depth
+        self.steps: list[Step] = []
+        self.first = 0  # the generation the oldest kept step starts from
+
+    @property
+    def generation(self) -> int:
+        """The current generation (0 for a table never carried)."""
+        return self.first + len(self.steps)
+
+    def add(self, step: Step) -> None:
+        self.steps.append(step)
+        if len(self.steps) > self.depth:
+            del self.steps[0]
+            self.first += 1
+
+    def bring(self, generation: int, deps: frozenset) -> Optional[tuple[Optional[np.ndarray], Optional[np.ndarray]]]:
+        """For a result stored at ``generation`` that read ``deps``: ``(rows, stale)``, the
+        stored row each current row reads (None: the same rows) and the current rows to
+        compute again (None: none); None when the result is too old to bring (or a
+        generation between had no rows: nothing would be kept)."""
+        if generation < self.first:
+            return None
+        rows: Optional[np.ndarray] = None
+        stale: Optional[np.ndarray] = None
+        for step in self.steps[generation - self.first :]:
+            if step.before == 0:
+                return None
+            src = step.source
+            clipped = np.maximum(src, 0)
+            rows = src.copy() if rows is None else np.where(src >= 0, rows[clipped], -1)
+            fresh = step.stale(deps)
+            stale = fresh if stale is None else stale[clipped] | fresh
+        if stale is not None and not stale.any():
+            stale = None
+        return rows, stale
+
+
+__all__ = ["ANY", "DEFAULT_DEPTH", "History", "Step"]
