@@ -132,17 +132,14 @@ def negotiate(
         acct.close()
 
 
-# The latest time accepted (:data:`~matchmaker.accounting.priority_math.MAX_TIME`): a time
-# beyond it is a mistake (milliseconds for seconds, a stray exponent) that would otherwise
-# be charged as usage and stored.
-
 # The most cycles one simulation may run (a year of one-minute cycles is 525,600).
 MAX_CYCLES = 1_000_000
 
 
 def check_time(value: float, what: str) -> float:
     """``value`` if it is a finite number of seconds since the epoch, from 0 to
-    :data:`MAX_TIME`, else ``StateError``."""
+    :data:`MAX_TIME`, else ``StateError``: a later time is a mistake (milliseconds for
+    seconds, a stray exponent) that would otherwise be charged as usage and stored."""
     if not isinstance(value, (int, float)) or not math.isfinite(value):
         raise StateError(f"{what}: {value!r} is not a finite time (seconds since the epoch)")
     if not 0 <= value <= MAX_TIME:
@@ -150,6 +147,26 @@ def check_time(value: float, what: str) -> float:
             f"{what}: {value!r} is outside 0 .. {MAX_TIME:.0f} seconds since the epoch (the end of the year 9999)"
         )
     return float(value)
+
+
+def cycle_count(start: float, duration: float, interval: float) -> int:
+    """How many cycles a run from ``start`` for ``duration`` seconds makes at one cycle
+    every ``interval`` seconds (both ends included); ``ValueError`` for an interval that
+    is not positive or a duration that is negative, ``StateError`` for times outside
+    :func:`check_time`'s range or more than :data:`MAX_CYCLES` cycles."""
+    check_time(start, "start")
+    if not (math.isfinite(interval) and interval > 0):
+        raise ValueError(f"the interval must be a positive number of seconds, not {interval!r}")
+    if not (math.isfinite(duration) and duration >= 0):
+        raise ValueError(f"the duration must be a non-negative number of seconds, not {duration!r}")
+    check_time(start + duration, "start + duration")
+    cycles = duration // interval + 1
+    if cycles > MAX_CYCLES:
+        raise StateError(
+            f"a duration of {duration:g} s at one cycle every {interval:g} s is {cycles:.0f} "
+            f"cycles; at most {MAX_CYCLES:,} may run (use a longer interval)"
+        )
+    return int(cycles)
 
 
 def simulate(
@@ -184,22 +201,11 @@ def simulate(
     store, and its result replaces the store's contents); the whole run is one store transaction, and the
     store is written only after the outputs are in place.  Any failure, the outputs' or the
     store's, leaves both the store and the previous outputs as they were."""
-    check_time(start, "start")
     step = float(interval if interval is not None else loaded.settings.interval)
-    if not (math.isfinite(step) and step > 0):
-        raise ValueError(f"the interval must be a positive number of seconds, not {step!r}")
-    if not (math.isfinite(duration) and duration >= 0):
-        raise ValueError(f"the duration must be a non-negative number of seconds, not {duration!r}")
-    check_time(start + duration, "start + duration")
-    cycles = duration // step + 1
-    if cycles > MAX_CYCLES:
-        raise StateError(
-            f"a duration of {duration:g} s at one cycle every {step:g} s is {cycles:.0f} "
-            f"cycles; at most {MAX_CYCLES:,} may run (use a longer interval)"
-        )
+    cycles = cycle_count(start, duration, step)
     if out is not None:
         principals = len({j.submitter for j in loaded.pool.jobs} | {s.customer for s in loaded.pool.slots})
-        check_directory(out, needed=estimated_size(int(cycles), principals, plots))
+        check_directory(out, needed=estimated_size(cycles, principals, plots))
     acct = open_accountant(str(state) if state is not None else ":memory:", loaded.settings)
     try:
         if not fresh_state:

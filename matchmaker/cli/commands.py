@@ -361,6 +361,19 @@ def build_parser() -> CommandParser:
     """The argument parser of every subcommand (the grammar of :mod:`classad.cli_grammar`)."""
     p = command_parser(PROG, "HTCondor-style negotiation over ad files.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    register_negotiate(sub)
+    u = register_userprio(sub)
+    simulate_command.register(sub)
+    sweep_command.register(sub)
+    register_analyze(sub)
+    register_review(sub)
+    policies.register(u)
+    numbers_are_values(p)
+    return p
+
+
+def register_negotiate(sub: Any) -> None:
+    """The ``negotiate`` subcommand: one cycle over the pool's files."""
     n = sub.add_parser("negotiate", help="run one negotiation cycle", description="Run one negotiation cycle.")
     add_pool_sources(n)
     n.add_argument("--state", help="accountant database (SQLite); created if missing")
@@ -390,6 +403,11 @@ def build_parser() -> CommandParser:
         help="never show progress (shown on stderr, when it is a terminal, once a run takes more than a second)",
     )
     n.set_defaults(run=cmd_negotiate)
+
+
+def register_userprio(sub: Any) -> argparse.ArgumentParser:
+    """The ``userprio`` subcommand (reports and edits of the store); returned so the
+    priority models can add their own reports to it."""
     u = sub.add_parser(
         "userprio",
         help="show (and edit) user priorities, or show group quotas",
@@ -436,13 +454,7 @@ def build_parser() -> CommandParser:
         help="time for --resetusage, seconds since the epoch (default: the state's last update)",
     )
     u.set_defaults(run=cmd_userprio)
-    simulate_command.register(sub)
-    sweep_command.register(sub)
-    register_analyze(sub)
-    register_review(sub)
-    policies.register(u)
-    numbers_are_values(p)
-    return p
+    return u
 
 
 # A number is a value wherever it stands, never an option: ``-setfactor u@d -inf`` gives
