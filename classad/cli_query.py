@@ -81,7 +81,7 @@ INPUT_FORMATS = ("auto", "old", "new", "json", "xml")
 PROG = "classad query"
 
 
-class UsageError(grammar.UsageError):
+class QueryUsageError(grammar.UsageError):
     """A bad ``classad query`` command line (one line, exit status 2)."""
 
     def __init__(self, message: str) -> None:
@@ -111,10 +111,10 @@ _AF = re.compile(r"^(af|autoformat)(?::(.*))?$")
 
 
 def _option_name(word: str) -> str:
-    """The option a dashed word names, or a UsageError."""
+    """The option a dashed word names, or a :class:`QueryUsageError`."""
     if word in _OPTIONS:
         return word
-    raise UsageError(f"unknown option -{word}")
+    raise QueryUsageError(f"unknown option -{word}")
 
 
 def _names_input(word: str) -> bool:
@@ -164,12 +164,12 @@ class _QueryWords:
             m = _AF.match(body)
             if m:
                 if value is not None:
-                    raise UsageError(f"{word}: -af takes its expressions as separate words")
+                    raise QueryUsageError(f"{word}: -af takes its expressions as separate words")
                 self.autoformat(m.group(2) or "")
             else:
                 self.option(_option_name(body), value)
         if not self.ns.files:
-            raise UsageError("no input file ('-' reads stdin)")
+            raise QueryUsageError("no input file ('-' reads stdin)")
         return self.ns
 
     def take(self) -> str:
@@ -181,11 +181,11 @@ class _QueryWords:
         """``-af[:qualifiers] EXPR...``: the qualifiers checked, then the expressions."""
         bad = set(qualifiers) - set("hjl,tngVr")
         if bad:
-            raise UsageError(f"-af: unknown qualifier {''.join(sorted(bad))!r}")
+            raise QueryUsageError(f"-af: unknown qualifier {''.join(sorted(bad))!r}")
         if "l" in qualifiers and "h" in qualifiers:
-            raise UsageError("-af: the l and h qualifiers cannot be used together")
+            raise QueryUsageError("-af: the l and h qualifiers cannot be used together")
         if "n" in qualifiers and "," in qualifiers:
-            raise UsageError("-af: the n and , qualifiers cannot be used together")
+            raise QueryUsageError("-af: the n and , qualifiers cannot be used together")
         ns = self.ns
         ns.af_opts = qualifiers
         ns.af = ns.af or []
@@ -194,7 +194,7 @@ class _QueryWords:
         ):
             ns.af.append(self.take())
         if not ns.af:
-            raise UsageError("-af needs at least one attribute or expression")
+            raise QueryUsageError("-af needs at least one attribute or expression")
 
     def option(self, name: str, value: Optional[str]) -> None:
         if name in ("help", "h"):
@@ -206,7 +206,7 @@ class _QueryWords:
         else:
             if value is None:
                 if self.i >= len(self.words):
-                    raise UsageError(f"-{name} needs a value")
+                    raise QueryUsageError(f"-{name} needs a value")
                 value = self.take()
             self.valued(name, value)
 
@@ -216,13 +216,13 @@ class _QueryWords:
         while len(args) < 2 and self.i < len(self.words):
             args.append(self.take())
         if len(args) < 2:
-            raise UsageError("-format needs a format and an expression")
+            raise QueryUsageError("-format needs a format and an expression")
         self.ns.formats.append((args[0], args[1]))
 
     def flag(self, name: str, value: Optional[str]) -> None:
         """An option without a value: an output format, or keep-going."""
         if value is not None:
-            raise UsageError(f"-{name} takes no value")
+            raise QueryUsageError(f"-{name} takes no value")
         if name in ("long", "l"):
             self.ns.output = "old"
         elif name in ("new", "json", "xml"):
@@ -243,10 +243,10 @@ class _QueryWords:
             try:
                 ns.limit = int(value)
             except ValueError:
-                raise UsageError(f"-limit needs a number, not {value!r}") from None
+                raise QueryUsageError(f"-limit needs a number, not {value!r}") from None
         else:  # from
             if value not in INPUT_FORMATS:
-                raise UsageError(f"-from must be one of {', '.join(INPUT_FORMATS)}")
+                raise QueryUsageError(f"-from must be one of {', '.join(INPUT_FORMATS)}")
             ns.input_format = value
 
 
@@ -442,11 +442,11 @@ MAX_FORMAT_WIDTH = 4096
 
 
 def check_format(fmt: str) -> None:
-    """``UsageError`` for a conversion wider or more precise than :data:`MAX_FORMAT_WIDTH`."""
+    """``QueryUsageError`` for a conversion wider or more precise than :data:`MAX_FORMAT_WIDTH`."""
     for m in _SPEC.finditer(_expand_escapes(fmt)):
         for part in (m.group(2), m.group(3)):
             if part is not None and int(part) > MAX_FORMAT_WIDTH:
-                raise UsageError(
+                raise QueryUsageError(
                     f"-format {fmt!r}: {m.group(0)!r} asks for {int(part):,} characters; "
                     f"at most {MAX_FORMAT_WIDTH} are allowed"
                 )

@@ -2,7 +2,7 @@
 
 :class:`Reader` walks one file's logical lines (continuations joined, comment
 lines dropped -- also inside a continuation), keeps the ``if``/``elif``/``else``
-stack, and hands each live statement to the :class:`~matchmaker.config.Config`
+stack, and hands each live statement to the :class:`~matchmaker.config.language.Config`
 it fills: assignments (``=``, ``+=`` with separators, ``@=`` blocks),
 ``include``, ``error``/``warning`` and ``use``.  Macro expansion and lookup
 belong to the config table, which this module only calls.
@@ -143,7 +143,7 @@ class ConfigTable(Protocol):
 
 
 class Reader:
-    """Reads one file's statements into a :class:`~matchmaker.config.Config`."""
+    """Reads one file's statements into a :class:`~matchmaker.config.language.Config`."""
 
     def __init__(self, config: ConfigTable, text: str, source: str, depth: int) -> None:
         self.cfg = config

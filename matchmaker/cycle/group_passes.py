@@ -1,7 +1,7 @@
 """The group-quota loop of one negotiation cycle (docs/negotiation.md, floor round and dispatch and group quotas), on top of the pie engine.
 
 With ``GROUP_NAMES`` set, a cycle does not spin one pie over every submitter:
-:func:`matchmaker.groups.run_rounds` assigns quotas, shares surplus, orders the
+:func:`matchmaker.groups.quotas.run_rounds` assigns quotas, shares surplus, orders the
 groups by ``GROUP_SORT_EXPR`` and hands each group, round after round, a
 (truncated) limit; each such *pass* runs the floor round and the pie over that
 group's submitters.  This module connects the two halves:

@@ -9,7 +9,7 @@ the machine RANK does not get worse).  Candidates are sorted descending by
 ranks in single precision, as HTCondor compares them, state ``NO_PREEMPTION >
 RANK > PRIO`` -- then by slot list order.
 
-The values compared come from :class:`matchmaker.evaluator.Evaluator`, which
+The values compared come from :class:`matchmaker.cycle.evaluator.Evaluator`, which
 memoizes every pair evaluation; a :class:`CandidateList` is HTCondor's match
 list, kept per (autocluster, RANK-only) and consumed in order.
 """

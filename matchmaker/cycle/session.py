@@ -33,7 +33,7 @@ from .negotiator import CycleResult, negotiate
 
 
 class AccountantPriorities:
-    """The accountant as the cycle's :class:`~matchmaker.ephemeral.Priorities` (EUPs frozen)."""
+    """The accountant as the cycle's :class:`~matchmaker.cycle.ephemeral.Priorities` (EUPs frozen)."""
 
     def __init__(self, acct: Accountant) -> None:
         self.acct = acct

@@ -231,7 +231,7 @@ class Simulation:
 
     def write_csv(self, path: str | os.PathLike) -> None:
         """The rows as CSV with a header line (empty cells for None), written atomically
-        (:func:`~matchmaker.simulate.outputs.write_atomically`)."""
+        (:func:`~matchmaker.simulate.atomic.write_atomically`)."""
 
         def write(fh: TextIO) -> None:
             w = csv.DictWriter(fh, fieldnames=list(COLUMNS))
