@@ -424,7 +424,7 @@ class Run:
         """Attribute ``lname`` of each row's ad in its own scope (Undefined where absent)."""
         ac = self.t.column(lname)
         if not ac.nodes:
-            return ac.values if rows is self.t.all_rows else ac.values.take(rows)
+            return ac.values if rows is self.t.all_rows else ac.take(rows)
         if self.shared is not None:
             return self._shared_row_attr(lname, rows, active)
         full = rows is self.t.all_rows
@@ -445,7 +445,7 @@ class Run:
             # The expression's values are the column: no placeholder rows to fill in.
             v = self.ev(ac.nodes[0], ROW, rows, active | {key})
             return v.copy() if type(v) is Column else as_column(v, len(rows), self.pool)  # type: ignore[union-attr]
-        col = ac.values.take(rows)
+        col = ac.take(rows)
         pos = np.nonzero(ac.holds[rows] == HOLDS_EXPR)[0]
         if key in active:
             col.put(pos, Const(UNDEFINED))

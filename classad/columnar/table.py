@@ -36,7 +36,7 @@ HOLDS_LITERAL, HOLDS_NOTHING, HOLDS_EXPR = 0, 1, 2
 class AttrColumn:
     """One attribute over the table: literal values, and which rows hold what."""
 
-    __slots__ = ("values", "holds", "group", "nodes", "all_literal", "any_missing", "one_expr")
+    __slots__ = ("values", "holds", "group", "nodes", "all_literal", "any_missing", "one_expr", "kind")
 
     def __init__(self, values: Column, holds: np.ndarray, group: np.ndarray, nodes: list) -> None:
         self.values = values  # literal rows' values (others: Undefined)
@@ -47,6 +47,26 @@ class AttrColumn:
         self.any_missing = bool((holds == HOLDS_NOTHING).any())
         # Every row holds the same expression (a pool's Requirements, say).
         self.one_expr = len(nodes) == 1 and bool((holds == HOLDS_EXPR).all())
+        # The kind of every value when they all have one (-1 otherwise).
+        kinds = values.kind
+        first = int(kinds[0]) if len(kinds) else -1
+        self.kind = first if first >= 0 and not bool((kinds != first).any()) else -1
+
+    def take(self, rows: np.ndarray) -> Column:
+        """The values at positions ``rows``, as a new column.  A column of one kind gathers
+        only its payload (the others are zero in every row, as extraction leaves them)."""
+        k, v = self.kind, self.values
+        if k < 0 or v.o is not None:
+            return v.take(rows)
+        n = len(rows)
+        return Column(
+            np.full(n, k, np.int8),
+            v.i[rows] if k == K_INT or k == K_BOOL else np.zeros(n, np.int64),
+            v.f[rows] if k == K_REAL else np.zeros(n, np.float64),
+            v.s[rows] if k == K_STR else np.zeros(n, np.int64),
+            None,
+            v.pool,
+        )
 
 
 _PLAIN = frozenset({bool, int, float, str})

@@ -38,38 +38,47 @@ class TableLine:
         """The table of ``ads`` (this cycle's annotated copies of the slot ads ``sources``),
         continuing the last one where the rows are the same."""
         old = self.table
+        added = [_added(ad, src) for ad, src in zip(ads, sources)]
         if old is None or len(old.pool.strings) > _POOL_LIMIT:
             table = AdTable(ads)
         else:
-            table = old.follow(ads, *self._changes(ads, sources))
+            table = old.follow(ads, *self._changes(sources, added))
         self.table = table
         self._sources = list(sources)
-        self._added = [_added(ad, src) for ad, src in zip(ads, sources)]
+        self._added = added
         return table
 
     def _changes(
-        self, ads: Sequence[Any], sources: Sequence[Any]
+        self, sources: Sequence[Any], added: list[Optional[dict]]
     ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """What :meth:`AdTable.follow` needs: each row's row last cycle, the rows to read
         again whole, and the rows whose added entry under a name differs."""
-        n = len(ads)
+        n = len(sources)
         row_of = {id(src): r for r, src in enumerate(self._sources)}
+        before_of = self._added
         source = np.full(n, -1, np.int64)
         dirty = np.zeros(n, bool)
         touched: dict[str, list[int]] = {}
         used: set[int] = set()
-        for i, (ad, src) in enumerate(zip(ads, sources)):
+        for i, src in enumerate(sources):
             r = row_of.get(id(src))
-            added = _added(ad, src)
-            if r is None or r in used or added is None or self._added[r] is None:
+            after = added[i]
+            before = None if r is None or r in used else before_of[r]
+            if before is None or after is None or r is None:
                 dirty[i] = True
                 continue
             used.add(r)
             source[i] = r
-            before = self._added[r]
-            assert before is not None
-            for name in _differing(before, added):
-                touched.setdefault(name, []).append(i)
+            if before is after:
+                continue
+            if before.keys() == after.keys():
+                for name, entry in after.items():
+                    old = before[name]
+                    if old is not entry and old[1] is not entry[1] and not _same(old[1], entry[1]):
+                        touched.setdefault(name, []).append(i)
+            else:
+                for name in _differing(before, after):
+                    touched.setdefault(name, []).append(i)
         changed = {}
         for name, rows in touched.items():
             mask = np.zeros(n, bool)
@@ -94,17 +103,14 @@ def _differing(before: dict, after: dict) -> list[str]:
     """The names whose entry differs between two copies' added entries."""
     if before is after:
         return []
-    out = [name for name, entry in after.items() if not _same(before.get(name), entry)]
+    out = [name for name, entry in after.items() if name not in before or not _same(before[name][1], entry[1])]
     out.extend(name for name in before if name not in after)
     return out
 
 
-def _same(a: Optional[tuple], b: tuple) -> bool:
-    """Whether two entries give a column the same row: the same node, or literals of the
-    same type and value (a float to the bit)."""
-    if a is None:
-        return False
-    x, y = a[1], b[1]
+def _same(x: Any, y: Any) -> bool:
+    """Whether two entries' nodes give a column the same row: the same node, or literals
+    of the same type and value (a float to the bit)."""
     if x is y:
         return True
     if type(x) is not ast.Literal or type(y) is not ast.Literal:
