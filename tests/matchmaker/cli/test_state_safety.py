@@ -15,7 +15,7 @@ import pytest
 from support import ROOT
 
 from matchmaker.accounting.reports import admin
-from matchmaker.accounting.store import Accountant
+from matchmaker.accounting.store import Accountant, QuotaRecord
 from matchmaker.errors import StateError
 
 EXAMPLE = ROOT / "examples" / "negotiator"
@@ -63,11 +63,35 @@ def assert_nothing_stored(db: Path) -> None:
         return
     with sqlite3.connect(db) as conn:
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        for table in ("customers", "claims", "policy_usage", "policy_report"):
+        for table in ("customers", "claims", "group_quotas", "policy_usage", "policy_report"):
             if table in tables:
                 assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone() == (0,), table
         if "meta" in tables:
             assert conn.execute("SELECT COUNT(*) FROM meta WHERE key = 'last_update_time'").fetchone() == (0,)
+
+
+STORES = {
+    "clock": lambda a: a.update_priorities(NOW),
+    "record": lambda a: a.set_factor("u@d", 2.0),
+    "claim": lambda a: a.add_match("u@d", "slot1@node", 1.0, NOW),
+    "quotas": lambda a: a.set_group_quotas([QuotaRecord("group_a", quota=4.0)]),
+    "policy": lambda a: a.set_policy_state("slurm", {"u@d": (1.0, (), NOW)}, NOW, [{"name": "u@d"}]),
+}
+
+
+@pytest.mark.parametrize("what", sorted(STORES))
+def test_the_store_check_fails_on_whatever_a_command_could_store(tmp_path, what):
+    """``assert_nothing_stored`` passes on a new, empty store and fails once any one kind
+    of state was committed: the refusal tests below rely on it."""
+    db = tmp_path / "a.db"
+    Accountant.load(db).close()
+    assert_nothing_stored(db)
+    acct = Accountant.load(db)
+    with acct.transaction():
+        STORES[what](acct)
+    acct.close()
+    with pytest.raises(AssertionError):
+        assert_nothing_stored(db)
 
 
 def test_an_edit_made_during_a_cycle_is_not_overwritten(tmp_path):
