@@ -30,6 +30,7 @@ from .cycle.results import CycleResult
 from .cycle.session import open_accountant, run_cycle
 from .errors import StateError
 from .pool.ads import AdSource, Pool, load_pool, pool_from_ads, rereadable
+from .pool.concurrency import named_limits
 from .review.config_checks import check_config
 from .review.cycle_diff import CycleDiff, cycle_diff
 from .review.findings import LintReport
@@ -67,6 +68,7 @@ def load(
     knobs = Knobs.from_file(str(config))
     settings = settings_from(knobs)
     pool = load_pool(slots, jobs, progress=progress, allow_empty=allow_empty, **pool_options(settings))
+    check_limits(pool, settings)
     return Loaded(knobs, settings, pool, config_warnings(knobs, settings, str(config)))
 
 
@@ -77,6 +79,7 @@ def load_ads(config: str | os.PathLike | Knobs, slots: Iterable[ClassAd], jobs: 
     knobs = config if isinstance(config, Knobs) else Knobs.from_file(str(config))
     settings = settings_from(knobs)
     pool = pool_from_ads(slots, jobs, **pool_options(settings))
+    check_limits(pool, settings)
     where = "<config>" if isinstance(config, Knobs) else str(config)
     return Loaded(knobs, settings, pool, config_warnings(knobs, settings, where))
 
@@ -85,6 +88,12 @@ def settings_from(knobs: Knobs) -> Settings:
     """The typed settings of a configuration, its priority model's parameters included
     (:meth:`Settings.from_knobs`)."""
     return Settings.from_knobs(knobs)
+
+
+def check_limits(pool: Pool, settings: Settings) -> None:
+    """The capacity of every concurrency limit the pool's ads name is a number
+    (``ConfigError`` naming the knob's file and line, and the ad naming the limit)."""
+    settings.check_concurrency_limits(named_limits(pool.jobs, pool.slots))
 
 
 def pool_options(settings: Settings) -> dict[str, Any]:
@@ -323,6 +332,7 @@ __all__ = [
     "MAX_TIME",
     "Loaded",
     "analyze",
+    "check_limits",
     "check_time",
     "diff",
     "lint",

@@ -510,10 +510,10 @@ class Knobs:
     def concurrency_limit(self, limit: str) -> float:
         """Capacity of a concurrency limit: ``<limit>_LIMIT``, else
         ``CONCURRENCY_LIMIT_DEFAULT_<prefix>`` for ``prefix.name``, else ``CONCURRENCY_LIMIT_DEFAULT``."""
-        value = self.pattern("<x>_LIMIT", limit)
+        value = self.pattern("<x>_LIMIT", limit.upper())  # named in messages as a knob is written
         if value is not None:
             return value
-        prefix, dot, _ = limit.rpartition(".")
+        prefix, dot, _ = limit.upper().rpartition(".")
         if dot:
             return self.pattern("CONCURRENCY_LIMIT_DEFAULT_<p>", prefix)
         return self.get("CONCURRENCY_LIMIT_DEFAULT")

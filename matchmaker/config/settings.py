@@ -17,6 +17,7 @@ HTCondor's manual and code disagree (docs/negotiation.md, where HTCondor's manua
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -120,7 +121,7 @@ class Settings:
         return cls(
             policy=policy,
             resource_prefix=g("STARTD_RESOURCE_PREFIX") or "slot",
-            concurrency_capacity=knobs.concurrency_limit,
+            concurrency_capacity=concurrency_capacity(knobs),
             group_tree=tree,
             group_mapping=group_mapping_from_knobs(knobs),
             factors=factor_policy(knobs, tree),
@@ -129,6 +130,18 @@ class Settings:
             priority_policy=chosen_policy(knobs),
             **values,
         )
+
+    def check_concurrency_limits(self, named: Mapping[str, str]) -> None:
+        """Look up now the capacity of each limit of ``named`` (limit -> where an ad names
+        it): ``<NAME>_LIMIT``, else its prefix's ``CONCURRENCY_LIMIT_DEFAULT_<p>``.  A bad
+        value is then a ``ConfigError`` naming the knob's file and line and the ad, before
+        any cycle, rather than in the middle of one."""
+        for name, where in named.items():
+            try:
+                self.concurrency_capacity(name)
+            except ConfigError as exc:
+                message = f"{exc.message} (the capacity of concurrency limit {name!r}, named at {where})"
+                raise ConfigError(message, file=exc.file, line=exc.line, column=exc.column) from None
 
     @classmethod
     def defaults(cls, **changes: Any) -> "Settings":
@@ -186,6 +199,18 @@ _CYCLE_KNOBS = {
     "modify_request_disk": "MODIFY_REQUEST_EXPR_REQUESTDISK",
     "simulate_incremental": "SIMULATE_INCREMENTAL",
 }
+
+
+def concurrency_capacity(knobs: Knobs) -> Callable[[str], float]:
+    """The capacity of a concurrency limit by name (:meth:`Knobs.concurrency_limit`).  The
+    defaults, ``CONCURRENCY_LIMIT_DEFAULT`` and every ``CONCURRENCY_LIMIT_DEFAULT_<p>`` set,
+    are read now; a limit's own ``<NAME>_LIMIT`` when the pool names the limit
+    (:meth:`Settings.check_concurrency_limits`): other ``..._LIMIT`` names may be other
+    daemons' knobs."""
+    knobs.get("CONCURRENCY_LIMIT_DEFAULT")
+    for prefix in knobs.pattern_args("CONCURRENCY_LIMIT_DEFAULT_<p>"):
+        knobs.pattern("CONCURRENCY_LIMIT_DEFAULT_<p>", prefix)
+    return knobs.concurrency_limit
 
 
 def chosen_policy(knobs: Knobs) -> Optional[PolicyConfig]:

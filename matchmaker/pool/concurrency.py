@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Sequence
 
-from .ads import Slot, alone_state
+from classad.ad import ClassAd
+
+from .ads import Job, Slot, alone_state
 
 DEFAULT_CONCURRENCY_LIMIT = 2308032.0  # HTCondor's CONCURRENCY_LIMIT_DEFAULT
 
@@ -75,4 +77,39 @@ def claimed_limits(slots: Iterable[Slot], capacity: Callable[[str], float]) -> C
     return limits
 
 
-__all__ = ["DEFAULT_CONCURRENCY_LIMIT", "ConcurrencyLimits", "claimed_limits", "limits_reason", "parse_limits"]
+def named_limits(jobs: Iterable[Job], slots: Iterable[Slot]) -> dict[str, str]:
+    """Every limit the pool names, with the ``file:line`` of the first ad naming it: the
+    jobs' ``ConcurrencyLimits`` and the slots' ``ConcurrencyLimits`` and
+    ``PreemptingConcurrencyLimits``, each evaluated in its ad alone.  A value that needs
+    the other ad (``strcat("lic_", TARGET.Arch)``) names nothing here."""
+    named: dict[str, str] = {}
+    seen: set[str] = set()  # the strings already read
+    for ad, source, attrs in _limit_holders(jobs, slots):
+        for attr in attrs:
+            stored = ad.plain(attr)
+            if stored is None:
+                continue
+            value = stored if type(stored) is str else ad.evaluate(attr, state=alone_state(ad))
+            if type(value) is not str or value in seen:
+                continue
+            seen.add(value)
+            for name, _amount in parse_limits(value):
+                named.setdefault(name, source)
+    return named
+
+
+def _limit_holders(jobs: Iterable[Job], slots: Iterable[Slot]) -> Iterable[tuple[ClassAd, str, tuple[str, ...]]]:
+    for job in jobs:
+        yield job.ad, job.source, ("concurrencylimits",)
+    for slot in slots:
+        yield slot.ad, slot.source, ("concurrencylimits", "preemptingconcurrencylimits")
+
+
+__all__ = [
+    "DEFAULT_CONCURRENCY_LIMIT",
+    "ConcurrencyLimits",
+    "claimed_limits",
+    "limits_reason",
+    "named_limits",
+    "parse_limits",
+]

@@ -25,7 +25,7 @@ from typing import Any, Optional
 
 from classad.errors import ClassAdError
 
-from ..api import Loaded, pool_options, simulate
+from ..api import Loaded, check_limits, pool_options, simulate
 from ..config.knobs import Knobs
 from ..config.settings import Settings
 from ..pool.ads import Pool, load_pool
@@ -153,6 +153,7 @@ def run_variant(task: Task, inputs: Inputs) -> Outcome:
     out = Outcome(task.key, task.variant)
     try:
         pool, out.load_seconds = _pool(inputs, task)
+        check_limits(pool, task.settings)  # a variant may set a limit's capacity
         began = time.perf_counter()
         loaded = Loaded(task.knobs, task.settings, pool, task.warnings)
         sim = simulate(
