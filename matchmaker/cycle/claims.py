@@ -130,16 +130,23 @@ class _Claims:
         too_large: set[tuple] = set()
         failed: list[dict[str, float]] = []
         idle = self._idle[m.submitter] = [j for j in self._idle_of(m.submitter) if j.id not in self.started]
+        read: Optional[ClassAd] = None
+        left: dict[tuple[str, ...], dict[str, float]] = {}  # what the slot has left, read once per ad
         for job in idle:
             slot = self.slot_ads[m.slot]
+            if slot is not read:
+                read, left = slot, {}
             request = self.request(job, slot)
             shape = tuple(request.values())
             if shape in too_large:
                 continue
-            if (
-                any(all(request[r] >= f[r] for r in f) for f in failed)
-                or shortfall(request, available(slot, tuple(request))) is not None
-            ):
+            resources = tuple(request)
+            have = left.get(resources)
+            if have is None:
+                have = available(slot, resources)
+                if all(type(slot.plain(r.lower())) in _PLAIN for r in resources):
+                    left[resources] = have  # literals: reading them again evaluates nothing
+            if any(all(request[r] >= f[r] for r in f) for f in failed) or shortfall(request, have) is not None:
                 too_large.add(shape)
                 failed.append(request)
                 continue
@@ -269,6 +276,9 @@ def claim_matches(
                 run.leftovers(m)
     run.out.pool = run.pool(pool, carry)
     return run.out
+
+
+_PLAIN = (bool, int, float, str)
 
 
 def _mutual_match(job: ClassAd, slot: ClassAd) -> bool:

@@ -129,6 +129,15 @@ class NegotiationAd(ClassAd):
         super().__init__(source)  # shares a compacted source's storage, copies a dict
         self._attrs = _RecordingAttrs(self._attrs)  # type: ignore[assignment]
 
+    def set_entries(self, entries: Iterable[tuple[str, str, ast.Node]]) -> None:
+        """Store each ``(lower-case name, spelling, node)``, as :meth:`set_node` would
+        (an existing spelling is kept)."""
+        table: _RecordingAttrs = self._attrs  # type: ignore[assignment]
+        base, own = table.base, table.own
+        for key, name, node in entries:
+            old = own.get(key) or base.get(key)
+            own[key] = (old[0] if old else name, node)
+
     @property
     def reads(self) -> Optional[list[str]]:
         """The list lookups are appended to, or None when not recording."""
@@ -342,24 +351,50 @@ def _usage_call(function: str, user: str) -> ast.Call:
     return ast.call(function, (_literal(user),))
 
 
-def _remote_attrs(
-    copy: ClassAd,
+RemoteEntries = tuple[tuple[str, str, ast.Node], ...]
+
+
+def _remote_entries(
     prefix: str,
     user: str,
     eup_of: Callable[[str], float],
     floor_of: Callable[[str], float],
     groups: Optional["GroupView"],
-) -> None:
-    copy.set_node(prefix + "RemoteUserPrio", _literal(float(eup_of(user))))
-    copy.set_node(prefix + "RemoteUserFloor", _literal(float(floor_of(user))))
-    copy.set_node(prefix + "RemoteUserResourcesInUse", _usage_call("ResourcesInUseByUser", user))
+) -> RemoteEntries:
+    """The ``Remote*`` attributes of a slot claimed by ``user``, as ``(key, name, node)``."""
+    out = [
+        (prefix + "RemoteUserPrio", _literal(float(eup_of(user)))),
+        (prefix + "RemoteUserFloor", _literal(float(floor_of(user)))),
+        (prefix + "RemoteUserResourcesInUse", _usage_call("ResourcesInUseByUser", user)),
+    ]
     if groups is not None:
         group = groups.group_of(user)
-        copy.set_node(prefix + "RemoteGroup", _literal(group))
-        copy.set_node(prefix + "RemoteGroupResourcesInUse", _usage_call("ResourcesInUseByUsersGroup", user))
+        out.append((prefix + "RemoteGroup", _literal(group)))
+        out.append((prefix + "RemoteGroupResourcesInUse", _usage_call("ResourcesInUseByUsersGroup", user)))
         quota = groups.previous_quota(group)
         if quota is not None:
-            copy.set_node(prefix + "RemoteGroupQuota", _literal(float(quota)))
+            out.append((prefix + "RemoteGroupQuota", _literal(float(quota))))
+    return tuple((name.lower(), name, node) for name, node in out)
+
+
+def _remote_attrs(
+    copy: NegotiationAd,
+    prefix: str,
+    user: str,
+    eup_of: Callable[[str], float],
+    floor_of: Callable[[str], float],
+    groups: Optional["GroupView"],
+    memo: Optional[dict[tuple[str, str], RemoteEntries]],
+) -> None:
+    """Set the ``Remote*`` attributes; ``memo`` keeps each user's for the cycle (the
+    priorities and the quotas they come from are frozen for it, and nodes are shared)."""
+    if memo is None:
+        copy.set_entries(_remote_entries(prefix, user, eup_of, floor_of, groups))
+        return
+    entries = memo.get((prefix, user))
+    if entries is None:
+        entries = memo[(prefix, user)] = _remote_entries(prefix, user, eup_of, floor_of, groups)
+    copy.set_entries(entries)
 
 
 class GroupView:
@@ -386,8 +421,10 @@ def annotate_slot(
     slot_weight_expr: Optional[ast.Node] = None,
     force_slot_weight: bool = False,
     groups: Optional[GroupView] = None,
+    memo: Optional[dict[tuple[str, str], RemoteEntries]] = None,
 ) -> NegotiationAd:
-    """A copy of a slot ad prepared for this cycle (docs/negotiation.md, reading the pool and on slots)."""
+    """A copy of a slot ad prepared for this cycle (docs/negotiation.md, reading the pool and on slots).
+    ``memo`` (a dict kept for one cycle) shares each remote user's attributes among their slots."""
     ad = slot.ad
     copy = NegotiationAd(ad)
     neg_req = ad.get_node("NegotiatorRequirements")
@@ -398,7 +435,7 @@ def annotate_slot(
     if not consider_preemption:
         return copy
     if slot.remote:
-        _remote_attrs(copy, "", slot.remote, eup_of, floor_of, groups)
+        _remote_attrs(copy, "", slot.remote, eup_of, floor_of, groups, memo)
     preempting_rank = ad.get_node("PreemptingRank")
     if preempting_rank is not None:
         copy.set_node("CurrentRank", preempting_rank)
@@ -409,7 +446,7 @@ def annotate_slot(
             prefix = f"{resource_prefix}{n}_"
             user = _first_string(ad, [prefix + s for s in _REMOTE_SOURCES], now)
             if user:
-                _remote_attrs(copy, prefix, user, eup_of, floor_of, groups)
+                _remote_attrs(copy, prefix, user, eup_of, floor_of, groups, memo)
     return copy
 
 

@@ -38,19 +38,25 @@ class AccountantPriorities:
     def __init__(self, acct: Accountant) -> None:
         self.acct = acct
         self._eup: dict[str, float] = {}
+        self._limits: dict[str, tuple[float, float]] = {}
 
     def eup(self, name: str) -> float:
         if name not in self._eup:
             self._eup[name] = self.acct.eup(name)
         return self._eup[name]
 
+    def _floor_ceiling(self, name: str) -> tuple[float, float]:
+        hit = self._limits.get(name)
+        if hit is None:
+            c = self.acct.get(name)
+            hit = self._limits[name] = (c.floor, c.ceiling) if c is not None else (0.0, -1.0)
+        return hit
+
     def floor(self, name: str) -> float:
-        c = self.acct.get(name)
-        return c.floor if c is not None else 0.0
+        return self._floor_ceiling(name)[0]
 
     def ceiling(self, name: str) -> float:
-        c = self.acct.get(name)
-        return c.ceiling if c is not None else -1.0
+        return self._floor_ceiling(name)[1]
 
 
 def group_function(settings: Settings) -> Callable[[Optional[str]], Optional[str]]:

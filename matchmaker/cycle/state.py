@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from classad import ast
 from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
-from classad.values import truthiness
+from classad.values import UNDEFINED, truthiness
 
 from ..config.settings import Settings
 from ..pool.ads import (
@@ -99,6 +99,7 @@ class Cycle:
         self.evaluator = Evaluator(self.state, pol)
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
         self.matcher.table_line = carry.slot_table if carry is not None else None
+        self._remote_memo: dict = {}  # each remote user's slot attributes (ephemeral.annotate_slot)
         entries = [self._entry(s) for s in slots if self._keep(s)]
         self.queues = self._queues(pool, slots)
         for e in entries:
@@ -175,16 +176,26 @@ class Cycle:
     def _keep(self, s: Slot) -> bool:
         """The trim of docs/negotiation.md (reading the pool)."""
         cp = self.settings.policy.consider_preemption
-        ad, st = s.ad, MatchState(None, self.now)
+        ad = s.ad
         if cp and not self.settings.consider_early_preemption:
-            v = ad.evaluate("RetirementTimeRemaining", state=st)
+            v = self._value(ad, "retirementtimeremaining")
             if type(v) in (int, float) and v > 0:
                 return False
         if not cp and s.state in ("claimed", "preempting") and not s.partitionable:
             return False
-        if s.partitionable and s.state == "claimed" and ad.evaluate("WantMatching", state=st) is False:
+        if s.partitionable and s.state == "claimed" and self._value(ad, "wantmatching") is False:
             return False
         return True
+
+    def _value(self, ad: ClassAd, lname: str) -> Any:
+        """Attribute ``lname`` (lower-case) of a slot ad alone, evaluated at the cycle's time
+        (a plain literal is its value, with nothing to evaluate)."""
+        v = ad.plain(lname)
+        if v is None:
+            return UNDEFINED
+        if type(v) in _PLAIN:
+            return v
+        return ad.evaluate(lname, state=MatchState(None, self.now))
 
     def _entry(self, s: Slot) -> SlotEntry:
         st, pr = self.settings, self.priorities
@@ -200,8 +211,9 @@ class Cycle:
             slot_weight_expr=st.slot_weight_expr,
             force_slot_weight=st.force_slot_weight,
             groups=self.groups,
+            memo=self._remote_memo,
         )
-        activity = s.ad.evaluate("Activity", state=MatchState(None, self.now))
+        activity = self._value(s.ad, "activity")
         idle = s.state == "claimed" and type(activity) is str and activity.lower() == "idle"
         return SlotEntry(s, ad, s.remote if cp else None, claimed_idle=idle)
 
@@ -402,6 +414,9 @@ class Cycle:
         return CycleResult(
             self.matches, subs, rejected, warnings, dict(self.usage.user), self.spins, list(groups), list(self.history)
         )
+
+
+_PLAIN = (bool, int, float, str)
 
 
 def _whole(v: float) -> float:

@@ -605,10 +605,16 @@ def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
     return usage
 
 
+_PLAIN = (bool, int, float, str)
+
+
 def error_rank_slots(slots: Iterable[Slot]) -> list[Slot]:
     """Slots whose Rank is an error on its own (HTCondor then uses 0 for it)."""
     out = []
     for s in slots:
+        stored = s.ad.plain("rank")  # a plain literal is no error, with nothing to evaluate
+        if stored is None or type(stored) in _PLAIN:
+            continue
         node = s.ad.get_node("Rank")
         if node is not None and evaluate_top(node, s.ad, alone_state(s.ad)) is ERROR:
             out.append(s)
