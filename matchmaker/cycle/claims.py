@@ -40,6 +40,7 @@ from ..pool.partition import (
     child_name,
     give_back,
     machine_resources,
+    put,
     requested,
     shortfall,
     split,
@@ -238,7 +239,7 @@ class _Claims:
                     slot_weight_expr=st.slot_weight_expr,
                     force_slot_weight=st.force_slot_weight,
                 )
-            slots.append(old if old.index == len(slots) else replace(old, index=len(slots)))
+            slots.append(old.at(len(slots)))
         return slots
 
     def _jobs_reused(self, pool: Pool) -> list[Job]:
@@ -296,7 +297,7 @@ def _mutual_match(job: ClassAd, slot: ClassAd) -> bool:
 
 def _with(ad: ClassAd, **values: object) -> ClassAd:
     out = ClassAd(ad)
-    out.update(values)
+    put(out, values)
     return out
 
 

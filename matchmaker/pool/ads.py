@@ -71,6 +71,22 @@ class Slot:
         """Whether the claim counts as current usage of ``customer`` (docs/negotiation.md, charging usage)."""
         return self.customer is not None and (self.state in CHARGED_STATES or not self.state)
 
+    def at(self, index: int) -> "Slot":
+        """This record at position ``index`` of the slot list (itself when it is there)."""
+        if index == self.index:
+            return self
+        return Slot(
+            self.ad,
+            self.name,
+            index,
+            self.weight,
+            self.remote,
+            self.customer,
+            self.state,
+            self.partitionable,
+            self.source,
+        )
+
 
 # File names of ``file:line`` sources, one string per file for every job read from it.
 _FILES: dict[str, str] = {}
@@ -79,7 +95,7 @@ _FILES: dict[str, str] = {}
 class Job:
     """One job ad and its identity in the queue."""
 
-    __slots__ = ("ad", "cluster", "proc", "submitter", "status", "_file", "_line")
+    __slots__ = ("ad", "cluster", "proc", "submitter", "status", "_file", "_line", "_id")
 
     def __init__(self, ad: ClassAd, cluster: int, proc: int, submitter: str, status: int, source: str) -> None:
         self.ad = ad
@@ -89,6 +105,7 @@ class Job:
         self.status = status  # JobStatus (1 idle, 2 running, ...)
         # ``source`` ("file:line") is kept as a shared file name and a line number: a
         # queue of 100,000 jobs read from one file then holds the name once.
+        self._id: Optional[str] = None  # ``id``, made when first asked for
         file, colon, line = source.rpartition(":")
         if colon and line.isdigit():
             if len(_FILES) >= 1024:
@@ -106,7 +123,10 @@ class Job:
     @property
     def id(self) -> str:
         """``ClusterId.ProcId``."""
-        return f"{self.cluster}.{self.proc}"
+        made = self._id
+        if made is None:
+            made = self._id = f"{self.cluster}.{self.proc}"
+        return made
 
     def __repr__(self) -> str:
         return (

@@ -64,6 +64,9 @@ def limits_reason(names: Sequence[str]) -> str:
     return f"concurrency limit {', '.join(names)} reached"
 
 
+_PLAIN = (bool, int, float, str)
+
+
 def claimed_limits(slots: Iterable[Slot], capacity: Callable[[str], float]) -> ConcurrencyLimits:
     """The counters at cycle start: the ``ConcurrencyLimits`` and ``PreemptingConcurrencyLimits``
     of every charged claim."""
@@ -71,7 +74,9 @@ def claimed_limits(slots: Iterable[Slot], capacity: Callable[[str], float]) -> C
     for s in slots:
         if s.charged:
             for attr in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
-                v = s.ad.evaluate(attr, state=alone_state(s.ad))
+                v = s.ad.plain(attr.lower())  # a missing or literal value: nothing to evaluate
+                if v is not None and type(v) not in _PLAIN:
+                    v = s.ad.evaluate(attr, state=alone_state(s.ad))
                 if type(v) is str:
                     limits.charge(parse_limits(v))
     return limits

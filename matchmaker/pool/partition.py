@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from classad.ad import ClassAd
+from classad.ad import ClassAd, python_to_node
 from classad.ast import Node
 from classad.evaluate import evaluate_top, new_state
 from classad.parser import parse_expr
@@ -138,14 +138,14 @@ def split(parent: ClassAd, request: dict[str, float], name: str) -> tuple[ClassA
     parent holding ``request``'s resources, named ``name``; the parent keeps the rest."""
     left = available(parent, tuple(request))
     shrunk = ClassAd(parent)
-    shrunk.update({res: _tidy(left[res] - need) for res, need in request.items()})
+    put(shrunk, {res: _tidy(left[res] - need) for res, need in request.items()})
     child = ClassAd(parent)
     for attr in _PARENT_ONLY:
         if attr in child:
             del child[attr]
     slot_id = _value(parent, "SlotID")
-    child.update({res: _tidy(need) for res, need in request.items()})
-    child.update({"Name": name, "DynamicSlot": True, "SlotType": "Dynamic"})
+    put(child, {res: _tidy(need) for res, need in request.items()})
+    put(child, {"Name": name, "DynamicSlot": True, "SlotType": "Dynamic"})
     if type(slot_id) is int:
         child["ParentSlotId"] = slot_id
     for res, need in request.items():
@@ -158,7 +158,7 @@ def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> Cl
     """The parent after the dynamic slot ``child`` went away: its resources are back."""
     left, held = available(parent, resources), available(child, resources)
     out = ClassAd(parent)
-    out.update({res: _tidy(left[res] + held[res]) for res in resources})
+    put(out, {res: _tidy(left[res] + held[res]) for res in resources})
     return out
 
 
@@ -213,6 +213,12 @@ def parent_name(name: str) -> Optional[str]:
     return f"{m.group(1)}{at}{host}" if m else None
 
 
+def put(ad: ClassAd, values: dict[str, object]) -> None:
+    """``ad.update(values)`` for a dict of Python values, without the generic mapping update."""
+    for name, value in values.items():
+        ad.set_node(name, python_to_node(value))
+
+
 def _tidy(v: float) -> float:
     """Whole numbers as integers (``Cpus = 3``, not ``3.0``)."""
     return int(v) if type(v) is float and v.is_integer() and abs(v) < 2**53 else v
@@ -251,6 +257,7 @@ __all__ = [
     "jobs_that_fit",
     "machine_resources",
     "parent_name",
+    "put",
     "requested",
     "shortfall",
     "split",

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Optional
 
 from classad.ad import ClassAd
@@ -39,7 +38,7 @@ from ..cycle.claims import claim_matches
 from ..cycle.results import CycleResult
 from ..cycle.session import group_function, run_cycle
 from ..pool.ads import Pool, Slot, make_slots
-from ..pool.partition import give_back, is_dynamic, machine_resources, parent_name
+from ..pool.partition import give_back, is_dynamic, machine_resources, parent_name, put
 from .jobs import (
     DONE,
     PENDING,
@@ -84,14 +83,14 @@ def released(slot: Slot, settings: Settings) -> Slot:
     for attr in _CLAIM_ATTRS:
         if attr in ad:
             del ad[attr]
-    ad.update({"State": "Unclaimed", "Activity": "Idle"})
+    put(ad, {"State": "Unclaimed", "Activity": "Idle"})
     (fresh,) = make_slots(
         [(ad, slot.source)],
         use_slot_weights=settings.use_slot_weights,
         slot_weight_expr=settings.slot_weight_expr,
         force_slot_weight=settings.force_slot_weight,
     )
-    return replace(fresh, index=slot.index)
+    return fresh.at(slot.index)
 
 
 class _Run:
@@ -177,7 +176,7 @@ class _Run:
             self.slots[p] = self._remade(back, self.slots[p])
             gone.add(name)
         if gone:
-            self.slots = [replace(s, index=k) for k, s in enumerate(s for s in self.slots if s.name not in gone)]
+            self.slots = [s.at(k) for k, s in enumerate(s for s in self.slots if s.name not in gone)]
 
     def _remade(self, ad: ClassAd, slot: Slot) -> Slot:
         st = self.settings
@@ -187,7 +186,7 @@ class _Run:
             slot_weight_expr=st.slot_weight_expr,
             force_slot_weight=st.force_slot_weight,
         )
-        return replace(fresh, index=slot.index)
+        return fresh.at(slot.index)
 
     def pool(self, first: bool) -> Pool:
         queued = [j.record for j in self.jobs if j.phase in (QUEUED_IDLE, QUEUED_RUNNING)]
@@ -280,29 +279,30 @@ def run_simulation(
         raise ValueError("the interval must be positive")
     if duration < 0:
         raise ValueError("the duration must not be negative")
-    durations = DurationSource(job_duration, seed)
-    run = _Run(pool, settings, acct, start, durations)
-    cycles = int(duration // interval) + 1
-    sim = Simulation(
-        start=start,
-        interval=interval,
-        duration=duration,
-        seed=seed,
-        job_duration=job_duration,
-        pool_weight=run.pool_weight,
-    )
     # The cyclic collector rests during the run: its collections would walk every ad of the
     # pool and each cycle's new ads again and again, and a cycle makes no reference cycles
     # to speak of (memory is freed by reference counting).  A full collection now and then
     # frees any that are left.
-    with seeded_random(seed), collector_paused():
-        for k in range(cycles):
-            _step(run, sim, k, start + k * interval, settings, acct)
-            if k % _COLLECT_EVERY == _COLLECT_EVERY - 1:
-                gc.collect()
-            if progress is not None:
-                progress(k + 1, cycles)
-    sim.finish(run.jobs, run.spans + list(run.open.values()), run.warnings + durations.warnings)
+    with collector_paused():
+        durations = DurationSource(job_duration, seed)
+        run = _Run(pool, settings, acct, start, durations)
+        cycles = int(duration // interval) + 1
+        sim = Simulation(
+            start=start,
+            interval=interval,
+            duration=duration,
+            seed=seed,
+            job_duration=job_duration,
+            pool_weight=run.pool_weight,
+        )
+        with seeded_random(seed):
+            for k in range(cycles):
+                _step(run, sim, k, start + k * interval, settings, acct)
+                if k % _COLLECT_EVERY == _COLLECT_EVERY - 1:
+                    gc.collect()
+                if progress is not None:
+                    progress(k + 1, cycles)
+        sim.finish(run.jobs, run.spans + list(run.open.values()), run.warnings + durations.warnings)
     return sim
 
 
