@@ -13,6 +13,8 @@ keyed so that a change it depends on is noticed and only that part is recomputed
   whose ads were rewritten get new records (:func:`~matchmaker.cycle.claims.claim_matches`),
   unless making the record may draw random numbers (a slot ad with an expression that
   calls ``random``; a job ad whose identity, submitter or status is such an expression);
+* the rounded request of a job on a partitionable slot (:meth:`Carried.request`), by
+  the literal values it reads of the job and the slot;
 * the columnar slot table with its columns and shared results
   (:class:`~matchmaker.cycle.table_carry.TableLine`): only the rows whose slot ad or
   added attributes changed are read again, and a shared result is computed again only
@@ -30,7 +32,8 @@ from typing import Callable, Optional
 from classad import ast
 from classad.ad import ClassAd
 
-from ..pool.autocluster import SlotReferences
+from ..pool.autocluster import SlotReferences, references
+from ..pool.partition import Rounding
 from .table_carry import TableLine
 
 # Functions whose value is not fixed by their arguments (random draws from the run's
@@ -49,6 +52,10 @@ class Carried:
         self._steady: dict[int, tuple[ClassAd, bool]] = {}
         self._seen: dict[int, tuple[ClassAd, float]] = {}
         self._seen_steady: dict[int, tuple[ClassAd, bool]] = {}
+        # The rounded request of a job on a partitionable slot, by the literal values it
+        # was computed from (see :meth:`request`); the names those are, per resource list.
+        self._requests: dict[tuple, dict[str, float]] = {}
+        self._request_names: dict[tuple[str, ...], Optional[tuple[str, ...]]] = {}
 
     def steady(self, ad: ClassAd) -> bool:
         """Whether the record made of ``ad`` is the same each time: none of its expressions
@@ -79,6 +86,34 @@ class Carried:
         self._seen[id(ad)] = hit
         return hit[1]
 
+    def request(
+        self,
+        job: ClassAd,
+        slot: ClassAd,
+        resources: tuple[str, ...],
+        rounding: Rounding,
+        compute: Callable[[], dict[str, float]],
+    ) -> dict[str, float]:
+        """The job's rounded request on ``slot`` (``compute``, :func:`~matchmaker.pool.partition.requested`),
+        shared by every job and slot that hold the same literal values for each name it
+        reads: the job's ``Request<Res>`` and the names the rounding expressions read, in
+        either ad.  Computed afresh when one of those is an expression, or when a rounding
+        expression draws random numbers or calls ``eval``."""
+        names = self._request_names.get(resources, ())
+        if names == ():
+            names = self._request_names[resources] = _request_names(resources, rounding)
+        if names is None:
+            return compute()
+        key = (resources, *map(_exact, job.stored_of(names)), *map(_exact, slot.stored_of(names)))
+        if _NOT_LITERAL in key:
+            return compute()
+        hit = self._requests.get(key)
+        if hit is None:
+            if len(self._requests) > _LIMIT:
+                self._requests.clear()
+            hit = self._requests[key] = compute()
+        return dict(hit)
+
     def cycle_done(self) -> None:
         """Forget what belongs to ads neither the last cycle nor the claims since read."""
         self._weights, self._seen = self._seen, {}
@@ -91,6 +126,40 @@ _JOB_RECORD = ("clusterid", "procid", "user", "owner", "accountinggroup", "acctg
 _LIMIT = 100_000
 _node_steady_cache: dict[int, tuple[ast.Node, bool]] = {}
 _lowered: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+_NOT_LITERAL = object()
+_SCOPES = frozenset(("target", "my", "other", "parent", "root", "self", "toplevel"))
+
+
+def _exact(stored: object) -> object:
+    """A stored value as a key that tells apart what Python calls equal (``1``, ``1.0`` and
+    ``true``; ``0.0`` and ``-0.0``); a node that is not a plain literal: :data:`_NOT_LITERAL`."""
+    t = type(stored)
+    if stored is None or t is bool or t is int or t is str:
+        return (t, stored)
+    if t is float:
+        return (t, stored.hex())  # type: ignore[attr-defined]
+    if t is ast.Literal and type(stored.value) in _PLAIN:  # type: ignore[attr-defined]
+        return _exact(stored.value)  # type: ignore[attr-defined]
+    return _NOT_LITERAL
+
+
+def _request_names(resources: tuple[str, ...], rounding: Rounding) -> Optional[tuple[str, ...]]:
+    """What a request on ``resources`` reads (lower-case), or None when a rounding expression
+    is not steady (see :func:`_node_steady`)."""
+    names = {"request" + r.lower() for r in resources}
+    for r in resources:
+        expr = rounding.of(r) if r.lower() in ("cpus", "memory", "disk") else None
+        if expr is None:
+            continue
+        if not _node_steady(expr):
+            return None
+        own, other = references(expr)
+        if own & _SCOPES:
+            return None  # reads a whole ad, not names
+        names |= own | other
+    return tuple(sorted(names))
 
 
 def _steady(ad: ClassAd, extra: Optional[ast.Node]) -> bool:

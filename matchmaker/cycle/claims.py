@@ -159,7 +159,14 @@ class _Claims:
         """The job's rounded request (computed once per job; see docs/differences.md, N15)."""
         r = self._requests.get(job.id)
         if r is None:
-            r = self._requests[job.id] = requested(job.ad, slot, machine_resources(slot), self.rounding)
+            resources, carry = machine_resources(slot), self.carry
+            if carry is None:
+                r = requested(job.ad, slot, resources, self.rounding)
+            else:
+                r = carry.request(
+                    job.ad, slot, resources, self.rounding, lambda: requested(job.ad, slot, resources, self.rounding)
+                )
+            self._requests[job.id] = r
         return r
 
     def _split(self, m: Match, job: Job, request: dict[str, float], leftover: bool) -> None:
@@ -267,6 +274,7 @@ def claim_matches(
     incremental cycles) the slots and jobs whose ads were not rewritten keep their
     records (see :meth:`_Claims.pool`)."""
     run = _Claims(pool, settings, now)
+    run.carry = carry
     for m in result.matches:
         run.claim(m)
     if settings.claim_leftovers:

@@ -4,7 +4,8 @@ The expected result of each example is the other mode's run of the same input: w
 the knob on, a simulation carries records and memos from one cycle to the next; with
 it off every cycle starts from nothing.  Any difference in the series, the jobs'
 outcomes, the claim spans, the warnings or the accountant's final state is a bug.
-Random pools mix static and partitionable slots, slots claimed at the start, job
+Random pools mix static and partitionable slots (whose disk quanta decide how many
+jobs fit), slots claimed at the start, job
 streams with arrivals, random durations and repeats, several submitters, group
 quotas, priority preemption (of dynamic slots too, ``ALLOW_PSLOT_PREEMPTION``) and
 the other priority policies.
@@ -68,13 +69,15 @@ def slot_texts(draw: Any) -> str:
         ]
         if draw(st.booleans()) and cpus > 1:
             attrs[0] = f'Name = "slot1@pnode{i}"'
+            attrs[3] = f"Disk = {cpus * 1100}"  # the disk quantum decides how many jobs fit
             attrs += [
                 "PartitionableSlot = true",
                 'SlotType = "Partitionable"',
                 f"TotalSlotCpus = {cpus}",
                 f"TotalSlotMemory = {cpus * 1024}",
-                "TotalSlotDisk = 100000",
+                f"TotalSlotDisk = {cpus * 1100}",
             ]
+            attrs += draw(st.sampled_from(([], ["DiskQuantum = 1000"], ["DiskQuantum = 2000"])))
         elif draw(st.integers(0, 3)) == 0:
             owner = draw(st.sampled_from(OWNERS))
             attrs[4:6] = ['State = "Claimed"', 'Activity = "Busy"']
@@ -103,7 +106,7 @@ def job_texts(draw: Any) -> str:
                 "JobStatus = 1",
                 f"RequestCpus = {draw(st.sampled_from((1, 1, 2)))}",
                 "RequestMemory = 512",
-                "RequestDisk = 1000",
+                f"RequestDisk = {draw(st.sampled_from((900, 1000, 1000)))}",
                 "Requirements = TARGET.Cpus >= RequestCpus",
                 f"QDate = {START + draw(st.sampled_from((-60, 0, 300, 900, 2400)))}",
                 f"JobPrio = {draw(st.integers(-1, 1))}",
@@ -238,3 +241,36 @@ def test_a_job_record_that_draws_is_made_again_as_in_the_rebuild() -> None:
     on = simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, True, 8, 3)
     assert sum(r["matched"] for r in on[0] if r["kind"] == "pool") > 2
     assert on == simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, False, 8, 3)
+
+
+def test_a_carried_request_follows_what_it_reads() -> None:
+    """A job's rounded request is shared only by ads holding the same values for what the
+    rounding reads.  By hand, with HTCondor's default rounding: RequestDisk 900 on a slot
+    with DiskQuantum 1000 is 1000 KB, with 2000 it is 2000 KB, without one 1024 KB;
+    RequestMemory 200 rounds up to 256 MB and RequestCpus 2 stays 2."""
+    from classad.ad import ClassAd
+    from matchmaker.cycle.carry import Carried
+    from matchmaker.cycle.claims import rounding_of
+    from matchmaker.pool.partition import requested
+
+    rounding = rounding_of(settings_from(Knobs.from_string("")))
+    carry = Carried()
+    job = ClassAd("[RequestCpus = 2; RequestMemory = 200; RequestDisk = 900]").compact()
+    resources = ("Cpus", "Memory", "Disk")
+    computed: list[str] = []
+
+    def request(slot: ClassAd) -> dict:
+        def compute() -> dict:
+            computed.append(str(slot.get("DiskQuantum")))
+            return requested(job, slot, resources, rounding)
+
+        return carry.request(job, slot, resources, rounding, compute)
+
+    for quantum, disk in ((1000, 1000), (2000, 2000), (1000, 1000), (None, 1024)):
+        slot = ClassAd("[Cpus = 8; Memory = 8192; Disk = 100000]")
+        if quantum is not None:
+            slot["DiskQuantum"] = quantum
+        assert request(slot) == {"Cpus": 2, "Memory": 256, "Disk": disk}
+    assert computed == ["1000", "2000", "None"]  # the second slot with quantum 1000 shared the first's
+    drawn = ClassAd("[Cpus = 8; Memory = 8192; Disk = 100000; DiskQuantum = 1000 + random(1)]")
+    assert request(drawn)["Disk"] == 1000 and len(computed) == 4  # an expression: computed again
