@@ -298,6 +298,84 @@ def _parse_line_slowly(text: str, source: str, line: int) -> tuple[str, ast.Node
 _LARGE_AD = 1 << 18
 
 
+# A literal made without the frozen dataclass's __init__ (one per new value read: the
+# slot setters are what that __init__ calls, here called directly).
+_new_literal = ast.Literal.__new__
+_set_value = vars(ast.Literal)["value"].__set__
+_set_fn = vars(ast.Node)["fn"].__set__  # the slot of the base class
+
+
+# The parts of a simple line (what _SIMPLE_LINE matches), checked apart: the name once per
+# distinct name (_SIMPLE_NAMES), the value once per distinct value text (_VALUES).
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SIMPLE_VALUE = re.compile(r'(-?(?:0|[1-9][0-9]*))|(-?[0-9]+\.[0-9]+)|"([^"\\\n\0]*)"')
+# Name as written -> (lower-case key, shared spelling), for names that are identifiers.
+_SIMPLE_NAMES: dict[str, tuple[str, str]] = {}
+
+
+def _simple_pair(text: str, large: bool) -> Optional[tuple[str, tuple[str, ast.Node]]]:
+    """``(key, (name, node))`` of a new ``Name = 12`` / ``= 1.5`` / ``= "text"`` line, read as
+    the general path reads it (see _SIMPLE_LINE) and remembered unless the line belongs to
+    a ``large`` ad; None for any other line."""
+    name, eq, rest = text.partition(" = ")
+    if rest[-1:] != "\n":
+        return None
+    spelled = _SIMPLE_NAMES.get(name)
+    if spelled is None:
+        if not eq or _IDENTIFIER.fullmatch(name) is None:
+            return None
+        spelled = (lower_key(name), _SPELLINGS.get(name) or _name(name))
+        if len(_SIMPLE_NAMES) < 100_000:
+            _SIMPLE_NAMES[name] = spelled
+    value_text = rest[:-1]
+    node = _VALUES.get(value_text)
+    if node is None:
+        m = _SIMPLE_VALUE.fullmatch(value_text)
+        if m is None:
+            return None
+        whole, real, string = m.groups()
+        if string is not None:
+            value: object = string
+        elif whole is not None:
+            value = int(whole) if len(whole) < 19 else to_int(whole)  # to_int: past int64
+        else:
+            value = to_real(real)
+        node = _new_literal(ast.Literal)
+        _set_value(node, value)
+        _set_fn(node, None)
+        if not large:
+            if len(_VALUES) >= _VALUES_LIMIT:
+                _thin_values()
+            _VALUES[value_text] = node
+    key = spelled[0]
+    hit = (key, (spelled[1], node))
+    if not large:  # a huge ad's lines are its own: not worth remembering
+        if _REMEMBERED.get(key, 0) >= _LINES_PER_ATTRIBUTE and len(_RECENT) < _RECENT_LIMIT and len(text) <= 4096:
+            _RECENT[text] = hit  # what _remember does for such a line, inline
+        else:
+            _remember(text, key, hit[1])
+    return hit
+
+
+def _known_pairs(lines: list[str]) -> Optional[list[tuple[str, tuple[str, ast.Node]]]]:
+    """The ``(key, (name, node))`` of every line of ``lines`` (one ad's lines, no blank line
+    among them) when each is a line read before or a simple one; None as soon as one is
+    neither (a comment, an expression never seen, an error), for the general path."""
+    pairs = list(map(_RAW_LINES.get, lines))
+    if None not in pairs:
+        return pairs  # type: ignore[return-value]
+    recent = _RECENT.get
+    k = -1
+    for _ in range(pairs.count(None)):
+        k = pairs.index(None, k + 1)
+        text = lines[k]
+        hit = recent(text) or _simple_pair(text, False)
+        if hit is None:
+            return None
+        pairs[k] = hit
+    return pairs  # type: ignore[return-value]
+
+
 def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
     """Ads from old-format lines; bad lines go to ``handle`` and spoil only their ad."""
     pause = CollectorPause()
@@ -314,92 +392,110 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
     comment_at: Optional[tuple[int, int]] = None  # where an open /* ... */ began
     size = 0
     max_ad = LIMITS.max_ad
-    known, recent, simple = _RAW_LINES.get, _RECENT.get, _SIMPLE_LINE.match
-    spelled, remembered, values = _SPELLINGS.get, _REMEMBERED.get, _VALUES.get
+    whole_ad = min(max_ad, _LARGE_AD)  # the longest ad the block path reads at once
+    known, recent = _RAW_LINES.get, _RECENT.get
     first = 0  # line of the current ad's first attribute
-    lineno = src.lineno  # of the line being read: counted here, given to src when needed
-    for text in chain.from_iterable(src.runs()):
-        lineno += 1
-        size += len(text)
-        # The hot path: a line seen before, read as it was then (see _remember).
-        hit = known(text) or recent(text)
-        if hit is None and comment_at is None and not broken and size <= max_ad:
-            # The next most common: a new ``Name = 12`` / ``= 1.5`` / ``= "text"`` line,
-            # read as the general path reads it (see _SIMPLE_LINE), then remembered.
-            large = size > _LARGE_AD
-            if large:
-                pause.take()
-            m = simple(text)
-            if m is not None:
-                name, whole, real, string = m.groups()
-                value_text = text[m.end(1) + 3 : -1]
-                node = values(value_text)
-                if node is None:
-                    node = ast.Literal(
-                        string if string is not None else to_int(whole) if whole is not None else to_real(real)
-                    )
-                    if not large:
-                        if len(_VALUES) >= _VALUES_LIMIT:
-                            _thin_values()
-                        _VALUES[value_text] = node
-                hit = (lower_key(name), (spelled(name) or _name(name), node))
-                if not large:  # a huge ad's lines are its own: not worth remembering
-                    if (
-                        remembered(hit[0], 0) >= _LINES_PER_ATTRIBUTE
-                        and len(_RECENT) < _RECENT_LIMIT
-                        and len(text) <= 4096
-                    ):
-                        _RECENT[text] = hit  # what _remember does for such a line, inline
-                    else:
-                        _remember(text, *hit)
-        if hit is not None and comment_at is None and not broken and size <= max_ad:
-            key, pair = hit
-            if not attrs:
-                first = lineno
-            old = attrs.get(key)
-            attrs[key] = (old[0], pair[1]) if old else pair
-            continue
-        if size > max_ad and not broken:
-            attrs, broken = {}, True
-            handle(FormatError(f"ad longer than {LIMITS.max_ad} characters", file=name_of, line=lineno))
-        raw = text
-        if text[-1:] == "\n":
-            text = text[:-2] if text[-2:] == "\r\n" else text[:-1]
-        if comment_at is not None or text.lstrip(" \t").startswith("/"):
-            raw = ""  # the line is not read as it stands: never remember it
-            text, comment_at = _skip_comment(text, comment_at, lineno)
-            if not text:
-                continue
-        # White space alone, or a condor_history "***" banner, ends the ad.
-        if not text.strip(_BLANKS) or text.startswith("***"):
-            if attrs and not broken:
-                src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), first
-                pause.give_back()
-                yield ClassAd.adopt(attrs)
-            attrs = {}
-            broken = False
-            size = 0
-            continue
-        if broken or text.lstrip(" \t").startswith("#"):
-            continue
-        if size > _LARGE_AD:
-            pause.take()
-        try:
-            pair = parse_line(text, name_of, lineno, cache=not raw)
-        except FormatError as exc:
-            attrs = {}
-            broken = True
-            handle(exc)
-            continue
-        key = lower_key(pair[0])
-        if raw and size <= _LARGE_AD:
-            _remember(raw, key, pair)
-        if not attrs:
-            first = lineno
-        old = attrs.get(key)
-        # A repeated name: the last value wins, the first spelling stays.  Otherwise the
-        # (cached) pair itself is kept, so a line repeated across ads is stored once.
-        attrs[key] = (old[0], pair[1]) if old else pair
+    lineno = src.lineno  # of the line last read: counted here, given to src when needed
+    carry: list[str] = []  # the start of an ad that a block cut, read with the next block
+    for run in chain(src.runs(), (None,)):
+        lines = carry + run if run is not None else carry
+        carry = []
+        i, n = 0, len(lines)
+        while i < n:
+            stop = n
+            if not attrs and not broken and comment_at is None and n > 1:
+                # Between ads, in a block of lines: an ad whose lines are all known or simple
+                # is read at once (its lines looked up at C speed, its dict built from them).
+                try:
+                    j = lines.index("\n", i)
+                except ValueError:
+                    if i and run is not None:
+                        carry = lines[i:]
+                        break
+                else:
+                    stop = j + 1
+                    if j == i:  # a blank line between ads
+                        lineno += 1
+                        size = 0
+                        i += 1
+                        continue
+                    seg = lines[i:j]
+                    pairs = _known_pairs(seg)
+                    if pairs is not None and size + sum(map(len, seg)) <= whole_ad:
+                        whole = dict(pairs)
+                        if len(whole) == j - i:  # (a repeated name takes the general path)
+                            lineno += stop - i
+                            src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), lineno - (j - i)
+                            size = 0
+                            i = stop
+                            pause.give_back()
+                            yield ClassAd.adopt(whole)
+                            continue
+            elif n > 1:
+                try:
+                    stop = lines.index("\n", i) + 1
+                except ValueError:
+                    stop = n
+            # The general path, a line at a time, to the end of the ad (or of the block).
+            for text in lines[i:stop] if i or stop < n else lines:
+                lineno += 1
+                size += len(text)
+                # A line seen before, read as it was then (see _remember), or a simple one.
+                hit = known(text) or recent(text)
+                if hit is None and comment_at is None and not broken and size <= max_ad:
+                    large = size > _LARGE_AD
+                    if large:
+                        pause.take()
+                    hit = _simple_pair(text, large)
+                if hit is not None and comment_at is None and not broken and size <= max_ad:
+                    key, pair = hit
+                    if not attrs:
+                        first = lineno
+                    old = attrs.get(key)
+                    attrs[key] = (old[0], pair[1]) if old else pair
+                    continue
+                if size > max_ad and not broken:
+                    attrs, broken = {}, True
+                    handle(FormatError(f"ad longer than {LIMITS.max_ad} characters", file=name_of, line=lineno))
+                raw = text
+                if text[-1:] == "\n":
+                    text = text[:-2] if text[-2:] == "\r\n" else text[:-1]
+                if comment_at is not None or text.lstrip(" \t").startswith("/"):
+                    raw = ""  # the line is not read as it stands: never remember it
+                    text, comment_at = _skip_comment(text, comment_at, lineno)
+                    if not text:
+                        continue
+                # White space alone, or a condor_history "***" banner, ends the ad.
+                if not text.strip(_BLANKS) or text.startswith("***"):
+                    if attrs and not broken:
+                        src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), first
+                        pause.give_back()
+                        yield ClassAd.adopt(attrs)
+                    attrs = {}
+                    broken = False
+                    size = 0
+                    continue
+                if broken or text.lstrip(" \t").startswith("#"):
+                    continue
+                if size > _LARGE_AD:
+                    pause.take()
+                try:
+                    pair = parse_line(text, name_of, lineno, cache=not raw)
+                except FormatError as exc:
+                    attrs = {}
+                    broken = True
+                    handle(exc)
+                    continue
+                key = lower_key(pair[0])
+                if raw and size <= _LARGE_AD:
+                    _remember(raw, key, pair)
+                if not attrs:
+                    first = lineno
+                old = attrs.get(key)
+                # A repeated name: the last value wins, the first spelling stays.  Otherwise the
+                # (cached) pair itself is kept, so a line repeated across ads is stored once.
+                attrs[key] = (old[0], pair[1]) if old else pair
+            i = stop
     if comment_at is not None:
         handle(FormatError("unterminated /* comment", file=name_of, line=comment_at[0], column=comment_at[1]))
         broken = True

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -253,14 +251,14 @@ def test_remembered_lines_read_as_when_first_seen(lines, end):
         ]
         return ads, [(e.line, e.column, e.message) for e in errors]
 
-    remember, simple = old_format._remember, old_format._SIMPLE_LINE
+    remember, simple = old_format._remember, old_format._simple_pair
     old_format._clear_caches()
     old_format._remember = lambda *_args: None
-    old_format._SIMPLE_LINE = re.compile(r"(?!)")  # and the simple-line path off: the general one alone
+    old_format._simple_pair = lambda _text, _large: None  # and the simple-line path off: the general one alone
     try:
         uncached = read()
     finally:
-        old_format._remember, old_format._SIMPLE_LINE = remember, simple
+        old_format._remember, old_format._simple_pair = remember, simple
     assert read() == uncached
     assert read() == uncached
 
