@@ -18,8 +18,8 @@ the slot through ``TARGET.Arch == "X86_64"``, the same in a thousand requests.
 (``MY.Arch == "X86_64"``), which then shares a value like any other.
 
 A shape is computed over the whole table only when it is asked for a second
-time, so a pool whose row-only parts are each used by a single slot pays no
-more than before.  Values are kept packed and their memory is bounded like
+time, so a pool whose row-only parts are each used by a single slot pays
+nothing for the sharing.  Values are kept packed and their memory is bounded like
 :mod:`classad.columnar.memo`.
 
 A table carried to a successor (:meth:`~classad.columnar.table.AdTable.follow`) hands

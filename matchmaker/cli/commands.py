@@ -189,7 +189,7 @@ def print_result(result: CycleResult, out: TextIO, explain: bool = False, summar
             out,
         )
     out.write(f"\nSubmitters: {len(result.submitters)}\n")
-    if result.submitters:
+    if any(s.spin_limits for s in result.submitters):
         _table(
             [("SUBMITTER", "EUP", "SLICE", "LIMIT PER SPIN", "MATCHED")]
             + [
@@ -204,6 +204,12 @@ def print_result(result: CycleResult, out: TextIO, explain: bool = False, summar
             ],
             out,
             right=(1, 2, 4),
+        )
+    elif result.submitters:  # no pie was spun (another priority model ordered the cycle)
+        _table(
+            [("SUBMITTER", "EUP", "MATCHED")] + [(s.name, f"{s.eup:.2f}", str(s.matched)) for s in result.submitters],
+            out,
+            right=(1, 2),
         )
     if grouped:
         out.write(f"\nGroups: {len(result.groups)}\n")

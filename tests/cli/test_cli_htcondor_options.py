@@ -1,4 +1,4 @@
-"""``classad query`` / ``convert`` as HTCondor users type them (issue 12).
+"""``classad query`` / ``convert`` as HTCondor users type them.
 
 The option semantics come from the condor_status manual (``-af[:jlhVr,tng]``,
 ``-constraint``, ``-sort``, ``-limit``, ``-format``, ``-long``, ``-json``, ``-xml``);

@@ -1,4 +1,4 @@
-"""``//`` and ``/* */`` comment lines in old-format text (issue 12 B).
+"""``//`` and ``/* */`` comment lines in old-format text.
 
 Where ``classad2`` reads the text, the expected ads are what it returns (compared live
 when the oracle is installed).  ``classad2`` treats such a line as a broken attribute

@@ -1,4 +1,4 @@
-"""Drop-in behaviours of the ``classad2`` API (issue 12, A and C-H, and ``Value`` printing).
+"""Drop-in behaviours of the ``classad2`` API, and ``Value`` printing.
 
 Expected values were taken from ``classad2`` 25.14.1 (after ``import htcondor2``); where
 the oracle is installed the tests also compare with it live.
@@ -299,7 +299,8 @@ SCOPE_CASES = [
 def test_unscoped_names_reach_the_partner_only_from_the_top_level_ad(text, expected):
     """A name missing from a nested ad (record literal or stored sub-ad) is looked up up to
     the top-level ad and no further; only a lookup that starts in the top-level ad goes on
-    to the other ad of the match (issue 12: ``[a = tb].a`` with TARGET.tb was 7)."""
+    to the other ad of the match (``[a = tb].a`` with TARGET.tb defined is undefined, not
+    TARGET.tb)."""
     got = ExprTree(text).eval(ClassAd(_SCOPE_MY), ClassAd(_SCOPE_TARGET))
     assert got == expected and type(got) is type(expected)
 
