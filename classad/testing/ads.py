@@ -168,18 +168,25 @@ def _number(spec: AttrSpec, kind: str, seen: tuple, fresh: float) -> st.SearchSt
 
 
 class _Range(Labelled):
-    """A number of ``kind`` from ``low`` to ``high`` (labelled by its range)."""
+    """A number of ``kind`` from ``low`` to ``high`` (labelled by its range).
+
+    The number is one choice drawn straight from ``data``, like :func:`toss`: a draw of
+    ``st.integers`` would open a span labelled like every other attribute's numbers,
+    and Hypothesis's generation, which copies one span over another of the same label,
+    would then copy one attribute's number into another's place, where the choices
+    that follow no longer line up and fall back to the simplest (attributes absent)."""
 
     def __init__(self, kind: str, low: float, high: float) -> None:
         super().__init__(repr((kind, low, high)))
         self.key = f"range{(kind, low, high)!r}"
-        if kind == "int":
-            self.inner: st.SearchStrategy[Any] = st.integers(int(math.ceil(low)), int(math.floor(high)))
-        else:
-            self.inner = st.floats(float(low), float(high), allow_nan=False, allow_infinity=False)
+        self.is_int = kind == "int"
+        self.low: float = int(math.ceil(low)) if self.is_int else float(low)
+        self.high: float = int(math.floor(high)) if self.is_int else float(high)
 
     def do_draw(self, data: Any) -> Any:
-        return data.draw(self.inner)
+        if self.is_int:
+            return data.draw_integer(self.low, self.high)
+        return data.draw_float(self.low, self.high, allow_nan=False)
 
     def __repr__(self) -> str:
         return self.key

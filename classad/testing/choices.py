@@ -7,7 +7,9 @@ keeps them, and shrinks towards ``False``: :func:`coin` is ``True`` with probabi
 ``p`` and shrinks to ``False``; :func:`weighted` picks among items in proportion to
 their weights and shrinks to the first item (callers list the most common first).
 These strategies use two pieces of Hypothesis's internal interface (``do_draw`` and the
-choice primitive ``draw_boolean``), the public strategies having no biased choice.
+choice primitives ``draw_boolean``, ``draw_integer`` and ``draw_float``), the public
+strategies having no biased choice and opening spans that Hypothesis copies between
+attributes.
 """
 
 from __future__ import annotations
