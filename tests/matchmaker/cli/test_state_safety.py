@@ -1,9 +1,13 @@
 """The accountant store under concurrent commands, bad clocks, bad edits and kills:
-an edit is kept or refused, never lost; a committed cycle is never half-written."""
+an edit is kept or refused, never lost; a committed cycle is never half-written.
+
+Commands run in this process (``run_matchmaker``); only the kills and the concurrent
+writers start real processes."""
 
 from __future__ import annotations
 
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -12,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import ROOT, Ran, run_matchmaker
 
 from matchmaker.accounting.reports import admin
 from matchmaker.accounting.store import Accountant, QuotaRecord
@@ -22,14 +26,9 @@ EXAMPLE = ROOT / "examples" / "negotiator"
 NOW = 1700000000
 
 
-def mm(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "matchmaker.cli", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+def mm(*args: object) -> Ran:
+    """``matchmaker ARGS`` in this process."""
+    return run_matchmaker(*args)
 
 
 def negotiate_args(db: Path, now: object) -> list[object]:
@@ -47,7 +46,7 @@ def negotiate_args(db: Path, now: object) -> list[object]:
     ]
 
 
-def one_error(proc: subprocess.CompletedProcess, *words: str) -> None:
+def one_error(proc: Ran, *words: str) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
     for w in words:
@@ -130,7 +129,7 @@ def test_a_long_lived_accountant_sees_other_commits(tmp_path):
 # ---- clocks --------------------------------------------------------------------------------
 
 
-def usage_error(proc: subprocess.CompletedProcess, *words: str) -> None:
+def usage_error(proc: Ran, *words: str) -> None:
     """A command-line mistake: one line, status 2 (docs/cli.md)."""
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
@@ -166,6 +165,14 @@ def test_the_clock_may_not_go_back(tmp_path):
 # ---- userprio edits ------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def after_one_cycle(tmp_path_factory) -> Path:
+    """A store after one cycle of the example pool (each test edits a copy)."""
+    db = tmp_path_factory.mktemp("state") / "a.db"
+    assert mm(*negotiate_args(db, NOW)).returncode == 0
+    return db
+
+
 @pytest.mark.parametrize(
     "edit, name, value, words",
     [
@@ -182,9 +189,8 @@ def test_the_clock_may_not_go_back(tmp_path):
         ("--setceiling", "alice@example.org", "-2", ["-1 for none"]),
     ],
 )
-def test_bad_edits_are_refused_and_change_nothing(tmp_path, edit, name, value, words):
-    db = tmp_path / "a.db"
-    assert mm(*negotiate_args(db, NOW)).returncode == 0
+def test_bad_edits_are_refused_and_change_nothing(after_one_cycle, tmp_path, edit, name, value, words):
+    db = shutil.copy(after_one_cycle, tmp_path / "a.db")
     before = mm("userprio", "--state", db, "--json").stdout
     one_error(mm("userprio", "--state", db, "--setfactor", "bob@example.org", "4", edit, name, value), *words)
     assert mm("userprio", "--state", db, "--json").stdout == before
