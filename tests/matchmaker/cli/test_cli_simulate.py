@@ -1,5 +1,6 @@
-"""``matchmaker simulate`` as a subprocess: the same series as the Python API, the files it
-writes, no progress bar when stderr is not a terminal, and one-line errors."""
+"""``matchmaker simulate`` from the command line: the same series as the Python API, the
+files it writes, no progress bar when stderr is not a terminal, and one-line errors.
+Commands run in this process; one bad-input case runs as a real process, end to end."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from support import ROOT, Terminal
+from support import ROOT, Ran, Terminal, run_matchmaker
 
 import matchmaker
 
@@ -17,7 +18,7 @@ EXAMPLES = ROOT / "examples" / "simulate"
 START = 1700000000
 
 
-def simulate_cli(scenario: str, *extra: object) -> subprocess.CompletedProcess:
+def simulate_cli(scenario: str, *extra: object) -> Ran:
     d = EXAMPLES / scenario
     args = [
         "simulate",
@@ -31,9 +32,7 @@ def simulate_cli(scenario: str, *extra: object) -> subprocess.CompletedProcess:
         START,
         *extra,
     ]
-    return subprocess.run(
-        [sys.executable, "-m", "matchmaker.cli", *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+    return run_matchmaker(*args)
 
 
 def test_cli_and_api_give_the_same_series(tmp_path):
@@ -113,6 +112,7 @@ def test_bad_options(extra, status, text):
 
 
 def test_bad_ad_file_names_file_and_line(tmp_path):
+    """End to end, as a real process: one line on stderr, status 1, no traceback."""
     bad = tmp_path / "jobs.ad"
     bad.write_text('ClusterId = 1\nOwner = "x"\nRequirements = (true\n')
     proc = subprocess.run(
@@ -176,13 +176,7 @@ def test_state_database_is_kept(tmp_path):
     db = tmp_path / "prio.db"
     proc = simulate_cli("grow-decay", "--duration", "24h", "--interval", "6h", "--state", db)
     assert proc.returncode == 0, proc.stderr
-    shown = subprocess.run(
-        [sys.executable, "-m", "matchmaker.cli", "userprio", "--state", str(db), "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    shown = run_matchmaker("userprio", "--state", db, "--json")
     assert shown.returncode == 0, shown.stderr
     assert "alice@example.org" in shown.stdout and "50.25" in shown.stdout
 
