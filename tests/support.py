@@ -1,9 +1,11 @@
 """What many test files share: where the repository is, and the two ways to run a command.
 
 ``run_matchmaker``/``run_classad`` call the command's ``main`` in this process (fast: no
-interpreter start, no re-import); ``matchmaker_process`` starts ``python -m matchmaker.cli``
-for the few tests that need a real process (signals, concurrent writers, a fresh
-process-wide configuration).  ``Terminal`` is a stream that says it is a terminal."""
+interpreter start, no re-import); ``classad_bytes`` does the same with the standard
+streams as bytes, as a process sees them (input given as bytes, undecodable output
+bytes kept); ``matchmaker_process`` starts ``python -m matchmaker.cli`` for the few tests
+that need a real process (signals, concurrent writers, a fresh process-wide
+configuration).  ``Terminal`` is a stream that says it is a terminal."""
 
 from __future__ import annotations
 
@@ -52,6 +54,31 @@ def run_classad(*args: object) -> Ran:
     from classad.cli import main
 
     return run_in_process(main, *args, streams=False)
+
+
+def classad_bytes(*args: object, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    """``classad ARGS`` in this process, with standard input, output and error as a process
+    has them (UTF-8 text over bytes): returns the status and the bytes written."""
+    from classad.cli import main
+
+    argv = [str(a) for a in args]
+    out, err = io.BytesIO(), io.BytesIO()
+    streams = (
+        io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"),
+        io.TextIOWrapper(out, encoding="utf-8", write_through=True),
+        io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True),
+    )
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = streams
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+        for stream in streams[1:]:
+            stream.flush()
+    return subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
 
 
 def matchmaker_process(*args: object, timeout: float = 120) -> subprocess.CompletedProcess:

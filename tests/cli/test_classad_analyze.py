@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
-from support import ROOT
+from support import classad_bytes
 
 JOB = "[RequestMemory = 4096; Requirements = TARGET.Memory >= RequestMemory && TARGET.HasDocker && Cpus > 2]"
 SLOT = "[Memory = 8192; Cpus = 4; Requirements = START; START = TARGET.RequestMemory < 2048]"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "classad.cli", "analyze", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
+    """``classad analyze ARGS`` in this process; what it wrote, as text."""
+    done = classad_bytes("analyze", *args)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
 def test_text_both_ways():

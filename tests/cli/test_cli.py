@@ -1,4 +1,5 @@
-"""The ``classad`` command, run as a subprocess on the example files and on bad input.
+"""The ``classad`` command on the example files and on bad input, run in this process
+with its streams as bytes; two cases run it as a real process, end to end.
 
 Expected outputs come from HTCondor: the ``classad_eval`` cases of its own test
 suite (``src/condor_tests/test_classad_eval.py``), and the htcondor wheel
@@ -14,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from support import ROOT
+from support import ROOT, classad_bytes
 
 EXAMPLES = ROOT / "examples"
 SLOTS = str(EXAMPLES / "slots.ad")
@@ -23,6 +24,12 @@ ERROR_LINE = re.compile(r"^classad: [^\n]+:\d+:\d+: (format|syntax): [^\n]+\n$")
 
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    """``classad ARGS`` in this process, its streams as bytes."""
+    return classad_bytes(*args, stdin=stdin or b"")
+
+
+def run_process(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    """``python -m classad.cli ARGS``, a real process (for the end-to-end cases)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(
         [sys.executable, "-m", "classad.cli", *args], input=stdin, capture_output=True, cwd=ROOT, env=env, timeout=120
@@ -169,8 +176,10 @@ def test_query_json_output(oracle_ads):
 
 
 def test_query_several_files_and_stdin():
-    """Files are read in order; '-' is standard input."""
-    out = ok("query", SLOTS, "-", "--af", "MyType", stdin=(EXAMPLES / "jobs.ad").read_bytes())
+    """Files are read in order; '-' is standard input (a real process, end to end)."""
+    res = run_process("query", SLOTS, "-", "--af", "MyType", stdin=(EXAMPLES / "jobs.ad").read_bytes())
+    assert res.returncode == 0 and res.stderr == b"", res.stderr
+    out = res.stdout.decode()
     assert out.count("Machine\n") == 32 and out.count("Job\n") == 24
 
 
@@ -278,8 +287,9 @@ def test_help(command):
 
 
 def test_usage_errors_exit_non_zero():
-    """Missing arguments are argparse usage errors (status 2), not tracebacks."""
-    res = run("convert", SLOTS)
+    """Missing arguments are argparse usage errors (status 2), not tracebacks (a real
+    process, end to end)."""
+    res = run_process("convert", SLOTS)
     assert res.returncode == 2 and b"Traceback" not in res.stderr
 
 

@@ -13,17 +13,15 @@ import subprocess
 import sys
 
 import pytest
-from support import ROOT
+from support import ROOT, classad_bytes
 
 SLOTS = str(ROOT / "examples" / "slots.ad")
 JOBS = str(ROOT / "examples" / "jobs.ad")
 
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run(
-        [sys.executable, "-m", "classad.cli", *args], input=stdin, capture_output=True, cwd=ROOT, env=env, timeout=120
-    )
+    """``classad ARGS`` in this process, its streams as bytes."""
+    return classad_bytes(*args, stdin=stdin or b"")
 
 
 def ok(*args: str, stdin: bytes | None = None) -> str:
