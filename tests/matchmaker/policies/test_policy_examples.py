@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import shlex
-import subprocess
-import sys
 
 import pytest
-from support import ROOT
+from support import ROOT, run_matchmaker
 
 
 def sessions(readme: str) -> list[tuple[list[str], str]]:
@@ -43,7 +41,9 @@ def sessions(readme: str) -> list[tuple[list[str], str]]:
 
 
 @pytest.mark.parametrize("policy", ["lsf", "maui", "dirac", "slurm"])
-def test_readme_output(policy, tmp_path):
+def test_readme_output(policy, tmp_path, monkeypatch):
+    """Each command runs in this process, from the repository root as the README's are."""
+    monkeypatch.chdir(ROOT)
     readme = (ROOT / "examples" / policy / "README.md").read_text(encoding="utf-8")
     runs = sessions(readme)
     assert len(runs) == 2
@@ -51,6 +51,6 @@ def test_readme_output(policy, tmp_path):
     for argv, expected in runs:
         assert argv[0] == "matchmaker"
         argv = [db if a == f"{policy}-example.db" else a for a in argv[1:]]
-        got = subprocess.run([sys.executable, "-m", "matchmaker.cli", *argv], cwd=ROOT, capture_output=True, text=True)
+        got = run_matchmaker(*argv)
         assert got.returncode == 0, got.stderr
         assert got.stdout == expected

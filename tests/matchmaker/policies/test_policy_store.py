@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from support import ROOT, Ran, run_matchmaker
 
 from matchmaker.accounting.store import Accountant
 
@@ -16,11 +14,12 @@ EXAMPLES = ROOT / "examples"
 NOW = 1700000000
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "matchmaker.cli", *args], cwd=ROOT, capture_output=True, text=True)
+def cli(*args: str) -> Ran:
+    """``matchmaker ARGS`` in this process."""
+    return run_matchmaker(*args)
 
 
-def negotiate(policy: str, db: Path, now: int = NOW, config: str | None = None) -> subprocess.CompletedProcess:
+def negotiate(policy: str, db: Path, now: int = NOW, config: str | None = None) -> Ran:
     d, pool = EXAMPLES / policy, EXAMPLES / "policy-pool"
     return cli(
         "negotiate",
