@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
-import sys
+import time
 from pathlib import Path
+
+from support import ROOT
 
 from matchmaker.cli import commands
 
-ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "negotiator"
 NOW = 1700000000  # 2023-11-14 22:13:20 UTC; 2023-11-15 07:13:20 in Tokyo (UTC+9)
 ALICE = "alice@example.org"
@@ -64,24 +63,23 @@ def test_resetusage_with_now_takes_it(tmp_path):
     assert row(db, ALICE)["begin_usage_time"] == NOW + 60
 
 
-def test_printed_times_are_utc_and_say_so_under_any_tz(tmp_path):
+def test_printed_times_are_utc_and_say_so_under_any_tz(tmp_path, monkeypatch):
     """Alice's usage restarts at NOW (the state's clock): 11/14/2023 22:13 in UTC, which a
     Tokyo clock would show as 11/15/2023 07:13."""
     db = tmp_path / "a.db"
     cycle(db)
     assert mm("userprio", "--state", db, "--resetusage", ALICE)[0] == 0
     shown = {}
-    for zone in ("UTC", "Asia/Tokyo", "America/Chicago"):
-        env = dict(os.environ, TZ=zone)
-        proc = subprocess.run(
-            [sys.executable, "-m", "matchmaker", "userprio", "-state", str(db), "-most"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert proc.returncode == 0, proc.stderr
-        shown[zone] = proc.stdout
+    try:
+        for zone in ("UTC", "Asia/Tokyo", "America/Chicago"):
+            monkeypatch.setenv("TZ", zone)
+            time.tzset()
+            status, out, err = mm("userprio", "-state", db, "-most")
+            assert status == 0, err
+            shown[zone] = out
+    finally:
+        monkeypatch.undo()
+        time.tzset()
     assert shown["UTC"] == shown["Asia/Tokyo"] == shown["America/Chicago"]
     head = shown["UTC"].splitlines()[0]
     assert "USAGE START TIME (UTC)" in head and "LAST USAGE TIME (UTC)" in head

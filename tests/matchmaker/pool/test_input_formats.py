@@ -3,13 +3,11 @@ result as from the old format."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from support import ROOT
+from support import ROOT, Ran, run_matchmaker
 
 from classad.formats import parseAds, write_ads
 from classad.formats.detect import ParserType
@@ -17,27 +15,19 @@ from classad.formats.detect import ParserType
 EXAMPLE = ROOT / "examples" / "negotiator"
 
 
-def negotiate(slots: Path, jobs: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "matchmaker.cli",
-            "negotiate",
-            "--config",
-            str(EXAMPLE / "negotiator.config"),
-            "--slots",
-            str(slots),
-            "--jobs",
-            str(jobs),
-            "--now",
-            "1700000000",
-            "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+def negotiate(slots: Path, jobs: Path) -> Ran:
+    """``matchmaker negotiate --json`` on the example configuration, in this process."""
+    return run_matchmaker(
+        "negotiate",
+        "--config",
+        EXAMPLE / "negotiator.config",
+        "--slots",
+        slots,
+        "--jobs",
+        jobs,
+        "--now",
+        "1700000000",
+        "--json",
     )
 
 
@@ -47,9 +37,15 @@ def convert(src: Path, dst: Path, fmt: str) -> Path:
     return dst
 
 
+@pytest.fixture(scope="module")
+def old_format_cycle() -> Ran:
+    """The cycle read from the example's old-format files."""
+    return negotiate(EXAMPLE / "slots.ads", EXAMPLE / "jobs.ads")
+
+
 @pytest.mark.parametrize("fmt", ["new", "json", "xml"])
-def test_every_format_gives_the_same_cycle(tmp_path, fmt):
-    expected = negotiate(EXAMPLE / "slots.ads", EXAMPLE / "jobs.ads")
+def test_every_format_gives_the_same_cycle(tmp_path, fmt, old_format_cycle):
+    expected = old_format_cycle
     assert expected.returncode == 0, expected.stderr
     slots = convert(EXAMPLE / "slots.ads", tmp_path / f"slots.{fmt}", fmt)
     jobs = convert(EXAMPLE / "jobs.ads", tmp_path / f"jobs.{fmt}", fmt)
