@@ -142,6 +142,7 @@ def test_cli_negotiates_the_pool(pool_dir) -> None:
     assert 0 < matches <= SLOTS
 
 
+@pytest.mark.slow
 def test_benchmark_cycle_is_the_cli_cycle(pool_dir) -> None:
     """The benchmark's in-process cycle (its adapter) computes what ``matchmaker negotiate`` does."""
     import json
@@ -160,6 +161,7 @@ def test_benchmark_cycle_is_the_cli_cycle(pool_dir) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_the_policy_benchmark_runs_every_policy_on_a_small_pool(capsys):
     """The benchmark is not timed here; it must run, one line per policy, each with matches."""
     from benchmarks import bench_policies

@@ -251,6 +251,7 @@ def test_broken_pipe_is_quiet(tmp_path):
     assert err == b"" and proc.returncode == 0  # SIGPIPE ends quietly with 0 (docs/cli.md)
 
 
+@pytest.mark.slow
 def test_endless_stdin_is_refused_not_read_forever():
     """``classad query -`` over a stream without newlines stops at the line limit."""
     proc = subprocess.run(

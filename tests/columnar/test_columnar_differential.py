@@ -204,12 +204,14 @@ cases = dict(
 _settings = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
 
+@pytest.mark.slow
 @_settings
 @given(**cases)
 def test_matches_scalar_default_mode(expr, rows, fixed, side, alone):
     _check(expr, rows, None if alone and side == "my" else fixed, side)
 
 
+@pytest.mark.slow
 @_settings
 @given(**cases)
 def test_matches_scalar_strict_mode(expr, rows, fixed, side, alone):
@@ -287,6 +289,7 @@ simple_row = st.tuples(small_num, small_num, small_num, st.booleans()).map(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     exprs=st.lists(simple_expr, min_size=10, max_size=20),
@@ -358,6 +361,7 @@ _KNOBS = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     knob=_KNOBS,

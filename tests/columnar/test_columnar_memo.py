@@ -7,6 +7,7 @@ store must be what evaluating afresh gives, for any sequence of fixed ads and ro
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from test_columnar_differential import _clock, _same, ads, focused, small_num
 
@@ -50,6 +51,7 @@ def _scalar(rows: list, fixed: ClassAd, name: str) -> list:
     return [r.evaluate(name, fixed, state=new_state(r, fixed, clock=_clock)) for r in rows]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     rows=st.lists(st.one_of(row_ads, ads), min_size=2, max_size=7),
@@ -88,6 +90,7 @@ def test_shared_results_equal_fresh_evaluation(rows, fixed_texts, subsets, stric
         set_strict_mode(False)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     rows=st.lists(row_ads, min_size=2, max_size=6),

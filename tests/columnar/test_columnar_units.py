@@ -138,6 +138,7 @@ _PACKABLE = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(values=st.lists(_PACKABLE, max_size=12), data=st.data())
 def test_packed_columns_unpack_to_the_same_values(values, data):

@@ -155,6 +155,7 @@ def test_file_writer_styles(style, expected):
     assert names(read(buf.getvalue())) == [["B", "a"], ["c"]]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(ANY_ADS, st.sampled_from(["new", "pretty"]))
 def test_attribute_cutting_agrees_with_the_parser(ad, fmt):

@@ -28,6 +28,7 @@ def oracle_ad(ad):
     return classad2.ClassAd(format_ad(ad, "new"))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(ANY_ADS)
 def test_writers_match_the_oracle_byte_for_byte(ad):
@@ -40,6 +41,7 @@ def test_writers_match_the_oracle_byte_for_byte(ad):
     assert format_ad(ad, "pretty") == str(theirs)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(ANY_ADS)
 def test_xml_writer_matches_the_oracle(ad):
@@ -50,6 +52,7 @@ def test_xml_writer_matches_the_oracle(ad):
     assert format_ad(ad, "xml") == printer(oracle_ad(ad))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(ANY_ADS)
 def test_we_read_the_oracles_output(ad):
@@ -65,6 +68,7 @@ def test_we_read_the_oracles_output(ad):
             assert ad_form(back) == ad_form(ad), (ptype, text)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(OLD_ADS.filter(len))
 def test_we_read_the_oracles_print_old(ad):
@@ -77,6 +81,7 @@ def _oracle_forms(ads):
     return [ad_form(a) for a in parseAds("".join(repr(o) + "\n" for o in ads), ParserType.New)]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(OLD_ADS.filter(len))
 def test_the_oracle_reads_our_files(ad):

@@ -189,6 +189,7 @@ def test_parse_next_needs_a_parser_for_pipes():
     assert parseNext(Pipe(OLD), ParserType.Old)["a"] == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["old", "new", "json", "xml"])
 def test_streaming_memory_stays_flat(tmp_path, fmt):
     """Reading many ads holds one ad at a time: peak memory does not grow with the file."""

@@ -20,6 +20,7 @@ SINGLE = {
 }
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(ANY_ADS, st.sampled_from(sorted(SINGLE)))
 def test_single_ad_round_trip(ad, fmt):
@@ -31,6 +32,7 @@ def test_single_ad_round_trip(ad, fmt):
     assert ad_form(back) == ad_form(ad)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(OLD_ADS.filter(len))
 def test_print_old_round_trip(ad):
@@ -50,6 +52,7 @@ FILE_FORMATS = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(OLD_ADS.filter(len), max_size=4), st.sampled_from(FILE_FORMATS))
 def test_file_round_trip(ads, fmt):
@@ -59,6 +62,7 @@ def test_file_round_trip(ads, fmt):
     assert_same_ads(list(parseAds(out.getvalue())), ads)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(OLD_ADS.filter(len))
 def test_chain_old_new_json_xml_old(ad):

@@ -176,6 +176,7 @@ def test_stored_values_keep_their_identity() -> None:
     assert first[3] is None
 
 
+@pytest.mark.slow
 def test_a_long_dump_keeps_sharing_its_common_values(tmp_path) -> None:
     """Past the old-format reader's value table (65,536 distinct values) a value common to
     every ad keeps one node, so the last ads of a long dump leave it to their template as

@@ -174,6 +174,7 @@ def _same(fast, ref) -> bool:
     return fast == ref and repr(fast) == repr(ref)
 
 
+@pytest.mark.slow
 @settings(max_examples=2500, deadline=None)
 @given(EXPRS, st.booleans(), st.data())
 def test_fast_parser_builds_the_lark_tree_or_gives_up(text, old, data):
@@ -188,6 +189,7 @@ def test_fast_parser_builds_the_lark_tree_or_gives_up(text, old, data):
         assert _same(fast, ref), (text, fast, ref)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.tuples(NAMES, EXPRS), min_size=0, max_size=5), st.sampled_from(["; ", ";", ";\n"]), st.data())
 def test_fast_parser_reads_whole_ads_as_lark_does(attrs, sep, data):

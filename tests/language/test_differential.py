@@ -51,6 +51,7 @@ def our_value(text: str, args: tuple):
 SETTINGS = settings(max_examples=1200, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("context", sorted(CONTEXTS))
 @SETTINGS
 @given(text=expressions())
@@ -62,6 +63,7 @@ def test_same_value_as_htcondor(context: str, text: str) -> None:
     assert our_value(text, our_args) == expected
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(text=expressions(max_leaves=6))
 def test_same_printed_form_as_htcondor(text: str) -> None:

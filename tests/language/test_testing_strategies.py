@@ -116,6 +116,7 @@ def assert_same_proportions(dump: list[ClassAd], drawn: list[ClassAd]) -> None:
                 assert got_present[a] > got_present[b], (a, ra, got_present[a], b, rb, got_present[b])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dump", ["examples/slots.ad", "examples/jobs.ad"])
 def test_drawn_ads_follow_the_example_dumps(dump):
     """Names, presence rates and kind shares of the example dumps (e.g. slots.ad: 16 of
@@ -151,6 +152,7 @@ def random_dump(seed: int) -> list[ClassAd]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_drawn_ads_follow_random_dumps(seed):
     dump = random_dump(seed)

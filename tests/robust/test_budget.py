@@ -173,6 +173,7 @@ def test_work_on_arguments_is_counted(restore_limits, oracle):
     assert classad.ExprTree(text).eval() == oracle.ExprTree(text).eval()  # a new evaluation
 
 
+@pytest.mark.slow
 def test_repeated_member_over_a_huge_list_ends_in_error():
     """The audit's reproducer, as a step count: a 500,000-element list searched by every
     link of a chain that random() keeps from being remembered."""
@@ -220,6 +221,7 @@ def test_regex_budget_is_shared_by_one_evaluation(monkeypatch, restore_limits):
     assert len(seen) < 10
 
 
+@pytest.mark.slow
 def test_fifteen_ads_with_a_catastrophic_regexp_finish():
     # Before the budget each took 2 s (30 s in all); a generous time-out proves the bound.
     script = textwrap.dedent("""

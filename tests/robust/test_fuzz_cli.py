@@ -169,6 +169,7 @@ MATCHMAKER_WORDS = [
 ]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_matchmaker_command_never_fails_badly(files, tmp_path_factory, data):

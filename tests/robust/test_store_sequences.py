@@ -176,6 +176,7 @@ def pool_dir():
     shutil.rmtree(d, ignore_errors=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(commands, min_size=1, max_size=7))
 def test_random_command_sequences_charge_each_hour_once(pool_dir, sequence):

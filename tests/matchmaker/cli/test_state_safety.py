@@ -255,6 +255,7 @@ def test_admin_refuses_what_condor_userprio_refuses(tmp_path):
 # ---- kills ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_killed_cycle_leaves_a_usable_store(tmp_path):
     """kill -9 at random moments of first and later cycles: afterwards the store opens, and
     holds either nothing or a whole committed cycle."""
@@ -281,6 +282,7 @@ def test_a_killed_cycle_leaves_a_usable_store(tmp_path):
 # ---- concurrent writers ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_concurrent_commands_keep_every_acknowledged_edit(tmp_path):
     """Cycles and edits run as separate processes at the same time: every command either
     succeeds or fails with one clear line, and every edit that reported success is in the

@@ -138,6 +138,7 @@ def _summary(result) -> tuple:
     return (result.matches, result.rejected, result.usage, result.submitters, result.spins)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)  # it runs both engines itself
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(

@@ -470,6 +470,7 @@ def in_subtree(tree: GroupTree, values, name: str) -> float:
     return sum(values[n] for n in tree.order if n == name or n.startswith(name + "."))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(setups(), st.booleans())
 def test_property_hard_capped_parent_never_exceeded(setup, weighted):
@@ -483,6 +484,7 @@ def test_property_hard_capped_parent_never_exceeded(setup, weighted):
             assert in_subtree(tree, got.allocated, name) <= quotas.subtree_quota[name] + eps(pool)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(setups(accept=False), st.booleans(), st.booleans())
 def test_property_no_surplus_no_group_over_quota(setup, oversub, weighted):
@@ -507,6 +509,7 @@ def test_property_no_surplus_leaf_demand_every_group_within_quota(setup, oversub
         assert got.allocated[name] <= quotas.quota[name] + eps(pool)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(setups(), st.booleans())
 def test_property_allocations_fit_the_pool(setup, weighted):
@@ -523,6 +526,7 @@ def test_oversubscription_can_allocate_more_than_the_pool():
     assert sum(got.allocated.values()) == 30
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(setups(), st.booleans())
 def test_property_scaling_keeps_static_ratios(setup, oversub):
@@ -539,6 +543,7 @@ def test_property_scaling_keeps_static_ratios(setup, oversub):
             assert all(quotas.subtree_quota[c.name] == c.config_quota for c in static)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(setups(), st.integers(0, 80), st.booleans(), st.booleans(), st.sampled_from([1.0, 1e100]))
 def test_property_strict_enforcement_caps_subtree_usage(setup, slots, oversub, weighted, rate):

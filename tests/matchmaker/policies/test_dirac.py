@@ -111,6 +111,7 @@ def test_tq_priorities_of_an_entity_sum_to_its_share(rows, share):
             assert total == pytest.approx(share / len(owners), rel=1e-9)
 
 
+@pytest.mark.slow
 @given(st.lists(st.floats(0.01, 1e4), min_size=2, max_size=5))
 def test_lottery_probabilities_sum_to_one(ps):
     assert sum(first_probability(ps, i, steps=4000) for i in range(len(ps))) == pytest.approx(1, abs=1e-2)

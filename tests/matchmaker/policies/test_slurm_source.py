@@ -289,6 +289,7 @@ def test_ties_do_not_depend_on_the_order_of_the_input(root, seed):
     assert fair_tree(shuffled(root, random.Random(seed))) == fair_tree(root)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(trees(), st.data())
 def test_more_usage_never_raises_a_users_factor(root, data):

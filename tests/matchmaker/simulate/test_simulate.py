@@ -49,6 +49,7 @@ def job_text(cluster: int, owner: str, n: int, extra: str = "") -> str:
 # ---- seed 002's graphs --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_rup_growth_100_cores_for_48_hours():
     sim = matchmaker.simulate(scenario("rup-growth"), start=START, duration=48 * HOUR)
     assert sim.meta()["interval"] == 300  # NEGOTIATOR_INTERVAL of the example
@@ -70,6 +71,7 @@ def test_rup_grows_then_decays():
     assert sim.at(72, ALICE)["charged"] == pytest.approx(100 * 24 * HOUR)
 
 
+@pytest.mark.slow
 def test_two_users_share_the_pool():
     sim = matchmaker.simulate(scenario("fair-share"), start=START, duration=120 * HOUR, interval=HOUR)
     before = sim.at(47, ALICE)
@@ -86,6 +88,7 @@ def test_two_users_share_the_pool():
     assert sim.at(120, BOB)["share"] == pytest.approx(0.5, abs=0.03)
 
 
+@pytest.mark.slow
 def test_unequal_factors_follow_the_inverse_eup_ratio():
     """With factors 1 and 4 each cycle splits the pool by 1/EUP; since a RUP settles at the
     usage, u_A / u_B = EUP_B / EUP_A = (u_B * 4) / (u_A * 1): the shares settle at 2 : 1."""

@@ -35,6 +35,7 @@ GROUPS = (EX / "groups/groups.config").read_text().replace("use FEATURE : Assign
 FAST = settings(max_examples=40, deadline=None)
 
 
+@pytest.mark.slow
 def test_laws_hold_on_pools_like_the_example_dumps():
     """bob's factor is 1e4 (EUP 5000 against 500), so bob's claims may be preempted for
     priority: the preemption law is exercised (some pools have such preemptions)."""
