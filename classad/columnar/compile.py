@@ -324,7 +324,11 @@ class Run:
             if scope == FIXED:
                 if lname in self.fixed_attrs:
                     return self.fixed_attr(lname, rows, active)
-                return Const(UNDEFINED if self.strict else int(self.st.now()))
+                now = UNDEFINED if self.strict else int(self.st.now())
+                if self.recording:
+                    self.note(("a", lname, active), ABSENT)
+                    self.note(("now",), token(now))
+                return Const(now)
             col = self.row_attr(lname, rows, active)
             missing = self.t.column(lname).holds[rows] == HOLDS_NOTHING
             if missing.any():
@@ -337,6 +341,8 @@ class Run:
         if scope == FIXED:
             if lname in self.fixed_attrs:
                 return self.fixed_attr(lname, rows, active)
+            if self.recording:
+                self.note(("a", lname, active), ABSENT)
             if self.strict:
                 return Const(UNDEFINED)
             return self.row_attr(lname, rows, active)
@@ -376,6 +382,8 @@ class Run:
         if scope == FIXED:
             if b in self.fixed_attrs:
                 return None
+            if self.recording:
+                self.note(("a", b, active), ABSENT)
         elif (self.t.column(b).holds[rows] != HOLDS_NOTHING).any():
             return None
         has_target = self.fixed is not None
@@ -505,6 +513,29 @@ class Run:
         return self._through_memo(
             key, rows, lambda at: as_column(self.ev(node, ROW, at, frozenset()), len(at), self.pool)
         )
+
+    def shared_fixed_attr(self, lname: str, rows: np.ndarray) -> Values:
+        """:meth:`fixed_attr` at the top (the fixed ad's attribute against each row), shared
+        through the table's :class:`SharedMemo` with later runs whose fixed ad gives the
+        same values to everything the evaluation read of it (a job's ``Requirements``,
+        read by every request of its autocluster and by others that agree on what it reads)."""
+        node = self.fixed_attrs[lname][1]
+        if type(node) is ast.Literal or self.shared is None or not self.partner_plain:
+            return self.fixed_attr(lname, rows, frozenset())
+        self.shared.pin(node)
+        key: tuple = (("fixed", lname, id(node)), frozenset(), self.strict, False)
+        inner = frozenset({(FIXED, lname)})
+
+        def compute(at: np.ndarray) -> Column:
+            # TARGET and OTHER name the rows because the fixed ad has neither: a read too.
+            self.note(("a", "target", frozenset()), ABSENT)
+            self.note(("a", "other", frozenset()), ABSENT)
+            col = as_column(self.ev(node, FIXED, at, inner), len(at), self.pool)
+            if col.o is not None:
+                self.note(("value",), None)  # a list or ad value may refer to the fixed ad
+            return col
+
+        return self._through_memo(key, rows, compute)
 
     def _through_memo(self, key: Any, rows: np.ndarray, compute: Any) -> Column:
         """``compute(rows)`` (a column), found in or added to the shared memo under ``key``

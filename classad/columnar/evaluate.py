@@ -77,10 +77,13 @@ def evaluate_attribute(
     other: Any = None,
     state: Any = None,
     rows: Optional[np.ndarray] = None,
+    shared: bool = False,
 ) -> Column:
     """Attribute ``name`` evaluated as ``ad.evaluate(name)`` does: of each row's ad
     (``row_side="my"``) or of the fixed ad ``other`` against each row (``"target"``).
-    Undefined where the ad has no such attribute."""
+    Undefined where the ad has no such attribute.  With ``shared`` the fixed ad's attribute
+    is computed for every row and reused by later calls whose fixed ad gives the same
+    values to everything it reads (a row attribute is always shared so)."""
     lname = name.lower()
     run = _run(table, other, state, row_side)
     if rows is None:
@@ -92,6 +95,8 @@ def evaluate_attribute(
     try:
         if row_side == "my":
             return run.row_attr(lname, rows, frozenset()).copy()
+        if shared:
+            return as_column(run.shared_fixed_attr(lname, rows), len(rows), table.pool)
         return as_column(run.fixed_attr(lname, rows, frozenset()), len(rows), table.pool)
     except RecursionError:
         return _attr_scalar(run, lname, row_side, rows)

@@ -187,7 +187,9 @@ class _RequestColumns:
         self.table, self.state = slots.table, matcher.ev.state
 
     def job_side(self, attr: str, at: np.ndarray) -> Column:
-        return evaluate_attribute(self.table, attr, row_side="target", other=self.req, state=self.state, rows=at)
+        return evaluate_attribute(
+            self.table, attr, row_side="target", other=self.req, state=self.state, rows=at, shared=True
+        )
 
     def slot_side(self, attr: str, at: np.ndarray) -> Column:
         return evaluate_attribute(self.table, attr, row_side="my", other=self.req, state=self.state, rows=at)

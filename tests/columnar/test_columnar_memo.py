@@ -6,6 +6,8 @@ store must be what evaluating afresh gives, for any sequence of fixed ads and ro
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -14,6 +16,7 @@ from test_columnar_differential import _clock, _same, ads, focused, small_num
 from classad import ClassAd, set_strict_mode
 from classad.columnar import AdTable, evaluate_attribute, evaluate_column
 from classad.evaluate import new_state
+from classad.parser import parse_expr
 
 # Row attributes that read the fixed ad in different ways: scoped, unscoped fall-through,
 # through other row attributes, lazily (only on some rows), and through fixed-side expressions.
@@ -169,3 +172,84 @@ def test_a_table_is_freed_without_the_cycle_collector():
         assert gone() is None
     finally:
         gc.enable()
+
+
+# The fixed ad's expressions read against the rows, shared between fixed ads: names the
+# fixed ad may lack (falling through to the row), MY and TARGET, the clock, an ad that
+# defines ``target`` itself (then TARGET is its own attribute, not the row).
+FIXED_EXPRS = st.sampled_from(
+    [
+        "TARGET.a >= a",
+        "b + TARGET.b",
+        "u",
+        "missing_in_both",
+        "MY.a + TARGET.n",
+        "CurrentTime - TARGET.a > 0",
+        "x =?= undefined ? TARGET.a : x",
+        "TARGET.Req && a > 0",
+        "{1, 2}",
+    ]
+)
+fixed_parts = st.tuples(FIXED_VALUES, st.booleans(), FIXED_VALUES, st.booleans())
+
+
+def _fixed_ad(req: Any, parts: tuple) -> ClassAd:
+    """A fixed ad holding the very node ``req`` as its ``Req`` (as the ads of a file that
+    hold the same text do), with other values and names around it."""
+    a, has_x, x, has_target = parts
+    ad = ClassAd(f"[a = {a}" + (f"; x = {x}" if has_x else "") + ("; target = [a = 7]" if has_target else "") + "]")
+    ad.set_node("Req", req)
+    return ad
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    rows=st.lists(st.one_of(row_ads, ads), min_size=1, max_size=6),
+    req=FIXED_EXPRS,
+    parts=st.lists(fixed_parts, min_size=2, max_size=6),
+    strict=st.booleans(),
+)
+def test_shared_fixed_side_attributes_equal_fresh_evaluation(rows, req, parts, strict):
+    """``evaluate_attribute(..., row_side="target", shared=True)``: each fixed ad's result,
+    whether computed or found under another fixed ad's (the same ``Req`` text, other
+    values, other names present), is the scalar evaluator's."""
+    try:
+        row_ads_ = [ClassAd(t) for t in rows]
+        node = parse_expr(req)
+        fixeds = [_fixed_ad(node, p) for p in parts]
+    except Exception:
+        return
+    set_strict_mode(strict)
+    try:
+        table = AdTable(row_ads_)
+        for fixed in fixeds + fixeds:
+            for name in ("Req", "x"):
+                col = evaluate_attribute(
+                    table, name, row_side="target", other=fixed, state=new_state(clock=_clock), shared=True
+                )
+                want = [fixed.evaluate(name, r, state=new_state(fixed, r, clock=_clock)) for r in row_ads_]
+                _same(col.to_values(), want)
+    finally:
+        set_strict_mode(False)
+
+
+def test_a_name_the_fixed_ad_lacks_is_a_read_of_the_fixed_ad():
+    """Req = x =?= undefined ? TARGET.a : x, one node held by two requests.  The row has
+    x = 5.  Request 1 lacks x: the unscoped name falls through to the row, Req = 5.
+    Request 2 has x = 2: Req = 2.  The first result must not serve the second (the
+    absence of x is part of what it read)."""
+    rows = [ClassAd("[a = 1; x = 5]")]
+    node = parse_expr("x =?= undefined ? TARGET.a : x")
+    first, second = ClassAd("[a = 0]"), ClassAd("[a = 0; x = 2]")
+    first.set_node("Req", node)
+    second.set_node("Req", node)
+    table = AdTable(rows)
+
+    def req(fixed: ClassAd) -> list:
+        col = evaluate_attribute(table, "Req", row_side="target", other=fixed, state=new_state(), shared=True)
+        return col.to_values()
+
+    assert req(first) == [5]
+    assert req(second) == [2]
+    assert req(first) == [5]
+    assert table.shared_memo().hits == 1

@@ -118,11 +118,12 @@ def test_a_followed_table_is_the_table_built_afresh(first, fixed_texts, strict, 
                         col = evaluate_attribute(table, name, other=fixed, state=new_state(clock=clock))
                         want = [r.evaluate(name, fixed, state=new_state(r, fixed, clock=clock)) for r in rows]
                         _same(col.to_values(), want)
-                        col = evaluate_attribute(
-                            table, name, row_side="target", other=fixed, state=new_state(clock=clock)
-                        )
                         want = [fixed.evaluate(name, r, state=new_state(fixed, r, clock=clock)) for r in rows]
-                        _same(col.to_values(), want)
+                        for shared in (False, True):
+                            col = evaluate_attribute(
+                                table, name, row_side="target", other=fixed, state=new_state(clock=clock), shared=shared
+                            )
+                            _same(col.to_values(), want)
                     for knob in knobs:
                         col = evaluate_column(knob, table, other=fixed, state=new_state(clock=clock), shared=True)
                         want = [evaluate_top(knob, r, new_state(r, fixed, clock=clock)) for r in rows]
