@@ -3,8 +3,8 @@ pool it will negotiate over (docs/lint.md).
 
 :func:`check_config` (in :mod:`.config_checks`) reads the file; :func:`pool_findings`
 adds what needs the ads: attribute references (:mod:`.attributes`), dead clauses
-(:mod:`.pool_clauses`) and the group checks that need the pool's weight and the jobs'
-groups (:mod:`.group_checks`).  :func:`lint_review` puts them in one sorted report.
+(:mod:`.pool_clauses`), the group checks that need the pool's weight and the jobs'
+groups (:mod:`.group_checks`), and the capacities of the concurrency limits the ads name.  :func:`lint_review` puts them in one sorted report.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from classad.errors import ClassAdError
 from classad.parser import parse_expr
 from classad.unparse import unparse
 
+from ..errors import ConfigError
 from ..pool.ads import Pool
+from ..pool.concurrency import named_limits
 from .attributes import GROUP, JOB, SLOT, Owned, Side, check_references
 from .config_checks import ConfigReview
 from .findings import Finding, LintReport
@@ -55,8 +57,23 @@ def lint_review(review: ConfigReview, pool: Optional[Pool] = None, now: Optional
             review, None if pool is None else sum(s.weight for s in pool.slots), pool.jobs if pool is not None else ()
         )
     if pool is not None:
-        findings += pool_findings(review, pool, now)
+        findings += pool_findings(review, pool, now) + limit_findings(review, pool)
     return LintReport.of(findings)
+
+
+def limit_findings(review: ConfigReview, pool: Pool) -> list[Finding]:
+    """knob-value: the capacity of each concurrency limit the pool's ads name, read as
+    loading the pool for a cycle reads it (``<NAME>_LIMIT``, ``CONCURRENCY_LIMIT_DEFAULT_<p>``)."""
+    if review.settings is None:
+        return []
+    found = []
+    for name, where in named_limits(pool.jobs, pool.slots).items():
+        try:
+            review.settings.check_concurrency_limits({name: where})
+        except ConfigError as exc:
+            message = " ".join(exc.message.split())
+            found.append(Finding(exc.file or review.path, exc.line or 1, exc.column or 1, "knob-value", message))
+    return found
 
 
 def pool_findings(review: ConfigReview, pool: Pool, now: Optional[float] = None) -> list[Finding]:

@@ -125,3 +125,23 @@ def test_the_command_says_so_in_one_line_and_stores_nothing(tmp_path):
         f"(the capacity of concurrency limit 'foo', named at {jobs}:1)"
     ]
     assert not db.exists()
+
+
+def test_lint_reports_it_with_the_ads_and_not_without(tmp_path):
+    """The same files: lint with the ads finds the knob-value error at line 2; without the
+    ads no limit is named, and ``OTHER_LIMIT`` is never read."""
+    config = write_config(tmp_path, "OTHER_LIMIT = text\nFOO_LIMIT = abc\n")
+    slots, jobs = tmp_path / "slots.ads", tmp_path / "jobs.ads"
+    slots.write_text('Name = "slot1@n"\nCpus = 1\nMemory = 1024\nState = "Unclaimed"\nRequirements = true\n')
+    jobs.write_text(
+        'ClusterId = 1\nProcId = 0\nOwner = "u"\nUser = "u@d"\nJobStatus = 1\n'
+        'Requirements = true\nConcurrencyLimits = "foo"\n'
+    )
+    status, out, _ = run_matchmaker("lint", "--config", config, "--slots", slots, "--jobs", jobs)
+    assert status == 1
+    assert out.splitlines()[0] == (
+        f"{config}:2:1: error: FOO_LIMIT: 'abc' is not a number "
+        f"(the capacity of concurrency limit 'foo', named at {jobs}:1) [knob-value]"
+    )
+    assert out.splitlines()[-1].startswith("1 error(s)")
+    assert run_matchmaker("lint", "--config", config).returncode == 0
