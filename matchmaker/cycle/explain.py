@@ -24,22 +24,27 @@ language's evaluator.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 import numpy as np
 
 from classad.ad import ClassAd
+from classad.ast import Node
 from classad.columnar import AdTable, evaluate_attribute, true_mask
 from classad.evaluate import eval_attribute, evaluate_top
 from classad.values import ERROR, UNDEFINED, truthiness
 
-from ..pool.concurrency import parse_limits
-from .columnar_match import table_of
-from .ephemeral import MatchState
-from .evaluator import J_REQ, S_CURRENT, S_PREQ, S_RANK, S_REQ
-from .results import Preemption
+from ..config.settings import MatchPolicy, Settings
+from ..groups.quotas import GroupTree
+from ..pool.concurrency import ConcurrencyLimits, parse_limits
+from .candidates import Budget
+from .columnar_match import MatcherParts, table_of
+from .ephemeral import LiveUsage, MatchState, NegotiationAd, Priorities
+from .evaluator import J_REQ, S_CURRENT, S_PREQ, S_RANK, S_REQ, Evaluator, SlotEntry
+from .matching import Matcher
+from .results import Match, Preemption
 
 _KINDS = {"rank": S_RANK, "current": S_CURRENT, "preq": S_PREQ}
 REQUIREMENTS, UNAVAILABLE, PREEMPTION_REQUIREMENTS = "requirements", "unavailable", "preemption-requirements"
@@ -64,13 +69,13 @@ EXAMINE = 16  # claims examined one by one per explained rejection
 TAKEABLE = (AVAILABLE, RANK_PREEMPTIBLE, PRIO_PREEMPTIBLE)
 
 
-def _state(usage: Any, now: float, my: ClassAd, target: Optional[ClassAd]) -> MatchState:
+def _state(usage: Optional[LiveUsage], now: float, my: ClassAd, target: Optional[ClassAd]) -> MatchState:
     st = MatchState(usage, now)
     st.my, st.target = my, target
     return st
 
 
-def attribute(ad: ClassAd, name: str, target: Optional[ClassAd], usage: Any, now: float) -> object:
+def attribute(ad: ClassAd, name: str, target: Optional[ClassAd], usage: Optional[LiveUsage], now: float) -> object:
     """``ad.name`` evaluated with ``ad`` as MY and ``target`` as TARGET (Undefined if absent)."""
     node = ad.get_node(name)
     if node is None:
@@ -81,7 +86,7 @@ def attribute(ad: ClassAd, name: str, target: Optional[ClassAd], usage: Any, now
         return ERROR
 
 
-def knob_value(node: Any, slot: ClassAd, req: ClassAd, usage: Any, now: float) -> object:
+def knob_value(node: Node, slot: ClassAd, req: ClassAd, usage: Optional[LiveUsage], now: float) -> object:
     """A slot-side knob expression (PREEMPTION_REQUIREMENTS, ...) for the pair."""
     return evaluate_top(node, slot, _state(usage, now, slot, req))
 
@@ -95,7 +100,7 @@ def number(v: object) -> float:
     return 0.0
 
 
-def both_accept(req: ClassAd, slot: ClassAd, usage: Any, now: float) -> bool:
+def both_accept(req: ClassAd, slot: ClassAd, usage: Optional[LiveUsage], now: float) -> bool:
     """Whether the job's and the slot's Requirements both hold for the pair."""
     return (
         truthiness(attribute(req, "Requirements", slot, usage, now)) is True
@@ -109,9 +114,9 @@ class Context:
 
     submitter: str
     submitter_eup: float
-    eup_of: Any
-    policy: Any
-    usage: Any
+    eup_of: Callable[[str], float]
+    policy: MatchPolicy
+    usage: Optional[LiveUsage]
     now: float
     only_rank: bool = False
 
@@ -122,8 +127,8 @@ def direct_values(ctx: Context, req: ClassAd) -> Callable[[str, Any], object]:
 
     def values(name: str, entry: Any) -> object:
         if name == "preq":
-            node = ctx.policy.preemption_requirements
-            return truthiness(knob_value(node, entry.ad, req, ctx.usage, ctx.now)) is True
+            node = ctx.policy.preemption_requirements  # asked only when it is set
+            return node is None or truthiness(knob_value(node, entry.ad, req, ctx.usage, ctx.now)) is True
         return number(attribute(entry.ad, "Rank" if name == "rank" else "CurrentRank", req, ctx.usage, ctx.now))
 
     return values
@@ -166,7 +171,14 @@ def _claimed_availability(
     return PRIO_PREEMPTIBLE
 
 
-def preemption(entry: Any, req: ClassAd, submitter_eup: float, eup_of: Any, usage: Any, now: float) -> Preemption:
+def preemption(
+    entry: Any,
+    req: ClassAd,
+    submitter_eup: float,
+    eup_of: Callable[[str], float],
+    usage: Optional[LiveUsage],
+    now: float,
+) -> Preemption:
     """What allowed a match on a claimed slot: the job and user it ends and the values compared."""
     ad = entry.ad
     job = attribute(ad, "JobId", None, usage, now)
@@ -183,7 +195,7 @@ def preemption(entry: Any, req: ClassAd, submitter_eup: float, eup_of: Any, usag
 # ---- rejections ------------------------------------------------------------------------------
 
 
-def concurrency_text(names: Sequence[str], limits: Any, req: ClassAd) -> str:
+def concurrency_text(names: Sequence[str], limits: ConcurrencyLimits, req: ClassAd) -> str:
     """Which limits are full, with their counters and capacities."""
     asked = {}
     v = req.evaluate("ConcurrencyLimits")
@@ -198,7 +210,9 @@ def concurrency_text(names: Sequence[str], limits: Any, req: ClassAd) -> str:
     return "concurrency limit reached: " + "; ".join(parts)
 
 
-def group_cap_text(settings: Any, usage: Any, group: str, pass_limit: float, quotas: Optional[dict]) -> str:
+def group_cap_text(
+    settings: Settings, usage: LiveUsage, group: str, pass_limit: float, quotas: Optional[Mapping[str, float]]
+) -> str:
     """Why a group pass could hand out no more: the group at its limit, naming the cap."""
     tree = settings.group_tree
     in_use = usage.of_group(group)
@@ -226,7 +240,7 @@ def group_cap_text(settings: Any, usage: Any, group: str, pass_limit: float, quo
     return f"{text} (GROUP_ACCEPT_SURPLUS_{group} = {surplus}, NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = {over})"
 
 
-def _subtree_usage(tree: Any, usage: Any) -> dict[str, float]:
+def _subtree_usage(tree: GroupTree, usage: LiveUsage) -> dict[str, float]:
     out = {name: usage.of_group(name) for name in tree.order}
     for name in reversed(tree.order):
         parent = tree.nodes[name].parent
@@ -320,7 +334,44 @@ class _Index:
         self.seen = len(matches)
 
 
-def _accepting_columnar(index: "_Index", req: ClassAd, state: Any, matcher: Any) -> np.ndarray:
+class Submitter(Protocol):
+    """What a rejection's explanation reads of its submitter (``state.SubmitterState``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def eup(self) -> float: ...
+
+
+class RunningCycle(Protocol):
+    """What a rejection's explanation reads of the running cycle (``state.Cycle``), which
+    keeps the slot groups it builds on the first rejection in ``explain_groups``."""
+
+    explain_groups: Optional["_Index"]
+
+    @property
+    def entries(self) -> Sequence[SlotEntry]: ...
+    @property
+    def matches(self) -> Sequence[Match]: ...
+    @property
+    def evaluator(self) -> Evaluator: ...
+    @property
+    def matcher(self) -> Matcher: ...
+    @property
+    def priorities(self) -> Priorities: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def usage(self) -> LiveUsage: ...
+    @property
+    def limits(self) -> ConcurrencyLimits: ...
+    @property
+    def now(self) -> float: ...
+    @property
+    def pass_cap(self) -> tuple[Optional[str], float, Optional[Mapping[str, float]]]: ...
+
+
+def _accepting_columnar(index: "_Index", req: ClassAd, state: MatchState, matcher: MatcherParts) -> np.ndarray:
     """The groups whose representative slot and ``req`` accept each other, both
     Requirements evaluated over all representatives at once (the columnar engine gives
     the scalar evaluator's answers).  When every slot is its own group, the matcher's
@@ -338,7 +389,7 @@ def _accepting_columnar(index: "_Index", req: ClassAd, state: Any, matcher: Any)
     return rows[slot_ok]
 
 
-def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) -> dict[str, int]:
+def _availability(cycle: RunningCycle, s: Submitter, req: NegotiationAd, autocluster: Optional[int]) -> dict[str, int]:
     """The slots both sides accept, counted by :func:`slot_availability`.  The matcher's
     memoizing evaluator answers the pair tests once per slot class and autocluster, the
     preemption tests once per class and claim holder, for at most ``EXAMINE`` of those
@@ -393,7 +444,14 @@ def _availability(cycle: Any, s: Any, req: ClassAd, autocluster: Optional[int]) 
 
 
 def explain_rejection(
-    cycle: Any, s: Any, req: ClassAd, reason: str, *, only_rank: bool, budget: Any, autocluster: Optional[int] = None
+    cycle: RunningCycle,
+    s: Submitter,
+    req: NegotiationAd,
+    reason: str,
+    *,
+    only_rank: bool,
+    budget: Budget,
+    autocluster: Optional[int] = None,
 ) -> tuple[str, str]:
     """(mechanism, sentence) for a request the cycle rejected with HTCondor's ``reason``.
 
