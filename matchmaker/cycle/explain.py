@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional, Protocol
+from typing import Optional, Protocol
 
 import numpy as np
 
@@ -121,11 +121,11 @@ class Context:
     only_rank: bool = False
 
 
-def direct_values(ctx: Context, req: ClassAd) -> Callable[[str, Any], object]:
+def direct_values(ctx: Context, req: ClassAd) -> Callable[[str, SlotEntry], object]:
     """``values(name, entry)`` for :func:`slot_availability` by plain evaluation: the slot's
     ``rank`` and ``current`` (numbers) and ``preq`` (PREEMPTION_REQUIREMENTS, a bool)."""
 
-    def values(name: str, entry: Any) -> object:
+    def values(name: str, entry: SlotEntry) -> object:
         if name == "preq":
             node = ctx.policy.preemption_requirements  # asked only when it is set
             return node is None or truthiness(knob_value(node, entry.ad, req, ctx.usage, ctx.now)) is True
@@ -135,7 +135,7 @@ def direct_values(ctx: Context, req: ClassAd) -> Callable[[str, Any], object]:
 
 
 def slot_availability(
-    ctx: Context, entry: Any, req: ClassAd, values: Optional[Callable[[str, Any], object]] = None
+    ctx: Context, entry: SlotEntry, req: ClassAd, values: Optional[Callable[[str, SlotEntry], object]] = None
 ) -> str:
     """Why ``entry`` (a slot both sides accept) is or is not a candidate for ``req``: the
     matcher's preemption tests (docs/negotiation.md, candidate slots), without the submitter limit and concurrency
@@ -149,9 +149,10 @@ def slot_availability(
 
 
 def _claimed_availability(
-    ctx: Context, entry: Any, req: ClassAd, values: Optional[Callable[[str, Any], object]] = None
+    ctx: Context, entry: SlotEntry, req: ClassAd, values: Optional[Callable[[str, SlotEntry], object]] = None
 ) -> str:
     remote, pol = entry.remote, ctx.policy
+    assert remote is not None  # a claimed slot
     if pol.skip_claimed_idle and entry.claimed_idle:
         return CLAIMED_IDLE
     get = values or direct_values(ctx, req)
@@ -172,7 +173,7 @@ def _claimed_availability(
 
 
 def preemption(
-    entry: Any,
+    entry: SlotEntry,
     req: ClassAd,
     submitter_eup: float,
     eup_of: Callable[[str], float],
@@ -180,12 +181,13 @@ def preemption(
     now: float,
 ) -> Preemption:
     """What allowed a match on a claimed slot: the job and user it ends and the values compared."""
-    ad = entry.ad
+    ad, remote = entry.ad, entry.remote
+    assert remote is not None  # only a claim is preempted
     job = attribute(ad, "JobId", None, usage, now)
     return Preemption(
         job if type(job) is str else None,
-        entry.remote,
-        float(eup_of(entry.remote)),
+        remote,
+        float(eup_of(remote)),
         float(submitter_eup),
         number(attribute(ad, "CurrentRank", req, usage, now)),
         number(attribute(ad, "Rank", req, usage, now)),
@@ -270,13 +272,13 @@ class _Index:
     name the match tests read; each slot alone without classes), claimed slots further
     by (claim holder, claimed-idle), with matched slots counted as the cycle goes."""
 
-    def __init__(self, entries: Sequence[Any]) -> None:
+    def __init__(self, entries: Sequence[SlotEntry]) -> None:
         by: dict[int, int] = {}
-        self.reps: list[Any] = []
+        self.reps: list[SlotEntry] = []
         self.free: list[int] = []  # unclaimed slots per group
-        self.claims: list[dict[tuple, list[Any]]] = []  # (remote, idle) -> claimed slots
-        self.dead: list[dict[Any, int]] = []  # None or (remote, idle) -> matched
-        self.where: dict[str, tuple[int, Any]] = {}
+        self.claims: list[dict[tuple, list[SlotEntry]]] = []  # (remote, idle) -> claimed slots
+        self.dead: list[dict[Optional[tuple], int]] = []  # None or (remote, idle) -> matched
+        self.where: dict[str, tuple[int, Optional[tuple]]] = {}
         self.table: Optional[AdTable] = None  # the representatives, for the columnar engine
         self.consumption = [e for e in entries if getattr(e, "cp", None) is not None]
         for e in entries:
@@ -318,7 +320,7 @@ class _Index:
         self.b_dead = np.zeros(len(flat), dtype=np.int64)
         self.b_first = [m[0] for _, _, m in flat]
 
-    def catch_up(self, matches: Sequence[Any]) -> None:
+    def catch_up(self, matches: Sequence[Match]) -> None:
         """Count the matches made since the last call."""
         for m in matches[self.seen :]:
             place = self.where.get(m.slot)
@@ -402,7 +404,7 @@ def _availability(cycle: RunningCycle, s: Submitter, req: NegotiationAd, autoclu
     ev.use_request(req)
     ctx = Context(s.name, s.eup, cycle.priorities.eup, cycle.settings.policy, cycle.usage, cycle.now)
 
-    def values(name: str, entry: Any) -> object:
+    def values(name: str, entry: SlotEntry) -> object:
         return ev.value(entry, _KINDS[name])
 
     counts: dict[str, int] = {}
