@@ -8,7 +8,7 @@ Pools (``--pool``):
   values, a START that reads them, mostly partitionable slots with their dynamic
   slots, nearly half of the ads claimed.  Every slot differs
   on what the expressions read, so no two slots share an evaluation.
-* ``homogeneous``: the earlier synthetic pool -- six slot shapes that agree on
+* ``homogeneous``: a synthetic pool of six slot shapes that agree on
   everything the expressions read, so the matcher's per-class caching collapses
   the slots to a handful.  A best case, not a realistic one; its in-process
   cycle uses fixed random EUPs (the CLI run starts from an empty accountant).
@@ -152,7 +152,7 @@ _JOB_RANK = ("0", "TARGET.Memory", "TARGET.Cpus")
 
 
 def homogeneous(out: Path, slots: int, seed: int, submitters: int = 40, per_user_clusters: int = 25) -> PoolSpec:
-    """The earlier synthetic pool: six slot shapes, evenly spread jobs (see the module docstring)."""
+    """The homogeneous synthetic pool: six slot shapes, evenly spread jobs (see the module docstring)."""
     rng = random.Random(seed)
     users = [f"user{u:02d}@example.org" for u in range(submitters)]
     slot_req = parse_expr(_SLOT_REQ)
