@@ -52,6 +52,8 @@ class Carried:
         self._steady: dict[int, tuple[ClassAd, bool]] = {}
         self._seen: dict[int, tuple[ClassAd, float]] = {}
         self._seen_steady: dict[int, tuple[ClassAd, bool]] = {}
+        self._job_steady: dict[int, tuple[ClassAd, bool]] = {}
+        self._seen_job_steady: dict[int, tuple[ClassAd, bool]] = {}
         # The rounded request of a job on a partitionable slot, by the literal values it
         # was computed from (see :meth:`request`); the names those are, per resource list.
         self._requests: dict[tuple, dict[str, float]] = {}
@@ -69,11 +71,17 @@ class Carried:
     def steady_job(self, ad: ClassAd) -> bool:
         """Whether the job record made of ``ad`` is the same each time: every attribute the
         record reads (:func:`~matchmaker.pool.ads.make_jobs`) is a literal or absent, so
-        making it evaluates nothing; otherwise as :meth:`steady`."""
-        for v in ad.stored_of(_JOB_RECORD):
-            if v is not None and type(v) not in _PLAIN and type(v) is not ast.Literal:
-                return self.steady(ad)
-        return True
+        making it evaluates nothing; otherwise as :meth:`steady`.  Remembered per ad."""
+        hit = self._job_steady.get(id(ad))
+        if hit is None or hit[0] is not ad:
+            steady = True
+            for v in ad.stored_of(_JOB_RECORD):
+                if v is not None and type(v) not in _PLAIN and type(v) is not ast.Literal:
+                    steady = self.steady(ad)
+                    break
+            hit = (ad, steady)
+        self._seen_job_steady[id(ad)] = hit
+        return hit[1]
 
     def weight(self, ad: ClassAd, compute: Callable[[ClassAd], float]) -> float:
         """The slot's weight under the run's settings (``compute``), computed once per steady slot ad."""
@@ -118,6 +126,7 @@ class Carried:
         """Forget what belongs to ads neither the last cycle nor the claims since read."""
         self._weights, self._seen = self._seen, {}
         self._steady, self._seen_steady = self._seen_steady, {}
+        self._job_steady, self._seen_job_steady = self._seen_job_steady, {}
 
 
 _PLAIN = (bool, int, float, str)

@@ -427,18 +427,17 @@ def annotate_slot(
     ``memo`` (a dict kept for one cycle) shares each remote user's attributes among their slots."""
     ad = slot.ad
     copy = NegotiationAd(ad)
-    neg_req = ad.get_node("NegotiatorRequirements")
-    if neg_req is not None:
-        copy.set_node("Requirements", neg_req)
-    if slot_weight_expr is not None and (force_slot_weight or ad.get_node("SlotWeight") is None):
+    # ``plain`` first: it tells a missing attribute without making a node
+    if ad.plain("negotiatorrequirements") is not None:
+        copy.set_node("Requirements", ad.get_node("NegotiatorRequirements"))  # type: ignore[arg-type]
+    if slot_weight_expr is not None and (force_slot_weight or ad.plain("slotweight") is None):
         copy.set_node("SlotWeight", slot_weight_expr)
     if not consider_preemption:
         return copy
     if slot.remote:
         _remote_attrs(copy, "", slot.remote, eup_of, floor_of, groups, memo)
-    preempting_rank = ad.get_node("PreemptingRank")
-    if preempting_rank is not None:
-        copy.set_node("CurrentRank", preempting_rank)
+    if ad.plain("preemptingrank") is not None:
+        copy.set_node("CurrentRank", ad.get_node("PreemptingRank"))  # type: ignore[arg-type]
     if cross_slot_prios:
         total = evaluate_top(ad.get_node("TotalSlots") or _literal(0), ad, new_state(ad, clock=lambda: now))
         count = total if type(total) is int else 0

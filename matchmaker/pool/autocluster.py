@@ -106,6 +106,11 @@ def external_references(ad: ClassAd, attrs: Iterable[str], extra: Iterable[ast.N
     """Names that ``attrs`` of ``ad`` (and the ``extra`` expressions, evaluated with ``ad``
     as MY) read from the other ad of a match: ``TARGET.x`` and plain names ``ad`` lacks.
     Names defined in ``ad`` are followed to their own references."""
+    return _walk(ad, attrs, extra)[0]
+
+
+def _walk(ad: ClassAd, attrs: Iterable[str], extra: Iterable[ast.Node]) -> tuple[set[str], set[str]]:
+    """:func:`external_references` and the names of ``ad`` it looked up on the way."""
     out: set[str] = set()
     seen: set[str] = set()
     todo = [n for n in (ad.get_node(a) for a in attrs) if n is not None] + list(extra)
@@ -121,7 +126,7 @@ def external_references(ad: ClassAd, attrs: Iterable[str], extra: Iterable[ast.N
                 out.add(name)
             else:
                 todo.append(node)
-    return out
+    return out, seen
 
 
 def internal_references(ad: ClassAd, attrs: Iterable[str]) -> set[str]:
@@ -229,21 +234,61 @@ class SlotReferences:
     def __init__(self) -> None:
         self._exprs: tuple[ast.Node, ...] = ()
         self._by_ad: dict[int, tuple[ClassAd, frozenset[str]]] = {}
+        # A new ad (a claim rewrites a slot's ad) mostly holds the expressions of the ad it
+        # was made from.  What the walk read of an ad -- for each name it looked up, nothing,
+        # a literal (it reads nothing) or an expression node (by identity) -- decides its
+        # result, so ads that agree on those share it.  By the Requirements and Rank read.
+        self._by_shape: dict[tuple, list[tuple[tuple[str, ...], tuple, tuple, frozenset[str]]]] = {}
 
     def union(self, slot_ads: Iterable[ClassAd], exprs: Sequence[ast.Node]) -> set[str]:
         """The names every ad of ``slot_ads`` reads (see :func:`external_references`)."""
         if len(exprs) != len(self._exprs) or any(a is not b for a, b in zip(exprs, self._exprs)):
-            self._exprs, self._by_ad = tuple(exprs), {}
+            self._exprs, self._by_ad, self._by_shape = tuple(exprs), {}, {}
         old, kept = self._by_ad, {}
         names: set[str] = set()
         for ad in slot_ads:
             hit = old.get(id(ad))
             if hit is None or hit[0] is not ad:
-                hit = (ad, frozenset(external_references(ad, ("Requirements", "Rank"), exprs)))
+                hit = (ad, self._references(ad, exprs))
             kept[id(ad)] = hit
             names |= hit[1]
         self._by_ad = kept
         return names
+
+    def _references(self, ad: ClassAd, exprs: Sequence[ast.Node]) -> frozenset[str]:
+        head = _HEAD
+        held = ad.stored_of(head)
+        key = tuple(map(_shape, held))
+        known = self._by_shape.get(key)
+        if known is None:
+            if len(self._by_shape) > _CACHE_LIMIT:
+                self._by_shape.clear()
+            known = self._by_shape[key] = []
+        for looked, shapes, _held, result in known:
+            if tuple(map(_shape, ad.stored_of(looked))) == shapes:
+                return result
+        out, seen = _walk(ad, ("Requirements", "Rank"), exprs)
+        looked = tuple(sorted(seen))
+        stored = ad.stored_of(looked)
+        if len(known) >= 8:
+            del known[0]
+        known.append((looked, tuple(map(_shape, stored)), (held, stored), frozenset(out)))
+        return known[-1][3]
+
+
+_HEAD = ("requirements", "rank")
+_LITERAL_SHAPE = ("literal",)
+
+
+def _shape(stored: object) -> object:
+    """What the reference walk sees of a stored value: nothing (None), a literal (which
+    reads nothing), or an expression node, by identity (the caller holds the node)."""
+    if stored is None:
+        return None
+    t = type(stored)
+    if t is bool or t is int or t is float or t is str or t is ast.Literal:
+        return _LITERAL_SHAPE
+    return id(stored)
 
 
 def significant_attributes(

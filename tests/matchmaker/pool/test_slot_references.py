@@ -1,0 +1,32 @@
+"""The slot references kept between cycles (``SlotReferences``) follow what each ad holds.
+
+Ads made from one another share their expression nodes (a claim copies the slot ad and
+sets a few literals), and the kept references are shared by ads that hold the same
+things under the names the walk looked up.  Expected names by hand: ``Requirements =
+TARGET.RequestCpus <= Cpus && Foo`` reads ``RequestCpus`` of the job, and ``Foo`` too
+when the slot lacks it; when the slot's ``Foo`` is ``TARGET.Bar``, ``Bar`` instead.
+"""
+
+from __future__ import annotations
+
+from classad.ad import ClassAd
+from matchmaker.pool.autocluster import SlotReferences, external_references
+
+
+def test_ads_sharing_nodes_get_each_their_own_references() -> None:
+    base = ClassAd("[Requirements = TARGET.RequestCpus <= Cpus && Foo; Cpus = 4; Foo = true; Rank = 0]").compact()
+    claimed = ClassAd(base)
+    claimed["State"] = "Claimed"  # a literal more: reads nothing
+    lacking = ClassAd(base)
+    del lacking["Foo"]
+    pointing = ClassAd(base)
+    pointing["Foo"] = ClassAd("[x = TARGET.Bar]").lookup("x")
+    memo = SlotReferences()
+    for _ in range(2):  # the second round is served from what the first kept
+        assert memo.union([base], []) == {"requestcpus"}
+        assert memo.union([claimed], []) == {"requestcpus"}
+        assert memo.union([lacking], []) == {"requestcpus", "foo"}
+        assert memo.union([pointing], []) == {"requestcpus", "bar"}
+        assert memo.union([base, lacking, pointing], []) == {"requestcpus", "foo", "bar"}
+    for ad in (base, claimed, lacking, pointing):
+        assert memo.union([ad], []) == external_references(ad, ("Requirements", "Rank"))
