@@ -202,6 +202,7 @@ def _fixed_ad(req: Any, parts: tuple) -> ClassAd:
     return ad
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     rows=st.lists(st.one_of(row_ads, ads), min_size=1, max_size=6),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from test_columnar_differential import _same, ads
 from test_columnar_memo import ROW_EXPRS, fixed_ads, row_ads
@@ -90,7 +91,8 @@ def _next_generation(draw: Any, old: list) -> tuple[list, np.ndarray, np.ndarray
     return rows, np.array(sources, np.int64), np.array(dirty, bool), masks
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     first=st.lists(st.one_of(row_ads, ads), min_size=1, max_size=6),
     fixed_texts=st.lists(fixed_ads, min_size=1, max_size=3),

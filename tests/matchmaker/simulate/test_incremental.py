@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import matchmaker
@@ -166,6 +167,7 @@ def simulate(config: str, slots: str, jobs: str, incremental: bool, cycles: int,
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs(), slot_texts(), job_texts(), st.integers(2, 6), st.integers(0, 3))
 def test_incremental_equals_rebuild(config: str, slots: str, jobs: str, cycles: int, seed: int) -> None:
