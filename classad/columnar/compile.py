@@ -557,13 +557,14 @@ class Run:
             for k, tok in zip(keys, tokens):
                 self.note(k, tok)
             shared.hits += 1
-            if stored.generation == self.t.generation:
-                self.depends(stored.deps)
-                return stored.column(None if rows is every else rows)
-            col = self._bring_stored(key, stored, compute)
-            if col is not None:
-                return col if rows is every else col.take(rows)
-            break
+            if stored.generation != self.t.generation:
+                brought = self._bring_stored(key, stored, compute)
+                if brought is None:
+                    break
+                if type(brought) is Column:
+                    return brought if rows is every else brought.take(rows)
+            self.depends(stored.deps)
+            return stored.column(None if rows is every else rows)
         shared.misses += 1
         reads = Reads()
         deps: set = set()
@@ -584,19 +585,24 @@ class Run:
             watch.pop()
             self.recording = outer
 
-    def _bring_stored(self, key: Any, stored: MemoEntry, compute: Any) -> Optional[Column]:
-        """A shared result of an older generation of the table, brought to this one (its
-        rows moved, the rows where an attribute it read changed computed again with this
-        run's fixed ad, which gives the same values to what the result read) and stored
-        again; None when it is too old."""
+    def _bring_stored(self, key: Any, stored: MemoEntry, compute: Any) -> Optional[Column | MemoEntry]:
+        """A shared result of an older generation of the table, brought to this one: its
+        rows moved (``stored`` itself, when nothing it read changed), else the rows where
+        an attribute it read changed computed again with this run's fixed ad, which gives
+        the same values to what the result read, and stored again (the column); None when
+        it is too old."""
         shared = self.shared
         assert shared is not None
         moved = self.t.history.bring(stored.generation, stored.deps)
-        shared.drop(key, stored)
         if moved is None:
+            shared.drop(key, stored)
             return None
         rows, stale = moved
-        col = stored.packed.unpack(_clip(rows))
+        if stale is None and rows is not None:
+            stored.moved(rows, self.t.generation)
+            return stored
+        shared.drop(key, stored)
+        col = stored.column(_clip(rows))
         reads = Reads()
         reads.keys.update(zip(stored.keys, stored.tokens))
         deps = set(stored.deps)

@@ -15,7 +15,7 @@ it read the ads some other way (the scalar evaluator's fallback reads whatever i
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -60,6 +60,7 @@ class History:
         self.depth = depth
         self.steps: list[Step] = []
         self.first = 0  # the generation the oldest kept step starts from
+        self._brought: dict[tuple[int, frozenset], Any] = {}  # bring()'s answers since the last step
 
     @property
     def generation(self) -> int:
@@ -67,6 +68,7 @@ class History:
         return self.first + len(self.steps)
 
     def add(self, step: Step) -> None:
+        self._brought = {}
         self.steps.append(step)
         if len(self.steps) > self.depth:
             del self.steps[0]
@@ -76,9 +78,18 @@ class History:
         """For a result stored at ``generation`` that read ``deps``: ``(rows, stale)``, the
         stored row each current row reads (None: the same rows) and the current rows to
         compute again (None: none); None when the result is too old to bring (or a
-        generation between had no rows: nothing would be kept)."""
+        generation between had no rows: nothing would be kept).  The arrays are shared
+        by the results that ask the same: never to be written."""
         if generation < self.first:
             return None
+        key = (generation, deps)
+        if key in self._brought:
+            return self._brought[key]  # type: ignore[no-any-return]
+        out = self._bring(generation, deps)
+        self._brought[key] = out
+        return out
+
+    def _bring(self, generation: int, deps: frozenset) -> Optional[tuple[Optional[np.ndarray], Optional[np.ndarray]]]:
         rows: Optional[np.ndarray] = None
         stale: Optional[np.ndarray] = None
         for step in self.steps[generation - self.first :]:

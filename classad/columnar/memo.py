@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Hashable, Optional
 
+import numpy as np
+
 from ..values import ERROR, UNDEFINED
 from .column import Column, Packed
 
@@ -72,15 +74,27 @@ class MemoEntry:
     """One column of results over every row, the read values it holds for, the
     generation of the table's rows it was computed over and the row attributes it read."""
 
-    __slots__ = ("packed", "keys", "tokens", "generation", "deps")
+    __slots__ = ("packed", "keys", "tokens", "generation", "deps", "rowmap")
 
     def __init__(self, packed: Packed, keys: tuple, tokens: tuple, generation: int, deps: frozenset) -> None:
         self.packed, self.keys, self.tokens = packed, keys, tokens
         self.generation, self.deps = generation, deps
+        # Each row's position in ``packed`` once the rows moved (None: the same rows).
+        self.rowmap: Optional[np.ndarray] = None
 
     def column(self, rows: Optional[Any] = None) -> Column:
         """The results as a new column: every row, or the rows at positions ``rows``."""
+        m = self.rowmap
+        if m is not None:
+            rows = m if rows is None else m[rows]
         return self.packed.unpack(rows)
+
+    def moved(self, rows: np.ndarray, generation: int) -> None:
+        """The rows moved (``rows[i]``: the row of the stored generation that row ``i`` holds,
+        none of them new) and nothing the results read changed."""
+        m = self.rowmap
+        self.rowmap = rows if m is None else m[rows]
+        self.generation = generation
 
 
 class SharedMemo:
