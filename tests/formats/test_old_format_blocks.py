@@ -116,7 +116,7 @@ def _general(text: str) -> tuple:
         old_format._clear_caches()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(dumps(), st.sampled_from([1 << 16, 200, 64, 7]), st.sampled_from([None, 60]))
 def test_block_path_reads_what_the_general_path_reads(tmp_path_factory, text, block, max_ad):
     """Cold caches, warm caches and a look-ahead (as format detection does) all give the
