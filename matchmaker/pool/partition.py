@@ -232,10 +232,16 @@ def _number(v: object, default: float) -> float:
 
 
 def _value(ad: ClassAd, attr: str) -> object:
+    stored = ad.plain(attr.lower())  # a plain literal is its value, with nothing to evaluate
+    if stored is None or type(stored) in _PLAIN:
+        return stored
     node = ad.get_node(attr)
     if node is None:
         return None
     return evaluate_top(node, ad, new_state(ad, clock=_zero_clock))
+
+
+_PLAIN = (bool, int, float, str)
 
 
 def _pair_value(my: ClassAd, target: ClassAd, node: Optional[Node]) -> object:
