@@ -179,9 +179,11 @@ class _Claims:
         self.slot_ads[m.slot] = shrunk
         self.slot_ads[name] = child
         self.sources[name] = f"{self.sources[m.slot]} ({name})"
-        self._run(m, job, name, child, leftover)
+        self._run(m, job, name, child, leftover, fresh=True)
 
-    def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool) -> None:
+    def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool, fresh: bool = False) -> None:
+        """Claim ``slot`` (whose ad is ``ad``; ``fresh``: made for this claim, so written in
+        place) for ``job``, which then runs."""
         claim: dict[str, object] = {
             "State": "Claimed",
             "Activity": "Busy",
@@ -200,7 +202,11 @@ class _Claims:
                     "RemoteAutoregroup": m.autoregroup,
                 }
             )
-        self.slot_ads[slot] = _with(ad, **claim)
+        if fresh:
+            put(ad, claim)
+            self.slot_ads[slot] = ad
+        else:
+            self.slot_ads[slot] = _with(ad, **claim)
         self.job_ads[job.id] = _with(job.ad, JobStatus=RUNNING, RemoteHost=slot, **self.started_at)
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))

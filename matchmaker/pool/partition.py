@@ -139,7 +139,7 @@ def split(parent: ClassAd, request: dict[str, float], name: str) -> tuple[ClassA
     left = available(parent, tuple(request))
     shrunk = ClassAd(parent)
     put(shrunk, {res: _tidy(left[res] - need) for res, need in request.items()})
-    child = ClassAd(parent)
+    child = ClassAd(shrunk)  # the parent's attributes in one writable copy; its resources are set below
     for attr in _PARENT_ONLY:
         if attr in child:
             del child[attr]
