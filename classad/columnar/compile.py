@@ -598,8 +598,8 @@ class Run:
             shared.drop(key, stored)
             return None
         rows, stale = moved
-        if stale is None and rows is not None:
-            stored.moved(rows, self.t.generation)
+        if stale is None and rows is not None and stored.rowmap is None:
+            stored.moved(rows, self.t.generation)  # the row map is shared with the results moved alike
             return stored
         shared.drop(key, stored)
         col = stored.column(_clip(rows))

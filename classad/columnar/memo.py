@@ -91,7 +91,8 @@ class MemoEntry:
 
     def moved(self, rows: np.ndarray, generation: int) -> None:
         """The rows moved (``rows[i]``: the row of the stored generation that row ``i`` holds,
-        none of them new) and nothing the results read changed."""
+        none of them new) and nothing the results read changed.  ``rows`` is kept, not
+        copied (the table's history hands the same array to every result it moves alike)."""
         m = self.rowmap
         self.rowmap = rows if m is None else m[rows]
         self.generation = generation
