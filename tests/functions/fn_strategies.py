@@ -9,6 +9,8 @@ and nested calls.
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import strategies as st
 
 from classad.functions import FUNCTIONS
@@ -105,13 +107,17 @@ REFS = [
 ]
 
 
+@functools.cache
 def arguments() -> st.SearchStrategy[str]:
-    """Text of a leaf argument."""
+    """Text of a leaf argument (one strategy, built once: Hypothesis checks a strategy the
+    first time it draws from it, which costs more than the draw)."""
     return st.one_of(literals(), st.sampled_from(EXTRA_VALUES), st.sampled_from(REFS))
 
 
+@functools.cache
 def calls(max_depth: int = 2) -> st.SearchStrategy[str]:
-    """Text of a random function call, possibly with nested calls as arguments."""
+    """Text of a random function call, possibly with nested calls as arguments (one
+    strategy per depth, built once, like :func:`arguments`)."""
 
     @st.composite
     def call(draw: st.DrawFn, depth: int) -> str:
@@ -126,7 +132,7 @@ def calls(max_depth: int = 2) -> st.SearchStrategy[str]:
         args = []
         for _ in range(n):
             if depth > 0 and draw(st.integers(0, 3)) == 0:
-                args.append(draw(call(depth - 1)))
+                args.append(draw(calls(depth - 1)))
             else:
                 args.append(draw(arguments()))
         if draw(st.booleans()):
@@ -201,18 +207,20 @@ def regex_calls() -> st.SearchStrategy[str]:
     """Text of a random call of a regular-expression function with a random PCRE pattern."""
     from classad.unparse import quote_string
 
+    pieces_of = st.lists(
+        st.tuples(st.sampled_from(REGEX_ATOMS), st.sampled_from(REGEX_QUANTIFIERS)), min_size=1, max_size=3
+    )
+    subjects, options = st.sampled_from(REGEX_SUBJECTS), st.sampled_from(REGEX_OPTIONS)
+    replacements, kinds = st.sampled_from(REGEX_REPLACEMENTS), st.integers(0, 5)
+
     @st.composite
     def call(draw: st.DrawFn) -> str:
-        pieces = draw(
-            st.lists(
-                st.tuples(st.sampled_from(REGEX_ATOMS), st.sampled_from(REGEX_QUANTIFIERS)), min_size=1, max_size=3
-            )
-        )
+        pieces = draw(pieces_of)
         pat = quote_string("".join(a + q for a, q in pieces))
-        subj = quote_string(draw(st.sampled_from(REGEX_SUBJECTS)) + draw(st.sampled_from(REGEX_SUBJECTS)))
-        opts = quote_string(draw(st.sampled_from(REGEX_OPTIONS)))
-        repl = quote_string(draw(st.sampled_from(REGEX_REPLACEMENTS)))
-        kind = draw(st.integers(0, 5))
+        subj = quote_string(draw(subjects) + draw(subjects))
+        opts = quote_string(draw(options))
+        repl = quote_string(draw(replacements))
+        kind = draw(kinds)
         if kind == 0:
             return f"regexp({pat}, {subj}, {opts})"
         if kind == 1:
