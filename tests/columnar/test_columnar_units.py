@@ -182,6 +182,7 @@ _COLUMN_VALUES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.lists(_COLUMN_VALUES, min_size=3, max_size=3), min_size=1, max_size=6),

@@ -12,6 +12,7 @@ errors at the same line and column.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from classad.formats import old_format, sources
@@ -116,6 +117,7 @@ def _general(text: str) -> tuple:
         old_format._clear_caches()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(dumps(), st.sampled_from([1 << 16, 200, 64, 7]), st.sampled_from([None, 60]))
 def test_block_path_reads_what_the_general_path_reads(tmp_path_factory, text, block, max_ad):

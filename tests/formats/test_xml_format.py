@@ -212,6 +212,7 @@ def _read_both(text: str) -> tuple:
     return fast, slow
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_PIECES, max_size=14))
 def test_simple_attributes_read_as_their_tags_do(pieces):

@@ -6,6 +6,7 @@ does in HTCondor's library (``ClassAd.matches``); the whole expression agrees wi
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from classad.ad import ClassAd
@@ -54,6 +55,7 @@ def test_split_flattens_and_chains_only():
     assert split_conjuncts(None) == []
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(pair())
 def test_each_clause_decides_as_the_oracle(oracle, p):

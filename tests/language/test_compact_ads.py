@@ -30,6 +30,7 @@ def test_two_ads_with_the_same_names_share_one_layout() -> None:
     assert (a["x"], b["Y"]) == (1, 4)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(text=expressions())
 def test_evaluation_matches_htcondor(text: str) -> None:
@@ -63,6 +64,7 @@ _EDITS = st.lists(
 )
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(edits=_EDITS)
 def test_changes_after_compaction_match_htcondor(edits: list[tuple[str, str, int]]) -> None:
@@ -136,6 +138,7 @@ _VALUES_TEXT = st.sampled_from(
 _NAMES = ("Alpha", "beta", "GAMMA", "x")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(rows=st.lists(st.tuples(*[_VALUES_TEXT] * len(_NAMES)), min_size=2, max_size=5), tag=st.integers(0, 10**9))
 def test_ads_sharing_a_layout_keep_their_own_values(rows: list[tuple[str, ...]], tag: int) -> None:

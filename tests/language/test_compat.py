@@ -221,6 +221,7 @@ def test_iteration_order_is_classad2s() -> None:
     assert list(ad.items()) == [("a", 1), ("BB", 4), ("ccc", 3)]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, database=None)
 @given(st.lists(st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True), max_size=25))
 def test_iteration_order_matches_classad2_live(c, names: list) -> None:

@@ -317,6 +317,7 @@ def test_old_format_lines():
         assert fast is not None and _same(fast, _lark(text, "old_line", True))
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40), st.sampled_from(["expr", "classad", "old_line"]))
 def test_any_text_either_parses_as_lark_reads_it_or_is_left_to_lark(text, start):

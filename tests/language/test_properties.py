@@ -21,6 +21,7 @@ def _parse_or_none(text: str):
         return None
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(expressions())
 def test_unparse_then_parse_gives_the_same_tree(text: str) -> None:
@@ -42,6 +43,7 @@ def test_unparse_then_parse_gives_the_same_tree(text: str) -> None:
     assert same_tree(parse_expr(again), reparsed)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(expressions())
 def test_evaluation_never_raises(text: str) -> None:

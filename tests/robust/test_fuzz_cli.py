@@ -185,6 +185,7 @@ def test_matchmaker_command_never_fails_badly(files, tmp_path_factory, data):
     check(*run_cli(lambda a: commands.main(a, sys.stdout, sys.stderr), argv), argv)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(data=st.data())
 def test_matchmaker_negotiate_with_mostly_valid_arguments(files, data):

@@ -122,6 +122,7 @@ def test_three_megabyte_expression_is_refused_quickly():
         classad.ExprTree("-" * 3_000_000 + "1")
 
 
+@pytest.mark.slow
 def test_long_string_literal_is_not_long_code():
     text = "x" * 2_000_000
     (ad,) = read(f'a = strcat("{text}", "y")\n', ParserType.Old)
@@ -264,6 +265,7 @@ def test_large_record_quick_path_equals_the_parser():
         classad.ClassAd(f"[ {body} ")
 
 
+@pytest.mark.slow
 def test_hundred_thousand_attributes():
     text = "[ " + "; ".join(f"Attr{i} = {i}" for i in range(100_000)) + " ]"
     ad = classad.ClassAd(text)
@@ -326,6 +328,7 @@ def _block_and_line_reads(tmp_path: Path, text: str) -> tuple:
     return run(sources.block_lines), run(sources._file_lines)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(st.tuples(st.lists(st.sampled_from(_LINE_PIECES), max_size=6), st.booleans()), max_size=40),

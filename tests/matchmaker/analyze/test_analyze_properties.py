@@ -3,6 +3,7 @@ says about each job agrees with what an independent ``negotiate`` run reports.""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import matchmaker
@@ -93,6 +94,7 @@ def setup(slots, jobs, config):
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @PROPS
 @given(slot_ads(), job_ads(), st.sampled_from(CONFIGS))
 def test_counts_are_consistent(slots, jobs, config):
@@ -109,6 +111,7 @@ def test_counts_are_consistent(slots, jobs, config):
         assert len(r.matched_elsewhere) <= r.slot_accepts
 
 
+@pytest.mark.slow
 @PROPS
 @given(slot_ads(), job_ads(), st.sampled_from(CONFIGS))
 def test_verdict_agrees_with_negotiate(slots, jobs, config):
@@ -130,6 +133,7 @@ def test_verdict_agrees_with_negotiate(slots, jobs, config):
                 assert r.slot_accepts > 0
 
 
+@pytest.mark.slow
 @PROPS
 @given(slot_ads(), job_ads())
 def test_without_limits_the_final_count_decides(slots, jobs):

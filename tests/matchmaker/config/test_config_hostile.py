@@ -142,6 +142,7 @@ _PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(_PIECES, st.text(max_size=30)), max_size=12))
 def test_any_configuration_text_reads_or_fails_with_config_error(lines):

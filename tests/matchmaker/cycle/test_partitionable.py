@@ -294,6 +294,7 @@ def snapshots(monkeypatch) -> list:
     return seen
 
 
+@pytest.mark.slow
 @PROPS
 @given(pools())
 def test_partitionable_invariants(monkeypatch, pool):

@@ -82,6 +82,7 @@ def _reference_first_lines(text: str) -> list[int]:
 _PIECES = ["a = 1\n", "\n", "  \n", "# c\n", "*** banner\n", "b = 2\n", "\r\n", "x=1\r\n", "   # x\n", "\t\n"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=15), st.sampled_from(["", "last = 3", "# end"]))
 def test_each_ad_is_named_by_its_first_line(tmp_path_factory, pieces, tail):

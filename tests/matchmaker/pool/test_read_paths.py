@@ -33,6 +33,7 @@ def _negotiate(files: realistic_pool.PoolFiles, jobs: str) -> str:
     return out.getvalue() + err.getvalue()
 
 
+@pytest.mark.slow
 def test_negotiate_output_is_the_same_by_blocks_and_by_lines(pool, monkeypatch) -> None:
     old_format.forget_lines()
     cold = _negotiate(pool, str(pool.jobs))

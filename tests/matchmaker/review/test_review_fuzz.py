@@ -80,6 +80,7 @@ WORDS = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_lint_and_diff_never_fail_badly(files, data):

@@ -52,6 +52,7 @@ def test_laws_hold_on_pools_like_the_example_dumps():
     assert sum(preemptions) > 0
 
 
+@pytest.mark.slow
 @FAST
 @given(
     pools(
@@ -66,6 +67,7 @@ def test_laws_hold_under_group_quotas(pool):
     check_cycle_laws(run_cycle(pool, GROUPS))
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(pools(EX / "slots.ad", EX / "jobs.ad", submitters=USERS))
 def test_raising_a_factor_gives_no_more_slots(pool):
@@ -198,6 +200,7 @@ def test_a_wrong_policy_is_falsified_with_a_small_pool(tmp_path):
     assert "priority" in ran.stdout and "bob@example.org" in ran.stdout
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(pools(EX / "slots.ad", EX / "jobs.ad", submitters=USERS, max_slots=4, max_jobs=4))
 def test_leaving_out_unread_attributes_changes_no_cycle(pool):
