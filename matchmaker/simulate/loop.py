@@ -74,7 +74,15 @@ _CLAIM_ATTRS = (
 )
 
 Progress = Callable[[int, int], None]
-_COLLECT_EVERY = 100  # cycles between two full collections of the cyclic collector
+
+
+def _generation(k: int) -> int:
+    """The generation the collector walks after cycle ``k``.  The cycle's own state (slot
+    entries and their classes, the matcher and the cycle that refer to each other) is left
+    in reference cycles; made during the cycle, it is all in the youngest generation, and
+    only those objects are walked.  Every tenth cycle the next generation (state carried a
+    cycle or two, then dropped), every hundredth all of them."""
+    return 2 if k % 100 == 99 else 1 if k % 10 == 9 else 0
 
 
 def released(slot: Slot, settings: Settings) -> Slot:
@@ -279,10 +287,9 @@ def run_simulation(
         raise ValueError("the interval must be positive")
     if duration < 0:
         raise ValueError("the duration must not be negative")
-    # The cyclic collector rests during the run: its collections would walk every ad of the
-    # pool and each cycle's new ads again and again, and a cycle makes no reference cycles
-    # to speak of (memory is freed by reference counting).  A full collection now and then
-    # frees any that are left.
+    # The cyclic collector rests during a cycle: its collections would walk every ad of the
+    # pool and the cycle's new ads again and again.  After each cycle it walks the young
+    # objects (see _generation).
     with collector_paused():
         durations = DurationSource(job_duration, seed)
         run = _Run(pool, settings, acct, start, durations)
@@ -298,8 +305,7 @@ def run_simulation(
         with seeded_random(seed):
             for k in range(cycles):
                 _step(run, sim, k, start + k * interval, settings, acct)
-                if k % _COLLECT_EVERY == _COLLECT_EVERY - 1:
-                    gc.collect()
+                gc.collect(_generation(k))
                 if progress is not None:
                     progress(k + 1, cycles)
         sim.finish(run.jobs, run.spans + list(run.open.values()), run.warnings + durations.warnings)
