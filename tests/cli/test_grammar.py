@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 import pytest
+from support import ROOT
 
 from classad import cli as classad_cli, cli_query
 from classad.cli_grammar import CommandParser, UsageError
 from matchmaker.cli import commands
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "negotiator"
 NOW = "1700000000"
 

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support import ROOT, Ran, run_matchmaker
+from support import ROOT, run_matchmaker as mm
 
 import matchmaker
 from matchmaker.analyze import analyze_job, analyze_slot, analyze_submitter, prepare
@@ -187,11 +187,6 @@ def test_undefined_is_reported(small):
 
 
 # ---- command line ------------------------------------------------------------------------------
-
-
-def mm(*args: object) -> Ran:
-    """``matchmaker ARGS``, run in this process."""
-    return run_matchmaker(*args)
 
 
 def neg_args(*extra: object) -> list:

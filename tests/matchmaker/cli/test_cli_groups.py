@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from support import ROOT, Ran, run_matchmaker
+from support import ROOT, run_matchmaker as mm
 
 EXAMPLE = ROOT / "examples" / "groups"
 NOW = "1700000000"
@@ -22,11 +22,6 @@ GROUP_QUOTA_group_physics.hep =   15
 GROUP_QUOTA_group_physics.lep =    5
 GROUP_QUOTA_group_chemistry   =   10
 """
-
-
-def mm(*args: object) -> Ran:
-    """``matchmaker ARGS``, run in this process."""
-    return run_matchmaker(*args)
 
 
 def slots_text(n: int, claimed_by: Optional[str] = None) -> str:

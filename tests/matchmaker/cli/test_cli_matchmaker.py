@@ -8,16 +8,11 @@ import json
 import shutil
 
 import pytest
-from support import ROOT, Ran, Terminal, run_matchmaker
+from support import ROOT, Ran, Terminal, run_matchmaker as mm
 
 EXAMPLE = ROOT / "examples" / "negotiator"
 NOW = "1700000000"
 ALICE, CAROL, GUEST, BOB = "alice@example.org", "carol@example.org", "guest@visitor.org", "bob@example.org"
-
-
-def mm(*args: object) -> Ran:
-    """``matchmaker ARGS``, run in this process."""
-    return run_matchmaker(*args)
 
 
 def negotiate(

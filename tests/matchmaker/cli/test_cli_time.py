@@ -3,24 +3,15 @@ state's own clock, and printed times are UTC, labelled so, whatever ``TZ`` says.
 
 from __future__ import annotations
 
-import io
 import json
 import time
 from pathlib import Path
 
-from support import ROOT
-
-from matchmaker.cli import commands
+from support import ROOT, run_matchmaker as mm
 
 EXAMPLE = ROOT / "examples" / "negotiator"
 NOW = 1700000000  # 2023-11-14 22:13:20 UTC; 2023-11-15 07:13:20 in Tokyo (UTC+9)
 ALICE = "alice@example.org"
-
-
-def mm(*argv: object) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = commands.main([str(a) for a in argv], out, err)
-    return status, out.getvalue(), err.getvalue()
 
 
 def cycle(db: Path) -> None:

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import ROOT, Ran, run_matchmaker
+from support import ROOT, Ran, run_matchmaker as mm
 
 from matchmaker.accounting.reports import admin
 from matchmaker.accounting.store import Accountant, QuotaRecord
@@ -24,11 +24,6 @@ from matchmaker.errors import StateError
 
 EXAMPLE = ROOT / "examples" / "negotiator"
 NOW = 1700000000
-
-
-def mm(*args: object) -> Ran:
-    """``matchmaker ARGS`` in this process."""
-    return run_matchmaker(*args)
 
 
 def negotiate_args(db: Path, now: object) -> list[object]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from support import ROOT
 
 import matchmaker
 from classad import cli as classad_cli
@@ -23,7 +24,6 @@ from classad.formats import parseAds, write_ads
 from classad.formats.detect import ParserType
 from matchmaker.cli import commands
 
-ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "negotiator"
 CONFIG = str(EXAMPLE / "negotiator.config")
 NOW = "1700000000"
