@@ -311,7 +311,13 @@ class Packed:
             return (a if rows is None else a[rows]).astype(dtype)
 
         kind = self.kind
-        ints = part(self.i, np.int64) if self.bits is None else part(np.unpackbits(self.bits, count=self.n), np.int64)
+        if self.bits is None:
+            ints = part(self.i, np.int64)
+        elif rows is None:
+            ints = np.unpackbits(self.bits, count=self.n).astype(np.int64)
+        else:  # only the bits asked for (most significant bit first, as packbits packs)
+            at = np.asarray(rows, dtype=np.intp)
+            ints = ((self.bits[at >> 3] >> (7 - (at & 7))) & 1).astype(np.int64)
         return Column(
             part(kind, np.int8) if isinstance(kind, np.ndarray) else np.full(m, kind, np.int8),
             ints,

@@ -156,6 +156,17 @@ def test_packed_columns_unpack_to_the_same_values(values, data):
     assert as_bits(packed.unpack(rows).to_values()) == as_bits([values[r] for r in rows.tolist()])
 
 
+@settings(max_examples=100, deadline=None)
+@given(values=st.lists(st.booleans(), min_size=1, max_size=40), data=st.data())
+def test_packed_booleans_unpack_any_rows(values, data):
+    """A boolean column is packed a bit per row; any rows, in any order and repeated, read
+    back the bits they hold."""
+    packed = Packed(Column.of_values(values, StringPool()))
+    rows = data.draw(st.lists(st.integers(0, len(values) - 1), max_size=2 * len(values)))
+    got = packed.unpack(np.asarray(rows, dtype=np.int64)).to_values()
+    assert got == [values[r] for r in rows]
+
+
 _FRESH = itertools.count()
 _COLUMN_VALUES = st.sampled_from(
     [
