@@ -464,10 +464,15 @@ class Run:
             groups = ac.group[rows[pos]]
             if len(ac.nodes) == 1:
                 col.put(pos, self.ev(ac.nodes[0], ROW, rows[pos], inner))
-            else:
-                for g in np.unique(groups).tolist():
-                    gpos = pos[groups == g]
-                    col.put(gpos, self.ev(ac.nodes[g], ROW, rows[gpos], inner))
+            elif len(pos):
+                # Each group's positions in one pass (a stable sort keeps them ascending),
+                # the groups in ascending order.
+                order = np.argsort(groups, kind="stable")
+                ordered = groups[order]
+                cuts = (np.flatnonzero(ordered[1:] != ordered[:-1]) + 1).tolist()
+                for start, end in zip([0, *cuts], [*cuts, len(order)]):
+                    gpos = pos[order[start:end]]
+                    col.put(gpos, self.ev(ac.nodes[int(ordered[start])], ROW, rows[gpos], inner))
         return col
 
     def _current_tokens(self, keys: tuple, rows: np.ndarray) -> Optional[tuple]:
