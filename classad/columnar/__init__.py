@@ -33,6 +33,10 @@ Public API:
 A table remembers work between evaluations: sub-expressions that read only the
 row (:mod:`.rowonly`) and row attributes by the values they read of the fixed ad
 (:mod:`.memo`).  So the ads of a table must not change while it is in use.
+``table.follow(ads, source, dirty, changed)`` continues a table over a new list of
+ads, told which rows are the same as before: it reads again only the rows that
+changed and keeps that remembered work, brought up to date on use
+(:mod:`.generations`).
 """
 
 from __future__ import annotations
