@@ -105,7 +105,9 @@ def _negotiate(
         if below:
             negotiate_with_group(cycle, below, floor_round=True)
         order = negotiate_with_group(cycle, cycle.submitters)
-        return cycle.result(order)
+        result = cycle.result(order)
+        cycle.close()
+        return result
     group_of = partial(group_of_submitter, tree=tree)
     cycle = Cycle(
         pool,
@@ -118,7 +120,9 @@ def _negotiate(
         progress=progress,
         carry=carry,
     )
-    return negotiate_groups(cycle, pool, pie=negotiate_with_group)
+    result = negotiate_groups(cycle, pool, pie=negotiate_with_group)
+    cycle.close()
+    return result
 
 
 __all__ = ["negotiate"]

@@ -120,7 +120,9 @@ def ordered_cycle(
             f"GROUP_NAMES: group quotas are not applied under MATCHMAKER_PRIORITY_POLICY = {runner.name}"
         )
     order = negotiate_ordered(cycle, pool, runner, ledger)
-    return cycle.result(order)
+    result = cycle.result(order)
+    cycle.close()
+    return result
 
 
 __all__ = ["negotiate_ordered", "ordered_cycle", "pool_cpus", "pool_shape"]

@@ -404,6 +404,17 @@ class Cycle:
         if self.progress is not None:
             self.progress(f"negotiating: spin {self.spins}, {len(self.matches):,} matches")
 
+    def close(self) -> None:
+        """Drop what the cycle holds once its result is made.  Its state refers to itself
+        (slot entries and their classes, the matcher and the cycle's methods it calls), so
+        without this only the cyclic collector could free it; with it, reference counting
+        does, and a simulation's collector walks far fewer objects after each cycle."""
+        for e in self.entries:
+            e.cls = None
+        for c in self.classes:
+            c.entries, c.claimed = [], []
+        self.__dict__.clear()
+
     def result(self, order: Sequence[SubmitterState], groups: Sequence[GroupSummary] = ()) -> CycleResult:
         """The cycle's outcome; requests refused at submit time come first among the rejected."""
         subs = [SubmitterSummary(s.name, s.eup, s.limit, s.matched, tuple(s.spin_limits)) for s in order]

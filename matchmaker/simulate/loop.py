@@ -77,10 +77,10 @@ Progress = Callable[[int, int], None]
 
 
 def _generation(k: int) -> int:
-    """The generation the collector walks after cycle ``k``.  The cycle's own state (slot
-    entries and their classes, the matcher and the cycle that refer to each other) is left
-    in reference cycles; made during the cycle, it is all in the youngest generation, and
-    only those objects are walked.  Every tenth cycle the next generation (state carried a
+    """The generation the collector walks after cycle ``k``.  What a cycle leaves in
+    reference cycles was made during the cycle, so it is in the youngest generation, and
+    only those objects are walked (the cycle's own state breaks its cycles when its result
+    is made: ``Cycle.close``).  Every tenth cycle the next generation (state carried a
     cycle or two, then dropped), every hundredth all of them."""
     return 2 if k % 100 == 99 else 1 if k % 10 == 9 else 0
 

@@ -303,3 +303,40 @@ def test_autoregroup_passes_then_the_root():
     )
     r = cycle(slots(4), group_jobs("a.user", 10, 1) + "\n" + group_jobs("b.user", 10, 2), {}, config)
     assert [m.submitter for m in r.matches] == ["b.user@d", "a.user@d", "a.user@d", "b.user@d"]
+
+
+def test_a_cycle_is_freed_without_the_cyclic_collector() -> None:
+    """Once its result is made, a cycle's state (slot entries and their classes, the
+    matcher calling the cycle's methods) no longer refers to itself, so reference counting
+    frees it: with the collector off, nothing the cycle made is left behind."""
+    import gc
+    import weakref
+
+    import matchmaker.cycle.state as state
+    from matchmaker.cycle.evaluator import SlotClass
+
+    made: list = []
+    original = state.Cycle.__init__
+
+    def remember(self, *args, **kw) -> None:  # type: ignore[no-untyped-def]
+        original(self, *args, **kw)
+        made.append(weakref.ref(self))
+
+    state.Cycle.__init__ = remember  # type: ignore[method-assign]
+    was_on = gc.isenabled()
+    gc.disable()
+
+    def classes() -> int:
+        return sum(1 for o in gc.get_objects() if type(o) is SlotClass)
+
+    try:
+        before = classes()
+        for config in ("", "GROUP_NAMES = g\nGROUP_QUOTA_g = 1\n", "MATCHMAKER_PRIORITY_POLICY = lsf\n"):
+            result = cycle(slots(3), jobs("a@x", 2) + "\n" + jobs("b@x", 2, cluster=2), {}, config)
+            assert result.matches  # the cycle did its work
+        assert len(made) == 3 and all(ref() is None for ref in made)
+        assert classes() == before
+    finally:
+        state.Cycle.__init__ = original  # type: ignore[method-assign]
+        if was_on:
+            gc.enable()
