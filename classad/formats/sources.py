@@ -425,8 +425,8 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
     never seeked) unless ``track`` asks for the file positions of each line (``parseNext``).
     """
     label = name or source_name(input)
-    if isinstance(input, str):
-        return LineSource(_split_chunks((input,), label), label)
+    if isinstance(input, str):  # in memory already: read in blocks, as a file is
+        return LineSource.of_blocks(line_blocks(io.StringIO(input, newline=""), label), label)
     if isinstance(input, (bytes, bytearray, memoryview)):
         return LineSource(_split_chunks((bytes(input),), label), label)
     if isinstance(input, os.PathLike):

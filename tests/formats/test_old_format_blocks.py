@@ -105,13 +105,13 @@ def _read(source, look_ahead: bool = False) -> tuple:
 
 def _general(text: str) -> tuple:
     """What the general path alone reads: no remembered lines, no simple-line path, a line
-    at a time (a string source hands its lines out one by one)."""
+    at a time (an iterable of text pieces hands its lines out one by one)."""
     remember, simple = old_format._remember, old_format._simple_pair
     old_format._clear_caches()
     old_format._remember = lambda *_args: None
     old_format._simple_pair = lambda _text, _large: None
     try:
-        return _read(text)
+        return _read([text])
     finally:
         old_format._remember, old_format._simple_pair = remember, simple
         old_format._clear_caches()
@@ -133,12 +133,14 @@ def test_block_path_reads_what_the_general_path_reads(tmp_path_factory, text, bl
         cold = _read(path)
         warm = _read(path)
         ahead = _read(path, look_ahead=True)
+        in_memory = _read(text)  # a str is read in blocks too
     finally:
         sources._BLOCK = saved_block
         configure(**old)
     assert cold == expected
     assert warm == expected
     assert ahead == expected
+    assert in_memory == expected
 
 
 def test_a_dump_of_repeated_ads_reads_the_same_by_blocks_and_by_lines(tmp_path):
