@@ -34,26 +34,9 @@ def pool(tmp_path: Path) -> dict[str, Path]:
     return {"config": cfg, "slots": slots, "jobs": jobs}
 
 
-def analyze(pool: dict[str, Path], state: object, *extra: object) -> tuple[int, str, str]:
-    return run(
-        "analyze",
-        "--config",
-        pool["config"],
-        "--slots",
-        pool["slots"],
-        "--jobs",
-        pool["jobs"],
-        "--state",
-        state,
-        "--now",
-        NOW,
-        *extra,
-    )
-
-
-def negotiate(pool: dict[str, Path], state: object, now: float = NOW) -> tuple[int, str, str]:
-    return run(
-        "negotiate",
+def pool_argv(pool: dict[str, Path], state: object, now: float) -> list[object]:
+    """The options naming the pool's files, the state and the clock."""
+    return [
         "--config",
         pool["config"],
         "--slots",
@@ -64,7 +47,15 @@ def negotiate(pool: dict[str, Path], state: object, now: float = NOW) -> tuple[i
         state,
         "--now",
         now,
-    )
+    ]
+
+
+def analyze(pool: dict[str, Path], state: object, *extra: object) -> tuple[int, str, str]:
+    return run("analyze", *pool_argv(pool, state, NOW), *extra)
+
+
+def negotiate(pool: dict[str, Path], state: object, now: float = NOW) -> tuple[int, str, str]:
+    return run("negotiate", *pool_argv(pool, state, now))
 
 
 def one_line(result: tuple[int, str, str], *words: str) -> None:
