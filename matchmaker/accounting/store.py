@@ -674,43 +674,57 @@ class Accountant:
     ) -> None:
         """Charge ``slot`` (of ``weight``) to ``customer`` and its assigned ``group`` from ``now``."""
         with self.transaction():
-            if slot in self._claims:
-                self.remove_match(slot, now)
-            claim = Claim(slot, customer, weight, group, now, limits)
-            self._charge(claim, +1, now)
-            self._claims[slot] = claim
-            self._dirty_claims.add(slot)
-            self._gone_claims.discard(slot)
+            self._start_claim(Claim(slot, customer, weight, group, now, limits), now)
+
+    def add_matches(self, claims: Iterable[Claim], now: float) -> None:
+        """:meth:`add_match` for each claim in turn, in one transaction (its ``start_time`` is ``now``)."""
+        with self.transaction():
+            for c in claims:
+                self._start_claim(Claim(c.slot, c.customer, c.weight, c.group, now, c.limits), now)
+
+    def _start_claim(self, claim: Claim, now: float) -> None:
+        """:meth:`add_match` inside a transaction the caller holds."""
+        if claim.slot in self._claims:
+            self._end_claim(claim.slot, now)
+        self._charge(claim, +1, now)
+        self._claims[claim.slot] = claim
+        self._dirty_claims.add(claim.slot)
+        self._gone_claims.discard(claim.slot)
 
     def remove_match(self, slot: str, now: float) -> None:
         """End the claim on ``slot`` at ``now`` (no-op for an unknown slot)."""
         with self.transaction():
-            claim = self._claims.pop(slot, None)
-            if claim is None:
-                return
-            self._charge(claim, -1, now)
-            self._gone_claims.add(slot)
-            self._dirty_claims.discard(slot)
+            self._end_claim(slot, now)
+
+    def _end_claim(self, slot: str, now: float) -> None:
+        """:meth:`remove_match` inside a transaction the caller holds."""
+        claim = self._claims.pop(slot, None)
+        if claim is None:
+            return
+        self._charge(claim, -1, now)
+        self._gone_claims.add(slot)
+        self._dirty_claims.discard(slot)
 
     def sync_claims(self, current: Iterable[Claim], now: float) -> None:
         """Make the slot records match the claimed slots seen at ``now`` (HTCondor's CheckMatches).
 
         Records of slots no longer claimed by the same principal end now; new claims start
         now; a claim whose weight changed is charged at the new weight from now.  Call it
-        right after :meth:`update_priorities` with the same ``now``.
+        right after :meth:`update_priorities` with the same ``now``.  One transaction.
         """
         with self.transaction():
             seen = {c.slot: c for c in current}
             for slot, old in list(self._claims.items()):
                 cur = seen.get(slot)
-                if cur is None or (cur.customer, cur.group) != (old.customer, old.group):
-                    self.remove_match(slot, now)
+                if cur is None or cur.customer != old.customer or cur.group != old.group:
+                    self._end_claim(slot, now)
                 elif cur.weight != old.weight:
-                    self.add_match(old.customer, slot, cur.weight, now, group=old.group, limits=old.limits)
+                    self._start_claim(Claim(slot, old.customer, cur.weight, old.group, now, old.limits), now)
                     self._claims[slot].start_time = old.start_time
+            claims = self._claims
             for slot, cur in seen.items():
-                if slot not in self._claims:
-                    self.add_match(cur.customer, slot, cur.weight, now, group=cur.group, limits=cur.limits)
+                if slot not in claims:
+                    self._start_claim(Claim(slot, cur.customer, cur.weight, cur.group, now, cur.limits), now)
 
     def set_usage(self, name: str, weighted: float, now: float, count: Optional[float] = None) -> None:
         """Set ``name``'s in-use usage from ``now`` on, without slot records (for simulations).

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from classad.bulk import heap_settled
+
 from ..accounting.store import Accountant, Claim, QuotaRecord
 from ..config.settings import Settings
 from ..groups.membership import group_of_submitter
@@ -84,15 +86,12 @@ def run_cycle(
     """One cycle with the books kept (see the module docstring); one transaction.
     ``progress`` hears what the cycle is doing (see :func:`negotiator.negotiate`); ``carry``
     is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`)."""
-    group_of = group_function(settings)
-    with acct.transaction():
+    group_of = _remembered(group_function(settings))
+    # The pool's objects are set aside from the cyclic collector for the whole cycle, the
+    # books included: a collection now would walk the pool just read (classad.bulk).
+    with heap_settled(), acct.transaction():
         acct.update_priorities(now)
-        claims = [
-            Claim(s.name, s.customer, s.weight, group_of(s.customer), start_time=now)  # type: ignore[arg-type]
-            for s in pool.slots
-            if s.charged
-        ]
-        acct.sync_claims(claims, now)
+        acct.sync_claims(_claims(pool, group_of, now), now)
         usage = {c.name: c.weighted_resources_used for c in acct.customers() if not c.is_group}
         if settings.priority_policy is not None:
             result = _policy_cycle(pool, settings, acct, now, usage, progress, carry)
@@ -107,8 +106,13 @@ def run_cycle(
                 progress=progress,
                 carry=carry,
             )
-        for m, name in zip(result.matches, claim_names(result.matches)):
-            acct.add_match(m.submitter, name, m.weight, now, group=group_of(m.submitter))
+        acct.add_matches(
+            (
+                Claim(name, m.submitter, m.weight, group_of(m.submitter), now)
+                for m, name in zip(result.matches, claim_names(result.matches))
+            ),
+            now,
+        )
         acct.set_group_quotas(
             QuotaRecord(
                 g.name,
@@ -127,6 +131,24 @@ def run_cycle(
             for g in result.groups
         )
     return result
+
+
+def _remembered(group_of: Callable[[Optional[str]], Optional[str]]) -> Callable[[Optional[str]], Optional[str]]:
+    """``group_of`` answered once per name (the group tree does not change within a cycle)."""
+    known: dict[Optional[str], Optional[str]] = {}
+
+    def remembered(name: Optional[str]) -> Optional[str]:
+        if name in known:
+            return known[name]
+        g = known[name] = group_of(name)
+        return g
+
+    return remembered
+
+
+def _claims(pool: Pool, group_of: Callable[[Optional[str]], Optional[str]], now: float) -> list[Claim]:
+    """The claimed slots as the accountant's claim records (HTCondor's CheckMatches)."""
+    return [Claim(s.name, s.customer, s.weight, group_of(s.customer), now) for s in pool.slots if s.charged]  # type: ignore[arg-type]
 
 
 def claim_names(matches: Any) -> list[str]:

@@ -248,6 +248,32 @@ def test_sync_claims_rebuilds_usage_from_slots(acct):
     assert acct.get("b@d").weighted_accumulated_usage == pytest.approx(60 * 1 + 60 * 4)
 
 
+def test_add_matches_charges_each_claim_in_turn_in_one_transaction(tmp_path):
+    """``add_matches`` is ``add_match`` per claim, in order, committed once: a second claim on
+    one slot ends the first (a@d is charged 0 from t=60, b@d 3); the claims start at ``now``
+    whatever their record says.  Hand count: b@d holds weight 3 over [60, 120] = 180
+    weighted seconds; a@d holds weight 2 over [60, 60] = 0.  A failure inside the block
+    leaves nothing of it in the store."""
+    path = tmp_path / "acct.db"
+    a = Accountant.load(path)
+    a.update_priorities(0.0)
+    a.update_priorities(60.0)
+    a.add_matches([Claim("s1", "a@d", 2.0, start_time=5.0), Claim("s1", "b@d", 3.0, "group_x")], 60.0)
+    assert [(c.slot, c.customer, c.weight, c.group, c.start_time) for c in a.claims()] == [
+        ("s1", "b@d", 3.0, "group_x", 60.0)
+    ]
+    a.update_priorities(120.0)
+    assert a.get("b@d").weighted_accumulated_usage == pytest.approx(180.0)
+    assert a.get("a@d").weighted_accumulated_usage == pytest.approx(0.0)
+    assert a.usage("group_x") == 3.0 and a.usage("a@d") == 0.0
+    with pytest.raises(AttributeError):
+        a.add_matches([Claim("s2", "c@d", 1.0), None], 130.0)  # type: ignore[list-item]
+    assert [c.slot for c in a.claims()] == ["s1"] and a.get("c@d") is None
+    a.close()
+    with Accountant.load(path) as b:
+        assert [(c.slot, c.customer) for c in b.claims()] == [("s1", "b@d")]
+
+
 def test_set_usage_keeps_the_earlier_part_of_the_interval(acct):
     """Changing in-use usage mid-interval charges the old value up to that moment."""
     acct.set_usage("u@d", 10.0, 0.0)
