@@ -13,10 +13,10 @@ value to Python.
 from __future__ import annotations
 
 import sys
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Sequence
 
 from . import ast
-from .layout import SharedAttrs, Stored, compact, plain_of
+from .layout import SharedAttrs, Stored, compact, plain_of, rewrite, written
 
 # Spelling -> its lower-case key, one shared string per distinct spelling: a dump of
 # 100,000 job ads then holds each attribute name once, not once per ad.
@@ -53,7 +53,7 @@ class AdCore:
         return ad
 
     @classmethod
-    def adopt(cls, attrs: dict, parent: Optional["AdCore"] = None) -> Any:
+    def adopt(cls, attrs: "dict | SharedAttrs", parent: Optional["AdCore"] = None) -> Any:
         """An ad of this class that takes ``attrs`` (lower-case key -> (spelling, node)) as
         its storage, without copying (the readers hand over the dict they built)."""
         ad = cls.__new__(cls)
@@ -154,6 +154,26 @@ class AdCore:
         attrs = self._writable()
         old = attrs.get(key)
         attrs[key] = (old[0] if old else name, node)
+
+    def rewritten(
+        self,
+        names: tuple[str, ...],
+        nodes: Sequence[ast.Node],
+        *,
+        deleted: tuple[str, ...] = (),
+        equal_values: bool = True,
+    ) -> Any:
+        """A top-level copy of this ad without the attributes ``deleted`` (those it has),
+        then with ``names[i]`` set to ``nodes[i]`` (keeping an existing spelling).  The copy
+        of a compacted ad is compacted as :meth:`compact` (with ``equal_values``) would
+        leave the written copy, usually without a dict of every attribute on the way: a
+        compacted ad stays cheap to write.  The copy of any other ad is a dict again."""
+        attrs = self._attrs
+        if type(attrs) is SharedAttrs:
+            out = rewrite(attrs, deleted, names, nodes, equal_values=equal_values)
+        else:
+            out = written(attrs, deleted, names, nodes)  # type: ignore[arg-type]
+        return type(self).adopt(out)
 
     def detached(self) -> Any:
         """A copy with no enclosing ad (what a string subscript ``ad["x"]`` yields)."""

@@ -68,7 +68,18 @@ class Layout:
     """The attribute names of a family of ads, each lower-case key's place, and the
     template values that the family's variants leave out."""
 
-    __slots__ = ("spellings", "keys", "place", "template", "bare", "pairs", "variants", "whole", "_positions")
+    __slots__ = (
+        "spellings",
+        "keys",
+        "place",
+        "template",
+        "bare",
+        "pairs",
+        "variants",
+        "whole",
+        "_positions",
+        "moves",
+    )
 
     def __init__(self, spellings: tuple[str, ...], keys: tuple[str, ...], template: tuple[ast.Node, ...]) -> None:
         self.spellings = spellings
@@ -81,6 +92,7 @@ class Layout:
         self.variants: dict[tuple[int, ...], Variant] = {}
         self.whole = Variant(self, tuple(range(len(keys))))  # for ads past the variant limit
         self._positions: dict[tuple[str, ...], tuple[int, ...]] = {}
+        self.moves: dict[tuple, Optional[_Move]] = {}  # see rewrite()
 
     def positions(self, keys: tuple[str, ...]) -> tuple[int, ...]:
         """Where each of ``keys`` (lower-case) is, -1 for a missing one; remembered per tuple."""
@@ -338,6 +350,139 @@ def compact(attrs: dict[str, Entry], *, equal_values: bool = True) -> "dict[str,
     return tuple.__new__(SharedAttrs, (variant, *values))
 
 
+# ---- writing a compacted ad without a dict ------------------------------------------------
+#
+# A simulation rewrites a few attributes of thousands of compacted ads every cycle (a
+# claim's State and RemoteUser, a partitionable slot's Cpus).  Turning each ad into a dict
+# and compacting it again costs a step per attribute; rewrite() gives the very same
+# storage in steps per value the ad keeps itself.
+
+_TAKE, _CONST, _NEW = 0, 1, 2
+
+
+class _Move:
+    """What deleting some names and then writing others makes of the ads of one layout:
+    the layout of the result (``target``) and, for each of its places, the old place it
+    keeps or the write it takes."""
+
+    __slots__ = ("source", "target", "kept", "writes", "_plans")
+
+    def __init__(self, source: Layout, target: Layout, kept: tuple, writes: tuple) -> None:
+        self.source, self.target = source, target
+        self.kept = kept  # (new place, old place) of the attributes kept as they were
+        self.writes = writes  # (new place, index of the write)
+        self._plans: dict[Variant, tuple] = {}
+
+    def plan(self, variant: Variant) -> tuple:
+        """``(place, kind, ref)`` in place order for an ad of ``variant``: a value of the
+        ad's tuple (``_TAKE``, its index), a template value of the old layout that is not
+        the new one's (``_CONST``, the stored value), or a write (``_NEW``, its index)."""
+        got = self._plans.get(variant)
+        if got is None:
+            old, new = self.source.template, self.target.template
+            steps = [(q, _NEW, i) for q, i in self.writes]
+            for q, p in self.kept:
+                s = variant.source[p]
+                if s:
+                    steps.append((q, _TAKE, s))
+                elif old[p] is not new[q]:
+                    steps.append((q, _CONST, plain_form(old[p])))
+            if len(self._plans) >= VARIANT_LIMIT:
+                self._plans.clear()
+            got = self._plans[variant] = tuple(sorted(steps, key=_first))
+        return got
+
+
+def _first(step: tuple) -> int:
+    return step[0]  # type: ignore[no-any-return]
+
+
+def _move(layout: Layout, deleted: tuple[str, ...], names: tuple[str, ...]) -> Optional[_Move]:
+    """The move of ``layout``'s ads by these deletions and writes, when the resulting list
+    of names already has a layout (remembered per layout)."""
+    key = (deleted, names)
+    if key in layout.moves:
+        return layout.moves[key]
+    places: dict[str, tuple[str, int, int]] = {
+        k: (s, p, -1) for p, (k, s) in enumerate(zip(layout.keys, layout.spellings))
+    }
+    for name in deleted:
+        places.pop(name.lower(), None)
+    for i, name in enumerate(names):
+        k = name.lower()
+        had = places.get(k)
+        places[k] = (had[0] if had is not None else name, -1, i)
+    spellings = tuple(s for s, _, _ in places.values())
+    target = _LAYOUTS.get(spellings)
+    if target is None or target.keys != tuple(places):
+        return None  # compact() makes the layout (or cannot): ask again next time
+    kept = tuple((q, p) for q, (_, p, i) in enumerate(places.values()) if i < 0)
+    writes = tuple((q, i) for q, (_, p, i) in enumerate(places.values()) if i >= 0)
+    if len(layout.moves) >= 64:
+        layout.moves.clear()
+    found = layout.moves[key] = _Move(layout, target, kept, writes)
+    return found
+
+
+def written(attrs: dict[str, Entry], deleted: tuple[str, ...], names: tuple[str, ...], nodes: Any) -> dict[str, Entry]:
+    """``attrs`` (not changed) without the names ``deleted`` and then with each of ``names``
+    set to its node of ``nodes``, keeping an existing spelling: a new dict."""
+    return _write(dict(attrs), deleted, names, nodes)
+
+
+def _write(out: dict[str, Entry], deleted: tuple[str, ...], names: tuple[str, ...], nodes: Any) -> dict[str, Entry]:
+    for name in deleted:
+        out.pop(name.lower(), None)
+    for name, node in zip(names, nodes):
+        key = name.lower()
+        had = out.get(key)
+        out[key] = (had[0] if had is not None else name, node)
+    return out
+
+
+def rewrite(
+    attrs: SharedAttrs,
+    deleted: tuple[str, ...],
+    names: tuple[str, ...],
+    nodes: Any,
+    *,
+    equal_values: bool = True,
+) -> "dict[str, Entry] | SharedAttrs":
+    """Exactly ``compact(written(attrs.to_dict(), deleted, names, nodes), equal_values=...)``,
+    without the dict when the result's layout and variant are known already: only the
+    values the ad keeps itself and the written ones are looked at."""
+    variant: Variant = _item(attrs, 0)
+    layout = variant.layout
+    move = _move(layout, deleted, names) if variant is not layout.whole else None
+    if move is not None:
+        target = move.target
+        template = target.template
+        places: list[int] = []
+        values: list[Stored] = []
+        for q, kind, ref in move.plan(variant):
+            if kind == _TAKE:
+                v = _item(attrs, ref)
+                if v is template[q]:
+                    continue
+            elif kind == _CONST:
+                v = ref
+            else:
+                v = nodes[ref]
+                if v is template[q]:
+                    continue
+                if v.__class__ is _literal and v.value.__class__ in _BARE:
+                    v = v.value
+            places.append(q)
+            values.append(v)
+        if equal_values and True in map(eq, values, map(target.bare.__getitem__, places)):
+            keep = [not _same_value(v, target.bare[p]) for v, p in zip(values, places)]
+            places, values = list(compress(places, keep)), list(compress(values, keep))
+        found = target.variant(tuple(places))
+        if found is not None:
+            return tuple.__new__(SharedAttrs, (found, *values))
+    return compact(_write(attrs.to_dict(), deleted, names, nodes), equal_values=equal_values)
+
+
 __all__ = [
     "Layout",
     "Variant",
@@ -345,6 +490,8 @@ __all__ = [
     "Stored",
     "compact",
     "plain_form",
+    "rewrite",
+    "written",
     "plain_of",
     "LAYOUT_LIMIT",
     "VARIANT_LIMIT",

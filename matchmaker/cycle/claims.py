@@ -40,10 +40,10 @@ from ..pool.partition import (
     child_name,
     give_back,
     machine_resources,
-    put,
     requested,
     shortfall,
     split,
+    with_values,
 )
 from .carry import Carried
 from .ephemeral import MatchState
@@ -100,7 +100,7 @@ class _Claims:
             if m.preempted is not None:
                 was = old.evaluate("JobId", state=MatchState(None, 0.0))
                 if type(was) is str and was in self.job_ads:
-                    self.job_ads[was] = _with(self.job_ads[was], JobStatus=IDLE)
+                    self.job_ads[was] = _job_with(self.job_ads[was], {"JobStatus": IDLE})
             self._run(m, job, m.slot, old, leftover=False)
             return
         for name in m.preempted_slots:  # ALLOW_PSLOT_PREEMPTION: the dynamic slots go first
@@ -122,7 +122,7 @@ class _Claims:
             return
         was = ad.evaluate("JobId", state=MatchState(None, 0.0))
         if type(was) is str and was in self.job_ads:
-            self.job_ads[was] = _with(self.job_ads[was], JobStatus=IDLE)
+            self.job_ads[was] = _job_with(self.job_ads[was], {"JobStatus": IDLE})
         self.slot_ads[parent] = give_back(self.slot_ads[parent], ad, machine_resources(self.slot_ads[parent]))
 
     def leftovers(self, m: Match) -> None:
@@ -179,11 +179,10 @@ class _Claims:
         self.slot_ads[m.slot] = shrunk
         self.slot_ads[name] = child
         self.sources[name] = f"{self.sources[m.slot]} ({name})"
-        self._run(m, job, name, child, leftover, fresh=True)
+        self._run(m, job, name, child, leftover)
 
-    def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool, fresh: bool = False) -> None:
-        """Claim ``slot`` (whose ad is ``ad``; ``fresh``: made for this claim, so written in
-        place) for ``job``, which then runs."""
+    def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool) -> None:
+        """Claim ``slot`` (whose ad is ``ad``) for ``job``, which then runs."""
         claim: dict[str, object] = {
             "State": "Claimed",
             "Activity": "Busy",
@@ -202,12 +201,8 @@ class _Claims:
                     "RemoteAutoregroup": m.autoregroup,
                 }
             )
-        if fresh:
-            put(ad, claim)
-            self.slot_ads[slot] = ad
-        else:
-            self.slot_ads[slot] = _with(ad, **claim)
-        self.job_ads[job.id] = _with(job.ad, JobStatus=RUNNING, RemoteHost=slot, **self.started_at)
+        self.slot_ads[slot] = with_values(ad, claim)
+        self.job_ads[job.id] = _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at})
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
 
@@ -309,10 +304,9 @@ def _mutual_match(job: ClassAd, slot: ClassAd) -> bool:
     return True
 
 
-def _with(ad: ClassAd, **values: object) -> ClassAd:
-    out = ClassAd(ad)
-    put(out, values)
-    return out
+def _job_with(ad: ClassAd, values: dict[str, object]) -> ClassAd:
+    """A job ad with ``values`` written, compacted as job records compact it."""
+    return with_values(ad, values, equal_values=False)
 
 
 def _user(ad: ClassAd) -> Optional[str]:

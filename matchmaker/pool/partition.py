@@ -137,29 +137,23 @@ def split(parent: ClassAd, request: dict[str, float], name: str) -> tuple[ClassA
     """``(parent after the split, the dynamic slot)``: the dynamic slot is a copy of the
     parent holding ``request``'s resources, named ``name``; the parent keeps the rest."""
     left = available(parent, tuple(request))
-    shrunk = ClassAd(parent)
-    put(shrunk, {res: _tidy(left[res] - need) for res, need in request.items()})
-    child = ClassAd(shrunk)  # the parent's attributes in one writable copy; its resources are set below
-    for attr in _PARENT_ONLY:
-        if attr in child:
-            del child[attr]
+    shrunk = with_values(parent, {res: _tidy(left[res] - need) for res, need in request.items()})
+    # The dynamic slot: the parent's attributes but those of a partitionable slot, then its own.
+    own: dict[str, object] = {res: _tidy(need) for res, need in request.items()}
+    own.update({"Name": name, "DynamicSlot": True, "SlotType": "Dynamic"})
     slot_id = _value(parent, "SlotID")
-    put(child, {res: _tidy(need) for res, need in request.items()})
-    put(child, {"Name": name, "DynamicSlot": True, "SlotType": "Dynamic"})
     if type(slot_id) is int:
-        child["ParentSlotId"] = slot_id
+        own["ParentSlotId"] = slot_id
     for res, need in request.items():
-        if f"TotalSlot{res}" in child:
-            child[f"TotalSlot{res}"] = _tidy(need)
-    return shrunk, child
+        if f"TotalSlot{res}" in shrunk:
+            own[f"TotalSlot{res}"] = _tidy(need)
+    return shrunk, with_values(shrunk, own, deleted=_PARENT_ONLY)
 
 
 def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> ClassAd:
     """The parent after the dynamic slot ``child`` went away: its resources are back."""
     left, held = available(parent, resources), available(child, resources)
-    out = ClassAd(parent)
-    put(out, {res: _tidy(left[res] + held[res]) for res in resources})
-    return out
+    return with_values(parent, {res: _tidy(left[res] + held[res]) for res in resources})
 
 
 def consumption_policy(ad: ClassAd) -> Optional[tuple[str, ...]]:
@@ -219,6 +213,18 @@ def put(ad: ClassAd, values: dict[str, object]) -> None:
         ad.set_node(name, python_to_node(value))
 
 
+def with_values(
+    ad: ClassAd, values: dict[str, object], *, deleted: tuple[str, ...] = (), equal_values: bool = True
+) -> ClassAd:
+    """A copy of ``ad`` without the attributes ``deleted``, then with ``values`` (Python
+    values) written: a compacted ad's copy stays compacted, as the slot records compact it
+    (``equal_values``: see :meth:`classad.ClassAd.compact`; job records pass False), without
+    a dict of all its attributes on the way (:meth:`classad.adcore.AdCore.rewritten`)."""
+    return ad.rewritten(  # type: ignore[no-any-return]
+        tuple(values), [python_to_node(v) for v in values.values()], deleted=deleted, equal_values=equal_values
+    )
+
+
 def _tidy(v: float) -> float:
     """Whole numbers as integers (``Cpus = 3``, not ``3.0``)."""
     return int(v) if type(v) is float and v.is_integer() and abs(v) < 2**53 else v
@@ -267,4 +273,5 @@ __all__ = [
     "requested",
     "shortfall",
     "split",
+    "with_values",
 ]

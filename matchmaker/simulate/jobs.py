@@ -25,6 +25,7 @@ from classad.ad import ClassAd
 from classad.evaluate import evaluate_top, new_state
 
 from ..pool.ads import IDLE, RUNNING, Job
+from ..pool.partition import with_values
 
 DURATION_ATTR = "SimJobDuration"
 REPEAT_ATTR = "SimJobRepeat"
@@ -127,13 +128,12 @@ def job_start_date(job: SimJob, start: float) -> float:
     return began if began is not None and began <= start else start
 
 
+_RUN_ATTRS = ("RemoteHost", "JobCurrentStartDate")
+
+
 def idle_record(job: Job) -> Job:
     """The job's record back in the queue, idle, without its run's attributes."""
-    ad = ClassAd(job.ad)
-    ad["JobStatus"] = IDLE
-    for attr in ("RemoteHost", "JobCurrentStartDate"):
-        if attr in ad:
-            del ad[attr]
+    ad = with_values(job.ad, {"JobStatus": IDLE}, deleted=_RUN_ATTRS, equal_values=False)
     return Job(ad, job.cluster, job.proc, job.submitter, IDLE, job.source)
 
 

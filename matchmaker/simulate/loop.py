@@ -38,7 +38,7 @@ from ..cycle.claims import claim_matches
 from ..cycle.results import CycleResult
 from ..cycle.session import group_function, run_cycle
 from ..pool.ads import Pool, Slot, make_slots
-from ..pool.partition import give_back, is_dynamic, machine_resources, parent_name, put
+from ..pool.partition import give_back, is_dynamic, machine_resources, parent_name, with_values
 from .jobs import (
     DONE,
     PENDING,
@@ -87,11 +87,7 @@ def _generation(k: int) -> int:
 
 def released(slot: Slot, settings: Settings) -> Slot:
     """The slot record after its claim ended: Unclaimed/Idle, without claim attributes."""
-    ad = ClassAd(slot.ad)
-    for attr in _CLAIM_ATTRS:
-        if attr in ad:
-            del ad[attr]
-    put(ad, {"State": "Unclaimed", "Activity": "Idle"})
+    ad = with_values(slot.ad, {"State": "Unclaimed", "Activity": "Idle"}, deleted=_CLAIM_ATTRS)
     (fresh,) = make_slots(
         [(ad, slot.source)],
         use_slot_weights=settings.use_slot_weights,

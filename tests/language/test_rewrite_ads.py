@@ -1,0 +1,136 @@
+"""Writing a compacted ad without a dict (``AdCore.rewritten``, ``classad.layout.rewrite``).
+
+The reference is the plain path: copy the ad, delete and set the attributes one by one
+through the mapping (which turns the storage back into a dict), then compact the copy.
+The rewritten copy must be the very same storage -- the same shared variant and the
+same stored objects, so that caches keyed by identity (autoclusters) see no difference --
+and read and print as the plain copy does.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import classad
+from classad import layout
+from classad.layout import SharedAttrs
+from classad.parser import parse_expr
+
+SETTINGS = settings(max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+
+# Values that tell the storage's cases apart: plain literals stored bare, values Python calls
+# equal but the language does not (1, 1.0 and true; 0.0 and -0.0), expressions and other
+# literals stored as nodes.
+_TEXTS = ("0", "1", "1.0", "true", "false", "0.0", "-0.0", '"a"', '"A"', "undefined", "x + 1", "{1, 2}", "[q = 1]")
+# One node per text, shared by the ads that pick it (as a reader shares them), and a fresh
+# parse of the same text (equal, not identical).
+_SHARED = [parse_expr(t) for t in _TEXTS]
+_NODES = st.one_of(st.sampled_from(_SHARED), st.sampled_from(_TEXTS).map(parse_expr))
+_NAMES = ("Alpha", "beta", "GAMMA", "x", "Delta")
+
+
+def _family(tag: int, rows: list[list]) -> list[classad.ClassAd]:
+    """Ads with the same names (a fresh layout per example) and the values of ``rows``."""
+    names = (*_NAMES, f"Tag{tag}")
+    return [classad.ClassAd.from_nodes(tuple(zip(names, (*row, _SHARED[0])))) for row in rows]
+
+
+def _plain_path(ad: classad.ClassAd, deleted, names, nodes, equal_values: bool) -> classad.ClassAd:
+    out = classad.ClassAd(ad)
+    for name in deleted:
+        if name in out:
+            del out[name]
+    for name, node in zip(names, nodes):
+        out.set_node(name, node)
+    return out.compact(equal_values=equal_values)
+
+
+def _same_storage(ours: classad.ClassAd, plain: classad.ClassAd) -> None:
+    a, b = ours._attrs, plain._attrs
+    assert type(a) is type(b)
+    if type(a) is SharedAttrs:
+        assert tuple.__len__(a) == tuple.__len__(b)
+        assert all(x is y for x, y in zip(tuple.__iter__(a), tuple.__iter__(b)))
+    else:
+        assert a.keys() == b.keys() and all(a[k][0] == b[k][0] and a[k][1] is b[k][1] for k in a)
+    assert ours.printOld() == plain.printOld()
+    assert str(ours) == str(plain)
+    assert ours == plain
+
+
+_EDIT_NAMES = st.sampled_from(["alpha", "BETA", "Gamma", "x", "delta", "New", "new", "Other", "missing"])
+
+
+@SETTINGS
+@given(
+    rows=st.lists(st.lists(_NODES, min_size=5, max_size=5), min_size=1, max_size=6),
+    tag=st.integers(0, 10**9),
+    deleted=st.lists(_EDIT_NAMES, max_size=3).map(tuple),
+    writes=st.lists(st.tuples(_EDIT_NAMES, _NODES), max_size=4),
+    compact_equal=st.booleans(),
+    write_equal=st.booleans(),
+)
+def test_a_rewritten_ad_is_the_compacted_written_copy(
+    rows, tag, deleted, writes, compact_equal: bool, write_equal: bool
+) -> None:
+    """Every ad of a family gets the same deletions and writes (so all but the first find
+    the result's layout known and take the path without a dict); each result is the plain
+    path's, and the ad written is unchanged."""
+    ads = [ad.compact(equal_values=compact_equal) for ad in _family(tag, rows)]
+    names = tuple(n for n, _ in writes)
+    # The first ad compacted with the written names becomes their layout's template, so
+    # both paths must find that layout made already (by a throwaway copy).
+    _plain_path(ads[0], deleted, names, [node for _, node in writes], write_equal)
+    for ad in ads:
+        nodes = [node for _, node in writes]
+        before = ad.printOld()
+        plain = _plain_path(ad, deleted, names, nodes, write_equal)
+        ours = ad.rewritten(names, nodes, deleted=deleted, equal_values=write_equal)
+        _same_storage(ours, plain)
+        assert ad.printOld() == before
+        assert ours.parent is None
+
+
+@SETTINGS
+@given(
+    rows=st.lists(st.lists(_NODES, min_size=5, max_size=5), min_size=2, max_size=4),
+    tag=st.integers(0, 10**9),
+    steps=st.lists(st.tuples(st.lists(_EDIT_NAMES, max_size=2), _EDIT_NAMES, _NODES), min_size=1, max_size=5),
+)
+def test_rewrites_in_a_row_stay_the_plain_path(rows, tag, steps) -> None:
+    """A chain of rewrites (a slot claimed, released, claimed again) against the same chain
+    of plain copies, on every ad of a family."""
+    ads = [ad.compact() for ad in _family(tag, rows)]
+    throwaway = ads[0]
+    for deleted, name, node in steps:  # each step's layout made first (see above)
+        throwaway = _plain_path(throwaway, tuple(deleted), (name,), [node], True)
+    for ad in ads:
+        ours, plain = ad, ad
+        for deleted, name, node in steps:
+            ours = ours.rewritten((name,), [node], deleted=tuple(deleted))
+            plain = _plain_path(plain, tuple(deleted), (name,), [node], True)
+            _same_storage(ours, plain)
+
+
+def test_the_second_ad_takes_the_path_without_a_dict(monkeypatch) -> None:
+    """Once the written list of names has a layout, an ad of the family is rewritten
+    without building a dict (the fallback is made to fail to show it is not taken)."""
+    first, second = _family(7, [[parse_expr(str(i)) for i in range(5)], [parse_expr(str(-i)) for i in range(5)]])
+    first.compact(), second.compact()
+    names, nodes = ("beta", "Claimed"), [parse_expr('"b"'), parse_expr("true")]
+    made = first.rewritten(names, nodes, deleted=("x",))
+    monkeypatch.setattr(layout, "_write", None)
+    again = second.rewritten(names, nodes, deleted=("x",))
+    assert again._attrs.layout is made._attrs.layout
+    assert [again[k] for k in ("alpha", "beta", "gamma", "delta", "claimed")] == [0, "b", -2, -4, True]
+    assert "x" not in again and list(again) == list(made)
+
+
+def test_a_dict_ad_is_written_as_a_dict() -> None:
+    """An ad that was never compacted gets a written dict, its spellings kept."""
+    ad = classad.ClassAd('[Alpha = 1; Beta = "b"; Gone = 3]')
+    out = ad.rewritten(("ALPHA", "New"), [parse_expr("2"), parse_expr("x + 1")], deleted=("gone", "absent"))
+    assert type(out._attrs) is dict
+    assert out.spellings() == ("Alpha", "Beta", "New")
+    assert (out["alpha"], out["beta"], str(out.lookup("new"))) == (2, "b", "x + 1")
+    assert ad.spellings() == ("Alpha", "Beta", "Gone") and ad["alpha"] == 1
