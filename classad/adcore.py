@@ -158,13 +158,14 @@ class AdCore:
     def rewritten(
         self,
         names: tuple[str, ...],
-        nodes: Sequence[ast.Node],
+        nodes: Sequence[Any],
         *,
         deleted: tuple[str, ...] = (),
         equal_values: bool = True,
     ) -> Any:
         """A top-level copy of this ad without the attributes ``deleted`` (those it has),
-        then with ``names[i]`` set to ``nodes[i]`` (keeping an existing spelling).  The copy
+        then with ``names[i]`` set to ``nodes[i]`` (keeping an existing spelling), where a
+        plain ``bool``/``int``/``float``/``str`` value stands for a new literal of it.  The copy
         of a compacted ad is compacted as :meth:`compact` (with ``equal_values``) would
         leave the written copy, usually without a dict of every attribute on the way: a
         compacted ad stays cheap to write.  The copy of any other ad is a dict again."""

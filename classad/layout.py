@@ -357,8 +357,6 @@ def compact(attrs: dict[str, Entry], *, equal_values: bool = True) -> "dict[str,
 # and compacting it again costs a step per attribute; rewrite() gives the very same
 # storage in steps per value the ad keeps itself.
 
-_TAKE, _CONST, _NEW = 0, 1, 2
-
 
 class _Move:
     """What deleting some names and then writing others makes of the ads of one layout:
@@ -371,30 +369,53 @@ class _Move:
         self.source, self.target = source, target
         self.kept = kept  # (new place, old place) of the attributes kept as they were
         self.writes = writes  # (new place, index of the write)
-        self._plans: dict[Variant, tuple] = {}
+        self._plans: dict[Variant, _Steps] = {}
 
-    def plan(self, variant: Variant) -> tuple:
-        """``(place, kind, ref)`` in place order for an ad of ``variant``: a value of the
-        ad's tuple (``_TAKE``, its index), a template value of the old layout that is not
-        the new one's (``_CONST``, the stored value), or a write (``_NEW``, its index)."""
+    def plan(self, variant: Variant) -> "_Steps":
+        """How an ad of ``variant`` becomes an ad of the target layout (remembered)."""
         got = self._plans.get(variant)
         if got is None:
-            old, new = self.source.template, self.target.template
-            steps = [(q, _NEW, i) for q, i in self.writes]
-            for q, p in self.kept:
-                s = variant.source[p]
-                if s:
-                    steps.append((q, _TAKE, s))
-                elif old[p] is not new[q]:
-                    steps.append((q, _CONST, plain_form(old[p])))
             if len(self._plans) >= VARIANT_LIMIT:
                 self._plans.clear()
-            got = self._plans[variant] = tuple(sorted(steps, key=_first))
+            got = self._plans[variant] = _Steps(self, variant)
         return got
 
 
-def _first(step: tuple) -> int:
-    return step[0]  # type: ignore[no-any-return]
+class _Steps:
+    """The places of the result an ad of one variant keeps itself, by where their values
+    come from: values of the ad's tuple (``take``), template values of the old layout
+    that are not the new one's (``consts``), the writes (``writes``); and the order that
+    puts the three, concatenated, in place order."""
+
+    __slots__ = ("take", "check", "consts", "writes", "order", "places", "bare", "_variant")
+
+    def __init__(self, move: _Move, variant: Variant) -> None:
+        old, new = move.source.template, move.target.template
+        take: list[tuple[int, int]] = []
+        consts: list[tuple[int, Stored]] = []
+        for q, p in move.kept:
+            s = variant.source[p]
+            if s:
+                take.append((q, s))
+            elif old[p] is not new[q]:
+                consts.append((q, plain_form(old[p])))
+        self.take = tuple(s for _, s in take)
+        # A value the ad keeps is never the node of its own layout's template; another
+        # layout's template may hold that very node (then it is left to the template).
+        self.check = None if move.source is move.target else tuple(new[q] for q, _ in take)
+        self.consts = tuple(v for _, v in consts)
+        self.writes = move.writes
+        at = [q for q, _ in take] + [q for q, _ in consts] + [q for q, _ in move.writes]
+        self.order = tuple(sorted(range(len(at)), key=at.__getitem__))
+        self.places = tuple(at[k] for k in self.order)
+        self.bare = tuple(move.target.bare[q] for q in self.places)
+        self._variant: Optional[Variant] = None
+
+    def variant(self, target: Layout) -> Optional[Variant]:
+        """The target's variant that keeps exactly ``places``."""
+        if self._variant is None:
+            self._variant = target.variant(self.places)
+        return self._variant
 
 
 def _move(layout: Layout, deleted: tuple[str, ...], names: tuple[str, ...]) -> Optional[_Move]:
@@ -426,7 +447,8 @@ def _move(layout: Layout, deleted: tuple[str, ...], names: tuple[str, ...]) -> O
 
 def written(attrs: dict[str, Entry], deleted: tuple[str, ...], names: tuple[str, ...], nodes: Any) -> dict[str, Entry]:
     """``attrs`` (not changed) without the names ``deleted`` and then with each of ``names``
-    set to its node of ``nodes``, keeping an existing spelling: a new dict."""
+    set to its node of ``nodes`` (a plain ``bool``/``int``/``float``/``str`` value stands for
+    a new literal of it), keeping an existing spelling: a new dict."""
     return _write(dict(attrs), deleted, names, nodes)
 
 
@@ -434,6 +456,8 @@ def _write(out: dict[str, Entry], deleted: tuple[str, ...], names: tuple[str, ..
     for name in deleted:
         out.pop(name.lower(), None)
     for name, node in zip(names, nodes):
+        if node.__class__ in _BARE:
+            node = _literal(node)
         key = name.lower()
         had = out.get(key)
         out[key] = (had[0] if had is not None else name, node)
@@ -450,37 +474,59 @@ def rewrite(
 ) -> "dict[str, Entry] | SharedAttrs":
     """Exactly ``compact(written(attrs.to_dict(), deleted, names, nodes), equal_values=...)``,
     without the dict when the result's layout and variant are known already: only the
-    values the ad keeps itself and the written ones are looked at."""
+    values the ad keeps itself and the written ones are looked at, most of them at C speed."""
     variant: Variant = _item(attrs, 0)
     layout = variant.layout
     move = _move(layout, deleted, names) if variant is not layout.whole else None
     if move is not None:
         target = move.target
-        template = target.template
-        places: list[int] = []
-        values: list[Stored] = []
-        for q, kind, ref in move.plan(variant):
-            if kind == _TAKE:
-                v = _item(attrs, ref)
-                if v is template[q]:
-                    continue
-            elif kind == _CONST:
-                v = ref
-            else:
-                v = nodes[ref]
-                if v is template[q]:
-                    continue
-                if v.__class__ is _literal and v.value.__class__ in _BARE:
-                    v = v.value
-            places.append(q)
-            values.append(v)
-        if equal_values and True in map(eq, values, map(target.bare.__getitem__, places)):
-            keep = [not _same_value(v, target.bare[p]) for v, p in zip(values, places)]
-            places, values = list(compress(places, keep)), list(compress(values, keep))
-        found = target.variant(tuple(places))
-        if found is not None:
-            return tuple.__new__(SharedAttrs, (found, *values))
+        steps = move.plan(variant)
+        taken = tuple(map(_item, repeat(attrs, len(steps.take)), steps.take))
+        if steps.check is None or all(map(is_not, taken, steps.check)):
+            written, left = _bare_writes(steps.writes, nodes, target.template)
+            values = list(map((taken + steps.consts + written).__getitem__, steps.order))
+            found = _variant_of(target, steps, values, equal_values, left)
+            if found is not None:
+                return tuple.__new__(SharedAttrs, (found, *values))
     return compact(_write(attrs.to_dict(), deleted, names, nodes), equal_values=equal_values)
+
+
+def _bare_writes(writes: tuple, nodes: Any, template: tuple) -> tuple[tuple, bool]:
+    """The stored form of each write, and whether one is its place's template node itself
+    (the template then holds it: :data:`_TEMPLATE` stands in its place)."""
+    out = []
+    left = False
+    for q, i in writes:
+        v = nodes[i]
+        if v.__class__ in _BARE:
+            out.append(v)
+        elif v is template[q]:
+            left = True
+            out.append(_TEMPLATE)
+        else:
+            out.append(v.value if v.__class__ is _literal and v.value.__class__ in _BARE else v)
+    return tuple(out), left
+
+
+_TEMPLATE = object()
+
+
+def _variant_of(target: Layout, steps: _Steps, values: list, equal_values: bool, left: bool) -> Optional[Variant]:
+    """The variant of the result whose own values are ``values`` at ``steps.places``; a
+    value left to the template (:data:`_TEMPLATE`, or with ``equal_values`` a plain literal
+    equal to the template's, as :func:`compact` leaves it) is dropped from ``values``."""
+    if not left and (not equal_values or True not in map(eq, values, steps.bare)):
+        return steps.variant(target)
+    drop = [k for k, v in enumerate(values) if v is _TEMPLATE] if left else []
+    if equal_values:
+        equal = compress(range(len(values)), map(eq, values, steps.bare))
+        drop += [k for k in equal if _same_value(values[k], steps.bare[k])]
+    if not drop:
+        return steps.variant(target)
+    places = list(steps.places)
+    for k in sorted(drop, reverse=True):
+        del places[k], values[k]
+    return target.variant(tuple(places))
 
 
 __all__ = [

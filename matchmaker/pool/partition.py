@@ -220,9 +220,8 @@ def with_values(
     values) written: a compacted ad's copy stays compacted, as the slot records compact it
     (``equal_values``: see :meth:`classad.ClassAd.compact`; job records pass False), without
     a dict of all its attributes on the way (:meth:`classad.adcore.AdCore.rewritten`)."""
-    return ad.rewritten(  # type: ignore[no-any-return]
-        tuple(values), [python_to_node(v) for v in values.values()], deleted=deleted, equal_values=equal_values
-    )
+    nodes = [v if type(v) in _PLAIN else python_to_node(v) for v in values.values()]
+    return ad.rewritten(tuple(values), nodes, deleted=deleted, equal_values=equal_values)  # type: ignore[no-any-return]
 
 
 def _tidy(v: float) -> float:

@@ -27,6 +27,8 @@ _TEXTS = ("0", "1", "1.0", "true", "false", "0.0", "-0.0", '"a"', '"A"', "undefi
 _SHARED = [parse_expr(t) for t in _TEXTS]
 _NODES = st.one_of(st.sampled_from(_SHARED), st.sampled_from(_TEXTS).map(parse_expr))
 _NAMES = ("Alpha", "beta", "GAMMA", "x", "Delta")
+# What a write may give: a node, or a plain Python value standing for a new literal of it.
+_WRITTEN = st.one_of(_NODES, st.sampled_from([0, 1, -1, 1.0, 0.0, -0.0, True, False, "a", "A", ""]))
 
 
 def _family(tag: int, rows: list[list]) -> list[classad.ClassAd]:
@@ -41,7 +43,7 @@ def _plain_path(ad: classad.ClassAd, deleted, names, nodes, equal_values: bool) 
         if name in out:
             del out[name]
     for name, node in zip(names, nodes):
-        out.set_node(name, node)
+        out[name] = node  # a plain value becomes a literal, a node is stored as it is
     return out.compact(equal_values=equal_values)
 
 
@@ -66,7 +68,7 @@ _EDIT_NAMES = st.sampled_from(["alpha", "BETA", "Gamma", "x", "delta", "New", "n
     rows=st.lists(st.lists(_NODES, min_size=5, max_size=5), min_size=1, max_size=6),
     tag=st.integers(0, 10**9),
     deleted=st.lists(_EDIT_NAMES, max_size=3).map(tuple),
-    writes=st.lists(st.tuples(_EDIT_NAMES, _NODES), max_size=4),
+    writes=st.lists(st.tuples(_EDIT_NAMES, _WRITTEN), max_size=4),
     compact_equal=st.booleans(),
     write_equal=st.booleans(),
 )
@@ -95,7 +97,7 @@ def test_a_rewritten_ad_is_the_compacted_written_copy(
 @given(
     rows=st.lists(st.lists(_NODES, min_size=5, max_size=5), min_size=2, max_size=4),
     tag=st.integers(0, 10**9),
-    steps=st.lists(st.tuples(st.lists(_EDIT_NAMES, max_size=2), _EDIT_NAMES, _NODES), min_size=1, max_size=5),
+    steps=st.lists(st.tuples(st.lists(_EDIT_NAMES, max_size=2), _EDIT_NAMES, _WRITTEN), min_size=1, max_size=5),
 )
 def test_rewrites_in_a_row_stay_the_plain_path(rows, tag, steps) -> None:
     """A chain of rewrites (a slot claimed, released, claimed again) against the same chain
@@ -117,10 +119,10 @@ def test_the_second_ad_takes_the_path_without_a_dict(monkeypatch) -> None:
     without building a dict (the fallback is made to fail to show it is not taken)."""
     first, second = _family(7, [[parse_expr(str(i)) for i in range(5)], [parse_expr(str(-i)) for i in range(5)]])
     first.compact(), second.compact()
-    names, nodes = ("beta", "Claimed"), [parse_expr('"b"'), parse_expr("true")]
-    made = first.rewritten(names, nodes, deleted=("x",))
+    names = ("beta", "Claimed")
+    made = first.rewritten(names, [parse_expr('"b"'), parse_expr("true")], deleted=("x",))
     monkeypatch.setattr(layout, "_write", None)
-    again = second.rewritten(names, nodes, deleted=("x",))
+    again = second.rewritten(names, [parse_expr('"b"'), parse_expr("true")], deleted=("x",))
     assert again._attrs.layout is made._attrs.layout
     assert [again[k] for k in ("alpha", "beta", "gamma", "delta", "claimed")] == [0, "b", -2, -4, True]
     assert "x" not in again and list(again) == list(made)
