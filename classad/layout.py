@@ -482,12 +482,15 @@ def rewrite(
         target = move.target
         steps = move.plan(variant)
         taken = tuple(map(_item, repeat(attrs, len(steps.take)), steps.take))
-        if steps.check is None or all(map(is_not, taken, steps.check)):
-            written, left = _bare_writes(steps.writes, nodes, target.template)
-            values = list(map((taken + steps.consts + written).__getitem__, steps.order))
-            found = _variant_of(target, steps, values, equal_values, left)
-            if found is not None:
-                return tuple.__new__(SharedAttrs, (found, *values))
+        written, left = _bare_writes(steps.writes, nodes, target.template)
+        if steps.check is not None and not all(map(is_not, taken, steps.check)):
+            # A value the ad kept is the new template's very node: the template holds it.
+            taken = tuple(_TEMPLATE if v is t else v for v, t in zip(taken, steps.check))
+            left = True
+        values = list(map((taken + steps.consts + written).__getitem__, steps.order))
+        found = _variant_of(target, steps, values, equal_values, left)
+        if found is not None:
+            return tuple.__new__(SharedAttrs, (found, *values))
     return compact(_write(attrs.to_dict(), deleted, names, nodes), equal_values=equal_values)
 
 

@@ -75,14 +75,15 @@ _EDIT_NAMES = st.sampled_from(["alpha", "BETA", "Gamma", "x", "delta", "New", "n
 def test_a_rewritten_ad_is_the_compacted_written_copy(
     rows, tag, deleted, writes, compact_equal: bool, write_equal: bool
 ) -> None:
-    """Every ad of a family gets the same deletions and writes (so all but the first find
-    the result's layout known and take the path without a dict); each result is the plain
-    path's, and the ad written is unchanged."""
+    """Every ad of a family gets the same deletions and writes (finding the result's layout
+    known, so taking the path without a dict); each result is the plain path's, and the ad
+    written is unchanged."""
     ads = [ad.compact(equal_values=compact_equal) for ad in _family(tag, rows)]
     names = tuple(n for n, _ in writes)
-    # The first ad compacted with the written names becomes their layout's template, so
-    # both paths must find that layout made already (by a throwaway copy).
-    _plain_path(ads[0], deleted, names, [node for _, node in writes], write_equal)
+    # The first ad compacted with the written names becomes their layout's template, so both
+    # paths must find that layout made already: by a throwaway copy of the last ad (not the
+    # template of the family's own layout, so that a value an ad keeps may be the new one's).
+    _plain_path(ads[-1], deleted, names, [node for _, node in writes], write_equal)
     for ad in ads:
         nodes = [node for _, node in writes]
         before = ad.printOld()
@@ -103,7 +104,7 @@ def test_rewrites_in_a_row_stay_the_plain_path(rows, tag, steps) -> None:
     """A chain of rewrites (a slot claimed, released, claimed again) against the same chain
     of plain copies, on every ad of a family."""
     ads = [ad.compact() for ad in _family(tag, rows)]
-    throwaway = ads[0]
+    throwaway = ads[-1]
     for deleted, name, node in steps:  # each step's layout made first (see above)
         throwaway = _plain_path(throwaway, tuple(deleted), (name,), [node], True)
     for ad in ads:
