@@ -63,7 +63,7 @@ CLASSAD_LAYERS = [
 SUBPACKAGE_LAYERS = {
     "classad.columnar": [
         ["column"],
-        ["functions", "generations", "memo", "ops", "ranks"],
+        ["families", "functions", "generations", "memo", "ops", "ranks"],
         ["table"],
         ["rowonly"],
         ["compile"],

@@ -40,12 +40,21 @@ from .column import (
     Values,
     as_column,
 )
+from .families import Family, Hole, variants
 from .functions import NUMERIC
 from .memo import ABSENT, MemoEntry, Reads, SharedMemo, token
 from .rowonly import Kept, RowOnly
 from .table import HOLDS_EXPR, HOLDS_NOTHING, AdTable
 
 ROW, FIXED = 0, 1
+
+# No variants found among an attribute's expressions (AttrColumn.variants).
+_NO_VARIANTS = False
+
+
+class _TemplateFallback(Exception):
+    """A family's template met what the scalar evaluator would have to answer."""
+
 
 # Names whose lookup involves more than the ad's own attributes and its partner.
 _WEIRD = frozenset(
@@ -160,6 +169,10 @@ class Run:
         # TARGET.x / OTHER.x in the fixed ad's expressions name the row's attributes, unless
         # the fixed ad defines ``target`` or ``other`` itself.
         self.partner_plain = "target" not in self.fixed_attrs and "other" not in self.fixed_attrs
+        # The families being evaluated (classad.columnar.families): their rows and hole
+        # columns by family key, and the ids of their template nodes.
+        self._holes: dict[int, tuple[np.ndarray, list[Column]]] = {}
+        self._template_ids: frozenset = frozenset()
 
     def note(self, key: Any, tok: Any) -> None:
         """Record a read of the fixed ad (token None: a read that cannot be shared)."""
@@ -170,6 +183,8 @@ class Run:
 
     def scalar(self, node: ast.Node, scope: int, rows: np.ndarray, active: frozenset) -> Column:
         """``node`` evaluated by the scalar evaluator on ``rows``."""
+        if self._template_ids and id(node) in self._template_ids:
+            raise _TemplateFallback
         st, fixed, ads = self.st, self.fixed, self.t.ads
         if self.recording and len(rows):
             self.note(("scalar",), None)
@@ -247,6 +262,10 @@ class Run:
             return self.call(node, scope, rows, active)
         if t is ast.ListExpr and all(type(i) is ast.Literal for i in node.items):
             return Const(ListValue(node.items, self.fixed if scope == FIXED else None))
+        if t is Hole:
+            held, cols = self._holes[node.family]
+            col = cols[node.k]
+            return col if len(rows) == len(held) else col.take(np.searchsorted(held, rows))
         return self.scalar(node, scope, rows, active)
 
     def row_only_value(self, node: Any, rows: np.ndarray, active: frozenset) -> Optional[Values]:
@@ -465,6 +484,8 @@ class Run:
             if len(ac.nodes) == 1:
                 col.put(pos, self.ev(ac.nodes[0], ROW, rows[pos], inner))
             elif len(pos):
+                pos, groups = self._by_family(ac, col, rows, pos, groups, inner)
+            if len(ac.nodes) > 1 and len(pos):
                 # Each group's positions in one pass (a stable sort keeps them ascending),
                 # the groups in ascending order.
                 order = np.argsort(groups, kind="stable")
@@ -474,6 +495,60 @@ class Run:
                     gpos = pos[order[start:end]]
                     col.put(gpos, self.ev(ac.nodes[int(ordered[start])], ROW, rows[gpos], inner))
         return col
+
+    def _by_family(
+        self, ac: Any, col: Column, rows: np.ndarray, pos: np.ndarray, groups: np.ndarray, inner: frozenset
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Put into ``col`` the values of the expression rows at ``pos`` whose expression
+        belongs to a family (:mod:`classad.columnar.families`), each family evaluated once;
+        the positions and groups left to evaluate one expression at a time."""
+        found = ac.variants
+        if found is None:
+            found = ac.variants = variants(ac.nodes, _pure) or _NO_VARIANTS
+        if found is _NO_VARIANTS:
+            return pos, groups
+        fam_of = np.asarray(found.family_of, dtype=np.int64)[groups]
+        left = fam_of < 0
+        for f, fam in enumerate(found.families):
+            at = np.nonzero(fam_of == f)[0]
+            if len(at) < 2:
+                left[at] = True
+                continue
+            v = self.family_values(fam, found.values, rows[pos[at]], groups[at], inner)
+            if v is None:
+                left[at] = True
+            else:
+                col.put(pos[at], v)
+        return pos[left], groups[left]
+
+    def family_values(
+        self, fam: Family, values: list, rows: np.ndarray, groups: np.ndarray, inner: frozenset
+    ) -> Optional[Values]:
+        """The template of ``fam`` on ``rows`` (each row's literals those of its expression,
+        ``groups``), None when it cannot stand for the expressions: it names a row
+        attribute that holds expressions, or it meets a scalar fallback."""
+        for name in fam.names:
+            if self.t.column(name).nodes:
+                return None
+        members, local = np.unique(groups, return_inverse=True)
+        member_values = [values[g] for g in members.tolist()]
+        holes = [
+            Column.of_values([lits[k] for lits in member_values], self.pool).take(local.reshape(-1))
+            for k in range(len(member_values[0]))
+        ]
+        saved = self._holes.get(fam.key), self._template_ids
+        self._holes[fam.key] = (rows, holes)
+        self._template_ids = saved[1] | fam.ids
+        try:
+            return self.ev(fam.template, ROW, rows, inner)
+        except _TemplateFallback:
+            return None
+        finally:
+            self._template_ids = saved[1]
+            if saved[0] is None:
+                del self._holes[fam.key]
+            else:
+                self._holes[fam.key] = saved[0]
 
     def _current_tokens(self, keys: tuple, rows: np.ndarray) -> Optional[tuple]:
         """What this run's fixed ad gives for the reads ``keys`` (None: not comparable)."""
@@ -830,12 +905,16 @@ class Run:
         other = np.zeros(n, bool)
         keys = []
         for c in cols:
-            other |= c.kind == K_OTHER
             k = c.kind
+            objects = _literal_lists(c)
+            if objects is None:
+                other |= k == K_OTHER
             payload = np.where(
                 (k == K_INT) | (k == K_BOOL),
                 c.i,
-                np.where(k == K_REAL, c.f.view(np.int64), np.where(k == K_STR, c.s, 0)),
+                np.where(
+                    k == K_REAL, c.f.view(np.int64), np.where(k == K_STR, c.s, objects if objects is not None else 0)
+                ),
             )
             keys.append(k.astype(np.int64))
             keys.append(payload)
@@ -854,6 +933,27 @@ class Run:
             pos = np.nonzero(other)[0]
             out.put(pos, self.scalar(node, scope, rows[pos], active))
         return out
+
+
+def _literal_lists(col: Column) -> Optional[np.ndarray]:
+    """For a column whose other values (if any) are all lists of literals: a number per row
+    telling those lists apart by identity (a function of such a list depends on its
+    elements alone, whatever ad it was written in); None when some other value is not one."""
+    if col.o is None:
+        return None
+    at = np.nonzero(col.kind == K_OTHER)[0]
+    ids: dict[int, int] = {}
+    out = np.zeros(len(col.kind), np.int64)
+    objects = col.o
+    for r in at.tolist():
+        v = objects[r]
+        code = ids.get(id(v))
+        if code is None:
+            if type(v) is not ListValue or v.nodes is None or not all(type(x) is ast.Literal for x in v.nodes):
+                return None
+            code = ids[id(v)] = len(ids)
+        out[r] = code
+    return out
 
 
 def _clip(rows: Optional[np.ndarray]) -> Optional[np.ndarray]:

@@ -36,7 +36,7 @@ HOLDS_LITERAL, HOLDS_NOTHING, HOLDS_EXPR = 0, 1, 2
 class AttrColumn:
     """One attribute over the table: literal values, and which rows hold what."""
 
-    __slots__ = ("values", "holds", "group", "nodes", "all_literal", "any_missing", "one_expr", "kind")
+    __slots__ = ("values", "holds", "group", "nodes", "all_literal", "any_missing", "one_expr", "kind", "variants")
 
     def __init__(self, values: Column, holds: np.ndarray, group: np.ndarray, nodes: list) -> None:
         self.values = values  # literal rows' values (others: Undefined)
@@ -51,6 +51,8 @@ class AttrColumn:
         kinds = values.kind
         first = int(kinds[0]) if len(kinds) else -1
         self.kind = first if first >= 0 and not bool((kinds != first).any()) else -1
+        # The families of ``nodes`` (classad.columnar.families), found on first use.
+        self.variants: Any = None
 
     def take(self, rows: np.ndarray) -> Column:
         """The values at positions ``rows``, as a new column.  A column of one kind gathers

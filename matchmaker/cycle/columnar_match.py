@@ -173,9 +173,21 @@ def build(
     keys = run.sort_keys(rows, state, rank_errors)
     if keys is None:
         return None
-    order = np.lexsort((slots.index[rows], keys[3], -state, keys[2], keys[1], keys[0]))
+    order = candidate_order([keys[0], keys[1], keys[2], -state, keys[3]])
     run.out.items = LazyCandidates(slots, rows[order], state[order], [k[order] for k in keys])  # type: ignore[assignment]
     return run.out
+
+
+def candidate_order(keys: list[np.ndarray]) -> np.ndarray:
+    """The positions sorted ascending by ``keys`` (the first the most significant), ties
+    left in position order -- the slot list order, as the rows are ascending.  Keys that
+    are the same on every row order nothing and are left out of the (stable) sort."""
+    varying = [k for k in keys if len(k) > 1 and k.min() != k.max()]
+    if not varying:
+        return np.arange(len(keys[0]) if keys else 0)
+    if len(varying) == 1:
+        return np.argsort(varying[0], kind="stable")
+    return np.lexsort(varying[::-1])
 
 
 class _RequestColumns:
@@ -335,4 +347,4 @@ class _RequestColumns:
         return keys
 
 
-__all__ = ["LazyCandidates", "MatcherParts", "SlotTable", "build", "table_of"]
+__all__ = ["LazyCandidates", "MatcherParts", "SlotTable", "build", "candidate_order", "table_of"]

@@ -1,0 +1,129 @@
+"""Expressions that differ only in their literals (one family, evaluated through one
+template) against the scalar evaluator, row by row."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from classad import ClassAd, set_strict_mode
+from classad.ad import value_to_python
+from classad.columnar import AdTable, evaluate_attribute
+from classad.columnar.families import variants
+from classad.evaluate import new_state
+from classad.testing import canonical
+
+NOW = 1_700_000_000.0
+
+# Shapes with holes {0}, {1}, {2}: the rows of a table hold a few shapes, each with its own literals.
+SHAPES = [
+    "(KeyboardIdle > {0}) && ((LoadAvg - CondorLoadAvg) <= {1} || State =!= {2}) && member(TARGET.Owner, {0})",
+    "(KeyboardIdle > 15 * 60) && (TARGET.Owner =!= {0}) && LoadAvg <= {1}",
+    "member(TARGET.Owner, {0}) ? {1} : {2}",
+    "ifThenElse(KeyboardIdle > {0}, LoadAvg * {1}, strcat({2}, State))",
+    "KeyboardIdle + {0}",
+    "{0} / KeyboardIdle + {1} % LoadAvg",
+    "isString({0}) || {1} =?= TARGET.Owner",
+    "toLower({0}) == TARGET.Owner && stringListMember(TARGET.Owner, {1})",
+    "(MY.KeyboardIdle ?: {0}) - {1} >= TARGET.Size",
+    "-{0} < Missing || !{1}",
+]
+LITERALS = [
+    "0",
+    "1",
+    "-1",
+    "900",
+    "2.5",
+    "-0.0",
+    "0.3",
+    '"x"',
+    '"alice"',
+    '"ALICE"',
+    '"bob"',
+    '"alice,bob"',
+    '"Unclaimed"',
+    "true",
+    "false",
+    "undefined",
+    "error",
+    '{"alice", "bob"}',
+    '{"ALICE"}',
+    '{1, 2.0, "x"}',
+    "{}",
+    "9223372036854775807",
+    "1e308",
+]
+_lits = st.sampled_from(LITERALS)
+_row = st.tuples(
+    st.integers(0, 2),
+    st.tuples(_lits, _lits, _lits),
+    st.sampled_from(["0", "2000", "1.5", '"x"', "undefined"]),
+    st.sampled_from(["0.1", "0.5", "-3", "undefined"]),
+    st.sampled_from(['"Unclaimed"', '"Claimed"', "3"]),
+)
+
+
+def _same(col_values: list, expected: list) -> None:
+    got = [canonical(value_to_python(v)) for v in col_values]
+    want = [canonical(value_to_python(v)) for v in expected]
+    assert got == want
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    shapes=st.lists(st.sampled_from(SHAPES), min_size=1, max_size=3),
+    rows=st.lists(_row, min_size=2, max_size=12),
+    owner=st.sampled_from(['"alice"', '"ALICE"', '"bob"', "undefined", "3", "{1}"]),
+    size=st.sampled_from(["0", "1000", '"x"']),
+    strict=st.booleans(),
+    compact=st.booleans(),
+)
+def test_variants_match_scalar(shapes, rows, owner, size, strict, compact):
+    """Each row's ``Pol`` is one of a few shapes filled with its own literals: a family per
+    shape evaluated through one template gives every row the value of its own expression."""
+    ads = []
+    for which, lits, idle, load, state in rows:
+        text = shapes[which % len(shapes)].format(*lits)
+        try:
+            ad = ClassAd(
+                f"[Pol = {text}; KeyboardIdle = {idle}; LoadAvg = {load}; CondorLoadAvg = 0.1; State = {state}]"
+            )
+        except Exception:
+            continue
+        ads.append(ad.compact() if compact else ad)
+    fixed = ClassAd(f"[Owner = {owner}; Size = {size}]")
+    set_strict_mode(strict)
+    try:
+        table = AdTable(ads)
+        expected = [r.evaluate("Pol", fixed, state=new_state(r, fixed, clock=lambda: NOW)) for r in ads]
+        for _ in range(2):  # the second time through the table's shared results
+            col = evaluate_attribute(table, "Pol", row_side="my", other=fixed, state=new_state(clock=lambda: NOW))
+            _same(col.to_values(), expected)
+            every_other = np.arange(0, len(ads), 2)
+            col = evaluate_attribute(
+                table, "Pol", row_side="my", other=fixed, state=new_state(clock=lambda: NOW), rows=every_other
+            )
+            _same(col.to_values(), expected[::2])
+    finally:
+        set_strict_mode(False)
+
+
+def test_variants_group_what_differs_only_in_literals():
+    """Literals of the same type in the same places make one family; another type, another
+    tree, or a call that draws random numbers does not."""
+    from classad.columnar.compile import _pure
+    from classad.parser import parse_expr
+
+    texts = [
+        'member(TARGET.Owner, {"a", "b"}) && Cpus > 1',
+        'member(TARGET.Owner, {"c"}) && Cpus > 4',
+        'member(TARGET.Owner, {"d"}) && Cpus > 4.0',  # a real where the others have an int
+        'member(TARGET.Owner, {"e"}) && Cpus >= 4',  # another operator
+        "random(4) > 1",
+        "random(5) > 1",
+    ]
+    found = variants([parse_expr(t) for t in texts], _pure)
+    assert found is not None
+    assert found.family_of[0] == found.family_of[1] >= 0
+    assert found.family_of[2:] == [-1, -1, -1, -1]
+    assert [str(v) for v in found.values[1][1:]] == ["4"]
