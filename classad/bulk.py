@@ -17,18 +17,36 @@ import contextlib
 import gc
 from typing import Iterator
 
+_settled_depth = 0  # how many heap_settled blocks are open
+
 
 @contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(*, long_lived: bool = False) -> Iterator[None]:
     """Pause the cyclic collector for the ``with`` block; afterwards it is on again if it
-    was on before (also when the block raises)."""
+    was on before (also when the block raises).
+
+    ``long_lived`` says that what the block made is kept (a pool read from files): it then
+    goes straight to the collector's oldest generation (see :func:`_promote`).  Otherwise
+    the first allocation after the block starts a young collection that walks every object
+    the block made, only to find them all alive (a second or more for a large pool), and
+    the next older generation's collection walks them again."""
     was_on = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_on:
+            if long_lived:
+                _promote()
             gc.enable()
+
+
+def _promote() -> None:
+    """Move every object the collector tracks to its oldest generation, at once; within a
+    :func:`heap_settled` block, set them aside with that block's objects instead."""
+    gc.freeze()  # every generation into the permanent one (and the young count reset)
+    if _settled_depth == 0:
+        gc.unfreeze()  # the permanent generation into the oldest one
 
 
 class CollectorPause:
@@ -52,9 +70,6 @@ class CollectorPause:
         if self._taken:
             self._taken = False
             gc.enable()
-
-
-_settled_depth = 0
 
 
 @contextlib.contextmanager

@@ -350,6 +350,31 @@ def compact(attrs: dict[str, Entry], *, equal_values: bool = True) -> "dict[str,
     return tuple.__new__(SharedAttrs, (variant, *values))
 
 
+def shared_attrs(layout: Layout, own: tuple[int, ...], values: list[Stored]) -> SharedAttrs:
+    """What :func:`compact` gives for an ad of ``layout`` that holds the template's values
+    except at the places ``own`` (in increasing order), where it holds ``values`` in their
+    stored form (a plain literal as its bare value, see :meth:`SharedAttrs.stored_of`), none
+    of them the template's very node; an own plain literal equal to the template's is left
+    to the template (as with ``equal_values``)."""
+    if True in map(eq, values, map(layout.bare.__getitem__, own)):
+        keep = [not _same_value(v, layout.bare[p]) for v, p in zip(values, own)]
+        own, values = tuple(compress(own, keep)), list(compress(values, keep))
+    variant = layout.variant(own)
+    if variant is None:
+        variant = layout.whole
+        whole = [t if b is _NOT_BARE else b for b, t in zip(layout.bare, layout.template)]
+        for p, v in zip(own, values):
+            whole[p] = v
+        values = whole
+    return tuple.__new__(SharedAttrs, (variant, *values))
+
+
+def own_values(attrs: SharedAttrs) -> dict[int, Stored]:
+    """The places of its layout that ``attrs`` holds itself, with their stored values (the
+    rest are the template's)."""
+    return {p: _item(attrs, s) for p, s in _item(attrs, 0).own}
+
+
 # ---- writing a compacted ad without a dict ------------------------------------------------
 #
 # A simulation rewrites a few attributes of thousands of compacted ads every cycle (a
@@ -537,7 +562,9 @@ __all__ = [
     "Variant",
     "SharedAttrs",
     "Stored",
+    "shared_attrs",
     "compact",
+    "own_values",
     "plain_form",
     "rewrite",
     "written",

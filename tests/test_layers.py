@@ -71,7 +71,7 @@ SUBPACKAGE_LAYERS = {
         ["select"],
     ],
     "classad.formats": [
-        ["names", "sources"],
+        ["names", "old_compact", "sources"],
         ["detect", "old_format", "splitter", "xml_builder"],
         ["json_format", "new_format", "xml_format"],
     ],

@@ -60,11 +60,17 @@ def error_handler(on_error: OnError) -> Callable[[FormatError], Any]:
     raise ValueError(f"on_error must be 'raise', 'skip' or a callable, not {on_error!r}")
 
 
-def read_source(src: LineSource, parser: Any = ParserType.Auto, on_error: OnError = "raise") -> Iterator[ClassAd]:
-    """Ads from an open :class:`LineSource` (the format detected when ``parser`` is Auto)."""
+def read_source(
+    src: LineSource, parser: Any = ParserType.Auto, on_error: OnError = "raise", *, compacted: bool = False
+) -> Iterator[ClassAd]:
+    """Ads from an open :class:`LineSource` (the format detected when ``parser`` is Auto).
+    ``compacted`` lets the old-format reader hand out ads already compacted
+    (:meth:`ClassAd.compact`), for a caller that compacts every ad it keeps."""
     ptype = to_parser_type(parser)
     if ptype in (ParserType.Auto, ParserType.FileAuto):
         ptype = detect(src)
+    if ptype == ParserType.Old:
+        return old_format.iter_ads(src, error_handler(on_error), compacted=compacted)
     return _READERS[ptype](src, error_handler(on_error))
 
 

@@ -27,12 +27,15 @@ from .. import ast
 from ..ad import ClassAd, lower_key
 from ..bulk import CollectorPause
 from ..errors import FormatError, ParseError
+from ..layout import compact
 from ..lexemes import to_int, to_real
 from ..limits import LIMITS
 from ..parser import fast_literal, parse_expr, parse_old_value
 from ..printing.old_text import print_old, write_ad, write_ads
 from ..unparse import quote_name, quote_string
+from . import old_compact
 from .names import check_name
+from .old_compact import SIMPLE_VALUE as _SIMPLE_VALUE, learn, read_compacted
 from .sources import LineSource
 
 ErrorHandler = Callable[[FormatError], None]
@@ -231,6 +234,7 @@ def forget_lines() -> None:
     share); for a caller that has read a large dump and will read no more soon."""
     _clear_caches()
     _VALUES.clear()
+    old_compact.forget()
 
 
 def _remember(raw: str, key: str, pair: tuple[str, ast.Node]) -> None:
@@ -308,7 +312,6 @@ _set_fn = vars(ast.Node)["fn"].__set__  # the slot of the base class
 # The parts of a simple line (what _SIMPLE_LINE matches), checked apart: the name once per
 # distinct name (_SIMPLE_NAMES), the value once per distinct value text (_VALUES).
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SIMPLE_VALUE = re.compile(r'(-?(?:0|[1-9][0-9]*))|(-?[0-9]+\.[0-9]+)|"([^"\\\n\0]*)"')
 # Name as written -> (lower-case key, shared spelling), for names that are identifiers.
 _SIMPLE_NAMES: dict[str, tuple[str, str]] = {}
 
@@ -376,16 +379,23 @@ def _known_pairs(lines: list[str]) -> Optional[list[tuple[str, tuple[str, ast.No
     return pairs  # type: ignore[return-value]
 
 
-def iter_ads(src: LineSource, handle: ErrorHandler) -> Iterator[ClassAd]:
-    """Ads from old-format lines; bad lines go to ``handle`` and spoil only their ad."""
+def iter_ads(src: LineSource, handle: ErrorHandler, *, compacted: bool = False) -> Iterator[ClassAd]:
+    """Ads from old-format lines; bad lines go to ``handle`` and spoil only their ad.  With
+    ``compacted``, ads read in one step are handed out compacted (:meth:`ClassAd.compact`),
+    most of them read straight into that storage (:mod:`.old_compact`)."""
     pause = CollectorPause()
     try:
-        yield from _iter_ads(src, handle, pause)
+        yield from _iter_ads(src, handle, pause, compacted)
     finally:
         pause.give_back()
 
 
-def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> Iterator[ClassAd]:
+def _read_before(text: str) -> Optional[tuple[str, tuple[str, ast.Node]]]:
+    """What a raw line read before gives (see _remember), or None."""
+    return _RAW_LINES.get(text) or _RECENT.get(text)
+
+
+def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause, compacted: bool) -> Iterator[ClassAd]:
     attrs: dict[str, tuple[str, ast.Node]] = {}
     broken = False
     name_of = src.name
@@ -420,16 +430,23 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause) -> I
                         i += 1
                         continue
                     seg = lines[i:j]
-                    pairs = _known_pairs(seg)
-                    if pairs is not None and size + sum(map(len, seg)) <= whole_ad:
-                        whole = dict(pairs)
+                    fits = size + sum(map(len, seg)) <= whole_ad
+                    # Compacted: an ad that a model of its length reads (old_compact), else
+                    # an ad of known or simple lines, compacted and kept as a model.
+                    shared = read_compacted(seg, _read_before) if compacted and fits else None
+                    pairs = _known_pairs(seg) if shared is None and fits else None
+                    if shared is not None or pairs is not None:
+                        whole = shared if shared is not None else dict(pairs)  # type: ignore[arg-type]
                         if len(whole) == j - i:  # (a repeated name takes the general path)
+                            if compacted and shared is None:
+                                whole = compact(whole)  # type: ignore[arg-type]
+                                learn(seg, whole)
                             lineno += stop - i
                             src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), lineno - (j - i)
                             size = 0
                             i = stop
                             pause.give_back()
-                            yield ClassAd.adopt(whole)
+                            yield ClassAd.adopt(whole)  # type: ignore[arg-type]
                             continue
             elif n > 1:
                 try:

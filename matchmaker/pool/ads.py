@@ -33,7 +33,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, Optional, Sequence, Un
 
 from classad import ParserType
 from classad.ad import ClassAd
-from classad.ast import Literal, Node
+from classad.ast import Node
 from classad.bulk import collector_paused
 from classad.errors import FormatError
 from classad.evaluate import EvalState, evaluate_top, new_state
@@ -218,8 +218,9 @@ def rereadable(source: AdSource) -> Callable[[], AdSource]:
     return lambda: _NamedBytes(raw, name)
 
 
-def stream_ads(source: AdSource) -> Iterator[tuple[ClassAd, str]]:
-    """The pairs of :func:`read_ads` one at a time, as the source is read."""
+def stream_ads(source: AdSource, *, compacted: bool = False) -> Iterator[tuple[ClassAd, str]]:
+    """The pairs of :func:`read_ads` one at a time, as the source is read; with ``compacted``
+    ads may come compacted (:meth:`ClassAd.compact`), as the pool keeps them."""
     name = source_label(source)
     if "\x00" in name:
         raise FormatError("cannot read ad file: the name holds a NUL character", file=repr(name))
@@ -227,7 +228,7 @@ def stream_ads(source: AdSource) -> Iterator[tuple[ClassAd, str]]:
         with open_input(source, name) as src:
             fmt = detect(src)
             if fmt == ParserType.Old:
-                for ad in read_source(src, fmt):
+                for ad in read_source(src, fmt, compacted=compacted):
                     yield ad, f"{name}:{src.ad_start}"
             else:
                 for i, ad in enumerate(read_source(src, fmt), 1):
@@ -255,13 +256,18 @@ def _zero_clock() -> float:
     return 0.0
 
 
+# The types of the bare values of plain literals (ClassAd.plain), and those but a string's.
+_PLAIN = (bool, int, float, str)
+_NOT_STRINGS = (bool, int, float)
+
+
 def _string_attr(ad: ClassAd, name: str) -> Optional[str]:
-    node = ad.get_node(name)
-    if node is None:
-        return None
-    if type(node) is Literal and type(node.value) is str:
-        return node.value  # the common case, without compiling or evaluating the node
-    value = evaluate_top(node, ad, alone_state(ad))
+    stored = ad.plain(name.lower())
+    if type(stored) is str:
+        return stored  # the common case, without compiling or evaluating the node
+    if stored is None or type(stored) in _NOT_STRINGS:
+        return None  # a plain literal that is not a string evaluates to itself
+    value = evaluate_top(stored, ad, alone_state(ad))
     return value if type(value) is str else None
 
 
@@ -312,11 +318,7 @@ def make_slots(
         name = _string_attr(ad, "Name")
         if not name:
             raise FormatError("slot ad has no Name", **_where(source))
-        if (
-            warnings is not None
-            and ad.get_node("Requirements") is None
-            and ad.get_node("NegotiatorRequirements") is None
-        ):
+        if warnings is not None and ad.plain("requirements") is None and ad.plain("negotiatorrequirements") is None:
             warnings.append(f"{source}: warning: slot {name} has no Requirements; it matches no job")
         customer = _string_attr(ad, "AccountingGroup") or _string_attr(ad, "RemoteUser")
         slots.append(
@@ -351,12 +353,13 @@ def _where(source: str) -> dict:
 
 
 def _int_attr(ad: ClassAd, name: str) -> Optional[int]:
-    node = ad.get_node(name)
-    if node is None:
-        return None
-    if type(node) is Literal and type(node.value) is int:
-        return node.value  # the common case, without compiling or evaluating the node
-    value = evaluate_top(node, ad, alone_state(ad))
+    stored = ad.plain(name.lower())
+    if type(stored) is int:
+        return stored  # the common case, without compiling or evaluating the node
+    if stored is None or type(stored) in _PLAIN:
+        value = stored  # a plain literal evaluates to itself
+    else:
+        value = evaluate_top(stored, ad, alone_state(ad))
     if type(value) is int:
         return value
     if type(value) is float and value == value and abs(value) < 2**63:
@@ -456,7 +459,7 @@ def make_jobs(
             raise FormatError(f"job {cluster}.{proc} has no User, Owner or AccountingGroup", **_where(source))
         status = _int_attr(ad, "JobStatus")
         job = Job(ad.compact(equal_values=False), cluster, proc, name, IDLE if status is None else status, source)
-        if warnings is not None and job.status == IDLE and ad.get_node("Requirements") is None:
+        if warnings is not None and job.status == IDLE and ad.plain("requirements") is None:
             warnings.append(f"{source}: warning: job {job.id} has no Requirements; it matches no slot")
         jobs.append(job)
     return jobs
@@ -480,7 +483,7 @@ def load_pool(
     empty pool, and a cycle over it would quietly match nothing."""
     warnings: list[str] = []
     refused: list[tuple[str, str]] = []
-    with collector_paused():
+    with collector_paused(long_lived=True):
         if progress is not None:
             progress(f"reading {source_label(slot_source)}")
         machines, queue = TypeFilter("Machine"), TypeFilter("Job")
@@ -511,7 +514,7 @@ def load_pool(
 def _nonempty(source: AdSource, kind: str, allow_empty: bool) -> Iterator[tuple[ClassAd, str]]:
     """The ads of ``source``; a :class:`FormatError` at its end if it held none (unless allowed)."""
     count = 0
-    for pair in stream_ads(source):
+    for pair in stream_ads(source, compacted=True):
         count += 1
         yield pair
     if count == 0 and not allow_empty:
@@ -623,9 +626,6 @@ def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
         if s.charged and s.customer is not None:
             usage[s.customer] = usage.get(s.customer, 0.0) + s.weight
     return usage
-
-
-_PLAIN = (bool, int, float, str)
 
 
 def error_rank_slots(slots: Iterable[Slot]) -> list[Slot]:
