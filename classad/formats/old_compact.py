@@ -91,7 +91,19 @@ class _Shape:
     variable ones), each value there of one kind: one regular expression reads such an ad
     whole, the model's other lines taken literally."""
 
-    __slots__ = ("pattern", "kinds", "ints", "reals", "strings", "others", "order", "variant", "keys", "spellings")
+    __slots__ = (
+        "pattern",
+        "kinds",
+        "ints",
+        "reals",
+        "strings",
+        "others",
+        "order",
+        "variant",
+        "keys",
+        "spellings",
+        "seen",
+    )
 
     def __init__(self, model: "_Model", kinds: dict[int, str], variant: Variant) -> None:
         parts: list[str] = []
@@ -120,6 +132,7 @@ class _Shape:
         self.order = _pick([at[g] for g in sorted(at)])
         self.variant = variant
         self.keys, self.spellings = model.layout.keys, model.layout.spellings
+        self.seen: dict[str, Stored] = {}  # whole lines read before -> their stored values
 
     def read(self, text: str, known: KnownLine) -> Optional[SharedAttrs]:
         """The storage of the ad of ``text`` (its lines joined), or None."""
@@ -140,10 +153,15 @@ class _Shape:
             if kind == _ANY:
                 value: Optional[Stored] = simple_value_of(g[i + 1], g[i + 2], g[i + 3])
             else:
-                hit = known(g[i])
-                if hit is None or hit[0] != self.keys[place] or hit[1][0] != self.spellings[place]:
-                    return None
-                value = plain_form(hit[1][1])
+                value = self.seen.get(g[i])
+                if value is None:
+                    hit = known(g[i])
+                    if hit is None or hit[0] != self.keys[place] or hit[1][0] != self.spellings[place]:
+                        return None
+                    value = plain_form(hit[1][1])
+                    if len(self.seen) >= 256:
+                        self.seen.clear()
+                    self.seen[g[i]] = value
             got.append(value)
         return tuple.__new__(SharedAttrs, (self.variant, *self.order(got)))
 
@@ -169,10 +187,11 @@ class _Model:
         self.kinds: dict[int, str] = {}  # the places seen varying, and their kinds
         self.pending = 0  # ads read line by line since the last shape was made
 
-    def read(self, seg: list[str], known: KnownLine) -> Optional[SharedAttrs]:
-        """The storage of the ad of lines ``seg`` (as many as the model's), or None."""
+    def read(self, seg: list[str], text: str, known: KnownLine) -> Optional[SharedAttrs]:
+        """The storage of the ad of lines ``seg`` (as many as the model's; ``text`` is them
+        joined), or None."""
         for shape in self.shapes:
-            got = shape.read("".join(seg), known)
+            got = shape.read(text, known)
             if got is not None:
                 return got
         mine = self._read_lines(seg, known)
@@ -247,7 +266,7 @@ class _Model:
 # Iwd...).  Integers and strings apart (1 and True, or 0.0 and -0.0, are equal keys).
 _SHARED_INTS: dict[int, int] = {}
 _SHARED_STRINGS: dict[str, str] = {}
-_SHARED_LIMIT = 1 << 16
+_SHARED_LIMIT = 1 << 13  # small enough to stay in the processor's cache
 
 _SHAPES_MADE = 32
 _LINE_READS_PER_SHAPE = 8
@@ -260,14 +279,15 @@ _MODELS_LIMIT = 512
 _model_count = 0
 
 
-def read_compacted(seg: list[str], known: KnownLine) -> Optional[SharedAttrs]:
+def read_compacted(seg: list[str], text: str, known: KnownLine) -> Optional[SharedAttrs]:
     """The compacted storage of the ad of lines ``seg`` (each ended by ``"\\n"``, no blank
-    line among them) when a model of its length reads it; None otherwise."""
+    line among them; ``text`` is them joined) when a model of its length reads it; None
+    otherwise."""
     models = _MODELS.get(len(seg))
     if models is None:
         return None
     for i, model in enumerate(models):
-        got = model.read(seg, known)
+        got = model.read(seg, text, known)
         if got is not None:
             if i:
                 models.insert(0, models.pop(i))

@@ -430,14 +430,19 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause, comp
                         i += 1
                         continue
                     seg = lines[i:j]
-                    fits = size + sum(map(len, seg)) <= whole_ad
                     # Compacted: an ad that a model of its length reads (old_compact), else
                     # an ad of known or simple lines, compacted and kept as a model.
-                    shared = read_compacted(seg, _read_before) if compacted and fits else None
+                    if compacted:
+                        text = "".join(seg)
+                        fits = size + len(text) <= whole_ad
+                        shared = read_compacted(seg, text, _read_before) if fits else None
+                    else:
+                        fits, shared = size + sum(map(len, seg)) <= whole_ad, None
                     pairs = _known_pairs(seg) if shared is None and fits else None
                     if shared is not None or pairs is not None:
                         whole = shared if shared is not None else dict(pairs)  # type: ignore[arg-type]
-                        if len(whole) == j - i:  # (a repeated name takes the general path)
+                        # (a repeated name takes the general path; a model's ad has none)
+                        if shared is not None or len(whole) == j - i:
                             if compacted and shared is None:
                                 whole = compact(whole)  # type: ignore[arg-type]
                                 learn(seg, whole)
