@@ -102,7 +102,9 @@ class _Shape:
         "variant",
         "keys",
         "spellings",
+        "template",
         "seen",
+        "own",
     )
 
     def __init__(self, model: "_Model", kinds: dict[int, str], variant: Variant) -> None:
@@ -130,8 +132,10 @@ class _Shape:
         # Where each own value is in ints + reals + strings + others.
         at = {g: i for i, g in enumerate(firsts + slow)}
         self.order = _pick([at[g] for g in sorted(at)])
+        self.own = tuple(own)
         self.variant = variant
         self.keys, self.spellings = model.layout.keys, model.layout.spellings
+        self.template = model.layout.template
         self.seen: dict[str, Stored] = {}  # whole lines read before -> their stored values
 
     def read(self, text: str, known: KnownLine) -> Optional[SharedAttrs]:
@@ -149,6 +153,7 @@ class _Shape:
             *map(float, self.reals(g)),
             *map(_SHARED_STRINGS.setdefault, strings, strings),
         ]
+        held: list[int] = []  # places whose line gives the template's very node
         for i, kind, place in self.others:
             if kind == _ANY:
                 value: Optional[Stored] = simple_value_of(g[i + 1], g[i + 2], g[i + 3])
@@ -162,8 +167,21 @@ class _Shape:
                     if len(self.seen) >= 256:
                         self.seen.clear()
                     self.seen[g[i]] = value
+                if value is self.template[place]:
+                    held.append(place)
             got.append(value)
+        if held:
+            return self._held(self.order(got), held)
         return tuple.__new__(SharedAttrs, (self.variant, *self.order(got)))
+
+    def _held(self, values: Sequence[Stored], held: list[int]) -> Optional[SharedAttrs]:
+        """The storage of an ad of this shape whose values at the places ``held`` are the
+        template's very nodes: the template holds those (as :func:`compact` leaves them)."""
+        keep = [p not in held for p in self.own]
+        variant = self.variant.layout.variant(tuple(compress(self.own, keep)))
+        if variant is None:
+            return None
+        return tuple.__new__(SharedAttrs, (variant, *compress(values, keep)))
 
 
 class _Model:
@@ -223,7 +241,9 @@ class _Model:
                 values[k] = value
         mine = dict(self.base)
         mine.update(zip(places, values))
-        return dict(sorted(mine.items()))
+        # A line read before may give the template's very node: the template holds it.
+        template = self.layout.template
+        return {p: v for p, v in sorted(mine.items()) if v is not template[p]}
 
     def _note(self, mine: dict[int, Stored]) -> None:
         """Count the places of ``mine`` as varying, each with the kind of value read there

@@ -22,7 +22,7 @@ from hypothesis import given, settings, strategies as st
 from classad import ast
 from classad.bulk import collector_paused, heap_settled
 from classad.formats import old_compact, old_format, sources
-from classad.layout import SharedAttrs
+from classad.layout import SharedAttrs, own_values
 
 _LISTS = [
     ["MyType", "ClusterId", "ProcId", "Owner", "Requirements", "ImageSize", "Done"],
@@ -85,12 +85,15 @@ def _facts(node: ast.Node) -> tuple:
 
 def _read(source, compacted: bool) -> tuple:
     """Every ad (names, spellings, order, values) with where the reader says it lies, and
-    every error (line, column, message)."""
+    every error (line, column, message); a compacted ad never keeps its template's node."""
     errors: list = []
     out = []
     with sources.open_source(source) as src:
         for ad in old_format.iter_ads(src, errors.append, compacted=compacted):
             items = [(key, name, _facts(node)) for key, (name, node) in ad._attrs.items()]
+            if type(ad._attrs) is SharedAttrs:  # as compact() stores it: no template node kept
+                template = ad._attrs.layout.template
+                assert all(v is not template[p] for p, v in own_values(ad._attrs).items())
             out.append((items, src.ad_start, src.last_end, src.lineno))
     return out, [(e.line, e.column, e.message) for e in errors]
 
