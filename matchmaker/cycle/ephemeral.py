@@ -129,14 +129,15 @@ class NegotiationAd(ClassAd):
         super().__init__(source)  # shares a compacted source's storage, copies a dict
         self._attrs = _RecordingAttrs(self._attrs)  # type: ignore[assignment]
 
-    def set_entries(self, entries: Iterable[tuple[str, str, ast.Node]]) -> None:
-        """Store each ``(lower-case name, spelling, node)``, as :meth:`set_node` would
-        (an existing spelling is kept)."""
+    def set_entries(self, entries: Iterable[tuple[str, tuple[str, ast.Node]]]) -> None:
+        """Store each ``(lower-case name, (spelling, node))``, as :meth:`set_node` would
+        (an existing spelling is kept).  The entry itself is stored when the spelling is
+        its own, so copies given one list of entries share them."""
         table: _RecordingAttrs = self._attrs  # type: ignore[assignment]
         base, own = table.base, table.own
-        for key, name, node in entries:
+        for key, entry in entries:
             old = own.get(key) or base.get(key)
-            own[key] = (old[0] if old else name, node)
+            own[key] = entry if not old or old[0] == entry[0] else (old[0], entry[1])
 
     @property
     def reads(self) -> Optional[list[str]]:
@@ -351,7 +352,7 @@ def _usage_call(function: str, user: str) -> ast.Call:
     return ast.call(function, (_literal(user),))
 
 
-RemoteEntries = tuple[tuple[str, str, ast.Node], ...]
+RemoteEntries = tuple[tuple[str, tuple[str, ast.Node]], ...]
 
 
 def _remote_entries(
@@ -361,7 +362,7 @@ def _remote_entries(
     floor_of: Callable[[str], float],
     groups: Optional["GroupView"],
 ) -> RemoteEntries:
-    """The ``Remote*`` attributes of a slot claimed by ``user``, as ``(key, name, node)``."""
+    """The ``Remote*`` attributes of a slot claimed by ``user``, as ``(key, (name, node))``."""
     out = [
         (prefix + "RemoteUserPrio", _literal(float(eup_of(user)))),
         (prefix + "RemoteUserFloor", _literal(float(floor_of(user)))),
@@ -374,7 +375,7 @@ def _remote_entries(
         quota = groups.previous_quota(group)
         if quota is not None:
             out.append((prefix + "RemoteGroupQuota", _literal(float(quota))))
-    return tuple((name.lower(), name, node) for name, node in out)
+    return tuple((name.lower(), (name, node)) for name, node in out)
 
 
 def _remote_attrs(

@@ -245,14 +245,17 @@ class SlotReferences:
         if len(exprs) != len(self._exprs) or any(a is not b for a, b in zip(exprs, self._exprs)):
             self._exprs, self._by_ad, self._by_shape = tuple(exprs), {}, {}
         old, kept = self._by_ad, {}
-        names: set[str] = set()
+        found: dict[int, frozenset[str]] = {}  # each distinct result once (most ads share one)
         for ad in slot_ads:
             hit = old.get(id(ad))
             if hit is None or hit[0] is not ad:
                 hit = (ad, self._references(ad, exprs))
             kept[id(ad)] = hit
-            names |= hit[1]
+            found[id(hit[1])] = hit[1]
         self._by_ad = kept
+        names: set[str] = set()
+        for result in found.values():
+            names |= result
         return names
 
     def _references(self, ad: ClassAd, exprs: Sequence[ast.Node]) -> frozenset[str]:
@@ -340,7 +343,8 @@ class Autoclusters:
         # (names, identities of the job's nodes for them) -> (the nodes, autocluster): jobs
         # read from one dump share their nodes for equal values, so most jobs are a hit
         # here.  The nodes are held, so their identities stay theirs.
-        self._by_nodes: dict[tuple, tuple[Any, int]] = {}
+        self._by_nodes: dict[int, dict[tuple, tuple[Any, int]]] = {}  # by id of the names' tuple
+        self._by_nodes_size = 0
         self._count = 0
 
     def names_for(self, ad: ClassAd) -> tuple[str, ...]:
@@ -377,9 +381,13 @@ class Autoclusters:
             return self._count
         ad = job.ad
         names = self.names_for(ad)
-        key, held = ad.stored_key(names)
-        by_nodes = (names, key)
-        hit = self._by_nodes.get(by_nodes)
+        nodes_key, held = ad.stored_key(names)
+        # One table per list of names (the lists are held in ``_names``, so each is one
+        # object): the key is not hashed together with the names each time.
+        by_nodes = self._by_nodes.get(id(names))
+        if by_nodes is None:
+            by_nodes = self._by_nodes[id(names)] = {}
+        hit = by_nodes.get(nodes_key)
         if hit is not None:
             return hit[1]
         stored = ad.stored_of(names)
@@ -400,8 +408,9 @@ class Autoclusters:
         if ac is None:
             self._count += 1
             ac = self._ids[key] = self._count
-        if len(self._by_nodes) < 65536:
-            self._by_nodes[by_nodes] = (held, ac)  # held, so the identities stay theirs
+        if self._by_nodes_size < 65536:
+            self._by_nodes_size += 1
+            by_nodes[nodes_key] = (held, ac)  # held, so the identities stay theirs
         return ac
 
     def __len__(self) -> int:
@@ -443,10 +452,20 @@ def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
     """HTCondor's queue order (docs/negotiation.md, requests and autoclusters): priorities descending, then ClusterId, ProcId.
     ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes."""
     ad = job.ad
-    p1, p2, prio, q1, q2, qdate = [
-        node if type(node) is int else 0 if node is None else _prio(ad, name, node)
-        for name, node in zip(_ORDER_NAMES, ad.stored_of(_ORDER_NAMES))
-    ]
+    p1, p2, prio, q1, q2, qdate = ad.stored_of(_ORDER_NAMES)
+    # Most jobs store bare integers or nothing: the general path only for the others.
+    if type(p1) is not int:
+        p1 = 0 if p1 is None else _prio(ad, "prejobprio1", p1)
+    if type(p2) is not int:
+        p2 = 0 if p2 is None else _prio(ad, "prejobprio2", p2)
+    if type(prio) is not int:
+        prio = 0 if prio is None else _prio(ad, "jobprio", prio)
+    if type(q1) is not int:
+        q1 = 0 if q1 is None else _prio(ad, "postjobprio1", q1)
+    if type(q2) is not int:
+        q2 = 0 if q2 is None else _prio(ad, "postjobprio2", q2)
+    if type(qdate) is not int:
+        qdate = 0 if qdate is None else _prio(ad, "qdate", qdate)
     if by_qdate:
         return (-p1, -p2, -prio, -q1, -q2, qdate, job.cluster, job.proc)
     return (-p1, -p2, -prio, -q1, -q2, job.cluster, job.proc)
@@ -504,19 +523,29 @@ def build_queues(
             and truthiness(evaluate_top(job_constraint, job.ad, new_state(job.ad, clock=_zero_clock))) is not True
         ):
             continue
-        per.setdefault(job.submitter, []).append((job_order_key(job, by_qdate=by_qdate), job))
+        keyed = per.get(job.submitter)
+        if keyed is None:
+            keyed = per[job.submitter] = []
+        keyed.append((job_order_key(job, by_qdate=by_qdate), job))
     queues: dict[str, Queue] = {}
+    id_of = autoclusters.id_of
     for name, keyed in per.items():
-        keyed.sort(key=lambda kj: kj[0])
-        q = Queue(name)
+        keyed.sort(key=_order_of)
+        q = queues[name] = Queue(name)
+        runs = q.runs
+        last: Optional[Run] = None
         for _, job in keyed:
-            ac = autoclusters.id_of(job)
-            if q.runs and q.runs[-1].autocluster == ac:
-                q.runs[-1].jobs.append(job)
+            ac = id_of(job)
+            if last is not None and last.autocluster == ac:
+                last.jobs.append(job)
             else:
-                q.runs.append(Run(ac, [job]))
-        queues[name] = q
+                last = Run(ac, [job])
+                runs.append(last)
     return queues
+
+
+def _order_of(keyed: tuple[tuple, Job]) -> tuple:
+    return keyed[0]
 
 
 __all__ = [
