@@ -274,51 +274,57 @@ class _Index:
 
     def __init__(self, entries: Sequence[SlotEntry]) -> None:
         by: dict[int, int] = {}
-        self.reps: list[SlotEntry] = []
-        self.free: list[int] = []  # unclaimed slots per group
-        self.claims: list[dict[tuple, list[SlotEntry]]] = []  # (remote, idle) -> claimed slots
-        self.dead: list[dict[Optional[tuple], int]] = []  # None or (remote, idle) -> matched
-        self.where: dict[str, tuple[int, Optional[tuple]]] = {}
-        self.table: Optional[AdTable] = None  # the representatives, for the columnar engine
-        self.consumption = [e for e in entries if getattr(e, "cp", None) is not None]
+        reps: list[SlotEntry] = []
+        free: list[int] = []  # unclaimed slots per group
+        # (group, (remote, idle)) -> the group's claimed slots of that bucket, in the order made
+        buckets: dict[tuple[int, tuple], list[SlotEntry]] = {}
+        where: dict[str, tuple[int, Optional[tuple]]] = {}
+        self.consumption: list[SlotEntry] = []
         for e in entries:
-            if getattr(e, "cp", None) is not None:
-                continue  # its resources change as it is matched: examined one by one
-            key = id(getattr(e, "cls", None) or e)
+            if e.cp is not None:
+                self.consumption.append(e)  # its resources change as it is matched: examined one by one
+                continue
+            cls = e.cls
+            key = id(e) if cls is None else id(cls)
             g = by.get(key)
             if g is None:
-                g = by[key] = len(self.reps)
-                self.reps.append(e)
-                self.free.append(0)
-                self.claims.append({})
-                self.dead.append({})
-            bucket = None if e.remote is None else (e.remote, e.claimed_idle)
-            if bucket is None:
-                self.free[g] += 1
+                g = by[key] = len(reps)
+                reps.append(e)
+                free.append(0)
+            remote = e.remote
+            if remote is None:
+                free[g] += 1
+                where[e.slot.name] = (g, None)
+                continue
+            bucket = (remote, e.claimed_idle)
+            members = buckets.get((g, bucket))
+            if members is None:
+                buckets[(g, bucket)] = [e]
             else:
-                self.claims[g].setdefault(bucket, []).append(e)
-            self.where[e.slot.name] = (g, bucket)
+                members.append(e)
+            where[e.slot.name] = (g, bucket)
+        self.reps, self.where = reps, where
+        self.table: Optional[AdTable] = None  # the representatives, for the columnar engine
         self.seen = 0
         # (submitter, autocluster) -> the groups both sides accept, as a bit per group
         self.accepting: dict[tuple, np.ndarray] = {}
-        # The same counts as arrays over the groups, for sums over many groups at once.
-        self.free_count = np.array(self.free, dtype=np.int64)
-        self.dead_free = np.zeros(len(self.reps), dtype=np.int64)
-        self.dead_all = np.zeros(len(self.reps), dtype=np.int64)
-        self.has_claims = np.array([bool(c) for c in self.claims], dtype=bool)
-        # Every (group, claim bucket) in the order the groups and their buckets were made,
-        # as arrays, so a rejection counts thousands of claims without a loop over them.
-        flat = [(g, bucket, members) for g, claims in enumerate(self.claims) for bucket, members in claims.items()]
+        # The counts as arrays over the groups, for sums over many groups at once.
+        self.free_count = np.array(free, dtype=np.int64)
+        self.dead_free = np.zeros(len(reps), dtype=np.int64)
+        self.dead_all = np.zeros(len(reps), dtype=np.int64)
+        # Every (group, claim bucket) in group order, each group's buckets in the order they
+        # were made, as arrays, so a rejection counts thousands of claims without a loop.
+        flat = sorted(buckets.items(), key=_group_of)  # stable: the buckets' order is kept
         self.holder_code: dict[str, int] = {}
-        self.b_index = {(g, bucket): i for i, (g, bucket, _) in enumerate(flat)}
-        self.b_group = np.array([g for g, _, _ in flat], dtype=np.intp)
+        self.b_index = {gb: i for i, (gb, _) in enumerate(flat)}
+        self.b_group = np.array([g for (g, _), _ in flat], dtype=np.intp)
         self.b_holder = np.array(
-            [self.holder_code.setdefault(b[0], len(self.holder_code)) for _, b, _ in flat], dtype=np.intp
+            [self.holder_code.setdefault(b[0], len(self.holder_code)) for (_, b), _ in flat], dtype=np.intp
         )
-        self.b_idle = np.array([bool(b[1]) for _, b, _ in flat], dtype=bool)
-        self.b_size = np.array([len(m) for _, _, m in flat], dtype=np.int64)
+        self.b_idle = np.array([bool(b[1]) for (_, b), _ in flat], dtype=bool)
+        self.b_size = np.array([len(m) for _, m in flat], dtype=np.int64)
         self.b_dead = np.zeros(len(flat), dtype=np.int64)
-        self.b_first = [m[0] for _, _, m in flat]
+        self.b_first = [m[0] for _, m in flat]
 
     def catch_up(self, matches: Sequence[Match]) -> None:
         """Count the matches made since the last call."""
@@ -326,14 +332,16 @@ class _Index:
             place = self.where.get(m.slot)
             if place is not None:
                 g, bucket = place
-                dead = self.dead[g]
-                dead[bucket] = dead.get(bucket, 0) + 1
                 self.dead_all[g] += 1
                 if bucket is None:
                     self.dead_free[g] += 1
                 else:
                     self.b_dead[self.b_index[(g, bucket)]] += 1
         self.seen = len(matches)
+
+
+def _group_of(item: tuple[tuple[int, tuple], list[SlotEntry]]) -> int:
+    return item[0][0]
 
 
 class Submitter(Protocol):
