@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Optional
 
 from classad.ad import ClassAd
-from classad.bulk import collector_paused
+from classad.bulk import collector_paused, heap_settled
 from classad.evaluate import seeded_random
 
 from ..accounting.priority_math import effective_priority, resolve_prio_factor
@@ -76,13 +76,21 @@ _CLAIM_ATTRS = (
 Progress = Callable[[int, int], None]
 
 
-def _generation(k: int) -> int:
-    """The generation the collector walks after cycle ``k``.  What a cycle leaves in
-    reference cycles was made during the cycle, so it is in the youngest generation, and
-    only those objects are walked (the cycle's own state breaks its cycles when its result
-    is made: ``Cycle.close``).  Every tenth cycle the next generation (state carried a
-    cycle or two, then dropped), every hundredth all of them."""
-    return 2 if k % 100 == 99 else 1 if k % 10 == 9 else 0
+def _generation(k: int) -> Optional[int]:
+    """The generation the collector walks after cycle ``k``, None for no collection.
+
+    The objects that existed when the cycles began (the pool read, the jobs) are set
+    aside from the collector for the whole run (:func:`classad.bulk.heap_settled`): they
+    form no reference cycles.  What each cycle makes stays in the youngest generation
+    until a collection.  A cycle's state breaks its own reference cycles when its result
+    is made (``Cycle.close``), so reference counting frees most of it, and the garbage a
+    cycle leaves in reference cycles is a few hundred small objects.  So every tenth
+    cycle the youngest generation is walked -- what is alive then of what ten cycles
+    made: the records kept for the run and the last cycle's state, not ten cycles' --
+    and every hundredth all of them."""
+    if k % 100 == 99:
+        return 2
+    return 0 if k % 10 == 9 else None
 
 
 def released(slot: Slot, settings: Settings) -> Slot:
@@ -284,8 +292,8 @@ def run_simulation(
     if duration < 0:
         raise ValueError("the duration must not be negative")
     # The cyclic collector rests during a cycle: its collections would walk every ad of the
-    # pool and the cycle's new ads again and again.  After each cycle it walks the young
-    # objects (see _generation).
+    # pool and the cycle's new ads again and again.  Between cycles it walks the young
+    # objects now and then (see _generation).
     with collector_paused():
         durations = DurationSource(job_duration, seed)
         run = _Run(pool, settings, acct, start, durations)
@@ -298,10 +306,12 @@ def run_simulation(
             job_duration=job_duration,
             pool_weight=run.pool_weight,
         )
-        with seeded_random(seed):
+        with seeded_random(seed), heap_settled():
             for k in range(cycles):
                 _step(run, sim, k, start + k * interval, settings, acct)
-                gc.collect(_generation(k))
+                generation = _generation(k)
+                if generation is not None:
+                    gc.collect(generation)
                 if progress is not None:
                     progress(k + 1, cycles)
         sim.finish(run.jobs, run.spans + list(run.open.values()), run.warnings + durations.warnings)

@@ -305,13 +305,16 @@ def test_bad_duration_warns_and_uses_the_default():
     assert sim.at(0.5, ALICE)["done"] == 1 and sim.at(0.5, BOB)["done"] == 1
 
 
-def test_each_cycle_leaves_no_garbage_for_the_collector() -> None:
-    """A simulation pauses the cyclic collector during a cycle and collects the cycle's
-    young objects after it: a cycle's state is full of reference cycles (slot entries and
-    their classes), so a run that skipped this would hold every cycle's state.  After each
-    cycle (when ``progress`` is told) the youngest generation holds no garbage."""
+def test_the_collector_sweeps_what_the_cycles_leave_every_tenth_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A simulation pauses the cyclic collector for the run and sets the objects that
+    existed before the first cycle aside from it; after every tenth cycle it walks the
+    young objects, where whatever the cycles left in reference cycles lies (and every
+    hundredth all of them).  Each cycle here leaves one list that holds itself.  The
+    collections the run makes are the youngest generation's after cycles 10 and 20, and
+    after each of them (when ``progress`` is told) no garbage is left."""
     import gc
 
+    import matchmaker.simulate.loop as loop
     from matchmaker.cycle.session import open_accountant
     from matchmaker.pool.ads import pool_from_ads
     from matchmaker.simulate.loop import run_simulation
@@ -326,15 +329,41 @@ def test_each_cycle_leaves_no_garbage_for_the_collector() -> None:
     )
     s = settings_from(Knobs.from_string("NEGOTIATOR_INTERVAL = 300\n"))
     pool = pool_from_ads(list(parseAds(slots, ParserType.Old)), list(parseAds(jobs, ParserType.Old)))
-    found: list[int] = []
-    run_simulation(
-        pool,
-        s,
-        open_accountant(":memory:", s),
-        start=1_700_000_000,
-        duration=1200,
-        interval=300,
-        job_duration=900,
-        progress=lambda _done, _total: found.append(gc.collect(0)),
-    )
-    assert found == [0] * 5
+    cycles_done = [0]
+    collections: list[tuple[int, int]] = []  # (cycles done, generation) of each collection the run makes
+    found: dict[int, int] = {}
+
+    def seen(phase: str, info: dict) -> None:
+        if phase == "start":
+            collections.append((cycles_done[0], info["generation"]))
+
+    def progress(done: int, _total: int) -> None:
+        cycles_done[0] = done
+        if done % 10 == 0:
+            gc.callbacks.remove(seen)
+            found[done] = gc.collect(0)
+            gc.callbacks.append(seen)
+
+    def leaky_cycle(*args: object, **kwargs: object) -> object:
+        garbage: list = []
+        garbage.append(garbage)
+        return run_cycle(*args, **kwargs)
+
+    run_cycle = loop.run_cycle
+    monkeypatch.setattr(loop, "run_cycle", leaky_cycle)
+    gc.callbacks.append(seen)
+    try:
+        run_simulation(
+            pool,
+            s,
+            open_accountant(":memory:", s),
+            start=1_700_000_000,
+            duration=19 * 300,
+            interval=300,
+            job_duration=900,
+            progress=progress,
+        )
+    finally:
+        gc.callbacks.remove(seen)
+    assert collections == [(9, 0), (19, 0)]
+    assert found == {10: 0, 20: 0}
