@@ -237,8 +237,9 @@ class SlotReferences:
         # A new ad (a claim rewrites a slot's ad) mostly holds the expressions of the ad it
         # was made from.  What the walk read of an ad -- for each name it looked up, nothing,
         # a literal (it reads nothing) or an expression node (by identity) -- decides its
-        # result, so ads that agree on those share it.  By the Requirements and Rank read.
-        self._by_shape: dict[tuple, list[tuple[tuple[str, ...], tuple, tuple, frozenset[str]]]] = {}
+        # result, so ads that agree on those share it.  By the Requirements and Rank read,
+        # then by the names the walk looked up, then by what the ad holds for them.
+        self._by_shape: dict[tuple, dict[tuple[str, ...], dict[tuple, tuple[tuple, frozenset[str]]]]] = {}
 
     def union(self, slot_ads: Iterable[ClassAd], exprs: Sequence[ast.Node]) -> set[str]:
         """The names every ad of ``slot_ads`` reads (see :func:`external_references`)."""
@@ -259,24 +260,28 @@ class SlotReferences:
         return names
 
     def _references(self, ad: ClassAd, exprs: Sequence[ast.Node]) -> frozenset[str]:
-        head = _HEAD
-        held = ad.stored_of(head)
+        held = ad.stored_of(_HEAD)
         key = tuple(map(_shape, held))
         known = self._by_shape.get(key)
         if known is None:
             if len(self._by_shape) > _CACHE_LIMIT:
                 self._by_shape.clear()
-            known = self._by_shape[key] = []
-        for looked, shapes, _held, result in known:
-            if tuple(map(_shape, ad.stored_of(looked))) == shapes:
-                return result
+            known = self._by_shape[key] = {}
+        for looked, results in known.items():
+            hit = results.get(tuple(map(_shape, ad.stored_of(looked))))
+            if hit is not None:
+                return hit[1]
         out, seen = _walk(ad, ("Requirements", "Rank"), exprs)
         looked = tuple(sorted(seen))
         stored = ad.stored_of(looked)
-        if len(known) >= 8:
-            del known[0]
-        known.append((looked, tuple(map(_shape, stored)), (held, stored), frozenset(out)))
-        return known[-1][3]
+        if looked not in known and len(known) >= 8:
+            del known[next(iter(known))]
+        results = known.setdefault(looked, {})
+        if len(results) >= 1024:
+            results.clear()
+        # The stored values are held with the result, so the identities in its key stay theirs.
+        hit = results[tuple(map(_shape, stored))] = ((held, stored), frozenset(out))
+        return hit[1]
 
 
 _HEAD = ("requirements", "rank")

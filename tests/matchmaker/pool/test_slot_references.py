@@ -4,7 +4,8 @@ Ads made from one another share their expression nodes (a claim copies the slot 
 sets a few literals), and the kept references are shared by ads that hold the same
 things under the names the walk looked up.  Expected names by hand: ``Requirements =
 TARGET.RequestCpus <= Cpus && Foo`` reads ``RequestCpus`` of the job, and ``Foo`` too
-when the slot lacks it; when the slot's ``Foo`` is ``TARGET.Bar``, ``Bar`` instead.
+when the slot lacks it; when the slot's ``Foo`` is ``TARGET.Bar``, ``Bar`` instead; when
+it is ``Baz``, nothing more if the slot has ``Baz``, else the job's ``Baz``.
 """
 
 from __future__ import annotations
@@ -21,12 +22,20 @@ def test_ads_sharing_nodes_get_each_their_own_references() -> None:
     del lacking["Foo"]
     pointing = ClassAd(base)
     pointing["Foo"] = ClassAd("[x = TARGET.Bar]").lookup("x")
+    # Foo read through a name of the slot: the walk looks up one name more (Baz), and
+    # when the slot lacks Baz, the job's Baz is read.
+    through = ClassAd(base)
+    through["Foo"] = ClassAd("[x = Baz]").lookup("x")
+    through_lacking = ClassAd(through)
+    through["Baz"] = True
     memo = SlotReferences()
     for _ in range(2):  # the second round is served from what the first kept
         assert memo.union([base], []) == {"requestcpus"}
         assert memo.union([claimed], []) == {"requestcpus"}
         assert memo.union([lacking], []) == {"requestcpus", "foo"}
         assert memo.union([pointing], []) == {"requestcpus", "bar"}
+        assert memo.union([through], []) == {"requestcpus"}
+        assert memo.union([through_lacking], []) == {"requestcpus", "baz"}
         assert memo.union([base, lacking, pointing], []) == {"requestcpus", "foo", "bar"}
-    for ad in (base, claimed, lacking, pointing):
+    for ad in (base, claimed, lacking, pointing, through, through_lacking):
         assert memo.union([ad], []) == external_references(ad, ("Requirements", "Rank"))
