@@ -67,6 +67,9 @@ class Claimed:
     pool: Pool
     starts: list[Start] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (job id, why)
+    # The records of the slots and jobs whose ads were written (by slot name, by job id).
+    slots_made: dict[str, Slot] = field(default_factory=dict)
+    jobs_made: dict[str, Job] = field(default_factory=dict)
 
 
 def rounding_of(settings: Settings) -> Rounding:
@@ -231,6 +234,8 @@ class _Claims:
             force_slot_weight=st.force_slot_weight,
         )
         jobs = make_jobs([(self.job_ads[j.id], j.source) for j in pool.jobs], uid_domain=st.uid_domain)
+        self.out.slots_made = {s.name: s for s in slots}
+        self.out.jobs_made = {j.id: j for j in jobs}
         return replace(pool, slots=slots, jobs=jobs, refused=[])
 
     def _slots_reused(self, pool: Pool) -> list[Slot]:
@@ -238,6 +243,7 @@ class _Claims:
         assert carry is not None
         before = {s.name: s for s in pool.slots}
         slots: list[Slot] = []
+        made = self.out.slots_made
         for name, ad in self.slot_ads.items():
             old = before.get(name)
             if old is None or old.ad is not ad or old.source != self.sources[name] or not carry.steady(ad):
@@ -247,18 +253,21 @@ class _Claims:
                     slot_weight_expr=st.slot_weight_expr,
                     force_slot_weight=st.force_slot_weight,
                 )
+                old = made[name] = old.at(len(slots))
             slots.append(old.at(len(slots)))
         return slots
 
     def _jobs_reused(self, pool: Pool) -> list[Job]:
         uid, carry = self.settings.uid_domain, self.carry
         assert carry is not None
-        return [
-            j
-            if self.job_ads[j.id] is j.ad and carry.steady_job(j.ad)
-            else make_jobs([(self.job_ads[j.id], j.source)], uid_domain=uid)[0]
-            for j in pool.jobs
-        ]
+        job_ads, made = self.job_ads, self.out.jobs_made
+        out = []
+        for j in pool.jobs:
+            ad = job_ads[j.id]
+            if ad is not j.ad or not carry.steady_job(ad):
+                j = made[j.id] = make_jobs([(ad, j.source)], uid_domain=uid)[0]
+            out.append(j)
+        return out
 
 
 def claim_matches(

@@ -17,6 +17,8 @@ progress).  A job is charged to its submitter only through its slot's claim.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import random
 from dataclasses import dataclass, field
 from typing import Optional
@@ -48,6 +50,7 @@ class SimJob:
     preemptions: int = 0
     idle_since: Optional[float] = None  # when it last became idle (None: running since the start)
     waits: list[float] = field(default_factory=list)  # seconds idle before each start
+    seq: int = 0  # its place in the queue (see Timeline)
 
     def __post_init__(self) -> None:
         if self.phase != QUEUED_RUNNING and self.idle_since is None:
@@ -94,6 +97,84 @@ class DurationSource:
                 f"number; it runs for the default {self.default:g} s"
             )
         return self.default
+
+
+class Timeline:
+    """The jobs of a simulated queue by what happens to them next: running jobs by the end
+    of their run, pending ones by arrival; the queued ones (idle or running) in queue
+    order, and how many jobs each submitter has in each phase.  Kept up to date as jobs
+    change phase (:meth:`move`), so that a cycle costs what changed, not the queue's length."""
+
+    def __init__(self, jobs: list[SimJob]) -> None:
+        self.jobs = jobs
+        self._ends: list[tuple[float, int, int, SimJob]] = []  # (end, seq, starts, job): a heap
+        self._arrivals: list[SimJob] = []
+        self._next = 0  # the first pending job of _arrivals that has not arrived
+        self._queued_seq: list[int] = []
+        self.queued: list[SimJob] = []  # in queue order
+        self.counts: dict[str, dict[str, int]] = {}
+        for k, j in enumerate(jobs):
+            j.seq = k
+            self._count(j, 1)
+            if j.phase in _QUEUED:
+                self._queued_seq.append(k)
+                self.queued.append(j)
+        self._arrivals = sorted((j for j in jobs if j.phase == PENDING), key=_arrival_key)
+
+    def _count(self, job: SimJob, n: int) -> None:
+        by_phase = self.counts.get(job.submitter)
+        if by_phase is None:
+            by_phase = self.counts[job.submitter] = dict.fromkeys((QUEUED_RUNNING, QUEUED_IDLE, PENDING, DONE), 0)
+        by_phase[job.phase] += n
+
+    def runs_until(self, job: SimJob) -> None:
+        """``job`` started a run that ends at ``job.end``."""
+        assert job.end is not None
+        heapq.heappush(self._ends, (job.end, job.seq, job.starts, job))
+
+    def due(self, t: float) -> list[SimJob]:
+        """The running jobs whose run ended by ``t`` and the pending jobs that arrived by
+        ``t``, in queue order."""
+        out: list[SimJob] = []
+        ends = self._ends
+        while ends and ends[0][0] <= t:
+            end, _, starts, job = heapq.heappop(ends)
+            if job.phase == QUEUED_RUNNING and job.end == end and job.starts == starts:
+                out.append(job)  # not preempted (or started again) since
+        arrivals = self._arrivals
+        while self._next < len(arrivals) and arrivals[self._next].arrival <= t:
+            out.append(arrivals[self._next])
+            self._next += 1
+        out.sort(key=_seq)
+        return out
+
+    def move(self, job: SimJob, phase: str, record: Optional[Job] = None) -> None:
+        """Put ``job`` in ``phase`` (and its record to ``record``, if given)."""
+        self._count(job, -1)
+        was = job.phase in _QUEUED
+        job.phase = phase
+        if record is not None:
+            job.record = record
+        self._count(job, 1)
+        now = phase in _QUEUED
+        if was != now:
+            at = bisect.bisect_left(self._queued_seq, job.seq)
+            if now:
+                self._queued_seq.insert(at, job.seq)
+                self.queued.insert(at, job)
+            else:
+                del self._queued_seq[at], self.queued[at]
+
+
+_QUEUED = (QUEUED_IDLE, QUEUED_RUNNING)
+
+
+def _seq(job: SimJob) -> int:
+    return job.seq
+
+
+def _arrival_key(job: SimJob) -> tuple[float, int]:
+    return (job.arrival, job.seq)
 
 
 def _number(ad: ClassAd, attr: str, now: float) -> Optional[float]:
@@ -146,6 +227,7 @@ __all__ = [
     "REPEAT_ATTR",
     "DurationSource",
     "SimJob",
+    "Timeline",
     "idle_record",
     "initial_jobs",
     "job_start_date",

@@ -46,6 +46,7 @@ from .jobs import (
     QUEUED_RUNNING,
     DurationSource,
     SimJob,
+    Timeline,
     idle_record,
     initial_jobs,
     job_start_date,
@@ -126,6 +127,10 @@ class _Run:
         self.pool_weight = sum(s.weight for s in self.slots)
         self.parent: dict[str, str] = {}  # dynamic slot -> its partitionable slot
         self.pslots: set[str] = set()
+        # Per slot name, the slot record whose claim (or absence of one) is remembered, and
+        # that claim; the slot ad last found not to be a dynamic slot.
+        self._claims: dict[str, tuple[Slot, Optional[Claim]]] = {}
+        self._not_dynamic: dict[str, ClassAd] = {}
         self._find_parents()
         for s in self.slots:
             if s.charged:
@@ -141,6 +146,10 @@ class _Run:
                 j.began = began
         customers = [s.customer for s in self.slots if s.charged and s.customer]
         self.submitters = list(dict.fromkeys([j.submitter for j in self.jobs] + customers))
+        self.timeline = Timeline(self.jobs)
+        for j in self.jobs:
+            if j.phase == QUEUED_RUNNING and j.end is not None:
+                self.timeline.runs_until(j)
 
     def _open(self, slot: str, customer: str, weight: float, t: float) -> None:
         self.open[slot] = ClaimSpan(slot, customer, weight, t)
@@ -154,21 +163,23 @@ class _Run:
     def before_cycle(self, t: float) -> None:
         """Completions, then arrivals, at ``t``."""
         ended: list[str] = []
-        for j in self.jobs:
-            if j.phase == QUEUED_RUNNING and j.end is not None and j.end <= t:
-                if j.slot is not None:
-                    self.on_slot.pop(j.slot, None)
-                    self._close(j.slot, t)
-                    ended.append(j.slot)
-                j.runs += 1
-                finished_at, j.slot, j.end = j.end, None, None
-                if j.repeats_left != 0:
-                    j.repeats_left -= 1 if j.repeats_left > 0 else 0
-                    j.phase, j.record, j.idle_since = QUEUED_IDLE, idle_record(j.record), finished_at
-                else:
-                    j.phase = DONE
-            elif j.phase == PENDING and j.arrival <= t:
-                j.phase = QUEUED_IDLE
+        timeline = self.timeline
+        for j in timeline.due(t):
+            if j.phase == PENDING:
+                timeline.move(j, QUEUED_IDLE)
+                continue
+            if j.slot is not None:
+                self.on_slot.pop(j.slot, None)
+                self._close(j.slot, t)
+                ended.append(j.slot)
+            j.runs += 1
+            finished_at, j.slot, j.end = j.end, None, None
+            if j.repeats_left != 0:
+                j.repeats_left -= 1 if j.repeats_left > 0 else 0
+                timeline.move(j, QUEUED_IDLE, idle_record(j.record))
+                j.idle_since = finished_at
+            else:
+                timeline.move(j, DONE)
         if ended:
             self._release(ended)
 
@@ -201,58 +212,75 @@ class _Run:
         return fresh.at(slot.index)
 
     def pool(self, first: bool) -> Pool:
-        queued = [j.record for j in self.jobs if j.phase in (QUEUED_IDLE, QUEUED_RUNNING)]
+        queued = [j.record for j in self.timeline.queued]
         return Pool(self.slots, queued, [], self.refused if first else [])
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
         """Apply the matches, the splits and the leftovers; returns preemptions per submitter."""
         claimed = claim_matches(pool, result, self.settings, t, carry=self.carry)
-        records = {r.id: r for r in claimed.pool.jobs}
-        slots = {s.name: s for s in claimed.pool.slots}
+        timeline = self.timeline
         preempted: dict[str, int] = {}
         for m in result.matches:
             ended = list(m.preempted_slots) + ([m.slot] if m.slot not in self.pslots else [])
             for name in ended:
                 victim = self.on_slot.pop(name, None)
                 if victim is not None and victim.id != m.job:
-                    victim.phase, victim.slot, victim.end, victim.idle_since = QUEUED_IDLE, None, None, t
+                    victim.slot, victim.end, victim.idle_since = None, None, t
                     victim.preemptions += 1
-                    victim.record = idle_record(victim.record)
+                    timeline.move(victim, QUEUED_IDLE, idle_record(victim.record))
                     preempted[victim.submitter] = preempted.get(victim.submitter, 0) + 1
                 self._close(name, t)
                 self.parent.pop(name, None)
         for st in claimed.starts:
             job = self.by_id[st.job]
-            job.phase, job.slot, job.record = QUEUED_RUNNING, st.slot, records[st.job]
+            timeline.move(job, QUEUED_RUNNING, claimed.jobs_made[st.job])
+            job.slot = st.slot
             job.starts += 1
             job.started(t)
             job.began = t
             job.end = t + self.durations.duration(job.record, t)
+            timeline.runs_until(job)
             self.on_slot[st.slot] = job
-            self._open(st.slot, st.submitter, slots[st.slot].weight, t)
+            self._open(st.slot, st.submitter, claimed.slots_made[st.slot].weight, t)
         self.slots = list(claimed.pool.slots)
         self._find_parents()
         # The startds report the dynamic slots at once: charge each its own weight from now on.
         with self.acct.transaction():
-            self.acct.sync_claims(
-                [
-                    Claim(s.name, s.customer, s.weight, self.group_of(s.customer))  # type: ignore
-                    for s in self.slots
-                    if s.charged
-                ],
-                t,
-            )
+            self.acct.sync_claims(self._current_claims(), t)
         return preempted
+
+    def _current_claims(self) -> list[Claim]:
+        """The claims of the charged slots, in slot order (a slot record seen before keeps its claim)."""
+        known, out = self._claims, []
+        fresh: dict[str, tuple[Slot, Optional[Claim]]] = {}
+        for s in self.slots:
+            hit = known.get(s.name)
+            if hit is None or hit[0] is not s:
+                claim = Claim(s.name, s.customer, s.weight, self.group_of(s.customer)) if s.charged else None  # type: ignore[arg-type]
+                hit = (s, claim)
+            fresh[s.name] = hit
+            if hit[1] is not None:
+                out.append(hit[1])
+        self._claims = fresh
+        return out
 
     def _find_parents(self) -> None:
         """Which partitionable slot each dynamic slot belongs to (by name, ``slot1_3@host`` ->
         ``slot1@host``); a dynamic slot whose parent is not in the pool has none."""
         self.pslots = {s.name for s in self.slots if s.partitionable}
+        checked, not_dynamic = self._not_dynamic, {}
         for s in self.slots:
-            if s.name not in self.parent and is_dynamic(s.ad):
+            if s.name in self.parent:
+                continue
+            if checked.get(s.name) is s.ad:
+                not_dynamic[s.name] = s.ad  # the same ad: still not a dynamic slot
+            elif is_dynamic(s.ad):
                 parent = parent_name(s.name)
                 if parent in self.pslots:
                     self.parent[s.name] = parent  # type: ignore[assignment]
+            else:
+                not_dynamic[s.name] = s.ad
+        self._not_dynamic = not_dynamic
 
     def eup(self, name: str) -> float:
         """EUP without storing a default factor for a principal not yet seen."""

@@ -138,9 +138,8 @@ class Simulation:
 
     def record(self, k: int, t: float, run: Any, result: CycleResult, preempted: dict[str, int]) -> None:
         """Append the rows of cycle ``k`` at ``t`` (``run`` is the loop's state)."""
-        counts: dict[str, dict[str, int]] = {n: dict(running=0, idle=0, pending=0, done=0) for n in run.submitters}
-        for j in run.jobs:
-            counts[j.submitter][j.phase] += 1
+        none = dict(running=0, idle=0, pending=0, done=0)
+        counts: dict[str, dict[str, int]] = {n: run.timeline.counts.get(n, none) for n in run.submitters}
         usage: dict[str, float] = {}
         for s in run.slots:
             if s.charged:
