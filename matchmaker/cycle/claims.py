@@ -25,6 +25,7 @@ Matched jobs are running on their slot (``RemoteHost``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import compress
 from operator import attrgetter
 from typing import Optional
 
@@ -86,12 +87,13 @@ class _Claims:
         self.started_at = {} if now is None else {"JobCurrentStartDate": now, "EnteredCurrentStatus": now}
         self.rounding = rounding_of(settings)
         # By job id and slot name (built with C-speed maps: a pool has tens of thousands).
-        ids, names = list(map(_ID, pool.jobs)), list(map(_NAME, pool.slots))
-        self.jobs = dict(zip(ids, pool.jobs))
-        self.job_ads = dict(zip(ids, map(_AD, pool.jobs)))
+        self.ids, names = list(map(_ID, pool.jobs)), list(map(_NAME, pool.slots))
+        self.jobs = dict(zip(self.ids, pool.jobs))
+        self.job_ads = dict(zip(self.ids, map(_AD, pool.jobs)))
+        self.before = dict(zip(names, pool.slots))
         self.slot_ads: dict[str, ClassAd] = dict(zip(names, map(_AD, pool.slots)))
-        self.sources = dict(zip(names, map(_SOURCE, pool.slots)))
-        self.partitionable = {s.name for s in pool.slots if s.partitionable}
+        self.sources: dict[str, str] = {}  # of the dynamic slots made here (see _source)
+        self.partitionable = set(compress(names, map(_PARTITIONABLE, pool.slots)))
         self.started: set[str] = set()
         self.out = Claimed(pool)
         self._requests: dict[str, dict[str, float]] = {}
@@ -185,7 +187,7 @@ class _Claims:
         shrunk, child = split(parent, request, name)
         self.slot_ads[m.slot] = shrunk
         self.slot_ads[name] = child
-        self.sources[name] = f"{self.sources[m.slot]} ({name})"
+        self.sources[name] = f"{self._source(m.slot)} ({name})"
         self._run(m, job, name, child, leftover)
 
     def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool) -> None:
@@ -213,6 +215,11 @@ class _Claims:
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
 
+    def _source(self, name: str) -> str:
+        """Where slot ``name``'s ad came from."""
+        made = self.sources.get(name)
+        return made if made is not None else self.before[name].source
+
     def _idle_of(self, submitter: str) -> list[Job]:
         """The submitter's idle jobs in the schedd's order."""
         if submitter not in self._idle:
@@ -236,7 +243,7 @@ class _Claims:
             return replace(pool, slots=self._slots_reused(pool), jobs=self._jobs_reused(pool), refused=[])
         st = self.settings
         slots = make_slots(
-            [(ad, self.sources[name]) for name, ad in self.slot_ads.items()],
+            [(ad, self._source(name)) for name, ad in self.slot_ads.items()],
             use_slot_weights=st.use_slot_weights,
             slot_weight_expr=st.slot_weight_expr,
             force_slot_weight=st.force_slot_weight,
@@ -249,31 +256,34 @@ class _Claims:
     def _slots_reused(self, pool: Pool) -> list[Slot]:
         st, carry = self.settings, self.carry
         assert carry is not None
-        before = {s.name: s for s in pool.slots}
+        before, steady = self.before, carry.steady
         slots: list[Slot] = []
         made = self.out.slots_made
+        # A slot whose ad is the one it had keeps its source too (only new ads get new sources).
         for name, ad in self.slot_ads.items():
             old = before.get(name)
-            if old is None or old.ad is not ad or old.source != self.sources[name] or not carry.steady(ad):
+            if old is None or old.ad is not ad or not steady(ad):
                 (old,) = make_slots(
-                    [(ad, self.sources[name])],
+                    [(ad, self._source(name))],
                     use_slot_weights=st.use_slot_weights,
                     slot_weight_expr=st.slot_weight_expr,
                     force_slot_weight=st.force_slot_weight,
                 )
                 old = made[name] = old.at(len(slots))
-            slots.append(old.at(len(slots)))
+            elif old.index != len(slots):
+                old = old.at(len(slots))
+            slots.append(old)
         return slots
 
     def _jobs_reused(self, pool: Pool) -> list[Job]:
         uid, carry = self.settings.uid_domain, self.carry
         assert carry is not None
-        job_ads, made = self.job_ads, self.out.jobs_made
+        job_ads, made, steady = self.job_ads, self.out.jobs_made, carry.steady_job
         out = []
-        for j in pool.jobs:
-            ad = job_ads[j.id]
-            if ad is not j.ad or not carry.steady_job(ad):
-                j = made[j.id] = make_jobs([(ad, j.source)], uid_domain=uid)[0]
+        for jid, j in zip(self.ids, pool.jobs):
+            ad = job_ads[jid]
+            if ad is not j.ad or not steady(ad):
+                j = made[jid] = make_jobs([(ad, j.source)], uid_domain=uid)[0]
             out.append(j)
         return out
 
@@ -306,7 +316,8 @@ def claim_matches(
 
 
 _PLAIN = (bool, int, float, str)
-_ID, _NAME, _AD, _SOURCE = attrgetter("id"), attrgetter("name"), attrgetter("ad"), attrgetter("source")
+_ID, _NAME, _AD = attrgetter("id"), attrgetter("name"), attrgetter("ad")
+_PARTITIONABLE = attrgetter("partitionable")
 
 
 def _mutual_match(job: ClassAd, slot: ClassAd) -> bool:

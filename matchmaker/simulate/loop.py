@@ -252,16 +252,15 @@ class _Run:
     def _current_claims(self) -> list[Claim]:
         """The claims of the charged slots, in slot order (a slot record seen before keeps its claim)."""
         known, out = self._claims, []
-        fresh: dict[str, tuple[Slot, Optional[Claim]]] = {}
+        if len(known) > 2 * len(self.slots) + 1000:
+            known.clear()  # names of slots long gone
         for s in self.slots:
             hit = known.get(s.name)
             if hit is None or hit[0] is not s:
                 claim = Claim(s.name, s.customer, s.weight, self.group_of(s.customer)) if s.charged else None  # type: ignore[arg-type]
-                hit = (s, claim)
-            fresh[s.name] = hit
+                hit = known[s.name] = (s, claim)
             if hit[1] is not None:
                 out.append(hit[1])
-        self._claims = fresh
         return out
 
     def _find_parents(self) -> None:
