@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Optional
 
 from classad.ad import ClassAd
@@ -75,6 +76,7 @@ _CLAIM_ATTRS = (
 )
 
 Progress = Callable[[int, int], None]
+_NAME = attrgetter("name")
 
 
 def _generation(k: int) -> Optional[int]:
@@ -186,20 +188,32 @@ class _Run:
     def _release(self, names: list[str]) -> None:
         """End the claims on ``names``: a dynamic slot goes away and its resources go back to
         its partitionable slot; any other slot is Unclaimed again."""
-        index = {s.name: i for i, s in enumerate(self.slots)}
+        slots = self.slots
+        index = dict(zip(map(_NAME, slots), range(len(slots))))
         gone: set[str] = set()
         for name in names:
             i = index[name]
             parent = self.parent.pop(name, None)
             if parent is None:
-                self.slots[i] = released(self.slots[i], self.settings)
+                slots[i] = released(slots[i], self.settings)
                 continue
             p = index[parent]
-            back = give_back(self.slots[p].ad, self.slots[i].ad, machine_resources(self.slots[p].ad))
-            self.slots[p] = self._remade(back, self.slots[p])
+            back = give_back(slots[p].ad, slots[i].ad, machine_resources(slots[p].ad))
+            slots[p] = self._remade(back, slots[p])
             gone.add(name)
-        if gone:
-            self.slots = [s.at(k) for k, s in enumerate(s for s in self.slots if s.name not in gone)]
+        if not gone:
+            return
+        if len(index) < len(slots):  # names given twice: every slot of a gone name goes
+            self.slots = [s.at(k) for k, s in enumerate(s for s in slots if s.name not in gone)]
+            return
+        # The slots between the gone ones, copied a stretch at a time; the records after the
+        # first gone one move down (new records: others may hold the old ones).
+        at = sorted(index[name] for name in gone)
+        kept = slots[: at[0]]
+        for a, b in zip(at, at[1:] + [len(slots)]):
+            kept.extend(slots[a + 1 : b])
+        kept[at[0] :] = [s.at(k) for k, s in enumerate(kept[at[0] :], at[0])]
+        self.slots = kept
 
     def _remade(self, ad: ClassAd, slot: Slot) -> Slot:
         st = self.settings
@@ -250,14 +264,18 @@ class _Run:
         return preempted
 
     def _current_claims(self) -> list[Claim]:
-        """The claims of the charged slots, in slot order (a slot record seen before keeps its claim)."""
+        """The claims of the charged slots, in slot order.  A slot record seen before (or one
+        moved down the list, with the same ad and values) keeps its claim."""
         known, out = self._claims, []
         if len(known) > 2 * len(self.slots) + 1000:
             known.clear()  # names of slots long gone
         for s in self.slots:
             hit = known.get(s.name)
             if hit is None or hit[0] is not s:
-                claim = Claim(s.name, s.customer, s.weight, self.group_of(s.customer)) if s.charged else None  # type: ignore[arg-type]
+                if hit is None or not _same_claim(hit[0], s):
+                    claim = Claim(s.name, s.customer, s.weight, self.group_of(s.customer)) if s.charged else None  # type: ignore[arg-type]
+                else:
+                    claim = hit[1]
                 hit = known[s.name] = (s, claim)
             if hit[1] is not None:
                 out.append(hit[1])
@@ -286,6 +304,11 @@ class _Run:
         c = self.acct.get(name)
         factor = resolve_prio_factor(c.factor if c is not None else 0.0, name, self.acct.factors)
         return effective_priority(self.acct.rup(name), factor)
+
+
+def _same_claim(a: Slot, b: Slot) -> bool:
+    """Whether two records of a slot make the same claim (``b`` is ``a`` at another place)."""
+    return a.ad is b.ad and a.customer == b.customer and a.weight == b.weight and a.state == b.state
 
 
 def _step(run: _Run, sim: Simulation, k: int, t: float, settings: Settings, acct: Accountant) -> None:
