@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from itertools import compress
-from operator import itemgetter, ne
+from operator import add, is_not, itemgetter, ne
 from typing import Any, Callable, Optional, Sequence
 
 from .. import ast
@@ -89,14 +89,21 @@ def _pick(indices: list[int]) -> Callable[[Sequence[Any]], tuple]:
 class _Shape:
     """The ads of a model whose lines differ from the model's only at some places (the
     variable ones), each value there of one kind: one regular expression reads such an ad
-    whole, the model's other lines taken literally."""
+    whole, the model's other lines taken literally.
+
+    Equal integers and strings read are one object (see :data:`_SHARED_INTS`) at the places
+    where that was seen to pay while the shape read its first ads; the values of the
+    other places (an id, a time of the ad's own) are kept as read."""
 
     __slots__ = (
         "pattern",
         "kinds",
+        "groups",
         "ints",
+        "plain_ints",
         "reals",
         "strings",
+        "plain_strings",
         "others",
         "order",
         "variant",
@@ -105,6 +112,10 @@ class _Shape:
         "template",
         "seen",
         "own",
+        "helds",
+        "learning",
+        "int_hits",
+        "string_hits",
     )
 
     def __init__(self, model: "_Model", kinds: dict[int, str], variant: Variant) -> None:
@@ -121,22 +132,44 @@ class _Shape:
             groups[kind].append(g)
             g += 4 if kind == _ANY else 1
         self.pattern = re.compile("".join(parts))
-        self.kinds = kinds
-        self.ints, self.reals, self.strings = _pick(groups[_INT]), _pick(groups[_REAL]), _pick(groups[_STRING])
+        self.kinds, self.groups = kinds, groups
+        self.own = tuple(sorted(kinds))
         # The places read in Python: (group, kind, place) in place order.
-        own = sorted(kinds)
-        firsts = [g for kind in (_INT, _REAL, _STRING) for g in groups[kind]]
         slow = sorted(groups[_ANY] + groups[_LINE])
-        by_group = dict(zip(sorted(firsts + slow), own))
+        by_group = dict(zip(sorted([*groups[_INT], *groups[_REAL], *groups[_STRING], *slow]), self.own))
         self.others = tuple((g, _ANY if g in groups[_ANY] else _LINE, by_group[g]) for g in slow)
-        # Where each own value is in ints + reals + strings + others.
-        at = {g: i for i, g in enumerate(firsts + slow)}
-        self.order = _pick([at[g] for g in sorted(at)])
-        self.own = tuple(own)
+        # Places held by the template (see _held) -> their variant, and which values stay.
+        self.helds: dict[tuple[int, ...], tuple[Optional[Variant], tuple[bool, ...]]] = {}
         self.variant = variant
         self.keys, self.spellings = model.layout.keys, model.layout.spellings
         self.template = model.layout.template
         self.seen: dict[str, Stored] = {}  # whole lines read before -> their stored values
+        self.learning = _LEARNING  # ads still to read sharing every value and counting hits
+        self.int_hits = [0] * len(groups[_INT])
+        self.string_hits = [0] * len(groups[_STRING])
+        self._arrange(groups[_INT], groups[_STRING])
+
+    def _arrange(self, shared_ints: list[int], shared_strings: list[int]) -> None:
+        """Pickers for the groups whose values are shared and for the others, and the order
+        that puts ``shared ints + other ints + reals + shared strings + other strings +
+        others`` in place order."""
+        groups = self.groups
+        plain_ints = [g for g in groups[_INT] if g not in shared_ints]
+        plain_strings = [g for g in groups[_STRING] if g not in shared_strings]
+        self.ints, self.plain_ints = _pick(shared_ints), _pick(plain_ints)
+        self.reals = _pick(groups[_REAL])
+        self.strings, self.plain_strings = _pick(shared_strings), _pick(plain_strings)
+        sequence = [*shared_ints, *plain_ints, *groups[_REAL], *shared_strings, *plain_strings]
+        at = {g: i for i, g in enumerate(sequence + [g for g, _, _ in self.others])}
+        self.order = _pick([at[g] for g in sorted(at)])
+
+    def _settle(self) -> None:
+        """Share values from now on only at the places where at least one ad in ten found
+        its value read before."""
+        least = (_LEARNING - 1) // 10
+        ints = [g for g, hits in zip(self.groups[_INT], self.int_hits) if hits >= least]
+        strings = [g for g, hits in zip(self.groups[_STRING], self.string_hits) if hits >= least]
+        self._arrange(ints, strings)
 
     def read(self, text: str, known: KnownLine) -> Optional[SharedAttrs]:
         """The storage of the ad of ``text`` (its lines joined), or None."""
@@ -144,14 +177,26 @@ class _Shape:
         if m is None:
             return None
         g = m.groups()
+        counting = self.learning > 0
+        if counting:
+            self.learning -= 1
+            if not self.learning:
+                self._settle()  # before anything is picked: this ad is read as the next ones
+                counting = False
         if len(_SHARED_INTS) > _SHARED_LIMIT or len(_SHARED_STRINGS) > _SHARED_LIMIT:
             _SHARED_INTS.clear()
             _SHARED_STRINGS.clear()
         ints, strings = list(map(int, self.ints(g))), self.strings(g)
+        shared_ints = list(map(_SHARED_INTS.setdefault, ints, ints))
+        shared_strings = list(map(_SHARED_STRINGS.setdefault, strings, strings))
+        if counting:
+            self._count(ints, shared_ints, strings, shared_strings)
         got = [
-            *map(_SHARED_INTS.setdefault, ints, ints),
+            *shared_ints,
+            *map(int, self.plain_ints(g)),
             *map(float, self.reals(g)),
-            *map(_SHARED_STRINGS.setdefault, strings, strings),
+            *shared_strings,
+            *self.plain_strings(g),
         ]
         held: list[int] = []  # places whose line gives the template's very node
         for i, kind, place in self.others:
@@ -174,11 +219,21 @@ class _Shape:
             return self._held(self.order(got), held)
         return tuple.__new__(SharedAttrs, (self.variant, *self.order(got)))
 
+    def _count(self, ints: list, shared_ints: list, strings: Sequence, shared_strings: list) -> None:
+        """Count, per place, the values found read before (a small integer, one object in
+        Python anyway, counts as not found)."""
+        self.int_hits = list(map(add, self.int_hits, map(is_not, shared_ints, ints)))
+        self.string_hits = list(map(add, self.string_hits, map(is_not, shared_strings, strings)))
+
     def _held(self, values: Sequence[Stored], held: list[int]) -> Optional[SharedAttrs]:
         """The storage of an ad of this shape whose values at the places ``held`` are the
         template's very nodes: the template holds those (as :func:`compact` leaves them)."""
-        keep = [p not in held for p in self.own]
-        variant = self.variant.layout.variant(tuple(compress(self.own, keep)))
+        key = tuple(held)
+        found = self.helds.get(key)
+        if found is None:
+            keep = tuple(p not in held for p in self.own)
+            found = self.helds[key] = (self.variant.layout.variant(tuple(compress(self.own, keep))), keep)
+        variant, keep = found
         if variant is None:
             return None
         return tuple.__new__(SharedAttrs, (variant, *compress(values, keep)))
@@ -287,6 +342,7 @@ class _Model:
 _SHARED_INTS: dict[int, int] = {}
 _SHARED_STRINGS: dict[str, str] = {}
 _SHARED_LIMIT = 1 << 13  # small enough to stay in the processor's cache
+_LEARNING = 500  # ads a shape reads before it settles where values are worth sharing
 
 _SHAPES_MADE = 32
 _LINE_READS_PER_SHAPE = 8

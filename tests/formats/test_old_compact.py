@@ -114,22 +114,23 @@ def _general(text: str) -> tuple:
 
 @pytest.mark.slow
 @settings(max_examples=100, deadline=None)
-@given(dumps(), st.sampled_from([1 << 16, 300]), st.sampled_from([1, 2, 8]))
-def test_compacted_reading_reads_what_the_general_path_reads(tmp_path_factory, text, block, per_shape):
+@given(dumps(), st.sampled_from([1 << 16, 300]), st.sampled_from([1, 2, 8]), st.sampled_from([1, 12, 500]))
+def test_compacted_reading_reads_what_the_general_path_reads(tmp_path_factory, text, block, per_shape, learning):
     """Cold caches and warm ones (models and their expressions made by a first read), any
-    block size, and a shape made after every model read or every few: the general path's
-    ads, positions and errors."""
+    block size, a shape made after every model read or every few, and shapes that settle
+    where to share values after one ad, a dozen or more than a dump holds: the general
+    path's ads, positions and errors."""
     path = tmp_path_factory.mktemp("dump") / "ads.txt"
     path.write_text(text, encoding="utf-8", newline="")
-    saved = sources._BLOCK, old_compact._LINE_READS_PER_SHAPE
-    sources._BLOCK, old_compact._LINE_READS_PER_SHAPE = block, per_shape
+    saved = sources._BLOCK, old_compact._LINE_READS_PER_SHAPE, old_compact._LEARNING
+    sources._BLOCK, old_compact._LINE_READS_PER_SHAPE, old_compact._LEARNING = block, per_shape, learning
     try:
         expected = _general(text)
         cold = _read(path, compacted=True)
         warm = _read(path, compacted=True)
         in_memory = _read(text, compacted=True)
     finally:
-        sources._BLOCK, old_compact._LINE_READS_PER_SHAPE = saved
+        sources._BLOCK, old_compact._LINE_READS_PER_SHAPE, old_compact._LEARNING = saved
         old_format.forget_lines()
     assert cold == expected
     assert warm == expected
@@ -147,13 +148,17 @@ def _queue(n: int) -> str:
 
 
 def test_a_queue_is_read_by_shapes_into_compacted_ads(tmp_path):
-    """2,000 jobs: every ad the general path's, nearly all of them read by a model's regular
-    expression, and equal values of neighbouring ads stored once (a cluster's QDate)."""
+    """2,000 jobs, read cold and warm: every ad the general path's, nearly all of them read by
+    a model's regular expression (which settles after 500 ads where values are shared:
+    a cluster's QDate, not ids below 256, one object each in Python anyway), and equal
+    values of neighbouring ads stored once."""
     text = _queue(2000)
     path = tmp_path / "jobs.ads"
     path.write_text(text, encoding="utf-8")
     expected = _general(text)
     try:
+        assert _read(path, compacted=True) == expected
+        old_format.forget_lines()
         with sources.open_source(path) as src:
             ads = list(old_format.iter_ads(src, lambda exc: None, compacted=True))
         models = [m for ms in old_compact._MODELS.values() for m in ms]
