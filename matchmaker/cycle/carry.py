@@ -13,6 +13,8 @@ keyed so that a change it depends on is noticed and only that part is recomputed
   whose ads were rewritten get new records (:func:`~matchmaker.cycle.claims.claim_matches`),
   unless making the record may draw random numbers (a slot ad with an expression that
   calls ``random``; a job ad whose identity, submitter or status is such an expression);
+* which slots and jobs of the pool hold an ad that may draw random numbers, so that the
+  claims visit only those, the ones they wrote and the ones the simulation changed since;
 * the rounded request of a job on a partitionable slot (:meth:`Carried.request`), by
   the literal values it reads of the job and the slot;
 * the columnar slot table with its columns and shared results
@@ -58,6 +60,13 @@ class Carried:
         # was computed from (see :meth:`request`); the names those are, per resource list.
         self._requests: dict[tuple, dict[str, float]] = {}
         self._request_names: dict[tuple[str, ...], Optional[tuple[str, ...]]] = {}
+        # The claims' view of the pool (matchmaker.cycle.claims): the slot names and job ids
+        # whose ads may draw random numbers (None until the claims first saw the pool), and
+        # those the simulation gave a new ad or a place in the queue since.
+        self.unsteady_slots: Optional[set[str]] = None
+        self.unsteady_jobs: Optional[set[str]] = None
+        self.new_slots: set[str] = set()
+        self.new_jobs: set[str] = set()
 
     def steady(self, ad: ClassAd) -> bool:
         """Whether the record made of ``ad`` is the same each time: none of its expressions

@@ -100,6 +100,10 @@ class _Claims:
         self._idle: dict[str, list[Job]] = {}
         self._idle_jobs: Optional[dict[str, list[Job]]] = None
         self.carry: Optional[Carried] = None
+        # What the claims wrote, in order (slot names, job ids), and whether a slot went away.
+        self.written_slots: dict[str, None] = {}
+        self.written_jobs: dict[str, None] = {}
+        self.vacated = False
 
     def claim(self, m: Match) -> None:
         """One match, as the startd takes it."""
@@ -109,7 +113,7 @@ class _Claims:
             if m.preempted is not None:
                 was = old.evaluate("JobId", state=MatchState(None, 0.0))
                 if type(was) is str and was in self.job_ads:
-                    self.job_ads[was] = _job_with(self.job_ads[was], {"JobStatus": IDLE})
+                    self._put_job(was, _job_with(self.job_ads[was], {"JobStatus": IDLE}))
             self._run(m, job, m.slot, old, leftover=False)
             return
         for name in m.preempted_slots:  # ALLOW_PSLOT_PREEMPTION: the dynamic slots go first
@@ -129,10 +133,11 @@ class _Claims:
         ad = self.slot_ads.pop(name, None)
         if ad is None:
             return
+        self.vacated = True
         was = ad.evaluate("JobId", state=MatchState(None, 0.0))
         if type(was) is str and was in self.job_ads:
-            self.job_ads[was] = _job_with(self.job_ads[was], {"JobStatus": IDLE})
-        self.slot_ads[parent] = give_back(self.slot_ads[parent], ad, machine_resources(self.slot_ads[parent]))
+            self._put_job(was, _job_with(self.job_ads[was], {"JobStatus": IDLE}))
+        self._put_slot(parent, give_back(self.slot_ads[parent], ad, machine_resources(self.slot_ads[parent])))
 
     def leftovers(self, m: Match) -> None:
         """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``."""
@@ -185,8 +190,8 @@ class _Claims:
             k += 1
         name = child_name(m.slot, k)
         shrunk, child = split(parent, request, name)
-        self.slot_ads[m.slot] = shrunk
-        self.slot_ads[name] = child
+        self._put_slot(m.slot, shrunk)
+        self._put_slot(name, child)
         self.sources[name] = f"{self._source(m.slot)} ({name})"
         self._run(m, job, name, child, leftover)
 
@@ -210,10 +215,18 @@ class _Claims:
                     "RemoteAutoregroup": m.autoregroup,
                 }
             )
-        self.slot_ads[slot] = with_values(ad, claim)
-        self.job_ads[job.id] = _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at})
+        self._put_slot(slot, with_values(ad, claim))
+        self._put_job(job.id, _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at}))
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
+
+    def _put_slot(self, name: str, ad: ClassAd) -> None:
+        self.slot_ads[name] = ad
+        self.written_slots[name] = None
+
+    def _put_job(self, job_id: str, ad: ClassAd) -> None:
+        self.job_ads[job_id] = ad
+        self.written_jobs[job_id] = None
 
     def _source(self, name: str) -> str:
         """Where slot ``name``'s ad came from."""
@@ -240,7 +253,9 @@ class _Claims:
         (the record of the same ad is then the same)."""
         if carry is not None:
             self.carry = carry
-            return replace(pool, slots=self._slots_reused(pool), jobs=self._jobs_reused(pool), refused=[])
+            slots = self._slots_reused(pool) if not self._checked_slots(carry, pool) else self._slots_changed(pool)
+            jobs = self._jobs_reused(pool) if not self._checked_jobs(carry, pool) else self._jobs_changed(pool)
+            return replace(pool, slots=slots, jobs=jobs, refused=[])
         st = self.settings
         slots = make_slots(
             [(ad, self._source(name)) for name, ad in self.slot_ads.items()],
@@ -259,10 +274,14 @@ class _Claims:
         before, steady = self.before, carry.steady
         slots: list[Slot] = []
         made = self.out.slots_made
+        unsteady: set[str] = set()
         # A slot whose ad is the one it had keeps its source too (only new ads get new sources).
         for name, ad in self.slot_ads.items():
             old = before.get(name)
-            if old is None or old.ad is not ad or not steady(ad):
+            if not steady(ad):
+                unsteady.add(name)
+                old = None
+            if old is None or old.ad is not ad:
                 (old,) = make_slots(
                     [(ad, self._source(name))],
                     use_slot_weights=st.use_slot_weights,
@@ -273,18 +292,98 @@ class _Claims:
             elif old.index != len(slots):
                 old = old.at(len(slots))
             slots.append(old)
+        carry.unsteady_slots = unsteady
+        carry.new_slots.clear()
         return slots
+
+    # ---- with the carry, only what may have changed is visited ----------------------------
+    #
+    # The carry knows which slots and jobs of the pool hold an ad that may draw random numbers
+    # (their records are made again each cycle, as the rebuild makes every record) and which
+    # ones the loop gave a new ad since the last claims (Carried.unsteady_*, Carried.new_*).
+    # The other records are kept without looking at them.  Until the carry knows a pool (the
+    # first cycle), when a slot went away here, or when names repeat, every record is visited.
+
+    def _checked_slots(self, carry: Carried, pool: Pool) -> bool:
+        return carry.unsteady_slots is not None and not self.vacated and len(self.before) == len(pool.slots)
+
+    def _checked_jobs(self, carry: Carried, pool: Pool) -> bool:
+        return carry.unsteady_jobs is not None and len(self.jobs) == len(pool.jobs)
+
+    def _slots_changed(self, pool: Pool) -> list[Slot]:
+        """:meth:`_slots_reused`, visiting only the slots written, new or unsteady."""
+        carry, before = self.carry, self.before
+        assert carry is not None and carry.unsteady_slots is not None
+        visit = {n for n in (*self.written_slots, *carry.unsteady_slots, *carry.new_slots) if n in before}
+        slots = list(pool.slots)
+        if any(before[n].index >= len(slots) or slots[before[n].index] is not before[n] for n in visit):
+            return self._slots_reused(pool)  # records not at their places: every one is visited
+        for i in sorted(before[n].index for n in visit):
+            slots[i] = self._slot_record(slots[i].name, slots[i], i)
+        for name in self.written_slots:
+            if name not in before:  # a dynamic slot made here, in the order made
+                slots.append(self._slot_record(name, None, len(slots)))
+        carry.new_slots.clear()
+        return slots
+
+    def _slot_record(self, name: str, old: Optional[Slot], at: int) -> Slot:
+        """The record of slot ``name`` at place ``at``: ``old`` when its ad is the same and
+        steady, else made again; the carry learns whether the ad is steady."""
+        carry, st = self.carry, self.settings
+        assert carry is not None and carry.unsteady_slots is not None
+        ad = self.slot_ads[name]
+        steady = carry.steady(ad)
+        if steady:
+            carry.unsteady_slots.discard(name)
+        else:
+            carry.unsteady_slots.add(name)
+        if old is not None and old.ad is ad and steady:
+            return old.at(at)
+        (made,) = make_slots(
+            [(ad, self._source(name))],
+            use_slot_weights=st.use_slot_weights,
+            slot_weight_expr=st.slot_weight_expr,
+            force_slot_weight=st.force_slot_weight,
+        )
+        made = self.out.slots_made[name] = made.at(at)
+        return made
+
+    def _jobs_changed(self, pool: Pool) -> list[Job]:
+        """:meth:`_jobs_reused`, visiting only the jobs written, new or unsteady."""
+        carry = self.carry
+        assert carry is not None and carry.unsteady_jobs is not None
+        at = dict(zip(self.ids, range(len(self.ids))))
+        visit = {at[i] for i in (*self.written_jobs, *carry.unsteady_jobs, *carry.new_jobs) if i in at}
+        jobs, uid, made = list(pool.jobs), self.settings.uid_domain, self.out.jobs_made
+        for k in sorted(visit):
+            j, jid = jobs[k], self.ids[k]
+            ad = self.job_ads[jid]
+            steady = carry.steady_job(ad)
+            if steady:
+                carry.unsteady_jobs.discard(jid)
+            else:
+                carry.unsteady_jobs.add(jid)
+            if ad is not j.ad or not steady:
+                jobs[k] = made[jid] = make_jobs([(ad, j.source)], uid_domain=uid)[0]
+        carry.new_jobs.clear()
+        return jobs
 
     def _jobs_reused(self, pool: Pool) -> list[Job]:
         uid, carry = self.settings.uid_domain, self.carry
         assert carry is not None
         job_ads, made, steady = self.job_ads, self.out.jobs_made, carry.steady_job
         out = []
+        unsteady: set[str] = set()
         for jid, j in zip(self.ids, pool.jobs):
             ad = job_ads[jid]
-            if ad is not j.ad or not steady(ad):
+            if not steady(ad):
+                unsteady.add(jid)
+                j = made[jid] = make_jobs([(ad, j.source)], uid_domain=uid)[0]
+            elif ad is not j.ad:
                 j = made[jid] = make_jobs([(ad, j.source)], uid_domain=uid)[0]
             out.append(j)
+        carry.unsteady_jobs = unsteady
+        carry.new_jobs.clear()
         return out
 
 

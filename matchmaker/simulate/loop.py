@@ -167,6 +167,7 @@ class _Run:
         ended: list[str] = []
         timeline = self.timeline
         for j in timeline.due(t):
+            self._new_record(j)
             if j.phase == PENDING:
                 timeline.move(j, QUEUED_IDLE)
                 continue
@@ -196,10 +197,12 @@ class _Run:
             parent = self.parent.pop(name, None)
             if parent is None:
                 slots[i] = released(slots[i], self.settings)
+                self._new_ad(name)
                 continue
             p = index[parent]
             back = give_back(slots[p].ad, slots[i].ad, machine_resources(slots[p].ad))
             slots[p] = self._remade(back, slots[p])
+            self._new_ad(parent)
             gone.add(name)
         if not gone:
             return
@@ -214,6 +217,16 @@ class _Run:
             kept.extend(slots[a + 1 : b])
         kept[at[0] :] = [s.at(k) for k, s in enumerate(kept[at[0] :], at[0])]
         self.slots = kept
+
+    def _new_ad(self, slot: str) -> None:
+        """Slot ``slot`` holds a new ad (the carried claims look at it again)."""
+        if self.carry is not None:
+            self.carry.new_slots.add(slot)
+
+    def _new_record(self, job: SimJob) -> None:
+        """``job`` gets a new record or enters the queue (the carried claims look at it again)."""
+        if self.carry is not None:
+            self.carry.new_jobs.add(job.id)
 
     def _remade(self, ad: ClassAd, slot: Slot) -> Slot:
         st = self.settings
@@ -242,6 +255,7 @@ class _Run:
                     victim.slot, victim.end, victim.idle_since = None, None, t
                     victim.preemptions += 1
                     timeline.move(victim, QUEUED_IDLE, idle_record(victim.record))
+                    self._new_record(victim)
                     preempted[victim.submitter] = preempted.get(victim.submitter, 0) + 1
                 self._close(name, t)
                 self.parent.pop(name, None)

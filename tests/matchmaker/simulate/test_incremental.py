@@ -245,6 +245,24 @@ def test_a_job_record_that_draws_is_made_again_as_in_the_rebuild() -> None:
     assert on == simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, False, 8, 3)
 
 
+def test_jobs_that_draw_and_arrive_later_are_made_as_in_the_rebuild() -> None:
+    """The incremental claims visit only the jobs they wrote, the ones that may draw and the
+    ones the simulation changed since (a new record, or a place in the queue): a job whose
+    ``ProcId`` draws and whose ``QDate`` comes after the start is made again from its arrival
+    on, as the rebuild makes it, one arriving each cycle."""
+    slots = "".join(
+        f'Name = "slot{i}@n"\nCpus = 1\nState = "Unclaimed"\nRequirements = true\nRank = 0\n\n' for i in range(2)
+    )
+    jobs = "".join(
+        f'ClusterId = {p + 1}\nProcId = random(1)\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+        f"QDate = {START + 300 * p}\nRequirements = random(3) != 0\nSimJobDuration = 300\nSimJobRepeat = -1\n\n"
+        for p in range(1, 6)
+    )
+    on = simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, True, 8, 4)
+    assert sum(r["matched"] for r in on[0] if r["kind"] == "pool") > 2
+    assert on == simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, False, 8, 4)
+
+
 def test_a_carried_request_follows_what_it_reads() -> None:
     """A job's rounded request is shared only by ads holding the same values for what the
     rounding reads.  By hand, with HTCondor's default rounding: RequestDisk 900 on a slot
