@@ -18,7 +18,8 @@ Every mapping method (``get``, ``in``, ``[]``, ``items``, ``values``, ``len``,
 iteration) gives nodes, like the dict it replaces; only :meth:`SharedAttrs.stored_of`
 hands out the stored form, for callers that key caches by identity.  The ad turns
 the storage back into a dict before its first change (``ClassAd`` does this), so it
-is never written.
+is never written; :func:`rewrite` makes the storage of a written copy directly (what
+compacting the written dict would give), for callers that rewrite many compacted ads.
 
 Layouts are remembered in a bounded table, and so are the variants of each layout;
 when a table is full, new attribute lists keep their dicts and new patterns of

@@ -323,22 +323,22 @@ class _Claims:
         for name in self.written_slots:
             if name not in before:  # a dynamic slot made here, in the order made
                 slots.append(self._slot_record(name, None, len(slots)))
+        # A written ad is looked at again next time (the cycle will have asked whether it is steady).
         carry.new_slots.clear()
+        carry.new_slots.update(self.written_slots)
         return slots
 
     def _slot_record(self, name: str, old: Optional[Slot], at: int) -> Slot:
         """The record of slot ``name`` at place ``at``: ``old`` when its ad is the same and
-        steady, else made again; the carry learns whether the ad is steady."""
+        steady (the carry learns whether it is), else made again."""
         carry, st = self.carry, self.settings
         assert carry is not None and carry.unsteady_slots is not None
         ad = self.slot_ads[name]
-        steady = carry.steady(ad)
-        if steady:
-            carry.unsteady_slots.discard(name)
-        else:
+        if old is not None and old.ad is ad:
+            if carry.steady(ad):
+                carry.unsteady_slots.discard(name)
+                return old.at(at)
             carry.unsteady_slots.add(name)
-        if old is not None and old.ad is ad and steady:
-            return old.at(at)
         (made,) = make_slots(
             [(ad, self._source(name))],
             use_slot_weights=st.use_slot_weights,
@@ -358,14 +358,14 @@ class _Claims:
         for k in sorted(visit):
             j, jid = jobs[k], self.ids[k]
             ad = self.job_ads[jid]
-            steady = carry.steady_job(ad)
-            if steady:
-                carry.unsteady_jobs.discard(jid)
-            else:
+            if ad is j.ad:
+                if carry.steady_job(ad):
+                    carry.unsteady_jobs.discard(jid)
+                    continue
                 carry.unsteady_jobs.add(jid)
-            if ad is not j.ad or not steady:
-                jobs[k] = made[jid] = make_jobs([(ad, j.source)], uid_domain=uid)[0]
+            jobs[k] = made[jid] = make_jobs([(ad, j.source)], uid_domain=uid)[0]
         carry.new_jobs.clear()
+        carry.new_jobs.update(self.written_jobs)  # looked at again next time
         return jobs
 
     def _jobs_reused(self, pool: Pool) -> list[Job]:
