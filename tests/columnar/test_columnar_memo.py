@@ -37,6 +37,12 @@ ROW_EXPRS = st.sampled_from(
         'member(TARGET.a, {1, 2, "x"})',
         "isUndefined(TARGET.z) ? a : b",
         "CurrentTime - a",
+        # Variants of the shapes above that differ only in their literals (one family).
+        "a > 2 && TARGET.b",
+        "a < -1 || TARGET.n =?= undefined",
+        'member(TARGET.a, {"y", 2.0})',
+        'member(TARGET.a, {"x"})',
+        "(a ?: TARGET.a) * 3",
     ]
 )
 FIXED_VALUES = st.sampled_from(
