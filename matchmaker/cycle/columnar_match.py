@@ -8,8 +8,10 @@ each request the job's Requirements and Rank, the slots' Requirements, Rank and
 CurrentRank and the PREEMPTION_* / NEGOTIATOR_*_JOB_RANK knobs are evaluated as
 columns with the request as the fixed ad.  The filtering of candidate slots (docs/negotiation.md: slot states,
 submitter limits, PREEMPTION_REQUIREMENTS) runs on arrays and the candidates are
-ordered with ``numpy.lexsort`` on the same key as the scalar path; the candidate
-objects are only made when the negotiator asks for them.
+ordered on the same key as the scalar path, as far as the negotiator reads them: the
+first few are found with ``numpy.partition`` and sorted, the whole list only when one
+past them is asked for (a request usually takes one of thousands of candidates); the
+candidate objects are only made when the negotiator asks for them.
 
 Everything is evaluated when the list is built, as the scalar path does, so
 values that change during the cycle (``ResourcesInUseBy*``, the request's
@@ -92,10 +94,17 @@ class SlotTable:
 
 
 class LazyCandidates:
-    """The sorted candidates, made into :class:`~matchmaker.cycle.candidates.Candidate` objects on demand."""
+    """The sorted candidates, made into :class:`~matchmaker.cycle.candidates.Candidate` objects on demand.
+
+    The order is found as far as it is asked for: a negotiator takes the first few of
+    thousands of candidates, so the first :data:`HEAD` are sorted alone
+    (:func:`head_order`) and the whole list only when one past them is asked for."""
 
     def __init__(self, slots: SlotTable, rows: np.ndarray, states: np.ndarray, keys: list[np.ndarray]) -> None:
         self.slots, self.rows, self.states, self.keys = slots, rows, states, keys
+        # The order keys (the first the most significant): the four rank keys and the state.
+        self._by = [keys[0], keys[1], keys[2], -states, keys[3]]
+        self._order = head_order(self._by, HEAD)
         self._made: dict[int, Any] = {}
 
     def __len__(self) -> int:
@@ -104,16 +113,23 @@ class LazyCandidates:
     def __getitem__(self, i: int) -> Any:
         c = self._made.get(i)
         if c is None:
-            r = int(self.rows[i])
+            if i >= len(self._order):
+                self._order = candidate_order(self._by)
+            p = int(self._order[i])
+            r = int(self.rows[p])
             e = self.slots.entries[r]
-            key = tuple(float(k[i]) for k in self.keys[:3]) + (
-                -int(self.states[i]),
-                float(self.keys[3][i]),
+            key = tuple(float(k[p]) for k in self.keys[:3]) + (
+                -int(self.states[p]),
+                float(self.keys[3][p]),
                 int(self.slots.index[r]),
             )
-            c = self._made[i] = Candidate(e, int(self.states[i]), key)
+            c = self._made[i] = Candidate(e, int(self.states[p]), key)
         self.slots.handed_out.append(c.entry)
         return c
+
+
+# How many candidates are ordered before any is asked for.
+HEAD = 32
 
 
 class MatcherParts(Protocol):
@@ -173,8 +189,7 @@ def build(
     keys = run.sort_keys(rows, state, rank_errors)
     if keys is None:
         return None
-    order = candidate_order([keys[0], keys[1], keys[2], -state, keys[3]])
-    run.out.items = LazyCandidates(slots, rows[order], state[order], [k[order] for k in keys])  # type: ignore[assignment]
+    run.out.items = LazyCandidates(slots, rows, state, keys)  # type: ignore[assignment]
     return run.out
 
 
@@ -188,6 +203,24 @@ def candidate_order(keys: list[np.ndarray]) -> np.ndarray:
     if len(varying) == 1:
         return np.argsort(varying[0], kind="stable")
     return np.lexsort(varying[::-1])
+
+
+def head_order(keys: list[np.ndarray], k: int) -> np.ndarray:
+    """At least the first ``k`` positions of :func:`candidate_order` (all of it when that is
+    as cheap): the positions whose first varying key is at most the ``k``-th smallest
+    value of it, which come before every other position, sorted."""
+    n = len(keys[0]) if keys else 0
+    if n <= 4 * k:
+        return candidate_order(keys)
+    varying = [key for key in keys if key.min() != key.max()]
+    if not varying:
+        return np.arange(n)
+    first = varying[0]
+    bound = np.partition(first, k - 1)[k - 1]
+    near = np.nonzero(first <= bound)[0]
+    if len(near) > n // 2:
+        return candidate_order(varying)
+    return near[candidate_order([key[near] for key in varying])]
 
 
 class _RequestColumns:
@@ -347,4 +380,4 @@ class _RequestColumns:
         return keys
 
 
-__all__ = ["LazyCandidates", "MatcherParts", "SlotTable", "build", "candidate_order", "table_of"]
+__all__ = ["HEAD", "LazyCandidates", "MatcherParts", "SlotTable", "build", "candidate_order", "head_order", "table_of"]
