@@ -311,12 +311,9 @@ def significant_attributes(
     """The negotiator-supplied significant attributes (lower-cased), docs/negotiation.md (reading the pool and requests and autoclusters).
     ``memo`` keeps each slot ad's references for the next call."""
     exprs = [e for e in expressions if e is not None]
-    names: set[str] = set()
-    if memo is not None:
-        names = memo.union(slot_ads, exprs)
-    else:
-        for ad in slot_ads:
-            names |= external_references(ad, ("Requirements", "Rank"), exprs)
+    # Without a memo kept between calls, one for this call: ads that hold the same
+    # expressions under the names the walk looks up share one walk.
+    names = (memo if memo is not None else SlotReferences()).union(slot_ads, exprs)
     drop = frozenset(n.lower() for n in remove)
     drop_re = re.compile(remove_regex, re.I) if remove_regex else None
     kept = {n for n in names if _keep(n, drop, drop_re)}

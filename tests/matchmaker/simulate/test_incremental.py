@@ -5,7 +5,9 @@ the knob on, a simulation carries records and memos from one cycle to the next; 
 it off every cycle starts from nothing.  Any difference in the series, the jobs'
 outcomes, the claim spans, the warnings or the accountant's final state is a bug.
 Random pools mix static and partitionable slots (whose disk quanta decide how many
-jobs fit), slots claimed at the start, job
+jobs fit), slots claimed at the start (idle or busy), slots that the cycle trims or not
+(retiring, not wanting matches) by literals or by expressions of the clock or of
+random draws, job
 streams with arrivals, random durations and repeats, several submitters, group
 quotas, priority preemption (of dynamic slots too, ``ALLOW_PSLOT_PREEMPTION``) and
 the other priority policies.
@@ -49,6 +51,24 @@ SLOT_CLAUSES = st.sampled_from(
 )
 
 
+# What decides whether the cycle trims a slot (RetirementTimeRemaining, WantMatching) and
+# whether a claimed one is idle (Activity): literals, which a cycle keeps per slot record,
+# and expressions that read the clock or draw, which each cycle evaluates again.
+RETIREMENT = st.sampled_from(
+    (
+        [],
+        ["RetirementTimeRemaining = 0"],
+        ["RetirementTimeRemaining = 600"],
+        ["RetirementTimeRemaining = EnteredCurrentState + 9000 - CurrentTime"],
+        ["RetirementTimeRemaining = random(2) * 600"],
+    )
+)
+WANT_MATCHING = st.sampled_from(([], ["WantMatching = false"], ["WantMatching = random(2) == 1"]))
+CLAIMED_ACTIVITY = st.sampled_from(
+    ('Activity = "Busy"', 'Activity = "Idle"', 'Activity = ifThenElse(random(2) == 0, "Idle", "Busy")')
+)
+
+
 @st.composite
 def slot_texts(draw: Any) -> str:
     out = []
@@ -67,6 +87,7 @@ def slot_texts(draw: Any) -> str:
             "Rank = "
             + draw(st.sampled_from(("0", 'TARGET.Owner == "bob"', "TARGET.RequestCpus", "RemoteUserPrio ?: 0"))),
             f"KFlops = {draw(st.integers(1, 3)) * 1000}",
+            *draw(RETIREMENT),
         ]
         if draw(st.booleans()) and cpus > 1:
             attrs[0] = f'Name = "slot1@pnode{i}"'
@@ -79,9 +100,10 @@ def slot_texts(draw: Any) -> str:
                 f"TotalSlotDisk = {cpus * 1100}",
             ]
             attrs += draw(st.sampled_from(([], ["DiskQuantum = 1000"], ["DiskQuantum = 2000"])))
+            attrs += draw(WANT_MATCHING)
         elif draw(st.integers(0, 3)) == 0:
             owner = draw(st.sampled_from(OWNERS))
-            attrs[4:6] = ['State = "Claimed"', 'Activity = "Busy"']
+            attrs[4:6] = ['State = "Claimed"', draw(CLAIMED_ACTIVITY)]
             attrs += [
                 f'RemoteUser = "{owner}@example.org"',
                 f'RemoteOwner = "{owner}@example.org"',
@@ -294,3 +316,47 @@ def test_a_carried_request_follows_what_it_reads() -> None:
     assert computed == ["1000", "2000", "None"]  # the second slot with quantum 1000 shared the first's
     drawn = ClassAd("[Cpus = 8; Memory = 8192; Disk = 100000; DiskQuantum = 1000 + random(1)]")
     assert request(drawn)["Disk"] == 1000 and len(computed) == 4  # an expression: computed again
+
+
+def test_trims_and_idle_claims_decided_by_expressions_are_evaluated_each_cycle() -> None:
+    """A cycle keeps, per slot record, whether it trims the slot and whether a claimed
+    slot is idle, but only when literals decide them.  Here preemption is considered (so
+    ``RetirementTimeRemaining`` is read), any claim may be preempted for a better
+    priority, and claimed idle slots are not (``MATCHMAKER_SKIP_CLAIMED_IDLE``).  Alice's
+    slot retires until the third cycle by the clock, Bob's is idle in every other cycle by
+    the clock, Carol's draws both at random: each cycle must evaluate them again (or the
+    slots are preempted in other cycles, or later draws differ).  One unclaimed slot
+    holds literals."""
+    config = (
+        "NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 600\nPREEMPTION_REQUIREMENTS = true\n"
+        "MATCHMAKER_SKIP_CLAIMED_IDLE = true\n"
+    )
+    claimed = (
+        (
+            "alice",
+            'ifThenElse((CurrentTime / 300) % 2 == 0, "Idle", "Busy")',
+            "EnteredCurrentState + 7800 - CurrentTime",
+        ),
+        ("bob", 'ifThenElse((CurrentTime / 300) % 2 == 0, "Idle", "Busy")', "0"),
+        ("carol", 'ifThenElse(random(2) == 0, "Idle", "Busy")', "random(2) * 600"),
+    )
+    slots = "".join(
+        f'Name = "slot{i}@n"\nCpus = 1\nMemory = 1024\nDisk = 1000\nState = "Claimed"\n'
+        f'Activity = {activity}\nRemoteUser = "{o}@example.org"\n'
+        f'RemoteOwner = "{o}@example.org"\nCurrentRank = 0\nEnteredCurrentState = {START - 7200}\n'
+        f"RetirementTimeRemaining = {retirement}\nRequirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+        for i, (o, activity, retirement) in enumerate(claimed)
+    )
+    slots += (
+        'Name = "slot9@n"\nCpus = 1\nMemory = 1024\nDisk = 1000\nState = "Unclaimed"\nActivity = "Idle"\n'
+        "RetirementTimeRemaining = 0\nRequirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+    )
+    jobs = "".join(
+        f'ClusterId = 1\nProcId = {p}\nOwner = "{o}"\nUser = "{o}@example.org"\n'
+        f"JobStatus = 1\nRequestCpus = 1\nRequestMemory = 256\nRequestDisk = 10\nRequirements = true\n"
+        f"QDate = {START + 300 * (p % 3)}\nSimJobDuration = 300 + random(1200)\nSimJobRepeat = 3\n\n"
+        for p, o in enumerate(("dave", "alice", "dave", "bob", "dave", "carol"))
+    )
+    for seed in range(3):
+        on = simulate(config, slots, jobs, True, 8, seed)
+        assert on == simulate(config, slots, jobs, False, 8, seed)
