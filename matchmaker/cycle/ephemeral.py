@@ -129,15 +129,24 @@ class NegotiationAd(ClassAd):
         super().__init__(source)  # shares a compacted source's storage, copies a dict
         self._attrs = _RecordingAttrs(self._attrs)  # type: ignore[assignment]
 
-    def set_entries(self, entries: Iterable[tuple[str, tuple[str, ast.Node]]]) -> None:
+    def set_entries(
+        self, entries: Iterable[tuple[str, tuple[str, ast.Node]]], names: Optional[Mapping[str, str]] = None
+    ) -> None:
         """Store each ``(lower-case name, (spelling, node))``, as :meth:`set_node` would
         (an existing spelling is kept).  The entry itself is stored when the spelling is
-        its own, so copies given one list of entries share them."""
+        its own, so copies given one list of entries share them.  ``names``: the source
+        ad's names, lower-case -> as written (see :func:`_spelled`), if known."""
         table: _RecordingAttrs = self._attrs  # type: ignore[assignment]
         base, own = table.base, table.own
+        if names is None:
+            for key, entry in entries:
+                old = own.get(key) or base.get(key)
+                own[key] = entry if not old or old[0] == entry[0] else (old[0], entry[1])
+            return
         for key, entry in entries:
-            old = own.get(key) or base.get(key)
-            own[key] = entry if not old or old[0] == entry[0] else (old[0], entry[1])
+            old = own.get(key)
+            spelling = old[0] if old else names.get(key)
+            own[key] = entry if spelling is None or spelling == entry[0] else (spelling, entry[1])
 
     @property
     def reads(self) -> Optional[list[str]]:
@@ -386,16 +395,36 @@ def _remote_attrs(
     floor_of: Callable[[str], float],
     groups: Optional["GroupView"],
     memo: Optional[dict[tuple[str, str], RemoteEntries]],
+    names: Optional[Mapping[str, str]] = None,
 ) -> None:
     """Set the ``Remote*`` attributes; ``memo`` keeps each user's for the cycle (the
-    priorities and the quotas they come from are frozen for it, and nodes are shared)."""
+    priorities and the quotas they come from are frozen for it, and nodes are shared).
+    ``names``: the slot ad's names (:func:`_spelled`), if known."""
     if memo is None:
-        copy.set_entries(_remote_entries(prefix, user, eup_of, floor_of, groups))
+        copy.set_entries(_remote_entries(prefix, user, eup_of, floor_of, groups), names)
         return
     entries = memo.get((prefix, user))
     if entries is None:
         entries = memo[(prefix, user)] = _remote_entries(prefix, user, eup_of, floor_of, groups)
-    copy.set_entries(entries)
+    copy.set_entries(entries, names)
+
+
+_SPELLED: dict[int, tuple[tuple[str, ...], dict[str, str]]] = {}
+
+
+def _spelled(ad: ClassAd) -> Optional[dict[str, str]]:
+    """The ad's names, lower-case -> as written, when a layout shares them with other ads
+    (:meth:`ClassAd.spellings` gives the layout's one tuple): one map per layout, so a
+    copy of the ad learns which names it holds without a lookup each.  None otherwise."""
+    spellings = ad.spellings()
+    if spellings is not ad.spellings():
+        return None  # the ad's own names, listed afresh
+    hit = _SPELLED.get(id(spellings))
+    if hit is None or hit[0] is not spellings:
+        if len(_SPELLED) > 4096:
+            _SPELLED.clear()
+        hit = _SPELLED[id(spellings)] = (spellings, {name.lower(): name for name in spellings})
+    return hit[1]
 
 
 class GroupView:
@@ -435,8 +464,9 @@ def annotate_slot(
         copy.set_node("SlotWeight", slot_weight_expr)
     if not consider_preemption:
         return copy
+    names = _spelled(ad) if slot.remote or cross_slot_prios else None
     if slot.remote:
-        _remote_attrs(copy, "", slot.remote, eup_of, floor_of, groups, memo)
+        _remote_attrs(copy, "", slot.remote, eup_of, floor_of, groups, memo, names)
     if ad.plain("preemptingrank") is not None:
         copy.set_node("CurrentRank", ad.get_node("PreemptingRank"))  # type: ignore[arg-type]
     if cross_slot_prios:
@@ -446,7 +476,7 @@ def annotate_slot(
             prefix = f"{resource_prefix}{n}_"
             user = _first_string(ad, [prefix + s for s in _REMOTE_SOURCES], now)
             if user:
-                _remote_attrs(copy, prefix, user, eup_of, floor_of, groups, memo)
+                _remote_attrs(copy, prefix, user, eup_of, floor_of, groups, memo, names)
     return copy
 
 

@@ -162,20 +162,9 @@ class Cycle:
 
     def _weighed(self, s: Slot) -> Slot:
         """The slot with its weight under this cycle's settings (the record itself when equal)."""
-        carry = self.carry
-        if carry is None:
-            w = self._weight(s.ad)
-        else:
-            hit = carry.weighed.get(s)
-            if hit is not MISSING:
-                carry.steady(s.ad)  # still read: the claims after the cycle ask again
-                return hit  # type: ignore[no-any-return]
-            w = carry.weight(s.ad, self._weight)
+        w = self._weight(s.ad) if self.carry is None else self.carry.weight(s.ad, self._weight)
         same = type(w) is type(s.weight) and w == s.weight and str(w) == str(s.weight)
-        out = s if same else replace(s, weight=w)
-        if carry is not None and carry.steady(s.ad):
-            carry.weighed.put(s, out)
-        return out
+        return s if same else replace(s, weight=w)
 
     def _accepts(self, constraint: Optional[ast.Node], ad: ClassAd) -> bool:
         if constraint is None:
@@ -183,16 +172,16 @@ class Cycle:
         return truthiness(evaluate_top(constraint, ad, MatchState(None, self.now))) is True
 
     def _keep(self, s: Slot) -> bool:
-        """The trim of docs/negotiation.md (reading the pool); kept per slot record in a
-        simulation when literal values decide it."""
+        """The trim of docs/negotiation.md (reading the pool); kept per slot ad (and state)
+        in a simulation when literal values decide it."""
         memo = self.carry.kept if self.carry is not None else None
         if memo is not None:
-            hit = memo.get(s)
-            if hit is not MISSING:
-                return hit  # type: ignore[no-any-return]
+            hit = memo.get(s.ad)
+            if hit is not MISSING and hit[0] == s.state and hit[1] is s.partitionable:
+                return hit[2]  # type: ignore[no-any-return]
         keep, fixed = self._trim(s)
         if memo is not None and fixed:
-            memo.put(s, keep)
+            memo.put(s.ad, (s.state, s.partitionable, keep))
         return keep
 
     def _trim(self, s: Slot) -> tuple[bool, bool]:
@@ -247,17 +236,17 @@ class Cycle:
         return SlotEntry(s, ad, s.remote if cp else None, claimed_idle=self._claimed_idle(s))
 
     def _claimed_idle(self, s: Slot) -> bool:
-        """Whether the slot is claimed and its ``Activity`` is Idle; kept per slot record in
-        a simulation when the activity is a literal."""
+        """Whether the slot is claimed and its ``Activity`` is Idle; kept per slot ad (and
+        state) in a simulation when the activity is a literal."""
         memo = self.carry.idle if self.carry is not None else None
         if memo is not None:
-            hit = memo.get(s)
-            if hit is not MISSING:
-                return hit  # type: ignore[no-any-return]
+            hit = memo.get(s.ad)
+            if hit is not MISSING and hit[0] == s.state:
+                return hit[1]  # type: ignore[no-any-return]
         activity, plain = self._read(s.ad, "activity")
         idle = s.state == "claimed" and type(activity) is str and activity.lower() == "idle"
         if memo is not None and plain:
-            memo.put(s, idle)
+            memo.put(s.ad, (s.state, idle))
         return idle
 
     def _queues(self, pool: Pool, slots: Sequence[Slot]) -> dict[str, Queue]:

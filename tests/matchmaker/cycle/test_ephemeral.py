@@ -200,3 +200,23 @@ def test_group_attributes_in_requests():
     )
     r = run(slots, jobs, config, eups={})
     assert sorted(m.submitter for m in r.matches) == ["a.u@d", "b.u@d"]
+
+
+def test_a_remote_attribute_the_slot_holds_keeps_the_slot_s_spelling():
+    """A slot ad that already holds ``REMOTEUSERPRIO`` (as a startd may publish it) gets
+    the cycle's value under its own spelling, whether its storage is a layout shared with
+    other ads (compacted) or its own; the names it lacks get the negotiator's spelling.
+    Two copies made with one user's entries share them."""
+    text = 'Name = "s"\nRemoteUser = "bob@d"\nREMOTEUSERPRIO = 3.0\n'
+    for compacted in (True, False):
+        s = _slot(text)
+        if compacted:
+            s = make_slots([(ClassAd(s.ad).compact(), "f:1")])[0]
+        memo: dict = {}
+        copy = annotate_slot(s, now=0.0, eup_of={"bob@d": 42.0}.get, memo=memo)
+        other = annotate_slot(s, now=0.0, eup_of={"bob@d": 42.0}.get, memo=memo)
+        names = [name for name, _ in copy.node_items()]
+        assert "REMOTEUSERPRIO" in names and "RemoteUserPrio" not in names, compacted
+        assert "RemoteUserFloor" in names and copy.eval("RemoteUserPrio") == 42.0
+        own, others = copy._attrs.own, other._attrs.own  # type: ignore[attr-defined]
+        assert own["remoteuserfloor"] is others["remoteuserfloor"]
