@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 from itertools import compress
 from operator import add, is_not, itemgetter, ne
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from .. import ast
 from ..layout import Layout, SharedAttrs, Stored, Variant, own_values, plain_form, shared_attrs
 from ..lexemes import to_int, to_real
+from .sources import lines_of
 
 # What a raw line read before gives: (lower-case key, (spelling, node)), or None.
 KnownLine = Callable[[str], Optional[tuple[str, tuple[str, ast.Node]]]]
@@ -113,6 +114,7 @@ class _Shape:
         "seen",
         "own",
         "helds",
+        "lines",
         "learning",
         "int_hits",
         "string_hits",
@@ -131,7 +133,8 @@ class _Shape:
             parts.append(f"({prefix}[^\n]*\n)" if kind == _LINE else f"{prefix}{_PATTERNS[kind]}\n")
             groups[kind].append(g)
             g += 4 if kind == _ANY else 1
-        self.pattern = re.compile("".join(parts))
+        self.pattern = re.compile("".join(parts) + "\n")  # (the blank line after the ad)
+        self.lines = len(model.lines)
         self.kinds, self.groups = kinds, groups
         self.own = tuple(sorted(kinds))
         # The places read in Python: (group, kind, place) in place order.
@@ -172,10 +175,12 @@ class _Shape:
         self._arrange(ints, strings)
 
     def read(self, text: str, known: KnownLine) -> Optional[SharedAttrs]:
-        """The storage of the ad of ``text`` (its lines joined), or None."""
+        """The storage of the ad whose lines and the blank line after it are ``text``, or None."""
         m = self.pattern.fullmatch(text)
-        if m is None:
-            return None
+        return None if m is None else self.read_match(m, known)
+
+    def read_match(self, m: re.Match, known: KnownLine) -> Optional[SharedAttrs]:
+        """The storage of the ad that :attr:`pattern` matched, or None."""
         g = m.groups()
         counting = self.learning > 0
         if counting:
@@ -262,7 +267,7 @@ class _Model:
 
     def read(self, seg: list[str], text: str, known: KnownLine) -> Optional[SharedAttrs]:
         """The storage of the ad of lines ``seg`` (as many as the model's; ``text`` is them
-        joined), or None."""
+        and the blank line after them, joined), or None."""
         for shape in self.shapes:
             got = shape.read(text, known)
             if got is not None:
@@ -357,8 +362,8 @@ _model_count = 0
 
 def read_compacted(seg: list[str], text: str, known: KnownLine) -> Optional[SharedAttrs]:
     """The compacted storage of the ad of lines ``seg`` (each ended by ``"\\n"``, no blank
-    line among them; ``text`` is them joined) when a model of its length reads it; None
-    otherwise."""
+    line among them; ``text`` is them and the blank line after them, joined) when a model
+    of its length reads it; None otherwise."""
     models = _MODELS.get(len(seg))
     if models is None:
         return None
@@ -369,6 +374,81 @@ def read_compacted(seg: list[str], text: str, known: KnownLine) -> Optional[Shar
                 models.insert(0, models.pop(i))
             return got
     return None
+
+
+def read_text(text: str, start: int, end: int, lines: int, known: KnownLine) -> "Optional[Ready]":
+    """The ad of ``text[start:end]`` (``lines`` lines, each ended by ``"\\n"``, none blank,
+    then a blank line) when a shape of a model of its length reads it; None otherwise (its
+    lines then go to :func:`read_compacted`, which may make that shape)."""
+    for model in _MODELS.get(lines, ()):
+        for shape in model.shapes:
+            m = shape.pattern.fullmatch(text, start, end)
+            got = None if m is None else shape.read_match(m, known)
+            if got is not None:
+                return Ready(got, lines, shape)
+    return None
+
+
+class Ready:
+    """An ad that :class:`Pieces` read whole, its number of lines and the shape that read it."""
+
+    __slots__ = ("attrs", "lines", "shape")
+
+    def __init__(self, attrs: SharedAttrs, lines: int, shape: _Shape) -> None:
+        self.attrs, self.lines, self.shape = attrs, lines, shape
+
+
+class Pieces:
+    """What a text source gives an old-format reader that compacts: an ad that a shape reads
+    whole (with the blank line after it) as a :class:`Ready`, everything else as lists of
+    lines (an ad with the blank line after it, a stretch of blank lines, the rest of the
+    text), so that a file's lines are made only for the ads a shape does not read.  Ads
+    are read whole only while the reader says it is ``between`` ads (no comment open);
+    otherwise its lines go to the reader one at a time."""
+
+    def __init__(self, texts: Iterator[str], known: KnownLine, whole_ad: int) -> None:
+        self.texts, self.known, self.whole_ad = texts, known, whole_ad
+        self.between = True
+        self.last: Optional[_Shape] = None  # the shape that read the last ad read whole
+
+    def __iter__(self) -> Iterator["Ready | list[str]"]:
+        carry = ""
+        for body in self.texts:
+            text = carry + body if carry else body
+            carry = ""
+            pos, n = 0, len(text)
+            while pos < n:
+                if not self.between:  # inside a comment the reader reads line by line
+                    stop = text.find("\n", pos) + 1
+                elif text[pos] == "\n":  # a blank line between ads
+                    stop = pos + 1
+                else:
+                    # The shape that read the last ad most often reads this one (a cluster's
+                    # jobs): tried first, without looking for the ad's end.
+                    shape = self.last
+                    m = None if shape is None else shape.pattern.match(text, pos)
+                    if shape is not None and m is not None and m.end() - 1 - pos <= self.whole_ad:
+                        got = shape.read_match(m, self.known)
+                        if got is not None:
+                            yield Ready(got, shape.lines, shape)
+                            pos = m.end()
+                            continue
+                    found = text.find("\n\n", pos)
+                    stop = found + 2 if found >= 0 else 0  # after the blank line ending the ad
+                    if stop and stop - 1 - pos <= self.whole_ad:
+                        ready = read_text(text, pos, stop, text.count("\n", pos, stop - 1), self.known)
+                        if ready is not None:
+                            self.last = ready.shape
+                            yield ready
+                            pos = stop
+                            continue
+                if not stop:  # no end in this block: the rest goes with the next one
+                    carry = text[pos:]
+                    break
+                yield lines_of(text[pos:stop])
+                pos = stop
+        if carry:
+            yield lines_of(carry)
 
 
 def learn(seg: list[str], attrs: object) -> None:
@@ -403,4 +483,4 @@ def forget() -> None:
     _model_count = 0
 
 
-__all__ = ["SIMPLE_VALUE", "forget", "learn", "read_compacted", "simple_value"]
+__all__ = ["SIMPLE_VALUE", "Pieces", "Ready", "forget", "learn", "read_compacted", "read_text", "simple_value"]

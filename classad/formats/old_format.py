@@ -35,7 +35,7 @@ from ..printing.old_text import print_old, write_ad, write_ads
 from ..unparse import quote_name, quote_string
 from . import old_compact
 from .names import check_name
-from .old_compact import SIMPLE_VALUE as _SIMPLE_VALUE, learn, read_compacted
+from .old_compact import SIMPLE_VALUE as _SIMPLE_VALUE, Pieces, Ready, learn, read_compacted
 from .sources import LineSource
 
 ErrorHandler = Callable[[FormatError], None]
@@ -407,8 +407,18 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause, comp
     first = 0  # line of the current ad's first attribute
     lineno = src.lineno  # of the line last read: counted here, given to src when needed
     carry: list[str] = []  # the start of an ad that a block cut, read with the next block
-    for run in chain(src.runs(), (None,)):
-        lines = carry + run if run is not None else carry
+    # Compacted, from text: ads a model's shape reads come whole, the rest as lines.
+    texts = src.texts() if compacted else None
+    pieces = Pieces(texts, _read_before, whole_ad) if texts is not None else None
+    for run in chain(src.runs() if pieces is None else pieces, (None,)):
+        if run.__class__ is Ready:
+            lineno += run.lines + 1  # (and the blank line after it)
+            src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), lineno - run.lines
+            size = 0
+            pause.give_back()
+            yield ClassAd.adopt(run.attrs)  # type: ignore[union-attr]
+            continue
+        lines = carry + run if run is not None else carry  # type: ignore[operator]
         carry = []
         i, n = 0, len(lines)
         while i < n:
@@ -433,8 +443,8 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause, comp
                     # Compacted: an ad that a model of its length reads (old_compact), else
                     # an ad of known or simple lines, compacted and kept as a model.
                     if compacted:
-                        text = "".join(seg)
-                        fits = size + len(text) <= whole_ad
+                        text = "".join(lines[i:stop])  # (with the blank line after the ad)
+                        fits = size + len(text) - 1 <= whole_ad
                         shared = read_compacted(seg, text, _read_before) if fits else None
                     else:
                         fits, shared = size + sum(map(len, seg)) <= whole_ad, None
@@ -518,6 +528,8 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause, comp
                 # (cached) pair itself is kept, so a line repeated across ads is stored once.
                 attrs[key] = (old[0], pair[1]) if old else pair
             i = stop
+        if pieces is not None:
+            pieces.between = not attrs and not broken and comment_at is None and not carry
     if comment_at is not None:
         handle(FormatError("unterminated /* comment", file=name_of, line=comment_at[0], column=comment_at[1]))
         broken = True

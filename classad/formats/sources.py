@@ -99,6 +99,7 @@ class LineSource:
         tell: Optional[Callable[[], Any]] = None,
     ) -> None:
         self._blocks: Optional[Iterator[list[str]]] = None
+        self._texts: Optional[Iterator[str]] = None  # the text the blocks are split from
         self._rest: list[str] = []  # the unread lines of a block readline() began, last first
         self.name = name
         self.lineno = 0
@@ -112,6 +113,14 @@ class LineSource:
         self.positions: dict[int, tuple] = {}
         # the first line of the last ad a reader returned, where the reader records it
         self.ad_start = 0
+
+    @classmethod
+    def of_texts(cls, texts: Iterator[str], name: str, closer: Optional[Callable[[], None]] = None) -> "LineSource":
+        """A source over text that comes in pieces (:func:`text_blocks`): its lines are
+        those pieces' lines (:meth:`of_blocks`), and :meth:`texts` hands out the pieces."""
+        src = cls.of_blocks(map(lines_of, texts), name, closer)
+        src._texts = texts
+        return src
 
     @classmethod
     def of_blocks(
@@ -199,6 +208,23 @@ class LineSource:
             yield run
             self.lineno = start + len(run)
 
+    def texts(self) -> Optional[Iterator[str]]:
+        """Everything still to read as text in pieces, each but the last ended by ``\\n``
+        (pushed-back lines first), for a source made by :meth:`of_texts` whose positions
+        are not tracked; None for any other source (read it by :meth:`runs`).  After each
+        piece ``lineno`` counts the lines handed out so far."""
+        if self._texts is None or self._tell is not None:
+            return None
+        return self._text_pieces(self._texts)
+
+    def _text_pieces(self, texts: Iterator[str]) -> Iterator[str]:
+        head = self._pending[::-1] + self._rest[::-1]
+        self._pending, self._rest = [], []
+        for text in chain(["".join(head)] if head else [], texts):
+            start = self.lineno
+            yield text
+            self.lineno = start + text.count("\n") + (not text.endswith("\n"))
+
     def close(self) -> None:
         """Close the underlying file if this source opened it."""
         if self._closer is not None:
@@ -265,6 +291,22 @@ def block_lines(f: Any, name: str) -> Iterator[str]:
 
 def line_blocks(f: Any, name: str) -> Iterator[list[str]]:
     """The lines of :func:`block_lines`, one list per 64 KiB block read."""
+    return map(lines_of, text_blocks(f, name))
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of a piece of :func:`text_blocks` (split at ``\n`` only, each ended by it
+    but a last one without an end)."""
+    if text.endswith("\n"):
+        return _newline_lines(text)
+    return list(_split_unbounded((text,), "", len(text)))
+
+
+def text_blocks(f: Any, name: str) -> Iterator[str]:
+    """The text of :func:`block_lines` a 64 KiB block at a time, each block cut after its
+    last ``\n`` (the rest goes with the next); the end of a text without a last ``\n`` comes
+    alone.  A line longer than ``max_line`` raises FormatError (file and line) before
+    more of it is read."""
     limit = LIMITS.max_line
     count = 0
     partial = ""
@@ -277,16 +319,17 @@ def line_blocks(f: Any, name: str) -> Iterator[list[str]]:
         cut = chunk.rfind("\n") + 1
         body, partial = chunk[:cut], chunk[cut:]
         if body:
-            lines = _newline_lines(body)
-            if len(body) > limit and max(map(len, lines)) > limit:
-                first = next(i for i, line in enumerate(lines) if len(line) > limit)
-                raise _too_long(name, count + first + 1, limit)
-            count += len(lines)
-            yield lines
+            if len(body) > limit:
+                lines = _newline_lines(body)
+                if max(map(len, lines)) > limit:
+                    first = next(i for i, line in enumerate(lines) if len(line) > limit)
+                    raise _too_long(name, count + first + 1, limit)
+            count += body.count("\n")
+            yield body
         if len(partial) > limit:
             raise _too_long(name, count + 1, limit)
     if partial:
-        yield [partial]
+        yield partial
 
 
 def open_text(path: Any) -> io.TextIOWrapper:
@@ -352,10 +395,10 @@ def decoded(binary: Any, name: str) -> io.TextIOWrapper:
     return io.TextIOWrapper(binary, encoding=ENCODING, errors=ERRORS, newline="\n")
 
 
-def _readable_blocks(blocks: Iterator[list[str]], name: str) -> Iterator[list[str]]:
-    """``blocks``, with a damaged gzip stream or a failing read reported as a FormatError."""
+def _readable_texts(texts: Iterator[str], name: str) -> Iterator[str]:
+    """``texts``, with a damaged gzip stream or a failing read reported as a FormatError."""
     try:
-        yield from blocks
+        yield from texts
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise FormatError(f"damaged gzip data: {exc}", file=name) from None
     except OSError as exc:
@@ -389,14 +432,14 @@ def open_input(input: Any, name: Optional[str] = None) -> LineSource:
         except BaseException:
             binary.close()
             raise
-        return LineSource.of_blocks(_readable_blocks(line_blocks(text, label), label), label, closer=text.close)
+        return LineSource.of_texts(_readable_texts(text_blocks(text, label), label), label, closer=text.close)
     label = name or source_name(input)
     if not hasattr(input, "read"):
         return open_source(input, label)
     if isinstance(input, io.TextIOBase) or isinstance(getattr(input, "encoding", None), str):
         return LineSource(_file_lines(input, label), label)
     text = decoded(_unowned(input), label)
-    return LineSource.of_blocks(_readable_blocks(line_blocks(text, label), label), label)
+    return LineSource.of_texts(_readable_texts(text_blocks(text, label), label), label)
 
 
 def source_name(input: Any) -> str:
@@ -420,7 +463,7 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
     """
     label = name or source_name(input)
     if isinstance(input, str):  # in memory already: read in blocks, as a file is
-        return LineSource.of_blocks(line_blocks(io.StringIO(input, newline=""), label), label)
+        return LineSource.of_texts(text_blocks(io.StringIO(input, newline=""), label), label)
     if isinstance(input, (bytes, bytearray, memoryview)):
         return LineSource(_split_chunks((bytes(input),), label), label)
     if isinstance(input, os.PathLike):
