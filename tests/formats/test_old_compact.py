@@ -36,7 +36,17 @@ _VALUES = [
     "true", "FALSE", "undefined", "error", "TARGET.Memory >= 1024 && MY.x", "{ 1, 2 }", "[ q = 1 ]",
     "(", "1 +", '"open', "a b",
 ]  # fmt: skip
-_ODD_LINES = ["# note", "// line comment", "/* c */ B = 3", "   ", "*** banner", "bad line", "E = "]
+_ODD_LINES = [
+    "# note",
+    "// line comment",
+    "/* c */ B = 3",
+    "/* open",
+    "close */",
+    "   ",
+    "*** banner",
+    "bad line",
+    "E = ",
+]
 
 
 @st.composite
@@ -210,3 +220,19 @@ def test_values_a_shape_must_not_read_as_it_reads_an_integer(value):
         assert _read(text, compacted=True) == expected
     finally:
         old_format.forget_lines()
+
+
+@pytest.mark.parametrize("block", [1 << 16, 100])
+def test_ads_inside_an_open_comment_are_not_read_whole(block):
+    """A ``/*`` comment left open runs over blank lines: the ads within it, though a shape
+    would read them, are comment, and reading resumes after its ``*/``."""
+    ad = "InComment = {}\nOther = 1\n\n"  # names of this test's own (layouts are kept)
+    text = "".join(ad.format(i) for i in range(30)) + "/* open\n\n" + ad.format(7) + "close */\n\n" + ad.format(8)
+    expected = _general(text)
+    saved, sources._BLOCK = sources._BLOCK, block
+    try:
+        assert _read(text, compacted=True) == expected
+    finally:
+        sources._BLOCK = saved
+        old_format.forget_lines()
+    assert len(expected[0]) == 31
