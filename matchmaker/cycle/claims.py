@@ -79,6 +79,72 @@ def rounding_of(settings: Settings) -> Rounding:
     return Rounding(settings.modify_request_cpus, settings.modify_request_memory, settings.modify_request_disk)
 
 
+class _SlotAds:
+    """The slot ads by name as the claims change them, like a dict first filled with the
+    pool's (``before``): a written name keeps its place, a name added (or added again
+    after :meth:`pop`) goes last.  Only what changed is stored."""
+
+    def __init__(self, before: dict[str, Slot]) -> None:
+        self.before = before
+        self.written: dict[str, ClassAd] = {}
+        self.gone: set[str] = set()  # names of ``before`` taken away
+        self.added: dict[str, None] = {}  # names that go after ``before``'s, in order
+
+    def __getitem__(self, name: str) -> ClassAd:
+        ad = self.written.get(name)
+        if ad is not None:
+            return ad
+        if name in self.gone:
+            raise KeyError(name)
+        return self.before[name].ad
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.written or (name in self.before and name not in self.gone)
+
+    def __setitem__(self, name: str, ad: ClassAd) -> None:
+        if name not in self:
+            self.added[name] = None
+        self.written[name] = ad
+
+    def pop(self, name: str, default: Optional[ClassAd] = None) -> Optional[ClassAd]:
+        if name not in self:
+            return default
+        ad = self[name]
+        self.written.pop(name, None)
+        if name in self.added:
+            del self.added[name]
+        else:
+            self.gone.add(name)
+        return ad
+
+    def items(self) -> list[tuple[str, ClassAd]]:
+        """(name, ad) in the dict's order."""
+        written, gone = self.written, self.gone
+        out = [(n, written.get(n, s.ad)) for n, s in self.before.items() if n not in gone]
+        out += [(n, written[n]) for n in self.added]
+        return out
+
+
+class _JobAds:
+    """The job ads by id as the claims change them (only what changed is stored)."""
+
+    def __init__(self, jobs: dict[str, Job]) -> None:
+        self.jobs = jobs
+        self.written: dict[str, ClassAd] = {}
+
+    def __getitem__(self, job_id: str) -> ClassAd:
+        ad = self.written.get(job_id)
+        return ad if ad is not None else self.jobs[job_id].ad
+
+    def __contains__(self, job_id: str) -> bool:
+        return job_id in self.jobs
+
+    def __setitem__(self, job_id: str, ad: ClassAd) -> None:
+        if job_id not in self.jobs:
+            raise KeyError(job_id)
+        self.written[job_id] = ad
+
+
 class _Claims:
     """The ads being rewritten while the matches are claimed."""
 
@@ -89,9 +155,9 @@ class _Claims:
         # By job id and slot name (built with C-speed maps: a pool has tens of thousands).
         self.ids, names = list(map(_ID, pool.jobs)), list(map(_NAME, pool.slots))
         self.jobs = dict(zip(self.ids, pool.jobs))
-        self.job_ads = dict(zip(self.ids, map(_AD, pool.jobs)))
+        self.job_ads = _JobAds(self.jobs)
         self.before = dict(zip(names, pool.slots))
-        self.slot_ads: dict[str, ClassAd] = dict(zip(names, map(_AD, pool.slots)))
+        self.slot_ads = _SlotAds(self.before)
         self.sources: dict[str, str] = {}  # of the dynamic slots made here (see _source)
         self.partitionable = set(compress(names, map(_PARTITIONABLE, pool.slots)))
         self.started: set[str] = set()
@@ -415,7 +481,7 @@ def claim_matches(
 
 
 _PLAIN = (bool, int, float, str)
-_ID, _NAME, _AD = attrgetter("id"), attrgetter("name"), attrgetter("ad")
+_ID, _NAME = attrgetter("id"), attrgetter("name")
 _PARTITIONABLE = attrgetter("partitionable")
 
 
