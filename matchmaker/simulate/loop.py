@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from itertools import compress
 from operator import attrgetter
 from typing import Optional
 
@@ -76,7 +77,7 @@ _CLAIM_ATTRS = (
 )
 
 Progress = Callable[[int, int], None]
-_NAME = attrgetter("name")
+_NAME, _PARTITIONABLE = attrgetter("name"), attrgetter("partitionable")
 
 
 def _generation(k: int) -> Optional[int]:
@@ -133,6 +134,7 @@ class _Run:
         # that claim; the slot ad last found not to be a dynamic slot.
         self._claims: dict[str, tuple[Slot, Optional[Claim]]] = {}
         self._not_dynamic: dict[str, ClassAd] = {}
+        self.charged: list[Claim] = []  # the claims of the charged slots after the last cycle, in slot order
         self._find_parents()
         for s in self.slots:
             if s.charged:
@@ -273,8 +275,9 @@ class _Run:
         self.slots = list(claimed.pool.slots)
         self._find_parents()
         # The startds report the dynamic slots at once: charge each its own weight from now on.
+        self.charged = self._current_claims()
         with self.acct.transaction():
-            self.acct.sync_claims(self._current_claims(), t)
+            self.acct.sync_claims(self.charged, t)
         return preempted
 
     def _current_claims(self) -> list[Claim]:
@@ -298,7 +301,7 @@ class _Run:
     def _find_parents(self) -> None:
         """Which partitionable slot each dynamic slot belongs to (by name, ``slot1_3@host`` ->
         ``slot1@host``); a dynamic slot whose parent is not in the pool has none."""
-        self.pslots = {s.name for s in self.slots if s.partitionable}
+        self.pslots = set(compress(map(_NAME, self.slots), map(_PARTITIONABLE, self.slots)))
         checked, not_dynamic = self._not_dynamic, {}
         for s in self.slots:
             if s.name in self.parent:

@@ -141,9 +141,8 @@ class Simulation:
         none = dict(running=0, idle=0, pending=0, done=0)
         counts: dict[str, dict[str, int]] = {n: run.timeline.counts.get(n, none) for n in run.submitters}
         usage: dict[str, float] = {}
-        for s in run.slots:
-            if s.charged:
-                usage[s.customer] = usage.get(s.customer, 0.0) + s.weight
+        for c in run.charged:  # the charged slots' claims, in slot order
+            usage[c.customer] = usage.get(c.customer, 0.0) + c.weight
         matched: dict[str, int] = {}
         for m in result.matches:
             matched[m.submitter] = matched.get(m.submitter, 0) + 1
