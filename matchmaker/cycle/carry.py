@@ -8,9 +8,7 @@ keyed so that a change it depends on is noticed and only that part is recomputed
 * each slot ad's references (the significant attributes of the autoclusters), by the
   ad's identity (:class:`~matchmaker.pool.autocluster.SlotReferences`);
 * each slot's weight under the run's settings, by the slot ad's identity (not for an
-  ad whose expressions draw random numbers: each evaluation draws), and by the same
-  identity whether the cycle trims the slot and whether it is claimed and idle, when
-  literal values decide them (:class:`ByAd`);
+  ad whose expressions draw random numbers: each evaluation draws);
 * the slot and job records of the pool: after the claims only the slots and jobs
   whose ads were rewritten get new records (:func:`~matchmaker.cycle.claims.claim_matches`),
   unless making the record may draw random numbers (a slot ad with an expression that
@@ -31,7 +29,7 @@ no :class:`Carried` and every cycle starts from nothing.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 from classad import ast
 from classad.ad import ClassAd
@@ -45,44 +43,11 @@ from .table_carry import TableLine
 _UNSTEADY = frozenset(("random", "eval"))
 
 
-class ByAd:
-    """Values kept per object (a pool's slot ad) from one cycle to the next: an object
-    asked for in a cycle is kept for the next one, the others are forgotten.  A pool's
-    ads are never changed in place (a claim or a release makes a new ad), so a value made
-    of an ad's literals holds while the ad is the same object."""
-
-    def __init__(self) -> None:
-        self._old: dict[int, tuple[object, Any]] = {}
-        self._new: dict[int, tuple[object, Any]] = {}
-
-    def get(self, key: object) -> Any:
-        """The value kept for ``key``, or :data:`MISSING`."""
-        hit = self._old.get(id(key)) or self._new.get(id(key))
-        if hit is None or hit[0] is not key:
-            return MISSING
-        self._new[id(key)] = hit
-        return hit[1]
-
-    def put(self, key: object, value: Any) -> None:
-        """Keep ``value`` for ``key``."""
-        self._new[id(key)] = (key, value)
-
-    def cycle_done(self) -> None:
-        """Forget the objects not asked for since the last call."""
-        self._old, self._new = self._new, {}
-
-
-MISSING = object()  # ByAd.get: nothing kept
-
-
 class Carried:
     """The state kept between the cycles of one simulation."""
 
     def __init__(self, weight_expr: Optional[ast.Node] = None) -> None:
         self.slot_refs = SlotReferences()
-        # Per slot ad (with the slot's state): whether the cycle keeps the slot and whether
-        # it is claimed and idle, when literals decide these (matchmaker.cycle.state.Cycle).
-        self.kept, self.idle = ByAd(), ByAd()
         self.slot_table = TableLine()
         self.weight_expr = weight_expr  # SLOT_WEIGHT: read with every slot ad
         self._weights: dict[int, tuple[ClassAd, float]] = {}
@@ -168,8 +133,6 @@ class Carried:
 
     def cycle_done(self) -> None:
         """Forget what belongs to ads neither the last cycle nor the claims since read."""
-        for memo in (self.kept, self.idle):
-            memo.cycle_done()
         self._weights, self._seen = self._seen, {}
         self._steady, self._seen_steady = self._seen_steady, {}
         self._job_steady, self._seen_job_steady = self._seen_job_steady, {}
@@ -254,4 +217,4 @@ def _node_steady(node: ast.Node) -> bool:
     return steady
 
 
-__all__ = ["MISSING", "ByAd", "Carried"]
+__all__ = ["Carried"]

@@ -32,7 +32,7 @@ from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names
 from ..pool.concurrency import claimed_limits, limits_reason
 from ..pool.partition import available, consumption, consumption_policy, is_dynamic, jobs_that_fit, parent_name
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
-from .carry import MISSING, Carried
+from .carry import Carried
 from .ephemeral import (
     ROOT_GROUP,
     GroupContext,
@@ -172,50 +172,28 @@ class Cycle:
         return truthiness(evaluate_top(constraint, ad, MatchState(None, self.now))) is True
 
     def _keep(self, s: Slot) -> bool:
-        """The trim of docs/negotiation.md (reading the pool); kept per slot ad (and state)
-        in a simulation when literal values decide it."""
-        memo = self.carry.kept if self.carry is not None else None
-        if memo is not None:
-            hit = memo.get(s.ad)
-            if hit is not MISSING and hit[0] == s.state and hit[1] is s.partitionable:
-                return hit[2]  # type: ignore[no-any-return]
-        keep, fixed = self._trim(s)
-        if memo is not None and fixed:
-            memo.put(s.ad, (s.state, s.partitionable, keep))
-        return keep
-
-    def _trim(self, s: Slot) -> tuple[bool, bool]:
-        """``(keep, fixed)``: whether the cycle keeps the slot, and whether only literal
-        values (or missing ones) decided it, with nothing evaluated."""
+        """The trim of docs/negotiation.md (reading the pool)."""
         cp = self.settings.policy.consider_preemption
         ad = s.ad
-        fixed = True
         if cp and not self.settings.consider_early_preemption:
-            v, fixed = self._read(ad, "retirementtimeremaining")
+            v = self._value(ad, "retirementtimeremaining")
             if type(v) in (int, float) and v > 0:
-                return False, fixed
+                return False
         if not cp and s.state in ("claimed", "preempting") and not s.partitionable:
-            return False, fixed
-        if s.partitionable and s.state == "claimed":
-            v, plain = self._read(ad, "wantmatching")
-            fixed = fixed and plain
-            if v is False:
-                return False, fixed
-        return True, fixed
+            return False
+        if s.partitionable and s.state == "claimed" and self._value(ad, "wantmatching") is False:
+            return False
+        return True
 
     def _value(self, ad: ClassAd, lname: str) -> Any:
         """Attribute ``lname`` (lower-case) of a slot ad alone, evaluated at the cycle's time
         (a plain literal is its value, with nothing to evaluate)."""
-        return self._read(ad, lname)[0]
-
-    def _read(self, ad: ClassAd, lname: str) -> tuple[Any, bool]:
-        """``(value, plain)``: :meth:`_value`, and whether it was a literal or missing."""
         v = ad.plain(lname)
         if v is None:
-            return UNDEFINED, True
+            return UNDEFINED
         if type(v) in _PLAIN:
-            return v, True
-        return ad.evaluate(lname, state=MatchState(None, self.now)), False
+            return v
+        return ad.evaluate(lname, state=MatchState(None, self.now))
 
     def _entry(self, s: Slot) -> SlotEntry:
         st, pr = self.settings, self.priorities
@@ -233,21 +211,9 @@ class Cycle:
             groups=self.groups,
             memo=self._remote_memo,
         )
-        return SlotEntry(s, ad, s.remote if cp else None, claimed_idle=self._claimed_idle(s))
-
-    def _claimed_idle(self, s: Slot) -> bool:
-        """Whether the slot is claimed and its ``Activity`` is Idle; kept per slot ad (and
-        state) in a simulation when the activity is a literal."""
-        memo = self.carry.idle if self.carry is not None else None
-        if memo is not None:
-            hit = memo.get(s.ad)
-            if hit is not MISSING and hit[0] == s.state:
-                return hit[1]  # type: ignore[no-any-return]
-        activity, plain = self._read(s.ad, "activity")
+        activity = self._value(s.ad, "activity")
         idle = s.state == "claimed" and type(activity) is str and activity.lower() == "idle"
-        if memo is not None and plain:
-            memo.put(s.ad, (s.state, idle))
-        return idle
+        return SlotEntry(s, ad, s.remote if cp else None, claimed_idle=idle)
 
     def _queues(self, pool: Pool, slots: Sequence[Slot]) -> dict[str, Queue]:
         st, pol = self.settings, self.settings.policy

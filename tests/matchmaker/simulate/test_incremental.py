@@ -319,14 +319,14 @@ def test_a_carried_request_follows_what_it_reads() -> None:
 
 
 def test_trims_and_idle_claims_decided_by_expressions_are_evaluated_each_cycle() -> None:
-    """A cycle keeps, per slot record, whether it trims the slot and whether a claimed
-    slot is idle, but only when literals decide them.  Here preemption is considered (so
-    ``RetirementTimeRemaining`` is read), any claim may be preempted for a better
-    priority, and claimed idle slots are not (``MATCHMAKER_SKIP_CLAIMED_IDLE``).  Alice's
-    slot retires until the third cycle by the clock, Bob's is idle in every other cycle by
-    the clock, Carol's draws both at random: each cycle must evaluate them again (or the
-    slots are preempted in other cycles, or later draws differ).  One unclaimed slot
-    holds literals."""
+    """Whether the cycle trims a slot and whether a claimed slot is idle may change from
+    cycle to cycle while the slot's ad stays the same object.  Here preemption is
+    considered (so ``RetirementTimeRemaining`` is read), any claim may be preempted for a
+    better priority, and claimed idle slots are not (``MATCHMAKER_SKIP_CLAIMED_IDLE``).
+    Alice's slot retires until the third cycle by the clock, Bob's is idle in every other
+    cycle by the clock, Carol's draws both at random: an incremental cycle that kept
+    either from an earlier cycle would preempt in other cycles (or shift later draws).
+    One unclaimed slot holds literals."""
     config = (
         "NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 600\nPREEMPTION_REQUIREMENTS = true\n"
         "MATCHMAKER_SKIP_CLAIMED_IDLE = true\n"
