@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from itertools import compress
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_, itemgetter, ne, not_, or_
 from typing import Optional
 
 from classad.ad import ClassAd
@@ -77,7 +77,11 @@ _CLAIM_ATTRS = (
 )
 
 Progress = Callable[[int, int], None]
-_NAME, _PARTITIONABLE = attrgetter("name"), attrgetter("partitionable")
+_NAME, _AD, _PARTITIONABLE = attrgetter("name"), attrgetter("ad"), attrgetter("partitionable")
+# What a slot's claim depends on besides its name, and the parts of a remembered claim.
+_CLAIM_FIELDS = attrgetter("customer", "weight", "state")
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_NO_CLAIM: tuple = (None, None)
 
 
 def _generation(k: int) -> Optional[int]:
@@ -130,9 +134,9 @@ class _Run:
         self.pool_weight = sum(s.weight for s in self.slots)
         self.parent: dict[str, str] = {}  # dynamic slot -> its partitionable slot
         self.pslots: set[str] = set()
-        # Per slot name, the slot record whose claim (or absence of one) is remembered, and
-        # that claim; the slot ad last found not to be a dynamic slot.
-        self._claims: dict[str, tuple[Slot, Optional[Claim]]] = {}
+        # Per slot name, the customer, weight and state its claim (or absence of one) was
+        # made for, and that claim; the slot ad last found not to be a dynamic slot.
+        self._claims: dict[str, tuple[tuple, Optional[Claim]]] = {}
         self._not_dynamic: dict[str, ClassAd] = {}
         self.charged: list[Claim] = []  # the claims of the charged slots after the last cycle, in slot order
         self._find_parents()
@@ -281,51 +285,44 @@ class _Run:
         return preempted
 
     def _current_claims(self) -> list[Claim]:
-        """The claims of the charged slots, in slot order.  A slot record seen before (or one
-        moved down the list, with the same ad and values) keeps its claim."""
-        known, out = self._claims, []
-        if len(known) > 2 * len(self.slots) + 1000:
+        """The claims of the charged slots, in slot order.  A slot keeps its claim while its
+        record holds the same customer, weight and state (a claim depends on nothing else
+        but the name): the records are compared at C speed, and only the others looked at."""
+        slots, known = self.slots, self._claims
+        if len(known) > 2 * len(slots) + 1000:
             known.clear()  # names of slots long gone
-        for s in self.slots:
-            hit = known.get(s.name)
-            if hit is None or hit[0] is not s:
-                if hit is None or not _same_claim(hit[0], s):
-                    claim = Claim(s.name, s.customer, s.weight, self.group_of(s.customer)) if s.charged else None  # type: ignore[arg-type]
-                else:
-                    claim = hit[1]
-                hit = known[s.name] = (s, claim)
-            if hit[1] is not None:
-                out.append(hit[1])
-        return out
+        names, fields = list(map(_NAME, slots)), list(map(_CLAIM_FIELDS, slots))
+        hits = list(map(known.get, names, repeat(_NO_CLAIM)))
+        for k in compress(range(len(slots)), map(ne, map(_FIRST, hits), fields)):
+            s = slots[k]
+            claim = Claim(s.name, s.customer, s.weight, self.group_of(s.customer)) if s.charged else None  # type: ignore[arg-type]
+            hits[k] = known[s.name] = (fields[k], claim)
+        return list(filter(None, map(_SECOND, hits)))
 
     def _find_parents(self) -> None:
         """Which partitionable slot each dynamic slot belongs to (by name, ``slot1_3@host`` ->
-        ``slot1@host``); a dynamic slot whose parent is not in the pool has none."""
-        self.pslots = set(compress(map(_NAME, self.slots), map(_PARTITIONABLE, self.slots)))
-        checked, not_dynamic = self._not_dynamic, {}
-        for s in self.slots:
-            if s.name in self.parent:
-                continue
-            if checked.get(s.name) is s.ad:
-                not_dynamic[s.name] = s.ad  # the same ad: still not a dynamic slot
-            elif is_dynamic(s.ad):
-                parent = parent_name(s.name)
-                if parent in self.pslots:
-                    self.parent[s.name] = parent  # type: ignore[assignment]
+        ``slot1@host``); a dynamic slot whose parent is not in the pool has none.  A slot ad
+        once found not to be dynamic is not evaluated again (compared at C speed)."""
+        slots, parent, checked = self.slots, self.parent, self._not_dynamic
+        if len(checked) > 2 * len(slots) + 1000:
+            checked.clear()
+        names, ads = list(map(_NAME, slots)), list(map(_AD, slots))
+        self.pslots = set(compress(names, map(_PARTITIONABLE, slots)))
+        known = map(or_, map(parent.__contains__, names), map(is_, map(checked.get, names), ads))
+        for k in compress(range(len(names)), map(not_, known)):
+            name, ad = names[k], ads[k]
+            if is_dynamic(ad):
+                up = parent_name(name)
+                if up in self.pslots:
+                    parent[name] = up  # type: ignore[assignment]
             else:
-                not_dynamic[s.name] = s.ad
-        self._not_dynamic = not_dynamic
+                checked[name] = ad
 
     def eup(self, name: str) -> float:
         """EUP without storing a default factor for a principal not yet seen."""
         c = self.acct.get(name)
         factor = resolve_prio_factor(c.factor if c is not None else 0.0, name, self.acct.factors)
         return effective_priority(self.acct.rup(name), factor)
-
-
-def _same_claim(a: Slot, b: Slot) -> bool:
-    """Whether two records of a slot make the same claim (``b`` is ``a`` at another place)."""
-    return a.ad is b.ad and a.customer == b.customer and a.weight == b.weight and a.state == b.state
 
 
 def _step(run: _Run, sim: Simulation, k: int, t: float, settings: Settings, acct: Accountant) -> None:
