@@ -1,8 +1,9 @@
 """``matchmaker negotiate`` prints the same whichever way the ad files are read.
 
-Files are read a block of lines at a time, an ad of known or simple lines at once
-(``classad/formats/old_format.py``); a text stream is read a line at a time through the
-general path.  On a realistic pool (the benchmark's generator, small), the output of the
+Files are read a block at a time, most ads straight into their compacted storage by a
+model's regular expression (``classad/formats/old_compact.py``), the others an ad of known
+or simple lines at once (``classad/formats/old_format.py``); a text stream is read a line
+at a time through the general path.  On a realistic pool (the benchmark's generator, small), the output of the
 block path with the reader's caches cold or warm is the output of the general path alone
 with every cache and the simple-line path off: the same matches, rejections, usage and
 warnings, byte for byte.
