@@ -27,7 +27,7 @@ from .. import ast
 from ..ad import ClassAd, lower_key
 from ..bulk import CollectorPause
 from ..errors import FormatError, ParseError
-from ..layout import compact
+from ..layout import SharedAttrs, compact
 from ..lexemes import to_int, to_real
 from ..limits import LIMITS
 from ..parser import fast_literal, parse_expr, parse_old_value
@@ -395,6 +395,27 @@ def _read_before(text: str) -> Optional[tuple[str, tuple[str, ast.Node]]]:
     return _RAW_LINES.get(text) or _RECENT.get(text)
 
 
+def _compacted(seg: list[str], text: str, room: int) -> "Optional[dict | SharedAttrs]":
+    """The storage of the ad of lines ``seg`` (``text`` is them and the blank line after
+    them) no longer than ``room``, compacted: read by a model of its length (old_compact),
+    else from its known or simple lines, compacted and kept as a model; None for an ad
+    the general path must read (a line neither known nor simple, a repeated name)."""
+    if len(text) - 1 > room:
+        return None
+    shared = read_compacted(seg, text, _read_before)
+    if shared is not None:
+        return shared
+    pairs = _known_pairs(seg)
+    if pairs is None:
+        return None
+    whole = dict(pairs)
+    if len(whole) != len(seg):
+        return None
+    stored = compact(whole)
+    learn(seg, stored)
+    return stored
+
+
 def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause, compacted: bool) -> Iterator[ClassAd]:
     attrs: dict[str, tuple[str, ast.Node]] = {}
     broken = False
@@ -440,29 +461,23 @@ def _iter_ads(src: LineSource, handle: ErrorHandler, pause: CollectorPause, comp
                         i += 1
                         continue
                     seg = lines[i:j]
-                    # Compacted: an ad that a model of its length reads (old_compact), else
-                    # an ad of known or simple lines, compacted and kept as a model.
-                    if compacted:
-                        text = "".join(lines[i:stop])  # (with the blank line after the ad)
-                        fits = size + len(text) - 1 <= whole_ad
-                        shared = read_compacted(seg, text, _read_before) if fits else None
+                    whole: "Optional[dict | SharedAttrs]" = None
+                    if compacted:  # (the blank line after the ad goes with its text)
+                        whole = _compacted(seg, "".join(lines[i:stop]), whole_ad - size)
                     else:
-                        fits, shared = size + sum(map(len, seg)) <= whole_ad, None
-                    pairs = _known_pairs(seg) if shared is None and fits else None
-                    if shared is not None or pairs is not None:
-                        whole = shared if shared is not None else dict(pairs)  # type: ignore[arg-type]
-                        # (a repeated name takes the general path; a model's ad has none)
-                        if shared is not None or len(whole) == j - i:
-                            if compacted and shared is None:
-                                whole = compact(whole)  # type: ignore[arg-type]
-                                learn(seg, whole)
-                            lineno += stop - i
-                            src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), lineno - (j - i)
-                            size = 0
-                            i = stop
-                            pause.give_back()
-                            yield ClassAd.adopt(whole)  # type: ignore[arg-type]
-                            continue
+                        pairs = _known_pairs(seg)
+                        if pairs is not None and size + sum(map(len, seg)) <= whole_ad:
+                            whole = dict(pairs)
+                            if len(whole) != j - i:  # a repeated name takes the general path
+                                whole = None
+                    if whole is not None:
+                        lineno += stop - i
+                        src.lineno, src.last_end, src.ad_start = lineno, (lineno + 1, 0), lineno - (j - i)
+                        size = 0
+                        i = stop
+                        pause.give_back()
+                        yield ClassAd.adopt(whole)  # type: ignore[arg-type]
+                        continue
             elif n > 1:
                 try:
                     stop = lines.index("\n", i) + 1

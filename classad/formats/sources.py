@@ -18,13 +18,16 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import sys
 import zlib
 from itertools import chain
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
 
 from ..errors import FormatError
 from ..limits import LIMITS
+
+_T = TypeVar("_T")
 
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
@@ -99,7 +102,7 @@ class LineSource:
         tell: Optional[Callable[[], Any]] = None,
     ) -> None:
         self._blocks: Optional[Iterator[list[str]]] = None
-        self._texts: Optional[Iterator[str]] = None  # the text the blocks are split from
+        self._texts: Optional[_Blocks] = None  # the text the blocks are cut from
         self._rest: list[str] = []  # the unread lines of a block readline() began, last first
         self.name = name
         self.lineno = 0
@@ -115,11 +118,12 @@ class LineSource:
         self.ad_start = 0
 
     @classmethod
-    def of_texts(cls, texts: Iterator[str], name: str, closer: Optional[Callable[[], None]] = None) -> "LineSource":
-        """A source over text that comes in pieces (:func:`text_blocks`): its lines are
-        those pieces' lines (:meth:`of_blocks`), and :meth:`texts` hands out the pieces."""
-        src = cls.of_blocks(map(lines_of, texts), name, closer)
-        src._texts = texts
+    def of_file(cls, f: Any, name: str, closer: Optional[Callable[[], None]] = None) -> "LineSource":
+        """A source over a text file read in blocks (:func:`line_blocks`); :meth:`texts` can
+        hand out the blocks still to read as text instead."""
+        blocks = _Blocks(f, name)
+        src = cls.of_blocks(_readable(blocks.lines(), name), name, closer)
+        src._texts = blocks
         return src
 
     @classmethod
@@ -217,13 +221,17 @@ class LineSource:
             return None
         return self._text_pieces(self._texts)
 
-    def _text_pieces(self, texts: Iterator[str]) -> Iterator[str]:
+    def _text_pieces(self, blocks: "_Blocks") -> Iterator[str]:
         head = self._pending[::-1] + self._rest[::-1]
         self._pending, self._rest = [], []
-        for text in chain(["".join(head)] if head else [], texts):
+        if head:
             start = self.lineno
+            yield "".join(head)
+            self.lineno = start + len(head)
+        offset = self.lineno - blocks.count  # lines handed out besides the blocks' (none from a file)
+        for text in _readable(blocks.texts(), self.name):
             yield text
-            self.lineno = start + text.count("\n") + (not text.endswith("\n"))
+            self.lineno = blocks.count + offset
 
     def close(self) -> None:
         """Close the underlying file if this source opened it."""
@@ -271,65 +279,102 @@ def _file_lines(f: Any, name: str = "<stream>") -> Iterator[str]:
 _BLOCK = 1 << 16
 
 
-def _newline_lines(body: str) -> list[str]:
-    """The lines of ``body`` (which ends with ``\n``) split at ``\n`` only.  str.splitlines()
-    splits at C speed, at every ``\n`` (alone or in ``\r\n``) and at other breaks too
-    (``\r``, ``\x0c``, ``\u2028``...): when it gives one line per ``\n``, it split at
-    nothing else, and its lines are the ones wanted."""
-    lines = body.splitlines(True)
-    if len(lines) == body.count("\n"):
-        return lines
-    return list(_split_unbounded((body,), "", len(body)))
+# Characters str.splitlines() breaks at besides "\n": a block holding none of them can be
+# split by it (at C speed) into exactly the lines a split at "\n" gives.
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_ASCII_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e"  # the ones an ASCII text can hold
+
+
+def _splits_at_newlines_only(body: str) -> bool:
+    """Whether ``body.splitlines()`` breaks only at ``\n``.  For ASCII text (nearly every
+    ad file) a substring test per character, several times faster than the pattern."""
+    if body.isascii():
+        return not any(c in body for c in _ASCII_BREAKS)
+    return _OTHER_BREAKS.search(body) is None
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of ``text`` split at ``\n`` only, each ended by it but a last one without."""
+    if text.endswith("\n") and _splits_at_newlines_only(text):
+        return text.splitlines(True)
+    return list(_split_unbounded((text,), "", len(text)))
 
 
 def block_lines(f: Any, name: str) -> Iterator[str]:
     """Lines of a text file read in blocks of 64 KiB: the same lines as
-    :func:`_file_lines` (split at ``\\n`` only, each at most ``max_line`` characters),
+    :func:`_file_lines` (split at ``\n`` only, each at most ``max_line`` characters),
     with the splitting done a block at a time."""
     return chain.from_iterable(line_blocks(f, name))
 
 
 def line_blocks(f: Any, name: str) -> Iterator[list[str]]:
     """The lines of :func:`block_lines`, one list per 64 KiB block read."""
-    return map(lines_of, text_blocks(f, name))
-
-
-def lines_of(text: str) -> list[str]:
-    """The lines of a piece of :func:`text_blocks` (split at ``\n`` only, each ended by it
-    but a last one without an end)."""
-    if text.endswith("\n"):
-        return _newline_lines(text)
-    return list(_split_unbounded((text,), "", len(text)))
+    return _Blocks(f, name).lines()
 
 
 def text_blocks(f: Any, name: str) -> Iterator[str]:
     """The text of :func:`block_lines` a 64 KiB block at a time, each block cut after its
-    last ``\n`` (the rest goes with the next); the end of a text without a last ``\n`` comes
-    alone.  A line longer than ``max_line`` raises FormatError (file and line) before
-    more of it is read."""
-    limit = LIMITS.max_line
-    count = 0
-    partial = ""
-    while True:
-        chunk = f.read(_BLOCK)
-        if not chunk:
-            break
-        if partial:
-            chunk = partial + chunk
-        cut = chunk.rfind("\n") + 1
-        body, partial = chunk[:cut], chunk[cut:]
-        if body:
-            if len(body) > limit:
-                lines = _newline_lines(body)
-                if max(map(len, lines)) > limit:
-                    first = next(i for i, line in enumerate(lines) if len(line) > limit)
-                    raise _too_long(name, count + first + 1, limit)
-            count += body.count("\n")
+    last ``\n`` (the rest goes with the next); the end of a text without a last ``\n``
+    comes alone."""
+    return _Blocks(f, name).texts()
+
+
+class _Blocks:
+    """A text file cut into blocks that end at a ``\n`` (the rest goes with the next block),
+    handed out as lists of lines (:meth:`lines`) or as text (:meth:`texts`), one way after
+    the other if need be; ``count`` is the number of lines in the blocks handed out.  A
+    line longer than ``max_line`` raises FormatError (file and line) before more of it
+    is read."""
+
+    def __init__(self, f: Any, name: str) -> None:
+        self.f, self.name = f, name
+        self.count = 0
+        self.partial = ""
+        self.limit = LIMITS.max_line
+
+    def _body(self) -> Optional[str]:
+        """The next block, or the end of the text without a ``\n``; None at the end."""
+        limit = self.limit
+        while True:
+            if len(self.partial) > limit:
+                raise _too_long(self.name, self.count + 1, limit)
+            chunk = self.f.read(_BLOCK)
+            if not chunk:
+                partial, self.partial = self.partial, ""
+                return partial or None
+            if self.partial:
+                chunk = self.partial + chunk
+            cut = chunk.rfind("\n") + 1
+            body, self.partial = chunk[:cut], chunk[cut:]
+            if body:
+                return body
+
+    def _check(self, body: str, lines: list[str]) -> None:
+        if len(body) > self.limit and max(map(len, lines)) > self.limit:
+            first = next(i for i, line in enumerate(lines) if len(line) > self.limit)
+            raise _too_long(self.name, self.count + first + 1, self.limit)
+
+    def lines(self) -> Iterator[list[str]]:
+        """The blocks' lines, a list per block."""
+        while True:
+            body = self._body()
+            if body is None:
+                return
+            lines = lines_of(body)
+            self._check(body, lines)
+            self.count += len(lines)
+            yield lines
+
+    def texts(self) -> Iterator[str]:
+        """The blocks' text."""
+        while True:
+            body = self._body()
+            if body is None:
+                return
+            if len(body) > self.limit:
+                self._check(body, lines_of(body))
+            self.count += body.count("\n") + (not body.endswith("\n"))
             yield body
-        if len(partial) > limit:
-            raise _too_long(name, count + 1, limit)
-    if partial:
-        yield partial
 
 
 def open_text(path: Any) -> io.TextIOWrapper:
@@ -395,10 +440,10 @@ def decoded(binary: Any, name: str) -> io.TextIOWrapper:
     return io.TextIOWrapper(binary, encoding=ENCODING, errors=ERRORS, newline="\n")
 
 
-def _readable_texts(texts: Iterator[str], name: str) -> Iterator[str]:
-    """``texts``, with a damaged gzip stream or a failing read reported as a FormatError."""
+def _readable(items: Iterator[_T], name: str) -> Iterator[_T]:
+    """``items``, with a damaged gzip stream or a failing read reported as a FormatError."""
     try:
-        yield from texts
+        yield from items
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise FormatError(f"damaged gzip data: {exc}", file=name) from None
     except OSError as exc:
@@ -432,14 +477,14 @@ def open_input(input: Any, name: Optional[str] = None) -> LineSource:
         except BaseException:
             binary.close()
             raise
-        return LineSource.of_texts(_readable_texts(text_blocks(text, label), label), label, closer=text.close)
+        return LineSource.of_file(text, label, closer=text.close)
     label = name or source_name(input)
     if not hasattr(input, "read"):
         return open_source(input, label)
     if isinstance(input, io.TextIOBase) or isinstance(getattr(input, "encoding", None), str):
         return LineSource(_file_lines(input, label), label)
     text = decoded(_unowned(input), label)
-    return LineSource.of_texts(_readable_texts(text_blocks(text, label), label), label)
+    return LineSource.of_file(text, label)
 
 
 def source_name(input: Any) -> str:
@@ -463,7 +508,7 @@ def open_source(input: Any, name: Optional[str] = None, track: bool = False) -> 
     """
     label = name or source_name(input)
     if isinstance(input, str):  # in memory already: read in blocks, as a file is
-        return LineSource.of_texts(text_blocks(io.StringIO(input, newline=""), label), label)
+        return LineSource.of_file(io.StringIO(input, newline=""), label)
     if isinstance(input, (bytes, bytearray, memoryview)):
         return LineSource(_split_chunks((bytes(input),), label), label)
     if isinstance(input, os.PathLike):
