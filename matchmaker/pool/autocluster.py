@@ -447,6 +447,11 @@ def _prio(ad: ClassAd, name: str, node: Any) -> int:
     return 0
 
 
+def _order_value(ad: ClassAd, name: str, stored: Any) -> int:
+    """A queue-order attribute the job does not store as a bare integer: 0 when absent."""
+    return 0 if stored is None else _prio(ad, name, stored)
+
+
 _ORDER_NAMES = ("prejobprio1", "prejobprio2", "jobprio", "postjobprio1", "postjobprio2", "qdate")
 
 
@@ -456,18 +461,12 @@ def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
     ad = job.ad
     p1, p2, prio, q1, q2, qdate = ad.stored_of(_ORDER_NAMES)
     # Most jobs store bare integers or nothing: the general path only for the others.
-    if type(p1) is not int:
-        p1 = 0 if p1 is None else _prio(ad, "prejobprio1", p1)
-    if type(p2) is not int:
-        p2 = 0 if p2 is None else _prio(ad, "prejobprio2", p2)
-    if type(prio) is not int:
-        prio = 0 if prio is None else _prio(ad, "jobprio", prio)
-    if type(q1) is not int:
-        q1 = 0 if q1 is None else _prio(ad, "postjobprio1", q1)
-    if type(q2) is not int:
-        q2 = 0 if q2 is None else _prio(ad, "postjobprio2", q2)
-    if type(qdate) is not int:
-        qdate = 0 if qdate is None else _prio(ad, "qdate", qdate)
+    p1 = p1 if type(p1) is int else _order_value(ad, "prejobprio1", p1)
+    p2 = p2 if type(p2) is int else _order_value(ad, "prejobprio2", p2)
+    prio = prio if type(prio) is int else _order_value(ad, "jobprio", prio)
+    q1 = q1 if type(q1) is int else _order_value(ad, "postjobprio1", q1)
+    q2 = q2 if type(q2) is int else _order_value(ad, "postjobprio2", q2)
+    qdate = qdate if type(qdate) is int else _order_value(ad, "qdate", qdate)
     if by_qdate:
         return (-p1, -p2, -prio, -q1, -q2, qdate, job.cluster, job.proc)
     return (-p1, -p2, -prio, -q1, -q2, job.cluster, job.proc)
