@@ -108,14 +108,20 @@ def test_capacities_are_found_whatever_the_case_of_the_knob_or_the_limit():
     assert settings.concurrency_capacity("unnamed") == 7
 
 
-def test_the_command_says_so_in_one_line_and_stores_nothing(tmp_path):
-    config = write_config(tmp_path, "FOO_LIMIT = abc\n")
+def write_ads_naming_foo(tmp_path: Path) -> tuple[Path, Path]:
+    """One unclaimed slot and one job whose ``ConcurrencyLimits`` names ``foo``."""
     slots, jobs = tmp_path / "slots.ads", tmp_path / "jobs.ads"
     slots.write_text('Name = "slot1@n"\nCpus = 1\nMemory = 1024\nState = "Unclaimed"\nRequirements = true\n')
     jobs.write_text(
         'ClusterId = 1\nProcId = 0\nOwner = "u"\nUser = "u@d"\nJobStatus = 1\n'
         'Requirements = true\nConcurrencyLimits = "foo"\n'
     )
+    return slots, jobs
+
+
+def test_the_command_says_so_in_one_line_and_stores_nothing(tmp_path):
+    config = write_config(tmp_path, "FOO_LIMIT = abc\n")
+    slots, jobs = write_ads_naming_foo(tmp_path)
     db = tmp_path / "state.db"
     args = ("--config", config, "--slots", slots, "--jobs", jobs, "--state", db, "--now", NOW)
     status, out, err = run_matchmaker("negotiate", *args)
@@ -131,12 +137,7 @@ def test_lint_reports_it_with_the_ads_and_not_without(tmp_path):
     """The same files: lint with the ads finds the knob-value error at line 2; without the
     ads no limit is named, and ``OTHER_LIMIT`` is never read."""
     config = write_config(tmp_path, "OTHER_LIMIT = text\nFOO_LIMIT = abc\n")
-    slots, jobs = tmp_path / "slots.ads", tmp_path / "jobs.ads"
-    slots.write_text('Name = "slot1@n"\nCpus = 1\nMemory = 1024\nState = "Unclaimed"\nRequirements = true\n')
-    jobs.write_text(
-        'ClusterId = 1\nProcId = 0\nOwner = "u"\nUser = "u@d"\nJobStatus = 1\n'
-        'Requirements = true\nConcurrencyLimits = "foo"\n'
-    )
+    slots, jobs = write_ads_naming_foo(tmp_path)
     status, out, _ = run_matchmaker("lint", "--config", config, "--slots", slots, "--jobs", jobs)
     assert status == 1
     assert out.splitlines()[0] == (
