@@ -90,14 +90,57 @@ def kind_of(v: Any) -> int:
 
 
 class Column:
-    """Values of a sequence of rows (see the module docstring for the layout)."""
+    """Values of a sequence of rows (see the module docstring for the layout).
 
-    __slots__ = ("kind", "i", "f", "s", "o", "pool")
+    The real and string payloads may be held as None, standing for all zeros: most
+    columns (booleans, integers) never use them, and a column that does not hold them
+    costs nothing to take, copy or put for them.  Reading ``f`` or ``s`` gives the array
+    (made on first read); :meth:`f_or_none` and :meth:`s_or_none` tell whether there is one."""
+
+    __slots__ = ("kind", "i", "_f", "_s", "o", "pool")
 
     def __init__(
-        self, kind: np.ndarray, i: np.ndarray, f: np.ndarray, s: np.ndarray, o: Optional[np.ndarray], pool: StringPool
+        self,
+        kind: np.ndarray,
+        i: np.ndarray,
+        f: Optional[np.ndarray],
+        s: Optional[np.ndarray],
+        o: Optional[np.ndarray],
+        pool: StringPool,
     ) -> None:
-        self.kind, self.i, self.f, self.s, self.o, self.pool = kind, i, f, s, o, pool
+        self.kind, self.i, self._f, self._s, self.o, self.pool = kind, i, f, s, o, pool
+
+    @property
+    def f(self) -> np.ndarray:
+        """The real payload (float64)."""
+        a = self._f
+        if a is None:
+            a = self._f = np.zeros(len(self.kind), np.float64)
+        return a
+
+    @f.setter
+    def f(self, a: np.ndarray) -> None:
+        self._f = a
+
+    @property
+    def s(self) -> np.ndarray:
+        """The string payload (codes into the pool, int64)."""
+        a = self._s
+        if a is None:
+            a = self._s = np.zeros(len(self.kind), np.int64)
+        return a
+
+    @s.setter
+    def s(self, a: np.ndarray) -> None:
+        self._s = a
+
+    def f_or_none(self) -> Optional[np.ndarray]:
+        """The real payload, None when it is zero on every row and was never made."""
+        return self._f
+
+    def s_or_none(self) -> Optional[np.ndarray]:
+        """The string payload, None when it is zero on every row and was never made."""
+        return self._s
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -107,22 +150,13 @@ class Column:
     @classmethod
     def empty(cls, n: int, pool: StringPool, kind: int = K_UNDEF) -> "Column":
         """``n`` rows all of ``kind`` with zero payloads."""
-        return cls(
-            np.full(n, kind, dtype=np.int8),
-            np.zeros(n, np.int64),
-            np.zeros(n, np.float64),
-            np.zeros(n, np.int64),
-            None,
-            pool,
-        )
+        return cls(np.full(n, kind, dtype=np.int8), np.zeros(n, np.int64), None, None, None, pool)
 
     @classmethod
     def of_bools(cls, b: np.ndarray, pool: StringPool) -> "Column":
         """A boolean column from a bool array."""
         n = len(b)
-        return cls(
-            np.full(n, K_BOOL, np.int8), b.astype(np.int64), np.zeros(n, np.float64), np.zeros(n, np.int64), None, pool
-        )
+        return cls(np.full(n, K_BOOL, np.int8), b.astype(np.int64), None, None, None, pool)
 
     @classmethod
     def of_values(cls, values: Iterable[Any], pool: StringPool) -> "Column":
@@ -199,8 +233,14 @@ class Column:
 
     def take(self, idx: np.ndarray) -> "Column":
         """The rows at positions ``idx``."""
+        f, s, o = self._f, self._s, self.o
         return Column(
-            self.kind[idx], self.i[idx], self.f[idx], self.s[idx], None if self.o is None else self.o[idx], self.pool
+            self.kind[idx],
+            self.i[idx],
+            None if f is None else f[idx],
+            None if s is None else s[idx],
+            None if o is None else o[idx],
+            self.pool,
         )
 
     def put(self, pos: np.ndarray, part: "Values") -> None:
@@ -210,8 +250,16 @@ class Column:
         col = as_column(part, len(pos), self.pool)
         self.kind[pos] = col.kind
         self.i[pos] = col.i
-        self.f[pos] = col.f
-        self.s[pos] = col.s
+        f = col._f
+        if f is not None:
+            self.f[pos] = f
+        elif self._f is not None:
+            self._f[pos] = 0.0
+        s = col._s
+        if s is not None:
+            self.s[pos] = s
+        elif self._s is not None:
+            self._s[pos] = 0
         if col.o is not None:
             if self.o is None:
                 self.o = np.empty(len(self.kind), dtype=object)
@@ -219,28 +267,29 @@ class Column:
 
     def copy(self) -> "Column":
         """An independent copy."""
+        f, s, o = self._f, self._s, self.o
         return Column(
             self.kind.copy(),
             self.i.copy(),
-            self.f.copy(),
-            self.s.copy(),
-            None if self.o is None else self.o.copy(),
+            None if f is None else f.copy(),
+            None if s is None else s.copy(),
+            None if o is None else o.copy(),
             self.pool,
         )
 
     def is_true(self) -> np.ndarray:
         """Rows whose value counts as true (bool, or a non-zero number)."""
-        k, out = self.kind, np.zeros(len(self.kind), bool)
-        out |= (k == K_BOOL) & (self.i != 0)
-        out |= (k == K_INT) & (self.i != 0)
-        out |= (k == K_REAL) & (self.f != 0.0)
+        k = self.kind
+        out = ((k == K_BOOL) | (k == K_INT)) & (self.i != 0)
+        if self._f is not None:
+            out |= (k == K_REAL) & (self._f != 0.0)
         return out
 
     def numbers(self) -> tuple[np.ndarray, np.ndarray]:
         """(float value, is-number mask): int, real and bool (as 0/1) rows are numbers."""
         k = self.kind
         isnum = (k == K_INT) | (k == K_BOOL) | (k == K_REAL)
-        vals = np.where(k == K_REAL, self.f, self.i.astype(np.float64))
+        vals = np.where(k == K_REAL, 0.0 if self._f is None else self._f, self.i.astype(np.float64))
         return vals, isnum
 
 
@@ -291,8 +340,8 @@ class Packed:
             self.bits = np.packbits(col.i != 0)
         else:
             self.i = _narrow(col.i)
-        self.f = _narrow_real(col.f)
-        self.s = _narrow(col.s)
+        self.f = None if col._f is None else _narrow_real(col._f)
+        self.s = None if col._s is None else _narrow(col._s)
         self.o = None if col.o is None else col.o.copy()
         self.pool = col.pool
         self.nbytes = (
@@ -305,14 +354,12 @@ class Packed:
         """A new column of every row, or of the rows at positions ``rows``."""
         m = self.n if rows is None else len(rows)
 
-        def part(a: Optional[np.ndarray], dtype: Any) -> np.ndarray:
-            if a is None:
-                return np.zeros(m, dtype)
+        def part(a: np.ndarray, dtype: Any) -> np.ndarray:
             return (a if rows is None else a[rows]).astype(dtype)
 
         kind = self.kind
         if self.bits is None:
-            ints = part(self.i, np.int64)
+            ints = np.zeros(m, np.int64) if self.i is None else part(self.i, np.int64)
         elif rows is None:
             ints = np.unpackbits(self.bits, count=self.n).astype(np.int64)
         else:  # the bits asked for (unpacking them all and picking is faster than picking bits)
@@ -320,8 +367,8 @@ class Packed:
         return Column(
             part(kind, np.int8) if isinstance(kind, np.ndarray) else np.full(m, kind, np.int8),
             ints,
-            part(self.f, np.float64),
-            part(self.s, np.int64),
+            None if self.f is None else part(self.f, np.float64),
+            None if self.s is None else part(self.s, np.int64),
             None if self.o is None else (self.o.copy() if rows is None else self.o[rows]),
             self.pool,
         )

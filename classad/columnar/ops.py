@@ -26,6 +26,18 @@ def _mask_or_none(m: np.ndarray) -> Optional[np.ndarray]:
     return m if m.any() else None
 
 
+def _reals(c: Column) -> Any:
+    """The real payload, or 0.0 when it is zero on every row (not made for the asking)."""
+    f = c.f_or_none()
+    return 0.0 if f is None else f
+
+
+def _codes(c: Column) -> Any:
+    """The string payload, or 0 when it is zero on every row (not made for the asking)."""
+    s = c.s_or_none()
+    return 0 if s is None else s
+
+
 def uniform(c: Column) -> int:
     """The kind every row has, or -1 when the rows differ (or there are none)."""
     k = c.kind
@@ -46,7 +58,7 @@ def truth(a: Column) -> Column:
     isb = (k == K_BOOL) | (k == K_INT)
     isr = k == K_REAL
     out.kind[isb | isr] = K_BOOL
-    out.i[:] = np.where(isr, a.f != 0.0, a.i != 0)
+    out.i[:] = np.where(isr, _reals(a) != 0.0, a.i != 0)
     return out
 
 
@@ -65,7 +77,7 @@ def _nums(c: Column) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     k = c.kind
     isint = (k == K_INT) | (k == K_BOOL)
     isreal = k == K_REAL
-    return isint, isreal, np.where(isreal, c.f, c.i.astype(np.float64))
+    return isint, isreal, np.where(isreal, _reals(c), c.i.astype(np.float64))
 
 
 def arithmetic(op: str, a: Column, b: Column) -> Result:
@@ -199,8 +211,8 @@ def meta_equal(a: Column, b: Column, negate: bool) -> Result:
     res = np.zeros(len(ka), bool)
     res |= same & ((ka == K_UNDEF) | (ka == K_ERROR))
     res |= same & ((ka == K_INT) | (ka == K_BOOL)) & (a.i == b.i)
-    res |= same & (ka == K_REAL) & (a.f == b.f)
-    res |= same & (ka == K_STR) & (a.s == b.s)
+    res |= same & (ka == K_REAL) & (_reals(a) == _reals(b))
+    res |= same & (ka == K_STR) & (_codes(a) == _codes(b))
     other = same & (ka == K_OTHER)
     out = Column.of_bools(res != negate, a.pool)
     return out, _mask_or_none(other)
@@ -243,7 +255,7 @@ def unary(op: str, a: Column) -> Result:
         elif op == "!":
             num = isint | isreal | (k == K_BOOL)
             out.kind[num] = K_BOOL
-            out.i[:] = np.where(isreal, a.f == 0.0, a.i == 0)
+            out.i[:] = np.where(isreal, _reals(a) == 0.0, a.i == 0)
         else:  # "~"
             out.kind[isint] = K_INT
             out.i[:] = ~a.i

@@ -64,8 +64,8 @@ class AttrColumn:
         return Column(
             np.full(n, k, np.int8),
             v.i[rows] if k == K_INT or k == K_BOOL else np.zeros(n, np.int64),
-            v.f[rows] if k == K_REAL else np.zeros(n, np.float64),
-            v.s[rows] if k == K_STR else np.zeros(n, np.int64),
+            v.f[rows] if k == K_REAL else None,
+            v.s[rows] if k == K_STR else None,
             None,
             v.pool,
         )
@@ -246,9 +246,7 @@ def _carry_column(
     keep = np.nonzero(~redo)[0]
     src = source[keep]
     old = col.values
-    values = Column(
-        np.zeros(n, np.int8), np.zeros(n, np.int64), np.zeros(n, np.float64), np.zeros(n, np.int64), None, pool
-    )
+    values = Column(np.zeros(n, np.int8), np.zeros(n, np.int64), None, None, None, pool)
     values.put(keep, old.take(src))
     holds = np.zeros(n, np.int8)
     holds[keep] = col.holds[src]
