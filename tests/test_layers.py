@@ -98,7 +98,7 @@ SUBPACKAGE_LAYERS = {
         ["settings"],
     ],
     "matchmaker.cycle": [
-        ["carry", "ephemeral", "table_carry"],
+        ["carry", "draws", "ephemeral", "table_carry"],
         ["evaluator", "results"],
         ["candidates", "claims"],
         ["columnar_match"],

@@ -13,6 +13,12 @@ first few are found with ``numpy.partition`` and sorted, the whole list only whe
 past them is asked for (a request usually takes one of thousands of candidates); the
 candidate objects are only made when the negotiator asks for them.
 
+A row dropped anyway need not be tested: an only-Rank build (the submitter past its
+limit) finds the claimed slots whose Rank beats their CurrentRank first and tests both
+Requirements on those alone.  Evaluating on fewer rows, or in another order, is exact
+only while nothing evaluated draws random numbers (:mod:`.draws`); otherwise the build
+takes its stages in order over every row.
+
 Everything is evaluated when the list is built, as the scalar path does, so
 values that change during the cycle (``ResourcesInUseBy*``, the request's
 ephemeral attributes) are read at the same moment.  A build whose ranks contain
@@ -41,6 +47,7 @@ from classad.values import FLT_MAX
 from ..config.settings import MatchPolicy
 from ..pool.concurrency import ConcurrencyLimits, parse_limits
 from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Budget, Candidate, CandidateList
+from .draws import DrawCheck
 from .ephemeral import NegotiationAd
 from .evaluator import (
     J_LIMITS,
@@ -55,9 +62,14 @@ from .evaluator import (
 )
 from .table_carry import TableLine
 
+# The slot attributes a candidate-list build tests before the sort keys.
+_ROW_TESTS = ("requirements", "rank", "currentrank")
+
 
 class SlotTable:
     """The cycle's slots as columns, and which of them are still available."""
+
+    _draws: Optional[DrawCheck] = None  # made on first use (see :meth:`may_draw`)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         entries = sorted((e for c in classes for e in c.entries), key=lambda e: e.index)
@@ -84,6 +96,14 @@ class SlotTable:
             if not e.alive:
                 self.alive[self.row_of[id(e)]] = False
         self.handed_out.clear()
+
+    def may_draw(self, req: NegotiationAd, knobs: Sequence[Optional[ast.Node]] = ()) -> bool:
+        """Whether both Requirements, the slots' Rank and CurrentRank, or the knob
+        expressions ``knobs`` could draw random numbers for ``req`` (:mod:`.draws`)."""
+        if self._draws is None:
+            self._draws = DrawCheck(self.table)
+        nodes = [k for k in knobs if k is not None]
+        return self._draws.may_draw(req, _ROW_TESTS, ("requirements",), nodes)
 
     def eups(self, eup_of: Any) -> np.ndarray:
         """The EUP of each claimed slot's current user (frozen for the cycle)."""
@@ -179,9 +199,12 @@ def build(
     slots = _slots(matcher, classes)
     slots.sync()
     run = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []))
-    rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive.copy())[0]
-    rows = run.both_requirements(rows)
-    rows, state, keep, rank_errors = run.preemption_states(rows, submitter, only_rank)
+    if only_rank and not slots.may_draw(req):
+        rows, state, keep, rank_errors = run.rank_preemptions()
+    else:
+        rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive.copy())[0]
+        rows = run.both_requirements(rows)
+        rows, state, keep, rank_errors = run.preemption_states(rows, submitter, only_rank)
     keep = run.within_submitter_limits(rows, state, keep, budget)
     rows, state = rows[keep], state[keep]
     if not static_limits:
@@ -249,6 +272,26 @@ class _RequestColumns:
         if len(rows):
             rows = rows[true_mask(self.slot_side("requirements", rows))]
         return rows
+
+    def rank_preemptions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+        """:meth:`preemption_states` of an only-Rank build, which keeps just the claimed
+        slots whose Rank for the request is better than their CurrentRank: those are found
+        first, and both Requirements then run on them and on the slots whose Rank is an
+        error (reported when both Requirements hold, as :meth:`claimed_states` does)."""
+        slots = self.slots
+        rows = np.nonzero(slots.alive & slots.claimed)[0]
+        if self.policy.skip_claimed_idle:
+            rows = rows[~slots.claimed_idle[rows]]
+        rank_errors: list[int] = []
+        if len(rows):
+            rank_col = self.slot_side("rank", rows)
+            better = rank_array(rank_col) > rank_array(self.slot_side("currentrank", rows))
+            error = rank_col.kind == K_ERROR
+            look = np.nonzero(better | error)[0]
+            passed = look[np.isin(rows[look], self.both_requirements(rows[look]))]
+            rank_errors = rows[passed[error[passed]]].tolist()
+            rows = rows[passed[better[passed]]]
+        return rows, np.full(len(rows), RANK_PREEMPTION, dtype=np.int64), np.ones(len(rows), dtype=bool), rank_errors
 
     def preemption_states(
         self, rows: np.ndarray, submitter: str, only_rank: bool

@@ -1,0 +1,207 @@
+"""Whether evaluating a request's match expressions over the slot table could draw random numbers.
+
+The columnar candidate-list build (:mod:`.columnar_match`) may evaluate an expression on
+fewer rows, or in another order, than a plain walk through its stages would, when the
+rows left out cannot change the list.  That is exact only if none of those evaluations
+draws from the run's random source: one draw skipped or moved shifts every later one (a
+simulation's ``--seed`` repeats a run exactly).  An expression can draw when it calls
+``random``, or ``eval`` (whose text may call it), or names an attribute, of the request or
+of a slot, whose expression can draw in turn.
+
+:class:`DrawCheck` follows the names an expression can read, on each side, the way the
+evaluator resolves them (``MY.x`` on its own side, ``TARGET.x`` on the other, a bare ``x``
+on its own side and on the other where an ad lacks it), and answers False only when no
+expression it reaches draws.  Whatever it cannot follow (a whole ad as a value, names such
+as ``parent`` or ``symmetricMatch``, a literal holding an ad) counts as drawing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Optional, Sequence
+
+from classad import ast
+from classad.columnar import AdTable
+from classad.values import ERROR, UNDEFINED, AbsTime, RelTime
+
+# Functions that draw, or evaluate a text that may.
+_DRAWING = frozenset(("random", "eval"))
+# Names that stand for a whole ad or a match context rather than an attribute.
+_WHOLE = frozenset(
+    {
+        "my",
+        "target",
+        "other",
+        "parent",
+        "self",
+        "toplevel",
+        "root",
+        "ad",
+        "symmetricmatch",
+        "leftmatchesright",
+        "rightmatchesleft",
+        "leftrankvalue",
+        "rightrankvalue",
+        "lctx",
+        "rctx",
+        "left",
+        "right",
+    }
+)
+_PLAIN = (bool, int, float, str)
+_TIMES = (AbsTime, RelTime)
+# How a name is read: on the expression's own side, on the other side, or bare (its own
+# side, then the other where that ad lacks it).
+OWN, PARTNER, BARE = 0, 1, 2
+ROW, FIXED = 0, 1
+
+_LIMIT = 200_000
+
+
+class _Summary:
+    """What one expression tree can do: draw itself, or read these names."""
+
+    __slots__ = ("node", "draws", "reads")
+
+    def __init__(self, node: Any, draws: bool, reads: frozenset[tuple[int, str]]) -> None:
+        self.node, self.draws, self.reads = node, draws, reads
+
+
+_summaries: dict[int, _Summary] = {}
+
+
+def summary(node: Any) -> _Summary:
+    """The :class:`_Summary` of a tree, remembered per node (trees are immutable and shared)."""
+    hit = _summaries.get(id(node))
+    if hit is not None and hit.node is node:
+        return hit
+    reads: set[tuple[int, str]] = set()
+    draws = _walk(node, reads)
+    if len(_summaries) > _LIMIT:
+        _summaries.clear()
+    hit = _summaries[id(node)] = _Summary(node, draws, frozenset(reads))
+    return hit
+
+
+def _walk(node: Any, reads: set[tuple[int, str]]) -> bool:
+    """Add the names ``node`` reads to ``reads``; True when it may draw (or cannot be followed)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        t = type(n)
+        if t is ast.Literal:
+            v = n.value
+            if not (type(v) in _PLAIN or v is UNDEFINED or v is ERROR or type(v) in _TIMES):
+                return True  # a list or ad value: its parts are not followed
+        elif t is ast.AttrRef:
+            if n.lname in _WHOLE:
+                return True
+            reads.add((BARE, n.lname))
+        elif t is ast.Select:
+            base = n.base
+            if type(base) is ast.AttrRef and not base.absolute and base.lname in ("my", "target", "other"):
+                reads.add((OWN if base.lname == "my" else PARTNER, n.lname))
+            else:  # an attribute of some other ad value: read anywhere
+                reads.add((BARE, n.lname))
+                reads.add((PARTNER, n.lname))
+                todo.append(base)
+        elif t is ast.Call and n.lname in _DRAWING:
+            return True
+        elif t is ast.Record:
+            for name, value in n.attrs:
+                reads.add((BARE, name.lower()))
+                todo.append(value)
+        elif isinstance(n, ast.Node):
+            for f in dataclasses.fields(n):
+                if f.name != "fn":
+                    todo.append(getattr(n, f.name))
+        elif isinstance(n, tuple):
+            todo.extend(n)
+    return False
+
+
+class DrawCheck:
+    """Draw analysis over one slot table (the rows' side) and any request (the fixed side)."""
+
+    def __init__(self, table: AdTable) -> None:
+        self.table = table
+        # Per row attribute: whether some row may lack it, and the union of its expressions' summaries.
+        self._columns: dict[str, tuple[bool, bool, frozenset[tuple[int, str]]]] = {}
+
+    def _row_name(self, lname: str) -> tuple[bool, bool, frozenset[tuple[int, str]]]:
+        """(some row lacks it, some row's expression may draw, what the expressions read)."""
+        hit = self._columns.get(lname)
+        if hit is None:
+            col = self.table.column(lname)
+            draws, reads = False, set[tuple[int, str]]()
+            for node in col.nodes:
+                s = summary(node)
+                draws = draws or s.draws
+                reads |= s.reads
+            hit = self._columns[lname] = (col.any_missing, draws, frozenset(reads))
+        return hit
+
+    def may_draw(
+        self, req: Any, row_names: Sequence[str], fixed_names: Sequence[str], row_nodes: Sequence[Any]
+    ) -> bool:
+        """Whether evaluating the rows' attributes ``row_names``, the request's attributes
+        ``fixed_names`` and the row-side expressions ``row_nodes`` (the knobs) could draw."""
+        if self.table.nested:
+            return True
+        seen: set[tuple[int, str]] = set()
+        todo: list[tuple[int, str]] = [(ROW, n) for n in row_names] + [(FIXED, n) for n in fixed_names]
+        for node in row_nodes:
+            s = summary(node)
+            if s.draws:
+                return True
+            todo.extend(_resolve(ROW, s.reads, self, req))
+        while todo:
+            key = todo.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            side, lname = key
+            if side == ROW:
+                _missing, draws, reads = self._row_name(lname)
+                if draws:
+                    return True
+            else:
+                node = req.get_node(lname)
+                if node is None or type(node) is ast.Literal:
+                    continue
+                s = summary(node)
+                if s.draws:
+                    return True
+                reads = s.reads
+            todo.extend(_resolve(side, reads, self, req))
+        return False
+
+    def lacks(self, side: int, lname: str, req: Any) -> bool:
+        """Whether some ad on ``side`` lacks attribute ``lname`` (a bare name then falls through)."""
+        if side == ROW:
+            return self._row_name(lname)[0]
+        return req.get_node(lname) is None
+
+
+def _resolve(side: int, reads: frozenset[tuple[int, str]], check: DrawCheck, req: Any) -> list[tuple[int, str]]:
+    """The (side, name) pairs the reads of an expression on ``side`` may look up."""
+    other = FIXED if side == ROW else ROW
+    out = []
+    for how, lname in reads:
+        if how == OWN:
+            out.append((side, lname))
+        elif how == PARTNER:
+            out.append((other, lname))
+        else:
+            out.append((side, lname))
+            if check.lacks(side, lname, req):
+                out.append((other, lname))
+    return out
+
+
+def node_draws(node: Optional[Any]) -> bool:
+    """Whether the tree itself calls a drawing function (names it reads aside)."""
+    return node is not None and summary(node).draws
+
+
+__all__ = ["DrawCheck", "node_draws", "summary"]

@@ -1,0 +1,357 @@
+"""The columnar build's prefilters give the scalar engine's candidate lists, flags and results.
+
+An only-Rank build finds the claimed slots whose Rank beats their CurrentRank before it
+runs both Requirements, and only when no expression it evaluates can draw random numbers
+(:mod:`matchmaker.cycle.draws`).  Every build of a cycle is compared here with the scalar
+scan of the same request, in both modes (only-Rank and full); whole cycles are compared
+with the engine's plain path (the prefilters off), warnings in order included."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from classad.ad import ClassAd
+from classad.columnar import AdTable
+from classad.evaluate import seeded_random
+from classad.parser import parse_expr
+from matchmaker.config.settings import Settings
+from matchmaker.cycle import columnar_match
+from matchmaker.cycle.candidates import CandidateList
+from matchmaker.cycle.draws import DrawCheck
+from matchmaker.cycle.ephemeral import NegotiationAd, StaticPriorities
+from matchmaker.cycle.matching import Matcher
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.pool.ads import pool_from_ads
+
+NOW = 100_000.0
+USERS = ["alice@x.org", "bob@x.org", "carol@x.org"]
+START = [
+    "true",
+    'TARGET.Owner =!= "carol"',
+    'KeyboardIdle > 600 || State =!= "Unclaimed"',
+    "TARGET.Owner =!= undefined && Cpus >= 1",
+]
+SLOT_RANK = [
+    "0",
+    "0.0",
+    'TARGET.Owner == "bob"',
+    'member(TARGET.Owner, {"alice", "carol"}) ? 10 : 0',
+    "TARGET.JobPrio",
+    "error",
+    "TARGET.missing",
+    "1 / (Cpus - 2)",
+]
+CURRENT_RANK = ["0.0", "1.0", "-1.0", "error", '"text"', "10"]
+PREQ = [
+    None,
+    "false",
+    "true",
+    "RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2",
+    "((CurrentTime - EnteredCurrentState) > 3600) && (RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2)",
+    "RemoteUserPrio / 0 > 1",
+    "TARGET.JobPrio > 0",
+    "undefined",
+]
+JOB_REQ = ["true", "TARGET.Memory >= RequestMemory", 'TARGET.Arch == "X86_64" || TARGET.Cpus > 2']
+
+slot = st.fixed_dictionaries(
+    {
+        "cpus": st.integers(1, 4),
+        "memory": st.sampled_from([1024, 4096]),
+        "idle": st.sampled_from([0, 3000]),
+        "arch": st.sampled_from(["X86_64", "ARM64"]),
+        "start": st.integers(0, len(START) - 1),
+        "rank": st.integers(0, len(SLOT_RANK) - 1),
+        "current": st.integers(0, len(CURRENT_RANK) - 1),
+        "user": st.sampled_from([None, *USERS, *USERS]),
+        "busy": st.booleans(),
+        "age": st.sampled_from([60, 7200]),
+    }
+)
+job = st.fixed_dictionaries(
+    {
+        "user": st.sampled_from(USERS),
+        "memory": st.sampled_from([512, 2048]),
+        "req": st.integers(0, len(JOB_REQ) - 1),
+        "prio": st.integers(0, 2),
+        "count": st.integers(1, 3),
+        "limits": st.sampled_from([None, None, '"lic"', 'ifThenElse(TARGET.Cpus > 1, "big", "lic")']),
+    }
+)
+
+
+def _slot_ad(i: int, d: dict, start: str = "", rank: str = "") -> ClassAd:
+    ad = ClassAd(
+        {
+            "Name": f"slot{i}@host{i // 2}",
+            "Cpus": d["cpus"],
+            "Memory": d["memory"],
+            "KeyboardIdle": d["idle"],
+            "Arch": d["arch"],
+            "OpSys": "LINUX",
+        }
+    )
+    ad.set_node("START", parse_expr(start or START[d["start"]]))
+    ad.set_node("Requirements", parse_expr("START && TARGET.RequestMemory <= MY.Memory"))
+    ad.set_node("Rank", parse_expr(rank or SLOT_RANK[d["rank"]]))
+    ad.set_node("CurrentRank", parse_expr(CURRENT_RANK[d["current"]]))
+    if d["user"] is None:
+        ad.update({"State": "Unclaimed", "Activity": "Idle", "EnteredCurrentState": int(NOW) - 100})
+    else:
+        ad.update(
+            {
+                "State": "Claimed",
+                "Activity": "Busy" if d["busy"] else "Idle",
+                "RemoteUser": d["user"],
+                "RemoteOwner": d["user"],
+                "EnteredCurrentState": int(NOW) - d["age"],
+            }
+        )
+    return ad
+
+
+def _job_ads(jobs: list[dict], requirements: str = "") -> list[ClassAd]:
+    out = []
+    for c, d in enumerate(jobs):
+        for p in range(d["count"]):
+            ad = ClassAd(
+                {
+                    "ClusterId": c + 1,
+                    "ProcId": p,
+                    "User": d["user"],
+                    "Owner": d["user"].split("@")[0],
+                    "JobStatus": 1,
+                    "RequestMemory": d["memory"],
+                    "RequestCpus": 1,
+                    "JobPrio": d["prio"],
+                }
+            )
+            ad.set_node("Requirements", parse_expr(requirements or JOB_REQ[d["req"]]))
+            if d["limits"] is not None:
+                ad.set_node("ConcurrencyLimits", parse_expr(d["limits"]))
+            out.append(ad)
+    return out
+
+
+def _settings(preq: int, flags: dict) -> Settings:
+    knobs = {} if PREQ[preq] is None else {"preemption_requirements": parse_expr(PREQ[preq])}
+    base = Settings.defaults(
+        preemption_needs_better_eup=flags["needs_eup"],
+        skip_claimed_idle=flags["skip_idle"],
+        matchlist_caching=flags["cache"],
+        **knobs,
+    )
+    if PREQ[preq] is None:
+        base = replace(base, policy=replace(base.policy, preemption_requirements=None))
+    return replace(base, concurrency_capacity=lambda name: 2.0 if name == "lic" else 1.0)
+
+
+def _view(cl: CandidateList) -> tuple:
+    items = [cl.items[i] for i in range(len(cl.items))]
+    return (
+        [(c.entry.index, c.state, c.key) for c in items],
+        cl.no_preemption_req,
+        cl.limited,
+        sorted(cl.concurrency),
+    )
+
+
+def _shadowed(monkeypatch: pytest.MonkeyPatch, seen: list) -> None:
+    """Every build of the cycle also builds the list of the same request in both modes
+    (only-Rank and full) with the columnar engine, with its plain path and with the scalar
+    scan, and records ``(mode, columnar, scalar, what the columnar build sorted, what the
+    plain path sorted)``: rows, states and the rows whose Rank is an error."""
+    original = Matcher.build
+    sort_keys = columnar_match._RequestColumns.sort_keys
+    draws = columnar_match.SlotTable.may_draw
+    plain = [False]
+    sorted_: list = []
+
+    def spy_sort(self, rows, state, rank_errors):
+        sorted_.append((rows.tolist(), state.tolist(), list(rank_errors), self.out.no_preemption_req))
+        return sort_keys(self, rows, state, rank_errors)
+
+    def may_draw(self, req, knobs=()):
+        return plain[0] or draws(self, req, knobs)
+
+    def build(self, req, autocluster, submitter, classes, only_rank, budget, static_limits):
+        self.ev.use_request(req)
+        for mode in (True, False):
+            args = (req, autocluster, submitter, classes, mode, replace(budget), static_limits)
+            sorted_.clear()
+            fast = columnar_match.build(self, *args)
+            plain[0] = True
+            try:
+                again = columnar_match.build(self, *args)
+            finally:
+                plain[0] = False
+            if fast is not None and again is not None:
+                seen.append((mode, _view(fast), _view(self._scan(*args)), sorted_[0], sorted_[1]))
+        return original(self, req, autocluster, submitter, classes, only_rank, budget, static_limits)
+
+    monkeypatch.setattr(columnar_match._RequestColumns, "sort_keys", spy_sort)
+    monkeypatch.setattr(columnar_match.SlotTable, "may_draw", may_draw)
+    monkeypatch.setattr(Matcher, "build", build)
+
+
+FLAGS = st.fixed_dictionaries({"needs_eup": st.booleans(), "skip_idle": st.booleans(), "cache": st.booleans()})
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    slots=st.lists(slot, min_size=1, max_size=10),
+    jobs=st.lists(job, min_size=1, max_size=4),
+    preq=st.integers(0, len(PREQ) - 1),
+    eups=st.lists(st.sampled_from([1.0, 10.0, 500.0]), min_size=3, max_size=3),
+    flags=FLAGS,
+)
+def test_every_build_gives_the_scalar_list_and_flags(match_engine, slots, jobs, preq, eups, flags):
+    """The columnar list of each request (only-Rank and full), with its flags
+    (PREEMPTION_REQUIREMENTS refused a slot, the submitter limit did, the concurrency
+    limits met), is the scalar engine's."""
+    pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(jobs))
+    seen: list = []
+    with pytest.MonkeyPatch.context() as mp:
+        _shadowed(mp, seen)
+        negotiate(pool, _settings(preq, flags), StaticPriorities(dict(zip(USERS, eups))), NOW)
+    for mode, fast, scalar, fast_sorted, plain_sorted in seen:
+        assert fast == scalar, f"only_rank={mode}"
+        assert fast_sorted == plain_sorted, f"only_rank={mode}"
+
+
+def _plain_path(mp: pytest.MonkeyPatch) -> None:
+    """The columnar engine without its prefilters: every expression may draw."""
+    mp.setattr(columnar_match.SlotTable, "may_draw", lambda self, req, knobs=(): True)
+
+
+def _cycle(pool, preq: int, flags: dict, eups: list, seed: int = 3) -> tuple:
+    with seeded_random(seed):
+        result = negotiate(pool, _settings(preq, flags), StaticPriorities(dict(zip(USERS, eups))), NOW)
+        next_draw = ClassAd("[x = random(1000000)]").evaluate("x")  # the same only after as many draws
+    return result.matches, result.rejected, result.usage, result.submitters, result.warnings, next_draw
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    slots=st.lists(slot, min_size=1, max_size=10),
+    jobs=st.lists(job, min_size=1, max_size=4),
+    preq=st.integers(0, len(PREQ) - 1),
+    eups=st.lists(st.sampled_from([1.0, 10.0, 500.0]), min_size=3, max_size=3),
+    flags=FLAGS,
+    draw_in=st.sampled_from(["", "rank", "start", "job", "job-unread"]),
+)
+def test_cycles_as_on_the_plain_path(match_engine, slots, jobs, preq, eups, flags, draw_in):
+    """Matches, rejections with their explanations, usage and the warnings in their order
+    are those of the plain path -- also when an expression the build evaluates draws
+    random numbers (the prefilters then stand aside, so the same numbers are drawn)."""
+    start = "random(3) != 0" if draw_in == "start" else ""
+    rank = "random(4)" if draw_in == "rank" else ""
+    req = "random(2) == 0 || TARGET.Cpus > 1" if draw_in == "job" else ""
+    slot_ads = [_slot_ad(i, d, start if i % 2 else "", rank if i % 2 else "") for i, d in enumerate(slots)]
+    job_ads = _job_ads(jobs, req)
+    if draw_in == "job-unread":
+        for ad in job_ads:
+            ad.set_node("SimJobDuration", parse_expr("600 + random(100)"))
+    fast = _cycle(pool_from_ads(slot_ads, job_ads), preq, flags, eups)
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_path(mp)
+        plain = _cycle(pool_from_ads(slot_ads, job_ads), preq, flags, eups)
+    assert fast == plain
+
+
+# ---- the draw analysis -----------------------------------------------------------------------
+
+
+def _check(slot_texts: list[str], job_text: str) -> bool:
+    slots = [NegotiationAd(ClassAd(t)) for t in slot_texts]
+    req = NegotiationAd(ClassAd(job_text))
+    return DrawCheck(AdTable(slots)).may_draw(req, ("requirements", "rank", "currentrank"), ("requirements",), ())
+
+
+PLAIN_SLOT = "[Requirements = START && TARGET.RequestCpus <= Cpus; START = KeyboardIdle > 60; Cpus = 2; Rank = 0]"
+PLAIN_JOB = '[Requirements = TARGET.Cpus >= RequestCpus; RequestCpus = 1; Owner = "a"]'
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@pytest.mark.parametrize(
+    ("slot_texts", "job_text", "draws"),
+    [
+        ([PLAIN_SLOT, PLAIN_SLOT], PLAIN_JOB, False),
+        # a job attribute no tested expression names does not matter
+        ([PLAIN_SLOT], PLAIN_JOB[:-1] + "; SimJobDuration = 600 + random(60)]", False),
+        # one slot's START, reached through its Requirements
+        ([PLAIN_SLOT, PLAIN_SLOT.replace("KeyboardIdle > 60", "random(2) == 1")], PLAIN_JOB, True),
+        # the job's RequestCpus, read by the slot's Requirements
+        ([PLAIN_SLOT], PLAIN_JOB.replace("RequestCpus = 1", "RequestCpus = 1 + random(2)"), True),
+        # a bare name the job lacks falls through to the slots: KeyboardIdle draws there
+        (
+            [PLAIN_SLOT.replace("Cpus = 2;", "Cpus = 2; KeyboardIdle = random(100);")],
+            "[Requirements = KeyboardIdle > 1]",
+            True,
+        ),
+        # ... but not when the job has it
+        (
+            [PLAIN_SLOT.replace("Cpus = 2;", "Cpus = 2; Mips = random(100);")],
+            "[Requirements = Mips > 1; Mips = 3]",
+            False,
+        ),
+        ([PLAIN_SLOT.replace("Rank = 0", 'Rank = eval("1")')], PLAIN_JOB, True),
+        ([PLAIN_SLOT.replace("Rank = 0", "Rank = parent.x")], PLAIN_JOB, True),
+        ([PLAIN_SLOT], PLAIN_JOB.replace("TARGET.Cpus", "TARGET.CurrentRank"), False),
+    ],
+)
+def test_what_may_draw(match_engine, slot_texts, job_text, draws):
+    """By hand: a tested expression may draw when it, or an expression it names (on the
+    side the evaluator looks the name up), calls ``random`` or ``eval``, or names a whole ad."""
+    assert _check(slot_texts, job_text) is draws
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_only_rank_build_tests_requirements_only_where_rank_is_better(match_engine, monkeypatch):
+    """By hand: of three slots bob holds, only the one whose Rank for alice's job (10)
+    beats its CurrentRank (0) can be taken by Rank; past her limit, alice's only-Rank
+    build runs both Requirements on that row alone and offers just that slot."""
+    base = {"cpus": 1, "memory": 4096, "idle": 3000, "arch": "X86_64", "start": 0, "rank": 0, "current": 0}
+    claim = {**base, "user": "bob@x.org", "busy": True, "age": 60}
+    ranks = ["0", 'TARGET.Owner == "alice" ? 10 : 0', "0"]
+    slot_ads = [_slot_ad(i, claim, rank=r) for i, r in enumerate(ranks)]
+    alice = {"user": "alice@x.org", "memory": 512, "req": 0, "prio": 0, "count": 1, "limits": None}
+    asked: list[int] = []
+    original = columnar_match._RequestColumns.both_requirements
+
+    def spy(self, rows):
+        asked.append(len(rows))
+        return original(self, rows)
+
+    monkeypatch.setattr(columnar_match._RequestColumns, "both_requirements", spy)
+    seen: list = []
+    _shadowed(monkeypatch, seen)
+    flags = {"needs_eup": False, "skip_idle": False, "cache": False}
+    negotiate(pool_from_ads(slot_ads, _job_ads([alice])), _settings(1, flags), StaticPriorities({}), NOW)
+    only_rank = [fast for mode, fast, *_ in seen if mode]
+    assert only_rank and all([index for index, _, _ in fast[0]] == [1] for fast in only_rank)
+    assert asked[:3] == [1, 3, 3]  # the only-Rank build, its plain path and the full build test 1, 3, 3 rows
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_a_start_that_draws_keeps_the_plain_path(match_engine):
+    """Four slots bob holds have ``START = random(3) != 0``.  Alice (EUP 500, next to
+    carol's 1) is past her slice after one match, so her next request is an only-Rank
+    build: the plain path tests both Requirements on the four claims (drawing four times)
+    though none prefers her job.  The prefiltered build must draw the same, or every later
+    number (and the cycle's next draw) would differ."""
+    claim = {"cpus": 1, "memory": 4096, "idle": 3000, "arch": "X86_64", "start": 0, "rank": 0, "current": 0}
+    claim |= {"user": "bob@x.org", "busy": True, "age": 60}
+    slot_ads = [_slot_ad(i, claim, start="random(3) != 0") for i in range(4)] + [_slot_ad(4, {**claim, "user": None})]
+    three = {"memory": 512, "req": 0, "prio": 0, "count": 3, "limits": None}
+    job_ads = _job_ads([{**three, "user": "alice@x.org"}, {**three, "user": "carol@x.org"}])
+    flags = {"needs_eup": False, "skip_idle": False, "cache": False}
+    fast = _cycle(pool_from_ads(slot_ads, job_ads), 0, flags, [500.0, 10.0, 1.0])
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_path(mp)
+        assert fast == _cycle(pool_from_ads(slot_ads, job_ads), 0, flags, [500.0, 10.0, 1.0])
