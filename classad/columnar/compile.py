@@ -40,9 +40,9 @@ from .column import (
     Values,
     as_column,
 )
-from .families import Family, Hole, variants
+from .families import Family, Hole, Variants, variants
 from .functions import NUMERIC
-from .memo import ABSENT, MemoEntry, Reads, SharedMemo, token
+from .memo import ABSENT, CallResults, MemoEntry, Reads, SharedMemo, token
 from .rowonly import Kept, RowOnly
 from .table import HOLDS_EXPR, HOLDS_NOTHING, AdTable
 
@@ -92,6 +92,17 @@ _PURE_MODULES = frozenset(
         "classad.functions.lists",
         "classad.functions.regex",
         "classad.functions.pcre",
+    }
+)
+# Modules whose functions (but ``random``) give results that depend on their argument
+# values alone; the list functions read a list argument by its elements' values.
+_VALUE_ONLY_MODULES = frozenset(
+    {
+        "classad.functions.types",
+        "classad.functions.math",
+        "classad.functions.strings",
+        "classad.functions.stringlists",
+        "classad.functions.lists",
     }
 )
 _TYPE_TESTS = {
@@ -514,28 +525,35 @@ class Run:
             if len(at) < 2:
                 left[at] = True
                 continue
-            v = self.family_values(fam, found.values, rows[pos[at]], groups[at], inner)
+            v = self.family_values(fam, self._hole_columns(found, f), rows[pos[at]], groups[at], inner)
             if v is None:
                 left[at] = True
             else:
                 col.put(pos[at], v)
         return pos[left], groups[left]
 
+    def _hole_columns(self, found: Variants, f: int) -> list[Column]:
+        """Family ``f``'s literals as one column per hole, indexed by expression node (a
+        node outside the family holds the first member's literals, never read)."""
+        cols = found.holes.get(f)
+        if cols is None:
+            first = found.family_of.index(f)
+            lits = [found.values[g] if fam == f else found.values[first] for g, fam in enumerate(found.family_of)]
+            width = len(found.values[first])
+            cols = found.holes[f] = [Column.of_values([v[k] for v in lits], self.pool) for k in range(width)]
+        return cols
+
     def family_values(
-        self, fam: Family, values: list, rows: np.ndarray, groups: np.ndarray, inner: frozenset
+        self, fam: Family, hole_columns: list[Column], rows: np.ndarray, groups: np.ndarray, inner: frozenset
     ) -> Optional[Values]:
         """The template of ``fam`` on ``rows`` (each row's literals those of its expression,
-        ``groups``), None when it cannot stand for the expressions: it names a row
-        attribute that holds expressions, or it meets a scalar fallback."""
+        ``groups``, from the family's ``hole_columns``), None when it cannot stand for the
+        expressions: it names a row attribute that holds expressions, or it meets a scalar
+        fallback."""
         for name in fam.names:
             if self.t.column(name).nodes:
                 return None
-        members, local = np.unique(groups, return_inverse=True)
-        member_values = [values[g] for g in members.tolist()]
-        holes = [
-            Column.of_values([lits[k] for lits in member_values], self.pool).take(local.reshape(-1))
-            for k in range(len(member_values[0]))
-        ]
+        holes = [col.take(groups) for col in hole_columns]
         saved = self._holes.get(fam.key), self._template_ids
         self._holes[fam.key] = (rows, holes)
         self._template_ids = saved[1] | fam.ids
@@ -896,6 +914,14 @@ class Run:
             return out
         return self.distinct_calls(node, entry, ctx, args, scope, rows, active)
 
+    def _call_results(self, entry: Any) -> Optional[CallResults]:
+        """The table's remembered results of ``entry``'s calls, None when its calls are not
+        remembered (it may answer differently for the same argument values)."""
+        shared = self.shared
+        if shared is None or not _value_only(entry):
+            return None
+        return shared.calls
+
     def distinct_calls(
         self, node: ast.Call, entry: Any, ctx: Any, args: list, scope: int, rows: np.ndarray, active: frozenset
     ) -> Column:
@@ -923,16 +949,30 @@ class Run:
         if len(ok):
             stacked = np.stack([k[ok] for k in keys])
             _, first, inverse = np.unique(stacked, axis=1, return_index=True, return_inverse=True)
+            remembered = self._call_results(entry)
             results = []
             for j in first.tolist():
                 r = ok[j]
                 vals = [a.value if type(a) is Const else a.value(r) for a in args]
-                results.append(entry.impl(ctx, *vals))
+                results.append(entry.impl(ctx, *vals) if remembered is None else remembered.call(entry, ctx, vals))
             out.put(ok, Column.of_values(results, self.pool).take(inverse.reshape(-1)))
         if other.any():
             pos = np.nonzero(other)[0]
             out.put(pos, self.scalar(node, scope, rows[pos], active))
         return out
+
+
+def _value_only(entry: Any) -> bool:
+    """Whether a registered function's result depends on nothing but its argument values,
+    in every evaluation (not on a clock, a random source, a time budget or the ad it is
+    called in)."""
+    module = getattr(entry.impl, "__module__", "")
+    return (
+        module in _VALUE_ONLY_MODULES
+        and entry.kind == "eager"
+        and entry.name.lower() != "random"
+        and not getattr(entry.impl, "stable_in_evaluation", False)
+    )
 
 
 def _literal_lists(col: Column) -> Optional[np.ndarray]:
@@ -942,17 +982,17 @@ def _literal_lists(col: Column) -> Optional[np.ndarray]:
     if col.o is None:
         return None
     at = np.nonzero(col.kind == K_OTHER)[0]
-    ids: dict[int, int] = {}
     out = np.zeros(len(col.kind), np.int64)
-    objects = col.o
-    for r in at.tolist():
-        v = objects[r]
-        code = ids.get(id(v))
-        if code is None:
-            if type(v) is not ListValue or v.nodes is None or not all(type(x) is ast.Literal for x in v.nodes):
-                return None
-            code = ids[id(v)] = len(ids)
-        out[r] = code
+    if not len(at):
+        return out
+    objects = col.o[at].tolist()
+    ids = np.fromiter(map(id, objects), np.int64, len(objects))
+    _, first, codes = np.unique(ids, return_index=True, return_inverse=True)
+    for j in first.tolist():
+        v = objects[j]
+        if type(v) is not ListValue or v.nodes is None or not all(type(x) is ast.Literal for x in v.nodes):
+            return None
+    out[at] = codes.reshape(-1)
     return out
 
 

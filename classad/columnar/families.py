@@ -53,12 +53,14 @@ class Family:
 class Variants:
     """Which of an attribute's expression nodes belong to a family, and their literals."""
 
-    __slots__ = ("family_of", "families", "values")
+    __slots__ = ("family_of", "families", "values", "holes")
 
     def __init__(self, family_of: list[int], families: list[Family], values: list[tuple]) -> None:
         self.family_of = family_of  # node index -> index into ``families``, -1 when alone
         self.families = families
         self.values = values  # node index -> its literals, in the order of the holes
+        # family index -> one column per hole, indexed by node (made on first use by the walk)
+        self.holes: dict[int, list] = {}
 
 
 # id(node) -> (node, signature or None, literals); signature -> Family.

@@ -31,7 +31,8 @@ from typing import Any, Hashable, Optional
 
 import numpy as np
 
-from ..values import ERROR, UNDEFINED
+from .. import ast
+from ..values import ERROR, UNDEFINED, ListValue
 from .column import Column, Packed
 
 # The fixed ad does not hold the attribute.
@@ -68,6 +69,79 @@ class Reads:
             self.shareable = False
         else:
             self.keys[key] = tok
+
+
+def _argument_token(value: Any, lists: bool) -> Optional[Hashable]:
+    """A token of a function argument: :func:`token`, or for a list of literal values
+    (when ``lists``) the tuple of its elements' tokens; None when not comparable."""
+    if type(value) is ListValue:
+        if not lists:
+            return None
+        nodes = value.nodes
+        if nodes is None:
+            items = value._values or ()
+        elif all(type(n) is ast.Literal for n in nodes):
+            items = [n.value for n in nodes]
+        else:
+            return None
+        out = []
+        for item in items:
+            tok = token(item)
+            if tok is None:
+                return None
+            out.append(tok)
+        return ("list", tuple(out))
+    return token(value)
+
+
+class CallResults:
+    """Results of calls of functions whose value depends on their argument values alone,
+    by the function and its arguments' tokens: a pure function called again and again
+    with the same values (``member(TARGET.Owner, {...})`` for every request of an owner,
+    cycle after cycle) is answered from here.  Only plain results (numbers, strings,
+    booleans, Undefined, Error) are kept; past ``limit`` calls the store starts afresh."""
+
+    __slots__ = ("results", "limit", "_lists")
+
+    def __init__(self, limit: int = 1 << 16) -> None:
+        self.results: dict[tuple, Any] = {}
+        self.limit = limit
+        # id(list) -> (the list, its token): a list of literals is read again and again.
+        self._lists: dict[int, tuple[Any, Optional[Hashable]]] = {}
+
+    def call(self, entry: Any, ctx: Any, values: list) -> Any:
+        """``entry.impl(ctx, *values)``, remembered by the values' tokens."""
+        lists = getattr(entry.impl, "__module__", "") == "classad.functions.lists"
+        key: list[Any] = [entry.name.lower()]
+        for v in values:
+            tok = self._list_token(v) if lists and type(v) is ListValue else _argument_token(v, False)
+            if tok is None:
+                return entry.impl(ctx, *values)
+            key.append(tok)
+        k = tuple(key)
+        results = self.results
+        got = results.get(k, _MISSING)
+        if got is _MISSING:
+            got = entry.impl(ctx, *values)
+            if token(got) is not None:
+                if len(results) >= self.limit:
+                    results.clear()
+                    self._lists.clear()
+                results[k] = got
+        return got
+
+    def _list_token(self, value: ListValue) -> Optional[Hashable]:
+        seen = self._lists.get(id(value))
+        if seen is not None and seen[0] is value:
+            return seen[1]
+        tok = _argument_token(value, True)
+        if len(self._lists) >= self.limit:
+            self._lists.clear()
+        self._lists[id(value)] = (value, tok)
+        return tok
+
+
+_MISSING = object()
 
 
 class MemoEntry:
@@ -119,6 +193,8 @@ class SharedMemo:
         # Keys whose evaluation could not be shared once (a scalar fallback, a list read from
         # the fixed ad): later runs compute just the rows they need instead of every row.
         self.unshareable: set[Hashable] = set()
+        # Results of value-only function calls (shared by every evaluation over the table).
+        self.calls = CallResults()
         # Expressions keyed by identity are kept alive here, so that their ids stay theirs.
         self._pinned: dict[int, Any] = {}
 
@@ -179,4 +255,4 @@ class SharedMemo:
         self.nbytes -= stored.packed.nbytes
 
 
-__all__ = ["ABSENT", "DEFAULT_BUDGET", "Reads", "SharedMemo", "MemoEntry", "token"]
+__all__ = ["ABSENT", "CallResults", "DEFAULT_BUDGET", "Reads", "SharedMemo", "MemoEntry", "token"]

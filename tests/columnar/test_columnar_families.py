@@ -127,3 +127,39 @@ def test_variants_group_what_differs_only_in_literals():
     assert found.family_of[0] == found.family_of[1] >= 0
     assert found.family_of[2:] == [-1, -1, -1, -1]
     assert [str(v) for v in found.values[1][1:]] == ["4"]
+
+
+_CALL_VALUES = ["1", "1.0", "true", "0.0", "-0.0", "0", '"a"', '"A"', "undefined", "error", "2.5"]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    rows=st.lists(
+        st.tuples(st.lists(st.sampled_from(_CALL_VALUES), max_size=3), st.sampled_from(_CALL_VALUES)),
+        min_size=2,
+        max_size=8,
+    ),
+    xs=st.lists(st.sampled_from(_CALL_VALUES), min_size=2, max_size=6),
+)
+def test_function_results_remembered_by_exact_argument_values(rows, xs):
+    """A table remembers the results of functions that depend on their arguments alone,
+    by the exact values called with: requests one after the other whose ``X`` is ``1``,
+    ``1.0``, ``true``, ``0.0``, ``-0.0``, ``"a"``, ``"A"``, Undefined or Error each get
+    their own answers (``identicalMember`` and ``strcat`` tell all of these apart), row
+    by row as the scalar evaluator gives them."""
+    ads = []
+    for lits, y in rows:
+        listed = "{" + ", ".join(lits) + "}"
+        ads.append(
+            ClassAd(
+                f"[Pol = identicalMember(TARGET.X, {listed}); Cat = strcat(TARGET.X, Y); Y = {y};"
+                f" Pick = member(TARGET.X, {listed}) ? Y : size({listed})]"
+            )
+        )
+    table = AdTable(ads)
+    for x in xs:
+        fixed = ClassAd(f"[X = {x}]")
+        for name in ("Pol", "Cat", "Pick"):
+            expected = [r.evaluate(name, fixed, state=new_state(r, fixed, clock=lambda: NOW)) for r in ads]
+            col = evaluate_attribute(table, name, row_side="my", other=fixed, state=new_state(clock=lambda: NOW))
+            _same(col.to_values(), expected)
