@@ -72,6 +72,9 @@ class Claimed:
     # The records of the slots and jobs whose ads were written (by slot name, by job id).
     slots_made: dict[str, Slot] = field(default_factory=dict)
     jobs_made: dict[str, Job] = field(default_factory=dict)
+    # The places in ``pool.slots`` of the records that are not the input's (replaced or
+    # added), in increasing order; None when every place may hold another record.
+    changed: Optional[list[int]] = None
 
 
 def rounding_of(settings: Settings) -> Rounding:
@@ -384,10 +387,15 @@ class _Claims:
         slots = list(pool.slots)
         if any(before[n].index >= len(slots) or slots[before[n].index] is not before[n] for n in visit):
             return self._slots_reused(pool)  # records not at their places: every one is visited
+        changed = self.out.changed = []
         for i in sorted(before[n].index for n in visit):
-            slots[i] = self._slot_record(slots[i].name, slots[i], i)
+            old = slots[i]
+            slots[i] = self._slot_record(old.name, old, i)
+            if slots[i] is not old:
+                changed.append(i)
         for name in self.written_slots:
             if name not in before:  # a dynamic slot made here, in the order made
+                changed.append(len(slots))
                 slots.append(self._slot_record(name, None, len(slots)))
         # A written ad is looked at again next time (the cycle will have asked whether it is steady).
         carry.new_slots.clear()

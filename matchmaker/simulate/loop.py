@@ -23,6 +23,7 @@ group and for the pool is recorded after every cycle (see :mod:`.series`).
 from __future__ import annotations
 
 import gc
+from bisect import bisect_left
 from collections.abc import Callable
 from itertools import compress, repeat
 from operator import attrgetter, is_, itemgetter, ne, not_, or_
@@ -101,6 +102,14 @@ def _generation(k: int) -> Optional[int]:
     return 0 if k % 10 == 9 else None
 
 
+def _without(items: list, at: list[int]) -> list:
+    """``items`` without the places ``at`` (increasing), copied a stretch at a time."""
+    kept = items[: at[0]]
+    for a, b in zip(at, at[1:] + [len(items)]):
+        kept.extend(items[a + 1 : b])
+    return kept
+
+
 def released(slot: Slot, settings: Settings) -> Slot:
     """The slot record after its claim ended: Unclaimed/Idle, without claim attributes."""
     ad = with_values(slot.ad, {"State": "Unclaimed", "Activity": "Idle"}, deleted=_CLAIM_ATTRS)
@@ -139,6 +148,10 @@ class _Run:
         self._claims: dict[str, tuple[tuple, Optional[Claim]]] = {}
         self._not_dynamic: dict[str, ClassAd] = {}
         self.charged: list[Claim] = []  # the claims of the charged slots after the last cycle, in slot order
+        # Each slot's claim (or None), place by place, as of the last look at the slots; the
+        # places whose records are new since (None: look at every slot next time); see _renewed.
+        self._claim_at: Optional[list[Optional[Claim]]] = None
+        self._dirty: Optional[list[int]] = None
         self._find_parents()
         for s in self.slots:
             if s.charged:
@@ -198,31 +211,48 @@ class _Run:
         slots = self.slots
         index = dict(zip(map(_NAME, slots), range(len(slots))))
         gone: set[str] = set()
+        renewed: list[int] = []  # the places of the new records
         for name in names:
             i = index[name]
             parent = self.parent.pop(name, None)
             if parent is None:
-                slots[i] = released(slots[i], self.settings)
+                self._replace(i, released(slots[i], self.settings), renewed)
                 self._new_ad(name)
                 continue
             p = index[parent]
             back = give_back(slots[p].ad, slots[i].ad, machine_resources(slots[p].ad))
-            slots[p] = self._remade(back, slots[p])
+            self._replace(p, self._remade(back, slots[p]), renewed)
             self._new_ad(parent)
             gone.add(name)
-        if not gone:
-            return
         if len(index) < len(slots):  # names given twice: every slot of a gone name goes
-            self.slots = [s.at(k) for k, s in enumerate(s for s in slots if s.name not in gone)]
+            self._dirty = None
+            if gone:
+                self.slots = [s.at(k) for k, s in enumerate(s for s in slots if s.name not in gone)]
+            return
+        at = sorted(index[name] for name in gone)
+        if self._dirty is not None:
+            if any(slots[k].partitionable for k in at):
+                self._dirty = None
+            else:  # the places of the new records once the gone ones are out
+                out = set(at)
+                self._dirty += [k - bisect_left(at, k) for k in renewed if k not in out]
+        if not gone:
             return
         # The slots between the gone ones, copied a stretch at a time; the records after the
         # first gone one move down (new records: others may hold the old ones).
-        at = sorted(index[name] for name in gone)
-        kept = slots[: at[0]]
-        for a, b in zip(at, at[1:] + [len(slots)]):
-            kept.extend(slots[a + 1 : b])
+        self.slots = kept = _without(slots, at)
         kept[at[0] :] = [s.at(k) for k, s in enumerate(kept[at[0] :], at[0])]
-        self.slots = kept
+        if self._claim_at is not None:
+            self._claim_at = _without(self._claim_at, at)
+
+    def _replace(self, i: int, record: Slot, renewed: list[int]) -> None:
+        """Put ``record`` at place ``i`` of the slots; a record of another name or kind (partitionable
+        or not) makes the next :meth:`_renewed` look at every slot."""
+        old = self.slots[i]
+        if record.name != old.name or record.partitionable != old.partitionable:
+            self._dirty = None
+        self.slots[i] = record
+        renewed.append(i)
 
     def _new_ad(self, slot: str) -> None:
         """Slot ``slot`` holds a new ad (the carried claims look at it again)."""
@@ -277,46 +307,101 @@ class _Run:
             self.on_slot[st.slot] = job
             self._open(st.slot, st.submitter, claimed.slots_made[st.slot].weight, t)
         self.slots = list(claimed.pool.slots)
-        self._find_parents()
+        if not self._renewed(pool.slots, claimed.changed):
+            self._every_slot()
         # The startds report the dynamic slots at once: charge each its own weight from now on.
-        self.charged = self._current_claims()
+        assert self._claim_at is not None
+        self.charged = list(filter(None, self._claim_at))
         with self.acct.transaction():
             self.acct.sync_claims(self.charged, t)
         return preempted
 
-    def _current_claims(self) -> list[Claim]:
-        """The claims of the charged slots, in slot order.  A slot keeps its claim while its
-        record holds the same customer, weight and state (a claim depends on nothing else
-        but the name): the records are compared at C speed, and only the others looked at."""
+    def _current_claims(self) -> None:
+        """Each slot's claim (``_claim_at``), or None when it is not charged.  A slot keeps its
+        claim while its record holds the same customer, weight and state (a claim depends on
+        nothing else but the name): the records are compared at C speed, and only the others
+        looked at."""
         slots, known = self.slots, self._claims
         if len(known) > 2 * len(slots) + 1000:
             known.clear()  # names of slots long gone
         names, fields = list(map(_NAME, slots)), list(map(_CLAIM_FIELDS, slots))
         hits = list(map(known.get, names, repeat(_NO_CLAIM)))
         for k in compress(range(len(slots)), map(ne, map(_FIRST, hits), fields)):
-            s = slots[k]
-            claim = Claim(s.name, s.customer, s.weight, self.group_of(s.customer)) if s.charged else None  # type: ignore[arg-type]
-            hits[k] = known[s.name] = (fields[k], claim)
-        return list(filter(None, map(_SECOND, hits)))
+            hits[k] = known[names[k]] = (fields[k], self._claim(slots[k]))
+        self._claim_at = list(map(_SECOND, hits))
 
-    def _find_parents(self) -> None:
+    def _claim(self, s: Slot) -> Optional[Claim]:
+        return Claim(s.name, s.customer, s.weight, self.group_of(s.customer)) if s.charged else None  # type: ignore[arg-type]
+
+    def _every_slot(self) -> None:
+        """:meth:`_find_parents` and :meth:`_current_claims`, looking at every slot."""
+        orphans = self._find_parents()
+        self._current_claims()
+        # Looking at only the changed slots next time needs each name once and no orphan.
+        names = set(map(_NAME, self.slots))
+        self._dirty = [] if not orphans and len(names) == len(self.slots) else None
+
+    def _find_parents(self) -> bool:
         """Which partitionable slot each dynamic slot belongs to (by name, ``slot1_3@host`` ->
         ``slot1@host``); a dynamic slot whose parent is not in the pool has none.  A slot ad
-        once found not to be dynamic is not evaluated again (compared at C speed)."""
-        slots, parent, checked = self.slots, self.parent, self._not_dynamic
+        once found not to be dynamic is not evaluated again (compared at C speed).  Whether
+        a dynamic slot had no parent."""
+        slots, checked = self.slots, self._not_dynamic
         if len(checked) > 2 * len(slots) + 1000:
             checked.clear()
         names, ads = list(map(_NAME, slots)), list(map(_AD, slots))
         self.pslots = set(compress(names, map(_PARTITIONABLE, slots)))
-        known = map(or_, map(parent.__contains__, names), map(is_, map(checked.get, names), ads))
+        known = map(or_, map(self.parent.__contains__, names), map(is_, map(checked.get, names), ads))
+        orphans = False
         for k in compress(range(len(names)), map(not_, known)):
-            name, ad = names[k], ads[k]
-            if is_dynamic(ad):
-                up = parent_name(name)
-                if up in self.pslots:
-                    parent[name] = up  # type: ignore[assignment]
-            else:
-                checked[name] = ad
+            orphans |= self._find_parent(names[k], ads[k])
+        return orphans
+
+    def _find_parent(self, name: str, ad: ClassAd) -> bool:
+        """Whether slot ``name`` (holding ``ad``) is a dynamic slot without a parent in the pool."""
+        if is_dynamic(ad):
+            up = parent_name(name)
+            if up in self.pslots:
+                self.parent[name] = up  # type: ignore[assignment]
+                return False
+            return True
+        self._not_dynamic[name] = ad
+        return False
+
+    def _renewed(self, before: list[Slot], changed: Optional[list[int]]) -> bool:
+        """:meth:`_find_parents` and :meth:`_current_claims` looking only at the slots with new
+        records since they last ran: those :meth:`_release` made (``_dirty``) and those the
+        claims made (``changed``, places in ``self.slots``; ``before`` is the list they
+        changed).  The places of every other slot hold what those would find again: it holds
+        the same record, or one moved down the list.  False, having done nothing, when that
+        may not be so: when a slot's name or kind (partitionable or not) changed, names
+        repeat, a dynamic slot has no parent in the pool, or a table of known slots is full."""
+        slots, dirty, claim_at = self.slots, self._dirty, self._claim_at
+        if changed is None or dirty is None or claim_at is None or len(claim_at) != len(before):
+            return False
+        limit = 2 * len(slots) + 1000
+        if len(self._not_dynamic) > limit or len(self._claims) > limit:
+            return False
+        for k in changed:
+            old = before[k] if k < len(before) else None
+            s = slots[k]
+            if s.partitionable if old is None else (s.name != old.name or s.partitionable != old.partitionable):
+                return False
+        parent, checked, known = self.parent, self._not_dynamic, self._claims
+        claim_at.extend(repeat(None, len(slots) - len(claim_at)))
+        for k in sorted(set(dirty).union(changed)):
+            s = slots[k]
+            name, ad = s.name, s.ad
+            if name not in parent and checked.get(name) is not ad and self._find_parent(name, ad):
+                self._dirty = None  # an orphan: look at every slot next time
+            hit = known.get(name, _NO_CLAIM)
+            fields = _CLAIM_FIELDS(s)
+            if hit[0] != fields:
+                hit = known[name] = (fields, self._claim(s))
+            claim_at[k] = hit[1]
+        if self._dirty is not None:
+            self._dirty = []
+        return True
 
     def eup(self, name: str) -> float:
         """EUP without storing a default factor for a principal not yet seen."""
@@ -358,9 +443,9 @@ def run_simulation(
     # The cyclic collector rests during a cycle: its collections would walk every ad of the
     # pool and the cycle's new ads again and again.  Between cycles it walks the young
     # objects now and then (see _generation).
-    with collector_paused():
+    with collector_paused(), seeded_random(seed):
         durations = DurationSource(job_duration, seed)
-        run = _Run(pool, settings, acct, start, durations)
+        run = _Run(pool, settings, acct, start, durations)  # may evaluate expressions that draw
         cycles = int(duration // interval) + 1
         sim = Simulation(
             start=start,
@@ -370,7 +455,7 @@ def run_simulation(
             job_duration=job_duration,
             pool_weight=run.pool_weight,
         )
-        with seeded_random(seed), heap_settled():
+        with heap_settled():
             for k in range(cycles):
                 _step(run, sim, k, start + k * interval, settings, acct)
                 generation = _generation(k)

@@ -360,3 +360,93 @@ def test_trims_and_idle_claims_decided_by_expressions_are_evaluated_each_cycle()
     for seed in range(3):
         on = simulate(config, slots, jobs, True, 8, seed)
         assert on == simulate(config, slots, jobs, False, 8, seed)
+
+
+@st.composite
+def dynamic_slot_texts(draw: Any) -> str:
+    """Dynamic slots claimed at the start, some with their partitionable slot in the pool and
+    some without (then they have no parent), marked by a literal, by ``SlotType`` or by an
+    expression that draws; each may run a job of the input (``running_job_texts``)."""
+    out = []
+    for i in range(draw(st.integers(1, 3))):
+        mark = draw(st.sampled_from(("DynamicSlot = true", 'SlotType = "Dynamic"', "DynamicSlot = random(2) == 0")))
+        owner = draw(st.sampled_from(OWNERS))
+        if draw(st.booleans()):
+            out.append(
+                f'Name = "slot1@dnode{i}"\nCpus = 2\nMemory = 2048\nDisk = 2200\nState = "Unclaimed"\n'
+                'Activity = "Idle"\nPartitionableSlot = true\nSlotType = "Partitionable"\nTotalSlotCpus = 3\n'
+                "TotalSlotMemory = 3072\nTotalSlotDisk = 3300\nRequirements = TARGET.RequestCpus <= MY.Cpus\n"
+                "Rank = 0\n\n"
+            )
+        out.append(
+            f'Name = "slot1_1@dnode{i}"\n{mark}\nCpus = 1\nMemory = 1024\nDisk = 1100\nState = "Claimed"\n'
+            f'Activity = "Busy"\nRemoteUser = "{owner}@example.org"\nRemoteOwner = "{owner}@example.org"\n'
+            f"CurrentRank = 0\nEnteredCurrentState = {START - 7200}\n"
+            "Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+        )
+    return "".join(out)
+
+
+def running_job_texts(slots: str) -> str:
+    """A running job on each dynamic slot of ``slots``, ending in the first cycles, and two idle
+    jobs whose ``Requirements`` draw (so that a draw more or less elsewhere shows)."""
+    names = [line.split('"')[1] for line in slots.splitlines() if line.startswith('Name = "slot1_1@')]
+    drawing = "".join(
+        f'ClusterId = 91\nProcId = {p}\nOwner = "dave"\nUser = "dave@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = 1\nRequestMemory = 512\nRequestDisk = 900\nRequirements = random(3) != 0\n"
+        f"QDate = {START - 100}\nSimJobDuration = 300\nSimJobRepeat = -1\n\n"
+        for p in range(2)
+    )
+    return drawing + "".join(
+        f'ClusterId = 90\nProcId = {p}\nOwner = "carol"\nUser = "carol@example.org"\nJobStatus = 2\n'
+        f'RemoteHost = "{name}"\nJobCurrentStartDate = {START - 3000}\nRequestCpus = 1\nRequestMemory = 512\n'
+        f"RequestDisk = 900\nRequirements = TARGET.Cpus >= RequestCpus\nQDate = {START - 4000}\n"
+        f"SimJobDuration = {300 * (p + 1) + 3000}\nSimJobRepeat = {p % 2}\n\n"
+        for p, name in enumerate(names)
+    )
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs(), slot_texts(), dynamic_slot_texts(), job_texts(), st.integers(3, 6), st.integers(0, 3))
+def test_dynamic_slots_at_the_start(config: str, slots: str, dynamic: str, jobs: str, cycles: int, seed: int) -> None:
+    """The loop's books of the slots (which partitionable slot each dynamic slot belongs to,
+    each slot's claim) are kept from the slots that changed when incremental, and made
+    from every slot each cycle when not: dynamic slots with and without their
+    partitionable slot, released, preempted and claimed again, give the same run.  The
+    scalar engine runs the cycles, so that the example is about the loop's books alone."""
+    config = config.replace("MATCHMAKER_COLUMNAR = true", "MATCHMAKER_COLUMNAR = false")
+    jobs += running_job_texts(dynamic)
+    on = simulate(config, slots + dynamic, jobs, True, cycles, seed)
+    assert on == simulate(config, slots + dynamic, jobs, False, cycles, seed)
+
+
+def test_what_the_run_evaluates_before_its_first_cycle_draws_from_its_seed() -> None:
+    """Whether a slot is dynamic is first asked before the first cycle; for ``DynamicSlot =
+    random(2) == 0`` that draws from the run's seeded source, so two runs of one input give
+    the same series whatever was drawn before them.  Each of the four dynamic slots' jobs
+    ends at the second cycle: a slot found dynamic goes back to its partitionable slot
+    (``slot1@dnode<i>``) and the next job gets a new dynamic slot ``slot1_2@dnode<i>``; one
+    found static is released and runs the next job itself, so the spans tell them apart."""
+    dynamic = "".join(
+        f'Name = "slot1@dnode{i}"\nCpus = 1\nMemory = 1024\nDisk = 1100\nState = "Unclaimed"\n'
+        'Activity = "Idle"\nPartitionableSlot = true\nSlotType = "Partitionable"\nTotalSlotCpus = 2\n'
+        "TotalSlotMemory = 2048\nTotalSlotDisk = 2200\nRequirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+        f'Name = "slot1_1@dnode{i}"\nDynamicSlot = random(2) == 0\nCpus = 1\nMemory = 1024\nDisk = 1100\n'
+        'State = "Claimed"\nActivity = "Busy"\nRemoteUser = "bob@example.org"\nRemoteOwner = "bob@example.org"\n'
+        f"CurrentRank = 0\nEnteredCurrentState = {START - 7200}\nRequirements = TARGET.RequestCpus <= MY.Cpus\n"
+        "Rank = 0\n\n"
+        for i in range(4)
+    )
+    jobs = "".join(
+        f'ClusterId = 7\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = 1\nRequestMemory = 512\nRequestDisk = 900\nRequirements = TARGET.Cpus >= RequestCpus\n"
+        f"QDate = {START + 200}\nSimJobDuration = 3600\n\n"
+        for p in range(4)
+    )
+    jobs = jobs.replace("RequestCpus = 1", "RequestCpus = 2", 1) + running_job_texts(dynamic)
+    config = "NEGOTIATOR_INTERVAL = 300\nMATCHMAKER_COLUMNAR = false\n"
+    runs = []
+    for outer in range(4):
+        with seeded_random(outer):  # what was drawn before the run
+            runs.append(simulate(config, dynamic, jobs, True, 3, 5))
+    assert all(r == runs[0] for r in runs)
