@@ -16,7 +16,9 @@ def match_engine(request, monkeypatch):
     """``MATCHMAKER_COLUMNAR`` on (the default) or off, in this process and in CLI subprocesses."""
     if request.param == "scalar":
         import matchmaker.cycle.columnar_match as columnar_match
+        import matchmaker.cycle.matching as matching
 
         monkeypatch.setattr(columnar_match, "build", lambda *args, **kwargs: None)
+        monkeypatch.setattr(matching, "build_columnar", lambda *args, **kwargs: None)
         monkeypatch.setenv("_CONDOR_MATCHMAKER_COLUMNAR", "false")
     return request.param
