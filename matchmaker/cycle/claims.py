@@ -24,18 +24,20 @@ Matched jobs are running on their slot (``RemoteHost``).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
 from itertools import compress
 from operator import attrgetter
 from typing import Optional
 
+from classad import ast
 from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
 from classad.values import truthiness
 
 from ..config.settings import Settings
 from ..pool.ads import IDLE, RUNNING, Job, Pool, Slot, make_jobs, make_slots
-from ..pool.autocluster import job_order_key
+from ..pool.autocluster import job_order_key, references
 from ..pool.partition import (
     Rounding,
     available,
@@ -258,21 +260,25 @@ class _Claims:
         while child_name(m.slot, k) in self.slot_ads:
             k += 1
         name = child_name(m.slot, k)
-        shrunk, child = split(parent, request, name)
+        # The dynamic slot is written claimed at once when its Rank for the job is known
+        # without it (the same as in the parent); otherwise it is claimed once made.
+        rank = _rank_as_in_parent(parent, job.ad, request)
+        claim = None if rank is None else self._claim(m, job, rank)
+        shrunk, child = split(parent, request, name, claim)
         self._put_slot(m.slot, shrunk)
         self._put_slot(name, child)
         self.sources[name] = f"{self._source(m.slot)} ({name})"
-        self._run(m, job, name, child, leftover)
+        self._run(m, job, name, child, leftover, claimed=claim is not None)
 
-    def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool) -> None:
-        """Claim ``slot`` (whose ad is ``ad``) for ``job``, which then runs."""
+    def _claim(self, m: Match, job: Job, rank: float) -> dict[str, object]:
+        """What the startd publishes for ``m``'s claim of a slot whose Rank for the job is ``rank``."""
         claim: dict[str, object] = {
             "State": "Claimed",
             "Activity": "Busy",
             "RemoteUser": m.submitter,
             "RemoteOwner": m.submitter,
             "JobId": job.id,
-            "CurrentRank": slot_rank(ad, job.ad),
+            "CurrentRank": rank,
         }
         if m.submitter != _user(job.ad):
             claim["AccountingGroup"] = m.submitter  # the startd publishes the charged principal
@@ -284,7 +290,12 @@ class _Claims:
                     "RemoteAutoregroup": m.autoregroup,
                 }
             )
-        self._put_slot(slot, with_values(ad, claim))
+        return claim
+
+    def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool, claimed: bool = False) -> None:
+        """Claim ``slot`` (whose ad is ``ad``, already claimed if ``claimed``) for ``job``, which then runs."""
+        if not claimed:
+            self._put_slot(slot, with_values(ad, self._claim(m, job, slot_rank(ad, job.ad))))
         self._put_job(job.id, _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at}))
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
@@ -514,6 +525,53 @@ def _job_with(ad: ClassAd, values: dict[str, object]) -> ClassAd:
 def _user(ad: ClassAd) -> Optional[str]:
     v = ad.evaluate("User", state=MatchState(None, 0.0))
     return v if type(v) is str else None
+
+
+def _rank_as_in_parent(parent: ClassAd, job: ClassAd, request: dict[str, float]) -> Optional[float]:
+    """The ``CurrentRank`` of a dynamic slot split from ``parent`` for ``job`` (its
+    :func:`slot_rank`) when it is known without the dynamic slot: when the parent's
+    ``Rank`` (which the dynamic slot inherits) is missing or a literal, or reads nothing of
+    the slot and only plain literals of the job.  None otherwise."""
+    if "Rank" in request or "rank" in map(str.lower, request):
+        return None  # a resource named Rank: the dynamic slot holds its own
+    node = parent.get_node("Rank")
+    if node is None or type(node) is ast.Literal:
+        return slot_rank(parent, job)
+    read = _job_names_read(node)
+    if read is None or any(v is not None and type(v) not in _PLAIN for v in map(job.plain, read)):
+        return None
+    return slot_rank(parent, job)
+
+
+def _job_names_read(node: ast.Node) -> Optional[tuple[str, ...]]:
+    """The names (lower-case) an expression reads as ``TARGET.x`` when it reads nothing else
+    of either ad (no plain name, no ``MY.x``, no whole ad, no ``eval``); else None."""
+    hit = _names_read.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    own, other = references(node)
+    read: Optional[tuple[str, ...]] = None if own or _calls(node, "eval") else tuple(sorted(other))
+    if len(_names_read) > 10_000:
+        _names_read.clear()
+    _names_read[id(node)] = (node, read)
+    return read
+
+
+_names_read: dict[int, tuple[ast.Node, Optional[tuple[str, ...]]]] = {}
+
+
+def _calls(node: ast.Node, function: str) -> bool:
+    """Whether the tree calls ``function`` (lower-case)."""
+    todo: list = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, tuple):
+            todo.extend(n)
+        elif isinstance(n, ast.Node) and type(n) is not ast.Literal:
+            if type(n) is ast.Call and n.lname == function:
+                return True
+            todo.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+    return False
 
 
 def slot_rank(slot: ClassAd, job: ClassAd) -> float:

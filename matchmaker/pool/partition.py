@@ -133,9 +133,13 @@ def shortfall(request: dict[str, float], left: dict[str, float]) -> Optional[str
     return None
 
 
-def split(parent: ClassAd, request: dict[str, float], name: str) -> tuple[ClassAd, ClassAd]:
+def split(
+    parent: ClassAd, request: dict[str, float], name: str, then: Optional[dict[str, object]] = None
+) -> tuple[ClassAd, ClassAd]:
     """``(parent after the split, the dynamic slot)``: the dynamic slot is a copy of the
-    parent holding ``request``'s resources, named ``name``; the parent keeps the rest."""
+    parent holding ``request``'s resources, named ``name``; the parent keeps the rest.
+    With ``then``, the dynamic slot as :func:`with_values` then writes those values in it
+    (one copy instead of two)."""
     left = available(parent, tuple(request))
     shrunk = with_values(parent, {res: _tidy(left[res] - need) for res, need in request.items()})
     # The dynamic slot: the parent's attributes but those of a partitionable slot, then its own.
@@ -147,7 +151,9 @@ def split(parent: ClassAd, request: dict[str, float], name: str) -> tuple[ClassA
     for res, need in request.items():
         if f"TotalSlot{res}" in shrunk:
             own[f"TotalSlot{res}"] = _tidy(need)
-    return shrunk, with_values(shrunk, own, deleted=_PARENT_ONLY)
+    # Writing ``then`` after ``own`` in one copy gives what a second copy would: a name
+    # written twice keeps its first place and takes the second value.
+    return shrunk, with_values(shrunk, {**own, **then} if then else own, deleted=_PARENT_ONLY)
 
 
 def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> ClassAd:

@@ -16,12 +16,21 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import matchmaker
 from classad import ParserType, parseAds
 from classad.ad import ClassAd
+from classad.unparse import unparse
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
-from matchmaker.cycle.claims import claim_matches, rounding_of
+from matchmaker.cycle.claims import claim_matches, rounding_of, slot_rank
 from matchmaker.cycle.results import CycleResult, Match
 from matchmaker.pool.ads import RUNNING, pool_from_ads
-from matchmaker.pool.partition import Rounding, child_name, machine_resources, parent_name, requested
+from matchmaker.pool.partition import (
+    Rounding,
+    child_name,
+    machine_resources,
+    parent_name,
+    requested,
+    split,
+    with_values,
+)
 
 START = 1700000000.0
 ALICE = "alice@example.org"
@@ -751,3 +760,58 @@ def test_example_partitionable_readme():
         sim = matchmaker.simulate(loaded, start=START, duration=3600)
         got[name] = (sim.at(1, ALICE)["running"], sim.at(1, ALICE)["charged"] / 3600)
     assert got == {"leftovers": (16, 16.0), "no-leftovers": (13, 6.5)}
+
+
+# Ranks of a partitionable slot: missing, literals, ones that read only the job, and ones that
+# read the slot itself (directly, through another attribute, through a job attribute that
+# reads the slot back, or through eval).
+RANKS = st.sampled_from(
+    (
+        "",
+        "Rank = 0",
+        "Rank = 3.5",
+        'Rank = "high"',
+        'Rank = member(TARGET.Owner, {"bob", "alice"}) ? 10 : 0',
+        "Rank = TARGET.RequestCpus * 2",
+        "Rank = TARGET.Prio",
+        "Rank = Cpus",
+        "Rank = MY.Memory / 1024",
+        'Rank = State =?= "Claimed"',
+        "Rank = Boost\nBoost = Cpus + 1",
+        'Rank = eval("Cpus")',
+        "Rank = ifThenElse(TARGET.RequestCpus > 1, Disk, 0)",
+    )
+)
+PRIOS = st.sampled_from(("", "Prio = 7", "Prio = TARGET.Cpus", "Prio = 2.5"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(RANKS, PRIOS, st.integers(1, 3), st.booleans(), st.booleans())
+def test_a_dynamic_slot_claimed_in_one_step_is_the_one_made_then_claimed(
+    rank: str, prio: str, cpus: int, group: bool, odd_resource: bool
+) -> None:
+    """The claims write a dynamic slot claimed at once when its ``CurrentRank`` is known
+    without it; the result must be what splitting the slot, evaluating the dynamic slot's
+    ``Rank`` for the job in it and then writing the claim gives (the reference below is made
+    of those three steps).  A resource named like a claim attribute (``Activity``) takes the
+    same place and the claim's value as in two steps."""
+    lines = pslot_text(cpus=4).replace("Rank = 0\n", "").strip().splitlines() + rank.splitlines()
+    if odd_resource:
+        lines += ['MachineResources = "Cpus Memory Disk Activity"', "TotalSlotActivity = 5"]
+    extra = [prio] + (['AcctGroup = "group_a"', 'AccountingGroup = "group_a.alice"'] if group else [])
+    text, jobs = "\n".join(lines) + "\n\n", job_text(0, cpus=cpus, extra="\n".join(x for x in extra if x))
+    pool = pool_from_ads(ads(text), ads(jobs))
+    settings_ = Settings.defaults()
+    job, slot = pool.jobs[0], pool.slots[0]
+    submitter = job.submitter
+    result = CycleResult([Match("1.0", submitter, slot.name, "no-preemption", None, 1.0)], [], [], [], {})
+    claimed = claim_matches(pool, result, settings_, START)
+    got = {s.name: s.ad for s in claimed.pool.slots}["slot1_1@node1"]
+    request = requested(job.ad, slot.ad, machine_resources(slot.ad), rounding_of(settings_))
+    child = split(slot.ad, request, "slot1_1@node1")[1]
+    want = {"State": "Claimed", "Activity": "Busy", "RemoteUser": submitter, "RemoteOwner": submitter, "JobId": "1.0"}
+    want["CurrentRank"] = slot_rank(child, job.ad)
+    if submitter != "alice@example.org":
+        want["AccountingGroup"] = submitter
+    expected = with_values(child, want)
+    assert [(n, unparse(v)) for n, v in got.node_items()] == [(n, unparse(v)) for n, v in expected.node_items()]
