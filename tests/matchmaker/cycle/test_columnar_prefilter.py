@@ -3,8 +3,9 @@
 An only-Rank build finds the claimed slots whose Rank beats their CurrentRank before it
 runs both Requirements, and only when no expression it evaluates can draw random numbers
 (:mod:`matchmaker.cycle.draws`).  Every build of a cycle is compared here with the scalar
-scan of the same request, in both modes (only-Rank and full); whole cycles are compared
-with the engine's plain path (the prefilters off), warnings in order included."""
+scan of the same request, in both modes (only-Rank and full); whole cycles and short
+simulations are compared with the engine's plain path (the prefilters off), warnings in
+order and the next random number drawn included."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from classad.ad import ClassAd
 from classad.columnar import AdTable
 from classad.evaluate import seeded_random
 from classad.parser import parse_expr
+from matchmaker.api import settings_from
+from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
 from matchmaker.cycle import columnar_match
 from matchmaker.cycle.candidates import CandidateList
@@ -24,7 +27,9 @@ from matchmaker.cycle.draws import DrawCheck
 from matchmaker.cycle.ephemeral import NegotiationAd, StaticPriorities
 from matchmaker.cycle.matching import Matcher
 from matchmaker.cycle.negotiator import negotiate
+from matchmaker.cycle.session import open_accountant
 from matchmaker.pool.ads import pool_from_ads
+from matchmaker.simulate.loop import run_simulation
 
 NOW = 100_000.0
 USERS = ["alice@x.org", "bob@x.org", "carol@x.org"]
@@ -355,3 +360,40 @@ def test_a_start_that_draws_keeps_the_plain_path(match_engine):
     with pytest.MonkeyPatch.context() as mp:
         _plain_path(mp)
         assert fast == _cycle(pool_from_ads(slot_ads, job_ads), 0, flags, [500.0, 10.0, 1.0])
+
+
+def _simulate(slot_ads: list, job_ads: list, preq: int, seed: int) -> tuple:
+    """Four 5-minute cycles of a simulation: its rows, jobs and warnings."""
+    config = "NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 600\n"
+    if PREQ[preq] is not None:
+        config += f"PREEMPTION_REQUIREMENTS = {PREQ[preq]}\n"
+    s = settings_from(Knobs.from_string(config))
+    with seeded_random(seed):
+        pool = pool_from_ads(slot_ads, job_ads)
+    sim = run_simulation(
+        pool, s, open_accountant(":memory:", s), start=NOW, duration=900, interval=300, job_duration=600, seed=seed
+    )
+    return sim.rows, sim.jobs, sim.warnings
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    slots=st.lists(slot, min_size=1, max_size=8),
+    jobs=st.lists(job, min_size=1, max_size=4),
+    preq=st.integers(0, len(PREQ) - 1),
+    seed=st.integers(0, 3),
+    draw_in=st.sampled_from(["", "start", "duration"]),
+)
+def test_simulations_as_on_the_plain_path(match_engine, slots, jobs, preq, seed, draw_in):
+    """Over several cycles (carried tables, jobs that end and start), the series, the jobs'
+    outcomes and the warnings are those of the plain path."""
+    start = "random(3) != 0" if draw_in == "start" else ""
+    slot_ads = [_slot_ad(i, d, start) for i, d in enumerate(slots)]
+    job_ads = _job_ads(jobs)
+    for ad in job_ads:
+        ad.set_node("SimJobDuration", parse_expr("300 + random(600)" if draw_in == "duration" else "600"))
+    fast = _simulate(slot_ads, job_ads, preq, seed)
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_path(mp)
+        assert fast == _simulate(slot_ads, job_ads, preq, seed)
