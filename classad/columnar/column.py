@@ -350,6 +350,31 @@ class Packed:
             + (0 if type(self.kind) is int else n)
         )
 
+    @classmethod
+    def of_bits(cls, bits: np.ndarray, pool: StringPool) -> "Packed":
+        """A boolean column packed from ``bits`` (one 0/1 byte per row)."""
+        out = cls.__new__(cls)
+        out.n = len(bits)
+        out.kind, out.bits, out.i, out.f, out.s, out.o, out.pool = (
+            K_BOOL,
+            np.packbits(bits),
+            None,
+            None,
+            None,
+            None,
+            pool,
+        )
+        out.nbytes = 64 + out.bits.nbytes
+        return out
+
+    def bits_at(self, rows: Optional[np.ndarray]) -> Optional[np.ndarray]:
+        """For a column of booleans only: each row's bit (0/1 bytes, a new array), of every
+        row or of the rows at positions ``rows``; None for any other column."""
+        if self.bits is None:
+            return None
+        every = np.unpackbits(self.bits, count=self.n)
+        return every if rows is None else every[rows]
+
     def unpack(self, rows: Optional[np.ndarray] = None) -> Column:
         """A new column of every row, or of the rows at positions ``rows``."""
         m = self.n if rows is None else len(rows)

@@ -37,6 +37,7 @@ from .column import (
     K_UNDEF,
     Column,
     Const,
+    Packed,
     Values,
     as_column,
 )
@@ -329,7 +330,7 @@ class Run:
             kept.generation = self.t.generation
             return kept
         n = self.t.n
-        col = as_column(value, n, self.pool) if type(value) is Const else value.unpack(_clip(rows))  # type: ignore[union-attr, arg-type]
+        col = as_column(value, n, self.pool) if type(value) is Const else value.unpack(self.t.history.clipped(rows))  # type: ignore[union-attr, arg-type]
         deps = kept.deps
         if stale is not None:
             pos = np.nonzero(stale)[0]
@@ -659,8 +660,9 @@ class Run:
                 brought = self._bring_stored(key, stored, compute)
                 if brought is None:
                     break
-                if type(brought) is Column:
+                if isinstance(brought, Column):
                     return brought if rows is every else brought.take(rows)
+                stored = brought
             self.depends(stored.deps)
             return stored.column(None if rows is every else rows)
         shared.misses += 1
@@ -687,11 +689,12 @@ class Run:
         """A shared result of an older generation of the table, brought to this one: its
         rows moved (``stored`` itself, when nothing it read changed), else the rows where
         an attribute it read changed computed again with this run's fixed ad, which gives
-        the same values to what the result read, and stored again (the column); None when
-        it is too old."""
+        the same values to what the result read, and stored again (the column, or the new
+        entry when the results are all booleans); None when it is too old."""
         shared = self.shared
         assert shared is not None
-        moved = self.t.history.bring(stored.generation, stored.deps)
+        history = self.t.history
+        moved = history.bring(stored.generation, stored.deps)
         if moved is None:
             shared.drop(key, stored)
             return None
@@ -700,15 +703,29 @@ class Run:
             stored.moved(rows, self.t.generation)  # the row map is shared with the results moved alike
             return stored
         shared.drop(key, stored)
-        col = stored.column(_clip(rows))
+        source = history.clipped(rows)
         reads = Reads()
         reads.keys.update(zip(stored.keys, stored.tokens))
         deps = set(stored.deps)
+        pos: Optional[np.ndarray] = None
+        part: Optional[Column] = None
         if stale is not None:
             pos = np.nonzero(stale)[0]
-            col.put(pos, self._recorded(reads, deps, compute, pos))
-        shared.store(key, reads, col, self.t.generation, frozenset(deps))
-        self.depends(frozenset(deps))
+            part = self._recorded(reads, deps, compute, pos)
+        generation, read = self.t.generation, frozenset(deps)
+        self.depends(read)
+        bits = stored.bits_at(source)
+        if bits is not None and (part is None or ops.uniform(part) == K_BOOL):
+            # Booleans before and after: moved and patched a bit per row, never unpacked.
+            if part is not None:
+                bits[pos] = part.i != 0
+            packed = Packed.of_bits(bits, self.pool)
+            kept = shared.store(key, reads, packed, generation, read)
+            return kept if kept is not None else MemoEntry(packed, (), (), generation, read)
+        col = stored.column(source)
+        if part is not None:
+            col.put(pos, part)  # type: ignore[arg-type]
+        shared.store(key, reads, col, generation, read)
         return col
 
     # ---- operators -------------------------------------------------------------------------
@@ -994,11 +1011,6 @@ def _literal_lists(col: Column) -> Optional[np.ndarray]:
             return None
     out[at] = codes.reshape(-1)
     return out
-
-
-def _clip(rows: Optional[np.ndarray]) -> Optional[np.ndarray]:
-    """A row map with its new rows (-1) pointing at row 0 (they are computed again)."""
-    return None if rows is None else np.maximum(rows, 0)
 
 
 __all__ = ["FIXED", "ROW", "Run"]

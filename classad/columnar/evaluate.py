@@ -63,8 +63,7 @@ def evaluate_column(
             result = run.shared_expr(node, rows)
         else:
             result = run.ev(node, scope, rows, frozenset())
-        # A bare attribute reference may return the table's own column: never hand that out.
-        return result.copy() if type(result) is Column else as_column(result, len(rows), table.pool)
+        return _handed_out(table, result, len(rows))
     except RecursionError:
         return run.scalar(node, scope, rows, frozenset())
 
@@ -94,12 +93,20 @@ def evaluate_attribute(
         return _attr_scalar(run, lname, row_side, rows)
     try:
         if row_side == "my":
-            return run.row_attr(lname, rows, frozenset()).copy()
+            return _handed_out(table, run.row_attr(lname, rows, frozenset()), len(rows))
         if shared:
-            return as_column(run.shared_fixed_attr(lname, rows), len(rows), table.pool)
-        return as_column(run.fixed_attr(lname, rows, frozenset()), len(rows), table.pool)
+            return _handed_out(table, run.shared_fixed_attr(lname, rows), len(rows))
+        return _handed_out(table, run.fixed_attr(lname, rows, frozenset()), len(rows))
     except RecursionError:
         return _attr_scalar(run, lname, row_side, rows)
+
+
+def _handed_out(table: AdTable, result: Any, n: int) -> Column:
+    """``result`` as a column the caller owns: a bare attribute reference may give the
+    table's own column, which is copied; every other column the walk gives is new."""
+    if type(result) is not Column:
+        return as_column(result, n, table.pool)
+    return result.copy() if table.owns(result) else result
 
 
 def _attr_scalar(run: Run, lname: str, row_side: str, rows: np.ndarray) -> Column:

@@ -61,6 +61,7 @@ class History:
         self.steps: list[Step] = []
         self.first = 0  # the generation the oldest kept step starts from
         self._brought: dict[tuple[int, frozenset], Any] = {}  # bring()'s answers since the last step
+        self._clipped: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id(row map) -> (it, clipped)
 
     @property
     def generation(self) -> int:
@@ -69,6 +70,7 @@ class History:
 
     def add(self, step: Step) -> None:
         self._brought = {}
+        self._clipped = {}
         self.steps.append(step)
         if len(self.steps) > self.depth:
             del self.steps[0]
@@ -87,6 +89,18 @@ class History:
             return self._brought[key]  # type: ignore[no-any-return]
         out = self._bring(generation, deps)
         self._brought[key] = out
+        return out
+
+    def clipped(self, rows: Optional[np.ndarray]) -> Optional[np.ndarray]:
+        """A row map of :meth:`bring` with its new rows (-1) pointing at row 0 (they are
+        computed again), made once for every result brought with the same map."""
+        if rows is None:
+            return None
+        seen = self._clipped.get(id(rows))
+        if seen is not None and seen[0] is rows:
+            return seen[1]
+        out = np.maximum(rows, 0)
+        self._clipped[id(rows)] = (rows, out)
         return out
 
     def _bring(self, generation: int, deps: frozenset) -> Optional[tuple[Optional[np.ndarray], Optional[np.ndarray]]]:

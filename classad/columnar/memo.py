@@ -163,6 +163,14 @@ class MemoEntry:
             rows = m if rows is None else m[rows]
         return self.packed.unpack(rows)
 
+    def bits_at(self, rows: Optional[np.ndarray]) -> Optional[np.ndarray]:
+        """For results that are all booleans: each row's bit (see :meth:`Packed.bits_at`),
+        of every row or of the rows at positions ``rows``; None for any other results."""
+        m = self.rowmap
+        if m is not None:
+            rows = m if rows is None else m[rows]
+        return self.packed.bits_at(rows)
+
     def moved(self, rows: np.ndarray, generation: int) -> None:
         """The rows moved (``rows[i]``: the row of the stored generation that row ``i`` holds,
         none of them new) and nothing the results read changed.  ``rows`` is kept, not
@@ -215,13 +223,20 @@ class SharedMemo:
         return got
 
     def store(
-        self, key: Hashable, reads: Reads, values: Column, generation: int = 0, deps: frozenset = frozenset()
-    ) -> None:
+        self,
+        key: Hashable,
+        reads: Reads,
+        values: Column | Packed,
+        generation: int = 0,
+        deps: frozenset = frozenset(),
+    ) -> Optional[MemoEntry]:
         """Keep ``values`` (one per row of the table, whose generation is ``generation``;
-        computed reading the row attributes ``deps``) under the values ``reads`` recorded."""
+        computed reading the row attributes ``deps``; a column, or one packed already)
+        under the values ``reads`` recorded, and return the entry (None: not kept, the
+        reads cannot be shared)."""
         if not reads.shareable:
             self.unshareable.add(key)
-            return
+            return None
         keys = tuple(sorted(reads.keys, key=repr))
         tokens = tuple(reads.keys[k] for k in keys)
         shapes = self.shapes.setdefault(key, [])
@@ -231,7 +246,7 @@ class SharedMemo:
         old = lru.pop((keys, tokens), None)
         if old is not None:
             self._forget(key, old)
-        stored = MemoEntry(Packed(values), keys, tokens, generation, deps)
+        stored = MemoEntry(values if isinstance(values, Packed) else Packed(values), keys, tokens, generation, deps)
         lru[(keys, tokens)] = stored
         self.key_bytes[key] = self.key_bytes.get(key, 0) + stored.packed.nbytes
         self.nbytes += stored.packed.nbytes
@@ -243,6 +258,7 @@ class SharedMemo:
             if not victims:
                 break
             self._forget(biggest, victims.popitem(last=False)[1])
+        return stored
 
     def drop(self, key: Hashable, stored: MemoEntry) -> None:
         """Forget one stored result of ``key``."""

@@ -203,6 +203,10 @@ class AdTable:
             col = self._columns[lname] = _extract(self.ads, lname, self.pool)
         return col
 
+    def owns(self, col: Any) -> bool:
+        """Whether ``col`` is one of the table's own columns (never to be handed out)."""
+        return any(col is c.values for c in self._columns.values())
+
     def read_any(self) -> None:
         """Note that the value being computed read the rows' ads in some other way."""
         for names in self.watch:

@@ -312,3 +312,51 @@ def test_columns_without_zero_payloads_behave_as_with_them(a, b, data):
             expected = got
         else:
             assert got == expected
+
+
+_HANDED_OUT = [
+    "Memory",
+    "(Memory)",
+    "MY.Memory",
+    "Flag",
+    "ifThenElse(true, Memory, 0)",
+    "Flag ? Memory : Memory",
+    "Flag || Flag",
+    "Memory ?: 1",
+    "Name",
+    "Req",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    memory=st.lists(st.sampled_from(["1", "2.5", '"m"', "true", "undefined", "Flag"]), min_size=1, max_size=5),
+    flag=st.sampled_from(["true", "false", "1"]),
+    expr=st.sampled_from(_HANDED_OUT),
+    fixed_req=st.sampled_from(["TARGET.Memory", "TARGET.Flag", "(TARGET.Memory)", "TARGET.Memory + 0"]),
+    every=st.booleans(),
+)
+def test_results_are_the_callers_own(memory, flag, expr, fixed_req, every):
+    """Whatever the evaluation hands back (a bare attribute reference, a shared result, a
+    row-only value, the fixed ad's attribute naming the rows' one) is the caller's to
+    write on: scribbling over it changes nothing the table gives afterwards."""
+    table = AdTable(
+        [ClassAd(f'[Memory = {m}; Flag = {flag}; Name = "n{k}"; Req = Memory]') for k, m in enumerate(memory)]
+    )
+    fixed = ClassAd(f"[Req = {fixed_req}; Memory = 4]")
+    rows = None if every else np.arange(0, len(memory), 2)
+    calls = [
+        lambda: evaluate_column(expr, table, rows=rows),
+        lambda: evaluate_column(expr, table, other=fixed, rows=rows, shared=True),
+        lambda: evaluate_attribute(table, "req", rows=rows),
+        lambda: evaluate_attribute(table, "memory", rows=rows),
+        lambda: evaluate_attribute(table, "req", row_side="target", other=fixed, rows=rows),
+        lambda: evaluate_attribute(table, "req", row_side="target", other=fixed, rows=rows, shared=True),
+    ]
+    for call in calls:
+        for _ in range(3):  # fresh, then from whatever the table kept
+            col = call()
+            before = repr(col.to_values())
+            for a in (col.kind, col.i, col.f, col.s):
+                a[:] = 3
+            assert repr(call().to_values()) == before
