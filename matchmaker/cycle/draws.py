@@ -85,7 +85,9 @@ def summary(node: Any) -> _Summary:
 
 def _walk(node: Any, reads: set[tuple[int, str]]) -> bool:
     """Add the names ``node`` reads to ``reads``; True when it may draw (or cannot be followed)."""
-    todo = [node]
+    if not isinstance(node, ast.Node):
+        return True
+    todo: list[Any] = [node]
     while todo:
         n = todo.pop()
         t = type(n)
@@ -111,12 +113,13 @@ def _walk(node: Any, reads: set[tuple[int, str]]) -> bool:
             for name, value in n.attrs:
                 reads.add((BARE, name.lower()))
                 todo.append(value)
-        elif isinstance(n, ast.Node):
-            for f in dataclasses.fields(n):
-                if f.name != "fn":
-                    todo.append(getattr(n, f.name))
-        elif isinstance(n, tuple):
-            todo.extend(n)
+        else:
+            parts = n if t is tuple else [getattr(n, f.name) for f in dataclasses.fields(n) if f.name != "fn"]
+            for part in parts:
+                if isinstance(part, (ast.Node, tuple)):
+                    todo.append(part)
+                elif not (part is None or type(part) in _PLAIN):
+                    return True  # some other object in a tree: not followed
     return False
 
 

@@ -307,6 +307,10 @@ PLAIN_JOB = '[Requirements = TARGET.Cpus >= RequestCpus; RequestCpus = 1; Owner 
         ),
         ([PLAIN_SLOT.replace("Rank = 0", 'Rank = eval("1")')], PLAIN_JOB, True),
         ([PLAIN_SLOT.replace("Rank = 0", "Rank = parent.x")], PLAIN_JOB, True),
+        # an attribute of a nested ad, and a list element
+        ([PLAIN_SLOT.replace("Rank = 0", "Rank = Sub.x; Sub = [x = random(2)]")], PLAIN_JOB, True),
+        ([PLAIN_SLOT.replace("Rank = 0", "Rank = size(L); L = {1, random(2)}")], PLAIN_JOB, True),
+        ([PLAIN_SLOT.replace("Rank = 0", 'Rank = member(TARGET.Owner, {"a", "b"}) ? 10 : 0')], PLAIN_JOB, False),
         ([PLAIN_SLOT], PLAIN_JOB.replace("TARGET.Cpus", "TARGET.CurrentRank"), False),
     ],
 )
