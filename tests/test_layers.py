@@ -98,7 +98,7 @@ SUBPACKAGE_LAYERS = {
         ["settings"],
     ],
     "matchmaker.cycle": [
-        ["carry", "draws", "ephemeral", "table_carry"],
+        ["carry", "draws", "ephemeral", "slot_carry", "table_carry"],
         ["evaluator", "results"],
         ["candidates", "claims"],
         ["columnar_match"],

@@ -7,8 +7,9 @@ keyed so that a change it depends on is noticed and only that part is recomputed
 
 * each slot ad's references (the significant attributes of the autoclusters), by the
   ad's identity (:class:`~matchmaker.pool.autocluster.SlotReferences`);
-* each slot's weight under the run's settings, by the slot ad's identity (not for an
-  ad whose expressions draw random numbers: each evaluation draws);
+* what each cycle reads and makes of each slot ad (its weight, trims, cores, limits,
+  annotated copy...), by the slot ad's identity (:class:`~matchmaker.cycle.slot_carry.SlotCarry`;
+  evaluations not for an ad whose expressions draw random numbers: each evaluation draws);
 * the slot and job records of the pool: after the claims only the slots and jobs
   whose ads were rewritten get new records (:func:`~matchmaker.cycle.claims.claim_matches`),
   unless making the record may draw random numbers (a slot ad with an expression that
@@ -29,13 +30,15 @@ no :class:`Carried` and every cycle starts from nothing.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 from classad import ast
 from classad.ad import ClassAd
+from classad.layout import Layout, SharedAttrs, own_values
 
 from ..pool.autocluster import SlotReferences, references
 from ..pool.partition import Rounding
+from .slot_carry import SlotCarry
 from .table_carry import TableLine
 
 # Functions whose value is not fixed by their arguments (random draws from the run's
@@ -50,9 +53,8 @@ class Carried:
         self.slot_refs = SlotReferences()
         self.slot_table = TableLine()
         self.weight_expr = weight_expr  # SLOT_WEIGHT: read with every slot ad
-        self._weights: dict[int, tuple[ClassAd, float]] = {}
+        self.slots = SlotCarry(self.steady, self.slot_table)
         self._steady: dict[int, tuple[ClassAd, bool]] = {}
-        self._seen: dict[int, tuple[ClassAd, float]] = {}
         self._seen_steady: dict[int, tuple[ClassAd, bool]] = {}
         self._job_steady: dict[int, tuple[ClassAd, bool]] = {}
         self._seen_job_steady: dict[int, tuple[ClassAd, bool]] = {}
@@ -73,7 +75,8 @@ class Carried:
         (nor ``SLOT_WEIGHT``) draws a random number.  Remembered per ad."""
         hit = self._steady.get(id(ad))
         if hit is None or hit[0] is not ad:
-            hit = (ad, _steady(ad, self.weight_expr))
+            known = self.slots.find(ad)
+            hit = (ad, known.steady if known is not None else _steady(ad, self.weight_expr))
         self._seen_steady[id(ad)] = hit
         return hit[1]
 
@@ -90,17 +93,6 @@ class Carried:
                     break
             hit = (ad, steady)
         self._seen_job_steady[id(ad)] = hit
-        return hit[1]
-
-    def weight(self, ad: ClassAd, compute: Callable[[ClassAd], float]) -> float:
-        """The slot's weight under the run's settings (``compute``), computed once per steady slot ad."""
-        hit = self._weights.get(id(ad))
-        if hit is None or hit[0] is not ad:
-            w = compute(ad)
-            if not self.steady(ad):
-                return w
-            hit = (ad, w)
-        self._seen[id(ad)] = hit
         return hit[1]
 
     def request(
@@ -132,18 +124,21 @@ class Carried:
         return dict(hit)
 
     def cycle_done(self) -> None:
-        """Forget what belongs to ads neither the last cycle nor the claims since read."""
-        self._weights, self._seen = self._seen, {}
+        """The cycle has read its slot ads: forget what belongs to ads neither it nor the
+        claims since read."""
+        self.slots.read()
         self._steady, self._seen_steady = self._seen_steady, {}
         self._job_steady, self._seen_job_steady = self._seen_job_steady, {}
 
 
 _PLAIN = (bool, int, float, str)
+_PLAIN_TYPES = frozenset(_PLAIN)
 # What a job record reads of its ad (matchmaker.pool.ads.make_jobs), lower-case.
 _JOB_RECORD = ("clusterid", "procid", "user", "owner", "accountinggroup", "acctgroup", "acctgroupuser", "jobstatus")
 _LIMIT = 100_000
 _node_steady_cache: dict[int, tuple[ast.Node, bool]] = {}
 _lowered: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+_template_cache: dict[int, tuple[Layout, frozenset[int]]] = {}
 
 
 _NOT_LITERAL = object()
@@ -182,6 +177,19 @@ def _request_names(resources: tuple[str, ...], rounding: Rounding) -> Optional[t
 
 def _steady(ad: ClassAd, extra: Optional[ast.Node]) -> bool:
     """Whether no expression of ``ad`` (nor ``extra``) calls ``random`` or ``eval``."""
+    if extra is not None and not _node_steady(extra):
+        return False
+    attrs = ad._attrs
+    if type(attrs) is SharedAttrs:
+        # The layout's template is shared by its ads: only the values an ad keeps itself,
+        # and the template's unsteady places its variant does not override, need a look.
+        own = own_values(attrs)
+        if not _template_steady(attrs.layout, own.keys()):
+            return False
+        held = own.values()
+        if _PLAIN_TYPES.issuperset(map(type, held)):
+            return True  # bare values only: nothing to walk
+        return all([_node_steady(v) for v in held if type(v) not in _PLAIN])
     spellings = ad.spellings()
     hit = _lowered.get(id(spellings))
     if hit is None or hit[0] is not spellings:
@@ -191,7 +199,19 @@ def _steady(ad: ClassAd, extra: Optional[ast.Node]) -> bool:
     for v in ad.stored_of(hit[1]):
         if v is not None and type(v) not in _PLAIN and not _node_steady(v):
             return False
-    return extra is None or _node_steady(extra)
+    return True
+
+
+def _template_steady(layout: Layout, own: Iterable[int]) -> bool:
+    """Whether the values of ``layout``'s template at the places other than ``own`` are
+    steady (the unsteady places of each template are remembered)."""
+    hit = _template_cache.get(id(layout))
+    if hit is None or hit[0] is not layout:
+        if len(_template_cache) > _LIMIT:
+            _template_cache.clear()
+        places = frozenset(p for p, node in enumerate(layout.template) if not _node_steady(node))
+        hit = _template_cache[id(layout)] = (layout, places)
+    return not hit[1] or hit[1].issubset(own)
 
 
 def _node_steady(node: ast.Node) -> bool:

@@ -148,6 +148,16 @@ class NegotiationAd(ClassAd):
             spelling = old[0] if old else names.get(key)
             own[key] = entry if spelling is None or spelling == entry[0] else (spelling, entry[1])
 
+    def put_entries(self, entries: Mapping[str, tuple[str, ast.Node]]) -> None:
+        """Store each ``lower-case name -> (spelling, node)`` entry as it is, over what the
+        copy holds under that name: for a caller that knows the copy spells the names so."""
+        self._attrs.own.update(entries)  # type: ignore[union-attr]
+
+    def holds_entries(self, entries: Iterable[tuple[str, tuple[str, ast.Node]]]) -> bool:
+        """Whether the copy holds each ``(lower-case name, entry)`` as that very entry."""
+        own = self._attrs.own  # type: ignore[union-attr]
+        return all(own.get(key) is entry for key, entry in entries)
+
     @property
     def reads(self) -> Optional[list[str]]:
         """The list lookups are appended to, or None when not recording."""
@@ -400,13 +410,26 @@ def _remote_attrs(
     """Set the ``Remote*`` attributes; ``memo`` keeps each user's for the cycle (the
     priorities and the quotas they come from are frozen for it, and nodes are shared).
     ``names``: the slot ad's names (:func:`_spelled`), if known."""
+    copy.set_entries(remote_entries(prefix, user, eup_of, floor_of, groups, memo), names)
+
+
+def remote_entries(
+    prefix: str,
+    user: str,
+    eup_of: Callable[[str], float],
+    floor_of: Callable[[str], float],
+    groups: Optional["GroupView"],
+    memo: Optional[dict[tuple[str, str], RemoteEntries]],
+) -> RemoteEntries:
+    """The ``Remote*`` entries :func:`annotate_slot` gives a slot claimed by ``user`` under
+    ``prefix``, as ``(lower-case name, (name, node))``; ``memo`` keeps each user's for the
+    cycle (one tuple shared by all their slots)."""
     if memo is None:
-        copy.set_entries(_remote_entries(prefix, user, eup_of, floor_of, groups), names)
-        return
+        return _remote_entries(prefix, user, eup_of, floor_of, groups)
     entries = memo.get((prefix, user))
     if entries is None:
         entries = memo[(prefix, user)] = _remote_entries(prefix, user, eup_of, floor_of, groups)
-    copy.set_entries(entries, names)
+    return entries
 
 
 _SPELLED: dict[int, tuple[tuple[str, ...], dict[str, str]]] = {}
@@ -493,4 +516,5 @@ __all__ = [
     "annotate_request",
     "annotate_slot",
     "refresh_request",
+    "remote_entries",
 ]

@@ -20,10 +20,12 @@ from classad.values import UNDEFINED, truthiness
 from ..config.settings import Settings
 from ..pool.ads import (
     IDLE,
+    AdMemo,
     Pool,
     Slot,
     error_rank_slots,
     error_rank_warning,
+    no_memo,
     pool_size,
     slot_weight,
     usage_by_customer,
@@ -42,11 +44,13 @@ from .ephemeral import (
     NegotiationAd,
     Priorities,
     annotate_slot,
+    remote_entries,
 )
 from .evaluator import Evaluator, SlotEntry, group_slots
 from .explain import GROUP_MAP, preemption
 from .matching import Matcher
 from .results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
+from .slot_carry import SlotPrep
 
 
 @dataclass(eq=False)
@@ -87,24 +91,25 @@ class Cycle:
         self.carry = carry  # what the previous cycle of a simulation left (cycle.carry)
         self.progress = progress  # told what the cycle is doing (a short text), if set
         pol = settings.policy
-        # Weights follow this cycle's settings, whatever the pool was loaded with.
-        slots = [self._weighed(s) for s in pool.slots if self._accepts(settings.slot_constraint, s.ad)]
-        if carry is not None:
-            carry.cycle_done()
-        size = pool_size(slots, use_slot_weights=settings.use_slot_weights, constraint=settings.poolsize_constraint)
+        pairs = self._read_slots(pool)
+        slots = [s for s, _ in pairs]
+        memo: AdMemo = carry.slots.value if carry is not None else no_memo
+        size = pool_size(
+            slots, use_slot_weights=settings.use_slot_weights, constraint=settings.poolsize_constraint, memo=memo
+        )
         self.pool_weight, self.min_weight, self.effective_pool = size.weighted, size.min_weight, size.effective
         self.usage = LiveUsage(usage_by_customer(slots) if usage is None else usage, group_of)
-        self.limits = claimed_limits(slots, settings.concurrency_capacity)
+        self.limits = claimed_limits(slots, settings.concurrency_capacity, memo)
         self.state = MatchState(self.usage, now)
         self.evaluator = Evaluator(self.state, pol)
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
         self.matcher.table_line = carry.slot_table if carry is not None else None
         self._remote_memo: dict = {}  # each remote user's slot attributes (ephemeral.annotate_slot)
-        entries = [self._entry(s) for s in slots if self._keep(s)]
+        entries = [self._entry(s, p) for s, p in pairs if self._keep(s, p)]
         self.queues = self._queues(pool, slots)
         for e in entries:
             if e.remote is None:
-                e.cp = consumption_policy(e.ad)
+                e.cp = self._consumption_policy(e)
         self._parent = self._dslot_parents(entries)
         plain = [e for e in entries if e.cp is None and e.slot.name not in self._parent]
         # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
@@ -138,7 +143,7 @@ class Cycle:
         self.pie_left = 0.0
         self.spins = 0
         self.refused = list(pool.refused)
-        bad_rank = error_rank_slots(slots)
+        bad_rank = error_rank_slots(slots, memo)
         self.warnings = list(pool.warnings) + [error_rank_warning(s) for s in bad_rank]
         self.evaluator.quiet = {s.index for s in bad_rank}  # reported once, here
 
@@ -160,10 +165,34 @@ class Cycle:
     def _pslot_preemption(self) -> bool:
         return self.settings.allow_pslot_preemption and self.settings.policy.consider_preemption
 
-    def _weighed(self, s: Slot) -> Slot:
+    def _read_slots(self, pool: Pool) -> list[tuple[Slot, Optional[SlotPrep]]]:
+        """The slots of the cycle (``NEGOTIATOR_SLOT_CONSTRAINT``), each weighed under this
+        cycle's settings, whatever the pool was loaded with; in a simulation with what the
+        last cycles read of its ad (:mod:`matchmaker.cycle.slot_carry`)."""
+        constraint, carry = self.settings.slot_constraint, self.carry
+        if carry is None:
+            return [(self._weighed(s, None), None) for s in pool.slots if self._accepts(constraint, s.ad)]
+        carry.slots.begin(self.settings)
+        prep = carry.slots.prep
+        pairs: list[tuple[Slot, Optional[SlotPrep]]] = []
+        for s in pool.slots:
+            if constraint is None or self._accepts(constraint, s.ad):
+                p = prep(s.ad)
+                pairs.append((s if p.weighed is s.weight else self._weighed(s, p), p))
+        carry.cycle_done()
+        return pairs
+
+    def _weighed(self, s: Slot, p: Optional[SlotPrep]) -> Slot:
         """The slot with its weight under this cycle's settings (the record itself when equal)."""
-        w = self._weight(s.ad) if self.carry is None else self.carry.weight(s.ad, self._weight)
+        if p is None:
+            w = self._weight(s.ad)
+        elif p.weighed is s.weight:
+            return s  # this very weight was found equal to the ad's before
+        else:
+            w = p.evaluated("weight", self._weight)
         same = type(w) is type(s.weight) and w == s.weight and str(w) == str(s.weight)
+        if same and p is not None and p.steady:
+            p.weighed = s.weight
         return s if same else replace(s, weight=w)
 
     def _accepts(self, constraint: Optional[ast.Node], ad: ClassAd) -> bool:
@@ -171,39 +200,75 @@ class Cycle:
             return True
         return truthiness(evaluate_top(constraint, ad, MatchState(None, self.now))) is True
 
-    def _keep(self, s: Slot) -> bool:
-        """The trim of docs/negotiation.md (reading the pool)."""
+    def _keep(self, s: Slot, p: Optional[SlotPrep]) -> bool:
+        """The trim of docs/negotiation.md (reading the pool); in a simulation kept per slot
+        ad when it read only literals (it depends on the record's state too)."""
+        if p is None:
+            return self._trim(s, None)
+        known = p.keep
+        if known is not None and known[0] == s.state and known[1] == s.partitionable:
+            return known[2]  # type: ignore[no-any-return]
+        keep = self._trim(s, p)
+        if p.literal(_TRIM_READS):
+            p.keep = (s.state, s.partitionable, keep)
+        return keep
+
+    def _trim(self, s: Slot, p: Optional[SlotPrep]) -> bool:
         cp = self.settings.policy.consider_preemption
         ad = s.ad
         if cp and not self.settings.consider_early_preemption:
-            v = self._value(ad, "retirementtimeremaining")
+            v = self._value(ad, "retirementtimeremaining", p)
             if type(v) in (int, float) and v > 0:
                 return False
         if not cp and s.state in ("claimed", "preempting") and not s.partitionable:
             return False
-        if s.partitionable and s.state == "claimed" and self._value(ad, "wantmatching") is False:
+        if s.partitionable and s.state == "claimed" and self._value(ad, "wantmatching", p) is False:
             return False
         return True
 
-    def _value(self, ad: ClassAd, lname: str) -> Any:
+    def _value(self, ad: ClassAd, lname: str, p: Optional[SlotPrep] = None) -> Any:
         """Attribute ``lname`` (lower-case) of a slot ad alone, evaluated at the cycle's time
-        (a plain literal is its value, with nothing to evaluate)."""
-        v = ad.plain(lname)
+        (a plain literal is its value, with nothing to evaluate); ``p``: the ad's prep."""
+        v = ad.plain(lname) if p is None else p.stored(lname)
         if v is None:
             return UNDEFINED
         if type(v) in _PLAIN:
             return v
         return ad.evaluate(lname, state=MatchState(None, self.now))
 
-    def _entry(self, s: Slot) -> SlotEntry:
+    def _entry(self, s: Slot, p: Optional[SlotPrep]) -> SlotEntry:
         st, pr = self.settings, self.priorities
         cp = st.policy.consider_preemption
-        ad = annotate_slot(
+        if p is None or st.cross_slot_prios:
+            ad = self._annotated(s)
+        else:
+            remote = (
+                remote_entries("", s.remote, pr.eup, pr.floor, self.groups, self._remote_memo)
+                if cp and s.remote
+                else ()
+            )
+            ad = self.carry.slots.annotated(s, p, remote, self._annotated)  # type: ignore[union-attr]
+        return SlotEntry(s, ad, s.remote if cp else None, claimed_idle=self._claimed_idle(s, p))
+
+    def _claimed_idle(self, s: Slot, p: Optional[SlotPrep]) -> bool:
+        """Whether the slot is claimed and idle (its ``Activity``); kept as :meth:`_keep` is."""
+        if p is not None and p.idle is not None and p.idle[0] == s.state:
+            return p.idle[1]
+        activity = self._value(s.ad, "activity", p)
+        idle = s.state == "claimed" and type(activity) is str and activity.lower() == "idle"
+        if p is not None and p.literal(_IDLE_READS):
+            p.idle = (s.state, idle)
+        return idle
+
+    def _annotated(self, s: Slot) -> NegotiationAd:
+        """The slot's annotated copy for this cycle (:func:`~matchmaker.cycle.ephemeral.annotate_slot`)."""
+        st, pr = self.settings, self.priorities
+        return annotate_slot(
             s,
             now=self.now,
             eup_of=pr.eup,
             floor_of=pr.floor,
-            consider_preemption=cp,
+            consider_preemption=st.policy.consider_preemption,
             cross_slot_prios=st.cross_slot_prios,
             resource_prefix=st.resource_prefix,
             slot_weight_expr=st.slot_weight_expr,
@@ -211,9 +276,18 @@ class Cycle:
             groups=self.groups,
             memo=self._remote_memo,
         )
-        activity = self._value(s.ad, "activity")
-        idle = s.state == "claimed" and type(activity) is str and activity.lower() == "idle"
-        return SlotEntry(s, ad, s.remote if cp else None, claimed_idle=idle)
+
+    def _consumption_policy(self, e: SlotEntry) -> Optional[tuple[str, ...]]:
+        """The resources of the entry's consumption policy (see :func:`consumption_policy`);
+        in a simulation kept per slot ad, and the entry's copy, which the matches write
+        into, is not kept for the next cycle."""
+        if self.carry is None:
+            return consumption_policy(e.ad)
+        slots = self.carry.slots
+        cp = slots.value(e.slot.ad, "consumption_policy", lambda _ad: consumption_policy(e.ad))
+        if cp is not None:
+            slots.consumed(e.ad, e.slot.ad)
+        return cp  # type: ignore[no-any-return]
 
     def _queues(self, pool: Pool, slots: Sequence[Slot]) -> dict[str, Queue]:
         st, pol = self.settings, self.settings.policy
@@ -426,6 +500,9 @@ class Cycle:
 
 
 _PLAIN = (bool, int, float, str)
+# What the trim and the claimed-idle test read of a slot ad (lower-case).
+_TRIM_READS = ("retirementtimeremaining", "wantmatching")
+_IDLE_READS = ("activity",)
 
 
 def _whole(v: float) -> float:

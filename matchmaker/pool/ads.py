@@ -602,7 +602,24 @@ class PoolSize:
     effective: float  # 1 per static/dynamic slot, Cpus per partitionable slot (HGQ, unweighted)
 
 
-def pool_size(slots: Sequence[Slot], *, use_slot_weights: bool = True, constraint: Optional[Node] = None) -> PoolSize:
+# What a caller may keep of an evaluation of a slot ad alone: ``memo(ad, what, compute)``
+# gives ``compute(ad)``, or what it gave for the same ad and ``what`` before (a simulation
+# keeps those of ads that draw no random numbers, matchmaker.cycle.slot_carry).
+AdMemo = Callable[[ClassAd, str, Callable[[ClassAd], Any]], Any]
+
+
+def no_memo(ad: ClassAd, what: str, compute: Callable[[ClassAd], Any]) -> Any:
+    """The :data:`AdMemo` that keeps nothing."""
+    return compute(ad)
+
+
+def pool_size(
+    slots: Sequence[Slot],
+    *,
+    use_slot_weights: bool = True,
+    constraint: Optional[Node] = None,
+    memo: AdMemo = no_memo,
+) -> PoolSize:
     """Pool sizes over all slot ads, claimed or not; ``constraint`` restricts the counted
     slots when it matches at least one (``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``)."""
     counted = list(slots)
@@ -613,10 +630,14 @@ def pool_size(slots: Sequence[Slot], *, use_slot_weights: bool = True, constrain
     weighted = sum(s.weight for s in counted) if use_slot_weights else float(len(counted))
     effective = 0.0
     for s in counted:
-        cpus = _number(s.ad.evaluate("Cpus", state=alone_state(s.ad))) if s.partitionable else None
+        cpus = memo(s.ad, "cores", _cores) if s.partitionable else None
         effective += cpus if cpus is not None and cpus > 0 else 1.0
     min_weight = min((s.weight for s in slots), default=1.0)
     return PoolSize(weighted, min_weight, effective)
+
+
+def _cores(ad: ClassAd) -> Optional[float]:
+    return _number(ad.evaluate("Cpus", state=alone_state(ad)))
 
 
 def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
@@ -628,17 +649,17 @@ def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
     return usage
 
 
-def error_rank_slots(slots: Iterable[Slot]) -> list[Slot]:
+def error_rank_slots(slots: Iterable[Slot], memo: AdMemo = no_memo) -> list[Slot]:
     """Slots whose Rank is an error on its own (HTCondor then uses 0 for it)."""
-    out = []
-    for s in slots:
-        stored = s.ad.plain("rank")  # a plain literal is no error, with nothing to evaluate
-        if stored is None or type(stored) in _PLAIN:
-            continue
-        node = s.ad.get_node("Rank")
-        if node is not None and evaluate_top(node, s.ad, alone_state(s.ad)) is ERROR:
-            out.append(s)
-    return out
+    return [s for s in slots if memo(s.ad, "rank_error", _rank_error)]
+
+
+def _rank_error(ad: ClassAd) -> bool:
+    stored = ad.plain("rank")  # a plain literal is no error, with nothing to evaluate
+    if stored is None or type(stored) in _PLAIN:
+        return False
+    node = ad.get_node("Rank")
+    return node is not None and evaluate_top(node, ad, alone_state(ad)) is ERROR
 
 
 def error_rank_warning(s: Slot) -> str:
@@ -660,11 +681,13 @@ __all__ = [
     "TypeFilter",
     "error_rank_slots",
     "error_rank_warning",
+    "AdMemo",
     "AdSource",
     "assign_group",
     "load_pool",
     "make_jobs",
     "make_slots",
+    "no_memo",
     "owner_name",
     "parse_old_ads",
     "pool_from_ads",

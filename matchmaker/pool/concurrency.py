@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Sequence
 
 from classad.ad import ClassAd
 
-from .ads import Job, Slot, alone_state
+from .ads import AdMemo, Job, Slot, alone_state, no_memo
 
 DEFAULT_CONCURRENCY_LIMIT = 2308032.0  # HTCondor's CONCURRENCY_LIMIT_DEFAULT
 
@@ -67,19 +67,29 @@ def limits_reason(names: Sequence[str]) -> str:
 _PLAIN = (bool, int, float, str)
 
 
-def claimed_limits(slots: Iterable[Slot], capacity: Callable[[str], float]) -> ConcurrencyLimits:
+def claimed_limits(
+    slots: Iterable[Slot], capacity: Callable[[str], float], memo: AdMemo = no_memo
+) -> ConcurrencyLimits:
     """The counters at cycle start: the ``ConcurrencyLimits`` and ``PreemptingConcurrencyLimits``
     of every charged claim."""
     limits = ConcurrencyLimits(capacity)
     for s in slots:
         if s.charged:
-            for attr in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
-                v = s.ad.plain(attr.lower())  # a missing or literal value: nothing to evaluate
-                if v is not None and type(v) not in _PLAIN:
-                    v = s.ad.evaluate(attr, state=alone_state(s.ad))
-                if type(v) is str:
-                    limits.charge(parse_limits(v))
+            for held in memo(s.ad, "claim_limits", _claim_limits):
+                limits.charge(held)
     return limits
+
+
+def _claim_limits(ad: ClassAd) -> tuple[list[tuple[str, float]], ...]:
+    """The limits a claim on the slot ``ad`` holds, one list per attribute that names some."""
+    out = []
+    for attr in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
+        v = ad.plain(attr.lower())  # a missing or literal value: nothing to evaluate
+        if v is not None and type(v) not in _PLAIN:
+            v = ad.evaluate(attr, state=alone_state(ad))
+        if type(v) is str:
+            out.append(parse_limits(v))
+    return tuple(out)
 
 
 def named_limits(jobs: Iterable[Job], slots: Iterable[Slot]) -> dict[str, str]:

@@ -67,6 +67,40 @@ WANT_MATCHING = st.sampled_from(([], ["WantMatching = false"], ["WantMatching = 
 CLAIMED_ACTIVITY = st.sampled_from(
     ('Activity = "Busy"', 'Activity = "Idle"', 'Activity = ifThenElse(random(2) == 0, "Idle", "Busy")')
 )
+# What a cycle reads of a slot ad alone or adds to its copy: a Rank that is an error on its
+# own (warned about each cycle), the negotiator's Requirements, a published weight, and
+# for a claim its concurrency limits and preempting rank; by literals, by expressions and
+# by random draws.
+RANKS = st.sampled_from(("0", 'TARGET.Owner == "bob"', "TARGET.RequestCpus", "RemoteUserPrio ?: 0", '1 + "x"'))
+SLOT_EXTRAS = st.sampled_from(
+    (
+        [],
+        [],
+        ['NegotiatorRequirements = TARGET.RequestCpus <= MY.Cpus && TARGET.Owner =!= "carol"'],
+        ["SlotWeight = Cpus * 2"],
+        ["SlotWeight = 1 + random(2)"],
+    )
+)
+CLAIM_EXTRAS = st.sampled_from(
+    (
+        [],
+        ['ConcurrencyLimits = "lic_a"'],
+        ['ConcurrencyLimits = strcat("lic_", "b")', "PreemptingRank = 3"],
+        ['PreemptingConcurrencyLimits = ifThenElse(random(2) == 0, "lic_a", "lic_b")'],
+    )
+)
+# A partitionable slot's consumption policy (the cycle writes into its copy as it matches).
+CONSUMPTION = st.sampled_from(
+    (
+        [],
+        [],
+        [
+            'MachineResources = "Cpus Memory"',
+            "ConsumptionCpus = TARGET.RequestCpus",
+            "ConsumptionMemory = quantize(TARGET.RequestMemory, {256})",
+        ],
+    )
+)
 
 
 @st.composite
@@ -84,10 +118,10 @@ def slot_texts(draw: Any) -> str:
             "Requirements = MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus"
             + draw(st.sampled_from(("", ' && TARGET.Owner != "dave"')))
             + draw(SLOT_CLAUSES),
-            "Rank = "
-            + draw(st.sampled_from(("0", 'TARGET.Owner == "bob"', "TARGET.RequestCpus", "RemoteUserPrio ?: 0"))),
+            "Rank = " + draw(RANKS),
             f"KFlops = {draw(st.integers(1, 3)) * 1000}",
             *draw(RETIREMENT),
+            *draw(SLOT_EXTRAS),
         ]
         if draw(st.booleans()) and cpus > 1:
             attrs[0] = f'Name = "slot1@pnode{i}"'
@@ -101,6 +135,7 @@ def slot_texts(draw: Any) -> str:
             ]
             attrs += draw(st.sampled_from(([], ["DiskQuantum = 1000"], ["DiskQuantum = 2000"])))
             attrs += draw(WANT_MATCHING)
+            attrs += draw(CONSUMPTION)
         elif draw(st.integers(0, 3)) == 0:
             owner = draw(st.sampled_from(OWNERS))
             attrs[4:6] = ['State = "Claimed"', draw(CLAIMED_ACTIVITY)]
@@ -109,6 +144,7 @@ def slot_texts(draw: Any) -> str:
                 f'RemoteOwner = "{owner}@example.org"',
                 "CurrentRank = 0",
                 f"EnteredCurrentState = {START - 7200}",
+                *draw(CLAIM_EXTRAS),
             ]
         out.append("\n".join(attrs) + "\n\n")
     return "".join(out)
@@ -162,6 +198,20 @@ def configs(draw: Any) -> str:
     lines.append("CLAIM_PARTITIONABLE_LEFTOVERS = " + str(draw(st.booleans())).lower())
     lines.append("ALLOW_PSLOT_PREEMPTION = " + str(draw(st.booleans())).lower())
     lines.append("MATCHMAKER_COLUMNAR = " + draw(st.sampled_from(("true", "true", "false"))))
+    # How slots are weighed, counted, fetched and annotated.
+    lines += draw(
+        st.sampled_from(
+            (
+                [],
+                [],
+                ["NEGOTIATOR_USE_SLOT_WEIGHTS = false"],
+                ["SLOT_WEIGHT = Cpus + 1", "FORCE_NEGOTIATOR_SLOT_WEIGHT = true"],
+                ["NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT = KFlops > 1000"],
+                ["NEGOTIATOR_SLOT_CONSTRAINT = KFlops < 3000 || random(2) == 0"],
+                ["NEGOTIATOR_CROSS_SLOT_PRIOS = true", "CONCURRENCY_LIMIT_DEFAULT = 2"],
+            )
+        )
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -190,7 +240,7 @@ def simulate(config: str, slots: str, jobs: str, incremental: bool, cycles: int,
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs(), slot_texts(), job_texts(), st.integers(2, 6), st.integers(0, 3))
 def test_incremental_equals_rebuild(config: str, slots: str, jobs: str, cycles: int, seed: int) -> None:
     on = simulate(config, slots, jobs, True, cycles, seed)

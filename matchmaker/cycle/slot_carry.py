@@ -1,0 +1,198 @@
+"""What the cycles of a simulation read and make of each slot ad, kept from one cycle to the next.
+
+Every cycle reads each slot ad of its pool: its weight, whether the cycle trims it
+(``RetirementTimeRemaining``, ``WantMatching``), whether a claimed slot is idle
+(``Activity``), its cores for the pool size, the concurrency limits of its claim, whether
+its ``Rank`` is an error, its consumption policy; and it makes the ad's annotated copy
+(:func:`~matchmaker.cycle.ephemeral.annotate_slot`).  A pool's slot ads are never changed
+in place (a claim or a release makes a new ad), so :class:`SlotCarry` keeps these per ad
+object, by identity, while the ad stays in the pool and the settings stay the same:
+
+* what the ad stores under a name (:meth:`SlotPrep.stored`), for any ad;
+* what an evaluation of the ad alone gives (:meth:`SlotPrep.evaluated`), only for a
+  steady ad (none of its expressions draws a random number or calls ``eval``, see
+  :meth:`~matchmaker.cycle.carry.Carried.steady`); an unsteady ad is evaluated again in
+  every cycle, at the same point as the rebuild evaluates it, so the draws stay in step;
+  what reads the cycle's clock is evaluated in every cycle;
+* the annotated copy (:meth:`SlotCarry.annotated`): a copy is its slot ad plus the
+  entries the cycle adds, and only the ``Remote*`` entries of a claimed slot depend on the
+  cycle (the user's priority).  Last cycle's copy is kept and those entries are rewritten
+  in place when they differ; the slot table is told which (:meth:`TableLine.note
+  <matchmaker.cycle.table_carry.TableLine.note>`).  A copy the cycle may write into (a
+  consumption-policy slot's) is never kept, and with ``NEGOTIATOR_CROSS_SLOT_PRIOS``
+  (entries evaluated at the cycle's time) every copy is made afresh.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from classad.ad import ClassAd
+
+from ..pool.ads import Slot
+from .ephemeral import NegotiationAd, RemoteEntries
+from .table_carry import TableLine, same_entry
+
+_UNSET = object()
+_PLAIN = (bool, int, float, str)
+
+
+class SlotPrep:
+    """What the cycles read and made of one slot ad."""
+
+    __slots__ = ("ad", "steady", "reads", "values", "weighed", "keep", "idle", "copy", "entries", "spelled", "stamp")
+
+    def __init__(self, ad: ClassAd, steady: bool) -> None:
+        self.ad, self.steady = ad, steady
+        self.reads: dict[str, Any] = {}  # lower-case name -> what the ad stores (ClassAd.plain)
+        self.values: dict[str, Any] = {}  # what an evaluation of the ad alone gave, by what
+        # What the cycle decided of the ad and its record, as the cycle keeps it
+        # (matchmaker.cycle.state: a record's weight object found equal to the ad's weight,
+        # the trim and the claimed-idle test, with the record's fields they read).
+        self.weighed: Any = None
+        self.keep: Optional[tuple] = None
+        self.idle: Optional[tuple] = None
+        self.copy: Optional[NegotiationAd] = None  # the last annotated copy, if it may be kept
+        self.entries: RemoteEntries = ()  # the Remote* entries that copy holds
+        self.spelled = False  # whether the copy spells their names as they do
+        self.stamp = -1  # the last cycle that used the copy
+
+    def stored(self, lname: str) -> Any:
+        """``ad.plain(lname)``."""
+        v = self.reads.get(lname, _UNSET)
+        if v is _UNSET:
+            v = self.reads[lname] = self.ad.plain(lname)
+        return v
+
+    def literal(self, lnames: tuple[str, ...]) -> bool:
+        """Whether the ad stores each of ``lnames`` as a plain literal or not at all, so that
+        reading them evaluates nothing."""
+        return all(v is None or type(v) in _PLAIN for v in map(self.stored, lnames))
+
+    def evaluated(self, what: str, compute: Callable[[ClassAd], Any]) -> Any:
+        """``compute(ad)``, an evaluation of the ad alone (no clock), kept when the ad is steady."""
+        if not self.steady:
+            return compute(self.ad)
+        v = self.values.get(what, _UNSET)
+        if v is _UNSET:
+            v = self.values[what] = compute(self.ad)
+        return v
+
+
+class SlotCarry:
+    """The :class:`SlotPrep` of each slot ad of the last cycle and of this one."""
+
+    def __init__(self, steady: Callable[[ClassAd], bool], line: TableLine) -> None:
+        self._steady = steady
+        self.line = line
+        self._settings: Any = None
+        self._before: dict[int, SlotPrep] = {}
+        self._now: dict[int, SlotPrep] = {}
+        self._cycle = 0
+        # (id of the Remote* entries a copy holds, id of the ones it is given) -> both and
+        # the change from one to the other: found once per pair in a cycle.
+        self._changes: dict[tuple[int, int], tuple[Any, Any, Optional[_Change]]] = {}
+
+    def begin(self, settings: Any) -> None:
+        """Start a cycle under ``settings`` (other settings than last cycle's: keep nothing)."""
+        if settings is not self._settings:
+            self._settings, self._now = settings, {}
+        self._before, self._now = self._now, {}
+        self._changes = {}
+        self._cycle += 1
+
+    def read(self) -> None:
+        """The cycle has read its slot ads (:meth:`prep`): forget the ads that left the pool."""
+        self._before = {}
+
+    def prep(self, ad: ClassAd) -> SlotPrep:
+        """The :class:`SlotPrep` of ``ad`` in this cycle."""
+        key = id(ad)
+        p = self._before.get(key)
+        if p is None or p.ad is not ad:
+            p = self._now.get(key)
+            if p is None or p.ad is not ad:
+                p = SlotPrep(ad, self._steady(ad))
+        self._now[key] = p
+        return p
+
+    def find(self, ad: ClassAd) -> Optional[SlotPrep]:
+        """The :class:`SlotPrep` of ``ad`` in this cycle or the last, if any."""
+        p = self._now.get(id(ad)) or self._before.get(id(ad))
+        return p if p is not None and p.ad is ad else None
+
+    def value(self, ad: ClassAd, what: str, compute: Callable[[ClassAd], Any]) -> Any:
+        """``compute(ad)``, kept as :meth:`SlotPrep.evaluated` keeps it (for an ad of this cycle)."""
+        p = self._now.get(id(ad))
+        if p is None or p.ad is not ad or not p.steady:
+            return compute(ad)
+        values = p.values
+        if what in values:
+            return values[what]
+        v = values[what] = compute(ad)
+        return v
+
+    def annotated(
+        self, slot: Slot, p: SlotPrep, entries: RemoteEntries, make: Callable[[Slot], NegotiationAd]
+    ) -> NegotiationAd:
+        """The annotated copy of ``slot`` (whose prep is ``p``) holding the ``Remote*``
+        entries ``entries``: last cycle's copy, its entries rewritten in place where they
+        differ, else ``make(slot)``, which must hold exactly ``entries`` and be kept."""
+        copy = p.copy
+        if copy is not None and p.stamp != self._cycle:
+            before = p.entries
+            if before is entries:
+                p.stamp = self._cycle
+                return copy
+            change = self._change(before, entries)
+            if change is not None:
+                p.stamp, p.entries = self._cycle, entries
+                if change.names:
+                    if p.spelled:
+                        copy.put_entries(change.entries)
+                    else:
+                        copy.set_entries(change.entries.items())
+                    self.line.note(copy, change.names)
+                return copy
+        fresh = make(slot)
+        if p.stamp != self._cycle:  # the first copy of the ad in this cycle is the one kept
+            p.copy, p.entries, p.stamp = fresh, entries, self._cycle
+            p.spelled = fresh.holds_entries(entries)
+        return fresh
+
+    def consumed(self, copy: NegotiationAd, ad: ClassAd) -> None:
+        """``copy``, made of the slot ad ``ad``, may be written into during this cycle: it
+        is not kept for the next."""
+        p = self.find(ad)
+        if p is not None and p.copy is copy:
+            p.copy = None
+        self.line.note(copy, None)
+
+    def _change(self, before: RemoteEntries, after: RemoteEntries) -> Optional["_Change"]:
+        """What turns a copy holding the entries ``before`` into one holding ``after``;
+        None when their names differ."""
+        key = (id(before), id(after))
+        hit = self._changes.get(key)
+        if hit is None:
+            hit = self._changes[key] = (before, after, _Change.of(before, after))  # held: ids stay theirs
+        return hit[2]
+
+
+class _Change:
+    """The entries of one list that differ from another's, by lower-case name."""
+
+    __slots__ = ("entries", "names")
+
+    def __init__(self, entries: dict[str, Any]) -> None:
+        self.entries = entries
+        self.names = tuple(entries)
+
+    @staticmethod
+    def of(before: RemoteEntries, after: RemoteEntries) -> Optional["_Change"]:
+        """The change from ``before`` to ``after``, None when their names differ."""
+        if len(before) != len(after) or any(b[0] != a[0] or b[1][0] != a[1][0] for b, a in zip(before, after)):
+            return None
+        return _Change({a[0]: a[1] for b, a in zip(before, after) if not same_entry(b[1][1], a[1][1])})
+
+
+__all__ = ["SlotCarry", "SlotPrep"]

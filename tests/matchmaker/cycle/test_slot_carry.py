@@ -1,0 +1,117 @@
+"""What a simulation keeps of each slot ad between cycles (matchmaker.cycle.slot_carry).
+
+Expected values by hand: which copy each cycle gets (last cycle's, rewritten in place, or
+a new one), which rows of the slot table the rewrites change, and which evaluations are
+made again.
+"""
+
+from __future__ import annotations
+
+from classad import ClassAd, ast
+from matchmaker.cycle.ephemeral import NegotiationAd, RemoteEntries
+from matchmaker.cycle.slot_carry import SlotCarry
+from matchmaker.cycle.table_carry import TableLine
+from matchmaker.pool.ads import make_slots
+
+SETTINGS = object()  # the carry only asks whether the settings are the same object
+
+
+def _entries(prio: float, user: str = "alice@x") -> RemoteEntries:
+    call = ast.call("ResourcesInUseByUser", (ast.Literal(user),))
+    return (
+        ("remoteuserprio", ("RemoteUserPrio", ast.Literal(prio))),
+        ("remoteuserresourcesinuse", ("RemoteUserResourcesInUse", call)),
+    )
+
+
+def _maker(made: list):
+    def make(slot, entries=None):
+        copy = NegotiationAd(slot.ad)
+        copy.set_entries(entries or ())
+        made.append(copy)
+        return copy
+
+    return make
+
+
+def _cycle(carry: SlotCarry, slots: list, entries: list, made: list) -> list:
+    carry.begin(SETTINGS)
+    preps = [carry.prep(s.ad) for s in slots]
+    carry.read()
+    return [carry.annotated(s, p, e, lambda slot, e=e: _maker(made)(slot, e)) for s, p, e in zip(slots, preps, entries)]
+
+
+def _slots(*texts: str) -> list:
+    return make_slots([(ClassAd(t), f"slots:{i}") for i, t in enumerate(texts)])
+
+
+def test_a_copy_is_kept_and_its_changed_entries_are_rewritten_and_told() -> None:
+    """Cycle 1: a claimed slot a (priority 500.0) and an unclaimed slot b: two new copies.
+    Cycle 2: a's user has priority 510.0, b is the same: both copies are last cycle's;
+    a's RemoteUserPrio is 510.0 now and the table re-reads that column on row 0 only
+    (the usage call is the same node); b's row is unchanged.  Cycle 3: a's priority is
+    510.0 again in a new node: nothing to rewrite."""
+    line = TableLine()
+    carry = SlotCarry(lambda _ad: True, line)
+    a, b = _slots('[Name = "a"; RemoteUser = "alice@x"]', '[Name = "b"]')
+    made: list = []
+    first = _cycle(carry, [a, b], [_entries(500.0), ()], made)
+    assert len(made) == 2
+    line.table_of(first, [a.ad, b.ad]).column("remoteuserprio")
+    second = _cycle(carry, [a, b], [_entries(510.0), ()], made)
+    assert len(made) == 2 and second[0] is first[0] and second[1] is first[1]
+    assert second[0]["RemoteUserPrio"] == 510.0
+    table = line.table_of(second, [a.ad, b.ad])
+    step = table.history.steps[-1]
+    assert step.source.tolist() == [0, 1] and not step.dirty.any()
+    assert {k: v.tolist() for k, v in step.changed.items()} == {"remoteuserprio": [True, False]}
+    assert table.column("remoteuserprio").values.to_values()[0] == 510.0
+    third = _cycle(carry, [a, b], [_entries(510.0), ()], made)
+    assert third[0] is first[0]
+    assert line.table_of(third, [a.ad, b.ad]).history.steps[-1].changed == {}
+
+
+def test_other_names_a_written_copy_and_a_second_slot_of_one_ad_get_new_copies() -> None:
+    """a's entries gain a name (another list): a new copy.  b's copy was written into by
+    the cycle (a consumption policy): a new copy next cycle, and its row is read again.  A
+    pool listing the ad of c twice: the first keeps the copy, the second gets its own."""
+    line = TableLine()
+    carry = SlotCarry(lambda _ad: True, line)
+    a, b, c = _slots('[Name = "a"; RemoteUser = "alice@x"]', '[Name = "b"]', '[Name = "c"]')
+    made: list = []
+    first = _cycle(carry, [a, b, c], [_entries(1.0), (), ()], made)
+    line.table_of(first, [a.ad, b.ad, c.ad]).column("remotegroup")  # a column is followed once read
+    carry.consumed(first[1], b.ad)
+    more = _entries(1.0) + (("remotegroup", ("RemoteGroup", ast.Literal("g"))),)
+    second = _cycle(carry, [a, b, c, c], [more, (), (), ()], made)
+    assert second[0] is not first[0] and second[1] is not first[1]
+    assert second[2] is first[2] and second[3] is not first[2]
+    assert len(made) == 3 + 3
+    step = line.table_of(second, [a.ad, b.ad, c.ad, c.ad]).history.steps[-1]
+    assert step.source.tolist() == [0, -1, 2, -1]
+    assert step.dirty.tolist() == [False, True, False, True]
+    assert {k: v.tolist() for k, v in step.changed.items()} == {"remotegroup": [True, False, False, False]}
+
+
+def test_evaluations_are_kept_for_steady_ads_only() -> None:
+    """An evaluation of a steady ad is made once; one of an unsteady ad in every call."""
+    steady = {"s": True, "u": False}
+    carry = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    s, u = _slots('[Name = "s"]', '[Name = "u"]')
+    calls: list = []
+
+    def compute(ad: ClassAd) -> int:
+        calls.append(ad["Name"])
+        return len(calls)
+
+    for _ in range(3):
+        carry.begin(SETTINGS)
+        for slot in (s, u):
+            carry.prep(slot.ad)
+        carry.read()
+        assert carry.value(s.ad, "x", compute) == 1
+        carry.value(u.ad, "x", compute)
+    assert calls == ["s", "u", "u", "u"]
+    carry.begin(object())  # other settings: nothing is kept
+    carry.prep(s.ad)
+    assert carry.value(s.ad, "x", compute) == 5
