@@ -28,7 +28,7 @@ import dataclasses
 from dataclasses import dataclass, field, replace
 from itertools import compress
 from operator import attrgetter
-from typing import Optional
+from typing import Callable, Iterable, Optional
 
 from classad import ast
 from classad.ad import ClassAd
@@ -130,10 +130,63 @@ class _SlotAds:
         return out
 
 
+class _Queue:
+    """The pool's jobs by id: found by ``place`` (where a job id is in the list, None when
+    it is not there, for a list whose ids are all different), or else by a dict of them
+    all made here (the last job of an id given twice)."""
+
+    def __init__(self, jobs: list[Job], place: Optional[Callable[[str], Optional[int]]]) -> None:
+        self.jobs = jobs
+        self._place = place
+        self._ids: Optional[list[str]] = None
+        self._by_id: dict[str, Job] = {}
+        self._at: Optional[dict[str, int]] = None
+        if place is None:
+            self._ids = list(map(_ID, jobs))
+            self._by_id = dict(zip(self._ids, jobs))
+
+    def get(self, job_id: str) -> Optional[Job]:
+        if self._place is None:
+            return self._by_id.get(job_id)
+        k = self._place(job_id)
+        return None if k is None else self.jobs[k]
+
+    def __getitem__(self, job_id: str) -> Job:
+        job = self.get(job_id)
+        if job is None:
+            raise KeyError(job_id)
+        return job
+
+    def __contains__(self, job_id: str) -> bool:
+        return self.get(job_id) is not None
+
+    def unique(self) -> bool:
+        """Whether the ids are all different."""
+        return self._place is not None or len(self._by_id) == len(self.jobs)
+
+    def place(self, job_id: str) -> Optional[int]:
+        """Where the job is in the list (the last place of an id given twice)."""
+        if self._place is not None:
+            return self._place(job_id)
+        if self._at is None:
+            self._at = dict(zip(self.ids(), range(len(self.jobs))))
+        return self._at.get(job_id)
+
+    def ids(self) -> list[str]:
+        """The id of each job of the list, in order."""
+        if self._ids is None:
+            self._ids = list(map(_ID, self.jobs))
+        return self._ids
+
+    def by_id(self) -> Iterable[Job]:
+        """The job of each id, in the order the ids first come."""
+        return self._by_id.values() if self._place is None else self.jobs
+
+
 class _JobAds:
     """The job ads by id as the claims change them (only what changed is stored)."""
 
-    def __init__(self, jobs: dict[str, Job]) -> None:
+    def __init__(self, jobs: _Queue) -> None:
         self.jobs = jobs
         self.written: dict[str, ClassAd] = {}
 
@@ -153,14 +206,20 @@ class _JobAds:
 class _Claims:
     """The ads being rewritten while the matches are claimed."""
 
-    def __init__(self, pool: Pool, settings: Settings, now: Optional[float] = None) -> None:
+    def __init__(
+        self,
+        pool: Pool,
+        settings: Settings,
+        now: Optional[float] = None,
+        job_place: Optional[Callable[[str], Optional[int]]] = None,
+    ) -> None:
         self.settings = settings
         self.started_at = {} if now is None else {"JobCurrentStartDate": now, "EnteredCurrentStatus": now}
         self.rounding = rounding_of(settings)
         # By job id and slot name (built with C-speed maps: a pool has tens of thousands).
-        self.ids, names = list(map(_ID, pool.jobs)), list(map(_NAME, pool.slots))
-        self.jobs = dict(zip(self.ids, pool.jobs))
+        self.jobs = _Queue(pool.jobs, job_place)
         self.job_ads = _JobAds(self.jobs)
+        names = list(map(_NAME, pool.slots))
         self.before = dict(zip(names, pool.slots))
         self.slot_ads = _SlotAds(self.before)
         self.sources: dict[str, str] = {}  # of the dynamic slots made here (see _source)
@@ -318,7 +377,7 @@ class _Claims:
         if submitter not in self._idle:
             if self._idle_jobs is None:  # every submitter's, in one pass over the queue
                 self._idle_jobs = {}
-                for j in self.jobs.values():
+                for j in self.jobs.by_id():
                     if j.status == IDLE:
                         self._idle_jobs.setdefault(j.submitter, []).append(j)
             by_qdate = self.settings.job_order_by_qdate
@@ -388,7 +447,7 @@ class _Claims:
         return carry.unsteady_slots is not None and not self.vacated and len(self.before) == len(pool.slots)
 
     def _checked_jobs(self, carry: Carried, pool: Pool) -> bool:
-        return carry.unsteady_jobs is not None and len(self.jobs) == len(pool.jobs)
+        return carry.unsteady_jobs is not None and self.jobs.unique()
 
     def _slots_changed(self, pool: Pool) -> list[Slot]:
         """:meth:`_slots_reused`, visiting only the slots written, new or unsteady."""
@@ -437,11 +496,12 @@ class _Claims:
         """:meth:`_jobs_reused`, visiting only the jobs written, new or unsteady."""
         carry = self.carry
         assert carry is not None and carry.unsteady_jobs is not None
-        at = dict(zip(self.ids, range(len(self.ids))))
-        visit = {at[i] for i in (*self.written_jobs, *carry.unsteady_jobs, *carry.new_jobs) if i in at}
+        places = map(self.jobs.place, {*self.written_jobs, *carry.unsteady_jobs, *carry.new_jobs})
+        visit = {k for k in places if k is not None}
         jobs, uid, made = list(pool.jobs), self.settings.uid_domain, self.out.jobs_made
         for k in sorted(visit):
-            j, jid = jobs[k], self.ids[k]
+            j = jobs[k]
+            jid = j.id
             ad = self.job_ads[jid]
             if ad is j.ad:
                 if carry.steady_job(ad):
@@ -459,7 +519,7 @@ class _Claims:
         job_ads, made, steady = self.job_ads, self.out.jobs_made, carry.steady_job
         out = []
         unsteady: set[str] = set()
-        for jid, j in zip(self.ids, pool.jobs):
+        for jid, j in zip(self.jobs.ids(), pool.jobs):
             ad = job_ads[jid]
             if not steady(ad):
                 unsteady.add(jid)
@@ -479,13 +539,16 @@ def claim_matches(
     now: Optional[float] = None,
     *,
     carry: Optional[Carried] = None,
+    job_place: Optional[Callable[[str], Optional[int]]] = None,
 ) -> Claimed:
     """The pool after ``result``'s matches were claimed (see the module docstring); with
     ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
     so a priority policy can tell how long it has run.  With ``carry`` (a simulation's
     incremental cycles) the slots and jobs whose ads were not rewritten keep their
-    records (see :meth:`_Claims.pool`)."""
-    run = _Claims(pool, settings, now)
+    records (see :meth:`_Claims.pool`).  ``job_place`` tells where a job id is in
+    ``pool.jobs`` (None when it is not there) when the ids are all different: the claims
+    then make no table of the jobs."""
+    run = _Claims(pool, settings, now, job_place)
     run.carry = carry
     for m in result.matches:
         run.claim(m)

@@ -148,6 +148,13 @@ class Timeline:
         out.sort(key=_seq)
         return out
 
+    def place(self, job: SimJob) -> Optional[int]:
+        """Where ``job`` is in :attr:`queued` (None when it is not queued)."""
+        if job.phase not in _QUEUED:
+            return None
+        at = bisect.bisect_left(self._queued_seq, job.seq)
+        return at if at < len(self.queued) and self.queued[at] is job else None
+
     def move(self, job: SimJob, phase: str, record: Optional[Job] = None) -> None:
         """Put ``job`` in ``phase`` (and its record to ``record``, if given)."""
         self._count(job, -1)

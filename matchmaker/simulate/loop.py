@@ -136,6 +136,8 @@ class _Run:
         self.warnings = list(pool.warnings)
         self.jobs = initial_jobs(pool.jobs, start)
         self.by_id = {j.id: j for j in self.jobs}
+        # Where a job is in the pool a cycle sees (its ids all different), for the claims.
+        self._job_place = self._queued_place if len(self.by_id) == len(self.jobs) else None
         self.on_slot: dict[str, SimJob] = {}
         self.open: dict[str, ClaimSpan] = {}
         self.spans: list[ClaimSpan] = []
@@ -171,6 +173,11 @@ class _Run:
         for j in self.jobs:
             if j.phase == QUEUED_RUNNING and j.end is not None:
                 self.timeline.runs_until(j)
+
+    def _queued_place(self, job_id: str) -> Optional[int]:
+        """Where job ``job_id`` is in :meth:`pool`'s jobs, None when it is not queued."""
+        job = self.by_id.get(job_id)
+        return None if job is None else self.timeline.place(job)
 
     def _open(self, slot: str, customer: str, weight: float, t: float) -> None:
         self.open[slot] = ClaimSpan(slot, customer, weight, t)
@@ -280,7 +287,7 @@ class _Run:
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
         """Apply the matches, the splits and the leftovers; returns preemptions per submitter."""
-        claimed = claim_matches(pool, result, self.settings, t, carry=self.carry)
+        claimed = claim_matches(pool, result, self.settings, t, carry=self.carry, job_place=self._job_place)
         timeline = self.timeline
         preempted: dict[str, int] = {}
         for m in result.matches:

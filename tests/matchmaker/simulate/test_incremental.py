@@ -500,3 +500,21 @@ def test_what_the_run_evaluates_before_its_first_cycle_draws_from_its_seed() -> 
         with seeded_random(outer):  # what was drawn before the run
             runs.append(simulate(config, dynamic, jobs, True, 3, 5))
     assert all(r == runs[0] for r in runs)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs(), slot_texts(), dynamic_slot_texts(), job_texts(), st.integers(3, 6), st.integers(0, 3))
+def test_claims_find_jobs_by_their_place_in_the_queue(
+    config: str, slots: str, dynamic: str, jobs: str, cycles: int, seed: int
+) -> None:
+    """The loop tells the claims where each job is in the queue a cycle saw, instead of the
+    claims making a table of every job by id: the same run as with the table."""
+    from matchmaker.simulate import loop
+
+    config = config.replace("MATCHMAKER_COLUMNAR = true", "MATCHMAKER_COLUMNAR = false")
+    jobs += running_job_texts(dynamic)
+    for incremental in (True, False):
+        told = simulate(config, slots + dynamic, jobs, incremental, cycles, seed)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(loop._Run, "_queued_place", None)  # the claims make their table
+            assert told == simulate(config, slots + dynamic, jobs, incremental, cycles, seed)
