@@ -288,7 +288,7 @@ class Column:
     def numbers(self) -> tuple[np.ndarray, np.ndarray]:
         """(float value, is-number mask): int, real and bool (as 0/1) rows are numbers."""
         k = self.kind
-        isnum = (k == K_INT) | (k == K_BOOL) | (k == K_REAL)
+        isnum = (k >= K_BOOL) & (k <= K_REAL)  # the number kinds are consecutive codes
         vals = np.where(k == K_REAL, 0.0 if self._f is None else self._f, self.i.astype(np.float64))
         return vals, isnum
 
@@ -380,7 +380,8 @@ class Packed:
         m = self.n if rows is None else len(rows)
 
         def part(a: np.ndarray, dtype: Any) -> np.ndarray:
-            return (a if rows is None else a[rows]).astype(dtype)
+            # Picking rows makes a new array already: widened only if it must be.
+            return a.astype(dtype) if rows is None else a[rows].astype(dtype, copy=False)
 
         kind = self.kind
         if self.bits is None:

@@ -333,7 +333,7 @@ class Run:
         col = as_column(value, n, self.pool) if type(value) is Const else value.unpack(self.t.history.clipped(rows))  # type: ignore[union-attr, arg-type]
         deps = kept.deps
         if stale is not None:
-            pos = np.nonzero(stale)[0]
+            pos = self.t.history.positions(stale)
             part, more = self._row_only_compute(kept.node, pos)
             col.put(pos, part)
             deps = deps | more
@@ -710,7 +710,7 @@ class Run:
         pos: Optional[np.ndarray] = None
         part: Optional[Column] = None
         if stale is not None:
-            pos = np.nonzero(stale)[0]
+            pos = self.t.history.positions(stale)
             part = self._recorded(reads, deps, compute, pos)
         generation, read = self.t.generation, frozenset(deps)
         self.depends(read)

@@ -61,6 +61,9 @@ class History:
         self.steps: list[Step] = []
         self.first = 0  # the generation the oldest kept step starts from
         self._brought: dict[tuple[int, frozenset], Any] = {}  # bring()'s answers since the last step
+        self._moved: dict[int, Optional[np.ndarray]] = {}  # generation -> its rows' row map
+        self._stale: dict[tuple[int, frozenset], Optional[np.ndarray]] = {}  # by the deps that changed
+        self._positions: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id(stale mask) -> (it, positions)
         self._clipped: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # id(row map) -> (it, clipped)
 
     @property
@@ -71,6 +74,9 @@ class History:
     def add(self, step: Step) -> None:
         self._brought = {}
         self._clipped = {}
+        self._moved = {}
+        self._stale = {}
+        self._positions = {}
         self.steps.append(step)
         if len(self.steps) > self.depth:
             del self.steps[0]
@@ -103,20 +109,45 @@ class History:
         self._clipped[id(rows)] = (rows, out)
         return out
 
+    def positions(self, stale: np.ndarray) -> np.ndarray:
+        """The positions of a stale mask of :meth:`bring`, found once for every result
+        brought with the same mask (a new array each time: the caller may keep it)."""
+        seen = self._positions.get(id(stale))
+        if seen is None or seen[0] is not stale:
+            seen = self._positions[id(stale)] = (stale, np.nonzero(stale)[0])
+        return seen[1].copy()
+
     def _bring(self, generation: int, deps: frozenset) -> Optional[tuple[Optional[np.ndarray], Optional[np.ndarray]]]:
+        steps = self.steps[generation - self.first :]
+        if any(step.before == 0 for step in steps):
+            return None
+        # The row map depends on the generation alone, the stale rows on the names read
+        # that changed somewhere on the way (usually none: only the rows that are new).
+        if generation not in self._moved:
+            self._moved[generation] = self._rows_since(steps)
+        changed = frozenset(d for d in deps if d == ANY or any(d in step.changed for step in steps))
+        key = (generation, changed)
+        if key not in self._stale:
+            self._stale[key] = self._stale_since(steps, changed)
+        return self._moved[generation], self._stale[key]
+
+    @staticmethod
+    def _rows_since(steps: list[Step]) -> Optional[np.ndarray]:
         rows: Optional[np.ndarray] = None
-        stale: Optional[np.ndarray] = None
-        for step in self.steps[generation - self.first :]:
-            if step.before == 0:
-                return None
+        for step in steps:
             src = step.source
-            clipped = np.maximum(src, 0)
-            rows = src.copy() if rows is None else np.where(src >= 0, rows[clipped], -1)
+            rows = src.copy() if rows is None else np.where(src >= 0, rows[np.maximum(src, 0)], -1)
+        return rows
+
+    @staticmethod
+    def _stale_since(steps: list[Step], deps: frozenset) -> Optional[np.ndarray]:
+        stale: Optional[np.ndarray] = None
+        for step in steps:
             fresh = step.stale(deps)
-            stale = fresh if stale is None else stale[clipped] | fresh
+            stale = fresh if stale is None else stale[np.maximum(step.source, 0)] | fresh
         if stale is not None and not stale.any():
             stale = None
-        return rows, stale
+        return stale
 
 
 __all__ = ["ANY", "DEFAULT_DEPTH", "History", "Step"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import struct
 
 import numpy as np
 import pytest
@@ -360,3 +361,39 @@ def test_results_are_the_callers_own(memory, flag, expr, fixed_req, every):
             for a in (col.kind, col.i, col.f, col.s):
                 a[:] = 3
             assert repr(call().to_values()) == before
+
+
+_RANKED = st.one_of(
+    st.booleans(),
+    st.integers(-(1 << 63), (1 << 63) - 1),
+    st.sampled_from([0, 16777217, -(1 << 63), (1 << 63) - 1, 9007199254740993, (1 << 54) + (1 << 30) + 1]),
+    st.floats(allow_nan=True),
+    st.sampled_from([0.0, -0.0, 3.5e38, -1e39, float("inf"), 16777217.0]),
+    st.sampled_from(["x", UNDEFINED, ERROR]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(_RANKED, min_size=1, max_size=8), same_kind=st.booleans())
+def test_rank_arrays_follow_each_value(values, same_kind):
+    """Each row's rank is its own number's, whether the column holds one kind (a pool's
+    integer ``Rank``) or several: ``rank_array`` gives int, real and bool (0/1) values as
+    doubles (NaN kept, a zero as +0.0), else 0.0; ``knob_rank_array`` rounds the double to
+    single precision (beyond its range: infinity of the sign), -inf for a non-number."""
+    if same_kind:
+        values = [v for v in values if type(v) is type(values[0])] or values[:1]
+    col = Column.of_values(values, StringPool())
+
+    def number(v):
+        return float(v) if type(v) in (bool, int, float) else None
+
+    want_rank = [0.0 if number(v) is None else (number(v) + 0.0 if number(v) == 0.0 else number(v)) for v in values]
+    with np.errstate(over="ignore"):
+        want_knob = [-math.inf if number(v) is None else float(np.float32(number(v))) for v in values]
+    for k, v in enumerate(values):
+        x = number(v)
+        if x is not None and not math.isinf(x) and abs(x) > 3.4028234663852886e38:
+            want_knob[k] = math.copysign(math.inf, x)
+    bits = lambda a: [struct.pack("<d", x) for x in a]
+    assert bits(rank_array(col).tolist()) == bits(want_rank)
+    assert bits(knob_rank_array(col).tolist()) == bits(want_knob)
