@@ -72,7 +72,11 @@ class SlotTable:
     _draws: Optional[DrawCheck] = None  # made on first use (see :meth:`may_draw`)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
-        entries = sorted((e for c in classes for e in c.entries), key=lambda e: e.index)
+        entries = [e for c in classes for e in c.entries]
+        index = np.array([e.index for e in entries], dtype=np.int64)
+        if len(index) > 1 and not bool((index[1:] > index[:-1]).all()):  # in slot order (usually so already)
+            order = np.argsort(index, kind="stable")
+            entries, index = [entries[i] for i in order.tolist()], index[order]
         self.entries: list[SlotEntry] = entries
         ads = [e.ad for e in entries]
         self.table = AdTable(ads) if line is None else line.table_of(ads, [e.slot.ad for e in entries])
@@ -81,7 +85,7 @@ class SlotTable:
         self.claimed = np.array([e.remote is not None for e in entries], dtype=bool)
         self.claimed_idle = np.array([e.claimed_idle for e in entries], dtype=bool)
         self.weight = np.array([e.weight for e in entries], dtype=np.float64)
-        self.index = np.array([e.index for e in entries], dtype=np.int64)
+        self.index = index
         names: dict[str, int] = {}
         self.remote = np.array(
             [-1 if e.remote is None else names.setdefault(e.remote, len(names)) for e in entries], dtype=np.int64

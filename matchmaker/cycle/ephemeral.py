@@ -34,7 +34,7 @@ from classad import ast
 from classad.ad import ClassAd
 from classad.evaluate import EvalState, default_strict, evaluate_top, new_state
 from classad.functions.registry import register
-from classad.layout import Stored, plain_form, plain_of
+from classad.layout import SharedAttrs, Stored, plain_form, plain_of
 from classad.values import ERROR
 
 from ..pool.ads import Slot
@@ -147,6 +147,18 @@ class NegotiationAd(ClassAd):
             old = own.get(key)
             spelling = old[0] if old else names.get(key)
             own[key] = entry if spelling is None or spelling == entry[0] else (spelling, entry[1])
+
+    def plain(self, lname: str) -> Stored:
+        """:meth:`ClassAd.plain <classad.adcore.AdCore.plain>`, read straight through the copy's
+        own entries and its source's storage (a table reads every row of a column so)."""
+        attrs: _RecordingAttrs = self._attrs  # type: ignore[assignment]
+        if attrs.reads is not None:
+            attrs.reads.append(lname)
+        entry = attrs.own.get(lname)
+        if entry is not None:
+            return plain_form(entry[1])
+        base = attrs.base
+        return base.plain(lname) if type(base) is SharedAttrs else plain_of(base, lname)
 
     def put_entries(self, entries: Mapping[str, tuple[str, ast.Node]]) -> None:
         """Store each ``lower-case name -> (spelling, node)`` entry as it is, over what the

@@ -273,17 +273,45 @@ class _Index:
     by (claim holder, claimed-idle), with matched slots counted as the cycle goes."""
 
     def __init__(self, entries: Sequence[SlotEntry]) -> None:
+        self.consumption: list[SlotEntry] = [e for e in entries if e.cp is not None]
+        kept = [e for e in entries if e.cp is None] if self.consumption else list(entries)
+        keys = [id(e) if e.cls is None else id(e.cls) for e in kept]
+        if len(set(keys)) == len(keys):
+            self._each_alone(kept)  # the columnar matcher's classes: the same, without a step per slot
+        else:
+            self._grouped(kept)
+        self.table: Optional[AdTable] = None  # the representatives, for the columnar engine
+        self.seen = 0
+        # (submitter, autocluster) -> the groups both sides accept, as a bit per group
+        self.accepting: dict[tuple, np.ndarray] = {}
+        self.dead_free = np.zeros(len(self.reps), dtype=np.int64)
+        self.dead_all = np.zeros(len(self.reps), dtype=np.int64)
+        self.b_dead = np.zeros(len(self.b_first), dtype=np.int64)
+
+    def _each_alone(self, kept: list[SlotEntry]) -> None:
+        """The index when every slot is a group of its own (what :meth:`_grouped` makes then)."""
+        where = {e.slot.name: (g, None if e.remote is None else (e.remote, e.claimed_idle)) for g, e in enumerate(kept)}
+        claimed = [(g, (e.remote, e.claimed_idle)) for g, e in enumerate(kept) if e.remote is not None]
+        self.reps, self.where = kept, where
+        self.free_count = np.fromiter((e.remote is None for e in kept), dtype=np.int64, count=len(kept))
+        self.holder_code: dict[str, int] = {}
+        self.b_index = {gb: i for i, gb in enumerate(claimed)}
+        self.b_group = np.array([g for g, _ in claimed], dtype=np.intp)
+        self.b_holder = np.array(
+            [self.holder_code.setdefault(b[0], len(self.holder_code)) for _, b in claimed], dtype=np.intp
+        )
+        self.b_idle = np.array([bool(b[1]) for _, b in claimed], dtype=bool)
+        self.b_size = np.ones(len(claimed), dtype=np.int64)
+        self.b_first = [kept[g] for g, _ in claimed]
+
+    def _grouped(self, kept: list[SlotEntry]) -> None:
         by: dict[int, int] = {}
         reps: list[SlotEntry] = []
         free: list[int] = []  # unclaimed slots per group
         # (group, (remote, idle)) -> the group's claimed slots of that bucket, in the order made
         buckets: dict[tuple[int, tuple], list[SlotEntry]] = {}
         where: dict[str, tuple[int, Optional[tuple]]] = {}
-        self.consumption: list[SlotEntry] = []
-        for e in entries:
-            if e.cp is not None:
-                self.consumption.append(e)  # its resources change as it is matched: examined one by one
-                continue
+        for e in kept:
             cls = e.cls
             key = id(e) if cls is None else id(cls)
             g = by.get(key)
@@ -304,18 +332,12 @@ class _Index:
                 members.append(e)
             where[e.slot.name] = (g, bucket)
         self.reps, self.where = reps, where
-        self.table: Optional[AdTable] = None  # the representatives, for the columnar engine
-        self.seen = 0
-        # (submitter, autocluster) -> the groups both sides accept, as a bit per group
-        self.accepting: dict[tuple, np.ndarray] = {}
         # The counts as arrays over the groups, for sums over many groups at once.
         self.free_count = np.array(free, dtype=np.int64)
-        self.dead_free = np.zeros(len(reps), dtype=np.int64)
-        self.dead_all = np.zeros(len(reps), dtype=np.int64)
         # Every (group, claim bucket) in group order, each group's buckets in the order they
         # were made, as arrays, so a rejection counts thousands of claims without a loop.
         flat = sorted(buckets.items(), key=_group_of)  # stable: the buckets' order is kept
-        self.holder_code: dict[str, int] = {}
+        self.holder_code = {}
         self.b_index = {gb: i for i, (gb, _) in enumerate(flat)}
         self.b_group = np.array([g for (g, _), _ in flat], dtype=np.intp)
         self.b_holder = np.array(
@@ -323,7 +345,6 @@ class _Index:
         )
         self.b_idle = np.array([bool(b[1]) for (_, b), _ in flat], dtype=bool)
         self.b_size = np.array([len(m) for _, m in flat], dtype=np.int64)
-        self.b_dead = np.zeros(len(flat), dtype=np.int64)
         self.b_first = [m[0] for _, m in flat]
 
     def catch_up(self, matches: Sequence[Match]) -> None:
