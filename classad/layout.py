@@ -410,10 +410,11 @@ class _Move:
 class _Steps:
     """The places of the result an ad of one variant keeps itself, by where their values
     come from: values of the ad's tuple (``take``), template values of the old layout
-    that are not the new one's (``consts``), the writes (``writes``); and the order that
-    puts the three, concatenated, in place order."""
+    that are not the new one's (``consts``), the writes (``writes``); the order that
+    puts the three, concatenated, in place order, and the same as slices of the ad's
+    tuple and the other values between them (``program``, see :func:`_program`)."""
 
-    __slots__ = ("take", "check", "consts", "writes", "order", "places", "bare", "_variant")
+    __slots__ = ("take", "check", "consts", "writes", "order", "places", "bare", "program", "_variant")
 
     def __init__(self, move: _Move, variant: Variant) -> None:
         old, new = move.source.template, move.target.template
@@ -435,6 +436,9 @@ class _Steps:
         self.order = tuple(sorted(range(len(at)), key=at.__getitem__))
         self.places = tuple(at[k] for k in self.order)
         self.bare = tuple(move.target.bare[q] for q in self.places)
+        if self.check is not None:  # the new template's node at each place the result keeps
+            self.check = tuple(new[q] for q in self.places)
+        self.program = _program(self.take, self.order)
         self._variant: Optional[Variant] = None
 
     def variant(self, target: Layout) -> Optional[Variant]:
@@ -442,6 +446,31 @@ class _Steps:
         if self._variant is None:
             self._variant = target.variant(self.places)
         return self._variant
+
+
+def _program(take: tuple[int, ...], order: tuple[int, ...]) -> tuple:
+    """How to lay out the values of a rewritten ad in place order: ``order`` lists, place by
+    place, an index into the values taken from the ad's tuple (``take[k]``, for ``k`` below
+    ``len(take)``) followed by the other values.  Each run of taken values that lie side by
+    side in the ad's tuple becomes one ``slice`` of it; any other value is its index among
+    the other values."""
+    n = len(take)
+    program: list = []
+    start = end = -1
+    for k in order:
+        if k < n and start >= 0 and take[k] == end:
+            end += 1
+            continue
+        if start >= 0:
+            program.append(slice(start, end))
+            start = -1
+        if k < n:
+            start, end = take[k], take[k] + 1
+        else:
+            program.append(k - n)
+    if start >= 0:
+        program.append(slice(start, end))
+    return tuple(program)
 
 
 def _move(layout: Layout, deleted: tuple[str, ...], names: tuple[str, ...]) -> Optional[_Move]:
@@ -507,13 +536,18 @@ def rewrite(
     if move is not None:
         target = move.target
         steps = move.plan(variant)
-        taken = tuple(map(_item, repeat(attrs, len(steps.take)), steps.take))
         written, left = _bare_writes(steps.writes, nodes, target.template)
-        if steps.check is not None and not all(map(is_not, taken, steps.check)):
+        others = steps.consts + written
+        values: list = []
+        for part in steps.program:  # runs of the ad's own values, and the others between
+            if part.__class__ is slice:
+                values += _item(attrs, part)
+            else:
+                values.append(others[part])
+        if steps.check is not None and not all(map(is_not, values, steps.check)):
             # A value the ad kept is the new template's very node: the template holds it.
-            taken = tuple(_TEMPLATE if v is t else v for v, t in zip(taken, steps.check))
+            values = [_TEMPLATE if v is t else v for v, t in zip(values, steps.check)]
             left = True
-        values = list(map((taken + steps.consts + written).__getitem__, steps.order))
         found = _variant_of(target, steps, values, equal_values, left)
         if found is not None:
             return tuple.__new__(SharedAttrs, (found, *values))
