@@ -800,11 +800,11 @@ class Run:
             return tcol
         ca = ops.truth(a)  # type: ignore[arg-type]
         k = ca.kind
-        left_bool = ops.uniform(ca) == K_BOOL
+        left_bool = ca is a or ops.uniform(ca) == K_BOOL  # truth() gives a column of booleans back as is
         need = ca.i != int(stop) if left_bool else (k == K_UNDEF) | ((k == K_BOOL) & (ca.i != int(stop)))
-        if not need.any():
-            return ca
         pos = np.nonzero(need)[0]
+        if not len(pos):
+            return ca
         everywhere = len(pos) == len(rows)
         sub = rows if everywhere else rows[pos]
         b = self.ev(node.right, scope, sub, active)
@@ -820,7 +820,7 @@ class Run:
                     return out
             else:
                 tb_col = ops.truth(b)  # type: ignore[arg-type]
-                if ops.uniform(tb_col) == K_BOOL:
+                if tb_col is b or ops.uniform(tb_col) == K_BOOL:
                     if everywhere:
                         return tb_col
                     out = ca.copy()
@@ -964,19 +964,31 @@ class Run:
         ok = np.nonzero(~other)[0]
         out = Column.empty(n, self.pool)
         if len(ok):
-            stacked = np.stack([k[ok] for k in keys])
-            _, first, inverse = np.unique(stacked, axis=1, return_index=True, return_inverse=True)
+            first, inverse = _distinct(keys if len(ok) == n else [k[ok] for k in keys])
             remembered = self._call_results(entry)
             results = []
-            for j in first.tolist():
-                r = ok[j]
+            for r in ok[first].tolist():
                 vals = [a.value if type(a) is Const else a.value(r) for a in args]
                 results.append(entry.impl(ctx, *vals) if remembered is None else remembered.call(entry, ctx, vals))
-            out.put(ok, Column.of_values(results, self.pool).take(inverse.reshape(-1)))
+            out.put(ok, Column.of_values(results, self.pool).take(inverse))
         if other.any():
             pos = np.nonzero(other)[0]
             out.put(pos, self.scalar(node, scope, rows[pos], active))
         return out
+
+
+def _distinct(keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct combinations of ``keys`` (arrays of equal length, at least one row):
+    the first position of each, and each position's combination (an index into those)."""
+    order = np.lexsort(keys[::-1])  # stable: each combination's positions stay ascending
+    starts = np.zeros(len(order), bool)
+    starts[0] = True
+    for k in keys:
+        ordered = k[order]
+        starts[1:] |= ordered[1:] != ordered[:-1]
+    inverse = np.empty(len(order), np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    return order[starts], inverse
 
 
 def _value_only(entry: Any) -> bool:
