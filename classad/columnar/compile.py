@@ -966,10 +966,12 @@ class Run:
         if len(ok):
             first, inverse = _distinct(keys if len(ok) == n else [k[ok] for k in keys])
             remembered = self._call_results(entry)
-            results = []
-            for r in ok[first].tolist():
-                vals = [a.value if type(a) is Const else a.value(r) for a in args]
-                results.append(entry.impl(ctx, *vals) if remembered is None else remembered.call(entry, ctx, vals))
+            if remembered is not None:
+                results = remembered.calls(entry, ctx, args, ok[first].tolist())
+            else:
+                results = []
+                for r in ok[first].tolist():
+                    results.append(entry.impl(ctx, *[a.value if type(a) is Const else a.value(r) for a in args]))
             out.put(ok, Column.of_values(results, self.pool).take(inverse))
         if other.any():
             pos = np.nonzero(other)[0]

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import ast
 from ..values import ERROR, UNDEFINED, ListValue
-from .column import Column, Packed
+from .column import Column, Const, Packed
 
 # The fixed ad does not hold the attribute.
 ABSENT = ("absent",)
@@ -109,26 +109,44 @@ class CallResults:
         # id(list) -> (the list, its token): a list of literals is read again and again.
         self._lists: dict[int, tuple[Any, Optional[Hashable]]] = {}
 
-    def call(self, entry: Any, ctx: Any, values: list) -> Any:
-        """``entry.impl(ctx, *values)``, remembered by the values' tokens."""
+    def calls(self, entry: Any, ctx: Any, args: list, rows: list[int]) -> list:
+        """``entry.impl`` called with the arguments ``args`` (each a :class:`Const` or a
+        :class:`Column`) taken at each of ``rows``, remembered by the values' tokens."""
         lists = getattr(entry.impl, "__module__", "") == "classad.functions.lists"
-        key: list[Any] = [entry.name.lower()]
-        for v in values:
-            tok = self._list_token(v) if lists and type(v) is ListValue else _argument_token(v, False)
-            if tok is None:
-                return entry.impl(ctx, *values)
-            key.append(tok)
-        k = tuple(key)
+        name = entry.name.lower()
+        fixed: list[Any] = []  # each argument's token when it is the same on every row
+        for a in args:
+            fixed.append(self._token(a.value, lists) if type(a) is Const else _MISSING)
         results = self.results
-        got = results.get(k, _MISSING)
-        if got is _MISSING:
-            got = entry.impl(ctx, *values)
-            if token(got) is not None:
-                if len(results) >= self.limit:
-                    results.clear()
-                    self._lists.clear()
-                results[k] = got
-        return got
+        out = []
+        for r in rows:
+            values = [a.value if type(a) is Const else a.value(r) for a in args]
+            key: list[Any] = [name]
+            for v, tok in zip(values, fixed):
+                if tok is _MISSING:
+                    tok = self._token(v, lists)
+                if tok is None:
+                    break
+                key.append(tok)
+            else:
+                key.append(_MISSING)  # every value has a token
+            if key[-1] is not _MISSING:
+                out.append(entry.impl(ctx, *values))
+                continue
+            k = tuple(key)
+            got = results.get(k, _MISSING)
+            if got is _MISSING:
+                got = entry.impl(ctx, *values)
+                if token(got) is not None:
+                    if len(results) >= self.limit:
+                        results.clear()
+                        self._lists.clear()
+                    results[k] = got
+            out.append(got)
+        return out
+
+    def _token(self, value: Any, lists: bool) -> Optional[Hashable]:
+        return self._list_token(value) if lists and type(value) is ListValue else _argument_token(value, False)
 
     def _list_token(self, value: ListValue) -> Optional[Hashable]:
         seen = self._lists.get(id(value))
