@@ -360,8 +360,13 @@ class Run:
                     self.note(("a", lname, active), ABSENT)
                     self.note(("now",), token(now))
                 return Const(now)
-            col = self.row_attr(lname, rows, active)
             missing = self.t.column(lname).holds[rows] == HOLDS_NOTHING
+            if len(rows) and missing.all():  # no row defines it (the usual case): the clock's
+                now = UNDEFINED if self.strict else int(self.st.now())
+                if self.recording:
+                    self.note(("now",), token(now))
+                return Const(now)
+            col = self.row_attr(lname, rows, active)
             if missing.any():
                 now = UNDEFINED if self.strict else int(self.st.now())
                 if self.recording:

@@ -80,8 +80,17 @@ def _nums(c: Column) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return isint, isreal, np.where(isreal, _reals(c), c.i.astype(np.float64))
 
 
+_WRAPPING = {"+": np.add, "-": np.subtract, "*": np.multiply}
+
+
 def arithmetic(op: str, a: Column, b: Column) -> Result:
     """``+ - * / %``."""
+    wrapping = _WRAPPING.get(op)
+    if wrapping is not None and uniform(a) in (K_INT, K_BOOL) and uniform(b) in (K_INT, K_BOOL):
+        # Integers (booleans as 0/1) on every row: the 64-bit result, wrapped, on every row.
+        with np.errstate(all="ignore"):
+            r = wrapping(a.i, b.i)
+        return Column(np.full(len(r), K_INT, np.int8), r, None, None, None, a.pool), None
     out, data = _strict_start(a, b)
     other = data & ((a.kind == K_OTHER) | (b.kind == K_OTHER))
     ia, ra, fa = _nums(a)
