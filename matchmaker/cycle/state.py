@@ -43,6 +43,7 @@ from .ephemeral import (
     MatchState,
     NegotiationAd,
     Priorities,
+    RemoteEntries,
     annotate_slot,
     remote_entries,
 )
@@ -105,7 +106,10 @@ class Cycle:
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
         self.matcher.table_line = carry.slot_table if carry is not None else None
         self._remote_memo: dict = {}  # each remote user's slot attributes (ephemeral.annotate_slot)
-        entries = [self._entry(s, p) for s, p in pairs if self._keep(s, p)]
+        if carry is None or settings.cross_slot_prios:
+            entries = [self._entry(s, p) for s, p in pairs if self._keep(s, p)]
+        else:
+            entries = self._carried_entries(pairs)
         self.queues = self._queues(pool, slots)
         for e in entries:
             if e.remote is None:
@@ -259,6 +263,32 @@ class Cycle:
         if p is not None and p.literal(_IDLE_READS):
             p.idle = (s.state, idle)
         return idle
+
+    def _carried_entries(self, pairs: list[tuple[Slot, Optional[SlotPrep]]]) -> list[SlotEntry]:
+        """``[self._entry(s, p) for s, p in pairs if self._keep(s, p)]`` in a simulation, with
+        what :meth:`_keep`, :meth:`_entry` and :meth:`_claimed_idle` keep of each slot ad read
+        in place (the same steps in the same order, without a call per step)."""
+        cp = self.settings.policy.consider_preemption
+        pr, groups, memo = self.priorities, self.groups, self._remote_memo
+        annotated, make = self.carry.slots.annotated, self._annotated  # type: ignore[union-attr]
+        out = []
+        for s, p in pairs:
+            assert p is not None
+            known = p.keep
+            if known is not None and known[0] == s.state and known[1] == s.partitionable:
+                if not known[2]:
+                    continue
+            elif not self._keep(s, p):
+                continue
+            user = s.remote if cp else None
+            remote: RemoteEntries = ()
+            if user:
+                remote = memo.get(("", user)) or remote_entries("", user, pr.eup, pr.floor, groups, memo)
+            ad = annotated(s, p, remote, make)
+            idle = p.idle
+            claimed_idle = idle[1] if idle is not None and idle[0] == s.state else self._claimed_idle(s, p)
+            out.append(SlotEntry(s, ad, user, claimed_idle=claimed_idle))
+        return out
 
     def _annotated(self, s: Slot) -> NegotiationAd:
         """The slot's annotated copy for this cycle (:func:`~matchmaker.cycle.ephemeral.annotate_slot`)."""

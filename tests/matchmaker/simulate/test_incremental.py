@@ -67,6 +67,11 @@ WANT_MATCHING = st.sampled_from(([], ["WantMatching = false"], ["WantMatching = 
 CLAIMED_ACTIVITY = st.sampled_from(
     ('Activity = "Busy"', 'Activity = "Idle"', 'Activity = ifThenElse(random(2) == 0, "Idle", "Busy")')
 )
+# A claim's state, by a literal or by a draw (then its record, and what the cycle decides
+# of it by the state, changes from cycle to cycle while the ad stays the same).
+CLAIMED_STATE = st.sampled_from(
+    ('State = "Claimed"', 'State = "Claimed"', 'State = ifThenElse(random(2) == 0, "Claimed", "Preempting")')
+)
 # What a cycle reads of a slot ad alone or adds to its copy: a Rank that is an error on its
 # own (warned about each cycle), the negotiator's Requirements, a published weight, and
 # for a claim its concurrency limits and preempting rank; by literals, by expressions and
@@ -138,7 +143,7 @@ def slot_texts(draw: Any) -> str:
             attrs += draw(CONSUMPTION)
         elif draw(st.integers(0, 3)) == 0:
             owner = draw(st.sampled_from(OWNERS))
-            attrs[4:6] = ['State = "Claimed"', draw(CLAIMED_ACTIVITY)]
+            attrs[4:6] = [draw(CLAIMED_STATE), draw(CLAIMED_ACTIVITY)]
             attrs += [
                 f'RemoteUser = "{owner}@example.org"',
                 f'RemoteOwner = "{owner}@example.org"',
@@ -195,6 +200,7 @@ def configs(draw: Any) -> str:
         ]
     else:
         lines.append("MATCHMAKER_PRIORITY_POLICY = " + draw(st.sampled_from(("htcondor", "htcondor", "lsf", "maui"))))
+    lines.append("MATCHMAKER_SKIP_CLAIMED_IDLE = " + str(draw(st.booleans())).lower())
     lines.append("CLAIM_PARTITIONABLE_LEFTOVERS = " + str(draw(st.booleans())).lower())
     lines.append("ALLOW_PSLOT_PREEMPTION = " + str(draw(st.booleans())).lower())
     lines.append("MATCHMAKER_COLUMNAR = " + draw(st.sampled_from(("true", "true", "false"))))
