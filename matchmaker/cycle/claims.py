@@ -141,6 +141,7 @@ class _Queue:
         self._ids: Optional[list[str]] = None
         self._by_id: dict[str, Job] = {}
         self._at: Optional[dict[str, int]] = None
+        self._asked: dict[str, Optional[int]] = {}
         if place is None:
             self._ids = list(map(_ID, jobs))
             self._by_id = dict(zip(self._ids, jobs))
@@ -148,7 +149,7 @@ class _Queue:
     def get(self, job_id: str) -> Optional[Job]:
         if self._place is None:
             return self._by_id.get(job_id)
-        k = self._place(job_id)
+        k = self.place(job_id)
         return None if k is None else self.jobs[k]
 
     def __getitem__(self, job_id: str) -> Job:
@@ -166,8 +167,11 @@ class _Queue:
 
     def place(self, job_id: str) -> Optional[int]:
         """Where the job is in the list (the last place of an id given twice)."""
-        if self._place is not None:
-            return self._place(job_id)
+        if self._place is not None:  # asked once per job (the claims ask for some twice)
+            at = self._asked.get(job_id, -1)
+            if at == -1:
+                at = self._asked[job_id] = self._place(job_id)
+            return at
         if self._at is None:
             self._at = dict(zip(self.ids(), range(len(self.jobs))))
         return self._at.get(job_id)

@@ -82,8 +82,13 @@ def is_partitionable(ad: ClassAd) -> bool:
 
 def is_dynamic(ad: ClassAd) -> bool:
     """Whether the ad is a dynamic slot (``DynamicSlot`` true, or ``SlotType`` "Dynamic")."""
-    slot_type = _value(ad, "SlotType")
-    return _value(ad, "DynamicSlot") is True or (type(slot_type) is str and slot_type.lower() == "dynamic")
+    slot_type = ad.plain("slottype")  # plain literals (or nothing) as they are, without a call
+    if slot_type is not None and type(slot_type) not in _PLAIN:
+        slot_type = _value(ad, "SlotType")
+    dynamic = ad.plain("dynamicslot")
+    if dynamic is not None and type(dynamic) not in _PLAIN:
+        dynamic = _value(ad, "DynamicSlot")
+    return dynamic is True or (type(slot_type) is str and slot_type.lower() == "dynamic")
 
 
 def machine_resources(ad: ClassAd) -> tuple[str, ...]:
