@@ -223,7 +223,7 @@ class _Claims:
         # By job id and slot name (built with C-speed maps: a pool has tens of thousands).
         self.jobs = _Queue(pool.jobs, job_place)
         self.job_ads = _JobAds(self.jobs)
-        names = list(map(_NAME, pool.slots))
+        self.names = names = list(map(_NAME, pool.slots))
         self.before = dict(zip(names, pool.slots))
         self.slot_ads = _SlotAds(self.before)
         self.sources: dict[str, str] = {}  # of the dynamic slots made here (see _source)
@@ -459,25 +459,26 @@ class _Claims:
         assert carry is not None and carry.unsteady_slots is not None
         visit = {n for n in (*self.written_slots, *carry.unsteady_slots, *carry.new_slots) if n in before}
         slots = list(pool.slots)
-        if any(before[n].index >= len(slots) or slots[before[n].index] is not before[n] for n in visit):
-            return self._slots_reused(pool)  # records not at their places: every one is visited
+        place = dict(zip(self.names, range(len(slots))))  # each name once (see _checked_slots)
+        # A record keeps its index (increasing along the list, with gaps where slots went
+        # away: see Slot.index); a new dynamic slot takes the next one after the last.
         changed = self.out.changed = []
-        for i in sorted(before[n].index for n in visit):
+        for i in sorted(place[n] for n in visit):
             old = slots[i]
-            slots[i] = self._slot_record(old.name, old, i)
+            slots[i] = self._slot_record(old.name, old, old.index)
             if slots[i] is not old:
                 changed.append(i)
         for name in self.written_slots:
             if name not in before:  # a dynamic slot made here, in the order made
                 changed.append(len(slots))
-                slots.append(self._slot_record(name, None, len(slots)))
+                slots.append(self._slot_record(name, None, slots[-1].index + 1 if slots else 0))
         # A written ad is looked at again next time (the cycle will have asked whether it is steady).
         carry.new_slots.clear()
         carry.new_slots.update(self.written_slots)
         return slots
 
     def _slot_record(self, name: str, old: Optional[Slot], at: int) -> Slot:
-        """The record of slot ``name`` at place ``at``: ``old`` when its ad is the same and
+        """The record of slot ``name`` with index ``at``: ``old`` when its ad is the same and
         steady (the carry learns whether it is), else made again."""
         carry, st = self.carry, self.settings
         assert carry is not None and carry.unsteady_slots is not None

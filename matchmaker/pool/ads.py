@@ -58,7 +58,10 @@ class Slot:
 
     ad: ClassAd
     name: str
-    index: int  # position in the slot list: the last sort tie-breaker
+    # Its place in the slot list, the last sort tie-breaker: increasing along the list and
+    # its position there, but for a simulation, whose slots keep theirs when one before
+    # them goes away (only the order counts).
+    index: int
     weight: float  # SlotWeight, already defaulted (see module docstring)
     remote: Optional[str]  # whose claim preemption would end (docs/negotiation.md, candidate slots)
     customer: Optional[str]  # whom the claim is charged to (AccountingGroup, else RemoteUser)
@@ -72,7 +75,7 @@ class Slot:
         return self.customer is not None and (self.state in CHARGED_STATES or not self.state)
 
     def at(self, index: int) -> "Slot":
-        """This record at position ``index`` of the slot list (itself when it is there)."""
+        """This record with index ``index`` (itself when it has it)."""
         if index == self.index:
             return self
         return Slot(

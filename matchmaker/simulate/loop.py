@@ -258,10 +258,9 @@ class _Run:
                 self._dirty += [k - bisect_left(at, k) for k in renewed if k not in out]
         if not gone:
             return
-        # The slots between the gone ones, copied a stretch at a time; the records after the
-        # first gone one move down (new records: others may hold the old ones).
-        self.slots = kept = _without(slots, at)
-        kept[at[0] :] = [s.at(k) for k, s in enumerate(kept[at[0] :], at[0])]
+        # The slots between the gone ones, copied a stretch at a time; the records after
+        # them keep their indices (Slot.index: increasing along the list, gaps allowed).
+        self.slots = _without(slots, at)
         if self._claim_at is not None:
             self._claim_at = _without(self._claim_at, at)
 

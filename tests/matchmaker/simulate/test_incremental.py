@@ -524,3 +524,30 @@ def test_claims_find_jobs_by_their_place_in_the_queue(
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(loop._Run, "_queued_place", None)  # the claims make their table
             assert told == simulate(config, slots + dynamic, jobs, incremental, cycles, seed)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs(), slot_texts(), dynamic_slot_texts(), job_texts(), st.integers(3, 6), st.integers(0, 3))
+def test_slot_indices_increase_along_the_list(
+    config: str, slots: str, dynamic: str, jobs: str, cycles: int, seed: int
+) -> None:
+    """A slot's index is the last tie-breaker of every sort of a cycle, which needs only its
+    order: a simulation leaves the records after a slot that went away with the indices
+    they had, and gives a new dynamic slot the next index after the last.  Every cycle
+    must then see the indices increase along the slot list, with either mode."""
+    from matchmaker.simulate import loop
+
+    seen: list[list[int]] = []
+
+    def checked(pool: Any, *args: Any, **kw: Any) -> Any:
+        seen.append([s.index for s in pool.slots])
+        return cycle(pool, *args, **kw)
+
+    cycle = loop.run_cycle
+    jobs += running_job_texts(dynamic)
+    for incremental in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(loop, "run_cycle", checked)
+            simulate(config, slots + dynamic, jobs, incremental, cycles, seed)
+    assert len(seen) == 2 * cycles
+    assert all(a < b for indices in seen for a, b in zip(indices, indices[1:]))
