@@ -25,11 +25,13 @@ object, by identity, while the ad stays in the pool and the settings stay the sa
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
+from classad import ast
 from classad.ad import ClassAd
 
 from ..pool.ads import Slot
+from ..pool.autocluster import SlotReferences
 from .ephemeral import NegotiationAd, RemoteEntries
 from .table_carry import TableLine, same_entry
 
@@ -40,12 +42,26 @@ _PLAIN = (bool, int, float, str)
 class SlotPrep:
     """What the cycles read and made of one slot ad."""
 
-    __slots__ = ("ad", "steady", "reads", "values", "weighed", "keep", "idle", "copy", "entries", "spelled", "stamp")
+    __slots__ = (
+        "ad",
+        "steady",
+        "reads",
+        "values",
+        "refs",
+        "weighed",
+        "keep",
+        "idle",
+        "copy",
+        "entries",
+        "spelled",
+        "stamp",
+    )
 
     def __init__(self, ad: ClassAd, steady: bool) -> None:
         self.ad, self.steady = ad, steady
         self.reads: dict[str, Any] = {}  # lower-case name -> what the ad stores (ClassAd.plain)
         self.values: dict[str, Any] = {}  # what an evaluation of the ad alone gave, by what
+        self.refs: Optional[frozenset[str]] = None  # what its Requirements and Rank read of a job
         # What the cycle decided of the ad and its record, as the cycle keeps it
         # (matchmaker.cycle.state: a record's weight object found equal to the ad's weight,
         # the trim and the claimed-idle test, with the record's fields they read).
@@ -68,6 +84,13 @@ class SlotPrep:
         """Whether the ad stores each of ``lnames`` as a plain literal or not at all, so that
         reading them evaluates nothing."""
         return all(v is None or type(v) in _PLAIN for v in map(self.stored, lnames))
+
+    def references(self, refs: SlotReferences, exprs: Sequence[ast.Node]) -> frozenset[str]:
+        """The names the ad reads with the negotiator's ``exprs`` (:meth:`SlotReferences.of`),
+        kept: the expressions come from the settings, which the carry keeps nothing across."""
+        if self.refs is None:
+            self.refs = refs.of(self.ad, exprs)
+        return self.refs
 
     def evaluated(self, what: str, compute: Callable[[ClassAd], Any]) -> Any:
         """``compute(ad)``, an evaluation of the ad alone (no clock), kept when the ad is steady."""

@@ -110,7 +110,7 @@ class Cycle:
             entries = [self._entry(s, p) for s, p in pairs if self._keep(s, p)]
         else:
             entries = self._carried_entries(pairs)
-        self.queues = self._queues(pool, slots)
+        self.queues = self._queues(pool, pairs)
         for e in entries:
             if e.remote is None:
                 e.cp = self._consumption_policy(e)
@@ -319,15 +319,22 @@ class Cycle:
             slots.consumed(e.ad, e.slot.ad)
         return cp  # type: ignore[no-any-return]
 
-    def _queues(self, pool: Pool, slots: Sequence[Slot]) -> dict[str, Queue]:
+    def _queues(self, pool: Pool, pairs: Sequence[tuple[Slot, Optional[SlotPrep]]]) -> dict[str, Queue]:
         st, pol = self.settings, self.settings.policy
+        read = None
+        if self.carry is not None:  # what each slot ad reads is kept with the rest of what the cycles read of it
+            refs = self.carry.slot_refs
+
+            def read(exprs: Sequence[ast.Node]) -> list[frozenset[str]]:
+                return [p.refs if p.refs is not None else p.references(refs, exprs) for _, p in pairs]  # type: ignore[union-attr]
+
         sig = significant_attributes(
-            (s.ad for s in slots),
+            (s.ad for s, _ in pairs),
             (pol.preemption_requirements, pol.preemption_rank, pol.pre_job_rank, pol.post_job_rank, st.job_constraint),
             add=st.add_significant,
             remove=st.remove_significant,
             remove_regex=st.remove_significant_regex,
-            memo=self.carry.slot_refs if self.carry is not None else None,
+            read=read,
         )
         acs = Autoclusters(
             sig,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from classad import ast
 from classad.ad import ClassAd
@@ -243,8 +243,7 @@ class SlotReferences:
 
     def union(self, slot_ads: Iterable[ClassAd], exprs: Sequence[ast.Node]) -> set[str]:
         """The names every ad of ``slot_ads`` reads (see :func:`external_references`)."""
-        if len(exprs) != len(self._exprs) or any(a is not b for a, b in zip(exprs, self._exprs)):
-            self._exprs, self._by_ad, self._by_shape = tuple(exprs), {}, {}
+        self._use(exprs)
         old, kept = self._by_ad, {}
         found: dict[int, frozenset[str]] = {}  # each distinct result once (most ads share one)
         for ad in slot_ads:
@@ -258,6 +257,17 @@ class SlotReferences:
         for result in found.values():
             names |= result
         return names
+
+    def of(self, ad: ClassAd, exprs: Sequence[ast.Node]) -> frozenset[str]:
+        """The names ``ad`` reads, as :meth:`union` finds them, for a caller that keeps each
+        ad's result itself (the same object for every ad that shares it)."""
+        self._use(exprs)
+        return self._references(ad, exprs)
+
+    def _use(self, exprs: Sequence[ast.Node]) -> None:
+        """Forget everything when the negotiator's expressions are other ones."""
+        if len(exprs) != len(self._exprs) or any(a is not b for a, b in zip(exprs, self._exprs)):
+            self._exprs, self._by_ad, self._by_shape = tuple(exprs), {}, {}
 
     def _references(self, ad: ClassAd, exprs: Sequence[ast.Node]) -> frozenset[str]:
         held = ad.stored_of(_HEAD)
@@ -307,13 +317,18 @@ def significant_attributes(
     remove: Sequence[str] = (),
     remove_regex: Optional[str] = "^Slot[0-9]*_",
     memo: Optional[SlotReferences] = None,
+    read: Optional[Callable[[Sequence[ast.Node]], Iterable[frozenset[str]]]] = None,
 ) -> frozenset[str]:
     """The negotiator-supplied significant attributes (lower-cased), docs/negotiation.md (reading the pool and requests and autoclusters).
-    ``memo`` keeps each slot ad's references for the next call."""
+    ``memo`` keeps each slot ad's references for the next call; ``read``, given the
+    expressions, says what each slot ad reads (:meth:`SlotReferences.of`) instead."""
     exprs = [e for e in expressions if e is not None]
-    # Without a memo kept between calls, one for this call: ads that hold the same
-    # expressions under the names the walk looks up share one walk.
-    names = (memo if memo is not None else SlotReferences()).union(slot_ads, exprs)
+    if read is not None:
+        names: set[str] = set().union(*{id(r): r for r in read(exprs)}.values())
+    else:
+        # Without a memo kept between calls, one for this call: ads that hold the same
+        # expressions under the names the walk looks up share one walk.
+        names = (memo if memo is not None else SlotReferences()).union(slot_ads, exprs)
     drop = frozenset(n.lower() for n in remove)
     drop_re = re.compile(remove_regex, re.I) if remove_regex else None
     kept = {n for n in names if _keep(n, drop, drop_re)}

@@ -39,3 +39,31 @@ def test_ads_sharing_nodes_get_each_their_own_references() -> None:
         assert memo.union([base, lacking, pointing], []) == {"requestcpus", "foo", "bar"}
     for ad in (base, claimed, lacking, pointing, through, through_lacking):
         assert memo.union([ad], []) == external_references(ad, ("Requirements", "Rank"))
+
+
+def test_references_one_ad_at_a_time_and_significant_attributes_from_them() -> None:
+    """``SlotReferences.of`` gives each ad the names ``union`` finds (by hand, as above),
+    and ``significant_attributes`` takes them from a caller that keeps them per ad: the
+    same set as when it walks the ads, here with PREEMPTION_REQUIREMENTS reading the job's
+    ``JobPrio`` besides, and ``RemoteUserPrio``, which these slot ads lack (a name the
+    slot lacks is an external reference, whatever its scope)."""
+    from classad.parser import parse_expr
+    from matchmaker.pool.autocluster import significant_attributes
+
+    base = ClassAd("[Requirements = TARGET.RequestCpus <= Cpus && Foo; Cpus = 4; Foo = true; Rank = 0]").compact()
+    lacking = ClassAd(base)
+    del lacking["Foo"]
+    pointing = ClassAd(base)
+    pointing["Foo"] = ClassAd("[x = TARGET.Bar]").lookup("x")
+    exprs = [parse_expr("MY.RemoteUserPrio > TARGET.JobPrio")]
+    refs = SlotReferences()
+    assert [refs.of(ad, exprs) for ad in (base, lacking, pointing)] == [
+        {"requestcpus", "jobprio", "remoteuserprio"},
+        {"requestcpus", "foo", "jobprio", "remoteuserprio"},
+        {"requestcpus", "bar", "jobprio", "remoteuserprio"},
+    ]
+    ads = [base, lacking, pointing, base]
+    walked = significant_attributes(ads, exprs, remove_regex=None)
+    kept = significant_attributes([], exprs, remove_regex=None, read=lambda e: [refs.of(ad, e) for ad in ads])
+    # Names of what the negotiator adds (RemoteUser*, RemoteGroup*, Submitter*) are never significant.
+    assert walked == kept == {"requestcpus", "foo", "bar", "jobprio"}
