@@ -144,16 +144,20 @@ class SlotCarry:
         p = self._now.get(id(ad)) or self._before.get(id(ad))
         return p if p is not None and p.ad is ad else None
 
-    def value(self, ad: ClassAd, what: str, compute: Callable[[ClassAd], Any]) -> Any:
-        """``compute(ad)``, kept as :meth:`SlotPrep.evaluated` keeps it (for an ad of this cycle)."""
-        p = self._now.get(id(ad))
-        if p is None or p.ad is not ad or not p.steady:
-            return compute(ad)
-        values = p.values
-        if what in values:
-            return values[what]
-        v = values[what] = compute(ad)
-        return v
+    def values(self, ads: Sequence[ClassAd], what: str, compute: Callable[[ClassAd], Any]) -> list:
+        """``[compute(ad) for ad in ads]`` (ads of this cycle), each kept as
+        :meth:`SlotPrep.evaluated` keeps it: an :data:`~matchmaker.pool.ads.AdMemo`."""
+        now, out = self._now, []
+        for ad in ads:
+            p = now.get(id(ad))
+            if p is None or p.ad is not ad or not p.steady:
+                out.append(compute(ad))
+                continue
+            v = p.values.get(what, _UNSET)
+            if v is _UNSET:
+                v = p.values[what] = compute(ad)
+            out.append(v)
+        return out
 
     def annotated(
         self, slot: Slot, p: SlotPrep, entries: RemoteEntries, make: Callable[[Slot], NegotiationAd]

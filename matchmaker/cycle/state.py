@@ -94,7 +94,7 @@ class Cycle:
         pol = settings.policy
         pairs = self._read_slots(pool)
         slots = [s for s, _ in pairs]
-        memo: AdMemo = carry.slots.value if carry is not None else no_memo
+        memo: AdMemo = carry.slots.values if carry is not None else no_memo
         size = pool_size(
             slots, use_slot_weights=settings.use_slot_weights, constraint=settings.poolsize_constraint, memo=memo
         )
@@ -314,7 +314,7 @@ class Cycle:
         if self.carry is None:
             return consumption_policy(e.ad)
         slots = self.carry.slots
-        cp = slots.value(e.slot.ad, "consumption_policy", lambda _ad: consumption_policy(e.ad))
+        (cp,) = slots.values([e.slot.ad], "consumption_policy", lambda _ad: consumption_policy(e.ad))
         if cp is not None:
             slots.consumed(e.ad, e.slot.ad)
         return cp  # type: ignore[no-any-return]

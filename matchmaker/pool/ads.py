@@ -605,15 +605,16 @@ class PoolSize:
     effective: float  # 1 per static/dynamic slot, Cpus per partitionable slot (HGQ, unweighted)
 
 
-# What a caller may keep of an evaluation of a slot ad alone: ``memo(ad, what, compute)``
-# gives ``compute(ad)``, or what it gave for the same ad and ``what`` before (a simulation
-# keeps those of ads that draw no random numbers, matchmaker.cycle.slot_carry).
-AdMemo = Callable[[ClassAd, str, Callable[[ClassAd], Any]], Any]
+# What a caller may keep of the evaluations of slot ads alone: ``memo(ads, what, compute)``
+# gives ``[compute(ad) for ad in ads]``, each computed in that order or what it gave for
+# the same ad and ``what`` before (a simulation keeps those of ads that draw no random
+# numbers, matchmaker.cycle.slot_carry).
+AdMemo = Callable[[Sequence[ClassAd], str, Callable[[ClassAd], Any]], list]
 
 
-def no_memo(ad: ClassAd, what: str, compute: Callable[[ClassAd], Any]) -> Any:
+def no_memo(ads: Sequence[ClassAd], what: str, compute: Callable[[ClassAd], Any]) -> list:
     """The :data:`AdMemo` that keeps nothing."""
-    return compute(ad)
+    return [compute(ad) for ad in ads]
 
 
 def pool_size(
@@ -632,8 +633,9 @@ def pool_size(
             counted = chosen
     weighted = sum(s.weight for s in counted) if use_slot_weights else float(len(counted))
     effective = 0.0
+    cores = iter(memo([s.ad for s in counted if s.partitionable], "cores", _cores))
     for s in counted:
-        cpus = memo(s.ad, "cores", _cores) if s.partitionable else None
+        cpus = next(cores) if s.partitionable else None
         effective += cpus if cpus is not None and cpus > 0 else 1.0
     min_weight = min((s.weight for s in slots), default=1.0)
     return PoolSize(weighted, min_weight, effective)
@@ -654,7 +656,8 @@ def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
 
 def error_rank_slots(slots: Iterable[Slot], memo: AdMemo = no_memo) -> list[Slot]:
     """Slots whose Rank is an error on its own (HTCondor then uses 0 for it)."""
-    return [s for s in slots if memo(s.ad, "rank_error", _rank_error)]
+    slots = list(slots)
+    return [s for s, bad in zip(slots, memo([s.ad for s in slots], "rank_error", _rank_error)) if bad]
 
 
 def _rank_error(ad: ClassAd) -> bool:

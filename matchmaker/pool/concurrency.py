@@ -73,10 +73,9 @@ def claimed_limits(
     """The counters at cycle start: the ``ConcurrencyLimits`` and ``PreemptingConcurrencyLimits``
     of every charged claim."""
     limits = ConcurrencyLimits(capacity)
-    for s in slots:
-        if s.charged:
-            for held in memo(s.ad, "claim_limits", _claim_limits):
-                limits.charge(held)
+    for held in memo([s.ad for s in slots if s.charged], "claim_limits", _claim_limits):
+        for named in held:
+            limits.charge(named)
     return limits
 
 

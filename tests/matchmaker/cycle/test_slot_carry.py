@@ -109,9 +109,8 @@ def test_evaluations_are_kept_for_steady_ads_only() -> None:
         for slot in (s, u):
             carry.prep(slot.ad)
         carry.read()
-        assert carry.value(s.ad, "x", compute) == 1
-        carry.value(u.ad, "x", compute)
+        assert carry.values([s.ad, u.ad], "x", compute)[0] == 1
     assert calls == ["s", "u", "u", "u"]
     carry.begin(object())  # other settings: nothing is kept
     carry.prep(s.ad)
-    assert carry.value(s.ad, "x", compute) == 5
+    assert carry.values([s.ad], "x", compute) == [5]
