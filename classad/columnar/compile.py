@@ -954,7 +954,7 @@ class Run:
         keys = []
         for c in cols:
             k = c.kind
-            objects = _literal_lists(c)
+            objects = _literal_lists(c, self.shared.calls if self.shared is not None else None)
             if objects is None:
                 other |= k == K_OTHER
             payload = np.where(
@@ -1011,10 +1011,16 @@ def _value_only(entry: Any) -> bool:
     )
 
 
-def _literal_lists(col: Column) -> Optional[np.ndarray]:
+def _is_literal_list(v: Any) -> bool:
+    """Whether ``v`` is a list written as literals only."""
+    return type(v) is ListValue and v.nodes is not None and all(type(x) is ast.Literal for x in v.nodes)
+
+
+def _literal_lists(col: Column, known: Optional[CallResults] = None) -> Optional[np.ndarray]:
     """For a column whose other values (if any) are all lists of literals: a number per row
     telling those lists apart by identity (a function of such a list depends on its
-    elements alone, whatever ad it was written in); None when some other value is not one."""
+    elements alone, whatever ad it was written in); None when some other value is not one.
+    ``known`` remembers which lists were found to be of literals."""
     if col.o is None:
         return None
     at = np.nonzero(col.kind == K_OTHER)[0]
@@ -1025,8 +1031,7 @@ def _literal_lists(col: Column) -> Optional[np.ndarray]:
     ids = np.fromiter(map(id, objects), np.int64, len(objects))
     _, first, codes = np.unique(ids, return_index=True, return_inverse=True)
     for j in first.tolist():
-        v = objects[j]
-        if type(v) is not ListValue or v.nodes is None or not all(type(x) is ast.Literal for x in v.nodes):
+        if not (_is_literal_list(objects[j]) if known is None else known.literal_list(objects[j], _is_literal_list)):
             return None
     out[at] = codes.reshape(-1)
     return out

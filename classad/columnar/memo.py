@@ -101,13 +101,14 @@ class CallResults:
     cycle after cycle) is answered from here.  Only plain results (numbers, strings,
     booleans, Undefined, Error) are kept; past ``limit`` calls the store starts afresh."""
 
-    __slots__ = ("results", "limit", "_lists")
+    __slots__ = ("results", "limit", "_lists", "_literal")
 
     def __init__(self, limit: int = 1 << 16) -> None:
         self.results: dict[tuple, Any] = {}
         self.limit = limit
         # id(list) -> (the list, its token): a list of literals is read again and again.
         self._lists: dict[int, tuple[Any, Optional[Hashable]]] = {}
+        self._literal: dict[int, tuple[Any, bool]] = {}  # id(list) -> (the list, of literals?)
 
     def calls(self, entry: Any, ctx: Any, args: list, rows: list[int]) -> list:
         """``entry.impl`` called with the arguments ``args`` (each a :class:`Const` or a
@@ -144,6 +145,15 @@ class CallResults:
                     results[k] = got
             out.append(got)
         return out
+
+    def literal_list(self, value: Any, test: Any) -> bool:
+        """``test(value)`` (is it a list of literals?), remembered for the object."""
+        seen = self._literal.get(id(value))
+        if seen is None or seen[0] is not value:
+            if len(self._literal) >= self.limit:
+                self._literal.clear()
+            seen = self._literal[id(value)] = (value, bool(test(value)))
+        return seen[1]
 
     def _token(self, value: Any, lists: bool) -> Optional[Hashable]:
         return self._list_token(value) if lists and type(value) is ListValue else _argument_token(value, False)
