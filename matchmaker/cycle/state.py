@@ -111,9 +111,9 @@ class Cycle:
         else:
             entries = self._carried_entries(pairs)
         self.queues = self._queues(pool, pairs)
-        for e in entries:
-            if e.remote is None:
-                e.cp = self._consumption_policy(e)
+        unclaimed = [e for e in entries if e.remote is None]
+        for e, resources in zip(unclaimed, self._consumption_policies(unclaimed)):
+            e.cp = resources
         self._parent = self._dslot_parents(entries)
         plain = [e for e in entries if e.cp is None and e.slot.name not in self._parent]
         # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
@@ -307,17 +307,23 @@ class Cycle:
             memo=self._remote_memo,
         )
 
-    def _consumption_policy(self, e: SlotEntry) -> Optional[tuple[str, ...]]:
-        """The resources of the entry's consumption policy (see :func:`consumption_policy`);
-        in a simulation kept per slot ad, and the entry's copy, which the matches write
-        into, is not kept for the next cycle."""
+    def _consumption_policies(self, entries: list[SlotEntry]) -> list[Optional[tuple[str, ...]]]:
+        """The resources of each entry's consumption policy (see :func:`consumption_policy`),
+        in order; in a simulation kept per slot ad, and the copy of an entry that has one,
+        which the matches write into, is not kept for the next cycle."""
         if self.carry is None:
-            return consumption_policy(e.ad)
+            return [consumption_policy(e.ad) for e in entries]
+        copies = {id(e.slot.ad): e.ad for e in entries}
+        if len(copies) != len(entries):  # a slot ad listed twice: each entry reads its own copy
+            return [self._consumption_policies([e])[0] for e in entries]
         slots = self.carry.slots
-        (cp,) = slots.values([e.slot.ad], "consumption_policy", lambda _ad: consumption_policy(e.ad))
-        if cp is not None:
-            slots.consumed(e.ad, e.slot.ad)
-        return cp  # type: ignore[no-any-return]
+        found = slots.values(
+            [e.slot.ad for e in entries], "consumption_policy", lambda ad: consumption_policy(copies[id(ad)])
+        )
+        for e, resources in zip(entries, found):
+            if resources is not None:
+                slots.consumed(e.ad, e.slot.ad)
+        return found
 
     def _queues(self, pool: Pool, pairs: Sequence[tuple[Slot, Optional[SlotPrep]]]) -> dict[str, Queue]:
         st, pol = self.settings, self.settings.policy
