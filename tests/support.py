@@ -5,7 +5,8 @@ interpreter start, no re-import); ``classad_bytes`` does the same with the stand
 streams as bytes, as a process sees them (input given as bytes, undecodable output
 bytes kept); ``matchmaker_process`` starts ``python -m matchmaker.cli`` for the few tests
 that need a real process (signals, concurrent writers, a fresh process-wide
-configuration).  ``Terminal`` is a stream that says it is a terminal."""
+configuration).  ``Terminal`` is a stream that says it is a terminal.  ``idle_job_ads``
+builds the idle jobs of the random pools the match engines are compared on."""
 
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ import io
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple
+
+if TYPE_CHECKING:
+    from classad.ad import ClassAd
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository
 EXAMPLES = ROOT / "examples"
@@ -111,3 +115,34 @@ class Terminal:
     @property
     def text(self) -> str:
         return "".join(self.parts)
+
+
+def idle_job_ads(clusters: Iterable[Mapping[str, Any]]) -> list[ClassAd]:
+    """Idle jobs, ``count`` of them (procs 0, 1, ...) per cluster, clusters numbered from 1.
+    A cluster gives ``user`` (``name@domain``, the owner is ``name``), ``memory``, ``prio``,
+    ``count`` and the ``requirements`` text; ``cpus`` (1 unless given), and the ``rank`` and
+    ``limits`` (ConcurrencyLimits) texts where not None."""
+    from classad.ad import ClassAd
+    from classad.parser import parse_expr
+
+    out = []
+    for c, d in enumerate(clusters):
+        for p in range(d["count"]):
+            ad = ClassAd(
+                {
+                    "ClusterId": c + 1,
+                    "ProcId": p,
+                    "User": d["user"],
+                    "Owner": d["user"].split("@")[0],
+                    "JobStatus": 1,
+                    "RequestMemory": d["memory"],
+                    "RequestCpus": d.get("cpus", 1),
+                    "JobPrio": d["prio"],
+                }
+            )
+            ad.set_node("Requirements", parse_expr(d["requirements"]))
+            for name, key in (("Rank", "rank"), ("ConcurrencyLimits", "limits")):
+                if d.get(key) is not None:
+                    ad.set_node(name, parse_expr(d[key]))
+            out.append(ad)
+    return out

@@ -57,8 +57,10 @@ class _TemplateFallback(Exception):
     """A family's template met what the scalar evaluator would have to answer."""
 
 
-# Names whose lookup involves more than the ad's own attributes and its partner.
-_WEIRD = frozenset(
+# Names whose lookup involves more than the ad's own attributes and its partner: the
+# names of a whole ad or of a match's context ads, and ``currenttime`` (the clock where no
+# ad defines it).
+SPECIAL_NAMES = frozenset(
     {
         "parent",
         "self",
@@ -176,7 +178,7 @@ class Run:
         self.recording: list[Reads] = []
         # Row-only sub-expressions shared across evaluations (off while computing one).
         if table.row_only is None and not table.nested:
-            table.row_only = RowOnly(table, _WEIRD, _pure)
+            table.row_only = RowOnly(table, SPECIAL_NAMES, _pure)
         self.row_only: Optional[RowOnly] = table.row_only
         # TARGET.x / OTHER.x in the fixed ad's expressions name the row's attributes, unless
         # the fixed ad defines ``target`` or ``other`` itself.
@@ -349,7 +351,7 @@ class Run:
 
     def name(self, lname: str, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Values]:
         """An unscoped name (None: leave it to the scalar evaluator)."""
-        if lname in _WEIRD:
+        if lname in SPECIAL_NAMES:
             if lname != "currenttime":
                 return None
             if scope == FIXED:
@@ -399,7 +401,7 @@ class Run:
 
     def chain(self, lname: str, side: int, rows: np.ndarray, active: frozenset) -> Optional[Values]:
         """``lname`` looked up in one side's ad only (what ``ad.name`` does)."""
-        if lname in _WEIRD:
+        if lname in SPECIAL_NAMES:
             return None
         if side == FIXED:
             if lname in self.fixed_attrs:

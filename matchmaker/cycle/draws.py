@@ -22,32 +22,15 @@ from typing import Any, Optional, Sequence
 
 from classad import ast
 from classad.columnar import AdTable
+from classad.columnar.compile import SPECIAL_NAMES
 from classad.values import ERROR, UNDEFINED, AbsTime, RelTime
 
 # Functions that draw, or evaluate a text that may.
 _DRAWING = frozenset(("random", "eval"))
-# Names that stand for a whole ad or a match context rather than an attribute.
-_WHOLE = frozenset(
-    {
-        "my",
-        "target",
-        "other",
-        "parent",
-        "self",
-        "toplevel",
-        "root",
-        "ad",
-        "symmetricmatch",
-        "leftmatchesright",
-        "rightmatchesleft",
-        "leftrankvalue",
-        "rightrankvalue",
-        "lctx",
-        "rctx",
-        "left",
-        "right",
-    }
-)
+# Names that stand for a whole ad or a match context rather than an attribute: the
+# evaluator's special names but ``currenttime``, a number read like any bare name (an ad
+# may define it; where none does it is the clock, which draws nothing).
+_WHOLE = SPECIAL_NAMES - {"currenttime"}
 _PLAIN = (bool, int, float, str)
 _TIMES = (AbsTime, RelTime)
 # How a name is read: on the expression's own side, on the other side, or bare (its own

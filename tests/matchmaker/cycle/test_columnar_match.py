@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from support import idle_job_ads
 
 from classad import set_strict_mode
 from classad.ad import ClassAd
@@ -67,7 +68,7 @@ slot = st.fixed_dictionaries(
 job = st.fixed_dictionaries(
     {
         "user": st.sampled_from(USERS),
-        "mem": st.sampled_from([512, 1024, 3000]),
+        "memory": st.sampled_from([512, 1024, 3000]),
         "cpus": st.integers(1, 2),
         "req": st.integers(0, len(JOB_REQ) - 1),
         "rank": st.integers(0, len(JOB_RANK) - 1),
@@ -111,27 +112,7 @@ def _slot_ad(i: int, d: dict) -> ClassAd:
 
 
 def _job_ads(jobs: list[dict]) -> list[ClassAd]:
-    out = []
-    for c, d in enumerate(jobs):
-        for p in range(d["count"]):
-            ad = ClassAd(
-                {
-                    "ClusterId": c + 1,
-                    "ProcId": p,
-                    "User": d["user"],
-                    "Owner": d["user"].split("@")[0],
-                    "JobStatus": 1,
-                    "RequestMemory": d["mem"],
-                    "RequestCpus": d["cpus"],
-                    "JobPrio": d["prio"],
-                }
-            )
-            ad.set_node("Requirements", parse_expr(JOB_REQ[d["req"]]))
-            ad.set_node("Rank", parse_expr(JOB_RANK[d["rank"]]))
-            if d["limits"] is not None:
-                ad.set_node("ConcurrencyLimits", parse_expr(d["limits"]))
-            out.append(ad)
-    return out
+    return idle_job_ads({**d, "requirements": JOB_REQ[d["req"]], "rank": JOB_RANK[d["rank"]]} for d in jobs)
 
 
 def _summary(result) -> tuple:

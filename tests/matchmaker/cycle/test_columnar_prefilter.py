@@ -10,9 +10,11 @@ order and the next random number drawn included."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from support import idle_job_ads
 
 from classad.ad import ClassAd
 from classad.columnar import AdTable
@@ -119,26 +121,7 @@ def _slot_ad(i: int, d: dict, start: str = "", rank: str = "") -> ClassAd:
 
 
 def _job_ads(jobs: list[dict], requirements: str = "") -> list[ClassAd]:
-    out = []
-    for c, d in enumerate(jobs):
-        for p in range(d["count"]):
-            ad = ClassAd(
-                {
-                    "ClusterId": c + 1,
-                    "ProcId": p,
-                    "User": d["user"],
-                    "Owner": d["user"].split("@")[0],
-                    "JobStatus": 1,
-                    "RequestMemory": d["memory"],
-                    "RequestCpus": 1,
-                    "JobPrio": d["prio"],
-                }
-            )
-            ad.set_node("Requirements", parse_expr(requirements or JOB_REQ[d["req"]]))
-            if d["limits"] is not None:
-                ad.set_node("ConcurrencyLimits", parse_expr(d["limits"]))
-            out.append(ad)
-    return out
+    return idle_job_ads({**d, "requirements": requirements or JOB_REQ[d["req"]]} for d in jobs)
 
 
 def _settings(preq: int, flags: dict) -> Settings:
@@ -203,17 +186,19 @@ def _shadowed(monkeypatch: pytest.MonkeyPatch, seen: list) -> None:
 
 
 FLAGS = st.fixed_dictionaries({"needs_eup": st.booleans(), "skip_idle": st.booleans(), "cache": st.booleans()})
+# A random cycle: its pool, PREEMPTION_REQUIREMENTS, the users' priorities and the knobs.
+CYCLE = {
+    "slots": st.lists(slot, min_size=1, max_size=10),
+    "jobs": st.lists(job, min_size=1, max_size=4),
+    "preq": st.integers(0, len(PREQ) - 1),
+    "eups": st.lists(st.sampled_from([1.0, 10.0, 500.0]), min_size=3, max_size=3),
+    "flags": FLAGS,
+}
 
 
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(
-    slots=st.lists(slot, min_size=1, max_size=10),
-    jobs=st.lists(job, min_size=1, max_size=4),
-    preq=st.integers(0, len(PREQ) - 1),
-    eups=st.lists(st.sampled_from([1.0, 10.0, 500.0]), min_size=3, max_size=3),
-    flags=FLAGS,
-)
+@given(**CYCLE)
 def test_every_build_gives_the_scalar_list_and_flags(match_engine, slots, jobs, preq, eups, flags):
     """The columnar list of each request (only-Rank and full), with its flags
     (PREEMPTION_REQUIREMENTS refused a slot, the submitter limit did, the concurrency
@@ -228,9 +213,13 @@ def test_every_build_gives_the_scalar_list_and_flags(match_engine, slots, jobs, 
         assert fast_sorted == plain_sorted, f"only_rank={mode}"
 
 
-def _plain_path(mp: pytest.MonkeyPatch) -> None:
-    """The columnar engine without its prefilters: every expression may draw."""
-    mp.setattr(columnar_match.SlotTable, "may_draw", lambda self, req, knobs=(): True)
+def _as_on_the_plain_path(run: Callable[[], tuple]) -> None:
+    """``run()`` gives the same as it does on the plain path: the columnar engine without
+    its prefilters (every expression may draw)."""
+    fast = run()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columnar_match.SlotTable, "may_draw", lambda self, req, knobs=(): True)
+        assert fast == run()
 
 
 def _cycle(pool, preq: int, flags: dict, eups: list, seed: int = 3) -> tuple:
@@ -242,14 +231,7 @@ def _cycle(pool, preq: int, flags: dict, eups: list, seed: int = 3) -> tuple:
 
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-@given(
-    slots=st.lists(slot, min_size=1, max_size=10),
-    jobs=st.lists(job, min_size=1, max_size=4),
-    preq=st.integers(0, len(PREQ) - 1),
-    eups=st.lists(st.sampled_from([1.0, 10.0, 500.0]), min_size=3, max_size=3),
-    flags=FLAGS,
-    draw_in=st.sampled_from(["", "rank", "start", "job", "job-unread"]),
-)
+@given(**CYCLE, draw_in=st.sampled_from(["", "rank", "start", "job", "job-unread"]))
 def test_cycles_as_on_the_plain_path(match_engine, slots, jobs, preq, eups, flags, draw_in):
     """Matches, rejections with their explanations, usage and the warnings in their order
     are those of the plain path -- also when an expression the build evaluates draws
@@ -262,11 +244,7 @@ def test_cycles_as_on_the_plain_path(match_engine, slots, jobs, preq, eups, flag
     if draw_in == "job-unread":
         for ad in job_ads:
             ad.set_node("SimJobDuration", parse_expr("600 + random(100)"))
-    fast = _cycle(pool_from_ads(slot_ads, job_ads), preq, flags, eups)
-    with pytest.MonkeyPatch.context() as mp:
-        _plain_path(mp)
-        plain = _cycle(pool_from_ads(slot_ads, job_ads), preq, flags, eups)
-    assert fast == plain
+    _as_on_the_plain_path(lambda: _cycle(pool_from_ads(slot_ads, job_ads), preq, flags, eups))
 
 
 # ---- the draw analysis -----------------------------------------------------------------------
@@ -312,6 +290,9 @@ PLAIN_JOB = '[Requirements = TARGET.Cpus >= RequestCpus; RequestCpus = 1; Owner 
         ([PLAIN_SLOT.replace("Rank = 0", "Rank = size(L); L = {1, random(2)}")], PLAIN_JOB, True),
         ([PLAIN_SLOT.replace("Rank = 0", 'Rank = member(TARGET.Owner, {"a", "b"}) ? 10 : 0')], PLAIN_JOB, False),
         ([PLAIN_SLOT], PLAIN_JOB.replace("TARGET.Cpus", "TARGET.CurrentRank"), False),
+        # CurrentTime is the clock where no ad defines it, and an attribute where one does
+        ([PLAIN_SLOT.replace("Rank = 0", "Rank = CurrentTime - 60")], PLAIN_JOB, False),
+        ([PLAIN_SLOT.replace("Rank = 0", "Rank = CurrentTime; CurrentTime = random(9)")], PLAIN_JOB, True),
     ],
 )
 def test_what_may_draw(match_engine, slot_texts, job_text, draws):
@@ -360,10 +341,7 @@ def test_a_start_that_draws_keeps_the_plain_path(match_engine):
     three = {"memory": 512, "req": 0, "prio": 0, "count": 3, "limits": None}
     job_ads = _job_ads([{**three, "user": "alice@x.org"}, {**three, "user": "carol@x.org"}])
     flags = {"needs_eup": False, "skip_idle": False, "cache": False}
-    fast = _cycle(pool_from_ads(slot_ads, job_ads), 0, flags, [500.0, 10.0, 1.0])
-    with pytest.MonkeyPatch.context() as mp:
-        _plain_path(mp)
-        assert fast == _cycle(pool_from_ads(slot_ads, job_ads), 0, flags, [500.0, 10.0, 1.0])
+    _as_on_the_plain_path(lambda: _cycle(pool_from_ads(slot_ads, job_ads), 0, flags, [500.0, 10.0, 1.0]))
 
 
 def _simulate(slot_ads: list, job_ads: list, preq: int, seed: int) -> tuple:
@@ -397,7 +375,4 @@ def test_simulations_as_on_the_plain_path(match_engine, slots, jobs, preq, seed,
     job_ads = _job_ads(jobs)
     for ad in job_ads:
         ad.set_node("SimJobDuration", parse_expr("300 + random(600)" if draw_in == "duration" else "600"))
-    fast = _simulate(slot_ads, job_ads, preq, seed)
-    with pytest.MonkeyPatch.context() as mp:
-        _plain_path(mp)
-        assert fast == _simulate(slot_ads, job_ads, preq, seed)
+    _as_on_the_plain_path(lambda: _simulate(slot_ads, job_ads, preq, seed))
