@@ -1,4 +1,12 @@
-"""The columnar match engine gives the scalar engine's cycle results on random pools."""
+"""The columnar match engine gives the scalar engine's cycle results on random pools.
+
+The pools are made so that the whole candidate order and the concurrency limits decide
+who gets what: every drawn slot comes with a twin that differs only in ``KFlops`` and
+``Disk`` (so the knob ranks of the twins tie and the job's Rank, which mostly reads
+those two, must order them), there are usually more jobs than slots, and the limits
+``lic`` (capacity 2) and ``big`` (capacity 1) run out within a cycle (a limit read from
+the slot must then keep the job off the slots it fills, and name itself as the reason
+when no slot is left)."""
 
 from __future__ import annotations
 
@@ -18,9 +26,9 @@ from matchmaker.pool.ads import pool_from_ads
 
 USERS = ["alice@x.org", "bob@x.org", "carol@x.org"]
 START = [
+    "true",
     "KeyboardIdle > 15 * 60 && (LoadAvg - CondorLoadAvg) <= 0.3",
     'TARGET.Owner =!= "carol" || LoadAvg < 0.5',
-    "true",
     "isUndefined(KeyboardIdle) || KeyboardIdle > 100",
 ]
 SLOT_REQ = "START && TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory"
@@ -31,7 +39,22 @@ JOB_REQ = [
     "TARGET.KFlops > 500000 || TARGET.Mips =?= undefined",
     "true",
 ]
-JOB_RANK = ["0", "TARGET.KFlops", "TARGET.Memory", "-TARGET.LoadAvg", "TARGET.Mips ?: 1", "TARGET.KFlops / 0"]
+# The first ones order twins against the default NEGOTIATOR_POST_JOB_RANK (which prefers
+# the larger KFlops): ignoring the job's Rank changes those matches.
+JOB_RANK = [
+    "-TARGET.KFlops",
+    "TARGET.Disk - TARGET.KFlops / 1000",
+    "0",
+    "TARGET.KFlops",
+    "TARGET.Memory",
+    "-TARGET.LoadAvg",
+    "TARGET.Mips ?: 1",
+    "TARGET.KFlops / 0",
+]
+# Limits read from the slot are tested per candidate slot by the match engines (a plain
+# string is tested once per request, before them).
+SLOT_LIMITS = 'ifThenElse(TARGET.Cpus > 1, "big", "lic")'
+CAPACITY = {"lic": 2.0, "big": 1.0}
 KNOBS = [
     {},
     {
@@ -56,10 +79,11 @@ slot = st.fixed_dictionaries(
         "KeyboardIdle": st.integers(0, 3000),
         "KFlops": st.integers(100000, 1000000),
         "Disk": st.integers(0, 5000),
+        "twin": st.tuples(st.integers(100000, 1000000), st.integers(0, 5000)),  # its KFlops and Disk
         "Arch": st.sampled_from(["X86_64", "x86_64", "ARM64"]),
         "start": st.integers(0, len(START) - 1),
-        "rank": st.integers(0, len(SLOT_RANK) - 1),
-        "user": st.sampled_from([None, None, *USERS]),
+        "rank": st.sampled_from([0, 0, *range(len(SLOT_RANK))]),
+        "user": st.sampled_from([None, None, None, *USERS]),
         "current": st.sampled_from([0.0, 1.0, -1.0]),
         "activity": st.sampled_from(["Busy", "Idle"]),
         "kind": st.sampled_from(["static", "static", "partitionable", "consumption"]),
@@ -74,7 +98,7 @@ job = st.fixed_dictionaries(
         "rank": st.integers(0, len(JOB_RANK) - 1),
         "prio": st.integers(0, 2),
         "count": st.integers(1, 4),
-        "limits": st.sampled_from([None, None, '"lic"', 'ifThenElse(TARGET.Cpus > 1, "big", "lic")']),
+        "limits": st.sampled_from([SLOT_LIMITS, None, '"lic"', SLOT_LIMITS]),
     }
 )
 
@@ -83,6 +107,7 @@ def _slot_ad(i: int, d: dict) -> ClassAd:
     ad = ClassAd(
         {
             "Name": f"slot{i}@host{i // 2}",
+            "SlotID": i + 1,
             "Memory": d["Memory"],
             "Cpus": d["Cpus"],
             "LoadAvg": d["LoadAvg"],
@@ -111,6 +136,16 @@ def _slot_ad(i: int, d: dict) -> ClassAd:
     return ad
 
 
+def _slot_ads(slots: list[dict]) -> list[ClassAd]:
+    """Each drawn slot and its twin, next to each other."""
+    out = []
+    for d in slots:
+        kflops, disk = d["twin"]
+        for twin in (d, {**d, "KFlops": kflops, "Disk": disk}):
+            out.append(_slot_ad(len(out), twin))
+    return out
+
+
 def _job_ads(jobs: list[dict]) -> list[ClassAd]:
     return idle_job_ads({**d, "requirements": JOB_REQ[d["req"]], "rank": JOB_RANK[d["rank"]]} for d in jobs)
 
@@ -123,15 +158,15 @@ def _summary(result) -> tuple:
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)  # it runs both engines itself
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
-    slots=st.lists(slot, min_size=1, max_size=12),
-    jobs=st.lists(job, min_size=1, max_size=6),
+    slots=st.lists(slot, min_size=2, max_size=4),
+    jobs=st.lists(job, min_size=2, max_size=6),
     knobs=st.integers(0, len(KNOBS) - 1),
     eups=st.lists(st.sampled_from([1.0, 10.0, 500.0]), min_size=3, max_size=3),
     flags=st.fixed_dictionaries(
         {
             "needs_eup": st.booleans(),
             "skip_idle": st.booleans(),
-            "ignore_ranks": st.booleans(),
+            "ignore_ranks": st.sampled_from([False, False, False, True]),
             "cache": st.booleans(),
             "strict": st.booleans(),
             "stable": st.booleans(),
@@ -140,7 +175,7 @@ def _summary(result) -> tuple:
     ),
 )
 def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
-    pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(jobs))
+    pool = pool_from_ads(_slot_ads(slots), _job_ads(jobs))
     knob_nodes = {k: parse_expr(v) for k, v in KNOBS[knobs].items()}
     base = Settings.defaults(
         preemption_needs_better_eup=flags["needs_eup"],
@@ -152,7 +187,7 @@ def test_random_pools_same_cycle(match_engine, slots, jobs, knobs, eups, flags):
         depth_first=flags["depth_first"],
         **knob_nodes,
     )
-    base = replace(base, concurrency_capacity=lambda name: 2.0 if name == "lic" else 1.0)
+    base = replace(base, concurrency_capacity=lambda name: CAPACITY.get(name, 1.0))
     prios = StaticPriorities(dict(zip(USERS, eups)))
     set_strict_mode(flags["strict"])
     try:
@@ -199,3 +234,40 @@ def test_rank_errors_reported_as_by_the_scalar_engine(match_engine):
     assert result.warnings == [
         "slot#0: warning: slot s0: NEGOTIATOR_PRE_JOB_RANK evaluates to error; treated as the lowest rank"
     ]
+
+
+def test_job_rank_picks_between_slots_the_knob_ranks_tie(match_engine):
+    """Two unclaimed slots alike but for ``Disk``; the job's ``Rank = TARGET.Disk`` wants s2.
+
+    By hand, with the default knobs (docs/negotiation.md, candidate order):
+
+    * NEGOTIATOR_PRE_JOB_RANK = 10000000 * 0 + 1000000 * 1 - 100000 * 1 - 2048 = 897952
+      for both slots (Rank 0, unclaimed, 1 core, 2048 MB): a tie;
+    * the job's Rank: 100 for s1, 500 for s2, so s2 comes first;
+    * NEGOTIATOR_POST_JOB_RANK = KFlops - SlotID: 999 for s1, 998 for s2 (it would pick s1,
+      as would the slot-list order; both only break ties of the job's Rank).
+
+    So the job runs on s2."""
+    slots = []
+    for i, disk in ((1, 100), (2, 500)):
+        slots.append(
+            ClassAd(
+                {
+                    "Name": f"s{i}",
+                    "SlotID": i,
+                    "Cpus": 1,
+                    "Memory": 2048,
+                    "KFlops": 1000,
+                    "Disk": disk,
+                    "Rank": 0,
+                    "Requirements": True,
+                    "State": "Unclaimed",
+                    "Activity": "Idle",
+                }
+            )
+        )
+    jobs = idle_job_ads(
+        [{"user": "u@x", "memory": 1, "prio": 0, "count": 1, "requirements": "true", "rank": "TARGET.Disk"}]
+    )
+    result = negotiate(pool_from_ads(slots, jobs), Settings.defaults(), StaticPriorities({}), 0.0)
+    assert [(m.job, m.slot) for m in result.matches] == [("1.0", "s2")]
