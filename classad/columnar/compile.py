@@ -57,6 +57,22 @@ class _TemplateFallback(Exception):
     """A family's template met what the scalar evaluator would have to answer."""
 
 
+class _WouldDraw(Exception):
+    """An evaluation for rows nobody asked for was about to draw a random number."""
+
+
+class _NoDraws:
+    """A random source that refuses every draw (see :meth:`Run._unasked`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise _WouldDraw
+
+
+_NO_DRAWS = _NoDraws()
+# What :meth:`Run._bring_stored` answers when bringing a result up to date would draw.
+_DRAWS = object()
+
+
 # Names whose lookup involves more than the ad's own attributes and its partner: the
 # names of a whole ad or of a match's context ads, and ``currenttime`` (the clock where no
 # ad defines it).
@@ -665,6 +681,9 @@ class Run:
             shared.hits += 1
             if stored.generation != self.t.generation:
                 brought = self._bring_stored(key, stored, compute)
+                if brought is _DRAWS:
+                    shared.unshareable.add(key)
+                    return compute(rows)
                 if brought is None:
                     break
                 if isinstance(brought, Column):
@@ -675,7 +694,14 @@ class Run:
         shared.misses += 1
         reads = Reads()
         deps: set = set()
-        col = self._recorded(reads, deps, compute, every)
+        if rows is every:
+            col = self._recorded(reads, deps, compute, every)
+        else:
+            found = self._unasked(reads, deps, compute, every)
+            if found is None:  # it draws: only the rows asked for, as any other run computes them
+                shared.unshareable.add(key)
+                return compute(rows)
+            col = found
         shared.store(key, reads, col, self.t.generation, frozenset(deps))
         return col if rows is every else col.take(rows)
 
@@ -692,12 +718,32 @@ class Run:
             watch.pop()
             self.recording = outer
 
-    def _bring_stored(self, key: Any, stored: MemoEntry, compute: Any) -> Optional[Column | MemoEntry]:
+    def _unasked(self, reads: Reads, deps: set, compute: Any, rows: np.ndarray) -> Optional[Column]:
+        """:meth:`_recorded` on ``rows``, which include rows the caller did not ask for;
+        None, with no random number drawn, when the evaluation would draw one.
+
+        A draw made for a row not asked for would shift every later draw of the run's
+        seeded source, and whether a run gets here depends on what its memo holds (a
+        table carried from the last cycle holds more than a new one): so an evaluation
+        that draws is made on the rows asked for alone, by every run alike."""
+        st = self.st
+        source = st.random
+        st.random = _NO_DRAWS
+        try:
+            return self._recorded(reads, deps, compute, rows)
+        except _WouldDraw:
+            return None
+        finally:
+            st.random = source
+
+    def _bring_stored(self, key: Any, stored: MemoEntry, compute: Any) -> Any:
         """A shared result of an older generation of the table, brought to this one: its
         rows moved (``stored`` itself, when nothing it read changed), else the rows where
         an attribute it read changed computed again with this run's fixed ad, which gives
         the same values to what the result read, and stored again (the column, or the new
-        entry when the results are all booleans); None when it is too old."""
+        entry when the results are all booleans); None when it is too old; ``_DRAWS``
+        (nothing drawn, the result forgotten) when computing those rows would draw a
+        random number."""
         shared = self.shared
         assert shared is not None
         history = self.t.history
@@ -718,7 +764,9 @@ class Run:
         part: Optional[Column] = None
         if stale is not None:
             pos = self.t.history.positions(stale)
-            part = self._recorded(reads, deps, compute, pos)
+            part = self._unasked(reads, deps, compute, pos)
+            if part is None:
+                return _DRAWS
         generation, read = self.t.generation, frozenset(deps)
         self.depends(read)
         bits = stored.bits_at(source)

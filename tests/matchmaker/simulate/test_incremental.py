@@ -47,8 +47,12 @@ SLOT_CLAUSES = st.sampled_from(
         ' && (CurrentTime - EnteredCurrentState > 600 || State == "Unclaimed")',
         " && (RemoteUserPrio =?= undefined || RemoteUserPrio < 700)",
         " && KFlops * 2 > 1500 && (MY.Cpus > 0 || KFlops > 0)",
+        " && random(4) != 0",
     )
 )
+# A job's Requirements may draw too: the columnar engine then evaluates it on the rows
+# asked for only, the same in every cycle whatever its memo holds.
+JOB_CLAUSES = st.sampled_from(("", "", " && random(3) != 0", " && (random(2) == 0 || TARGET.Cpus > 1)"))
 
 
 # What decides whether the cycle trims a slot (RetirementTimeRemaining, WantMatching) and
@@ -171,7 +175,7 @@ def job_texts(draw: Any) -> str:
                 f"RequestCpus = {draw(st.sampled_from((1, 1, 2)))}",
                 "RequestMemory = 512",
                 f"RequestDisk = {draw(st.sampled_from((900, 1000, 1000)))}",
-                "Requirements = TARGET.Cpus >= RequestCpus",
+                "Requirements = TARGET.Cpus >= RequestCpus" + draw(JOB_CLAUSES),
                 f"QDate = {START + draw(st.sampled_from((-60, 0, 300, 900, 2400)))}",
                 f"JobPrio = {draw(st.integers(-1, 1))}",
                 "SimJobDuration = " + draw(st.sampled_from(("600", "300 + random(1800)", "1200"))),
@@ -303,6 +307,43 @@ def test_random_numbers_are_drawn_as_in_the_rebuild() -> None:
     on = simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, True, 8, 2)
     assert len({r["usage"] for r in on[0] if r["kind"] == "pool"}) > 1  # weights did vary
     assert on == simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, False, 8, 2)
+
+
+def test_requirements_that_draw_are_evaluated_on_the_same_rows_as_in_the_rebuild() -> None:
+    """Requirements that call ``random`` are evaluated by the columnar engine on the rows
+    asked for, in every cycle alike.  In the third cycle a slot is already matched when
+    dave's first request is built, so his ``Requirements = random(3) != 0`` is asked of
+    three of the four slots: the carried table knows from earlier cycles that the
+    expression draws, the rebuild's new table does not, and must not draw for the fourth
+    slot to find out (one draw more in either mode shifts every later number)."""
+    config = "NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 3600\nMATCHMAKER_COLUMNAR = true\n"
+    claim = (
+        'Cpus = 1\nState = "Claimed"\nActivity = "Busy"\nRemoteUser = "alice@example.org"\n'
+        'RemoteOwner = "alice@example.org"\nCurrentRank = 0\nEnteredCurrentState = 1699992800\n'
+        "Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+    )
+    slots = "".join(f'Name = "s{i}@n"\n{claim}' for i in range(4))
+    jobs = (
+        'ClusterId = 1\nProcId = 0\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = 1\nRequirements = TARGET.Cpus >= RequestCpus\nQDate = {START - 60}\n"
+        "SimJobDuration = 600\n\n"
+    )
+    jobs += "".join(
+        f'ClusterId = 91\nProcId = {p}\nOwner = "dave"\nUser = "dave@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = 1\nRequirements = random(3) != 0\nQDate = {START - 100}\nSimJobDuration = 300\n"
+        "SimJobRepeat = -1\n\n"
+        for p in range(2)
+    )
+    jobs += "".join(
+        f'ClusterId = 90\nProcId = {p}\nOwner = "carol"\nUser = "carol@example.org"\nJobStatus = 2\n'
+        f'RemoteHost = "s{p + 1}@n"\nJobCurrentStartDate = {START - 3000}\nRequestCpus = 1\n'
+        f"Requirements = TARGET.Cpus >= RequestCpus\nQDate = {START - 4000}\n"
+        f"SimJobDuration = {300 * (p + 1) + 3000}\nSimJobRepeat = {p % 2}\n\n"
+        for p in range(3)
+    )
+    on = simulate(config, slots, jobs, True, 3, 0)
+    assert sum(r["matched"] for r in on[0] if r["kind"] == "pool") > 2
+    assert on == simulate(config, slots, jobs, False, 3, 0)
 
 
 def test_a_job_record_that_draws_is_made_again_as_in_the_rebuild() -> None:
