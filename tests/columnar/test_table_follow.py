@@ -10,6 +10,7 @@ reordered), with the clock moving between generations.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import numpy as np
@@ -168,3 +169,80 @@ def test_only_the_changed_rows_are_computed_again():
     assert entry.deps >= {"memory", "state"} and "disk" not in entry.deps
     got = evaluate_attribute(table, "Requirements", other=job, state=new_state())
     assert got.to_values() == [False, True, False, True]
+
+
+class _CountingRandom(random.Random):
+    """A seeded source that counts its draws (``random()`` draws through ``randrange``)."""
+
+    draws = 0
+
+    def randrange(self, *args: Any, **kw: Any) -> int:  # type: ignore[override]
+        self.draws += 1
+        return super().randrange(*args, **kw)
+
+
+def _scalar_values(ads_: list, name: str, other: Any, seed: int) -> list:
+    """``name`` of each ad against ``other`` by the scalar evaluator, one source in order."""
+    rng = random.Random(seed)
+    out = []
+    for ad in ads_:
+        out.append(evaluate_top(ad.get_node(name), ad, new_state(ad, other, rng=rng)))
+    return out
+
+
+def _drawn(table: AdTable, name: str, side: str, other: Any, rows: np.ndarray) -> tuple[list, int]:
+    """``name`` on ``rows`` through the shared memo, and how many numbers that drew."""
+    rng = _CountingRandom(5)
+    got = evaluate_attribute(table, name, row_side=side, other=other, state=new_state(rng=rng), rows=rows, shared=True)
+    return got.to_values(), rng.draws
+
+
+@pytest.mark.parametrize("side", ["my", "target"])
+def test_an_expression_that_draws_is_evaluated_on_the_asked_rows_only(side):
+    """Hand count: 4 rows of Memory 1..4, X = Memory * 1000 + random(1000) (of the rows, or
+    of the fixed ad against each row, where Memory falls through to the row).  Asked on
+    rows 1 and 3 of a new table, it draws twice, once per asked row (none for the rows not
+    asked, which a new shared result would hold), giving 2xxx and 4xxx: the scalar
+    evaluator's values for those two rows, in row order, from the same seeded source.  The
+    same again once the table's memo knows that X draws."""
+    text = "Memory * 1000 + random(1000)"
+    if side == "my":
+        ads_ = [ClassAd(f"[Memory = {m}; X = {text}]") for m in (1, 2, 3, 4)]
+        fixed = ClassAd("[R = 1]")
+    else:
+        ads_ = [ClassAd(f"[Memory = {m}]") for m in (1, 2, 3, 4)]
+        fixed = ClassAd(f"[X = {text}]")
+    table = AdTable(ads_)
+    for _ in range(2):
+        got, draws = _drawn(table, "X", side, fixed, np.array([1, 3]))
+        assert draws == 2
+        assert [v // 1000 for v in got] == [2, 4]
+        source = random.Random(5)
+        expected = [
+            evaluate_top(ad.get_node("X"), ad, new_state(ad, fixed, rng=source))
+            if side == "my"
+            else evaluate_top(fixed.get_node("X"), fixed, new_state(fixed, ad, rng=source))
+            for ad in (ads_[1], ads_[3])
+        ]
+        assert got == expected
+
+
+def test_a_carried_result_is_brought_up_to_date_without_drawing_for_rows_not_asked():
+    """Hand count: Requirements = Memory > 150 over rows of Memory 100..400 (no draw):
+    False, True, True, True, kept.  Row 2 is rewritten to Requirements = random(10) >= 0
+    && Memory > 150 (True whatever the draw).  Asked on rows 0, 1 and 3 of the carried
+    table: False, True, True and no draw, as on a new table (row 2, not asked, must not
+    draw while the kept result is brought up to date).  Asked on every row: one draw,
+    row 2's, and False, True, True, True."""
+    rows = [ClassAd(f"[Memory = {m}; Requirements = Memory > 150]") for m in (100, 200, 300, 400)]
+    job = ClassAd("[R = 1]")
+    table = AdTable(rows)
+    assert _drawn(table, "Requirements", "my", job, table.all_rows) == ([False, True, True, True], 0)
+    new_rows = list(rows)
+    new_rows[2] = ClassAd("[Memory = 300; Requirements = random(10) >= 0 && Memory > 150]")
+    dirty = np.array([False, False, True, False])
+    table = table.follow(new_rows, np.arange(4), dirty, {})
+    asked = np.array([0, 1, 3])
+    assert _drawn(AdTable(new_rows), "Requirements", "my", job, asked) == ([False, True, True], 0)
+    assert _drawn(table, "Requirements", "my", job, asked) == ([False, True, True], 0)
+    assert _drawn(table, "Requirements", "my", job, table.all_rows) == ([False, True, True, True], 1)
