@@ -271,3 +271,32 @@ def test_job_rank_picks_between_slots_the_knob_ranks_tie(match_engine):
     )
     result = negotiate(pool_from_ads(slots, jobs), Settings.defaults(), StaticPriorities({}), 0.0)
     assert [(m.job, m.slot) for m in result.matches] == [("1.0", "s2")]
+
+
+def test_slot_a_full_limit_keeps_off_is_not_ranked(match_engine):
+    """A slot the job's ConcurrencyLimits (read from the slot) rules out is not a candidate,
+    so NEGOTIATOR_PRE_JOB_RANK is not evaluated on it (docs/negotiation.md, candidate slots).
+
+    By hand: ``big`` has capacity 1 and the claimed slot c0 already holds it, so for the job
+    (``ConcurrencyLimits = ifThenElse(TARGET.Cpus > 1, "big", "lic")``) s2 (2 cores) is full
+    and s1 (1 core, ``lic``: 0 of 1 used) is free.  c0 refuses every job.  The knob
+    ``1 / (Cpus - 2)`` is an error on s2 alone, which is never ranked: no warning, and the
+    job runs on s1."""
+    common = {"Memory": 2048, "Rank": 0}
+    c0 = {"Name": "c0", "Cpus": 2, "Requirements": False, "State": "Claimed", "Activity": "Busy"}
+    c0.update({"RemoteUser": "o@x", "AccountingGroup": "o@x", "ConcurrencyLimits": "big"})
+    free = {"Requirements": True, "State": "Unclaimed", "Activity": "Idle"}
+    slots = [
+        ClassAd({**common, **c0}),
+        ClassAd({**common, **free, "Name": "s1", "Cpus": 1}),
+        ClassAd({**common, **free, "Name": "s2", "Cpus": 2}),
+    ]
+    jobs = idle_job_ads(
+        [{"user": "u@x", "memory": 1, "prio": 0, "count": 1, "requirements": "true", "limits": SLOT_LIMITS}]
+    )
+    settings = replace(
+        Settings.defaults(pre_job_rank=parse_expr("1 / (Cpus - 2)")), concurrency_capacity=lambda _name: 1.0
+    )
+    result = negotiate(pool_from_ads(slots, jobs), settings, StaticPriorities({}), 0.0)
+    assert [(m.job, m.slot) for m in result.matches] == [("1.0", "s1")]
+    assert result.warnings == []
