@@ -241,6 +241,7 @@ class Evaluator:
         else:
             st.my, st.target = slot_ad, req
         st.volatile = False
+        taint = st.taint  # random() (and other path-dependent values) bump it: never stored
         slot_reads: list = []
         req_reads: list = []
         slot_ad.reads, req.reads = slot_reads, req_reads  # type: ignore[union-attr]
@@ -255,7 +256,7 @@ class Evaluator:
         if raw is ERROR and kind in _LABELS:
             self._warn_error(entry.slot, _LABELS[kind])
         v = _CONVERT[kind](raw)
-        if store and not st.volatile:
+        if store and not st.volatile and st.taint == taint:
             sn = self._intern(slot_reads)
             rn = self._intern(req_reads)
             key = (_key(slot_ad, sn, entry.keys), _key(req, rn, self._req_keys))  # type: ignore[arg-type]

@@ -4,6 +4,8 @@ the memoized evaluation."""
 
 from __future__ import annotations
 
+import random
+
 from hypothesis import given, settings as hsettings, strategies as st
 
 from classad.ad import ClassAd
@@ -313,6 +315,35 @@ def test_volatile_values_are_never_memoized():
     assert ev.value(e, S_REQ) is True
     usage.remove(BOB, 1.0)
     assert ev.value(e, S_REQ) is False
+
+
+class _CountingRandom(random.Random):
+    """A seeded source that counts its draws (``random(n)`` draws through ``randrange``)."""
+
+    draws = 0
+
+    def randrange(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        self.draws += 1
+        return super().randrange(*args, **kwargs)
+
+
+def test_random_draws_again_for_every_evaluation():
+    """``random()`` gives a fresh number on every use (docs/reliability.md), so an
+    expression that calls it is never answered from the memo: two slots holding the
+    same values and one slot asked twice make three evaluations of ``random(1000) >= 0``,
+    hence three draws (by hand: one per evaluation, none remembered)."""
+    slot_ads = []
+    for name in ("s1", "s2"):
+        ad = ClassAd({"Name": name, "Cpus": 1})
+        ad.set_node("Requirements", parse_expr("random(1000) >= 0"))
+        slot_ads.append(ad)
+    e1, e2 = (SlotEntry(s, NegotiationAd(s.ad), None) for s in make_slots([(a, "x") for a in slot_ads]))
+    ev = Evaluator(MatchState(LiveUsage(), 0.0), MatchPolicy())
+    source = _CountingRandom(3)
+    ev.state.random = source
+    ev.use_request(NegotiationAd(ClassAd({"Requirements": True})))
+    assert [ev.value(e1, S_REQ), ev.value(e2, S_REQ), ev.value(e1, S_REQ)] == [True, True, True]
+    assert source.draws == 3
 
 
 def test_slot_classes_do_not_change_results():
