@@ -20,10 +20,10 @@ pool, sending rows back, waiting for the last variants).
     python benchmarks/bench_sweep.py                       # 24 h in cycles of 1 h
     python benchmarks/bench_sweep.py --interval 8h         # fewer cycles on a busy machine
 
-One run on the idle 2-core machine (default ``--interval 1h``): sequential 60.8 s,
-2 workers 35.0 s, speed-up 1.74x, rows identical; 28.0 MB scattered once, 13.5 kB per
-task, 2 pool reads (1.2 s), a per-variant overhead of 0.27 s beside 8.5 s of simulation
-(docs/sweep.md).
+One run on the idle 2-core machine (default ``--interval 1h``): sequential 64.7 s,
+2 workers 37.5 s, speed-up 1.73x, rows identical; 28.0 MB scattered once, 13.5 kB per
+task, 2 pool reads (1.7 s), a per-variant overhead of 0.18 s beside 9.2 s of simulation
+(docs/sweep.md, with the spread between runs).
 """
 
 from __future__ import annotations
