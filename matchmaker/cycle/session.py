@@ -86,7 +86,7 @@ def run_cycle(
     """One cycle with the books kept (see the module docstring); one transaction.
     ``progress`` hears what the cycle is doing (see :func:`negotiator.negotiate`); ``carry``
     is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`)."""
-    group_of = _remembered(group_function(settings))
+    group_of = remembered(group_function(settings))
     # The pool's objects are set aside from the cyclic collector for the whole cycle, the
     # books included: a collection now would walk the pool just read (classad.bulk).
     with heap_settled(), acct.transaction():
@@ -133,8 +133,9 @@ def run_cycle(
     return result
 
 
-def _remembered(group_of: Callable[[Optional[str]], Optional[str]]) -> Callable[[Optional[str]], Optional[str]]:
-    """``group_of`` answered once per name (the group tree does not change within a cycle)."""
+def remembered(group_of: Callable[[Optional[str]], Optional[str]]) -> Callable[[Optional[str]], Optional[str]]:
+    """``group_of`` answered once per name (the group tree does not change within a cycle,
+    nor within a simulation, whose settings are fixed)."""
     known: dict[Optional[str], Optional[str]] = {}
 
     def remembered(name: Optional[str]) -> Optional[str]:
@@ -202,4 +203,4 @@ def advance_pool(pool: Pool, result: CycleResult, settings: Settings) -> Pool:
     return claim_matches(pool, result, settings).pool
 
 
-__all__ = ["AccountantPriorities", "advance_pool", "group_function", "open_accountant", "run_cycle"]
+__all__ = ["AccountantPriorities", "advance_pool", "group_function", "open_accountant", "remembered", "run_cycle"]

@@ -39,7 +39,7 @@ from ..config.settings import Settings
 from ..cycle.carry import Carried
 from ..cycle.claims import claim_matches
 from ..cycle.results import CycleResult
-from ..cycle.session import group_function, run_cycle
+from ..cycle.session import group_function, remembered, run_cycle
 from ..pool.ads import Pool, Slot, make_slots
 from ..pool.partition import give_back, is_dynamic, machine_resources, parent_name, with_values
 from .jobs import (
@@ -102,19 +102,6 @@ def _generation(k: int) -> Optional[int]:
     return 0 if k % 10 == 9 else None
 
 
-def _remembered(group_of: Callable[[Optional[str]], Optional[str]]) -> Callable[[Optional[str]], Optional[str]]:
-    """``group_of`` answered once per name (the group tree is the run's)."""
-    known: dict[Optional[str], Optional[str]] = {}
-
-    def remembered(name: Optional[str]) -> Optional[str]:
-        if name in known:
-            return known[name]
-        g = known[name] = group_of(name)
-        return g
-
-    return remembered
-
-
 def _without(items: list, at: list[int]) -> list:
     """``items`` without the places ``at`` (increasing), copied a stretch at a time."""
     kept = items[: at[0]]
@@ -154,7 +141,7 @@ class _Run:
         self.on_slot: dict[str, SimJob] = {}
         self.open: dict[str, ClaimSpan] = {}
         self.spans: list[ClaimSpan] = []
-        self.group_of = _remembered(group_function(settings))
+        self.group_of = remembered(group_function(settings))
         self.pool_weight = sum(s.weight for s in self.slots)
         self.parent: dict[str, str] = {}  # dynamic slot -> its partitionable slot
         self.pslots: set[str] = set()
