@@ -409,22 +409,6 @@ def _remote_entries(
     return tuple((name.lower(), (name, node)) for name, node in out)
 
 
-def _remote_attrs(
-    copy: NegotiationAd,
-    prefix: str,
-    user: str,
-    eup_of: Callable[[str], float],
-    floor_of: Callable[[str], float],
-    groups: Optional["GroupView"],
-    memo: Optional[dict[tuple[str, str], RemoteEntries]],
-    names: Optional[Mapping[str, str]] = None,
-) -> None:
-    """Set the ``Remote*`` attributes; ``memo`` keeps each user's for the cycle (the
-    priorities and the quotas they come from are frozen for it, and nodes are shared).
-    ``names``: the slot ad's names (:func:`_spelled`), if known."""
-    copy.set_entries(remote_entries(prefix, user, eup_of, floor_of, groups, memo), names)
-
-
 def remote_entries(
     prefix: str,
     user: str,
@@ -501,7 +485,7 @@ def annotate_slot(
         return copy
     names = _spelled(ad) if slot.remote or cross_slot_prios else None
     if slot.remote:
-        _remote_attrs(copy, "", slot.remote, eup_of, floor_of, groups, memo, names)
+        copy.set_entries(remote_entries("", slot.remote, eup_of, floor_of, groups, memo), names)
     if ad.plain("preemptingrank") is not None:
         copy.set_node("CurrentRank", ad.get_node("PreemptingRank"))  # type: ignore[arg-type]
     if cross_slot_prios:
@@ -511,7 +495,7 @@ def annotate_slot(
             prefix = f"{resource_prefix}{n}_"
             user = _first_string(ad, [prefix + s for s in _REMOTE_SOURCES], now)
             if user:
-                _remote_attrs(copy, prefix, user, eup_of, floor_of, groups, memo, names)
+                copy.set_entries(remote_entries(prefix, user, eup_of, floor_of, groups, memo), names)
     return copy
 
 
