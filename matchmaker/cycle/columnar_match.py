@@ -79,7 +79,11 @@ class SlotTable:
             entries, index = [entries[i] for i in order.tolist()], index[order]
         self.entries: list[SlotEntry] = entries
         ads = [e.ad for e in entries]
-        self.table = AdTable(ads) if line is None else line.table_of(ads, [e.slot.ad for e in entries])
+        self.table = (
+            AdTable(ads)
+            if line is None
+            else line.table_of(ads, [e.slot.ad for e in entries], [e.slot.name for e in entries])
+        )
         self.row_of = {id(e): r for r, e in enumerate(entries)}
         self.alive = np.array([e.alive for e in entries], dtype=bool)
         self.claimed = np.array([e.remote is not None for e in entries], dtype=bool)

@@ -6,8 +6,10 @@ cycle adds (``RemoteUserPrio``, ``Requirements`` from ``NegotiatorRequirements``
 simulation keeps each copy for the next cycle and rewrites its added entries in place
 when they change (:mod:`matchmaker.cycle.slot_carry`), and says which (:meth:`TableLine.note`);
 a copy made anew holds the same entries as last cycle's copy of the same slot ad wherever
-the added entries are the same.  :class:`TableLine` finds, for each new row, last cycle's
-row of its copy or of its slot ad and the added entries that differ, and hands that to
+the added entries are the same.  A slot whose ad was rewritten (a claim, a release) keeps
+most values of its old ad.  :class:`TableLine` finds, for each new row, last cycle's row
+of its copy, of its slot ad or of its slot's name, and the entries that differ (added
+ones, or the slot ads' values compared one by one), and hands that to
 :meth:`classad.columnar.AdTable.follow`, which re-reads only those rows and keeps the
 shared results (see docs/architecture.md, the columnar engine).
 """
@@ -15,26 +17,38 @@ shared results (see docs/architecture.md, the columnar engine).
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Sequence
+from itertools import compress, repeat
+from operator import is_not, itemgetter
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from classad import ast
 from classad.columnar import AdTable
+from classad.layout import Layout, SharedAttrs, Variant, plain_form, plain_of
 
 from .ephemeral import NegotiationAd
 
 # Carried tables are made afresh past this many interned strings (the pool only grows).
 _POOL_LIMIT = 2_000_000
+_item = tuple.__getitem__  # a compacted ad's storage read as the tuple it is
+_ALL = slice(None)
+_BARE = (bool, int, float, str)
+# What the ads of two layouts have in common (see _pair_plan), and how to read every
+# value of an ad of a variant (see _full), by the layouts' and the variant's ids.
+_PLANS: dict[tuple[int, int], tuple[Layout, Layout, Any]] = {}
+_FULL: dict[int, tuple[Variant, Any, tuple]] = {}
+_PLAN_LIMIT = 4096
 
 
 class TableLine:
-    """The last table of a run of cycles, with each row's slot ad, and the copies rewritten
-    in place since (:meth:`note`)."""
+    """The last table of a run of cycles, with each row's slot ad and slot name, and the
+    copies rewritten in place since (:meth:`note`)."""
 
     def __init__(self) -> None:
         self.table: Optional[AdTable] = None
         self._sources: list[Any] = []
+        self._names: list[Any] = []
         # id(copy) -> (copy, lower-case names rewritten in place, None for anything)
         self._notes: dict[int, tuple[Any, Optional[tuple[str, ...]]]] = {}
 
@@ -46,67 +60,106 @@ class TableLine:
             names = None if names is None or hit[1] is None else hit[1] + names
         self._notes[id(copy)] = (copy, names)
 
-    def table_of(self, ads: Sequence[Any], sources: Sequence[Any]) -> AdTable:
-        """The table of ``ads`` (this cycle's annotated copies of the slot ads ``sources``),
-        continuing the last one where the rows are the same."""
+    def table_of(self, ads: Sequence[Any], sources: Sequence[Any], names: Optional[Sequence[Any]] = None) -> AdTable:
+        """The table of ``ads`` (this cycle's annotated copies of the slot ads ``sources``,
+        of the slots ``names``), continuing the last one where the rows are the same."""
         old = self.table
         if old is None or len(old.pool.strings) > _POOL_LIMIT:
             table = AdTable(ads)
         else:
-            table = old.follow(ads, *self._changes(ads, sources))
+            table = old.follow(ads, *self._changes(ads, sources, names))
         self.table = table
         self._sources = list(sources)
+        self._names = list(names) if names is not None else []
         self._notes = {}
         return table
 
     def _changes(
-        self, ads: Sequence[Any], sources: Sequence[Any]
+        self, ads: Sequence[Any], sources: Sequence[Any], names: Optional[Sequence[Any]]
     ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """What :meth:`AdTable.follow` needs: each row's row last time, the rows to read
-        again whole, and the rows whose added entry under a name differs.  A row whose copy
-        is a row of the last table holds what it held but the names noted; a new copy of a
-        slot ad of the last table is compared with that row's copy, unless that was noted."""
+        again whole, and the rows whose entry under a name may differ.  A row whose copy is
+        a row of the last table holds what it held but the names noted; any other copy is
+        compared with last time's row of its slot ad, else of its slot's name (see
+        :func:`_row_changes`), unless that row's copy was noted."""
         assert self.table is not None
-        n, old, notes = len(ads), self.table.ads, self._notes
-        row_of_copy = {id(ad): r for r, ad in enumerate(old)}
-        row_of: Optional[dict[int, int]] = None
-        source = np.full(n, -1, np.int64)
+        n, old = len(ads), self.table.ads
+        ids = list(map(id, ads))
+        first = dict(zip(reversed(ids), range(n - 1, -1, -1)))  # id(copy) -> its first row
+        rows = list(map(dict(zip(map(id, old), range(len(old)))).get, ids, repeat(-1)))
         dirty = np.zeros(n, bool)
+        if len(first) < n:  # a copy listed twice: its later rows are read again whole
+            for i, k in enumerate(map(first.__getitem__, ids)):
+                if k != i:
+                    rows[i], dirty[i] = -1, True
         touched: dict[str, list[int]] = {}
-        used: set[int] = set()
-        for i, ad in enumerate(ads):
-            r = row_of_copy.get(id(ad))
-            if r is not None:
-                hit = notes.get(id(ad))
-                if r in used or (hit is not None and hit[1] is None):
-                    dirty[i] = True
-                    continue
-                used.add(r)
-                source[i] = r
-                for name in hit[1] if hit is not None else ():  # type: ignore[union-attr]
-                    touched.setdefault(name, []).append(i)
+        for copy, noted in self._notes.values():
+            i = first.get(id(copy), -1)
+            if i < 0 or rows[i] < 0 or ads[i] is not copy:
                 continue
-            if row_of is None:
-                row_of = {id(src): r for r, src in enumerate(self._sources)}
+            if noted is None:
+                rows[i], dirty[i] = -1, True
+            else:
+                for name in noted:
+                    touched.setdefault(name, []).append(i)
+        used = set(rows)
+        rest = [i for i, r in enumerate(rows) if r < 0 and not dirty[i]] if -1 in used else []
+        if rest:
+            self._match(ads, sources, names, rest, rows, dirty, touched, used)
+        changed = {}
+        for name, at in touched.items():
+            mask = np.zeros(n, bool)
+            mask[at] = True
+            changed[name] = mask
+        return np.array(rows, np.int64), dirty, changed
+
+    def _match(
+        self,
+        ads: Sequence[Any],
+        sources: Sequence[Any],
+        names: Optional[Sequence[Any]],
+        rest: list[int],
+        rows: list[int],
+        dirty: np.ndarray,
+        touched: dict[str, list[int]],
+        used: set[int],
+    ) -> None:
+        """Find last time's row of each new copy at ``rest`` (by its slot ad, else its
+        slot's name) and the names whose entries differ, into ``rows`` and ``touched``;
+        a copy without such a row is read again whole (``dirty``)."""
+        assert self.table is not None
+        old, notes, before_src = self.table.ads, self._notes, self._sources
+        row_of_src = dict(zip(map(id, before_src), range(len(before_src))))
+        row_of_name = dict(zip(self._names, range(len(self._names)))) if names is not None else {}
+        for i in rest:
             src = sources[i]
-            r = row_of.get(id(src))
+            r = row_of_src.get(id(src))
+            if r is None and names is not None:
+                r = row_of_name.get(names[i])
             if r is None or r in used or id(old[r]) in notes:
                 dirty[i] = True
                 continue
-            before, after = _added(old[r], self._sources[r]), _added(ad, src)
-            if before is None or after is None:
+            differ = _row_changes(old[r], before_src[r], ads[i], src)
+            if differ is None:
                 dirty[i] = True
                 continue
             used.add(r)
-            source[i] = r
-            for name in _differing(before, after):
+            rows[i] = r
+            for name in differ:
                 touched.setdefault(name, []).append(i)
-        changed = {}
-        for name, rows in touched.items():
-            mask = np.zeros(n, bool)
-            mask[rows] = True
-            changed[name] = mask
-        return source, dirty, changed
+
+
+def _row_changes(before: Any, before_src: Any, after: Any, after_src: Any) -> Optional[list[str]]:
+    """The names whose entries may differ between the copy ``before`` of the slot ad
+    ``before_src`` and the copy ``after`` of ``after_src``: in what the copies add, or in
+    the slot ads; None when either is not such a copy (it is read again whole)."""
+    added_before, added_after = _added(before, before_src), _added(after, after_src)
+    if added_before is None or added_after is None:
+        return None
+    out = _differing(added_before, added_after)
+    if before_src is not after_src:
+        out += _stored_differing(before_src._attrs, after_src._attrs)
+    return out
 
 
 def _added(ad: Any, source: Any) -> Optional[dict]:
@@ -134,6 +187,93 @@ def _differing(before: dict, after: dict) -> list[str]:
     out = [name for name, entry in after.items() if name not in before or not same_entry(before[name][1], entry[1])]
     out.extend(name for name in before if name not in after)
     return out
+
+
+def _stored_differing(a: Any, b: Any) -> list[str]:
+    """The lower-case names whose stored values (:meth:`SharedAttrs.plain`) may differ
+    between two slot ads' storages ``a`` and ``b``: names only one holds, and values not
+    the same (:func:`_same_stored`).  Two compacted ads are compared value by value at C
+    speed (:func:`_full`, :func:`_pair_plan`); only values not the very same object are
+    looked at one by one."""
+    if a is b:
+        return []
+    if type(a) is not SharedAttrs or type(b) is not SharedAttrs:
+        keys = dict.fromkeys(a.keys())
+        keys.update(dict.fromkeys(b.keys()))
+        return [k for k in keys if k not in a or k not in b or not _same_stored(plain_of(a, k), plain_of(b, k))]
+    va, vb = _item(a, 0), _item(b, 0)
+    xa, xb = _full(va, a), _full(vb, b)
+    out: list[str] = []
+    if va.layout is vb.layout:
+        names = va.layout.keys
+    else:
+        names, only, get_a, get_b = _pair_plan(va.layout, vb.layout)
+        out.extend(only)
+        xa, xb = get_a(xa), get_b(xb)
+    for k in compress(range(len(xa)), map(is_not, xa, xb)):
+        if not _same_stored(xa[k], xb[k]):
+            out.append(names[k])
+    return out
+
+
+def _full(variant: Variant, attrs: SharedAttrs) -> tuple:
+    """The stored value of an ad of ``variant`` (its storage ``attrs``) at each place of
+    its layout, in place order, gathered at C speed (the getter remembered per variant)."""
+    hit = _FULL.get(id(variant))
+    if hit is None or hit[0] is not variant:
+        layout = variant.layout
+        template = tuple(map(plain_form, layout.template))
+        base = 1 + len(variant.own)  # the template's values follow the ad's own ones
+        getter = _getter([s if s else base + p for p, s in enumerate(variant.source)])
+        if len(_FULL) > _PLAN_LIMIT:
+            _FULL.clear()
+        hit = _FULL[id(variant)] = (variant, getter, template)
+    return hit[1](_item(attrs, _ALL) + hit[2])  # type: ignore[no-any-return]
+
+
+def _pair_plan(la: Layout, lb: Layout) -> tuple[tuple[str, ...], list[str], Any, Any]:
+    """For ads of the layouts ``la`` and ``lb``: the names both hold, the names only one
+    holds, and the getters of the values of those both hold from each one's
+    :func:`_full` values.  Remembered per pair."""
+    key = (id(la), id(lb))
+    hit = _PLANS.get(key)
+    if hit is not None and hit[0] is la and hit[1] is lb:
+        return hit[2]  # type: ignore[no-any-return]
+    common = [k for k in la.keys if k in lb.place]
+    only = [k for k in la.keys if k not in lb.place] + [k for k in lb.keys if k not in la.place]
+    plan = (
+        tuple(common),
+        only,
+        _getter([la.place[k] for k in common]),
+        _getter([lb.place[k] for k in common]),
+    )
+    if len(_PLANS) > _PLAN_LIMIT:
+        _PLANS.clear()
+    _PLANS[key] = (la, lb, plan)
+    return plan
+
+
+def _getter(at: list[int]) -> Callable[[tuple], tuple]:
+    """A function giving the items at ``at`` of a tuple, as a tuple."""
+    if len(at) == 1:
+        (i,) = at
+        return lambda t: (t[i],)
+    if not at:
+        return lambda t: ()
+    return itemgetter(*at)  # type: ignore[return-value]
+
+
+def _same_stored(x: Any, y: Any) -> bool:
+    """Whether two stored values give a column the same row: the same object, or plain
+    literals of the same type and value (a float to the bit, its sign too)."""
+    if x is y:
+        return True
+    t = type(x)
+    if t is not type(y) or t not in _BARE:
+        return False
+    if t is float:
+        return bool(x == y) and math.copysign(1.0, x) == math.copysign(1.0, y)
+    return bool(x == y)
 
 
 def same_entry(x: Any, y: Any) -> bool:

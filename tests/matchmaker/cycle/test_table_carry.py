@@ -6,11 +6,16 @@ ads and added attributes changed since the last cycle.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from classad import ClassAd, ast
+from classad.columnar import AdTable
 from matchmaker.cycle.ephemeral import NegotiationAd
 from matchmaker.cycle.table_carry import TableLine
+from matchmaker.pool.partition import with_values
 
 
 def _copy(src: ClassAd, **added: object) -> NegotiationAd:
@@ -56,3 +61,122 @@ def test_an_added_attribute_swapped_for_another_changes_both_columns() -> None:
     assert not step.dirty.any()
     assert table.column("x").values.to_values() == [1.0]
     assert np.array_equal(table.column("remoteuserprio").holds, np.array([1], np.int8))  # held nothing now
+
+
+def _compacted(text: str) -> ClassAd:
+    return ClassAd(text).compact()
+
+
+def test_a_new_ad_of_a_slot_seen_last_time_changes_only_the_names_that_differ() -> None:
+    """Slot "a" gets a new ad (the claims rewrote it): State and RemoteUser written,
+    Memory the same value, Cpus 1 -> 1.0 (an integer and a real are not the same), Disk
+    deleted.  Expected: its row continues last time's row 0 (not read again whole) and
+    changes in state, remoteuser, cpus and disk only; row 1 (slot "b", the same ad) keeps
+    everything.  The same holds for ads kept in dicts (not compacted)."""
+    for make in (_compacted, ClassAd):
+        a = make('[Name = "a"; State = "Unclaimed"; Memory = 4; Cpus = 1; Disk = 10; Requirements = Cpus > 0]')
+        b = make('[Name = "b"; State = "Unclaimed"; Memory = 8; Cpus = 2; Disk = 20; Requirements = Cpus > 0]')
+        line = TableLine()
+        first = line.table_of([_copy(a), _copy(b)], [a, b], ["a", "b"])
+        names = ("name", "state", "memory", "cpus", "disk", "requirements", "remoteuser")
+        for name in names:
+            first.column(name)
+        a2 = with_values(a, {"State": "Claimed", "RemoteUser": "u", "Memory": 4, "Cpus": 1.0}, deleted=("Disk",))
+        table = line.table_of([_copy(a2), _copy(b)], [a2, b], ["a", "b"])
+        step = table.history.steps[-1]
+        assert step.source.tolist() == [0, 1]
+        assert not step.dirty.any()
+        assert {k: v.tolist() for k, v in step.changed.items()} == {
+            name: [True, False] for name in ("state", "remoteuser", "cpus", "disk")
+        }
+        assert table.column("state").values.to_values() == ["Claimed", "Unclaimed"]
+        assert table.column("cpus").values.to_values() == [1.0, 2]
+        assert table.column("disk").holds.tolist() == [1, 0]  # a holds nothing now
+
+
+def test_a_copy_of_a_slot_not_seen_last_time_is_read_whole() -> None:
+    """A slot name the last table did not have: its row is new (source -1, dirty)."""
+    a = _compacted('[Name = "a"; Memory = 4]')
+    c = _compacted('[Name = "c"; Memory = 4]')
+    line = TableLine()
+    line.table_of([_copy(a)], [a], ["a"]).column("memory")
+    step = line.table_of([_copy(c)], [c], ["c"]).history.steps[-1]
+    assert step.source.tolist() == [-1]
+    assert step.dirty.tolist() == [True]
+
+
+_VALUES = st.sampled_from([0, 1, 1.0, -0.0, 0.0, True, "x", "X", 2.5, None])
+_ATTRS = ("Memory", "Cpus", "State", "Disk")
+
+
+@st.composite
+def _slot(draw: Any, name: str) -> ClassAd:
+    """A slot ad: some of the attributes, each a literal or an expression."""
+    parts = [f'Name = "{name}"']
+    for attr in _ATTRS:
+        v = draw(_VALUES)
+        if v is not None:
+            parts.append(f"{attr} = {_text(v)}")
+    if draw(st.booleans()):
+        parts.append("Requirements = Memory > 2")
+    ad = ClassAd("[" + "; ".join(parts) + "]")
+    return ad.compact() if draw(st.booleans()) else ad
+
+
+def _text(v: object) -> str:
+    if type(v) is bool:
+        return "true" if v else "false"
+    if type(v) is str:
+        return f'"{v}"'
+    return repr(v)
+
+
+@st.composite
+def _generation(draw: Any, before: dict[str, ClassAd]) -> dict[str, ClassAd]:
+    """The slot ads of the next cycle: each kept, rewritten (values written or deleted,
+    :func:`with_values`) or made anew; slots dropped; new ones."""
+    out: dict[str, ClassAd] = {}
+    for name, ad in before.items():
+        action = draw(st.sampled_from(["keep", "rewrite", "rewrite", "new", "drop"]))
+        if action == "keep":
+            out[name] = ad
+        elif action == "rewrite":
+            values = {a: v for a in draw(st.sets(st.sampled_from(_ATTRS))) if (v := draw(_VALUES)) is not None}
+            deleted = tuple(a for a in draw(st.sets(st.sampled_from(_ATTRS))) if a not in values)
+            out[name] = with_values(ad, values, deleted=deleted)
+        elif action == "new":
+            out[name] = draw(_slot(name))
+    for k in range(draw(st.integers(0, 2))):
+        name = draw(st.sampled_from(["s0", "s1", "s2", "s3", f"n{k}"]))
+        out.setdefault(name, draw(_slot(name)))
+    return out
+
+
+def _rows_of(table: Any, name: str) -> list:
+    """What a column says of each row (kind, holds, value or expression node)."""
+    col = table.column(name)
+    values = col.values.to_values()
+    return [
+        (int(col.holds[r]), id(col.nodes[col.group[r]]) if col.group[r] >= 0 else (type(values[r]), repr(values[r])))
+        for r in range(table.n)
+    ]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_carried_table_holds_what_a_fresh_one_does(data: Any) -> None:
+    """Differential: over generations of slot ads (kept, rewritten, made anew, dropped,
+    added; compacted or not), with added entries that change or stay, the table the
+    line carries reads in every column exactly what a table built afresh reads."""
+    slots = {f"s{k}": data.draw(_slot(f"s{k}")) for k in range(4)}
+    line = TableLine()
+    names = ("name", "memory", "cpus", "state", "disk", "requirements", "remoteuserprio")
+    for _ in range(4):
+        order = data.draw(st.permutations(sorted(slots)))
+        prio = {n: data.draw(st.sampled_from([None, 1.0, 2.0])) for n in order}
+        copies = [_copy(slots[n]) if prio[n] is None else _copy(slots[n], RemoteUserPrio=prio[n]) for n in order]
+        table = line.table_of(copies, [slots[n] for n in order], list(order))
+        fresh = AdTable(copies)
+        for name in names:
+            assert _rows_of(table, name) == _rows_of(fresh, name), name
+        slots = data.draw(_generation(slots))
