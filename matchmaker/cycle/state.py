@@ -10,6 +10,8 @@ passes (:mod:`matchmaker.cycle.group_passes`); :meth:`Cycle.result` turns it int
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import compress
+from operator import attrgetter, is_not
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from classad import ast
@@ -177,12 +179,19 @@ class Cycle:
         if carry is None:
             return [(self._weighed(s, None), None) for s in pool.slots if self._accepts(constraint, s.ad)]
         carry.slots.begin(self.settings)
-        prep = carry.slots.prep
         pairs: list[tuple[Slot, Optional[SlotPrep]]] = []
-        for s in pool.slots:
-            if constraint is None or self._accepts(constraint, s.ad):
-                p = prep(s.ad)
-                pairs.append((s if p.weighed is s.weight else self._weighed(s, p), p))
+        if constraint is None:  # no evaluation between two slots' weights: the preps at C speed
+            slots = list(pool.slots)
+            preps = carry.slots.preps(list(map(_AD, slots)))
+            for k in compress(range(len(slots)), map(is_not, map(_WEIGHED, preps), map(_WEIGHT, slots))):
+                slots[k] = self._weighed(slots[k], preps[k])
+            pairs = list(zip(slots, preps))
+        else:
+            prep = carry.slots.prep
+            for s in pool.slots:
+                if self._accepts(constraint, s.ad):
+                    p = prep(s.ad)
+                    pairs.append((s if p.weighed is s.weight else self._weighed(s, p), p))
         carry.cycle_done()
         return pairs
 
@@ -543,6 +552,7 @@ class Cycle:
 
 
 _PLAIN = (bool, int, float, str)
+_AD, _WEIGHED, _WEIGHT = attrgetter("ad"), attrgetter("weighed"), attrgetter("weight")
 # What the trim and the claimed-idle test read of a slot ad (lower-case).
 _TRIM_READS = ("retirementtimeremaining", "wantmatching")
 _IDLE_READS = ("activity",)

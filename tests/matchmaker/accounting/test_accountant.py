@@ -248,6 +248,60 @@ def test_sync_claims_rebuilds_usage_from_slots(acct):
     assert acct.get("b@d").weighted_accumulated_usage == pytest.approx(60 * 1 + 60 * 4)
 
 
+def _sync_one_by_one(acct: Accountant, current: list, now: float) -> None:
+    """The rule of ``sync_claims`` applied record by record (its docstring): each record in
+    the accountant's order ends when its slot is no longer claimed by the same principal
+    and group, or is charged again at a new weight (keeping its start); then each new
+    claim starts, in the order given."""
+    with acct.transaction():
+        seen = {c.slot: c for c in current}
+        for slot, old in list(acct._claims.items()):
+            cur = seen.get(slot)
+            if cur is None or cur.customer != old.customer or cur.group != old.group:
+                acct._end_claim(slot, now)
+            elif cur.weight != old.weight:
+                acct._start_claim(Claim(slot, old.customer, cur.weight, old.group, now, old.limits), now)
+                acct._claims[slot].start_time = old.start_time
+        for slot, cur in seen.items():
+            if slot not in acct._claims:
+                acct._start_claim(Claim(slot, cur.customer, cur.weight, cur.group, now, cur.limits), now)
+
+
+def _books(acct: Accountant) -> tuple:
+    """Everything the accountant holds of the principals and claims, floats to the bit."""
+    rows = [tuple(v.hex() if type(v) is float else v for v in vars(c).values()) for c in acct.customers()]
+    claims = [tuple(v.hex() if type(v) is float else v for v in vars(c).values()) for c in acct._claims.values()]
+    return sorted(rows), claims
+
+
+_CLAIMS = st.lists(
+    st.builds(
+        Claim,
+        st.sampled_from(["s1", "s2", "s3", "s4", "s5"]),
+        st.sampled_from(["a@d", "b@d", "c@d"]),
+        st.sampled_from([1.0, 2.0, 0.5, 3.0, float("nan")]),
+        st.sampled_from([None, "g", "g.h"]),
+    ),
+    max_size=7,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_CLAIMS, min_size=1, max_size=5))
+def test_sync_claims_is_the_rule_applied_record_by_record(cycles):
+    """Differential: over cycles of random claim lists (slots repeated, principals, groups
+    and weights changing, NaN weights), ``sync_claims`` leaves every record and claim (in
+    order, floats to the bit) as the rule applied record by record does."""
+    fast, slow = Accountant.load(":memory:"), Accountant.load(":memory:")
+    for k, current in enumerate(cycles):
+        now = 60.0 * (k + 1)
+        for acct in (fast, slow):
+            acct.update_priorities(now)
+        fast.sync_claims(list(current), now)
+        _sync_one_by_one(slow, list(current), now)
+        assert _books(fast) == _books(slow)
+
+
 def test_add_matches_charges_each_claim_in_turn_in_one_transaction(tmp_path):
     """``add_matches`` is ``add_match`` per claim, in order, committed once: a second claim on
     one slot ends the first (a@d is charged 0 from t=60, b@d 3); the claims start at ``now``

@@ -8,6 +8,7 @@ made again.
 from __future__ import annotations
 
 from classad import ClassAd, ast
+from matchmaker.cycle.carry import Carried
 from matchmaker.cycle.ephemeral import NegotiationAd, RemoteEntries
 from matchmaker.cycle.slot_carry import SlotCarry
 from matchmaker.cycle.table_carry import TableLine
@@ -114,3 +115,54 @@ def test_evaluations_are_kept_for_steady_ads_only() -> None:
     carry.begin(object())  # other settings: nothing is kept
     carry.prep(s.ad)
     assert carry.values([s.ad], "x", compute) == [5]
+
+
+def test_kept_values_come_back_and_the_others_are_computed_in_the_order_of_the_ads() -> None:
+    """Cycle 1: a, u, b (u unsteady): computed 1, 2, 3 in that order.  Cycle 2: c (new), a,
+    u, b, a: c is computed (4), a and b come back (1, 3), u is computed again after c (5).
+    Cycle 3: only a: 1.  Cycle 4: a, and b again after a cycle away: b is computed (6)."""
+    steady = {"a": True, "b": True, "c": True, "u": False}
+    carry = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    a, u, b, c = _slots('[Name = "a"]', '[Name = "u"]', '[Name = "b"]', '[Name = "c"]')
+    calls: list = []
+
+    def compute(ad: ClassAd) -> int:
+        calls.append(ad["Name"])
+        return len(calls)
+
+    def cycle(slots: list) -> list:
+        carry.begin(SETTINGS)
+        for slot in slots:
+            carry.prep(slot.ad)
+        carry.read()
+        return carry.values([s.ad for s in slots], "x", compute)
+
+    assert cycle([a, u, b]) == [1, 2, 3]
+    assert cycle([c, a, u, b, a]) == [4, 1, 5, 3, 1]
+    assert calls == ["a", "u", "b", "c", "u"]
+    assert cycle([a]) == [1]
+    assert cycle([a, b]) == [1, 6]
+    assert calls[-1] == "b"
+
+
+def test_the_claim_of_a_slot_record_is_made_once_while_the_record_stays() -> None:
+    """Records a (claimed), b (unclaimed), c (claimed): claims of a and c, made once.  Next
+    time a is the same record and c a new one: only c's claim is made again; with other
+    settings both are."""
+    a, b, c = _slots(
+        '[Name = "a"; State = "Claimed"; RemoteUser = "u@x"]',
+        '[Name = "b"; State = "Unclaimed"]',
+        '[Name = "c"; State = "Claimed"; RemoteUser = "v@x"]',
+    )
+    carry, made = Carried(), []
+
+    def make(s):
+        made.append(s.name)
+        return (s.name, s.customer)
+
+    assert carry.claims([a, b, c], SETTINGS, make) == [("a", "u@x"), ("c", "v@x")]
+    (c2,) = _slots('[Name = "c"; State = "Claimed"; RemoteUser = "w@x"]')
+    assert carry.claims([a, b, c2], SETTINGS, make) == [("a", "u@x"), ("c", "w@x")]
+    assert made == ["a", "c", "c"]
+    carry.claims([a, c2], object(), make)
+    assert made[3:] == ["a", "c"]
