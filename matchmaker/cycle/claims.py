@@ -36,7 +36,7 @@ from classad.evaluate import evaluate_top
 from classad.values import truthiness
 
 from ..config.settings import Settings
-from ..pool.ads import IDLE, RUNNING, Job, Pool, Slot, make_jobs, make_slots
+from ..pool.ads import IDLE, RUNNING, Job, Pool, Slot, make_jobs, make_slots, rewritten_job
 from ..pool.autocluster import job_order_key, references
 from ..pool.partition import (
     Rounding,
@@ -227,6 +227,8 @@ class _Claims:
         self.before = dict(zip(names, pool.slots))
         self.slot_ads = _SlotAds(self.before)
         self.sources: dict[str, str] = {}  # of the dynamic slots made here (see _source)
+        # Per partitionable slot, the number its next dynamic slot's name may start from.
+        self._free_from: dict[str, int] = {}
         self.partitionable = set(compress(names, map(_PARTITIONABLE, pool.slots)))
         self.started: set[str] = set()
         self.out = Claimed(pool)
@@ -254,13 +256,14 @@ class _Claims:
             self._vacate(m.slot, name)
         old = self.slot_ads[m.slot]
         request = self.request(job, old)
-        short = shortfall(request, available(old, tuple(request)))
+        left = available(old, tuple(request))
+        short = shortfall(request, left)
         if short is not None:
             self.out.refused.append(
                 (m.job, f"the startd refused it: it asks for more {short} than slot {m.slot} has left")
             )
             return
-        self._split(m, job, request, leftover=False)
+        self._split(m, job, request, left, leftover=False)
 
     def _vacate(self, parent: str, name: str) -> None:
         """A preempted dynamic slot: its job is idle again, its resources back in ``parent``."""
@@ -268,6 +271,7 @@ class _Claims:
         if ad is None:
             return
         self.vacated = True
+        self._free_from.clear()  # a number below a hint may be free again
         was = ad.evaluate("JobId", state=MatchState(None, 0.0))
         if type(was) is str and was in self.job_ads:
             self._put_job(was, _job_with(self.job_ads[was], {"JobStatus": IDLE}))
@@ -301,7 +305,7 @@ class _Claims:
                 continue
             if not _mutual_match(job.ad, slot):
                 continue
-            self._split(m, job, request, leftover=True)
+            self._split(m, job, request, have, leftover=True)
 
     def request(self, job: Job, slot: ClassAd) -> dict[str, float]:
         """The job's rounded request (computed once per job; see docs/differences.md, N15)."""
@@ -317,17 +321,21 @@ class _Claims:
             self._requests[job.id] = r
         return r
 
-    def _split(self, m: Match, job: Job, request: dict[str, float], leftover: bool) -> None:
+    def _split(self, m: Match, job: Job, request: dict[str, float], left: dict[str, float], leftover: bool) -> None:
+        """Carve ``job``'s dynamic slot out of partitionable slot ``m.slot``, which has
+        ``left`` of each resource of ``request``, and run the job there."""
         parent = self.slot_ads[m.slot]
-        k = 1
+        # The lowest free number: every number below the last one taken here is taken.
+        k = self._free_from.get(m.slot, 1)
         while child_name(m.slot, k) in self.slot_ads:
             k += 1
         name = child_name(m.slot, k)
+        self._free_from[m.slot] = k + 1
         # The dynamic slot is written claimed at once when its Rank for the job is known
         # without it (the same as in the parent); otherwise it is claimed once made.
         rank = _rank_as_in_parent(parent, job.ad, request)
         claim = None if rank is None else self._claim(m, job, rank)
-        shrunk, child = split(parent, request, name, claim)
+        shrunk, child = split(parent, request, name, claim, left=left)
         self._put_slot(m.slot, shrunk)
         self._put_slot(name, child)
         self.sources[name] = f"{self._source(m.slot)} ({name})"
@@ -513,7 +521,10 @@ class _Claims:
                     carry.unsteady_jobs.discard(jid)
                     continue
                 carry.unsteady_jobs.add(jid)
-            jobs[k] = made[jid] = make_jobs([(ad, j.source)], uid_domain=uid)[0]
+                fresh = None
+            else:  # the claims write only JobStatus, RemoteHost and the start dates (_job_with)
+                fresh = rewritten_job(j, ad)
+            jobs[k] = made[jid] = fresh if fresh is not None else make_jobs([(ad, j.source)], uid_domain=uid)[0]
         carry.new_jobs.clear()
         carry.new_jobs.update(self.written_jobs)  # looked at again next time
         return jobs
@@ -591,6 +602,10 @@ def _job_with(ad: ClassAd, values: dict[str, object]) -> ClassAd:
 
 
 def _user(ad: ClassAd) -> Optional[str]:
+    """The job's ``User`` when it is a string."""
+    v = ad.plain("user")  # a plain literal (or nothing) is its value, without evaluating
+    if v is None or type(v) in _PLAIN:
+        return v if type(v) is str else None
     v = ad.evaluate("User", state=MatchState(None, 0.0))
     return v if type(v) is str else None
 
@@ -647,6 +662,9 @@ def slot_rank(slot: ClassAd, job: ClassAd) -> float:
     node = slot.get_node("Rank")
     if node is None:
         return 0.0
+    if type(node) is ast.Literal:  # its value, with nothing to evaluate
+        v = node.value
+        return float(v) if type(v) in (int, float) else 0.0
     state = MatchState(None, 0.0)
     state.my, state.target = slot, job
     v = evaluate_top(node, slot, state)

@@ -33,7 +33,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, Optional, Sequence, Un
 
 from classad import ParserType
 from classad.ad import ClassAd
-from classad.ast import Node
+from classad.ast import Literal, Node
 from classad.bulk import collector_paused
 from classad.errors import FormatError
 from classad.evaluate import EvalState, evaluate_top, new_state
@@ -318,28 +318,71 @@ def make_slots(
     slots: list[Slot] = []
     for ad, source in ads:
         ad.compact()
-        name = _string_attr(ad, "Name")
+        # Everything the record reads, in one look; each is evaluated (when it is not a
+        # plain literal) in the order, and only when, the record needs it.
+        name_, group, user, state, pslot, p_group, p_user = ad.stored_of(_SLOT_READS)
+        name = _string_of(ad, name_)
         if not name:
             raise FormatError("slot ad has no Name", **_where(source))
         if warnings is not None and ad.plain("requirements") is None and ad.plain("negotiatorrequirements") is None:
             warnings.append(f"{source}: warning: slot {name} has no Requirements; it matches no job")
-        customer = _string_attr(ad, "AccountingGroup") or _string_attr(ad, "RemoteUser")
+        customer = _string_of(ad, group) or _string_of(ad, user)
+        weight = slot_weight(
+            ad, use_slot_weights=use_slot_weights, slot_weight_expr=slot_weight_expr, force=force_slot_weight
+        )
+        remote = _string_of(ad, p_group) or _string_of(ad, p_user) or _string_of(ad, group) or _string_of(ad, user)
         slots.append(
             Slot(
                 ad=ad,
                 name=name,
                 index=len(slots),
-                weight=slot_weight(
-                    ad, use_slot_weights=use_slot_weights, slot_weight_expr=slot_weight_expr, force=force_slot_weight
-                ),
-                remote=remote_user(ad),
+                weight=weight,
+                remote=remote or None,
                 customer=customer,
-                state=(_string_attr(ad, "State") or "").lower(),
-                partitionable=_is_true(ad, "PartitionableSlot"),
+                state=(_string_of(ad, state) or "").lower(),
+                partitionable=_true_of(ad, pslot),
                 source=source,
             )
         )
     return slots
+
+
+# What make_slots reads of a slot ad (lower-case), in the order it unpacks them.
+_SLOT_READS = (
+    "name",
+    "accountinggroup",
+    "remoteuser",
+    "state",
+    "partitionableslot",
+    "preemptingaccountinggroup",
+    "preemptinguser",
+)
+
+
+def _string_of(ad: ClassAd, stored: Any) -> Optional[str]:
+    """:func:`_string_attr` of what ``ad`` stores for the attribute (``stored``, as
+    :meth:`ClassAd.stored_of` gives it)."""
+    t = type(stored)
+    if t is str:
+        return stored  # type: ignore[no-any-return]
+    if stored is None or t in _NOT_STRINGS:
+        return None
+    if t is Literal and type(stored.value) in _PLAIN:
+        v = stored.value
+        return v if type(v) is str else None
+    value = evaluate_top(stored, ad, alone_state(ad))
+    return value if type(value) is str else None
+
+
+def _true_of(ad: ClassAd, stored: Any) -> bool:
+    """``_is_true(ad, "PartitionableSlot")`` given what the ad stores for it (``stored``)."""
+    if stored is None:
+        return False
+    if type(stored) is bool:
+        return stored  # type: ignore[no-any-return]
+    if type(stored) is Literal and type(stored.value) is bool:
+        return stored.value  # type: ignore[no-any-return]
+    return _is_true(ad, "PartitionableSlot")
 
 
 def _is_true(ad: ClassAd, attr: str) -> bool:
@@ -429,6 +472,28 @@ def assign_group(ad: ClassAd, mapping: GroupMapping) -> tuple[ClassAd, Optional[
     out = ClassAd(ad)
     out.update({"AcctGroup": group, "AcctGroupUser": user, "AccountingGroup": f"{group}.{user}"})
     return out, None
+
+
+# What make_jobs reads of a job ad (lower-case), JobStatus last.
+_JOB_READS = ("clusterid", "procid", "user", "owner", "accountinggroup", "acctgroup", "acctgroupuser", "jobstatus")
+
+
+def rewritten_job(record: Job, ad: ClassAd) -> Optional[Job]:
+    """What ``make_jobs([(ad, record.source)])`` gives (with the settings ``record`` was
+    made with), for ``ad`` a copy of ``record.ad`` in which nothing :func:`make_jobs` reads
+    was rewritten but ``JobStatus``: ``record``'s identity and submitter with the new ad
+    and status.  None, for :func:`make_jobs` to do, unless all it reads are plain literals
+    (so that making the record evaluates nothing) and the status an integer."""
+    stored = ad.stored_of(_JOB_READS)
+    for v in stored:
+        if v is not None and type(v) not in _PLAIN and type(v) is not Literal:
+            return None
+    status = stored[-1]
+    if type(status) is Literal:
+        status = status.value
+    if type(status) is not int:
+        return None
+    return Job(ad.compact(equal_values=False), record.cluster, record.proc, record.submitter, status, record.source)
 
 
 def make_jobs(
@@ -692,6 +757,7 @@ __all__ = [
     "assign_group",
     "load_pool",
     "make_jobs",
+    "rewritten_job",
     "make_slots",
     "no_memo",
     "owner_name",

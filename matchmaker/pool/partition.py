@@ -139,13 +139,20 @@ def shortfall(request: dict[str, float], left: dict[str, float]) -> Optional[str
 
 
 def split(
-    parent: ClassAd, request: dict[str, float], name: str, then: Optional[dict[str, object]] = None
+    parent: ClassAd,
+    request: dict[str, float],
+    name: str,
+    then: Optional[dict[str, object]] = None,
+    *,
+    left: Optional[dict[str, float]] = None,
 ) -> tuple[ClassAd, ClassAd]:
     """``(parent after the split, the dynamic slot)``: the dynamic slot is a copy of the
     parent holding ``request``'s resources, named ``name``; the parent keeps the rest.
     With ``then``, the dynamic slot as :func:`with_values` then writes those values in it
-    (one copy instead of two)."""
-    left = available(parent, tuple(request))
+    (one copy instead of two).  ``left`` is ``available(parent, tuple(request))`` when the
+    caller has it already."""
+    if left is None:
+        left = available(parent, tuple(request))
     shrunk = with_values(parent, {res: _tidy(left[res] - need) for res, need in request.items()})
     # The dynamic slot: the parent's attributes but those of a partitionable slot, then its own.
     own: dict[str, object] = {res: _tidy(need) for res, need in request.items()}

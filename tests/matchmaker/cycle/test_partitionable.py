@@ -815,3 +815,30 @@ def test_a_dynamic_slot_claimed_in_one_step_is_the_one_made_then_claimed(
         want["AccountingGroup"] = submitter
     expected = with_values(child, want)
     assert [(n, unparse(v)) for n, v in got.node_items()] == [(n, unparse(v)) for n, v in expected.node_items()]
+
+
+def test_a_dynamic_slot_takes_the_lowest_free_number_after_a_vacate_in_the_same_claims():
+    """One claims pass over three matches on the carved machine given 8 more cores (16
+    cores, 8 free; slot1_1 and slot1_2 run alice's 1.0 and 1.1): bob's 2.0 (2 cores) takes
+    slot1_3, the lowest free number; bob's 2.1 (2 cores) then slot1_4; bob's 2.2 preempts
+    slot1_1 first (ALLOW_PSLOT_PREEMPTION), whose number is free again, so its dynamic slot
+    is slot1_1, not slot1_5.  alice's 1.0 is idle again."""
+    pslot = pslot_text(cpus=8, memory=8192, disk=10000)
+    dslots = "".join(dslot_text(k, 4, 4096, ALICE, f"1.{k - 1}") for k in (1, 2))
+    jobs = running_alice() + bob_jobs(3, cpus=2, memory=1000, disk=0)
+    loaded = matchmaker.load_ads(Knobs.from_string(PSLOT_PREEMPTION), ads(pslot + dslots), ads(jobs))
+    bob = "bob@example.org"
+    matches = [
+        Match("2.0", bob, "slot1@node1", "no-preemption", None),
+        Match("2.1", bob, "slot1@node1", "no-preemption", None),
+        Match("2.2", bob, "slot1@node1", "priority", ALICE, preempted_slots=("slot1_1@node1",)),
+    ]
+    result = CycleResult(matches, [], [], [], {})
+    claimed = claim_matches(loaded.pool, result, loaded.settings)
+    assert [(s.job, s.slot) for s in claimed.starts] == [
+        ("2.0", "slot1_3@node1"),
+        ("2.1", "slot1_4@node1"),
+        ("2.2", "slot1_1@node1"),
+    ]
+    status = {j.id: j.status for j in claimed.pool.jobs}
+    assert status["1.0"] == 1 and status["1.1"] == RUNNING

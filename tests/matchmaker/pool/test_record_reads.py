@@ -1,0 +1,152 @@
+"""Slot and job records read without asking the ad one name at a time.
+
+``make_slots`` reads everything a slot record needs in one look (``stored_of``) and
+``rewritten_job`` gives the record of a job ad whose rewritten attributes a record does
+not read (the claims' ``JobStatus``, ``RemoteHost`` and start dates).  The references
+here are the definitions written out attribute by attribute (docs/negotiation.md,
+charging usage): ``Name``; the customer is ``AccountingGroup``, else ``RemoteUser``; the
+remote user the first non-empty string of ``PreemptingAccountingGroup``,
+``PreemptingUser``, ``AccountingGroup``, ``RemoteUser``; the state ``State`` lower-cased;
+partitionable when ``PartitionableSlot`` is true.  Each is evaluated, when it is an
+expression, in that order and only when needed, so expressions that call ``random()``
+draw the same numbers in both.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import classad
+from classad import ast
+from classad.evaluate import seeded_random
+from classad.parser import parse_expr
+from matchmaker.pool import ads
+from matchmaker.pool.ads import make_jobs, make_slots, rewritten_job
+from matchmaker.pool.partition import with_values
+
+SETTINGS = settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+
+# Texts a string attribute may hold: plain strings (empty too), non-strings, expressions
+# (one draws a random number), and literals that are not plain values.
+_STRINGS = (
+    '"alice@x"',
+    '"bob@x"',
+    '""',
+    "1",
+    "true",
+    "undefined",
+    'strcat("c", "@x")',
+    'ifThenElse(random() < 0.5, "r@x", "")',
+    "error",
+)
+_TRUTH = ("true", "false", "1", "0", '"yes"', "undefined", "random() < 0.5", "1 == 1")
+_STATES = ('"Claimed"', '"Unclaimed"', '"Preempting"', "undefined", 'toLower("MATCHED")', "3")
+
+
+def _reference(ad: classad.ClassAd, source: str) -> tuple:
+    """The slot record's fields, read the way the definitions say, one name at a time."""
+    name = ads._string_attr(ad, "Name")
+    customer = ads._string_attr(ad, "AccountingGroup") or ads._string_attr(ad, "RemoteUser")
+    weight = ads.slot_weight(ad)
+    remote = ads.remote_user(ad)
+    state = (ads._string_attr(ad, "State") or "").lower()
+    return (name, customer, weight, remote, state, ads._is_true(ad, "PartitionableSlot"), source)
+
+
+def _fields(slot: ads.Slot) -> tuple:
+    return (slot.name, slot.customer, slot.weight, slot.remote, slot.state, slot.partitionable, slot.source)
+
+
+_OPTIONAL = st.one_of(st.none(), st.sampled_from(_STRINGS))
+
+
+@st.composite
+def _slot_texts(draw) -> list[tuple[str, str]]:
+    """A slot ad's attributes as (name, text); optional ones may be missing."""
+    pairs = [("Name", draw(st.sampled_from(('"slot1@h"', 'strcat("slot", 2, "@h")'))))]
+    for attr in ("AccountingGroup", "RemoteUser", "PreemptingAccountingGroup", "PreemptingUser"):
+        text = draw(_OPTIONAL)
+        if text is not None:
+            pairs.append((attr, text))
+    for attr, texts in (("State", _STATES), ("PartitionableSlot", _TRUTH)):
+        if draw(st.booleans()):
+            pairs.append((attr, draw(st.sampled_from(texts))))
+    pairs.append(("Cpus", draw(st.sampled_from(("4", "2.5", "random(8)")))))
+    return draw(st.permutations(pairs))
+
+
+@SETTINGS
+@given(family=st.lists(_slot_texts(), min_size=1, max_size=5), compacted=st.booleans(), seed=st.integers(0, 99))
+def test_a_slot_record_reads_what_the_definitions_read(family, compacted: bool, seed: int) -> None:
+    """Records of ads of one attribute list (compacted: the layout's template holds the
+    first ad's nodes) and of dict ads equal the field-by-field reading, with the same
+    random draws: both run under one seed and must agree on every field."""
+    tag = f"Tag{seed}_{len(family)}"
+
+    def build() -> list[tuple[classad.ClassAd, str]]:
+        out = []
+        for k, pairs in enumerate(family):
+            ad = classad.ClassAd.from_nodes(tuple((n, parse_expr(t)) for n, t in (*pairs, (tag, "1"))))
+            if compacted:
+                ad.compact()
+            out.append((ad, f"f:{k + 1}"))
+        return out
+
+    pairs = build()
+    with seeded_random(seed):
+        want = [_reference(ad, source) for ad, source in pairs]
+    with seeded_random(seed):
+        got = [_fields(s) for s in make_slots(build(), use_slot_weights=True)]
+    assert got == want
+
+
+_JOB_TEXTS = {
+    "ClusterId": ("7", "7.0", "3 + 4"),
+    "ProcId": ("0", "2", "undefined"),
+    "User": ('"alice@x"', 'strcat("bob", "@x")', "undefined"),
+    "Owner": ('"alice"', '"carol"'),
+    "AccountingGroup": ('"group_a.alice"', '""', 'ifThenElse(random() < 0.5, "g.r", "g.s")'),
+    "JobStatus": ("1", "2", "1.0", "true", "5 - 3"),
+}
+
+
+@st.composite
+def _job_texts(draw) -> list[tuple[str, str]]:
+    pairs = [("ClusterId", draw(st.sampled_from(_JOB_TEXTS["ClusterId"])))]
+    for attr in ("ProcId", "User", "Owner", "AccountingGroup", "JobStatus"):
+        if attr in ("User", "Owner") or draw(st.booleans()):
+            pairs.append((attr, draw(st.sampled_from(_JOB_TEXTS[attr]))))
+    pairs.append(("Cmd", '"/bin/true"'))
+    return pairs
+
+
+_WRITES = st.fixed_dictionaries(
+    {"JobStatus": st.sampled_from([1, 2])},
+    optional={"RemoteHost": st.sampled_from(["slot1@h", "slot1_2@h"]), "JobCurrentStartDate": st.just(1.5e9)},
+)
+
+
+def _job_fields(job: ads.Job) -> tuple:
+    return (job.cluster, job.proc, job.submitter, job.status, job.source, job.id)
+
+
+@SETTINGS
+@given(texts=_job_texts(), writes=_WRITES, compacted=st.booleans(), seed=st.integers(0, 99))
+def test_a_job_record_after_the_claims_writes_is_make_jobs(texts, writes, compacted: bool, seed: int) -> None:
+    """The record of a job ad with the claims' writes: ``rewritten_job`` gives exactly what
+    ``make_jobs`` makes of the written ad, and gives None (leaving it to ``make_jobs``)
+    whenever a record would evaluate an expression (``7.0`` or ``3 + 4`` as ClusterId, a
+    random AccountingGroup) or the written status is not an integer."""
+    ad = classad.ClassAd.from_nodes(tuple((n, parse_expr(t)) for n, t in texts))
+    if compacted:
+        ad.compact(equal_values=False)
+    with seeded_random(seed):
+        (record,) = make_jobs([(ad, "jobs:3")], uid_domain="x")
+    written = with_values(record.ad, dict(writes), equal_values=False)
+    with seeded_random(seed):
+        (want,) = make_jobs([(written, "jobs:3")], uid_domain="x")
+    got = rewritten_job(record, written)
+    if all(type(parse_expr(t)) is ast.Literal for _, t in texts):
+        assert got is not None  # nothing to evaluate: the record is the old one's
+    if got is not None:
+        assert _job_fields(got) == _job_fields(want) and got.ad is written
