@@ -28,6 +28,8 @@ NaN (where Python's sort and ``lexsort`` disagree) is left to the scalar path.
 from __future__ import annotations
 
 import math
+from itertools import repeat
+from operator import attrgetter, is_not
 from typing import Any, Callable, Optional, Protocol, Sequence
 
 import numpy as np
@@ -64,6 +66,14 @@ from .table_carry import TableLine
 
 # The slot attributes a candidate-list build tests before the sort keys.
 _ROW_TESTS = ("requirements", "rank", "currentrank")
+# What the slot table reads of each entry (and of its slot record).
+_INDEX, _AD, _SLOT, _NAME = attrgetter("index"), attrgetter("ad"), attrgetter("slot"), attrgetter("name")
+_ALIVE, _REMOTE, _CLAIMED_IDLE, _WEIGHT = (
+    attrgetter("alive"),
+    attrgetter("remote"),
+    attrgetter("claimed_idle"),
+    attrgetter("weight"),
+)
 
 
 class SlotTable:
@@ -73,27 +83,28 @@ class SlotTable:
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         entries = [e for c in classes for e in c.entries]
-        index = np.array([e.index for e in entries], dtype=np.int64)
-        if len(index) > 1 and not bool((index[1:] > index[:-1]).all()):  # in slot order (usually so already)
+        n = len(entries)
+        index = np.fromiter(map(_INDEX, entries), np.int64, n)
+        if n > 1 and not bool((index[1:] > index[:-1]).all()):  # in slot order (usually so already)
             order = np.argsort(index, kind="stable")
             entries, index = [entries[i] for i in order.tolist()], index[order]
         self.entries: list[SlotEntry] = entries
-        ads = [e.ad for e in entries]
-        self.table = (
-            AdTable(ads)
-            if line is None
-            else line.table_of(ads, [e.slot.ad for e in entries], [e.slot.name for e in entries])
-        )
-        self.row_of = {id(e): r for r, e in enumerate(entries)}
-        self.alive = np.array([e.alive for e in entries], dtype=bool)
-        self.claimed = np.array([e.remote is not None for e in entries], dtype=bool)
-        self.claimed_idle = np.array([e.claimed_idle for e in entries], dtype=bool)
-        self.weight = np.array([e.weight for e in entries], dtype=np.float64)
+        ads = list(map(_AD, entries))
+        if line is None:
+            self.table = AdTable(ads)
+        else:
+            slots = list(map(_SLOT, entries))
+            self.table = line.table_of(ads, list(map(_AD, slots)), list(map(_NAME, slots)))
+        self.row_of = dict(zip(map(id, entries), range(n)))
+        self.alive = np.fromiter(map(_ALIVE, entries), bool, n)
+        remotes = list(map(_REMOTE, entries))
+        self.claimed = np.fromiter(map(is_not, remotes, repeat(None)), bool, n)
+        self.claimed_idle = np.fromiter(map(_CLAIMED_IDLE, entries), bool, n)
+        self.weight = np.array(list(map(_WEIGHT, entries)), dtype=np.float64)
         self.index = index
-        names: dict[str, int] = {}
-        self.remote = np.array(
-            [-1 if e.remote is None else names.setdefault(e.remote, len(names)) for e in entries], dtype=np.int64
-        )
+        # Each remote user's code, in the order of their first slot.
+        names = {name: code for code, name in enumerate(u for u in dict.fromkeys(remotes) if u is not None)}
+        self.remote = np.fromiter(map(names.get, remotes, repeat(-1)), np.int64, n)
         self.remote_names = names
         self.remote_eups: Optional[np.ndarray] = None
         self.handed_out: list[SlotEntry] = []  # candidates given to the negotiator since the last build
