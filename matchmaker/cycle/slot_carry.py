@@ -25,6 +25,7 @@ object, by identity, while the ad stays in the pool and the settings stay the sa
 
 from __future__ import annotations
 
+from collections import deque
 from itertools import compress, repeat
 from operator import attrgetter, is_not, itemgetter
 from types import SimpleNamespace
@@ -42,6 +43,7 @@ _UNSET = object()
 _MISS: tuple[Any, Any] = (None, None)  # what values() finds of an ad it did not keep
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _AD = attrgetter("ad")
+_OWN = attrgetter("_attrs.own")  # what a copy holds beyond its slot ad (NegotiationAd)
 _PLAIN = (bool, int, float, str)
 
 
@@ -206,7 +208,9 @@ class SlotCarry:
     ) -> NegotiationAd:
         """The annotated copy of ``slot`` (whose prep is ``p``) holding the ``Remote*``
         entries ``entries``: last cycle's copy, its entries rewritten in place where they
-        differ, else ``make(slot)``, which must hold exactly ``entries`` and be kept."""
+        differ, else ``make(slot)``, which must hold exactly ``entries`` and be kept.
+        The rewrites of copies that spell the names as the entries do wait for
+        :meth:`settle`, which makes each change to all its copies at once."""
         copy = p.copy
         if copy is not None and p.stamp != self._cycle:
             before = p.entries
@@ -216,11 +220,12 @@ class SlotCarry:
             change = self._change(before, entries)
             if change is not None:
                 p.stamp, p.entries = self._cycle, entries
-                if change.names:
-                    if p.spelled:
-                        copy.put_entries(change.entries)
-                    else:
-                        copy.set_entries(change.entries.items())
+                if not change.names:
+                    return copy
+                if p.spelled:
+                    change.copies.append(copy)
+                else:
+                    copy.set_entries(change.entries.items())
                     self.line.note(copy, change.names)
                 return copy
         fresh = make(slot)
@@ -228,6 +233,16 @@ class SlotCarry:
             p.copy, p.entries, p.stamp = fresh, entries, self._cycle
             p.spelled = fresh.holds_entries(entries)
         return fresh
+
+    def settle(self) -> None:
+        """Make the rewrites :meth:`annotated` left waiting, each change to all its copies
+        at C speed, and tell the slot table which (:meth:`TableLine.note_all`).  To be
+        called once the cycle's copies are made, before any is read."""
+        for _, _, change in self._changes.values():
+            if change is not None and change.copies:
+                deque(map(dict.update, map(_OWN, change.copies), repeat(change.entries)), maxlen=0)
+                self.line.note_all(change.copies, change.names)
+                change.copies = []
 
     def consumed(self, copy: NegotiationAd, ad: ClassAd) -> None:
         """``copy``, made of the slot ad ``ad``, may be written into during this cycle: it
@@ -250,11 +265,12 @@ class SlotCarry:
 class _Change:
     """The entries of one list that differ from another's, by lower-case name."""
 
-    __slots__ = ("entries", "names")
+    __slots__ = ("entries", "names", "copies")
 
     def __init__(self, entries: dict[str, Any]) -> None:
         self.entries = entries
         self.names = tuple(entries)
+        self.copies: list[NegotiationAd] = []  # copies waiting for it (SlotCarry.settle)
 
     @staticmethod
     def of(before: RemoteEntries, after: RemoteEntries) -> Optional["_Change"]:

@@ -112,6 +112,8 @@ class Cycle:
             entries = [self._entry(s, p) for s, p in pairs if self._keep(s, p)]
         else:
             entries = self._carried_entries(pairs)
+        if carry is not None:
+            carry.slots.settle()  # the copies' rewrites left waiting (SlotCarry.annotated)
         self.queues = self._queues(pool, pairs)
         unclaimed = [e for e in entries if e.remote is None]
         for e, resources in zip(unclaimed, self._consumption_policies(unclaimed)):

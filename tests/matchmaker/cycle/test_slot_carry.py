@@ -39,7 +39,11 @@ def _cycle(carry: SlotCarry, slots: list, entries: list, made: list) -> list:
     carry.begin(SETTINGS)
     preps = [carry.prep(s.ad) for s in slots]
     carry.read()
-    return [carry.annotated(s, p, e, lambda slot, e=e: _maker(made)(slot, e)) for s, p, e in zip(slots, preps, entries)]
+    copies = [
+        carry.annotated(s, p, e, lambda slot, e=e: _maker(made)(slot, e)) for s, p, e in zip(slots, preps, entries)
+    ]
+    carry.settle()
+    return copies
 
 
 def _slots(*texts: str) -> list:

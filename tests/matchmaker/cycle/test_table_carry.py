@@ -180,3 +180,23 @@ def test_a_carried_table_holds_what_a_fresh_one_does(data: Any) -> None:
         for name in names:
             assert _rows_of(table, name) == _rows_of(fresh, name), name
         slots = data.draw(_generation(slots))
+
+
+def test_copies_noted_together_change_their_rows_in_the_names_noted() -> None:
+    """Rows c0..c3 continue; c0, c2 and a copy not in the table are noted together in
+    RemoteUserPrio (rewritten in place: 1.0 -> 2.0), c2 also as changed anywhere.
+    Expected: RemoteUserPrio changed on row 0 only (row 2 is read again whole, as new)."""
+    slots = [ClassAd(f'[Name = "s{k}"]') for k in range(4)]
+    copies = [_copy(s, RemoteUserPrio=1.0) for s in slots]
+    line = TableLine()
+    line.table_of(copies, slots, [f"s{k}" for k in range(4)]).column("remoteuserprio")
+    for c in (copies[0], copies[2]):
+        c.set_node("RemoteUserPrio", ast.Literal(2.0))
+    line.note_all([copies[0], copies[2], _copy(slots[1])], ("remoteuserprio",))
+    line.note(copies[2], None)
+    table = line.table_of(copies, slots, [f"s{k}" for k in range(4)])
+    step = table.history.steps[-1]
+    assert step.source.tolist() == [0, 1, -1, 3]  # row 2 is read again as a new one
+    assert step.dirty.tolist() == [False, False, True, False]
+    assert {k: v.tolist() for k, v in step.changed.items()} == {"remoteuserprio": [True, False, False, False]}
+    assert table.column("remoteuserprio").values.to_values() == [2.0, 1.0, 2.0, 1.0]
