@@ -48,6 +48,7 @@ from classad.values import FLT_MAX
 
 from ..config.settings import MatchPolicy
 from ..pool.concurrency import ConcurrencyLimits, parse_limits
+from .build_reuse import Found, FoundBuilds, snapshot
 from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Budget, Candidate, CandidateList
 from .draws import DrawCheck
 from .ephemeral import NegotiationAd
@@ -74,12 +75,16 @@ _ALIVE, _REMOTE, _CLAIMED_IDLE, _WEIGHT = (
     attrgetter("claimed_idle"),
     attrgetter("weight"),
 )
+# The job attributes a build evaluates against the slots (its ConcurrencyLimits aside,
+# which are evaluated pair by pair on the candidates).
+_JOB_TESTS = ("requirements", "rank")
 
 
 class SlotTable:
     """The cycle's slots as columns, and which of them are still available."""
 
     _draws: Optional[DrawCheck] = None  # made on first use (see :meth:`may_draw`)
+    _found: Optional[FoundBuilds] = None  # made on first use (see :attr:`found`)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         entries = [e for c in classes for e in c.entries]
@@ -116,13 +121,23 @@ class SlotTable:
                 self.alive[self.row_of[id(e)]] = False
         self.handed_out.clear()
 
-    def may_draw(self, req: NegotiationAd, knobs: Sequence[Optional[ast.Node]] = ()) -> bool:
-        """Whether both Requirements, the slots' Rank and CurrentRank, or the knob
-        expressions ``knobs`` could draw random numbers for ``req`` (:mod:`.draws`)."""
+    def may_draw(
+        self, req: NegotiationAd, knobs: Sequence[Optional[ast.Node]] = (), job: Sequence[str] = ("requirements",)
+    ) -> bool:
+        """Whether both Requirements, the slots' Rank and CurrentRank, the job's attributes
+        ``job`` or the knob expressions ``knobs`` could draw random numbers for ``req``
+        (:mod:`.draws`)."""
         if self._draws is None:
             self._draws = DrawCheck(self.table)
         nodes = [k for k in knobs if k is not None]
-        return self._draws.may_draw(req, _ROW_TESTS, ("requirements",), nodes)
+        return self._draws.may_draw(req, _ROW_TESTS, job, nodes)
+
+    @property
+    def found(self) -> FoundBuilds:
+        """The builds of this cycle stored for reuse (:mod:`.build_reuse`)."""
+        if self._found is None:
+            self._found = FoundBuilds()
+        return self._found
 
     def eups(self, eup_of: Any) -> np.ndarray:
         """The EUP of each claimed slot's current user (frozen for the cycle)."""
@@ -214,25 +229,21 @@ def build(
     """The candidate list of ``req`` (as ``Matcher.build``), or None to let the scalar path do it.
 
     Five stages over the rows of the available slots: both Requirements, the preemption
-    state of claimed slots, the submitter's limits, concurrency limits, and the sort key."""
+    state of claimed slots, the submitter's limits, concurrency limits, and the sort key.
+    The first two and the sort keys are what an earlier build of the cycle found, when
+    one for the same autocluster read the same values of its request (:mod:`.build_reuse`)."""
     slots = _slots(matcher, classes)
     slots.sync()
     run = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []))
-    if only_rank and not slots.may_draw(req):
-        rows, state, keep, rank_errors = run.rank_preemptions()
-    else:
-        rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive.copy())[0]
-        rows = run.both_requirements(rows)
-        rows, state, keep, rank_errors = run.preemption_states(rows, submitter, only_rank)
-    keep = run.within_submitter_limits(rows, state, keep, budget)
-    rows, state = rows[keep], state[keep]
-    if not static_limits:
-        rows, state = run.within_concurrency_limits(rows, state)
-    keys = run.sort_keys(rows, state, rank_errors)
-    if keys is None:
-        return None
-    run.out.items = LazyCandidates(slots, rows, state, keys)  # type: ignore[assignment]
-    return run.out
+    if slots.may_draw(req, run.knobs(), _JOB_TESTS):
+        return run.in_order(submitter, only_rank, budget, static_limits)
+    key = (autocluster, submitter, only_rank)
+    found = slots.found.find(key, req)
+    if found is None:
+        found, storable = run.find_rows(submitter, only_rank)
+        if storable:
+            slots.found.store(key, found)
+    return run.finish(found, budget, static_limits)
 
 
 def candidate_order(keys: list[np.ndarray]) -> np.ndarray:
@@ -272,6 +283,79 @@ class _RequestColumns:
         self.matcher, self.req, self.slots, self.out = matcher, req, slots, out
         self.policy = matcher.policy
         self.table, self.state = slots.table, matcher.ev.state
+        self.refused = _NO_ROWS  # the rows PREEMPTION_REQUIREMENTS refused
+
+    def knobs(self) -> tuple[Optional[ast.Node], ...]:
+        """The knob expressions a build may evaluate over the slots."""
+        pol = self.policy
+        return (pol.preemption_requirements, pol.pre_job_rank, pol.post_job_rank, pol.preemption_rank)
+
+    def in_order(
+        self, submitter: str, only_rank: bool, budget: Budget, static_limits: bool
+    ) -> Optional[CandidateList]:
+        """The list made stage after stage, each on the rows the last one left, as the
+        scalar path evaluates them: for a request whose build may draw random numbers."""
+        slots = self.slots
+        if only_rank and not slots.may_draw(self.req):
+            rows, state, keep, rank_errors = self.rank_preemptions()
+        else:
+            rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive.copy())[0]
+            rows = self.both_requirements(rows)
+            rows, state, keep, rank_errors = self.preemption_states(rows, submitter, only_rank)
+        keep = self.within_submitter_limits(rows, state, keep, budget)
+        rows, state = rows[keep], state[keep]
+        if not static_limits:
+            ok = self.within_concurrency_limits(rows)
+            if ok is not None:
+                rows, state = rows[ok], state[ok]
+        keys, errors = self.rank_keys(rows, state)
+        return self.listed(rows, state, rank_errors, keys, errors)
+
+    def find_rows(self, submitter: str, only_rank: bool) -> tuple[Found, bool]:
+        """The stages whose results hold for the rest of the cycle (both Requirements, the
+        preemption tests, the sort keys) over the available rows, with what they read of
+        the request, and whether they may be reused (nothing read changes within the cycle)."""
+        req, st = self.req, self.state
+        log: list[str] = []
+        saved, taint = req.reads, st.taint
+        req.reads, st.volatile = log, False
+        try:
+            if only_rank:
+                rows, state, keep, rank_errors = self.rank_preemptions()
+            else:
+                rows = self.both_requirements(np.nonzero(self.slots.alive)[0])
+                rows, state, keep, rank_errors = self.preemption_states(rows, submitter, only_rank)
+            rows, state = rows[keep], state[keep]
+            keys, errors = self.rank_keys(rows, state)
+        finally:
+            intact = req.reads is log
+            req.reads = saved
+        storable = intact and not st.volatile and st.taint == taint
+        errs = np.array(rank_errors, dtype=np.int64)
+        return Found(rows, state, keys, errors, errs, self.refused, snapshot(req, log) if storable else ()), storable
+
+    def finish(self, found: Found, budget: Budget, static_limits: bool) -> Optional[CandidateList]:
+        """The list of ``found``'s rows still available that the submitter's limits and the
+        concurrency limits leave, with the flags a build over those rows sets."""
+        alive = self.slots.alive
+        rows, state, keys, errors = found.rows, found.state, found.keys, found.errors
+        at: Optional[np.ndarray] = None
+        live = alive[rows]
+        if not live.all():
+            at = np.nonzero(live)[0]
+            rows, state = rows[at], state[at]
+        self.out.no_preemption_req = bool(alive[found.refused].any())
+        keep = self.within_submitter_limits(rows, state, np.ones(len(rows), dtype=bool), budget)
+        ok = None if static_limits else self.within_concurrency_limits(rows[keep])
+        if ok is not None:
+            keep[keep] = ok
+        if not keep.all():
+            at = np.nonzero(keep)[0] if at is None else at[keep]
+            rows, state = rows[keep], state[keep]
+        if at is not None:
+            keys, errors = [k[at] for k in keys], [e[at] for e in errors]
+        rank_errors = found.rank_errors[alive[found.rank_errors]].tolist()
+        return self.listed(rows, state, rank_errors, keys, errors)
 
     def job_side(self, attr: str, at: np.ndarray) -> Column:
         return evaluate_attribute(
@@ -368,6 +452,7 @@ class _RequestColumns:
             refused = rest & ~passed
             if refused.any():
                 self.out.no_preemption_req = True
+                self.refused = crow[refused]
                 keep[cpos[refused]] = False
                 rest &= passed
         keep[cpos[rest & ~same]] = False
@@ -389,11 +474,11 @@ class _RequestColumns:
             keep &= ~limited
         return keep
 
-    def within_concurrency_limits(self, rows: np.ndarray, state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The rows whose slot leaves the request's concurrency limits room (a limit that
-        reads the slot is evaluated per slot)."""
+    def within_concurrency_limits(self, rows: np.ndarray) -> Optional[np.ndarray]:
+        """Which of ``rows`` leave the request's concurrency limits room (a limit that reads
+        the slot is evaluated per slot); None when the request names no limits."""
         if self.req.get_node("concurrencylimits") is None or not len(rows):
-            return rows, state
+            return None
         ok = np.ones(len(rows), dtype=bool)
         ev = self.matcher.ev
         ev.use_request(self.req)
@@ -403,25 +488,26 @@ class _RequestColumns:
             if full:
                 self.out.concurrency.extend(full)
                 ok[p] = False
-        return rows[ok], state[ok]
+        return ok
 
-    def sort_keys(self, rows: np.ndarray, state: np.ndarray, rank_errors: list[int]) -> Optional[list[np.ndarray]]:
-        """The four rank keys of docs/negotiation.md (candidate slots), negated for an
-        ascending sort; None when one is NaN (the scalar path orders those).  The errors
-        met are reported by the scalar evaluator, so that the same slots are named (it
-        reports an error once per distinct set of values read)."""
+    def rank_keys(self, rows: np.ndarray, state: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The four rank keys of docs/negotiation.md (candidate slots) of ``rows``, negated
+        for an ascending sort, and where PRE_JOB_RANK, POST_JOB_RANK and PREEMPTION_RANK
+        are an error."""
         pol, n = self.policy, len(rows)
-        warn: list[tuple[int, int]] = [(r, S_RANK) for r in rank_errors]
-        ranks = {}
-        for kind, node in ((S_PRE, pol.pre_job_rank), (S_POST, pol.post_job_rank)):
+        keys: list[np.ndarray] = []
+        errors: list[np.ndarray] = []
+        for node in (pol.pre_job_rank, pol.post_job_rank):
             if node is None or n == 0:
-                ranks[kind] = np.full(n, -math.inf)
+                keys.append(np.full(n, math.inf))
+                errors.append(np.zeros(n, dtype=bool))
             else:
                 col = self.knob(node, rows)
-                ranks[kind] = knob_rank_array(col)
-                warn.extend((r, kind) for r in rows[col.kind == K_ERROR].tolist())
+                keys.append(-knob_rank_array(col))
+                errors.append(col.kind == K_ERROR)
         job_rank = np.zeros(n) if pol.ignore_job_ranks or n == 0 else rank_array(self.job_side("rank", rows))
         prank = np.full(n, -FLT_MAX)
+        perr = np.zeros(n, dtype=bool)
         preempting = np.nonzero(state != NO_PREEMPTION)[0]
         if len(preempting):
             if pol.preemption_rank is None:
@@ -429,17 +515,33 @@ class _RequestColumns:
             else:
                 col = self.knob(pol.preemption_rank, rows[preempting])
                 prank[preempting] = knob_rank_array(col)
-                warn.extend((r, S_PRANK) for r in rows[preempting][col.kind == K_ERROR].tolist())
-        keys = [-ranks[S_PRE], -job_rank, -ranks[S_POST], -prank]
+                perr[preempting] = col.kind == K_ERROR
+        return [keys[0], -job_rank, keys[1], -prank], [errors[0], errors[1], perr]
+
+    def listed(
+        self, rows: np.ndarray, state: np.ndarray, rank_errors: list[int], keys: list[np.ndarray], errors: list
+    ) -> Optional[CandidateList]:
+        """The candidate list of ``rows`` ordered on ``keys``; None when a key is NaN (the
+        scalar path orders those).  The errors met are reported by the scalar evaluator, so
+        that the same slots are named (it reports an error once per distinct set of values
+        read): the slots whose Rank is an error, then the knob ranks' errors (``errors``)."""
         if any(np.isnan(k).any() for k in keys):
             return None
-        ev = self.matcher.ev
+        warn: list[tuple[int, int]] = [(r, S_RANK) for r in rank_errors]
+        for kind, err in zip((S_PRE, S_POST, S_PRANK), errors):
+            if err.any():
+                warn.extend((r, kind) for r in rows[err].tolist())
+        ev, entries = self.matcher.ev, self.slots.entries
         for r, kind in warn:
-            e = self.slots.entries[r]
+            e = entries[r]
             if kind == S_RANK:
                 e = next((x for x in e.cls.entries if x.alive), e) if e.cls is not None else e
             ev.value(e, kind)
-        return keys
+        self.out.items = LazyCandidates(self.slots, rows, state, keys)  # type: ignore[assignment]
+        return self.out
+
+
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 __all__ = ["HEAD", "LazyCandidates", "MatcherParts", "SlotTable", "build", "candidate_order", "head_order", "table_of"]

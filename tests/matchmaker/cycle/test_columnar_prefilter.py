@@ -153,17 +153,17 @@ def _shadowed(monkeypatch: pytest.MonkeyPatch, seen: list) -> None:
     scan, and records ``(mode, columnar, scalar, what the columnar build sorted, what the
     plain path sorted)``: rows, states and the rows whose Rank is an error."""
     original = Matcher.build
-    sort_keys = columnar_match._RequestColumns.sort_keys
+    listed = columnar_match._RequestColumns.listed
     draws = columnar_match.SlotTable.may_draw
     plain = [False]
     sorted_: list = []
 
-    def spy_sort(self, rows, state, rank_errors):
+    def spy_sort(self, rows, state, rank_errors, *rest):
         sorted_.append((rows.tolist(), state.tolist(), list(rank_errors), self.out.no_preemption_req))
-        return sort_keys(self, rows, state, rank_errors)
+        return listed(self, rows, state, rank_errors, *rest)
 
-    def may_draw(self, req, knobs=()):
-        return plain[0] or draws(self, req, knobs)
+    def may_draw(self, req, *args):
+        return plain[0] or draws(self, req, *args)
 
     def build(self, req, autocluster, submitter, classes, only_rank, budget, static_limits):
         self.ev.use_request(req)
@@ -180,7 +180,7 @@ def _shadowed(monkeypatch: pytest.MonkeyPatch, seen: list) -> None:
                 seen.append((mode, _view(fast), _view(self._scan(*args)), sorted_[0], sorted_[1]))
         return original(self, req, autocluster, submitter, classes, only_rank, budget, static_limits)
 
-    monkeypatch.setattr(columnar_match._RequestColumns, "sort_keys", spy_sort)
+    monkeypatch.setattr(columnar_match._RequestColumns, "listed", spy_sort)
     monkeypatch.setattr(columnar_match.SlotTable, "may_draw", may_draw)
     monkeypatch.setattr(Matcher, "build", build)
 
@@ -218,7 +218,7 @@ def _as_on_the_plain_path(run: Callable[[], tuple]) -> None:
     its prefilters (every expression may draw)."""
     fast = run()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(columnar_match.SlotTable, "may_draw", lambda self, req, knobs=(): True)
+        mp.setattr(columnar_match.SlotTable, "may_draw", lambda self, req, *args: True)
         assert fast == run()
 
 

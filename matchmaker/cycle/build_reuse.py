@@ -1,0 +1,136 @@
+"""A candidate-list build made again in the same cycle reuses what the first one found per row.
+
+Within one cycle the list of one request's autocluster is often built more than once: a
+submitter's queue alternates between autoclusters while the match-list cache holds one
+list, and a later spin or group pass asks again.  Between two such builds little that the
+build reads can change:
+
+* the rows of the cycle's slot table only leave it (a matched slot is gone for the rest of
+  the cycle; a slot whose ad changes as it is matched, a partitionable slot with a
+  consumption policy, is kept out of the table and evaluated pair by pair every time);
+* the submitter's budget and the concurrency limits' counts change with every match;
+* the request's usage attributes (``SubmitterUserResourcesInUse`` ...) change, and the next
+  request of the autocluster is another job's ad.
+
+So what the first build found per row -- the rows where both Requirements hold and the
+preemption tests keep the slot, each one's preemption state, the rows
+``PREEMPTION_REQUIREMENTS`` refused, the rows whose Rank is an error and the sort keys
+with their errors -- is stored with the values the build read of the request (every name
+it looked up, through :attr:`NegotiationAd.reads`).  A later build of the same
+autocluster, submitter and mode whose request gives the same values to those names takes
+it: it keeps the rows still available and runs only the stages that can differ (the
+submitter's limits, the concurrency limits) again.  The ranks of the cycle (EUPs, the
+policy) are frozen for the cycle, so they need no check.
+
+A build is stored only when nothing it evaluates can draw random numbers (the rows
+evaluated differ from a fresh build's, which would move the draws, :mod:`.draws`) and it
+called no function whose value changes during the cycle (``ResourcesInUseBy*``).  The
+stored builds of a cycle are bounded in bytes, the least recently used dropped first.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Optional
+
+import numpy as np
+
+from classad import ast
+from classad.values import ERROR, UNDEFINED
+
+# The bytes of stored builds one cycle keeps at most.
+BUDGET = 32 * 1024 * 1024
+
+_SAME = (int, bool, str)
+
+
+@dataclass(eq=False)
+class Found:
+    """What one build found per row, in ascending row order (positions align)."""
+
+    rows: np.ndarray  # the rows that stay candidates once the preemption tests are passed
+    state: np.ndarray  # their preemption states
+    keys: list[np.ndarray]  # their four rank keys (negated, as sorted)
+    errors: list[np.ndarray]  # where PRE_JOB_RANK, POST_JOB_RANK, PREEMPTION_RANK are an error
+    rank_errors: np.ndarray  # the rows (candidates or not) whose slot Rank is an error
+    refused: np.ndarray  # the rows PREEMPTION_REQUIREMENTS refused
+    reads: tuple[tuple[str, Any], ...] = ()  # what the build read of the request: (name, value)
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes its arrays hold."""
+        arrays = [self.rows, self.state, self.rank_errors, self.refused, *self.keys, *self.errors]
+        return sum(a.nbytes for a in arrays) + 64 * len(self.reads)
+
+
+def stored_form(req: Any, lname: str) -> Any:
+    """The request's value of ``lname`` as compared: its bare value when it is a plain
+    literal, else its node (None when it has no such attribute); read without being logged."""
+    reads = req.reads
+    req.reads = None
+    try:
+        return req.plain(lname)
+    finally:
+        req.reads = reads
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two stored forms evaluate alike: the same node, or equal plain values of one
+    type (reals compared bit for bit, so ``-0.0`` and ``0.0`` differ)."""
+    if a is b:
+        return True
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t in _SAME:
+        return bool(a == b)
+    if t is float:
+        return bool(a.hex() == b.hex())
+    if t is ast.Literal:
+        return (a.value is UNDEFINED and b.value is UNDEFINED) or (a.value is ERROR and b.value is ERROR)
+    return False
+
+
+def snapshot(req: Any, names: list[str]) -> tuple[tuple[str, Any], ...]:
+    """``(name, value)`` for each distinct name of ``names`` (the reads of a build)."""
+    return tuple((n, stored_form(req, n)) for n in dict.fromkeys(names))
+
+
+@dataclass
+class FoundBuilds:
+    """The stored builds over one cycle's slot table, by (autocluster, submitter, only-Rank)."""
+
+    budget: int = BUDGET
+    size: int = 0
+    hits: int = 0
+    _by: OrderedDict = field(default_factory=OrderedDict)
+
+    def find(self, key: Hashable, req: Any) -> Optional[Found]:
+        """The build stored under ``key`` when ``req`` gives the values it read."""
+        found: Optional[Found] = self._by.get(key)
+        if found is None:
+            return None
+        for lname, value in found.reads:
+            if not same_value(stored_form(req, lname), value):
+                return None
+        self._by.move_to_end(key)
+        self.hits += 1
+        return found
+
+    def store(self, key: Hashable, found: Found) -> None:
+        """Keep ``found`` under ``key`` (replacing what was there), within the budget."""
+        old = self._by.pop(key, None)
+        if old is not None:
+            self.size -= old.nbytes
+        size = found.nbytes
+        if size > self.budget:
+            return
+        self._by[key] = found
+        self.size += size
+        while self.size > self.budget:
+            _, dropped = self._by.popitem(last=False)
+            self.size -= dropped.nbytes
+
+
+__all__ = ["BUDGET", "Found", "FoundBuilds", "same_value", "snapshot", "stored_form"]
