@@ -100,7 +100,7 @@ SUBPACKAGE_LAYERS = {
     "matchmaker.cycle": [
         ["carry", "draws", "ephemeral", "slot_carry", "table_carry"],
         ["evaluator", "results"],
-        ["candidates", "claims"],
+        ["build_reuse", "candidates", "claims"],
         ["columnar_match"],
         ["explain", "matching"],
         ["state"],

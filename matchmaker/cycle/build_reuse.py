@@ -55,7 +55,8 @@ class Found:
     errors: list[np.ndarray]  # where PRE_JOB_RANK, POST_JOB_RANK, PREEMPTION_RANK are an error
     rank_errors: np.ndarray  # the rows (candidates or not) whose slot Rank is an error
     refused: np.ndarray  # the rows PREEMPTION_REQUIREMENTS refused
-    reads: tuple[tuple[str, Any], ...] = ()  # what the build read of the request: (name, value)
+    # What the build read of the request, (name, value); empty when it may not be reused.
+    reads: tuple[tuple[str, Any], ...] = ()
 
     @property
     def nbytes(self) -> int:
@@ -111,8 +112,9 @@ class FoundBuilds:
         found: Optional[Found] = self._by.get(key)
         if found is None:
             return None
+        plain = req.plain if req.reads is None else lambda lname: stored_form(req, lname)
         for lname, value in found.reads:
-            if not same_value(stored_form(req, lname), value):
+            if not same_value(plain(lname), value):
                 return None
         self._by.move_to_end(key)
         self.hits += 1

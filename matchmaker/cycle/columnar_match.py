@@ -235,13 +235,13 @@ def build(
     slots = _slots(matcher, classes)
     slots.sync()
     run = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []))
-    if slots.may_draw(req, run.knobs(), _JOB_TESTS):
-        return run.in_order(submitter, only_rank, budget, static_limits)
     key = (autocluster, submitter, only_rank)
     found = slots.found.find(key, req)
     if found is None:
-        found, storable = run.find_rows(submitter, only_rank)
-        if storable:
+        found = run.find_rows(submitter, only_rank)
+        if found is None:  # it may draw random numbers
+            return run.in_order(submitter, only_rank, budget, static_limits)
+        if found.reads:
             slots.found.store(key, found)
     return run.finish(found, budget, static_limits)
 
@@ -290,9 +290,7 @@ class _RequestColumns:
         pol = self.policy
         return (pol.preemption_requirements, pol.pre_job_rank, pol.post_job_rank, pol.preemption_rank)
 
-    def in_order(
-        self, submitter: str, only_rank: bool, budget: Budget, static_limits: bool
-    ) -> Optional[CandidateList]:
+    def in_order(self, submitter: str, only_rank: bool, budget: Budget, static_limits: bool) -> Optional[CandidateList]:
         """The list made stage after stage, each on the rows the last one left, as the
         scalar path evaluates them: for a request whose build may draw random numbers."""
         slots = self.slots
@@ -311,28 +309,31 @@ class _RequestColumns:
         keys, errors = self.rank_keys(rows, state)
         return self.listed(rows, state, rank_errors, keys, errors)
 
-    def find_rows(self, submitter: str, only_rank: bool) -> tuple[Found, bool]:
+    def find_rows(self, submitter: str, only_rank: bool) -> Optional[Found]:
         """The stages whose results hold for the rest of the cycle (both Requirements, the
-        preemption tests, the sort keys) over the available rows, with what they read of
-        the request, and whether they may be reused (nothing read changes within the cycle)."""
-        req, st = self.req, self.state
+        preemption tests, the sort keys) over the available rows, with what they (and the
+        draw analysis) read of the request when they may be reused: when no function
+        whose value changes within the cycle was called.  None, with nothing evaluated,
+        when an expression the build evaluates may draw random numbers."""
+        req, st, slots = self.req, self.state, self.slots
         log: list[str] = []
         saved, taint = req.reads, st.taint
         req.reads, st.volatile = log, False
         try:
+            if slots.may_draw(req, self.knobs(), _JOB_TESTS):
+                return None
             if only_rank:
                 rows, state, keep, rank_errors = self.rank_preemptions()
             else:
-                rows = self.both_requirements(np.nonzero(self.slots.alive)[0])
+                rows = self.both_requirements(np.nonzero(slots.alive)[0])
                 rows, state, keep, rank_errors = self.preemption_states(rows, submitter, only_rank)
             rows, state = rows[keep], state[keep]
             keys, errors = self.rank_keys(rows, state)
         finally:
             intact = req.reads is log
             req.reads = saved
-        storable = intact and not st.volatile and st.taint == taint
-        errs = np.array(rank_errors, dtype=np.int64)
-        return Found(rows, state, keys, errors, errs, self.refused, snapshot(req, log) if storable else ()), storable
+        reads = snapshot(req, log) if intact and not st.volatile and st.taint == taint else ()
+        return Found(rows, state, keys, errors, np.array(rank_errors, dtype=np.int64), self.refused, reads)
 
     def finish(self, found: Found, budget: Budget, static_limits: bool) -> Optional[CandidateList]:
         """The list of ``found``'s rows still available that the submitter's limits and the

@@ -24,6 +24,7 @@ from matchmaker.api import settings_from
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
 from matchmaker.cycle import columnar_match
+from matchmaker.cycle.build_reuse import FoundBuilds
 from matchmaker.cycle.candidates import CandidateList
 from matchmaker.cycle.draws import DrawCheck
 from matchmaker.cycle.ephemeral import NegotiationAd, StaticPriorities
@@ -154,6 +155,7 @@ def _shadowed(monkeypatch: pytest.MonkeyPatch, seen: list) -> None:
     plain path sorted)``: rows, states and the rows whose Rank is an error."""
     original = Matcher.build
     listed = columnar_match._RequestColumns.listed
+    found = FoundBuilds.find
     draws = columnar_match.SlotTable.may_draw
     plain = [False]
     sorted_: list = []
@@ -164,6 +166,9 @@ def _shadowed(monkeypatch: pytest.MonkeyPatch, seen: list) -> None:
 
     def may_draw(self, req, *args):
         return plain[0] or draws(self, req, *args)
+
+    def find(self, key, req):  # the plain path makes its list afresh
+        return None if plain[0] else found(self, key, req)
 
     def build(self, req, autocluster, submitter, classes, only_rank, budget, static_limits):
         self.ev.use_request(req)
@@ -182,6 +187,7 @@ def _shadowed(monkeypatch: pytest.MonkeyPatch, seen: list) -> None:
 
     monkeypatch.setattr(columnar_match._RequestColumns, "listed", spy_sort)
     monkeypatch.setattr(columnar_match.SlotTable, "may_draw", may_draw)
+    monkeypatch.setattr(FoundBuilds, "find", find)
     monkeypatch.setattr(Matcher, "build", build)
 
 
