@@ -25,6 +25,7 @@ Matched jobs are running on their slot (``RemoteHost``).
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from itertools import compress
 from operator import attrgetter
@@ -216,6 +217,7 @@ class _Claims:
         settings: Settings,
         now: Optional[float] = None,
         job_place: Optional[Callable[[str], Optional[int]]] = None,
+        slots_by_name: Optional[dict[str, Slot]] = None,
     ) -> None:
         self.settings = settings
         self.started_at = {} if now is None else {"JobCurrentStartDate": now, "EnteredCurrentStatus": now}
@@ -223,13 +225,14 @@ class _Claims:
         # By job id and slot name (built with C-speed maps: a pool has tens of thousands).
         self.jobs = _Queue(pool.jobs, job_place)
         self.job_ads = _JobAds(self.jobs)
-        self.names = names = list(map(_NAME, pool.slots))
-        self.before = dict(zip(names, pool.slots))
+        # The input's records by name: the caller's table (names all different), else made
+        # here in list order with the partitionable slots' names.
+        self._pslots: Optional[set[str]] = None
+        self.before = slots_by_name if slots_by_name is not None else self._in_order(pool)
         self.slot_ads = _SlotAds(self.before)
         self.sources: dict[str, str] = {}  # of the dynamic slots made here (see _source)
         # Per partitionable slot, the number its next dynamic slot's name may start from.
         self._free_from: dict[str, int] = {}
-        self.partitionable = set(compress(names, map(_PARTITIONABLE, pool.slots)))
         self.started: set[str] = set()
         self.out = Claimed(pool)
         self._requests: dict[str, dict[str, float]] = {}
@@ -245,7 +248,7 @@ class _Claims:
         """One match, as the startd takes it."""
         old = self.slot_ads[m.slot]
         job = self.jobs[m.job]
-        if m.slot not in self.partitionable:
+        if not self.partitionable(m.slot):
             if m.preempted is not None:
                 was = old.evaluate("JobId", state=MatchState(None, 0.0))
                 if type(was) is str and was in self.job_ads:
@@ -264,6 +267,20 @@ class _Claims:
             )
             return
         self._split(m, job, request, left, leftover=False)
+
+    def partitionable(self, name: str) -> bool:
+        """Whether slot ``name`` of the input is a partitionable slot."""
+        if self._pslots is not None:
+            return name in self._pslots
+        record = self.before.get(name)
+        return record is not None and record.partitionable
+
+    def _in_order(self, pool: Pool) -> dict[str, Slot]:
+        """The input's records by name in list order (the last of a name given twice), and
+        the names of the partitionable ones."""
+        names = list(map(_NAME, pool.slots))
+        self._pslots = set(compress(names, map(_PARTITIONABLE, pool.slots)))
+        return dict(zip(names, pool.slots))
 
     def _vacate(self, parent: str, name: str) -> None:
         """A preempted dynamic slot: its job is idle again, its resources back in ``parent``."""
@@ -408,6 +425,7 @@ class _Claims:
             jobs = self._jobs_reused(pool) if not self._checked_jobs(carry, pool) else self._jobs_changed(pool)
             return replace(pool, slots=slots, jobs=jobs, refused=[])
         st = self.settings
+        self.before = self.slot_ads.before = self._in_order(pool)  # the order of the records made
         slots = make_slots(
             [(ad, self._source(name)) for name, ad in self.slot_ads.items()],
             use_slot_weights=st.use_slot_weights,
@@ -422,6 +440,7 @@ class _Claims:
     def _slots_reused(self, pool: Pool) -> list[Slot]:
         st, carry = self.settings, self.carry
         assert carry is not None
+        self.before = self.slot_ads.before = self._in_order(pool)  # the order of the records made
         before, steady = self.before, carry.steady
         slots: list[Slot] = []
         made = self.out.slots_made
@@ -467,11 +486,11 @@ class _Claims:
         assert carry is not None and carry.unsteady_slots is not None
         visit = {n for n in (*self.written_slots, *carry.unsteady_slots, *carry.new_slots) if n in before}
         slots = list(pool.slots)
-        place = dict(zip(self.names, range(len(slots))))  # each name once (see _checked_slots)
         # A record keeps its index (increasing along the list, with gaps where slots went
-        # away: see Slot.index); a new dynamic slot takes the next one after the last.
+        # away: see Slot.index), which finds its place; a new dynamic slot takes the next
+        # one after the last.  Each name is there once (see _checked_slots).
         changed = self.out.changed = []
-        for i in sorted(place[n] for n in visit):
+        for i in sorted(bisect_left(slots, before[n].index, key=_INDEX) for n in visit):
             old = slots[i]
             slots[i] = self._slot_record(old.name, old, old.index)
             if slots[i] is not old:
@@ -556,6 +575,7 @@ def claim_matches(
     *,
     carry: Optional[Carried] = None,
     job_place: Optional[Callable[[str], Optional[int]]] = None,
+    slots_by_name: Optional[dict[str, Slot]] = None,
 ) -> Claimed:
     """The pool after ``result``'s matches were claimed (see the module docstring); with
     ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
@@ -563,15 +583,17 @@ def claim_matches(
     incremental cycles) the slots and jobs whose ads were not rewritten keep their
     records (see :meth:`_Claims.pool`).  ``job_place`` tells where a job id is in
     ``pool.jobs`` (None when it is not there) when the ids are all different: the claims
-    then make no table of the jobs."""
-    run = _Claims(pool, settings, now, job_place)
+    then make no table of the jobs.  ``slots_by_name`` is ``pool.slots``' records by name
+    when the names are all different (the claims then make no table of the slots; it is
+    not changed)."""
+    run = _Claims(pool, settings, now, job_place, slots_by_name)
     run.carry = carry
     for m in result.matches:
         run.claim(m)
     if settings.claim_leftovers:
         done: set[str] = set()
         for m in result.matches:
-            if m.slot in run.partitionable and m.slot not in done and m.job in run.started:
+            if run.partitionable(m.slot) and m.slot not in done and m.job in run.started:
                 done.add(m.slot)
                 run.leftovers(m)
     run.out.pool = run.pool(pool, carry)
@@ -579,7 +601,7 @@ def claim_matches(
 
 
 _PLAIN = (bool, int, float, str)
-_ID, _NAME = attrgetter("id"), attrgetter("name")
+_ID, _NAME, _INDEX = attrgetter("id"), attrgetter("name"), attrgetter("index")
 _PARTITIONABLE = attrgetter("partitionable")
 
 

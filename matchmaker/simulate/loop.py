@@ -79,6 +79,7 @@ _CLAIM_ATTRS = (
 
 Progress = Callable[[int, int], None]
 _NAME, _AD, _PARTITIONABLE = attrgetter("name"), attrgetter("ad"), attrgetter("partitionable")
+_INDEX = attrgetter("index")
 # What a slot's claim depends on besides its name, and the parts of a remembered claim.
 _CLAIM_FIELDS = attrgetter("customer", "weight", "state")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
@@ -154,6 +155,8 @@ class _Run:
         # places whose records are new since (None: look at every slot next time); see _renewed.
         self._claim_at: Optional[list[Optional[Claim]]] = None
         self._dirty: Optional[list[int]] = None
+        # Each slot's record by name, kept up to date as records change (None: make it again).
+        self._by_name: Optional[dict[str, Slot]] = None
         self._find_parents()
         for s in self.slots:
             if s.charged:
@@ -215,28 +218,31 @@ class _Run:
     def _release(self, names: list[str]) -> None:
         """End the claims on ``names``: a dynamic slot goes away and its resources go back to
         its partitionable slot; any other slot is Unclaimed again."""
-        slots = self.slots
-        index = dict(zip(map(_NAME, slots), range(len(slots))))
+        slots, by_name = self.slots, self.slots_by_name()
+        place = self._places(by_name)
         gone: set[str] = set()
         renewed: list[int] = []  # the places of the new records
         for name in names:
-            i = index[name]
+            i = place(name)
             parent = self.parent.pop(name, None)
             if parent is None:
                 self._replace(i, released(slots[i], self.settings), renewed)
                 self._new_ad(name)
                 continue
-            p = index[parent]
+            p = place(parent)
             back = give_back(slots[p].ad, slots[i].ad, machine_resources(slots[p].ad))
             self._replace(p, self._remade(back, slots[p]), renewed)
             self._new_ad(parent)
             gone.add(name)
-        if len(index) < len(slots):  # names given twice: every slot of a gone name goes
+        if by_name is None:  # names given twice: every slot of a gone name goes
             self._dirty = None
             if gone:
                 self.slots = [s.at(k) for k, s in enumerate(s for s in slots if s.name not in gone)]
             return
-        at = sorted(index[name] for name in gone)
+        at = sorted(map(place, gone))
+        if self._by_name is not None:
+            for name in gone:
+                del self._by_name[name]
         if self._dirty is not None:
             if any(slots[k].partitionable for k in at):
                 self._dirty = None
@@ -257,8 +263,28 @@ class _Run:
         old = self.slots[i]
         if record.name != old.name or record.partitionable != old.partitionable:
             self._dirty = None
+            self._by_name = None
         self.slots[i] = record
         renewed.append(i)
+        if self._by_name is not None:
+            self._by_name[record.name] = record
+
+    def slots_by_name(self) -> Optional[dict[str, Slot]]:
+        """Each slot's record by name (kept from cycle to cycle), None when names repeat."""
+        if self._by_name is None:
+            by_name = dict(zip(map(_NAME, self.slots), self.slots))
+            if len(by_name) == len(self.slots):
+                self._by_name = by_name
+        return self._by_name
+
+    def _places(self, by_name: Optional[dict[str, Slot]]) -> Callable[[str], int]:
+        """Where each slot name is in the list (the last place of a name given twice), with
+        :meth:`slots_by_name`'s answer ``by_name``."""
+        slots = self.slots
+        if by_name is None:
+            return dict(zip(map(_NAME, slots), range(len(slots)))).__getitem__
+        # A record's index is increasing along the list (Slot.index): it finds the place.
+        return lambda name: bisect_left(slots, by_name[name].index, key=_INDEX)
 
     def _new_ad(self, slot: str) -> None:
         """Slot ``slot`` holds a new ad (the carried claims look at it again)."""
@@ -286,7 +312,15 @@ class _Run:
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
         """Apply the matches, the splits and the leftovers; returns preemptions per submitter."""
-        claimed = claim_matches(pool, result, self.settings, t, carry=self.carry, job_place=self._job_place)
+        claimed = claim_matches(
+            pool,
+            result,
+            self.settings,
+            t,
+            carry=self.carry,
+            job_place=self._job_place,
+            slots_by_name=self.slots_by_name(),
+        )
         timeline = self.timeline
         preempted: dict[str, int] = {}
         for m in result.matches:
@@ -313,6 +347,7 @@ class _Run:
             self.on_slot[st.slot] = job
             self._open(st.slot, st.submitter, claimed.slots_made[st.slot].weight, t)
         self.slots = list(claimed.pool.slots)
+        self._new_records(claimed.changed)
         if not self._renewed(pool.slots, claimed.changed):
             self._every_slot()
         # The startds report the dynamic slots at once: charge each its own weight from now on.
@@ -321,6 +356,19 @@ class _Run:
         with self.acct.transaction():
             self.acct.sync_claims(self.charged, t)
         return preempted
+
+    def _new_records(self, changed: Optional[list[int]]) -> None:
+        """The slots' records by name after the claims put new ones at the places ``changed``
+        (None: any place)."""
+        by_name, slots = self._by_name, self.slots
+        if by_name is None or changed is None:
+            self._by_name = None
+            return
+        for k in changed:
+            s = slots[k]
+            by_name[s.name] = s
+        if len(by_name) != len(slots):  # a name the claims added was there already
+            self._by_name = None
 
     def _current_claims(self) -> None:
         """Each slot's claim (``_claim_at``), or None when it is not charged.  A slot keeps its
