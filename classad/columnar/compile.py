@@ -378,13 +378,15 @@ class Run:
                     self.note(("a", lname, active), ABSENT)
                     self.note(("now",), token(now))
                 return Const(now)
-            missing = self.t.column(lname).holds[rows] == HOLDS_NOTHING
-            if len(rows) and missing.all():  # no row defines it (the usual case): the clock's
+            ac = self.t.column(lname)
+            if len(rows) and (ac.held_nowhere or (ac.holds[rows] == HOLDS_NOTHING).all()):
+                # no row defines it (the usual case): the clock's
                 now = UNDEFINED if self.strict else int(self.st.now())
                 if self.recording:
                     self.note(("now",), token(now))
                 return Const(now)
             col = self.row_attr(lname, rows, active)
+            missing = ac.holds[rows] == HOLDS_NOTHING
             if missing.any():
                 now = UNDEFINED if self.strict else int(self.st.now())
                 if self.recording:
@@ -403,7 +405,10 @@ class Run:
         col = self.row_attr(lname, rows, active)
         if self.fixed is None or self.strict:
             return col
-        missing = self.t.column(lname).holds[rows] == HOLDS_NOTHING
+        ac = self.t.column(lname)
+        if not ac.any_missing:  # every row holds it
+            return col
+        missing = ac.holds[rows] == HOLDS_NOTHING
         if not missing.any():
             return col
         if lname not in self.fixed_attrs:
@@ -438,8 +443,10 @@ class Run:
                 return None
             if self.recording:
                 self.note(("a", b, active), ABSENT)
-        elif (self.t.column(b).holds[rows] != HOLDS_NOTHING).any():
-            return None
+        else:
+            held = self.t.column(b)
+            if not held.held_nowhere and (held.holds[rows] != HOLDS_NOTHING).any():
+                return None
         has_target = self.fixed is not None
         if b == "my":
             if self.strict and not has_target:
@@ -775,12 +782,12 @@ class Run:
             if part is not None:
                 bits[pos] = part.i != 0
             packed = Packed.of_bits(bits, self.pool)
-            kept = shared.store(key, reads, packed, generation, read)
+            kept = shared.store(key, reads, packed, generation, read, stored)
             return kept if kept is not None else MemoEntry(packed, (), (), generation, read)
         col = stored.column(source)
         if part is not None:
             col.put(pos, part)  # type: ignore[arg-type]
-        shared.store(key, reads, col, generation, read)
+        shared.store(key, reads, col, generation, read, stored)
         return col
 
     # ---- operators -------------------------------------------------------------------------

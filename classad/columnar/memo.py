@@ -208,6 +208,17 @@ class MemoEntry:
         self.generation = generation
 
 
+def _shape(reads: Reads, before: Optional[MemoEntry]) -> tuple[tuple, tuple]:
+    """The read keys in their stored order and the tokens read for them: ``before``'s,
+    when ``reads`` read the same keys and got the same tokens."""
+    got = reads.keys
+    if before is not None and len(got) == len(before.keys):
+        if all(got.get(k, _MISSING) == t for k, t in zip(before.keys, before.tokens)):
+            return before.keys, before.tokens
+    keys = tuple(sorted(got, key=repr))
+    return keys, tuple(got[k] for k in keys)
+
+
 class SharedMemo:
     """Per-table store: (attribute, active set, strict, no fixed ad) -> results by read values.
 
@@ -257,16 +268,16 @@ class SharedMemo:
         values: Column | Packed,
         generation: int = 0,
         deps: frozenset = frozenset(),
+        before: Optional[MemoEntry] = None,
     ) -> Optional[MemoEntry]:
         """Keep ``values`` (one per row of the table, whose generation is ``generation``;
         computed reading the row attributes ``deps``; a column, or one packed already)
         under the values ``reads`` recorded, and return the entry (None: not kept, the
-        reads cannot be shared)."""
+        reads cannot be shared).  ``before``: an older result of the same reads, perhaps."""
         if not reads.shareable:
             self.unshareable.add(key)
             return None
-        keys = tuple(sorted(reads.keys, key=repr))
-        tokens = tuple(reads.keys[k] for k in keys)
+        keys, tokens = _shape(reads, before)
         shapes = self.shapes.setdefault(key, [])
         if keys not in shapes:
             shapes.append(keys)

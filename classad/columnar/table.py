@@ -36,15 +36,28 @@ HOLDS_LITERAL, HOLDS_NOTHING, HOLDS_EXPR = 0, 1, 2
 class AttrColumn:
     """One attribute over the table: literal values, and which rows hold what."""
 
-    __slots__ = ("values", "holds", "group", "nodes", "all_literal", "any_missing", "one_expr", "kind", "variants")
+    __slots__ = (
+        "values",
+        "holds",
+        "group",
+        "nodes",
+        "all_literal",
+        "any_missing",
+        "held_nowhere",
+        "one_expr",
+        "kind",
+        "variants",
+    )
 
     def __init__(self, values: Column, holds: np.ndarray, group: np.ndarray, nodes: list) -> None:
         self.values = values  # literal rows' values (others: Undefined)
         self.holds = holds  # HOLDS_* per row
         self.group = group  # index into ``nodes`` for expression rows, else -1
         self.nodes = nodes  # the distinct expression nodes
-        self.all_literal = not nodes and not bool((holds == HOLDS_NOTHING).any())
-        self.any_missing = bool((holds == HOLDS_NOTHING).any())
+        nothing = holds == HOLDS_NOTHING
+        self.any_missing = bool(nothing.any())
+        self.all_literal = not nodes and not self.any_missing
+        self.held_nowhere = bool(nothing.all())  # no row holds the attribute (or there are no rows)
         # Every row holds the same expression (a pool's Requirements, say).
         self.one_expr = len(nodes) == 1 and bool((holds == HOLDS_EXPR).all())
         # The kind of every value when they all have one (-1 otherwise).
