@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import attrgetter, is_, is_not
 from typing import Optional, Protocol
 
 import numpy as np
@@ -275,7 +277,17 @@ class _Index:
     def __init__(self, entries: Sequence[SlotEntry]) -> None:
         self.consumption: list[SlotEntry] = [e for e in entries if e.cp is not None]
         kept = [e for e in entries if e.cp is None] if self.consumption else list(entries)
-        keys = [id(e) if e.cls is None else id(e.cls) for e in kept]
+        classes = list(map(_CLS, kept))
+        keys = (
+            list(map(id, classes))
+            if None not in classes
+            else [id(e if c is None else c) for e, c in zip(kept, classes)]
+        )
+        # Each slot name's group and claim bucket (see catch_up): by name in where, or when
+        # every slot is its own group, by name its group in alone, its bucket in bucket_at.
+        self.where: dict[str, tuple[int, Optional[tuple]]] = {}
+        self.alone: Optional[dict[str, int]] = None
+        self.bucket_at = np.zeros(0, dtype=np.intp)
         if len(set(keys)) == len(keys):
             self._each_alone(kept)  # the columnar matcher's classes: the same, without a step per slot
         else:
@@ -289,20 +301,25 @@ class _Index:
         self.b_dead = np.zeros(len(self.b_first), dtype=np.int64)
 
     def _each_alone(self, kept: list[SlotEntry]) -> None:
-        """The index when every slot is a group of its own (what :meth:`_grouped` makes then)."""
-        where = {e.slot.name: (g, None if e.remote is None else (e.remote, e.claimed_idle)) for g, e in enumerate(kept)}
-        claimed = [(g, (e.remote, e.claimed_idle)) for g, e in enumerate(kept) if e.remote is not None]
-        self.reps, self.where = kept, where
-        self.free_count = np.fromiter((e.remote is None for e in kept), dtype=np.int64, count=len(kept))
-        self.holder_code: dict[str, int] = {}
-        self.b_index = {gb: i for i, gb in enumerate(claimed)}
-        self.b_group = np.array([g for g, _ in claimed], dtype=np.intp)
-        self.b_holder = np.array(
-            [self.holder_code.setdefault(b[0], len(self.holder_code)) for _, b in claimed], dtype=np.intp
-        )
-        self.b_idle = np.array([bool(b[1]) for _, b in claimed], dtype=bool)
+        """The index when every slot is a group of its own (what :meth:`_grouped` makes
+        then: a bucket per claimed slot, in slot order), made with C-speed maps."""
+        n = len(kept)
+        remotes = list(map(_REMOTE, kept))
+        claimed = list(compress(range(n), map(is_not, remotes, repeat(None))))
+        first = list(map(kept.__getitem__, claimed))
+        holders = list(map(remotes.__getitem__, claimed))
+        self.reps = kept
+        self.alone = dict(zip(map(_NAME, map(_SLOT, kept)), range(n)))
+        self.free_count = np.fromiter(map(is_, remotes, repeat(None)), dtype=np.int64, count=n)
+        self.holder_code: dict[str, int] = {h: code for code, h in enumerate(dict.fromkeys(holders))}
+        self.b_index: dict[tuple[int, tuple], int] = {}
+        self.b_group = np.array(claimed, dtype=np.intp)
+        self.bucket_at = np.full(n, -1, dtype=np.intp)
+        self.bucket_at[self.b_group] = np.arange(len(claimed), dtype=np.intp)
+        self.b_holder = np.fromiter(map(self.holder_code.__getitem__, holders), dtype=np.intp, count=len(claimed))
+        self.b_idle = np.fromiter(map(_CLAIMED_IDLE, first), dtype=bool, count=len(claimed))
         self.b_size = np.ones(len(claimed), dtype=np.int64)
-        self.b_first = [kept[g] for g, _ in claimed]
+        self.b_first = first
 
     def _grouped(self, kept: list[SlotEntry]) -> None:
         by: dict[int, int] = {}
@@ -347,8 +364,22 @@ class _Index:
         self.b_size = np.array([len(m) for _, m in flat], dtype=np.int64)
         self.b_first = [m[0] for _, m in flat]
 
+    def place(self, name: str) -> Optional[tuple[int, Optional[tuple]]]:
+        """Slot ``name``'s group and claim bucket (its holder and whether it is claimed and
+        idle; None for an unclaimed slot), None for a slot not indexed."""
+        if self.alone is None:
+            return self.where.get(name)
+        g = self.alone.get(name)
+        if g is None:
+            return None
+        e = self.reps[g]
+        return g, None if self.bucket_at[g] < 0 else (e.remote, e.claimed_idle)
+
     def catch_up(self, matches: Sequence[Match]) -> None:
         """Count the matches made since the last call."""
+        if self.alone is not None:
+            self._catch_up_alone(matches)
+            return
         for m in matches[self.seen :]:
             place = self.where.get(m.slot)
             if place is not None:
@@ -359,6 +390,25 @@ class _Index:
                 else:
                     self.b_dead[self.b_index[(g, bucket)]] += 1
         self.seen = len(matches)
+
+    def _catch_up_alone(self, matches: Sequence[Match]) -> None:
+        """:meth:`catch_up` when every slot is its own group."""
+        assert self.alone is not None
+        for m in matches[self.seen :]:
+            g = self.alone.get(m.slot)
+            if g is not None:
+                self.dead_all[g] += 1
+                b = self.bucket_at[g]
+                if b < 0:
+                    self.dead_free[g] += 1
+                else:
+                    self.b_dead[b] += 1
+        self.seen = len(matches)
+
+
+# What the index reads of each slot entry.
+_CLS, _REMOTE, _SLOT, _NAME = attrgetter("cls"), attrgetter("remote"), attrgetter("slot"), attrgetter("name")
+_CLAIMED_IDLE = attrgetter("claimed_idle")
 
 
 def _group_of(item: tuple[tuple[int, tuple], list[SlotEntry]]) -> int:

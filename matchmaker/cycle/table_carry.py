@@ -33,11 +33,13 @@ from .ephemeral import NegotiationAd
 _POOL_LIMIT = 2_000_000
 _item = tuple.__getitem__  # a compacted ad's storage read as the tuple it is
 _ALL = slice(None)
+_OWN = slice(1, None)  # the values such an ad keeps itself
 _BARE = (bool, int, float, str)
 # What the ads of two layouts have in common (see _pair_plan), and how to read every
 # value of an ad of a variant (see _full), by the layouts' and the variant's ids.
 _PLANS: dict[tuple[int, int], tuple[Layout, Layout, Any]] = {}
 _FULL: dict[int, tuple[Variant, Any, tuple]] = {}
+_OWN_NAMES: dict[int, tuple[Variant, tuple[str, ...]]] = {}
 _PLAN_LIMIT = 4096
 
 
@@ -215,7 +217,8 @@ def _stored_differing(a: Any, b: Any) -> list[str]:
     """The lower-case names whose stored values (:meth:`SharedAttrs.plain`) may differ
     between two slot ads' storages ``a`` and ``b``: names only one holds, and values not
     the same (:func:`_same_stored`).  Two compacted ads are compared value by value at C
-    speed (:func:`_full`, :func:`_pair_plan`); only values not the very same object are
+    speed (only their own values when they keep the same places, else every value, see
+    :func:`_full` and :func:`_pair_plan`); only values not the very same object are
     looked at one by one."""
     if a is b:
         return []
@@ -224,18 +227,31 @@ def _stored_differing(a: Any, b: Any) -> list[str]:
         keys.update(dict.fromkeys(b.keys()))
         return [k for k in keys if k not in a or k not in b or not _same_stored(plain_of(a, k), plain_of(b, k))]
     va, vb = _item(a, 0), _item(b, 0)
-    xa, xb = _full(va, a), _full(vb, b)
     out: list[str] = []
-    if va.layout is vb.layout:
-        names = va.layout.keys
+    if va is vb:  # the same places kept: the template's values are the same too
+        names, xa, xb = _own_names(va), _item(a, _OWN), _item(b, _OWN)
+    elif va.layout is vb.layout:
+        names, xa, xb = va.layout.keys, _full(va, a), _full(vb, b)
     else:
         names, only, get_a, get_b = _pair_plan(va.layout, vb.layout)
         out.extend(only)
-        xa, xb = get_a(xa), get_b(xb)
+        xa, xb = get_a(_full(va, a)), get_b(_full(vb, b))
     for k in compress(range(len(xa)), map(is_not, xa, xb)):
         if not _same_stored(xa[k], xb[k]):
             out.append(names[k])
     return out
+
+
+def _own_names(variant: Variant) -> tuple[str, ...]:
+    """The names of the places the ads of ``variant`` keep themselves, in the order of
+    their values (remembered per variant)."""
+    hit = _OWN_NAMES.get(id(variant))
+    if hit is None or hit[0] is not variant:
+        if len(_OWN_NAMES) > _PLAN_LIMIT:
+            _OWN_NAMES.clear()
+        keys = variant.layout.keys
+        hit = _OWN_NAMES[id(variant)] = (variant, tuple(keys[p] for p, _ in variant.own))
+    return hit[1]
 
 
 def _full(variant: Variant, attrs: SharedAttrs) -> tuple:

@@ -21,7 +21,8 @@ ENTRY = st.tuples(
     st.sampled_from(("s1", "s2", "s3", "s4", "s5", "s6")),  # names may repeat
 )
 
-FIELDS = ("where", "holder_code", "b_index", "b_group", "b_holder", "b_idle", "b_size", "free_count")
+FIELDS = ("holder_code", "b_group", "b_holder", "b_idle", "b_size", "free_count")
+NAMES = ("s1", "s2", "s3", "s4", "s5", "s6", "s7")
 
 
 def _entries(specs: list) -> list:
@@ -38,13 +39,26 @@ def _entries(specs: list) -> list:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(ENTRY, max_size=12))
-def test_each_slot_alone_is_indexed_as_the_general_construction_does(specs: list) -> None:
+@given(st.lists(ENTRY, max_size=12), st.lists(st.sampled_from(NAMES), max_size=8))
+def test_each_slot_alone_is_indexed_as_the_general_construction_does(specs: list, matched: list) -> None:
+    """Also: each name's group and bucket, and the matches counted (some names matched
+    twice, or not indexed), are the same."""
     entries = _entries(specs)
     fast = _Index(entries)  # no classes: every slot alone
     kept = [e for e in entries if e.cp is None]
     general = _Index.__new__(_Index)
+    general.alone, general.seen = None, 0
     general._grouped(kept)
+    general.dead_free, general.dead_all = np.zeros(len(general.reps), np.int64), np.zeros(len(general.reps), np.int64)
+    general.b_dead = np.zeros(len(general.b_first), np.int64)
+    for name in NAMES:
+        assert fast.place(name) == general.place(name), name
+    for index in (fast, general):
+        index.catch_up([SimpleNamespace(slot=name) for name in matched])
+        index.catch_up([SimpleNamespace(slot=name) for name in matched + ["s1"]])
+    for name in ("dead_free", "dead_all", "b_dead", "seen"):
+        a, b = getattr(fast, name), getattr(general, name)
+        assert (a.tolist() if isinstance(a, np.ndarray) else a) == (b.tolist() if isinstance(b, np.ndarray) else b)
     assert fast.consumption == [e for e in entries if e.cp is not None]
     assert [id(e) for e in fast.reps] == [id(e) for e in general.reps]
     assert [id(e) for e in fast.b_first] == [id(e) for e in general.b_first]
@@ -68,5 +82,5 @@ def test_a_claim_is_its_own_bucket_by_holder_and_idleness() -> None:
     assert index.b_group.tolist() == [1, 2, 3]
     assert index.b_holder.tolist() == [0, 1, 0] and index.holder_code == {"alice": 0, "bob": 1}
     assert index.b_idle.tolist() == [False, True, True]
-    assert index.where["s3"] == (2, ("bob", True)) and index.where["s1"] == (0, None)
+    assert index.place("s3") == (2, ("bob", True)) and index.place("s1") == (0, None)
     assert [e.slot.name for e in index.consumption] == ["s5"]
