@@ -30,15 +30,12 @@ no :class:`Carried` and every cycle starts from nothing.
 from __future__ import annotations
 
 import dataclasses
-from itertools import compress, repeat
-from operator import attrgetter, is_not, itemgetter
-from typing import Any, Callable, Optional, Sequence
+from typing import Callable, Optional
 
 from classad import ast
 from classad.ad import ClassAd
 from classad.layout import Layout, SharedAttrs, Variant
 
-from ..pool.ads import Slot
 from ..pool.autocluster import SlotReferences, references
 from ..pool.partition import Rounding
 from .slot_carry import SlotCarry
@@ -71,9 +68,6 @@ class Carried:
         self.unsteady_slots: Optional[set[str]] = None
         self.unsteady_jobs: Optional[set[str]] = None
         self.new_slots: set[str] = set()
-        # The accountant's claim of each charged slot record (see claims), by its id.
-        self._claims: dict[int, tuple[Slot, Any]] = {}
-        self._claims_key: object = None
         self.new_jobs: set[str] = set()
 
     def steady(self, ad: ClassAd) -> bool:
@@ -129,23 +123,6 @@ class Carried:
             hit = self._requests[key] = compute()
         return dict(hit)
 
-    def claims(self, slots: Sequence[Slot], key: object, make: Callable[[Slot], Any]) -> list:
-        """``[make(s) for s in slots if s.charged]``: the accountant's claim of each charged
-        slot record (:func:`~matchmaker.cycle.session.run_cycle`), kept while the record is
-        the same object and ``key`` (what else ``make`` reads) is the same; found at C speed."""
-        if key is not self._claims_key:
-            self._claims_key, self._claims = key, {}
-        charged = list(compress(slots, map(_CHARGED, slots)))
-        ids = list(map(id, charged))
-        hits = list(map(self._claims.get, ids, repeat(_NO_HIT)))
-        out = list(map(_SECOND, hits))
-        missed = list(compress(range(len(charged)), map(is_not, map(_FIRST, hits), charged)))
-        for i in missed:
-            out[i] = make(charged[i])
-        if missed or len(self._claims) > len(charged):
-            self._claims = dict(zip(ids, zip(charged, out)))
-        return out
-
     def cycle_done(self) -> None:
         """The cycle has read its slot ads: forget what belongs to ads neither it nor the
         claims since read."""
@@ -155,8 +132,6 @@ class Carried:
 
 
 _PLAIN = (bool, int, float, str)
-_NO_HIT: tuple[Any, Any] = (None, None)
-_FIRST, _SECOND, _CHARGED = itemgetter(0), itemgetter(1), attrgetter("charged")
 _PLAIN_TYPES = frozenset(_PLAIN)
 # What a job record reads of its ad (matchmaker.pool.ads.make_jobs), lower-case.
 _JOB_RECORD = ("clusterid", "procid", "user", "owner", "accountinggroup", "acctgroup", "acctgroupuser", "jobstatus")

@@ -28,7 +28,7 @@ from ..config.settings import Settings
 from ..groups.membership import group_of_submitter
 from ..policies.jobs import Ledger
 from ..policies.runners import make_runner
-from ..pool.ads import RUNNING, Pool, Slot
+from ..pool.ads import RUNNING, Pool
 from .carry import Carried
 from .claims import claim_matches
 from .negotiator import CycleResult, negotiate
@@ -91,7 +91,7 @@ def run_cycle(
     # books included: a collection now would walk the pool just read (classad.bulk).
     with heap_settled(), acct.transaction():
         acct.update_priorities(now)
-        acct.sync_claims(_claims(pool, group_of, now, carry, settings), now)
+        acct.sync_claims(_claims(pool, group_of, now), now)
         usage = {c.name: c.weighted_resources_used for c in acct.customers() if not c.is_group}
         if settings.priority_policy is not None:
             result = _policy_cycle(pool, settings, acct, now, usage, progress, carry)
@@ -147,23 +147,9 @@ def remembered(group_of: Callable[[Optional[str]], Optional[str]]) -> Callable[[
     return remembered
 
 
-def _claims(
-    pool: Pool,
-    group_of: Callable[[Optional[str]], Optional[str]],
-    now: float,
-    carry: Optional[Carried] = None,
-    settings: Optional[Settings] = None,
-) -> list[Claim]:
-    """The claimed slots as the accountant's claim records (HTCondor's CheckMatches); in a
-    simulation the claim of a slot record that stayed the same is last cycle's (the
-    accountant reads of a claim all but its start, which is ``now`` for a new one)."""
-
-    def claim(s: Slot) -> Claim:
-        return Claim(s.name, s.customer, s.weight, group_of(s.customer), now)  # type: ignore[arg-type]
-
-    if carry is None:
-        return [claim(s) for s in pool.slots if s.charged]
-    return carry.claims(pool.slots, settings, claim)
+def _claims(pool: Pool, group_of: Callable[[Optional[str]], Optional[str]], now: float) -> list[Claim]:
+    """The claimed slots as the accountant's claim records (HTCondor's CheckMatches)."""
+    return [Claim(s.name, s.customer, s.weight, group_of(s.customer), now) for s in pool.slots if s.charged]  # type: ignore[arg-type]
 
 
 def claim_names(matches: Any) -> list[str]:

@@ -51,6 +51,7 @@ class TableLine:
         self.table: Optional[AdTable] = None
         self._sources: list[Any] = []
         self._names: list[Any] = []
+        self._row_of: Optional[dict[int, int]] = None  # id(copy) -> its row in table, if known
         # id(copy) -> (copy, lower-case names rewritten in place, None for anything)
         self._notes: dict[int, tuple[Any, Optional[tuple[str, ...]]]] = {}
         self._bulk: list[tuple[list[Any], tuple[str, ...]]] = []  # see note_all
@@ -73,10 +74,11 @@ class TableLine:
         of the slots ``names``), continuing the last one where the rows are the same."""
         old = self.table
         if old is None or len(old.pool.strings) > _POOL_LIMIT:
-            table = AdTable(ads)
+            table, row_of = AdTable(ads), None
         else:
-            table = old.follow(ads, *self._changes(ads, sources, names))
-        self.table = table
+            source, dirty, changed, row_of = self._changes(ads, sources, names)
+            table = old.follow(ads, source, dirty, changed)
+        self.table, self._row_of = table, row_of
         self._sources = list(sources)
         self._names = list(names) if names is not None else []
         self._notes, self._bulk = {}, []
@@ -84,19 +86,23 @@ class TableLine:
 
     def _changes(
         self, ads: Sequence[Any], sources: Sequence[Any], names: Optional[Sequence[Any]]
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[int, int]]:
         """What :meth:`AdTable.follow` needs: each row's row last time, the rows to read
-        again whole, and the rows whose entry under a name may differ.  A row whose copy is
-        a row of the last table holds what it held but the names noted; any other copy is
-        compared with last time's row of its slot ad, else of its slot's name (see
-        :func:`_row_changes`), unless that row's copy was noted."""
+        again whole, and the rows whose entry under a name may differ (and each new row
+        by its copy's id, for next time).  A row whose copy is a row of the last table
+        holds what it held but the names noted; any other copy is compared with last
+        time's row of its slot (by name, else by slot ad; see :func:`_row_changes`),
+        unless that row's copy was noted."""
         assert self.table is not None
         n, old = len(ads), self.table.ads
         ids = list(map(id, ads))
-        first = dict(zip(reversed(ids), range(n - 1, -1, -1)))  # id(copy) -> its first row
-        rows = list(map(dict(zip(map(id, old), range(len(old)))).get, ids, repeat(-1)))
+        row_of = dict(zip(ids, range(n)))  # id(copy) -> its (last) row
+        last = self._row_of if self._row_of is not None else dict(zip(map(id, old), range(len(old))))
+        rows = np.fromiter(map(last.get, ids, repeat(-1)), np.int64, n)
         dirty = np.zeros(n, bool)
-        if len(first) < n:  # a copy listed twice: its later rows are read again whole
+        first = row_of
+        if len(row_of) < n:  # a copy listed twice: its later rows are read again whole
+            first = dict(zip(reversed(ids), range(n - 1, -1, -1)))
             for i, k in enumerate(map(first.__getitem__, ids)):
                 if k != i:
                     rows[i], dirty[i] = -1, True
@@ -110,17 +116,18 @@ class TableLine:
             else:
                 for name in noted:
                     touched.setdefault(name, []).append(i)
-        changed = self._noted_all(first, np.array(rows, np.int64))
-        used = set(rows)
-        rest = [i for i, r in enumerate(rows) if r < 0 and not dirty[i]] if -1 in used else []
+        changed = self._noted_all(first, rows)
+        rest = np.flatnonzero((rows < 0) & ~dirty).tolist()
         if rest:
-            self._match(ads, sources, names, rest, rows, dirty, touched, used)
+            taken = np.zeros(len(old), bool)
+            taken[rows[rows >= 0]] = True
+            self._match(ads, sources, names, rest, rows, dirty, touched, taken)
         for name, at in touched.items():
             mask = changed.get(name)
             if mask is None:
                 mask = changed[name] = np.zeros(n, bool)
             mask[at] = True
-        return np.array(rows, np.int64), dirty, changed
+        return rows, dirty, changed, row_of
 
     def _noted_all(self, first: dict[int, int], rows: np.ndarray) -> dict[str, np.ndarray]:
         """The rows of the copies noted together (:meth:`note_all`) that continue a row of
@@ -143,31 +150,31 @@ class TableLine:
         sources: Sequence[Any],
         names: Optional[Sequence[Any]],
         rest: list[int],
-        rows: list[int],
+        rows: np.ndarray,
         dirty: np.ndarray,
         touched: dict[str, list[int]],
-        used: set[int],
+        taken: np.ndarray,
     ) -> None:
-        """Find last time's row of each new copy at ``rest`` (by its slot ad, else its
-        slot's name) and the names whose entries differ, into ``rows`` and ``touched``;
-        a copy without such a row is read again whole (``dirty``)."""
+        """Find last time's row of each new copy at ``rest`` (by its slot's name when the
+        names are known, else by its slot ad), not ``taken`` by another row, and the names
+        whose entries differ, into ``rows`` and ``touched``; a copy without such a row is
+        read again whole (``dirty``)."""
         assert self.table is not None
         old, notes, before_src = self.table.ads, self._notes, self._sources
-        row_of_src = dict(zip(map(id, before_src), range(len(before_src))))
-        row_of_name = dict(zip(self._names, range(len(self._names)))) if names is not None else {}
+        if names is not None:
+            keys, row_of = names, dict(zip(self._names, range(len(self._names))))
+        else:
+            keys, row_of = list(map(id, sources)), dict(zip(map(id, before_src), range(len(before_src))))
         for i in rest:
-            src = sources[i]
-            r = row_of_src.get(id(src))
-            if r is None and names is not None:
-                r = row_of_name.get(names[i])
-            if r is None or r in used or id(old[r]) in notes:
+            r = row_of.get(keys[i])
+            if r is None or taken[r] or id(old[r]) in notes:
                 dirty[i] = True
                 continue
-            differ = _row_changes(old[r], before_src[r], ads[i], src)
+            differ = _row_changes(old[r], before_src[r], ads[i], sources[i])
             if differ is None:
                 dirty[i] = True
                 continue
-            used.add(r)
+            taken[r] = True
             rows[i] = r
             for name in differ:
                 touched.setdefault(name, []).append(i)

@@ -8,7 +8,6 @@ made again.
 from __future__ import annotations
 
 from classad import ClassAd, ast
-from matchmaker.cycle.carry import Carried
 from matchmaker.cycle.ephemeral import NegotiationAd, RemoteEntries
 from matchmaker.cycle.slot_carry import SlotCarry
 from matchmaker.cycle.table_carry import TableLine
@@ -147,26 +146,3 @@ def test_kept_values_come_back_and_the_others_are_computed_in_the_order_of_the_a
     assert cycle([a]) == [1]
     assert cycle([a, b]) == [1, 6]
     assert calls[-1] == "b"
-
-
-def test_the_claim_of_a_slot_record_is_made_once_while_the_record_stays() -> None:
-    """Records a (claimed), b (unclaimed), c (claimed): claims of a and c, made once.  Next
-    time a is the same record and c a new one: only c's claim is made again; with other
-    settings both are."""
-    a, b, c = _slots(
-        '[Name = "a"; State = "Claimed"; RemoteUser = "u@x"]',
-        '[Name = "b"; State = "Unclaimed"]',
-        '[Name = "c"; State = "Claimed"; RemoteUser = "v@x"]',
-    )
-    carry, made = Carried(), []
-
-    def make(s):
-        made.append(s.name)
-        return (s.name, s.customer)
-
-    assert carry.claims([a, b, c], SETTINGS, make) == [("a", "u@x"), ("c", "v@x")]
-    (c2,) = _slots('[Name = "c"; State = "Claimed"; RemoteUser = "w@x"]')
-    assert carry.claims([a, b, c2], SETTINGS, make) == [("a", "u@x"), ("c", "w@x")]
-    assert made == ["a", "c", "c"]
-    carry.claims([a, c2], object(), make)
-    assert made[3:] == ["a", "c"]
