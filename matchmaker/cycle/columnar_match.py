@@ -67,14 +67,9 @@ from .table_carry import TableLine
 
 # The slot attributes a candidate-list build tests before the sort keys.
 _ROW_TESTS = ("requirements", "rank", "currentrank")
-# What the slot table reads of each entry (and of its slot record).
-_INDEX, _AD, _SLOT, _NAME = attrgetter("index"), attrgetter("ad"), attrgetter("slot"), attrgetter("name")
-_ALIVE, _REMOTE, _CLAIMED_IDLE, _WEIGHT = (
-    attrgetter("alive"),
-    attrgetter("remote"),
-    attrgetter("claimed_idle"),
-    attrgetter("weight"),
-)
+# What the slot table reads of each entry, and of its slot record.
+_FIELDS = attrgetter("index", "ad", "slot", "alive", "remote", "claimed_idle", "weight")
+_SOURCE = attrgetter("ad", "name")
 # The job attributes a build evaluates against the slots (its ConcurrencyLimits aside,
 # which are evaluated pair by pair on the candidates).
 _JOB_TESTS = ("requirements", "rank")
@@ -89,28 +84,32 @@ class SlotTable:
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         entries = [e for c in classes for e in c.entries]
         n = len(entries)
-        index = np.fromiter(map(_INDEX, entries), np.int64, n)
+        # What the table reads of each entry, in one pass (the entries lie all over memory).
+        fields = map(list, zip(*map(_FIELDS, entries))) if n else ([] for _ in range(7))
+        index_, ads, slots, alive, remotes, idle, weight = fields
+        index = np.array(index_, dtype=np.int64)
         if n > 1 and not bool((index[1:] > index[:-1]).all()):  # in slot order (usually so already)
-            order = np.argsort(index, kind="stable")
-            entries, index = [entries[i] for i in order.tolist()], index[order]
+            order = np.argsort(index, kind="stable").tolist()
+            entries, index = [entries[i] for i in order], index[order]
+            ads, slots, alive, remotes, idle, weight = (
+                [x[i] for i in order] for x in (ads, slots, alive, remotes, idle, weight)
+            )
         self.entries: list[SlotEntry] = entries
-        ads = list(map(_AD, entries))
         if line is None:
             self.table = AdTable(ads)
         else:
-            slots = list(map(_SLOT, entries))
-            self.table = line.table_of(ads, list(map(_AD, slots)), list(map(_NAME, slots)))
+            sources, names = map(list, zip(*map(_SOURCE, slots))) if n else ([], [])  # type: ignore[assignment]
+            self.table = line.table_of(ads, sources, names)
         self.row_of = dict(zip(map(id, entries), range(n)))
-        self.alive = np.fromiter(map(_ALIVE, entries), bool, n)
-        remotes = list(map(_REMOTE, entries))
+        self.alive = np.array(alive, dtype=bool)
         self.claimed = np.fromiter(map(is_not, remotes, repeat(None)), bool, n)
-        self.claimed_idle = np.fromiter(map(_CLAIMED_IDLE, entries), bool, n)
-        self.weight = np.array(list(map(_WEIGHT, entries)), dtype=np.float64)
+        self.claimed_idle = np.array(idle, dtype=bool)
+        self.weight = np.array(weight, dtype=np.float64)
         self.index = index
         # Each remote user's code, in the order of their first slot.
-        names = {name: code for code, name in enumerate(u for u in dict.fromkeys(remotes) if u is not None)}
-        self.remote = np.fromiter(map(names.get, remotes, repeat(-1)), np.int64, n)
-        self.remote_names = names
+        codes = {name: code for code, name in enumerate(u for u in dict.fromkeys(remotes) if u is not None)}
+        self.remote = np.fromiter(map(codes.get, remotes, repeat(-1)), np.int64, n)
+        self.remote_names = codes
         self.remote_eups: Optional[np.ndarray] = None
         self.handed_out: list[SlotEntry] = []  # candidates given to the negotiator since the last build
 
