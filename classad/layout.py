@@ -29,7 +29,7 @@ difference keep every value.
 from __future__ import annotations
 
 from itertools import compress, repeat
-from operator import eq, is_not
+from operator import and_, eq, is_not, not_
 from typing import Any, Iterator, Optional
 
 from . import ast
@@ -389,12 +389,18 @@ class _Move:
     the layout of the result (``target``) and, for each of its places, the old place it
     keeps or the write it takes."""
 
-    __slots__ = ("source", "target", "kept", "writes", "_plans")
+    __slots__ = ("source", "target", "kept", "writes", "new_places", "old_places", "moved", "old_values", "_plans")
 
     def __init__(self, source: Layout, target: Layout, kept: tuple, writes: tuple) -> None:
         self.source, self.target = source, target
         self.kept = kept  # (new place, old place) of the attributes kept as they were
         self.writes = writes  # (new place, index of the write)
+        # The same by column, for the steps of each variant (see _Steps): the kept places,
+        # whether the old template's value there is not the new one's node, and its stored form.
+        self.new_places = tuple(q for q, _ in kept)
+        self.old_places = tuple(p for _, p in kept)
+        self.moved = tuple(source.template[p] is not target.template[q] for q, p in kept)
+        self.old_values = tuple(plain_form(source.template[p]) for _, p in kept)
         self._plans: dict[Variant, _Steps] = {}
 
     def plan(self, variant: Variant) -> "_Steps":
@@ -417,27 +423,22 @@ class _Steps:
     __slots__ = ("take", "check", "consts", "writes", "order", "places", "bare", "program", "_variant")
 
     def __init__(self, move: _Move, variant: Variant) -> None:
-        old, new = move.source.template, move.target.template
-        take: list[tuple[int, int]] = []
-        consts: list[tuple[int, Stored]] = []
-        for q, p in move.kept:
-            s = variant.source[p]
-            if s:
-                take.append((q, s))
-            elif old[p] is not new[q]:
-                consts.append((q, plain_form(old[p])))
-        self.take = tuple(s for _, s in take)
-        # A value the ad keeps is never the node of its own layout's template; another
-        # layout's template may hold that very node (then it is left to the template).
-        self.check = None if move.source is move.target else tuple(new[q] for q, _ in take)
-        self.consts = tuple(v for _, v in consts)
+        new = move.target.template
+        # Column by column at C speed: where each kept value is in the ad's tuple (0: the
+        # old template's), and which of the old template's values the new one lacks.
+        source = list(map(variant.source.__getitem__, move.old_places))
+        const = list(map(and_, map(not_, source), move.moved))
+        self.take = tuple(filter(None, source))
+        self.consts = tuple(compress(move.old_values, const))
         self.writes = move.writes
-        at = [q for q, _ in take] + [q for q, _ in consts] + [q for q, _ in move.writes]
+        at = [*compress(move.new_places, source), *compress(move.new_places, const), *(q for q, _ in move.writes)]
         self.order = tuple(sorted(range(len(at)), key=at.__getitem__))
-        self.places = tuple(at[k] for k in self.order)
-        self.bare = tuple(move.target.bare[q] for q in self.places)
-        if self.check is not None:  # the new template's node at each place the result keeps
-            self.check = tuple(new[q] for q in self.places)
+        self.places = tuple(map(at.__getitem__, self.order))
+        self.bare = tuple(map(move.target.bare.__getitem__, self.places))
+        # A value the ad keeps is never the node of its own layout's template; another
+        # layout's template may hold that very node (then it is left to the template):
+        # the new template's node at each place the result keeps.
+        self.check = None if move.source is move.target else tuple(map(new.__getitem__, self.places))
         self.program = _program(self.take, self.order)
         self._variant: Optional[Variant] = None
 
