@@ -143,6 +143,7 @@ class _Queue:
         self._by_id: dict[str, Job] = {}
         self._at: Optional[dict[str, int]] = None
         self._asked: dict[str, Optional[int]] = {}
+        self._found: dict[str, Optional[Job]] = {}  # by ``place``: each id looked up once
         if place is None:
             self._ids = list(map(_ID, jobs))
             self._by_id = dict(zip(self._ids, jobs))
@@ -150,17 +151,20 @@ class _Queue:
     def get(self, job_id: str) -> Optional[Job]:
         if self._place is None:
             return self._by_id.get(job_id)
-        k = self.place(job_id)
-        return None if k is None else self.jobs[k]
+        job = self._found.get(job_id, _MISSING)
+        if job is _MISSING:
+            k = self.place(job_id)
+            job = self._found[job_id] = None if k is None else self.jobs[k]
+        return job  # type: ignore[return-value]
 
     def __getitem__(self, job_id: str) -> Job:
-        job = self.get(job_id)
+        job = self._found.get(job_id) or self.get(job_id)
         if job is None:
             raise KeyError(job_id)
         return job
 
     def __contains__(self, job_id: str) -> bool:
-        return self.get(job_id) is not None
+        return (self._found.get(job_id) or self.get(job_id)) is not None
 
     def unique(self) -> bool:
         """Whether the ids are all different."""
@@ -601,6 +605,7 @@ def claim_matches(
 
 
 _PLAIN = (bool, int, float, str)
+_MISSING = object()
 _ID, _NAME, _INDEX = attrgetter("id"), attrgetter("name"), attrgetter("index")
 _PARTITIONABLE = attrgetter("partitionable")
 
