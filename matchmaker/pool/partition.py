@@ -23,6 +23,7 @@ from typing import Optional
 from classad.ad import ClassAd, python_to_node
 from classad.ast import Node
 from classad.evaluate import evaluate_top, new_state
+from classad.layout import plain_form
 from classad.parser import parse_expr
 
 DEFAULT_RESOURCES = ("Cpus", "Memory", "Disk")
@@ -105,7 +106,23 @@ def machine_resources(ad: ClassAd) -> tuple[str, ...]:
 
 def available(ad: ClassAd, resources: tuple[str, ...]) -> dict[str, float]:
     """What the slot has left of each resource (a missing or non-numeric value is 0)."""
-    return {res: _number(_value(ad, res), 0) for res in resources}
+    lnames = _LOWER.get(resources)
+    if lnames is None:
+        if len(_LOWER) > 1000:
+            _LOWER.clear()
+        lnames = _LOWER[resources] = tuple(r.lower() for r in resources)
+    out: dict[str, float] = {}
+    for res, stored in zip(resources, ad.stored_of(lnames)):  # read in one look
+        if stored is not None and type(stored) not in _PLAIN:
+            stored = plain_form(stored)
+            if type(stored) not in _PLAIN:  # an expression: evaluated as _value does
+                stored = _value(ad, res)
+        out[res] = _number(stored, 0)
+    return out
+
+
+# Resource names as given -> lower-case, per tuple of them.
+_LOWER: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 def requested(job: ClassAd, slot: ClassAd, resources: tuple[str, ...], rounding: Rounding) -> dict[str, float]:

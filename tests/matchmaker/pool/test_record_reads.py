@@ -20,7 +20,7 @@ import classad
 from classad import ast
 from classad.evaluate import seeded_random
 from classad.parser import parse_expr
-from matchmaker.pool import ads
+from matchmaker.pool import ads, partition
 from matchmaker.pool.ads import make_jobs, make_slots, rewritten_job
 from matchmaker.pool.partition import with_values
 
@@ -150,3 +150,28 @@ def test_a_job_record_after_the_claims_writes_is_make_jobs(texts, writes, compac
         assert got is not None  # nothing to evaluate: the record is the old one's
     if got is not None:
         assert _job_fields(got) == _job_fields(want) and got.ad is written
+
+
+_RESOURCE_TEXTS = ("4", "2.5", "0", "-1", "true", '"8"', "undefined", "Memory / 1024", "random(3)", "1e400")
+
+
+@SETTINGS
+@given(
+    values=st.lists(st.sampled_from(_RESOURCE_TEXTS), min_size=3, max_size=3),
+    compacted=st.booleans(),
+    seed=st.integers(0, 99),
+)
+def test_what_a_slot_has_left_is_each_resource_read_alone(values, compacted: bool, seed: int) -> None:
+    """``available`` reads the resources in one look; each is what ``_value`` gives for it
+    alone (a plain literal as it is, an expression evaluated, in resource order), made 0
+    when it is not a non-negative finite number (``-1``, ``true``, ``"8"``, ``1e400``)."""
+    names = ("Cpus", "Memory", "Disk")
+    pairs = (*zip(names, values), ("Tag", str(seed)))
+    ad = classad.ClassAd.from_nodes(tuple((n, parse_expr(t)) for n, t in pairs))
+    if compacted:
+        ad.compact()
+    with seeded_random(seed):
+        want = {r: partition._number(partition._value(ad, r), 0) for r in ("Cpus", "memory", "Disk", "GPUs")}
+    with seeded_random(seed):
+        got = partition.available(ad, ("Cpus", "memory", "Disk", "GPUs"))
+    assert got == want and list(got) == list(want)
