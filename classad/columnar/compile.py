@@ -247,7 +247,7 @@ class Run:
     ) -> Column:
         """``result`` with the rows of mask ``fb`` replaced by scalar evaluation."""
         if fb is not None:
-            pos = np.nonzero(fb)[0]
+            pos = fb.nonzero()[0]
             result.put(pos, self.scalar(node, scope, rows[pos], active))
         return result
 
@@ -295,7 +295,7 @@ class Run:
         if t is Hole:
             held, cols = self._holes[node.family]
             col = cols[node.k]
-            return col if len(rows) == len(held) else col.take(np.searchsorted(held, rows))
+            return col if len(rows) == len(held) else col.take(held.searchsorted(rows))
         return self.scalar(node, scope, rows, active)
 
     def row_only_value(self, node: Any, rows: np.ndarray, active: frozenset) -> Optional[Values]:
@@ -392,7 +392,7 @@ class Run:
                 if self.recording:
                     self.note(("now",), token(now))
                 col = col.copy()
-                col.put(np.nonzero(missing)[0], Const(now))
+                col.put(missing.nonzero()[0], Const(now))
             return col
         if scope == FIXED:
             if lname in self.fixed_attrs:
@@ -415,7 +415,7 @@ class Run:
             if self.recording:
                 self.note(("a", lname, active), ABSENT)
             return col
-        pos = np.nonzero(missing)[0]
+        pos = missing.nonzero()[0]
         col = col.copy()
         col.put(pos, self.fixed_attr(lname, rows[pos], active))
         return col
@@ -515,7 +515,7 @@ class Run:
             v = self.ev(ac.nodes[0], ROW, rows, active | {key})
             return v.copy() if type(v) is Column else as_column(v, len(rows), self.pool)  # type: ignore[union-attr]
         col = ac.take(rows)
-        pos = np.nonzero(ac.holds[rows] == HOLDS_EXPR)[0]
+        pos = (ac.holds[rows] == HOLDS_EXPR).nonzero()[0]
         if key in active:
             col.put(pos, Const(UNDEFINED))
         elif len(active) >= MAX_EVAL_DEPTH:
@@ -552,7 +552,7 @@ class Run:
         fam_of = np.asarray(found.family_of, dtype=np.int64)[groups]
         left = fam_of < 0
         for f, fam in enumerate(found.families):
-            at = np.nonzero(fam_of == f)[0]
+            at = (fam_of == f).nonzero()[0]
             if len(at) < 2:
                 left[at] = True
                 continue
@@ -864,7 +864,7 @@ class Run:
         k = ca.kind
         left_bool = ca is a or ops.uniform(ca) == K_BOOL  # truth() gives a column of booleans back as is
         need = ca.i != int(stop) if left_bool else (k == K_UNDEF) | ((k == K_BOOL) & (ca.i != int(stop)))
-        pos = np.nonzero(need)[0]
+        pos = need.nonzero()[0]
         if not len(pos):
             return ca
         everywhere = len(pos) == len(rows)
@@ -939,7 +939,7 @@ class Run:
             if m.all():
                 return self.ev(branch, scope, rows, active)
             if m.any():
-                pos = np.nonzero(m)[0]
+                pos = m.nonzero()[0]
                 if out is cc:
                     out = cc.copy()
                 out.put(pos, self.ev(branch, scope, rows[pos], active))
@@ -954,7 +954,7 @@ class Run:
             return a
         if m.all():
             return self.ev(node.right, scope, rows, active)
-        pos = np.nonzero(m)[0]
+        pos = m.nonzero()[0]
         out = a.copy()  # type: ignore[union-attr]
         out.put(pos, self.ev(node.right, scope, rows[pos], active))
         return out
@@ -988,7 +988,7 @@ class Run:
         if vector is not None and entry.impl.__module__ == vector[0] and len(args) == 1 and type(arg) is Column:
             out, rest = vector[1](arg)
             if rest.any():
-                pos = np.nonzero(rest)[0]
+                pos = rest.nonzero()[0]
                 out.put(pos, self.distinct_calls(node, entry, ctx, [arg.take(pos)], scope, rows[pos], active))
             return out
         return self.distinct_calls(node, entry, ctx, args, scope, rows, active)
@@ -1023,7 +1023,7 @@ class Run:
             )
             keys.append(k.astype(np.int64))
             keys.append(payload)
-        ok = np.nonzero(~other)[0]
+        ok = (~other).nonzero()[0]
         out = Column.empty(n, self.pool)
         if len(ok):
             first, inverse = _distinct(keys if len(ok) == n else [k[ok] for k in keys])
@@ -1036,7 +1036,7 @@ class Run:
                     results.append(entry.impl(ctx, *[a.value if type(a) is Const else a.value(r) for a in args]))
             out.put(ok, Column.of_values(results, self.pool).take(inverse))
         if other.any():
-            pos = np.nonzero(other)[0]
+            pos = other.nonzero()[0]
             out.put(pos, self.scalar(node, scope, rows[pos], active))
         return out
 
@@ -1080,7 +1080,7 @@ def _literal_lists(col: Column, known: Optional[CallResults] = None) -> Optional
     ``known`` remembers which lists were found to be of literals."""
     if col.o is None:
         return None
-    at = np.nonzero(col.kind == K_OTHER)[0]
+    at = (col.kind == K_OTHER).nonzero()[0]
     out = np.zeros(len(col.kind), np.int64)
     if not len(at):
         return out
