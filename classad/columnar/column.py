@@ -89,6 +89,13 @@ def kind_of(v: Any) -> int:
     return K_OTHER
 
 
+def kinds(n: int, kind: int) -> np.ndarray:
+    """A kind array of ``n`` rows all ``kind`` (``np.full`` without its Python-level steps)."""
+    out = np.empty(n, np.int8)
+    out.fill(kind)
+    return out
+
+
 class Column:
     """Values of a sequence of rows (see the module docstring for the layout).
 
@@ -150,13 +157,13 @@ class Column:
     @classmethod
     def empty(cls, n: int, pool: StringPool, kind: int = K_UNDEF) -> "Column":
         """``n`` rows all of ``kind`` with zero payloads."""
-        return cls(np.full(n, kind, dtype=np.int8), np.zeros(n, np.int64), None, None, None, pool)
+        return cls(kinds(n, kind), np.zeros(n, np.int64), None, None, None, pool)
 
     @classmethod
     def of_bools(cls, b: np.ndarray, pool: StringPool) -> "Column":
         """A boolean column from a bool array."""
         n = len(b)
-        return cls(np.full(n, K_BOOL, np.int8), b.astype(np.int64), None, None, None, pool)
+        return cls(kinds(n, K_BOOL), b.astype(np.int64), None, None, None, pool)
 
     @classmethod
     def of_values(cls, values: Iterable[Any], pool: StringPool) -> "Column":
@@ -391,7 +398,7 @@ class Packed:
         else:  # the bits asked for (unpacking them all and picking is faster than picking bits)
             ints = np.unpackbits(self.bits, count=self.n)[np.asarray(rows, dtype=np.intp)].astype(np.int64)
         return Column(
-            part(kind, np.int8) if isinstance(kind, np.ndarray) else np.full(m, kind, np.int8),
+            part(kind, np.int8) if isinstance(kind, np.ndarray) else kinds(m, kind),
             ints,
             None if self.f is None else part(self.f, np.float64),
             None if self.s is None else part(self.s, np.int64),
@@ -422,6 +429,7 @@ __all__ = [
     "Values",
     "as_column",
     "kind_of",
+    "kinds",
     "merge",
     "K_UNDEF",
     "K_ERROR",

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .column import K_BOOL, K_ERROR, K_INT, K_OTHER, K_REAL, K_STR, K_UNDEF, Column
+from .column import K_BOOL, K_ERROR, K_INT, K_OTHER, K_REAL, K_STR, K_UNDEF, Column, kinds
 
 _I64_MIN = np.int64(-(1 << 63))
 _I64_MAX = np.int64((1 << 63) - 1)
@@ -90,7 +90,7 @@ def arithmetic(op: str, a: Column, b: Column) -> Result:
         # Integers (booleans as 0/1) on every row: the 64-bit result, wrapped, on every row.
         with np.errstate(all="ignore"):
             r = wrapping(a.i, b.i)
-        return Column(np.full(len(r), K_INT, np.int8), r, None, None, None, a.pool), None
+        return Column(kinds(len(r), K_INT), r, None, None, None, a.pool), None
     out, data = _strict_start(a, b)
     other = data & ((a.kind == K_OTHER) | (b.kind == K_OTHER))
     ia, ra, fa = _nums(a)
