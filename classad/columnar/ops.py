@@ -44,7 +44,7 @@ def uniform(c: Column) -> int:
     if not len(k):
         return -1
     k0 = k[0]
-    return int(k0) if (k == k0).all() else -1
+    return -1 if np.count_nonzero(k != k0) else int(k0)
 
 
 def truth(a: Column) -> Column:
