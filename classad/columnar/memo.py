@@ -101,13 +101,18 @@ class CallResults:
     cycle after cycle) is answered from here.  Only plain results (numbers, strings,
     booleans, Undefined, Error) are kept; past ``limit`` calls the store starts afresh."""
 
-    __slots__ = ("results", "limit", "_lists", "_literal")
+    __slots__ = ("results", "limit", "_lists", "_list_numbers", "_numbered", "_literal")
 
     def __init__(self, limit: int = 1 << 16) -> None:
         self.results: dict[tuple, Any] = {}
         self.limit = limit
         # id(list) -> (the list, its token): a list of literals is read again and again.
         self._lists: dict[int, tuple[Any, Optional[Hashable]]] = {}
+        # A list's elements' tokens -> a number standing for them in the keys of ``results``
+        # (a short key hashes fast; a long list's token would be hashed at every call).  A
+        # number is never given to two tokens, even after this is forgotten.
+        self._list_numbers: dict[Hashable, int] = {}
+        self._numbered = 0
         self._literal: dict[int, tuple[Any, bool]] = {}  # id(list) -> (the list, of literals?)
 
     def calls(self, entry: Any, ctx: Any, args: list, rows: list[int]) -> list:
@@ -163,6 +168,15 @@ class CallResults:
         if seen is not None and seen[0] is value:
             return seen[1]
         tok = _argument_token(value, True)
+        if tok is not None:
+            numbers = self._list_numbers
+            number = numbers.get(tok)
+            if number is None:
+                if len(numbers) >= self.limit:
+                    numbers.clear()
+                number = numbers[tok] = self._numbered
+                self._numbered += 1
+            tok = ("list", number)
         if len(self._lists) >= self.limit:
             self._lists.clear()
         self._lists[id(value)] = (value, tok)
