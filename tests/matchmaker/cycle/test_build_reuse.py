@@ -292,3 +292,72 @@ def test_a_queue_that_alternates_reuses_the_list(match_engine, monkeypatch):
     assert [hit for hit, _, _ in builds] == [False, False, True]
     _, reused, fresh = builds[2]
     assert reused == fresh and [index for index, _, _ in reused[0]] == [1, 0]
+
+
+def _replayed(slot_ads: list[ClassAd], job_ads: list[ClassAd], config: str, eups: dict) -> tuple:
+    """The cycle's matches and, for each time a build reused an earlier one while an
+    earlier request was made again, ``(reused view, fresh view)`` (see :func:`_compared`)."""
+    seen: list = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(matching, "build_columnar", _compared(seen))
+        r = negotiate(
+            pool_from_ads(slot_ads, job_ads),
+            Settings.from_knobs(Knobs.from_string(config)),
+            StaticPriorities(eups),
+            NOW,
+        )
+    return [(m.job, m.submitter, m.slot, m.preempted) for m in r.matches], [(a, b) for _, a, b in seen]
+
+
+def _plain(user: str) -> dict:
+    return {"user": user, "req": 0, "memory": 512, "cpus": 1, "prio": 0, "limits": 0, "draws": False}
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_a_refused_slot_that_left_no_longer_flags_the_list(match_engine):
+    """By hand: slot 0 is zed's (EUP 500), slot 1 free; PREEMPTION_REQUIREMENTS lets only
+    bea preempt.  Spin 1 in EUP order: ann (EUP 1) is refused slot 0 (her list is flagged)
+    and takes slot 1; bea (10) preempts zed on slot 0; abe (100) finds nothing.  When
+    abe's list is built, ann's is made again: both slots are gone, so nothing in it was
+    refused by PREEMPTION_REQUIREMENTS any more, and the reused list must say so."""
+    free = {"cpus": 1, "memory": 1024, "idle": 3000, "arch": "X86_64", "start": 0, "rank": 0, "kind": "static"}
+    slot_ads = [_slot_ad(0, {**free, "user": "zed@d", "busy": True}), _slot_ad(1, {**free, "user": None})]
+    kinds = [_plain("ann@d"), _plain("bea@d"), _plain("abe@d")]
+    config = 'PREEMPTION_REQUIREMENTS = TARGET.Owner == "bea"\n'
+    matches, seen = _replayed(
+        slot_ads, _job_ads(kinds, [(0, 1), (1, 1), (2, 1)]), config, {"ann@d": 1.0, "bea@d": 10.0, "abe@d": 100.0}
+    )
+    assert matches == [("1.0", "ann@d", "slot1@host1", None), ("2.0", "bea@d", "slot0@host0", "zed@d")]
+    flags = [(reused[1], fresh[1]) for reused, fresh in seen if reused[0] == []]
+    assert (False, False) in flags  # ann's list at abe's build: her refused slot is gone
+    assert all(reused == fresh for reused, fresh in seen)
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_a_build_that_read_live_usage_is_not_reused(match_engine):
+    """By hand: zed (EUP 500) holds slots 0 and 1, and PREEMPTION_REQUIREMENTS =
+    RemoteUserResourcesInUse > 1 reads zed's usage as it is at the build.  ann (EUP 1)
+    preempts zed on slot 1 (her list offers both, zed's usage being 2; her Rank,
+    ``TARGET.KFlops``, prefers slot 1's 1001 to slot 0's 1000); then zed's usage is 1, so
+    when abe's list is built and ann's is made again, slot 0 is refused: a list stored
+    with the usage of its first build would still offer it."""
+    claim = {"cpus": 1, "memory": 1024, "idle": 3000, "arch": "X86_64", "start": 0, "rank": 0, "kind": "static"}
+    claim |= {"user": "zed@d", "busy": True}
+    slot_ads = [_slot_ad(0, claim), _slot_ad(1, claim)]
+    config = "PREEMPTION_REQUIREMENTS = RemoteUserResourcesInUse > 1\n"
+    kinds = [_plain("ann@d"), _plain("abe@d")]
+    builds: list = []
+    real = columnar_match.build
+
+    def build(matcher, req, *args):
+        out = real(matcher, req, *args)
+        builds.append((req.get("Owner"), None if out is None else _view(out)))
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columnar_match, "build", build)
+        matches, seen = _replayed(slot_ads, _job_ads(kinds, [(0, 1), (1, 1)]), config, {"ann@d": 1.0, "abe@d": 100.0})
+    assert matches[0][1:] == ("ann@d", "slot1@host1", "zed@d")
+    again = [view for owner, view in builds[1:] if owner == "ann"]
+    assert again and all(view[0] == [] and view[1] for view in again)  # slot 0 refused, flagged
+    assert all(reused == fresh for reused, fresh in seen)
