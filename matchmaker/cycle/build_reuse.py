@@ -93,6 +93,55 @@ def same_value(a: Any, b: Any) -> bool:
     return False
 
 
+def token(value: Any) -> Hashable:
+    """A hashable form of a stored form, equal for two that :func:`same_value` holds alike
+    (a node stands for itself: keep it alive while the token is kept)."""
+    t = type(value)
+    if t is float:
+        return (float, value.hex())
+    if t in _SAME:
+        return (t, value)
+    if t is ast.Literal and (value.value is UNDEFINED or value.value is ERROR):
+        return (ast.Literal, id(value.value))
+    return ("node", id(value))
+
+
+# How many sets of names one key of :class:`ByReads` keeps results for.
+_SHAPES = 32
+
+
+class ByReads:
+    """Results computed from a request, found again for a request that gives the same
+    values to every name the computation read of it (one cycle's: the rest of what the
+    computation read does not change within the cycle)."""
+
+    def __init__(self) -> None:
+        self._shapes: dict[Hashable, list[tuple[str, ...]]] = {}
+        self._results: dict[tuple, tuple[tuple, Any]] = {}
+
+    def get(self, key: Hashable, req: Any) -> tuple[bool, Any]:
+        """``(True, result)`` for a request that gives the same values as one stored under
+        ``key``, else ``(False, None)``.  The names compared are read through ``req``, so
+        a log of its reads sees them."""
+        plain = req.plain
+        for names in self._shapes.get(key, ()):
+            hit = self._results.get((key, names, tuple(token(plain(n)) for n in names)))
+            if hit is not None:
+                return True, hit[1]
+        return False, None
+
+    def put(self, key: Hashable, req: Any, read: list[str], result: Any) -> None:
+        """Keep ``result``, computed from ``req`` reading the names ``read``."""
+        names = tuple(dict.fromkeys(read))
+        shapes = self._shapes.setdefault(key, [])
+        if names not in shapes:
+            if len(shapes) >= _SHAPES:
+                return
+            shapes.append(names)
+        values = tuple(stored_form(req, n) for n in names)
+        self._results[(key, names, tuple(map(token, values)))] = (values, result)
+
+
 def snapshot(req: Any, names: list[str]) -> tuple[tuple[str, Any], ...]:
     """``(name, value)`` for each distinct name of ``names`` (the reads of a build)."""
     return tuple((n, stored_form(req, n)) for n in dict.fromkeys(names))
@@ -135,4 +184,4 @@ class FoundBuilds:
             self.size -= dropped.nbytes
 
 
-__all__ = ["BUDGET", "Found", "FoundBuilds", "same_value", "snapshot", "stored_form"]
+__all__ = ["BUDGET", "ByReads", "Found", "FoundBuilds", "same_value", "snapshot", "stored_form", "token"]

@@ -48,7 +48,7 @@ from classad.values import FLT_MAX
 
 from ..config.settings import MatchPolicy
 from ..pool.concurrency import ConcurrencyLimits, parse_limits
-from .build_reuse import Found, FoundBuilds, snapshot
+from .build_reuse import ByReads, Found, FoundBuilds, snapshot
 from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Budget, Candidate, CandidateList
 from .draws import DrawCheck
 from .ephemeral import NegotiationAd
@@ -80,6 +80,7 @@ class SlotTable:
 
     _draws: Optional[DrawCheck] = None  # made on first use (see :meth:`may_draw`)
     _found: Optional[FoundBuilds] = None  # made on first use (see :attr:`found`)
+    _drawing: Optional[ByReads] = None  # the answers of :meth:`may_draw` (made on first use)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         entries = [e for c in classes for e in c.entries]
@@ -125,11 +126,25 @@ class SlotTable:
     ) -> bool:
         """Whether both Requirements, the slots' Rank and CurrentRank, the job's attributes
         ``job`` or the knob expressions ``knobs`` could draw random numbers for ``req``
-        (:mod:`.draws`)."""
+        (:mod:`.draws`).  The answer depends on the request only through the names the
+        analysis looks up in it: it is remembered by their values for the cycle."""
         if self._draws is None:
-            self._draws = DrawCheck(self.table)
-        nodes = [k for k in knobs if k is not None]
-        return self._draws.may_draw(req, _ROW_TESTS, job, nodes)
+            self._draws, self._drawing = DrawCheck(self.table), ByReads()
+        assert self._drawing is not None
+        key = (tuple(map(id, knobs)), tuple(job))
+        known, answer = self._drawing.get(key, req)
+        if known:
+            return bool(answer)
+        outer, log = req.reads, list[str]()
+        req.reads = log
+        try:
+            answer = self._draws.may_draw(req, _ROW_TESTS, job, [k for k in knobs if k is not None])
+        finally:
+            req.reads = outer
+        if outer is not None:
+            outer.extend(log)
+        self._drawing.put(key, req, log, answer)
+        return bool(answer)
 
     @property
     def found(self) -> FoundBuilds:

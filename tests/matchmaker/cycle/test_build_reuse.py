@@ -24,7 +24,7 @@ from classad.parser import parse_expr
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
 from matchmaker.cycle import columnar_match, matching
-from matchmaker.cycle.build_reuse import FoundBuilds
+from matchmaker.cycle.build_reuse import ByReads, FoundBuilds
 from matchmaker.cycle.candidates import CandidateList
 from matchmaker.cycle.ephemeral import StaticPriorities
 from matchmaker.cycle.negotiator import negotiate
@@ -242,12 +242,14 @@ def test_a_reused_build_is_a_fresh_build(match_engine, monkeypatch, slots, kinds
 @given(**CYCLE)
 def test_cycles_with_and_without_reuse(match_engine, slots, kinds, queue, policy, eups, weights, groups):
     """Matches, rejections, usage, the groups' table, the warnings in their order and the
-    next random number are the same when no build is reused."""
+    next random number are the same when no build is reused and no answer of the draw
+    analysis is remembered."""
     pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(kinds, queue))
     settings = _settings(policy, weights, groups)
     reused = _cycle(pool, settings, eups)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(FoundBuilds, "find", lambda self, key, req: None)
+        mp.setattr(ByReads, "get", lambda self, key, req: (False, None))
         assert _cycle(pool, settings, eups) == reused
 
 
@@ -361,3 +363,32 @@ def test_a_build_that_read_live_usage_is_not_reused(match_engine):
     again = [view for owner, view in builds[1:] if owner == "ann"]
     assert again and all(view[0] == [] and view[1] for view in again)  # slot 0 refused, flagged
     assert all(reused == fresh for reused, fresh in seen)
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_the_draw_analysis_is_remembered_per_request_values(match_engine):
+    """zed holds slots 0-3 (Rank 0, none prefers a job), slots 4 and 5 are free.  carol
+    (EUP 1) takes one; her job draws nothing, so the draw analysis answers no for her
+    request.  alice (EUP 500) takes the other free slot by the round-up rule and is then
+    past her slice, so her next request is an only-Rank build; her Requirements draw
+    (``random(3) != 0``), so that build must test both Requirements on zed's four slots
+    (four draws) rather than skip them.  Taking carol's remembered answer for alice's
+    request would skip those draws and change the cycle's next random number."""
+    claim = {"cpus": 1, "memory": 1024, "idle": 3000, "arch": "X86_64", "start": 0, "rank": 0, "kind": "static"}
+    slot_ads = [_slot_ad(i, {**claim, "user": "zed@d", "busy": True}) for i in range(4)]
+    slot_ads += [_slot_ad(i, {**claim, "user": None}) for i in (4, 5)]
+    kinds = [_plain("carol@d"), {**_plain("alice@d"), "draws": True}]
+    pool = pool_from_ads(slot_ads, _job_ads(kinds, [(0, 1), (1, 3)]))
+    settings = Settings.from_knobs(Knobs.from_string(""))
+    eups = StaticPriorities({"carol@d": 1.0, "alice@d": 500.0, "zed@d": 10.0})
+
+    def cycle() -> tuple:
+        with seeded_random(11):
+            r = negotiate(pool, settings, eups, NOW)
+            return r.matches, r.rejected, ClassAd("[x = random(1000000)]").evaluate("x")
+
+    remembered = cycle()
+    assert [m.submitter for m in remembered[0]] == ["carol@d", "alice@d"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ByReads, "get", lambda self, key, req: (False, None))
+        assert cycle() == remembered
