@@ -113,6 +113,8 @@ class DrawCheck:
         self.table = table
         # Per row attribute: whether some row may lack it, and the union of its expressions' summaries.
         self._columns: dict[str, tuple[bool, bool, frozenset[tuple[int, str]]]] = {}
+        # Per row attribute: what following it through the rows alone finds (see _row_closure).
+        self._closures: dict[str, tuple[bool, frozenset[str]]] = {}
 
     def _row_name(self, lname: str) -> tuple[bool, bool, frozenset[tuple[int, str]]]:
         """(some row lacks it, some row's expression may draw, what the expressions read)."""
@@ -131,36 +133,71 @@ class DrawCheck:
         self, req: Any, row_names: Sequence[str], fixed_names: Sequence[str], row_nodes: Sequence[Any]
     ) -> bool:
         """Whether evaluating the rows' attributes ``row_names``, the request's attributes
-        ``fixed_names`` and the row-side expressions ``row_nodes`` (the knobs) could draw."""
+        ``fixed_names`` and the row-side expressions ``row_nodes`` (the knobs) could draw.
+        What the rows' expressions reach among themselves is the same for every request
+        (:meth:`_row_closure`); only the request's names are followed per request."""
         if self.table.nested:
             return True
-        seen: set[tuple[int, str]] = set()
-        todo: list[tuple[int, str]] = [(ROW, n) for n in row_names] + [(FIXED, n) for n in fixed_names]
+        todo: list[str] = list(fixed_names)
+        rows: list[str] = list(row_names)
         for node in row_nodes:
             s = summary(node)
             if s.draws:
                 return True
-            todo.extend(_resolve(ROW, s.reads, self, req))
+            for side, lname in _resolve(ROW, s.reads, self, req):
+                (rows if side == ROW else todo).append(lname)
+        seen_rows = set(rows)
+        for lname in seen_rows:
+            draws, fixed = self._row_closure(lname)
+            if draws:
+                return True
+            todo.extend(fixed)
+        seen: set[str] = set()
         while todo:
-            key = todo.pop()
-            if key in seen:
+            lname = todo.pop()
+            if lname in seen:
                 continue
-            seen.add(key)
-            side, lname = key
-            if side == ROW:
-                _missing, draws, reads = self._row_name(lname)
-                if draws:
-                    return True
-            else:
-                node = req.get_node(lname)
-                if node is None or type(node) is ast.Literal:
-                    continue
-                s = summary(node)
-                if s.draws:
-                    return True
-                reads = s.reads
-            todo.extend(_resolve(side, reads, self, req))
+            seen.add(lname)
+            node = req.get_node(lname)
+            if node is None or type(node) is ast.Literal:
+                continue
+            s = summary(node)
+            if s.draws:
+                return True
+            for side, name in _resolve(FIXED, s.reads, self, req):
+                if side == FIXED:
+                    todo.append(name)
+                elif name not in seen_rows:
+                    seen_rows.add(name)
+                    draws, fixed = self._row_closure(name)
+                    if draws:
+                        return True
+                    todo.extend(fixed)
         return False
+
+    def _row_closure(self, lname: str) -> tuple[bool, frozenset[str]]:
+        """The row attribute ``lname`` followed through the rows' expressions alone: whether
+        one of them may draw, and the request's names they may read (remembered)."""
+        hit = self._closures.get(lname)
+        if hit is not None:
+            return hit
+        seen: set[str] = set()
+        fixed: set[str] = set()
+        todo = [lname]
+        draws = False
+        while todo and not draws:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            _missing, draws, reads = self._row_name(name)
+            for side, other in _resolve(ROW, reads, self, None):
+                if side == ROW:
+                    todo.append(other)
+                else:
+                    fixed.add(other)
+        hit = self._closures[lname] = (draws, frozenset(fixed))
+        return hit
 
     def lacks(self, side: int, lname: str, req: Any) -> bool:
         """Whether some ad on ``side`` lacks attribute ``lname`` (a bare name then falls through)."""

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from support import idle_job_ads
 
+from classad import ast
 from classad.ad import ClassAd
 from classad.columnar import AdTable
 from classad.evaluate import seeded_random
@@ -382,3 +383,60 @@ def test_simulations_as_on_the_plain_path(match_engine, slots, jobs, preq, seed,
     for ad in job_ads:
         ad.set_node("SimJobDuration", parse_expr("300 + random(600)" if draw_in == "duration" else "600"))
     _as_on_the_plain_path(lambda: _simulate(slot_ads, job_ads, preq, seed))
+
+
+# ---- the draw analysis against its definition -------------------------------------------
+
+_NAMES = ["a", "b", "c", "requirements", "rank", "currentrank"]
+_EXPRS = ["1", "a + 1", "TARGET.b", "MY.c", "random(2)", "c", "TARGET.a > 1", "b && TARGET.c", "MY.a + TARGET.rank"]
+_ad_text = st.dictionaries(st.sampled_from(_NAMES), st.sampled_from(_EXPRS), max_size=5)
+
+
+def _reachable_draws(check: DrawCheck, req, row_names, fixed_names, nodes) -> bool:
+    """The definition: some (side, name) reachable from the start, followed as the
+    evaluator looks names up, holds an expression that draws (a plain walk of the graph)."""
+    from matchmaker.cycle.draws import FIXED, ROW, _resolve, summary
+
+    todo = [(ROW, n) for n in row_names] + [(FIXED, n) for n in fixed_names]
+    for node in nodes:
+        if summary(node).draws:
+            return True
+        todo.extend(_resolve(ROW, summary(node).reads, check, req))
+    seen: set = set()
+    while todo:
+        key = todo.pop()
+        if key in seen:
+            continue
+        seen.add(key)
+        side, lname = key
+        if side == ROW:
+            _missing, draws, reads = check._row_name(lname)
+        else:
+            node = req.get_node(lname)
+            if node is None or type(node) is ast.Literal:
+                continue
+            draws, reads = summary(node).draws, summary(node).reads
+        if draws:
+            return True
+        todo.extend(_resolve(side, reads, check, req))
+    return False
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(slots=st.lists(_ad_text, min_size=1, max_size=3), job=_ad_text, knob=st.sampled_from([None, *_EXPRS]))
+def test_the_draw_analysis_follows_every_path(slots, job, knob):
+    """Random slot and job ads whose attributes name each other on both sides: the
+    analysis (the rows' part remembered per attribute) answers as a plain walk does."""
+
+    def ad(d: dict) -> ClassAd:
+        out = ClassAd()
+        for name, text in d.items():
+            out.set_node(name, parse_expr(text))
+        return out
+
+    check = DrawCheck(AdTable([NegotiationAd(ad(d)) for d in slots]))
+    req = NegotiationAd(ad(job))
+    nodes = [] if knob is None else [parse_expr(knob)]
+    for fixed in (("requirements",), ("requirements", "rank")):
+        expected = _reachable_draws(check, req, ("requirements", "rank", "currentrank"), fixed, nodes)
+        assert check.may_draw(req, ("requirements", "rank", "currentrank"), fixed, nodes) is expected
