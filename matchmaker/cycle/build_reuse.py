@@ -15,17 +15,21 @@ build reads can change:
 So what the first build found per row -- the rows where both Requirements hold and the
 preemption tests keep the slot, each one's preemption state, the rows
 ``PREEMPTION_REQUIREMENTS`` refused, the rows whose Rank is an error and the sort keys
-with their errors -- is stored with the values the build read of the request (every name
-it looked up, through :attr:`NegotiationAd.reads`).  A later build of the same
-autocluster, submitter and mode whose request gives the same values to those names takes
-it: it keeps the rows still available and runs only the stages that can differ (the
-submitter's limits, the concurrency limits) again.  The ranks of the cycle (EUPs, the
-policy) are frozen for the cycle, so they need no check.
+with their errors (of the rows its limits left it; a later build computes those of the
+rows its own limits now leave, and adds what that read to what is compared) -- is stored
+with the values the build read of the request (every name it looked up, through
+:attr:`NegotiationAd.reads`).  A later build of the same autocluster, submitter and mode
+whose request gives the same values to those names takes it: it keeps the rows still
+available and runs only the stages that can differ (the submitter's limits, the
+concurrency limits) again.  The ranks of the cycle (EUPs, the policy) are frozen for the
+cycle, so they need no check.
 
-A build is stored only when nothing it evaluates can draw random numbers (the rows
-evaluated differ from a fresh build's, which would move the draws, :mod:`.draws`) and it
-called no function whose value changes during the cycle (``ResourcesInUseBy*``).  The
-stored builds of a cycle are bounded in bytes, the least recently used dropped first.
+A build is stored only when it drew no random number (evaluating the same expressions
+with the same values on fewer rows then draws none either) and called no function whose
+value changes during the cycle (``ResourcesInUseBy*``); sort keys are computed for more
+rows only when nothing they evaluate can draw (:mod:`.draws`), else the list is made
+afresh.  The stored builds of a cycle are bounded in bytes, the least recently used
+dropped first.
 """
 
 from __future__ import annotations
@@ -51,18 +55,62 @@ class Found:
 
     rows: np.ndarray  # the rows that stay candidates once the preemption tests are passed
     state: np.ndarray  # their preemption states
-    keys: list[np.ndarray]  # their four rank keys (negated, as sorted)
+    keys: list[np.ndarray]  # their four rank keys (negated, as sorted), where known
     errors: list[np.ndarray]  # where PRE_JOB_RANK, POST_JOB_RANK, PREEMPTION_RANK are an error
+    known: np.ndarray  # where the keys and errors were computed (a build computes them
+    # only for the rows its limits leave)
     rank_errors: np.ndarray  # the rows (candidates or not) whose slot Rank is an error
     refused: np.ndarray  # the rows PREEMPTION_REQUIREMENTS refused
-    # What the build read of the request, (name, value); empty when it may not be reused.
-    reads: tuple[tuple[str, Any], ...] = ()
+    reads: tuple[tuple[str, Any], ...] = ()  # what the build read of the request: (name, value)
+    spread: bool = False  # keys, errors are those of the positions ``known`` (an array of them)
+
+    @classmethod
+    def known_at(
+        cls,
+        rows: np.ndarray,
+        state: np.ndarray,
+        at: np.ndarray,
+        keys: list[np.ndarray],
+        errors: list[np.ndarray],
+        rank_errors: list[int],
+        refused: np.ndarray,
+    ) -> Found:
+        """The candidates ``rows``, with the keys and errors of the positions ``at`` (laid
+        out over all of them when first needed: most builds are never made again)."""
+        found = cls(rows, state, keys, errors, at, np.array(rank_errors, dtype=np.int64), refused)
+        found.spread = True
+        return found
+
+    def laid_out(self) -> Found:
+        """Itself, its keys and errors laid out over every position (see :meth:`known_at`)."""
+        if self.spread:
+            n, at = len(self.rows), self.known
+            keys, errors = self.keys, self.errors
+            self.keys = [np.zeros(n) for _ in keys]
+            self.errors = [np.zeros(n, dtype=bool) for _ in errors]
+            self.known = np.zeros(n, dtype=bool)
+            self.spread = False
+            self.put_keys(at, keys, errors)
+        return self
+
+    def put_keys(self, at: np.ndarray, keys: list[np.ndarray], errors: list[np.ndarray]) -> None:
+        """Record the keys and errors of the positions ``at``."""
+        for whole, part in zip(self.keys, keys):
+            whole[at] = part
+        for whole, part in zip(self.errors, errors):
+            whole[at] = part
+        self.known[at] = True
+
+    def add_reads(self, reads: tuple[tuple[str, Any], ...]) -> None:
+        """Add the names of ``reads`` not read before (a later build computed more keys)."""
+        names = {n for n, _ in self.reads}
+        self.reads += tuple((n, v) for n, v in reads if n not in names)
 
     @property
     def nbytes(self) -> int:
         """The bytes its arrays hold."""
-        arrays = [self.rows, self.state, self.rank_errors, self.refused, *self.keys, *self.errors]
-        return sum(a.nbytes for a in arrays) + 64 * len(self.reads)
+        arrays = [self.rows, self.state, self.known, self.rank_errors, self.refused, *self.keys, *self.errors]
+        return sum(a.nbytes for a in arrays)
 
 
 def stored_form(req: Any, lname: str) -> Any:
@@ -158,30 +206,36 @@ class FoundBuilds:
 
     def find(self, key: Hashable, req: Any) -> Optional[Found]:
         """The build stored under ``key`` when ``req`` gives the values it read."""
-        found: Optional[Found] = self._by.get(key)
-        if found is None:
+        kept = self._by.get(key)
+        if kept is None:
             return None
+        found: Found = kept[0]
         plain = req.plain if req.reads is None else lambda lname: stored_form(req, lname)
         for lname, value in found.reads:
             if not same_value(plain(lname), value):
                 return None
         self._by.move_to_end(key)
         self.hits += 1
-        return found
+        return found.laid_out()
+
+    def drop(self, key: Hashable) -> None:
+        """Forget what is stored under ``key``."""
+        kept = self._by.pop(key, None)
+        if kept is not None:
+            self.size -= kept[1]
 
     def store(self, key: Hashable, found: Found) -> None:
-        """Keep ``found`` under ``key`` (replacing what was there), within the budget."""
-        old = self._by.pop(key, None)
-        if old is not None:
-            self.size -= old.nbytes
+        """Keep ``found`` under ``key`` (replacing what was there), within the budget (its
+        size counted as stored: laid out, it holds at most a few times more)."""
+        self.drop(key)
         size = found.nbytes
         if size > self.budget:
             return
-        self._by[key] = found
+        self._by[key] = (found, size)
         self.size += size
         while self.size > self.budget:
-            _, dropped = self._by.popitem(last=False)
-            self.size -= dropped.nbytes
+            _, (_, dropped) = self._by.popitem(last=False)
+            self.size -= dropped
 
 
 __all__ = ["BUDGET", "ByReads", "Found", "FoundBuilds", "same_value", "snapshot", "stored_form", "token"]

@@ -48,7 +48,7 @@ from classad.values import FLT_MAX
 
 from ..config.settings import MatchPolicy
 from ..pool.concurrency import ConcurrencyLimits, parse_limits
-from .build_reuse import ByReads, Found, FoundBuilds, snapshot
+from .build_reuse import ByReads, Found, FoundBuilds, snapshot, token
 from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Budget, Candidate, CandidateList
 from .draws import DrawCheck
 from .ephemeral import NegotiationAd
@@ -131,7 +131,8 @@ class SlotTable:
         if self._draws is None:
             self._draws, self._drawing = DrawCheck(self.table), ByReads()
         assert self._drawing is not None
-        key = (tuple(map(id, knobs)), tuple(job))
+        plain = req.plain
+        key = (tuple(map(id, knobs)), tuple(job), *(token(plain(n)) for n in job))
         known, answer = self._drawing.get(key, req)
         if known:
             return bool(answer)
@@ -248,16 +249,20 @@ def build(
     one for the same autocluster read the same values of its request (:mod:`.build_reuse`)."""
     slots = _slots(matcher, classes)
     slots.sync()
-    run = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []))
     key = (autocluster, submitter, only_rank)
     found = slots.found.find(key, req)
-    if found is None:
-        found = run.find_rows(submitter, only_rank)
-        if found is None:  # it may draw random numbers
-            return run.in_order(submitter, only_rank, budget, static_limits)
-        if found.reads:
-            slots.found.store(key, found)
-    return run.finish(found, budget, static_limits)
+    if found is not None:
+        out = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, [])).finish(
+            found, key, budget, static_limits
+        )
+        if out is not _AFRESH:
+            return out  # type: ignore[return-value]
+    run = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []))
+    return run.first(key, submitter, only_rank, budget, static_limits)
+
+
+# What :meth:`_RequestColumns.finish` answers when the list must be made afresh.
+_AFRESH = object()
 
 
 def candidate_order(keys: list[np.ndarray]) -> np.ndarray:
@@ -298,79 +303,98 @@ class _RequestColumns:
         self.policy = matcher.policy
         self.table, self.state = slots.table, matcher.ev.state
         self.refused = _NO_ROWS  # the rows PREEMPTION_REQUIREMENTS refused
+        self.log: list[str] = []  # the names the stages looked up in the request
+        self.intact = True  # whether the log saw every lookup (and nothing read live usage)
 
     def knobs(self) -> tuple[Optional[ast.Node], ...]:
         """The knob expressions a build may evaluate over the slots."""
         pol = self.policy
         return (pol.preemption_requirements, pol.pre_job_rank, pol.post_job_rank, pol.preemption_rank)
 
-    def in_order(self, submitter: str, only_rank: bool, budget: Budget, static_limits: bool) -> Optional[CandidateList]:
-        """The list made stage after stage, each on the rows the last one left, as the
-        scalar path evaluates them: for a request whose build may draw random numbers."""
+    def recorded(self, stage: Callable[..., Any], *args: Any) -> Any:
+        """``stage(*args)``, the names it looks up in the request added to :attr:`log`;
+        :attr:`intact` cleared when something else took the request's log meanwhile or
+        the stage called a function whose value changes within the cycle."""
+        req, st = self.req, self.state
+        saved = req.reads
+        req.reads, st.volatile = self.log, False
+        try:
+            return stage(*args)
+        finally:
+            self.intact = self.intact and req.reads is self.log and not st.volatile
+            req.reads = saved
+
+    def candidates(self, submitter: str, only_rank: bool) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """The rows both Requirements and the preemption tests keep, their preemption states,
+        and the rows whose slot Rank is an error (docs/negotiation.md, candidate slots)."""
         slots = self.slots
         if only_rank and not slots.may_draw(self.req):
             rows, state, keep, rank_errors = self.rank_preemptions()
         else:
-            rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive.copy())[0]
+            rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive)[0]
             rows = self.both_requirements(rows)
             rows, state, keep, rank_errors = self.preemption_states(rows, submitter, only_rank)
-        keep = self.within_submitter_limits(rows, state, keep, budget)
-        rows, state = rows[keep], state[keep]
+        return rows[keep], state[keep], rank_errors
+
+    def first(
+        self, key: tuple, submitter: str, only_rank: bool, budget: Budget, static_limits: bool
+    ) -> Optional[CandidateList]:
+        """The list made stage after stage, each on the rows the last one left, as the
+        scalar path evaluates them; what the stages found per row is kept for a later
+        build of the cycle (:mod:`.build_reuse`) when none of them drew a random number or
+        read a value that changes within the cycle."""
+        st = self.state
+        taint = st.taint
+        rows, state, rank_errors = self.recorded(self.candidates, submitter, only_rank)
+        at = np.nonzero(self.within_submitter_limits(rows, state, np.ones(len(rows), dtype=bool), budget))[0]
         if not static_limits:
-            ok = self.within_concurrency_limits(rows)
+            ok = self.within_concurrency_limits(rows[at])
             if ok is not None:
-                rows, state = rows[ok], state[ok]
-        keys, errors = self.rank_keys(rows, state)
-        return self.listed(rows, state, rank_errors, keys, errors)
+                at = at[ok]
+        keys, errors = self.recorded(self.rank_keys, rows[at], state[at])
+        if self.intact and st.taint == taint:
+            found = Found.known_at(rows, state, at, keys, errors, rank_errors, self.refused)
+            found.reads = snapshot(self.req, self.log)
+            self.slots.found.store(key, found)
+        return self.listed(rows[at], state[at], rank_errors, keys, errors)
 
-    def find_rows(self, submitter: str, only_rank: bool) -> Optional[Found]:
-        """The stages whose results hold for the rest of the cycle (both Requirements, the
-        preemption tests, the sort keys) over the available rows, with what they (and the
-        draw analysis) read of the request when they may be reused: when no function
-        whose value changes within the cycle was called.  None, with nothing evaluated,
-        when an expression the build evaluates may draw random numbers."""
-        req, st, slots = self.req, self.state, self.slots
-        log: list[str] = []
-        saved, taint = req.reads, st.taint
-        req.reads, st.volatile = log, False
-        try:
-            if slots.may_draw(req, self.knobs(), _JOB_TESTS):
-                return None
-            if only_rank:
-                rows, state, keep, rank_errors = self.rank_preemptions()
-            else:
-                rows = self.both_requirements(np.nonzero(slots.alive)[0])
-                rows, state, keep, rank_errors = self.preemption_states(rows, submitter, only_rank)
-            rows, state = rows[keep], state[keep]
-            keys, errors = self.rank_keys(rows, state)
-        finally:
-            intact = req.reads is log
-            req.reads = saved
-        reads = snapshot(req, log) if intact and not st.volatile and st.taint == taint else ()
-        return Found(rows, state, keys, errors, np.array(rank_errors, dtype=np.int64), self.refused, reads)
-
-    def finish(self, found: Found, budget: Budget, static_limits: bool) -> Optional[CandidateList]:
+    def finish(self, found: Found, key: tuple, budget: Budget, static_limits: bool) -> Any:
         """The list of ``found``'s rows still available that the submitter's limits and the
-        concurrency limits leave, with the flags a build over those rows sets."""
+        concurrency limits leave, with the flags a build over those rows sets; ``_AFRESH``
+        (and ``found`` forgotten) when rows whose sort keys were never needed are now
+        candidates and computing them could draw random numbers."""
         alive = self.slots.alive
-        rows, state, keys, errors = found.rows, found.state, found.keys, found.errors
-        at: Optional[np.ndarray] = None
-        live = alive[rows]
-        if not live.all():
-            at = np.nonzero(live)[0]
-            rows, state = rows[at], state[at]
+        live = np.nonzero(alive[found.rows])[0]
+        rows, state = found.rows[live], found.state[live]
         self.out.no_preemption_req = bool(alive[found.refused].any())
-        keep = self.within_submitter_limits(rows, state, np.ones(len(rows), dtype=bool), budget)
-        ok = None if static_limits else self.within_concurrency_limits(rows[keep])
-        if ok is not None:
-            keep[keep] = ok
-        if not keep.all():
-            at = np.nonzero(keep)[0] if at is None else at[keep]
-            rows, state = rows[keep], state[keep]
-        if at is not None:
-            keys, errors = [k[at] for k in keys], [e[at] for e in errors]
+        at = live[self.within_submitter_limits(rows, state, np.ones(len(rows), dtype=bool), budget)]
+        missing = at[~found.known[at]]
+        if len(missing) and not self.fill_keys(found, missing, key):
+            return _AFRESH
+        if not static_limits:
+            ok = self.within_concurrency_limits(found.rows[at])
+            if ok is not None:
+                at = at[ok]
+        keys, errors = [k[at] for k in found.keys], [e[at] for e in found.errors]
         rank_errors = found.rank_errors[alive[found.rank_errors]].tolist()
-        return self.listed(rows, state, rank_errors, keys, errors)
+        return self.listed(found.rows[at], found.state[at], rank_errors, keys, errors)
+
+    def fill_keys(self, found: Found, missing: np.ndarray, key: tuple) -> bool:
+        """The sort keys of ``found``'s positions ``missing`` computed for this request, and
+        what that read of it added to ``found``'s reads (the request gives the first build's
+        values to all the others); False when that could draw random numbers."""
+        req, st, stored = self.req, self.state, self.slots.found
+        if self.slots.may_draw(req, self.knobs(), _JOB_TESTS):
+            stored.drop(key)
+            return False
+        taint = st.taint
+        keys, errors = self.recorded(self.rank_keys, found.rows[missing], found.state[missing])
+        found.put_keys(missing, keys, errors)
+        if not (self.intact and st.taint == taint):
+            stored.drop(key)  # right for this request, not to be taken by another
+        else:
+            found.add_reads(snapshot(req, self.log))
+        return True
 
     def job_side(self, attr: str, at: np.ndarray) -> Column:
         return evaluate_attribute(

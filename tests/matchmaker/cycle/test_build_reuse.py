@@ -12,6 +12,7 @@ next random number drawn)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Optional
 
@@ -25,7 +26,7 @@ from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
 from matchmaker.cycle import columnar_match, matching
 from matchmaker.cycle.build_reuse import ByReads, FoundBuilds
-from matchmaker.cycle.candidates import CandidateList
+from matchmaker.cycle.candidates import Budget, CandidateList
 from matchmaker.cycle.ephemeral import StaticPriorities
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.pool.ads import pool_from_ads
@@ -176,18 +177,21 @@ def _fresh(build, args: tuple) -> Optional[CandidateList]:
 def _compared(seen: list):
     """A ``build_columnar`` that, before each build, makes again the list of every request
     built earlier in the cycle (as it is now: some slots gone, its usage attributes
-    changed) through the stored builds and, when that reused one, afresh too, and
+    changed; with its budget of then, and with no limit, which offers the rows its limits
+    kept off) through the stored builds and, when that reused one, afresh too, and
     records both views."""
     real = columnar_match.build
     asked: list[tuple] = []
 
     def both(args: tuple) -> None:
         slots = columnar_match._slots(args[0], args[4])
-        hits = slots.found.hits
-        reused = real(*args)
-        if slots.found.hits > hits:
-            fresh = _fresh(real, args)
-            seen.append((True, None if reused is None else _view(reused), None if fresh is None else _view(fresh)))
+        for budget in (args[6], Budget(math.inf, math.inf)):  # as then, and with no limit
+            again = (*args[:6], replace(budget), *args[7:])
+            hits = slots.found.hits
+            reused = real(*again)
+            if slots.found.hits > hits:
+                fresh = _fresh(real, again)
+                seen.append((True, _view(reused) if reused else None, _view(fresh) if fresh else None))
 
     def build(matcher, req, autocluster, submitter, classes, only_rank, budget, static):
         for args in asked:
