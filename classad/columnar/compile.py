@@ -549,7 +549,7 @@ class Run:
             found = ac.variants = variants(ac.nodes, _pure) or _NO_VARIANTS
         if found is _NO_VARIANTS:
             return pos, groups
-        fam_of = np.asarray(found.family_of, dtype=np.int64)[groups]
+        fam_of = found.family_codes[groups]
         left = fam_of < 0
         for f, fam in enumerate(found.families):
             at = (fam_of == f).nonzero()[0]

@@ -22,6 +22,8 @@ from __future__ import annotations
 from itertools import count
 from typing import Any, Callable, Hashable, Optional
 
+import numpy as np
+
 from .. import ast
 from ..functions import registry
 from ..values import ListValue
@@ -53,10 +55,11 @@ class Family:
 class Variants:
     """Which of an attribute's expression nodes belong to a family, and their literals."""
 
-    __slots__ = ("family_of", "families", "values", "holes")
+    __slots__ = ("family_of", "family_codes", "families", "values", "holes")
 
     def __init__(self, family_of: list[int], families: list[Family], values: list[tuple]) -> None:
         self.family_of = family_of  # node index -> index into ``families``, -1 when alone
+        self.family_codes = np.asarray(family_of, dtype=np.int64)  # the same, as an array
         self.families = families
         self.values = values  # node index -> its literals, in the order of the holes
         # family index -> one column per hole, indexed by node (made on first use by the walk)
