@@ -605,14 +605,19 @@ class Run:
         self.recording = []
         try:
             out: list[Any] = []
+            entries = self.fixed_attrs
             for key in keys:
                 if key[0] == "a":
-                    lname, at = key[1], key[2]
-                    if lname not in self.fixed_attrs:
+                    entry = entries.get(key[1])
+                    if entry is None:
                         out.append(ABSENT)
                         continue
-                    v = self._fixed_value(lname, rows, at)
-                    tok = token(v.value) if type(v) is Const else None
+                    node = entry[1]
+                    if type(node) is ast.Literal:  # what _fixed_value gives a literal, at once
+                        tok = token(node.value)
+                    else:
+                        v = self._fixed_value(key[1], rows, key[2])
+                        tok = token(v.value) if type(v) is Const else None
                 elif key[0] == "now":
                     tok = token(int(self.st.now()))
                 else:
@@ -683,8 +688,9 @@ class Run:
             stored = shared.find(key, keys, tokens)
             if stored is None:
                 continue
-            for k, tok in zip(keys, tokens):
-                self.note(k, tok)
+            if self.recording:
+                for k, tok in zip(keys, tokens):
+                    self.note(k, tok)
             shared.hits += 1
             if stored.generation != self.t.generation:
                 brought = self._bring_stored(key, stored, compute)
