@@ -137,3 +137,45 @@ def test_a_dict_ad_is_written_as_a_dict() -> None:
     assert out.spellings() == ("Alpha", "Beta", "New")
     assert (out["alpha"], out["beta"], str(out.lookup("new"))) == (2, "b", "x + 1")
     assert ad.spellings() == ("Alpha", "Beta", "Gone") and ad["alpha"] == 1
+
+
+def _whole(ad: classad.ClassAd) -> bool:
+    """Whether ``ad`` is stored past its layout's variant limit (keeping every value)."""
+    attrs = ad._attrs
+    return type(attrs) is SharedAttrs and tuple.__getitem__(attrs, 0) is attrs.layout.whole
+
+
+def test_ads_past_the_variant_limit_read_back_what_was_written(monkeypatch) -> None:
+    """A layout with room for three variants (a fresh table of layouts, so the first ad
+    is the template): the all-zero ad and the ads differing from it at Alpha alone and at
+    Beta alone take the three; the ads differing at Gamma, at Delta, at Alpha and Beta
+    are past the limit and keep every value.  Writes then move ads into that case
+    (Gamma = 7: a new pattern for all but the Gamma ad) and out of it (every value back
+    to 0: the template's pattern).  Each ad must read back its row of values, changed by
+    hand per write."""
+    monkeypatch.setattr(layout, "VARIANT_LIMIT", 3)
+    monkeypatch.setattr(layout, "_LAYOUTS", {})
+    names = ("Alpha", "Beta", "Gamma", "Delta")
+    rows = [[0, 0, 0, 0], [11, 0, 0, 0], [0, 12, 0, 0], [0, 0, 13, 0], [0, 0, 0, 14], [15, 16, 0, 0]]
+    ads = [classad.ClassAd.from_nodes(tuple(zip(names, map(parse_expr, map(str, row))))).compact() for row in rows]
+    assert [_whole(ad) for ad in ads] == [False, False, False, True, True, True]
+
+    def read(ad: classad.ClassAd) -> list:
+        assert ad.spellings() == names
+        return [ad[n] for n in names]
+
+    assert [read(ad) for ad in ads] == rows
+    sevens = [ad.rewritten(("gamma",), [7]) for ad in ads]
+    assert [read(ad) for ad in sevens] == [
+        [0, 0, 7, 0],
+        [11, 0, 7, 0],
+        [0, 12, 7, 0],
+        [0, 0, 7, 0],
+        [0, 0, 7, 14],
+        [15, 16, 7, 0],
+    ]
+    assert all(_whole(ad) for ad in sevens)
+    zeros = [ad.rewritten(names, [parse_expr("0")] * 4) for ad in sevens]
+    assert [read(ad) for ad in zeros] == [[0, 0, 0, 0]] * 6
+    assert not any(_whole(ad) for ad in zeros)
+    assert [read(ad) for ad in ads] == rows  # the ads written are unchanged
