@@ -10,7 +10,8 @@ configuration preempts for priority.  Prints the CPU cost of the first cycle, th
 per-cycle cost in steady state (after the first hour), the whole run and the peak
 memory (``ru_maxrss`` of the process that reads and simulates; a child writes the
 pool), and the cost of
-a week of five-minute cycles at that per-cycle cost.  ``--compare`` runs the same
+a week of five-minute cycles at that per-cycle cost.  ``--window H`` also prints the
+median of every ``H`` hours of virtual time, so that a drift over a long run shows.  ``--compare`` runs the same
 simulation with ``SIMULATE_INCREMENTAL = false`` too, alternating, and prints both.
 
 ``small``: seed 002's two-user run (examples/simulate/fair-share): 100 slots, two users
@@ -18,6 +19,7 @@ with 100 endless five-minute jobs each, the second arriving after 48 hours; 96 h
 of five-minute cycles (1,153 cycles, about 100 matches each).
 
     python benchmarks/bench_simulate.py --slots 10000 --hours 6
+    python benchmarks/bench_simulate.py --slots 10000 --hours 24 --window 6
     python benchmarks/bench_simulate.py --slots 2000 --hours 2 --compare
     python benchmarks/bench_simulate.py small --hours 24 --interval 60
 """
@@ -92,13 +94,28 @@ def run(loaded: matchmaker.Loaded, hours: float, interval: float, incremental: b
     return [b - a for a, b in zip(marks, marks[1:])]
 
 
-def report(name: str, costs: list[float], interval: float) -> None:
+def report(name: str, costs: list[float], interval: float, window: float | None) -> None:
     steady = costs[max(1, int(3600 // interval)) :] or costs[1:] or costs
     per = statistics.median(steady)
     print(
         f"{name}: {len(costs)} cycles in {sum(costs):.1f} s of CPU; first {costs[0]:.2f} s; steady median "
         f"{per:.3f} s per cycle; a week of 5-minute cycles at that cost: {per * WEEK_CYCLES / 60:.1f} min"
     )
+    if window:
+        print(f"  median per {window:g} h of virtual time: {windowed(costs, interval, window)}")
+
+
+def windowed(costs: list[float], interval: float, window: float) -> str:
+    """The median per-cycle cost of each ``window`` hours of virtual time (cycle ``i`` runs
+    at ``i * interval`` seconds), the first cycle left out: a drift over a long run shows."""
+    per_window = max(1, int(window * 3600 // interval))
+    parts = []
+    for start in range(0, len(costs), per_window):
+        part = costs[max(1, start) : start + per_window]
+        if part:
+            hours = start * interval / 3600
+            parts.append(f"{hours:g}-{hours + window:g} h {statistics.median(part):.3f} s")
+    return "; ".join(parts)
 
 
 def realistic(args: argparse.Namespace) -> None:
@@ -115,7 +132,7 @@ def realistic(args: argparse.Namespace) -> None:
         results[mode].append(run(loaded, args.hours, args.interval, mode))
     for mode, runs in results.items():
         for costs in runs:
-            report("incremental" if mode else "rebuild    ", costs, args.interval)
+            report("incremental" if mode else "rebuild    ", costs, args.interval, args.window)
     print(f"peak memory (ru_maxrss): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
@@ -141,6 +158,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--compare", action="store_true", help="realistic: also rebuild every cycle, alternating")
     p.add_argument("--repeat", type=int, default=1, help="realistic: runs of each mode")
+    p.add_argument("--window", type=float, help="realistic: also print the median per this many hours")
     args = p.parse_args()
     if args.case == "small":
         args.hours = 96.0 if args.hours is None else args.hours
