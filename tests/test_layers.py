@@ -101,6 +101,7 @@ SUBPACKAGE_LAYERS = {
         ["carry", "draws", "ephemeral", "slot_carry", "table_carry"],
         ["evaluator", "results"],
         ["build_reuse", "candidates", "claims"],
+        ["row_results"],
         ["columnar_match"],
         ["explain", "matching"],
         ["state"],

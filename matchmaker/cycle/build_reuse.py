@@ -178,16 +178,18 @@ class ByReads:
                 return True, hit[1]
         return False, None
 
-    def put(self, key: Hashable, req: Any, read: list[str], result: Any) -> None:
-        """Keep ``result``, computed from ``req`` reading the names ``read``."""
+    def put(self, key: Hashable, req: Any, read: list[str], result: Any) -> bool:
+        """Keep ``result``, computed from ``req`` reading the names ``read`` (False when
+        ``key`` has too many sets of names already, and nothing is kept)."""
         names = tuple(dict.fromkeys(read))
         shapes = self._shapes.setdefault(key, [])
         if names not in shapes:
             if len(shapes) >= _SHAPES:
-                return
+                return False
             shapes.append(names)
         values = tuple(stored_form(req, n) for n in names)
         self._results[(key, names, tuple(map(token, values)))] = (values, result)
+        return True
 
 
 def snapshot(req: Any, names: list[str]) -> tuple[tuple[str, Any], ...]:

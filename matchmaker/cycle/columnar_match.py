@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from itertools import repeat
 from operator import attrgetter, is_not
-from typing import Any, Callable, Optional, Protocol, Sequence
+from typing import Any, Callable, Hashable, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -63,6 +63,7 @@ from .evaluator import (
     SlotEntry,
     is_true,
 )
+from .row_results import RowResults, at as rows_of, kept_form
 from .table_carry import TableLine
 
 # The slot attributes a candidate-list build tests before the sort keys.
@@ -81,6 +82,7 @@ class SlotTable:
     _draws: Optional[DrawCheck] = None  # made on first use (see :meth:`may_draw`)
     _found: Optional[FoundBuilds] = None  # made on first use (see :attr:`found`)
     _drawing: Optional[ByReads] = None  # the answers of :meth:`may_draw` (made on first use)
+    _results: Optional[RowResults] = None  # made on first use (see :attr:`results`)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         entries = [e for c in classes for e in c.entries]
@@ -122,24 +124,29 @@ class SlotTable:
         self.handed_out.clear()
 
     def may_draw(
-        self, req: NegotiationAd, knobs: Sequence[Optional[ast.Node]] = (), job: Sequence[str] = ("requirements",)
+        self,
+        req: NegotiationAd,
+        knobs: Sequence[Optional[ast.Node]] = (),
+        job: Sequence[str] = ("requirements",),
+        rows: Sequence[str] = _ROW_TESTS,
     ) -> bool:
-        """Whether both Requirements, the slots' Rank and CurrentRank, the job's attributes
-        ``job`` or the knob expressions ``knobs`` could draw random numbers for ``req``
-        (:mod:`.draws`).  The answer depends on the request only through the names the
-        analysis looks up in it: it is remembered by their values for the cycle."""
+        """Whether the slots' attributes ``rows`` (by default the slot Requirements, Rank
+        and CurrentRank), the job's attributes ``job`` (its Requirements) or the knob
+        expressions ``knobs`` could draw random numbers for ``req`` (:mod:`.draws`).  The
+        answer depends on the request only through the names the analysis looks up in it:
+        it is remembered by their values for the cycle."""
         if self._draws is None:
             self._draws, self._drawing = DrawCheck(self.table), ByReads()
         assert self._drawing is not None
         plain = req.plain
-        key = (tuple(map(id, knobs)), tuple(job), *(token(plain(n)) for n in job))
+        key = (tuple(map(id, knobs)), tuple(job), tuple(rows), *(token(plain(n)) for n in job))
         known, answer = self._drawing.get(key, req)
         if known:
             return bool(answer)
         outer, log = req.reads, list[str]()
         req.reads = log
         try:
-            answer = self._draws.may_draw(req, _ROW_TESTS, job, [k for k in knobs if k is not None])
+            answer = self._draws.may_draw(req, rows, job, [k for k in knobs if k is not None])
         finally:
             req.reads = outer
         if outer is not None:
@@ -153,6 +160,13 @@ class SlotTable:
         if self._found is None:
             self._found = FoundBuilds()
         return self._found
+
+    @property
+    def results(self) -> RowResults:
+        """The arrays over every row kept for this cycle's builds (:mod:`.row_results`)."""
+        if self._results is None:
+            self._results = RowResults()
+        return self._results
 
     def eups(self, eup_of: Any) -> np.ndarray:
         """The EUP of each claimed slot's current user (frozen for the cycle)."""
@@ -407,6 +421,88 @@ class _RequestColumns:
     def knob(self, node: ast.Node, at: np.ndarray) -> Column:
         return evaluate_column(node, self.table, row_side="my", other=self.req, state=self.state, rows=at, shared=True)
 
+    def slot_rank(self, attr: str, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The slots' ``attr`` (Rank or CurrentRank) on the rows ``at`` as a rank, and where
+        it is an error."""
+
+        def compute(rows: np.ndarray) -> tuple[np.ndarray, ...]:
+            col = self.slot_side(attr, rows)
+            return rank_array(col), col.kind == K_ERROR
+
+        rank, error = self.shared(("slot", attr), at, compute, lambda: self.slots.may_draw(self.req, (), (), (attr,)))
+        return rank, error
+
+    def knob_rank(self, node: ast.Node, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A knob rank (PRE/POST_JOB_RANK, PREEMPTION_RANK) on the rows ``at``, and where it is an error."""
+
+        def compute(rows: np.ndarray) -> tuple[np.ndarray, ...]:
+            col = self.knob(node, rows)
+            return knob_rank_array(col), col.kind == K_ERROR
+
+        rank, error = self.shared(
+            ("knob", id(node)), at, compute, lambda: self.slots.may_draw(self.req, (node,), (), ())
+        )
+        return rank, error
+
+    def knob_true(self, node: ast.Node, at: np.ndarray) -> np.ndarray:
+        """Where a knob (PREEMPTION_REQUIREMENTS) is true on the rows ``at``."""
+        return self.shared(
+            ("true", id(node)),
+            at,
+            lambda rows: (true_mask(self.knob(node, rows)),),
+            lambda: self.slots.may_draw(self.req, (node,), (), ()),
+        )[0]
+
+    def job_rank(self, at: np.ndarray) -> np.ndarray:
+        """The job's Rank on the rows ``at``, as a rank."""
+        return self.shared(
+            ("job", "rank"),
+            at,
+            lambda rows: (rank_array(self.job_side("rank", rows)),),
+            lambda: self.slots.may_draw(self.req, (), ("rank",), ()),
+        )[0]
+
+    def shared(
+        self,
+        key: Hashable,
+        at: np.ndarray,
+        compute: Callable[[np.ndarray], tuple[np.ndarray, ...]],
+        may_draw: Callable[[], bool],
+    ) -> tuple[np.ndarray, ...]:
+        """``compute(at)``: the rows ``at`` of what an earlier build of the cycle computed
+        over every row for a request giving the same values to what it read, or computed
+        so now and kept for later builds when that cannot draw random numbers
+        (:mod:`.row_results`), else computed on ``at`` alone."""
+        kept = self.slots.results
+        arrays = kept.get(key, self.req)
+        if arrays is None and kept.worth(key) and not may_draw():
+            arrays = self.every_row(key, compute)
+        return compute(at) if arrays is None else rows_of(arrays, at)
+
+    def every_row(
+        self, key: Hashable, compute: Callable[[np.ndarray], tuple[np.ndarray, ...]]
+    ) -> tuple[Optional[np.ndarray], ...]:
+        """``compute`` over every row (in :func:`~.row_results.kept_form`), kept under ``key``
+        with what it read of the request when it drew no random number and read no value
+        that changes within the cycle; what it read added to the request's log."""
+        req, st = self.req, self.state
+        outer, log = req.reads, list[str]()
+        volatile, taint = st.volatile, st.taint
+        req.reads, st.volatile = log, False
+        try:
+            arrays = compute(self.table.all_rows)
+        finally:
+            clean = req.reads is log and not st.volatile and st.taint == taint
+            self.intact = self.intact and req.reads is log
+            st.volatile = volatile or st.volatile
+            req.reads = outer
+            if outer is not None:
+                outer.extend(log)
+        out = kept_form(arrays)
+        if clean:
+            self.slots.results.put(key, req, log, out)
+        return out
+
     def both_requirements(self, rows: np.ndarray) -> np.ndarray:
         """The rows whose slot both Requirements accept (the job's first, as the scalar path asks them)."""
         if len(rows):
@@ -426,9 +522,8 @@ class _RequestColumns:
             rows = rows[~slots.claimed_idle[rows]]
         rank_errors: list[int] = []
         if len(rows):
-            rank_col = self.slot_side("rank", rows)
-            better = rank_array(rank_col) > rank_array(self.slot_side("currentrank", rows))
-            error = rank_col.kind == K_ERROR
+            rank, error = self.slot_rank("rank", rows)
+            better = rank > self.slot_rank("currentrank", rows)[0]
             look = np.nonzero(better | error)[0]
             passed = look[np.isin(rows[look], self.both_requirements(rows[look]))]
             rank_errors = rows[passed[error[passed]]].tolist()
@@ -459,9 +554,8 @@ class _RequestColumns:
         """Preemption of the claimed rows ``crow`` (at ``cpos``): by machine Rank, else by
         priority under PREEMPTION_REQUIREMENTS; ``state`` and ``keep`` are set in place."""
         slots, pol = self.slots, self.policy
-        rank_col = self.slot_side("rank", crow)
-        rank = rank_array(rank_col)
-        current = rank_array(self.slot_side("currentrank", crow))
+        rank, error = self.slot_rank("rank", crow)
+        current = self.slot_rank("currentrank", crow)[0]
         better = rank > current
         same = rank >= current
         state[cpos[better]] = RANK_PREEMPTION
@@ -487,7 +581,7 @@ class _RequestColumns:
             else:
                 passed = np.zeros(len(crow), dtype=bool)
                 at = np.nonzero(rest)[0]
-                passed[at] = true_mask(self.knob(prereq, crow[at]))
+                passed[at] = self.knob_true(prereq, crow[at])
             refused = rest & ~passed
             if refused.any():
                 self.out.no_preemption_req = True
@@ -496,7 +590,7 @@ class _RequestColumns:
                 rest &= passed
         keep[cpos[rest & ~same]] = False
         state[cpos[rest & same]] = PRIO_PREEMPTION
-        return crow[rank_col.kind == K_ERROR].tolist()
+        return crow[error].tolist()
 
     def within_submitter_limits(
         self, rows: np.ndarray, state: np.ndarray, keep: np.ndarray, budget: Budget
@@ -541,10 +635,10 @@ class _RequestColumns:
                 keys.append(np.full(n, math.inf))
                 errors.append(np.zeros(n, dtype=bool))
             else:
-                col = self.knob(node, rows)
-                keys.append(-knob_rank_array(col))
-                errors.append(col.kind == K_ERROR)
-        job_rank = np.zeros(n) if pol.ignore_job_ranks or n == 0 else rank_array(self.job_side("rank", rows))
+                rank, error = self.knob_rank(node, rows)
+                keys.append(-rank)
+                errors.append(error)
+        job_rank = np.zeros(n) if pol.ignore_job_ranks or n == 0 else self.job_rank(rows)
         prank = np.full(n, -FLT_MAX)
         perr = np.zeros(n, dtype=bool)
         preempting = np.nonzero(state != NO_PREEMPTION)[0]
@@ -552,9 +646,7 @@ class _RequestColumns:
             if pol.preemption_rank is None:
                 prank[preempting] = -math.inf
             else:
-                col = self.knob(pol.preemption_rank, rows[preempting])
-                prank[preempting] = knob_rank_array(col)
-                perr[preempting] = col.kind == K_ERROR
+                prank[preempting], perr[preempting] = self.knob_rank(pol.preemption_rank, rows[preempting])
         return [keys[0], -job_rank, keys[1], -prank], [errors[0], errors[1], perr]
 
     def listed(

@@ -1,0 +1,104 @@
+"""Results over every row of a cycle's slot table, shared by the builds of many requests.
+
+A candidate-list build (:mod:`.columnar_match`) evaluates some expressions over the slots
+that read little or nothing of the request: the slots' ``Rank`` and ``CurrentRank``,
+``PREEMPTION_REQUIREMENTS`` (often the submitter's priority alone),
+``NEGOTIATOR_PRE_JOB_RANK``, ``NEGOTIATOR_POST_JOB_RANK``, ``PREEMPTION_RANK``, and the
+job's ``Rank`` (one expression for many jobs).  What a build makes of one of them -- a
+rank per row, where it is an error, where it is true -- is computed for every row of the
+table and kept for the cycle with the values it read of the request (every name it looked
+up, through :attr:`~matchmaker.cycle.ephemeral.NegotiationAd.reads`); a later build whose
+request gives the same values to those names takes its rows of the arrays instead of
+evaluating again.  Within a cycle the table's rows do not change (they only leave it) and
+the rest of what the expressions read (the slots' frozen priorities, the cycle's clock) is
+fixed, as for :mod:`.build_reuse`.
+
+An expression is evaluated on rows its build did not ask for only when that cannot draw a
+random number (:mod:`.draws`); its arrays are kept only when the evaluation drew none and
+called no function whose value changes during the cycle (``ResourcesInUseBy*``).  The
+arrays of a cycle are bounded in bytes: once the bound is reached, builds evaluate on
+their own rows, as they would without this.  Ranks are kept in single precision where
+that holds them exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Optional
+
+import numpy as np
+
+from .build_reuse import ByReads
+
+# The bytes of arrays one cycle keeps at most.
+BUDGET = 16 * 1024 * 1024
+# How many arrays of one kind are kept before they must have been taken again as often.
+_TRIAL = 8
+
+
+class RowResults:
+    """One cycle's arrays over every slot row, by what they compute and what they read."""
+
+    def __init__(self, budget: int = BUDGET) -> None:
+        self.budget = budget
+        self.size = 0
+        self.hits = 0
+        self._by = ByReads()
+        self._kept: dict[Hashable, int] = {}  # per key: how many arrays were kept
+        self._taken: dict[Hashable, int] = {}  # per key: how many times they were taken
+
+    def get(self, key: Hashable, req: Any) -> Optional[tuple[Optional[np.ndarray], ...]]:
+        """The arrays kept under ``key`` for a request that gives the values they read
+        (read through ``req``, so that a log of its reads sees them), else None."""
+        known, arrays = self._by.get(key, req)
+        if not known:
+            return None
+        self.hits += 1
+        self._taken[key] = self._taken.get(key, 0) + 1
+        return arrays  # type: ignore[no-any-return]
+
+    def worth(self, key: Hashable) -> bool:
+        """Whether arrays under ``key`` may still be kept this cycle: there is room, and
+        past a few, those kept have been taken again (else every request reads other
+        values, and each build is better off evaluating its own rows)."""
+        kept = self._kept.get(key, 0)
+        return self.size < self.budget and (kept < _TRIAL or self._taken.get(key, 0) >= kept)
+
+    def put(self, key: Hashable, req: Any, read: list[str], arrays: tuple[Optional[np.ndarray], ...]) -> None:
+        """Keep ``arrays``, computed from ``req`` reading the names ``read``."""
+        if self._by.put(key, req, read, arrays):
+            self.size += sum(a.nbytes for a in arrays if a is not None)
+        self._kept[key] = self._kept.get(key, 0) + 1
+
+
+def kept_form(arrays: tuple[np.ndarray, ...]) -> tuple[Optional[np.ndarray], ...]:
+    """``arrays`` as they are kept: a mask with no row set as None, reals that single
+    precision holds bit for bit in single precision (a rank usually is: the knob ranks
+    are rounded to it, and slot and job ranks are mostly small integers)."""
+    out: list[Optional[np.ndarray]] = []
+    for a in arrays:
+        if a.dtype == bool:
+            out.append(a if a.any() else None)
+        elif a.dtype == np.float64:
+            with np.errstate(over="ignore"):
+                single = a.astype(np.float32)
+            exact = bool((single.astype(np.float64).view(np.int64) == a.view(np.int64)).all())
+            out.append(single if exact else a)
+        else:
+            out.append(a)
+    return tuple(out)
+
+
+def at(arrays: tuple[Optional[np.ndarray], ...], rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The values of ``rows`` of each array in :func:`kept_form`, as they were computed."""
+    out = []
+    for a in arrays:
+        if a is None:
+            out.append(np.zeros(len(rows), dtype=bool))
+        elif a.dtype == np.float32:
+            out.append(a[rows].astype(np.float64))
+        else:
+            out.append(a[rows])
+    return tuple(out)
+
+
+__all__ = ["BUDGET", "RowResults", "at", "kept_form"]

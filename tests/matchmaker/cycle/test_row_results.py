@@ -1,0 +1,253 @@
+"""Arrays over every slot row kept for a cycle's builds (:mod:`matchmaker.cycle.row_results`)
+give what each build computes on its own rows.
+
+Random pools with groups, preemption (by Rank and by priority, PREEMPTION_REQUIREMENTS,
+partitionable slots and their dynamic slots, consumption policies), concurrency limits and
+submitter limits, and knobs and slot Ranks that read the request, read live usage or draw
+random numbers: whole cycles with and without the kept arrays are compared (matches,
+rejections with their reasons, usage, warnings in their order and the next random number
+drawn), and every build is compared with one made at the same moment without them."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from test_build_reuse import CYCLE, USERS, _job_ads, _slot_ad, _view
+
+from classad.ad import ClassAd
+from classad.evaluate import seeded_random
+from classad.parser import parse_expr
+from matchmaker.config.knobs import Knobs
+from matchmaker.config.settings import Settings
+from matchmaker.cycle import columnar_match, matching
+from matchmaker.cycle.candidates import CandidateList
+from matchmaker.cycle.ephemeral import StaticPriorities
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.cycle.row_results import RowResults, at, kept_form
+from matchmaker.pool.ads import pool_from_ads
+
+NOW = 100_000.0
+POLICIES = [
+    "",
+    "PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2\n",
+    "PREEMPTION_REQUIREMENTS = True\nPREEMPTION_RANK = TARGET.JobPrio + RemoteUserResourcesInUse\n",
+    'PREEMPTION_REQUIREMENTS = TARGET.Owner =!= "ann"\nNEGOTIATOR_PRE_JOB_RANK = TARGET.Owner == "abe" ? Cpus : -Cpus\n',
+    "PREEMPTION_REQUIREMENTS = True\nALLOW_PSLOT_PREEMPTION = true\nNEGOTIATOR_POST_JOB_RANK = TARGET.JobPrio * KFlops\n",
+    "PREEMPTION_REQUIREMENTS = TARGET.SubmitterGroupResourcesInUse < 3\nPREEMPTION_RANK = KFlops / 0\n",
+]
+# Policies whose knobs draw random numbers.
+DRAWING = [
+    "PREEMPTION_REQUIREMENTS = random(2) == 1\n",
+    "PREEMPTION_REQUIREMENTS = True\nNEGOTIATOR_PRE_JOB_RANK = random(5) - Cpus\n",
+]
+
+
+def _settings(config: str, weights: bool, groups: bool) -> Settings:
+    config += f"NEGOTIATOR_USE_SLOT_WEIGHTS = {str(weights).lower()}\nLIC_LIMIT = 2\nBIG_LIMIT = 1\n"
+    if groups:
+        config += "GROUP_NAMES = a, b\nGROUP_QUOTA_a = 3\nGROUP_QUOTA_b = 2\nGROUP_ACCEPT_SURPLUS = true\n"
+    return Settings.from_knobs(Knobs.from_string(config))
+
+
+def _pool(slots: list[dict], kinds: list[dict], queue: list, rank_draws: bool):
+    slot_ads = [_slot_ad(i, d) for i, d in enumerate(slots)]
+    if rank_draws:
+        for ad in slot_ads[1::2]:
+            ad.set_node("Rank", parse_expr("random(3)"))
+    return pool_from_ads(slot_ads, _job_ads(kinds, queue))
+
+
+def _cycle(pool, settings: Settings, eups: list[float]) -> tuple:
+    with seeded_random(5):
+        r = negotiate(pool, settings, StaticPriorities(dict(zip(USERS, eups))), NOW)
+        next_draw = ClassAd("[x = random(1000000)]").evaluate("x")
+    return r.matches, r.rejected, r.usage, r.submitters, r.warnings, r.groups, next_draw
+
+
+def _without_row_results(mp: pytest.MonkeyPatch) -> None:
+    """Every build evaluates on its own rows, as it does with nothing kept."""
+    mp.setattr(RowResults, "get", lambda self, key, req: None)
+    mp.setattr(RowResults, "worth", lambda self, key: False)
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@hsettings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(**CYCLE, config=st.sampled_from(POLICIES + DRAWING), rank_draws=st.sampled_from([False] * 3 + [True]))
+def test_cycles_with_and_without_row_results(
+    match_engine, slots, kinds, queue, policy, eups, weights, groups, config, rank_draws
+):
+    """Matches, rejections, usage, the groups' table, the warnings in their order and the
+    next random number are the same when every build evaluates on its own rows."""
+    pool = _pool(slots, kinds, queue, rank_draws)
+    settings = _settings(config, weights, groups)
+    kept = _cycle(pool, settings, eups)
+    with pytest.MonkeyPatch.context() as mp:
+        _without_row_results(mp)
+        assert _cycle(pool, settings, eups) == kept
+
+
+def _alone(build, args: tuple) -> Optional[CandidateList]:
+    """``build(*args)`` with no kept arrays taken (and none kept), nor stored builds."""
+    slots = columnar_match._slots(args[0], args[4])
+    kept, slots._results = slots._results, RowResults(budget=0)
+    found, slots._found = slots._found, None
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            _without_row_results(mp)
+            return build(*args)
+    finally:
+        slots._results, slots._found = kept, found
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@hsettings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(**CYCLE, config=st.sampled_from(POLICIES))
+def test_every_build_is_a_build_on_its_own_rows(
+    match_engine, slots, kinds, queue, policy, eups, weights, groups, config
+):
+    """Each build lists the candidates, in the order, with the keys and flags, that a build
+    of the same request at the same moment makes on its own rows (nothing here draws)."""
+    kinds = [{**k, "draws": False} for k in kinds]
+    pool = _pool(slots, kinds, queue, False)
+    real = columnar_match.build
+    seen: list = []
+
+    def build(*args):
+        alone = _alone(real, args)
+        out = real(*args)
+        seen.append((None if out is None else _view(out), None if alone is None else _view(alone)))
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(matching, "build_columnar", build)
+        _cycle(pool, _settings(config, weights, groups), eups)
+    for kept, alone in seen:
+        assert kept == alone
+
+
+# ---- by hand --------------------------------------------------------------------------------
+
+FREE = {"cpus": 1, "memory": 1024, "idle": 3000, "arch": "X86_64", "start": 0, "rank": 0, "kind": "static"}
+
+
+def _plain(user: str) -> dict:
+    return {"user": user, "req": 0, "memory": 512, "cpus": 1, "prio": 0, "limits": 0, "draws": False}
+
+
+def _counted(mp: pytest.MonkeyPatch) -> list:
+    """The :class:`RowResults` of the cycle's slot tables, as they are made."""
+    made: list = []
+    prop = columnar_match.SlotTable.results
+
+    def results(self):
+        out = prop.fget(self)
+        if not any(r is out for r in made):
+            made.append(out)
+        return out
+
+    mp.setattr(columnar_match.SlotTable, "results", property(results))
+    return made
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_a_slot_rank_kept_for_one_owner_is_not_taken_for_another(match_engine):
+    """By hand: slot 0 is zed's (Rank ``TARGET.Owner == "bea" ? 10 : 0``, CurrentRank 0),
+    slot 1 is free; PREEMPTION_REQUIREMENTS is False (the default), so only Rank preempts.
+    ann (EUP 1) goes first: slot 0's Rank for her job is 0, not above 0, so she takes
+    slot 1.  bea (EUP 10) next: slot 0's Rank for hers is 10 > 0, so she preempts zed
+    there.  The Rank computed for ann's request (0 on every row) must not be taken for
+    bea's, whose Owner differs; the same CurrentRank (read nothing of either) is."""
+    slot_ads = [_slot_ad(0, {**FREE, "user": "zed@d", "busy": True}), _slot_ad(1, {**FREE, "user": None})]
+    slot_ads[0].set_node("Rank", parse_expr('TARGET.Owner == "bea" ? 10 : 0'))
+    pool = pool_from_ads(slot_ads, _job_ads([_plain("ann@d"), _plain("bea@d")], [(0, 1), (1, 1)]))
+    with pytest.MonkeyPatch.context() as mp:
+        made = _counted(mp)
+        r = negotiate(pool, _settings("", False, False), StaticPriorities({"ann@d": 1.0, "bea@d": 10.0}), NOW)
+    assert [(m.job, m.slot, m.preempted) for m in r.matches] == [
+        ("1.0", "slot1@host1", None),
+        ("2.0", "slot0@host0", "zed@d"),
+    ]
+    assert sum(m.hits for m in made) >= 1  # bea's build took ann's CurrentRank
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_preemption_requirements_kept_per_submitter_priority(match_engine):
+    """By hand: slots 0 and 1 are zed's (EUP 100), claimed two hours ago;
+    PREEMPTION_REQUIREMENTS is ``RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2``.
+    ann (EUP 1: 100 > 1.2) preempts zed on one slot; bea (EUP 90: 100 > 108 is false) may
+    not take the other, and her list says PREEMPTION_REQUIREMENTS refused it.  What ann's
+    request made of the expression must not answer for bea's, which gives
+    SubmitterUserPrio another value."""
+    claim = {**FREE, "user": "zed@d", "busy": True}
+    slot_ads = [_slot_ad(0, claim), _slot_ad(1, claim)]
+    pool = pool_from_ads(slot_ads, _job_ads([_plain("ann@d"), _plain("bea@d")], [(0, 1), (1, 1)]))
+    config = "PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2\n"
+    eups = StaticPriorities({"ann@d": 1.0, "bea@d": 90.0, "zed@d": 100.0})
+    r = negotiate(pool, _settings(config, False, False), eups, NOW)
+    assert [(m.job, m.submitter, m.preempted) for m in r.matches] == [("1.0", "ann@d", "zed@d")]
+    assert [(j.job, j.reason) for j in r.rejected] == [("2.0", "PREEMPTION_REQUIREMENTS == False")]
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_a_knob_that_draws_is_evaluated_on_the_rows_asked_only(match_engine):
+    """``NEGOTIATOR_PRE_JOB_RANK = random(5) - Cpus``: four free slots, two requests of
+    different autoclusters.  Evaluating the knob on rows a build did not ask for would draw
+    more numbers, so nothing is kept for it and the cycle (and its next random number) is
+    the one where each build evaluates on its own rows."""
+    slot_ads = [_slot_ad(i, {**FREE, "user": None}) for i in range(4)]
+    kinds = [_plain("ann@d"), {**_plain("ann@d"), "memory": 1024}]
+    pool = pool_from_ads(slot_ads, _job_ads(kinds, [(0, 1), (1, 1)]))
+    settings = _settings("NEGOTIATOR_PRE_JOB_RANK = random(5) - Cpus\n", False, False)
+    node = settings.policy.pre_job_rank
+    with pytest.MonkeyPatch.context() as mp:
+        made = _counted(mp)
+        kept = _cycle(pool, settings, [1.0] * 4)
+    assert len(kept[0]) == 2
+    assert made and all(m._kept.get(("knob", id(node)), 0) == 0 for m in made)
+    with pytest.MonkeyPatch.context() as mp:
+        _without_row_results(mp)
+        assert _cycle(pool, settings, [1.0] * 4) == kept
+
+
+def test_arrays_are_kept_within_bounds():
+    """By hand: a budget of 80 bytes keeps one array of ten reals (then there is no room); a
+    kind of array whose eight kept ones were never taken again is no longer kept."""
+    req = ClassAd({"Owner": "ann"})
+
+    class Req:
+        reads = None
+
+        def plain(self, lname):
+            return req.plain(lname)
+
+    results = RowResults(budget=80)
+    assert results.worth("a")
+    results.put("a", Req(), ["owner"], (np.zeros(10),))
+    assert not results.worth("a") and not results.worth("b")
+    assert results.get("a", Req())[0].nbytes == 80
+    many = RowResults()
+    for _ in range(8):
+        assert many.worth("k")
+        many.put("k", Req(), ["owner"], (None,))
+    assert not many.worth("k") and many.worth("other")
+    many.get("k", Req())
+    assert not many.worth("k")  # taken once, kept eight times
+
+
+def test_kept_arrays_give_back_every_bit():
+    """Ranks single precision holds exactly (-0.0, 3, infinity, NaN) are kept in it; any
+    other (0.1, 1e40) keeps the array in double precision; a mask with no row set is kept
+    as nothing.  Taken back, each row has the bits it was computed with."""
+    exact = np.array([-0.0, 3.0, -np.inf, np.nan])
+    inexact = [np.array([3.0, 0.1]), np.array([1e40, 0.0]), np.array([16777217.0, 1.0])]
+    none, some = np.zeros(4, dtype=bool), np.array([False, True, False, False])
+    kept = kept_form((exact, none, some, *inexact))
+    assert kept[0].dtype == np.float32 and kept[1] is None and kept[2] is some
+    assert all(k.dtype == np.float64 for k in kept[3:])
+    rows = np.array([1, 0])
+    back = at(kept, rows)
+    for got, was in zip(back, (exact, none, some, *inexact)):
+        assert got.dtype == was.dtype and got.tobytes() == was[rows].tobytes()
