@@ -30,7 +30,7 @@ import numpy as np
 from .build_reuse import ByReads
 
 # The bytes of arrays one cycle keeps at most.
-BUDGET = 16 * 1024 * 1024
+BUDGET = 8 * 1024 * 1024
 # How many arrays of one kind are kept before they must have been taken again as often.
 _TRIAL = 8
 
