@@ -68,9 +68,8 @@ from .table_carry import TableLine
 
 # The slot attributes a candidate-list build tests before the sort keys.
 _ROW_TESTS = ("requirements", "rank", "currentrank")
-# What the slot table reads of each entry, and of its slot record.
-_FIELDS = attrgetter("index", "ad", "slot", "alive", "remote", "claimed_idle", "weight")
-_SOURCE = attrgetter("ad", "name")
+# What the slot table reads of each entry and of its slot record (its ad and name).
+_FIELDS = attrgetter("index", "ad", "alive", "remote", "claimed_idle", "weight", "slot.ad", "slot.name")
 # The job attributes a build evaluates against the slots (its ConcurrencyLimits aside,
 # which are evaluated pair by pair on the candidates).
 _JOB_TESTS = ("requirements", "rank")
@@ -88,21 +87,17 @@ class SlotTable:
         entries = [e for c in classes for e in c.entries]
         n = len(entries)
         # What the table reads of each entry, in one pass (the entries lie all over memory).
-        fields = map(list, zip(*map(_FIELDS, entries))) if n else ([] for _ in range(7))
-        index_, ads, slots, alive, remotes, idle, weight = fields
+        fields = map(list, zip(*map(_FIELDS, entries))) if n else ([] for _ in range(8))
+        index_, ads, alive, remotes, idle, weight, sources, names = fields
         index = np.array(index_, dtype=np.int64)
         if n > 1 and not bool((index[1:] > index[:-1]).all()):  # in slot order (usually so already)
             order = np.argsort(index, kind="stable").tolist()
             entries, index = [entries[i] for i in order], index[order]
-            ads, slots, alive, remotes, idle, weight = (
-                [x[i] for i in order] for x in (ads, slots, alive, remotes, idle, weight)
+            ads, alive, remotes, idle, weight, sources, names = (
+                [x[i] for i in order] for x in (ads, alive, remotes, idle, weight, sources, names)
             )
         self.entries: list[SlotEntry] = entries
-        if line is None:
-            self.table = AdTable(ads)
-        else:
-            sources, names = map(list, zip(*map(_SOURCE, slots))) if n else ([], [])  # type: ignore[assignment]
-            self.table = line.table_of(ads, sources, names)
+        self.table = AdTable(ads) if line is None else line.table_of(ads, sources, names)
         self.row_of = dict(zip(map(id, entries), range(n)))
         self.alive = np.array(alive, dtype=bool)
         self.claimed = np.fromiter(map(is_not, remotes, repeat(None)), bool, n)

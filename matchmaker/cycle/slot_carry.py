@@ -139,6 +139,11 @@ class SlotCarry:
 
     def read(self) -> None:
         """The cycle has read its slot ads (:meth:`prep`): forget the ads that left the pool."""
+        if self._kept:
+            gone = self._before.keys() - self._now.keys()
+            if gone:
+                for kept in self._kept.values():
+                    deque(map(kept.pop, gone, repeat(None)), maxlen=0)
         self._before = {}
 
     def prep(self, ad: ClassAd) -> SlotPrep:
@@ -174,33 +179,27 @@ class SlotCarry:
     def values(self, ads: Sequence[ClassAd], what: str, compute: Callable[[ClassAd], Any]) -> list:
         """``[compute(ad) for ad in ads]`` (ads of this cycle), each kept as
         :meth:`SlotPrep.evaluated` keeps it: an :data:`~matchmaker.pool.ads.AdMemo`.  The
-        values of the last call for ``what`` are found again at C speed (by the ad's
-        identity, checked); the others are computed in order, as the rebuild computes them."""
-        kept = self._kept.get(what, {})
+        values kept for ``what`` are found again at C speed (by the ad's identity, checked);
+        the others are computed in order, as the rebuild computes them, and kept from then
+        on (until the ad leaves the pool, see :meth:`read`)."""
+        kept = self._kept.get(what)
+        if kept is None:
+            kept = self._kept[what] = {}
         ids = list(map(id, ads))
         hits = list(map(kept.get, ids, repeat(_MISS)))
         out = list(map(_SECOND, hits))
-        missed = list(compress(range(len(ads)), map(is_not, map(_FIRST, hits), ads)))
-        unkept = []  # places whose value is not to be found again next time
         now = self._now
-        for i in missed:
+        for i in compress(range(len(ads)), map(is_not, map(_FIRST, hits), ads)):
             ad = ads[i]
             p = now.get(ids[i])
             if p is None or p.ad is not ad or not p.steady:
-                out[i] = compute(ad)
-                unkept.append(i)
+                out[i] = compute(ad)  # not to be found again next time
                 continue
             v = p.values.get(what, _UNSET)
             if v is _UNSET:
                 v = p.values[what] = compute(ad)
             out[i] = v
-        if missed:
-            kept = dict(zip(ids, zip(ads, out)))
-            for i in unkept:
-                kept.pop(ids[i], None)
-            self._kept[what] = kept
-        elif len(kept) > len(ads):
-            self._kept[what] = dict(zip(ids, hits))  # the ads that left the pool are forgotten
+            kept[ids[i]] = (ad, v)
         return out
 
     def annotated(

@@ -10,8 +10,8 @@ passes (:mod:`matchmaker.cycle.group_passes`); :meth:`Cycle.result` turns it int
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from itertools import compress
-from operator import attrgetter, is_not
+from itertools import compress, repeat
+from operator import attrgetter, is_, is_not, itemgetter
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from classad import ast
@@ -95,7 +95,7 @@ class Cycle:
         self.progress = progress  # told what the cycle is doing (a short text), if set
         pol = settings.policy
         pairs = self._read_slots(pool)
-        slots = [s for s, _ in pairs]
+        slots = list(map(_FIRST, pairs))
         memo: AdMemo = carry.slots.values if carry is not None else no_memo
         size = pool_size(
             slots, use_slot_weights=settings.use_slot_weights, constraint=settings.poolsize_constraint, memo=memo
@@ -282,6 +282,7 @@ class Cycle:
         cp = self.settings.policy.consider_preemption
         pr, groups, memo = self.priorities, self.groups, self._remote_memo
         annotated, make = self.carry.slots.annotated, self._annotated  # type: ignore[union-attr]
+        users: dict[str, RemoteEntries] = {}  # each user's entries, as the memo holds them
         out = []
         for s, p in pairs:
             assert p is not None
@@ -294,11 +295,13 @@ class Cycle:
             user = s.remote if cp else None
             remote: RemoteEntries = ()
             if user:
-                remote = memo.get(("", user)) or remote_entries("", user, pr.eup, pr.floor, groups, memo)
+                remote = users.get(user, ())
+                if not remote:
+                    remote = users[user] = remote_entries("", user, pr.eup, pr.floor, groups, memo)
             ad = annotated(s, p, remote, make)
             idle = p.idle
             claimed_idle = idle[1] if idle is not None and idle[0] == s.state else self._claimed_idle(s, p)
-            out.append(SlotEntry(s, ad, user, claimed_idle=claimed_idle))
+            out.append(SlotEntry(s, ad, user, claimed_idle))
         return out
 
     def _annotated(self, s: Slot) -> NegotiationAd:
@@ -343,7 +346,11 @@ class Cycle:
             refs = self.carry.slot_refs
 
             def read(exprs: Sequence[ast.Node]) -> list[frozenset[str]]:
-                return [p.refs if p.refs is not None else p.references(refs, exprs) for _, p in pairs]  # type: ignore[union-attr]
+                preps = list(map(_SECOND, pairs))
+                found = list(map(_REFS, preps))
+                for i in compress(range(len(found)), map(is_, found, repeat(None))):
+                    found[i] = preps[i].references(refs, exprs)
+                return found
 
         sig = significant_attributes(
             (s.ad for s, _ in pairs),
@@ -555,6 +562,7 @@ class Cycle:
 
 _PLAIN = (bool, int, float, str)
 _AD, _WEIGHED, _WEIGHT = attrgetter("ad"), attrgetter("weighed"), attrgetter("weight")
+_FIRST, _SECOND, _REFS = itemgetter(0), itemgetter(1), attrgetter("refs")
 # What the trim and the claimed-idle test read of a slot ad (lower-case).
 _TRIM_READS = ("retirementtimeremaining", "wantmatching")
 _IDLE_READS = ("activity",)

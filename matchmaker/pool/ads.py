@@ -29,6 +29,8 @@ import io
 import os
 import sys
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 from typing import IO, Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from classad import ParserType
@@ -261,6 +263,7 @@ def _zero_clock() -> float:
 
 # The types of the bare values of plain literals (ClassAd.plain), and those but a string's.
 _PLAIN = (bool, int, float, str)
+_AD, _WEIGHT, _PARTITIONABLE = attrgetter("ad"), attrgetter("weight"), attrgetter("partitionable")
 _NOT_STRINGS = (bool, int, float)
 
 
@@ -696,14 +699,30 @@ def pool_size(
         chosen = [s for s in slots if truthiness(evaluate_top(constraint, s.ad, alone_state(s.ad))) is True]
         if chosen:
             counted = chosen
-    weighted = sum(s.weight for s in counted) if use_slot_weights else float(len(counted))
-    effective = 0.0
-    cores = iter(memo([s.ad for s in counted if s.partitionable], "cores", _cores))
-    for s in counted:
-        cpus = next(cores) if s.partitionable else None
-        effective += cpus if cpus is not None and cpus > 0 else 1.0
-    min_weight = min((s.weight for s in slots), default=1.0)
+    weighted = sum(map(_WEIGHT, counted)) if use_slot_weights else float(len(counted))
+    flags = list(map(_PARTITIONABLE, counted))
+    cores = memo(list(map(_AD, compress(counted, flags))), "cores", _cores)
+    effective = _effective(flags, cores)
+    min_weight = min(map(_WEIGHT, slots), default=1.0)
     return PoolSize(weighted, min_weight, effective)
+
+
+def _effective(partitionable: list[bool], cores: list[Optional[float]]) -> float:
+    """The effective pool size: each slot counts 1, but a partitionable one (``cores``
+    holds theirs, in slot order) its cores when positive, summed in slot order.  When
+    every count is a whole number each partial sum is exact (below 2**53), so the sum is
+    the integer total whatever the order."""
+    counts = [c for c in cores if c is not None and c > 0]
+    if all(c.is_integer() for c in counts):
+        whole = len(partitionable) - len(counts) + sum(map(int, counts))
+        if whole < 2**53:
+            return float(whole)
+    effective = 0.0
+    found = iter(cores)
+    for p in partitionable:
+        c = next(found) if p else None
+        effective += c if c is not None and c > 0 else 1.0
+    return effective
 
 
 def _cores(ad: ClassAd) -> Optional[float]:
@@ -722,7 +741,7 @@ def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
 def error_rank_slots(slots: Iterable[Slot], memo: AdMemo = no_memo) -> list[Slot]:
     """Slots whose Rank is an error on its own (HTCondor then uses 0 for it)."""
     slots = list(slots)
-    return [s for s, bad in zip(slots, memo([s.ad for s in slots], "rank_error", _rank_error)) if bad]
+    return list(compress(slots, memo(list(map(_AD, slots)), "rank_error", _rank_error)))
 
 
 def _rank_error(ad: ClassAd) -> bool:

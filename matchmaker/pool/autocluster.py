@@ -324,7 +324,8 @@ def significant_attributes(
     expressions, says what each slot ad reads (:meth:`SlotReferences.of`) instead."""
     exprs = [e for e in expressions if e is not None]
     if read is not None:
-        names: set[str] = set().union(*{id(r): r for r in read(exprs)}.values())
+        found = list(read(exprs))
+        names: set[str] = set().union(*dict(zip(map(id, found), found)).values())  # each distinct result once
     else:
         # Without a memo kept between calls, one for this call: ads that hold the same
         # expressions under the names the walk looks up share one walk.

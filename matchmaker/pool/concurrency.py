@@ -73,7 +73,7 @@ def claimed_limits(
     """The counters at cycle start: the ``ConcurrencyLimits`` and ``PreemptingConcurrencyLimits``
     of every charged claim."""
     limits = ConcurrencyLimits(capacity)
-    for held in memo([s.ad for s in slots if s.charged], "claim_limits", _claim_limits):
+    for held in filter(None, memo([s.ad for s in slots if s.charged], "claim_limits", _claim_limits)):
         for named in held:
             limits.charge(named)
     return limits

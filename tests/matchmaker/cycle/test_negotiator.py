@@ -221,6 +221,30 @@ def test_pool_size_counts_claimed_slots_and_min_weight():
     assert (size.weighted, size.min_weight) == (5.0, 1.0)
 
 
+def _pslot(name: str, cpus: str) -> str:
+    return f'Name = "{name}"\nPartitionableSlot = true\nCpus = {cpus}\n'
+
+
+def _static(name: str) -> str:
+    return f'Name = "{name}"\nCpus = 1\n'
+
+
+def test_effective_pool_size_is_summed_in_slot_order():
+    """The effective size counts 1 per slot, a partitionable slot's cores instead, added in
+    slot order as floats.  Whole counts: p (8 cores), s, q (0 cores: counts 1), t: 8 + 1 +
+    1 + 1 = 11.  Fractions: p (0.1), s, q (0.7): (0.1 + 1.0) + 0.7 = 1.1 + 0.7 = 1.8, while
+    the partitionable slots first give (0.1 + 0.7) + 1.0 = 0.7999999999999999 + 1.0 =
+    1.7999999999999998.  Past 2**53: p (1e16), s, t: 1e16 + 1 rounds back
+    to 1e16 (the floats there are 2 apart, ties to even), twice: 1e16, not 1e16 + 2."""
+
+    def effective(*ads: str) -> float:
+        return pool_size(make_slots(parse_old_ads("\n".join(ads)))).effective
+
+    assert effective(_pslot("p", "8"), _static("s"), _pslot("q", "0"), _static("t")) == 11.0
+    assert effective(_pslot("p", "0.1"), _static("s"), _pslot("q", "0.7")) == 1.8
+    assert effective(_pslot("p", "1e16"), _static("s"), _static("t")) == 1e16
+
+
 def test_without_preemption_claimed_slots_are_trimmed():
     """NEGOTIATOR_CONSIDER_PREEMPTION = false: claimed slots are never candidates, even by RANK."""
     text = slots(1) + '\nName = "c"\nCpus = 1\nRequirements = true\nState = "Claimed"\nRemoteUser = "B@d"\nRank = 10\n'
