@@ -25,6 +25,9 @@ Public API:
 * :func:`evaluate_attribute` ``(table, name, *, row_side="my", other=None, state=None)``
   -- an attribute as ``ad.evaluate(name)`` evaluates it: each row's own
   (``"my"``) or the fixed ad's against each row (``"target"``).
+* :func:`attribute_true` -- the same arguments: which rows' value of the attribute
+  counts as true (``true_mask`` of it), read from shared boolean results without
+  making the column where they hold it.
 * :class:`Column` -- the result: ``len()``, ``value(r)``, ``to_values()``.
 * :func:`true_mask` (value counts as true), :func:`rank_array` (a number for
   ranks: int/real/bool, else 0.0) and :func:`knob_rank_array` (single
@@ -42,7 +45,7 @@ changed and keeps that remembered work, brought up to date on use
 from __future__ import annotations
 
 from .column import Column, Const, StringPool
-from .evaluate import evaluate_attribute, evaluate_column
+from .evaluate import attribute_true, evaluate_attribute, evaluate_column
 from .ranks import knob_rank_array, rank_array, true_mask
 from .table import AdTable
 
@@ -51,6 +54,7 @@ __all__ = [
     "Column",
     "Const",
     "StringPool",
+    "attribute_true",
     "evaluate_attribute",
     "evaluate_column",
     "knob_rank_array",

@@ -635,6 +635,16 @@ class Run:
             (lname, active, self.strict, self.fixed is None), rows, lambda at: self._row_values(lname, at, active)
         )
 
+    def row_attr_true(self, lname: str, rows: np.ndarray) -> np.ndarray:
+        """Which of ``rows`` hold a true value of :meth:`row_attr` (at the top), read from a
+        shared boolean result's bits where one holds it (see :meth:`_memo_true`)."""
+        if self.shared is None or not self.t.column(lname).nodes:
+            return self.row_attr(lname, rows, frozenset()).is_true()
+        active: frozenset = frozenset()
+        return self._memo_true(
+            (lname, active, self.strict, self.fixed is None), rows, lambda at: self._row_values(lname, at, active)
+        )
+
     def shared_expr(self, node: Any, rows: np.ndarray) -> Values:
         """``node`` in the rows' scope, shared through the table's :class:`SharedMemo` with
         later runs whose fixed ad gives the same values to what it reads (an expression
@@ -653,9 +663,25 @@ class Run:
         through the table's :class:`SharedMemo` with later runs whose fixed ad gives the
         same values to everything the evaluation read of it (a job's ``Requirements``,
         read by every request of its autocluster and by others that agree on what it reads)."""
+        shared = self._shared_fixed(lname)
+        if shared is None:
+            return self.fixed_attr(lname, rows, frozenset())
+        return self._through_memo(shared[0], rows, shared[1])
+
+    def shared_fixed_true(self, lname: str, rows: np.ndarray) -> np.ndarray:
+        """Which of ``rows`` :meth:`shared_fixed_attr` gives a true value, read from a shared
+        boolean result's bits where one holds it (see :meth:`_memo_true`)."""
+        shared = self._shared_fixed(lname)
+        if shared is None:
+            return as_column(self.fixed_attr(lname, rows, frozenset()), len(rows), self.pool).is_true()
+        return self._memo_true(shared[0], rows, shared[1])
+
+    def _shared_fixed(self, lname: str) -> Optional[tuple[tuple, Any]]:
+        """The memo key of the fixed ad's attribute ``lname`` and how to compute it (for
+        :meth:`shared_fixed_attr`); None when it is not shared."""
         node = self.fixed_attrs[lname][1]
         if type(node) is ast.Literal or self.shared is None or not self.partner_plain:
-            return self.fixed_attr(lname, rows, frozenset())
+            return None
         self.shared.pin(node)
         key: tuple = (("fixed", lname, id(node)), frozenset(), self.strict, False)
         inner = frozenset({(FIXED, lname)})
@@ -669,13 +695,31 @@ class Run:
                 self.note(("value",), None)  # a list or ad value may refer to the fixed ad
             return col
 
-        return self._through_memo(key, rows, compute)
+        return key, compute
 
     def _through_memo(self, key: Any, rows: np.ndarray, compute: Any) -> Column:
         """``compute(rows)`` (a column), found in or added to the shared memo under ``key``
         and the values it read of the fixed ad.  Computed over every row, so that later
         runs find all the rows they ask for -- unless ``key`` was found unshareable before,
         when only ``rows`` are computed."""
+        got = self._memo_result(key, rows, compute)
+        if type(got) is MemoEntry:
+            return got.column(None if rows is self.t.all_rows else rows)
+        return got  # type: ignore[return-value]
+
+    def _memo_true(self, key: Any, rows: np.ndarray, compute: Any) -> np.ndarray:
+        """Which of ``rows`` hold a true value (:meth:`Column.is_true`) in :meth:`_through_memo`'s
+        column: for a stored result of booleans only, its bits at ``rows``, the column never made."""
+        got = self._memo_result(key, rows, compute)
+        if type(got) is not MemoEntry:
+            return got.is_true()  # type: ignore[no-any-return]
+        at = None if rows is self.t.all_rows else rows
+        bits = got.bits_at(at)
+        return got.column(at).is_true() if bits is None else bits.view(bool)
+
+    def _memo_result(self, key: Any, rows: np.ndarray, compute: Any) -> Any:
+        """:meth:`_through_memo`'s work: the stored entry that holds the rows' values, or
+        their column made here (when it is not kept, or kept as computed)."""
         shared = self.shared
         assert shared is not None
         if key in shared.unshareable:
@@ -703,7 +747,7 @@ class Run:
                     return brought if rows is every else brought.take(rows)
                 stored = brought
             self.depends(stored.deps)
-            return stored.column(None if rows is every else rows)
+            return stored
         shared.misses += 1
         reads = Reads()
         deps: set = set()

@@ -101,6 +101,38 @@ def evaluate_attribute(
         return _attr_scalar(run, lname, row_side, rows)
 
 
+def attribute_true(
+    table: AdTable,
+    name: str,
+    *,
+    row_side: str = "my",
+    other: Any = None,
+    state: Any = None,
+    rows: Optional[np.ndarray] = None,
+    shared: bool = False,
+) -> np.ndarray:
+    """Which rows' value of :func:`evaluate_attribute` (same arguments) counts as true, as
+    :func:`~classad.columnar.ranks.true_mask` of it says; where a shared result of booleans
+    holds the values (a ``Requirements`` evaluated for an earlier request), they are read
+    from its bits without making the column."""
+    lname = name.lower()
+    run = _run(table, other, state, row_side)
+    if rows is None:
+        rows = table.all_rows
+    if row_side == "target" and lname not in run.fixed_attrs:
+        return np.zeros(len(rows), dtype=bool)
+    if _needs_scalar(table, other):
+        return _attr_scalar(run, lname, row_side, rows).is_true()
+    try:
+        if row_side == "my":
+            return run.row_attr_true(lname, rows)
+        if shared:
+            return run.shared_fixed_true(lname, rows)
+        return as_column(run.fixed_attr(lname, rows, frozenset()), len(rows), table.pool).is_true()
+    except RecursionError:
+        return _attr_scalar(run, lname, row_side, rows).is_true()
+
+
 def _handed_out(table: AdTable, result: Any, n: int) -> Column:
     """``result`` as a column the caller owns: a bare attribute reference may give the
     table's own column, which is copied; every other column the walk gives is new."""
@@ -128,4 +160,4 @@ def _attr_scalar(run: Run, lname: str, row_side: str, rows: np.ndarray) -> Colum
     return run.scalar(node, FIXED, rows, frozenset({(FIXED, lname)}))
 
 
-__all__ = ["evaluate_attribute", "evaluate_column"]
+__all__ = ["attribute_true", "evaluate_attribute", "evaluate_column"]

@@ -37,6 +37,7 @@ import numpy as np
 from classad import ast
 from classad.columnar import (
     AdTable,
+    attribute_true,
     evaluate_attribute,
     evaluate_column,
     knob_rank_array,
@@ -413,6 +414,16 @@ class _RequestColumns:
     def slot_side(self, attr: str, at: np.ndarray) -> Column:
         return evaluate_attribute(self.table, attr, row_side="my", other=self.req, state=self.state, rows=at)
 
+    def job_true(self, attr: str, at: np.ndarray) -> np.ndarray:
+        """``true_mask(self.job_side(attr, at))``, without the column when a shared result holds it."""
+        return attribute_true(
+            self.table, attr, row_side="target", other=self.req, state=self.state, rows=at, shared=True
+        )
+
+    def slot_true(self, attr: str, at: np.ndarray) -> np.ndarray:
+        """``true_mask(self.slot_side(attr, at))``, without the column when a shared result holds it."""
+        return attribute_true(self.table, attr, row_side="my", other=self.req, state=self.state, rows=at)
+
     def knob(self, node: ast.Node, at: np.ndarray) -> Column:
         return evaluate_column(node, self.table, row_side="my", other=self.req, state=self.state, rows=at, shared=True)
 
@@ -501,9 +512,9 @@ class _RequestColumns:
     def both_requirements(self, rows: np.ndarray) -> np.ndarray:
         """The rows whose slot both Requirements accept (the job's first, as the scalar path asks them)."""
         if len(rows):
-            rows = rows[true_mask(self.job_side("requirements", rows))]
+            rows = rows[self.job_true("requirements", rows)]
         if len(rows):
-            rows = rows[true_mask(self.slot_side("requirements", rows))]
+            rows = rows[self.slot_true("requirements", rows)]
         return rows
 
     def rank_preemptions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:

@@ -441,3 +441,55 @@ def test_special_names_in_slot_ads(name, side, compact):
     fixed = "[Memory = 10; a = 20; Requirements = Memory > 5; Rank = 7]"
     exprs = [name, f"isUndefined({name})", f"{name} =?= undefined", f"x && isUndefined({name})"]
     _check(exprs, rows, fixed, side, compact)
+
+
+# Leaves of logical chains: booleans on every row (comparisons, the flag ``f``), values that
+# vary per row between booleans, Undefined, Error and non-booleans, and constants.
+_logic_leaf = st.sampled_from(
+    [
+        "a > 1",
+        "b <= 2",
+        "TARGET.a == a",
+        "n >= 0",
+        "f",
+        "TARGET.f",
+        "!f",
+        "g",
+        "missing",
+        "true",
+        "false",
+        "undefined",
+        "error",
+        '"x"',
+        "1",
+        "a",
+    ]
+)
+_logic_chain = st.recursive(
+    _logic_leaf,
+    lambda inner: st.tuples(inner, st.sampled_from(["&&", "||"]), inner, st.booleans()).map(
+        lambda t: f"({t[0]} {t[1]} {t[2]})" if t[3] else f"{t[0]} {t[1]} {t[2]}"
+    ),
+    max_leaves=7,
+)
+_logic_row = st.tuples(
+    small_num, small_num, st.booleans(), st.sampled_from(["true", "false", "undefined", "error", "1", '"y"'])
+).map(lambda t: f"[a = {t[0]}; b = {t[1]}; n = 1; f = {str(t[2]).lower()}; g = {t[3]}]")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    exprs=st.lists(_logic_chain, min_size=4, max_size=8),
+    rows=st.lists(_logic_row, min_size=2, max_size=8),
+    fixed=_logic_row,
+    side=st.sampled_from(["my", "target"]),
+    strict=st.booleans(),
+)
+def test_logical_chains(exprs, rows, fixed, side, strict):
+    """Chains of ``&&`` and ``||`` (combined as boolean arrays while every row's value is a
+    boolean) give the scalar evaluator's three-valued results, on every row and on half of them."""
+    set_strict_mode(strict)
+    try:
+        _check(exprs, rows, fixed, side)
+    finally:
+        set_strict_mode(False)

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from test_columnar_differential import _clock, _same, ads, focused, small_num
 
 from classad import ClassAd, set_strict_mode
-from classad.columnar import AdTable, evaluate_attribute, evaluate_column
+from classad.columnar import AdTable, attribute_true, evaluate_attribute, evaluate_column
 from classad.evaluate import new_state
 from classad.parser import parse_expr
 
@@ -60,6 +60,11 @@ def _scalar(rows: list, fixed: ClassAd, name: str) -> list:
     return [r.evaluate(name, fixed, state=new_state(r, fixed, clock=_clock)) for r in rows]
 
 
+def truthy(value: Any) -> bool:
+    """Whether a match counts ``value`` as true: true, or a non-zero number (NaN too)."""
+    return value is True or (type(value) in (int, float) and value != 0)
+
+
 @pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
@@ -95,6 +100,8 @@ def test_shared_results_equal_fresh_evaluation(rows, fixed_texts, subsets, stric
                             table, name, row_side="my", other=fixed, state=new_state(clock=_clock), rows=at
                         )
                         _same(col.to_values(), [expected[i] for i in at.tolist()])
+                        mask = attribute_true(table, name, other=fixed, state=new_state(clock=_clock), rows=at)
+                        assert mask.tolist() == [truthy(expected[i]) for i in at.tolist()]
     finally:
         set_strict_mode(False)
 
@@ -236,6 +243,12 @@ def test_shared_fixed_side_attributes_equal_fresh_evaluation(rows, req, parts, s
                 )
                 want = [fixed.evaluate(name, r, state=new_state(fixed, r, clock=_clock)) for r in row_ads_]
                 _same(col.to_values(), want)
+                for at in (None, np.arange(0, len(row_ads_), 2)):
+                    mask = attribute_true(
+                        table, name, row_side="target", other=fixed, state=new_state(clock=_clock), rows=at, shared=True
+                    )
+                    picked = want if at is None else [want[i] for i in at.tolist()]
+                    assert mask.tolist() == [truthy(v) for v in picked]
     finally:
         set_strict_mode(False)
 

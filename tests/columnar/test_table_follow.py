@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from test_columnar_differential import _same, ads
-from test_columnar_memo import ROW_EXPRS, fixed_ads, row_ads
+from test_columnar_memo import ROW_EXPRS, fixed_ads, row_ads, truthy
 
 from classad import ClassAd, set_strict_mode
-from classad.columnar import AdTable, evaluate_attribute, evaluate_column
+from classad.columnar import AdTable, attribute_true, evaluate_attribute, evaluate_column
 from classad.columnar.column import K_OTHER, K_STR
 from classad.evaluate import evaluate_top, new_state
 from classad.parser import parse_expr
@@ -92,6 +92,17 @@ def _next_generation(draw: Any, old: list) -> tuple[list, np.ndarray, np.ndarray
     return rows, np.array(sources, np.int64), np.array(dirty, bool), masks
 
 
+def _same_truth(table: AdTable, name: str, side: str, fixed: Any, clock: Any, want: list, shared: bool) -> None:
+    """:func:`attribute_true` on every row and on every other row: the rows whose value in
+    ``want`` (the scalar evaluator's) a match counts as true."""
+    for at in (None, np.arange(0, table.n, 2)):
+        mask = attribute_true(
+            table, name, row_side=side, other=fixed, state=new_state(clock=clock), rows=at, shared=shared
+        )
+        picked = want if at is None else [want[i] for i in at.tolist()]
+        assert mask.tolist() == [truthy(v) for v in picked]
+
+
 @pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
@@ -121,12 +132,14 @@ def test_a_followed_table_is_the_table_built_afresh(first, fixed_texts, strict, 
                         col = evaluate_attribute(table, name, other=fixed, state=new_state(clock=clock))
                         want = [r.evaluate(name, fixed, state=new_state(r, fixed, clock=clock)) for r in rows]
                         _same(col.to_values(), want)
+                        _same_truth(table, name, "my", fixed, clock, want, False)
                         want = [fixed.evaluate(name, r, state=new_state(fixed, r, clock=clock)) for r in rows]
                         for shared in (False, True):
                             col = evaluate_attribute(
                                 table, name, row_side="target", other=fixed, state=new_state(clock=clock), shared=shared
                             )
                             _same(col.to_values(), want)
+                            _same_truth(table, name, "target", fixed, clock, want, shared)
                     for knob in knobs:
                         col = evaluate_column(knob, table, other=fixed, state=new_state(clock=clock), shared=True)
                         want = [evaluate_top(knob, r, new_state(r, fixed, clock=clock)) for r in rows]
