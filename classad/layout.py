@@ -28,6 +28,7 @@ difference keep every value.
 
 from __future__ import annotations
 
+import sys
 from itertools import compress, repeat
 from operator import and_, eq, is_not, not_
 from typing import Any, Iterator, Optional
@@ -80,6 +81,7 @@ class Layout:
         "whole",
         "_positions",
         "moves",
+        "_refused",
     )
 
     def __init__(self, spellings: tuple[str, ...], keys: tuple[str, ...], template: tuple[ast.Node, ...]) -> None:
@@ -94,6 +96,7 @@ class Layout:
         self.whole = Variant(self, tuple(range(len(keys))))  # for ads past the variant limit
         self._positions: dict[tuple[str, ...], tuple[int, ...]] = {}
         self.moves: dict[tuple, Optional[_Move]] = {}  # see rewrite()
+        self._refused = 0  # new variants to refuse before the table is recycled again
 
     def positions(self, keys: tuple[str, ...]) -> tuple[int, ...]:
         """Where each of ``keys`` (lower-case) is, -1 for a missing one; remembered per tuple."""
@@ -109,10 +112,35 @@ class Layout:
         of variants is full and this one is new)."""
         found = self.variants.get(own)
         if found is None:
-            if len(self.variants) >= VARIANT_LIMIT:
+            if len(self.variants) >= VARIANT_LIMIT and not self._recycled():
                 return None
             found = self.variants[own] = Variant(self, own)
         return found
+
+    def _recycled(self) -> bool:
+        """Whether the full table of variants made room by forgetting the variants that no
+        ad holds any more (a long simulation rewrites ads into new patterns and drops the
+        old ads).  Nothing but the table and the rewrite plans refers to a variant without
+        holding an ad of it or a cache key made of one (:meth:`SharedAttrs.stored_key`), and
+        the plans are forgotten first, so a variant forgotten is one no ad or cache can meet
+        again: a later ad of its pattern gets a new variant, the same in all but identity.
+        When that frees less than an eighth of the table, as many new ones are refused
+        before the next try."""
+        if self._refused > 0:
+            self._refused -= 1
+            return False
+        for layout in _LAYOUTS.values():
+            for move in layout.moves.values():
+                if move is not None and (move.source is self or move.target is self):
+                    move.forget_plans()
+        table = self.variants
+        self.variants = {own: v for (own, v), refs in zip(table.items(), _reference_counts(table)) if refs > _UNHELD}
+        table.clear()
+        room = max(1, VARIANT_LIMIT // 8)
+        if VARIANT_LIMIT - len(self.variants) < room:
+            self._refused = room
+            return False
+        return True
 
 
 class Variant:
@@ -304,8 +332,17 @@ def _rebuild(spellings: tuple[str, ...], nodes: tuple) -> "dict[str, Entry] | Sh
 # Spellings in order -> their layout.  Bounded: past the limit new lists are not compacted.
 _LAYOUTS: dict[tuple[str, ...], Layout] = {}
 LAYOUT_LIMIT = 4096
-# Variants of one layout.  Bounded: past the limit a new pattern keeps every value.
+# Variants of one layout.  Bounded: past the limit (once the variants no ad holds are
+# forgotten, see Layout._recycled) a new pattern keeps every value.
 VARIANT_LIMIT = 1024
+
+
+def _reference_counts(table: dict) -> list[int]:
+    return [sys.getrefcount(v) for v in table.values()]
+
+
+# What _reference_counts says of a value that only its table holds.
+_UNHELD = _reference_counts({(): object()})[0]
 
 
 _NOT_BARE = object()
@@ -402,6 +439,10 @@ class _Move:
         self.moved = tuple(source.template[p] is not target.template[q] for q, p in kept)
         self.old_values = tuple(plain_form(source.template[p]) for _, p in kept)
         self._plans: dict[Variant, _Steps] = {}
+
+    def forget_plans(self) -> None:
+        """Forget the steps of each variant (and the variants they lead to)."""
+        self._plans.clear()
 
     def plan(self, variant: Variant) -> "_Steps":
         """How an ad of ``variant`` becomes an ad of the target layout (remembered)."""

@@ -179,3 +179,83 @@ def test_ads_past_the_variant_limit_read_back_what_was_written(monkeypatch) -> N
     assert [read(ad) for ad in zeros] == [[0, 0, 0, 0]] * 6
     assert not any(_whole(ad) for ad in zeros)
     assert [read(ad) for ad in ads] == rows  # the ads written are unchanged
+
+
+def test_a_full_table_forgets_the_variants_no_ad_holds(monkeypatch) -> None:
+    """Room for three variants (a fresh table of layouts: the first ad is the template),
+    so a try that frees none of them refuses the next new pattern (an eighth of the
+    table, at least one) before trying again.  The all-zero ad and the ads differing at
+    Alpha and at Beta fill it; once the Alpha and Beta ads are dropped (nothing else holds
+    their variants), the Gamma ad and the Delta ad each get a variant.  With the three
+    held, the AlphaBeta ad is past the limit (every value kept); so is the next new
+    pattern (Alpha again), refused even though the Delta ad was dropped; the one after
+    (Beta again) takes the Delta ad's place; the AlphaBeta ad written out of the whole
+    variant is then past the limit again.  Every ad held reads back its row."""
+    monkeypatch.setattr(layout, "VARIANT_LIMIT", 3)
+    monkeypatch.setattr(layout, "_LAYOUTS", {})
+    names = ("Alpha", "Beta", "Gamma", "Delta")
+
+    def make(row: list[int]) -> classad.ClassAd:
+        return classad.ClassAd.from_nodes(tuple(zip(names, map(parse_expr, map(str, row))))).compact()
+
+    zero, alpha, beta = make([0, 0, 0, 0]), make([1, 0, 0, 0]), make([0, 2, 0, 0])
+    del alpha, beta
+    gamma, delta = make([0, 0, 3, 0]), make([0, 0, 0, 4])
+    assert not any(map(_whole, (zero, gamma, delta)))
+    both = make([5, 6, 0, 0])
+    assert _whole(both)
+    del delta
+    alpha = make([7, 0, 0, 0])
+    assert _whole(alpha)
+    beta = make([0, 8, 0, 0])
+    assert not _whole(beta)
+    both = both.rewritten(("gamma",), [9])
+    assert _whole(both)
+    assert len(zero._attrs.layout.variants) == 3
+    rows = [[ad[n] for n in names] for ad in (zero, gamma, both, alpha, beta)]
+    assert rows == [[0, 0, 0, 0], [0, 0, 3, 0], [5, 6, 9, 0], [7, 0, 0, 0], [0, 8, 0, 0]]
+
+
+_OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("make"), st.lists(_NODES, min_size=5, max_size=5)),
+        st.tuples(st.just("drop"), st.integers(0, 7)),
+        st.tuples(st.just("write"), st.integers(0, 7), st.lists(_EDIT_NAMES, max_size=2), _EDIT_NAMES, _WRITTEN),
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+@SETTINGS
+@given(ops=_OPS, limit=st.integers(1, 4), tag=st.integers(0, 10**9))
+def test_recycled_variants_keep_every_ad_the_plain_path(monkeypatch, ops, limit: int, tag: int) -> None:
+    """Ads of one family made, dropped and rewritten (the ad written replaced by its copy)
+    under a tiny variant table, so that it fills, forgets the variants of dropped ads and
+    refuses new ones in turn.  Each write is the plain path's very storage (made in the
+    same table), and after every step each ad held prints as the same ad made with no limit
+    on variants at all."""
+    monkeypatch.setattr(layout, "_LAYOUTS", {})
+    held: list[tuple[classad.ClassAd, classad.ClassAd]] = []  # (ours, the same ad with no limit)
+    names = (*_NAMES, f"Tag{tag}")
+    for op in ops:
+        if op[0] == "make":
+            nodes = tuple(zip(names, (*op[1], _SHARED[0])))
+            monkeypatch.setattr(layout, "VARIANT_LIMIT", 10**9)
+            free = classad.ClassAd.from_nodes(nodes).compact()
+            monkeypatch.setattr(layout, "VARIANT_LIMIT", limit)
+            held.append((classad.ClassAd.from_nodes(nodes).compact(), free))
+        elif held and op[0] == "drop":
+            del held[op[1] % len(held)]
+        elif held:
+            _, k, deleted, name, node = op
+            ours, free = held[k % len(held)]
+            ours = ours.rewritten((name,), [node], deleted=tuple(deleted))
+            _same_storage(ours, _plain_path(held[k % len(held)][0], tuple(deleted), (name,), [node], True))
+            monkeypatch.setattr(layout, "VARIANT_LIMIT", 10**9)
+            free = free.rewritten((name,), [node], deleted=tuple(deleted))
+            monkeypatch.setattr(layout, "VARIANT_LIMIT", limit)
+            held[k % len(held)] = (ours, free)
+        for ours, free in held:
+            assert ours.printOld() == free.printOld()
+            assert ours == free
