@@ -139,7 +139,6 @@ _LIMIT = 100_000
 _node_steady_cache: dict[int, tuple[ast.Node, bool]] = {}
 _lowered: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _template_cache: dict[int, tuple[Layout, frozenset[int]]] = {}
-_variant_cache: dict[int, tuple[Variant, bool]] = {}
 _item = tuple.__getitem__  # a compacted ad's storage read as the tuple it is
 _OWN = slice(1, None)  # the values such an ad keeps itself
 
@@ -206,27 +205,18 @@ def _steady(ad: ClassAd, extra: Optional[ast.Node]) -> bool:
 
 def _variant_steady(variant: Variant) -> bool:
     """Whether the values of its layout's template at the places the ads of ``variant`` do
-    not keep themselves are steady (remembered per variant, the unsteady places of each
-    template per layout)."""
-    hit = _variant_cache.get(id(variant))
-    if hit is None or hit[0] is not variant:
-        if len(_variant_cache) > _LIMIT:
-            _variant_cache.clear()
-        own = frozenset(p for p, _ in variant.own)
-        hit = _variant_cache[id(variant)] = (variant, _template_steady(variant.layout, own))
-    return hit[1]
-
-
-def _template_steady(layout: Layout, own: frozenset[int]) -> bool:
-    """Whether the values of ``layout``'s template at the places other than ``own`` are
-    steady (the unsteady places of each template are remembered)."""
+    not keep themselves are steady (the unsteady places of each template are remembered
+    per layout; nothing is kept per variant, so that a layout may forget the variants no
+    ad holds any more)."""
+    layout = variant.layout
     hit = _template_cache.get(id(layout))
     if hit is None or hit[0] is not layout:
         if len(_template_cache) > _LIMIT:
             _template_cache.clear()
         places = frozenset(p for p, node in enumerate(layout.template) if not _node_steady(node))
         hit = _template_cache[id(layout)] = (layout, places)
-    return not hit[1] or hit[1].issubset(own)
+    source = variant.source  # 0 at the places the template holds for the variant's ads
+    return all([source[p] for p in hit[1]])
 
 
 def _node_steady(node: ast.Node) -> bool:

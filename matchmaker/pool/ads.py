@@ -35,7 +35,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, Optional, Sequence, Un
 
 from classad import ParserType
 from classad.ad import ClassAd
-from classad.ast import Literal, Node
+from classad.ast import AttrRef, Literal, Node
 from classad.bulk import collector_paused
 from classad.errors import FormatError
 from classad.evaluate import EvalState, evaluate_top, new_state
@@ -295,6 +295,10 @@ def slot_weight(
     node = ad.get_node("SlotWeight")
     if node is None or force:
         node = slot_weight_expr if slot_weight_expr is not None else _SLOT_WEIGHT
+    if type(node) is AttrRef and not node.absolute:  # ``Cpus``: its value when a number literal
+        stored = ad.plain(node.lname)
+        if type(stored) is int or type(stored) is float:
+            return 1.0 if stored < 0 else float(stored)
     w = _number(evaluate_top(node, ad, alone_state(ad)))
     return 1.0 if w is None or w < 0 else w
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import classad
 from classad import ast
-from classad.evaluate import seeded_random
+from classad.evaluate import evaluate_top, new_state, seeded_random
 from classad.parser import parse_expr
 from matchmaker.pool import ads, partition
 from matchmaker.pool.ads import make_jobs, make_slots, rewritten_job
@@ -175,3 +175,50 @@ def test_what_a_slot_has_left_is_each_resource_read_alone(values, compacted: boo
     with seeded_random(seed):
         got = partition.available(ad, ("Cpus", "memory", "Disk", "GPUs"))
     assert got == want and list(got) == list(want)
+
+
+_WEIGHT_VALUES = (
+    "4",
+    "-3",
+    "2.5",
+    "-2.5",
+    "0",
+    "-0.0",
+    "1e300",
+    "true",
+    '"8"',
+    "undefined",
+    "error",
+    "random(8)",
+    "Memory",
+)
+
+
+@SETTINGS
+@given(
+    cpus=st.one_of(st.none(), st.sampled_from(_WEIGHT_VALUES)),
+    weight=st.sampled_from((None, "Cpus", "cpus", "MY.Cpus", ".Cpus", "Cpus * 2", "Memory")),
+    compacted=st.booleans(),
+    seed=st.integers(0, 3),
+)
+def test_a_slot_weight_is_its_expression_evaluated(cpus, weight, compacted: bool, seed: int) -> None:
+    """``SlotWeight`` (``Cpus`` when the ad has none) evaluated in the slot ad alone: a
+    number (``true`` counts 1) that is not negative, else 1.0 (docs/negotiation.md,
+    charging usage); a weight that names a number literal reads it as it is (``-0.0``
+    stays itself)."""
+    pairs = [("Name", '"slot1@x"'), ("Memory", "2048")]
+    if cpus is not None:
+        pairs.append(("Cpus", cpus))
+    if weight is not None:
+        pairs.append(("SlotWeight", weight))
+    ad = classad.ClassAd.from_nodes(tuple((n, parse_expr(t)) for n, t in pairs))
+    if compacted:
+        ad.compact()
+    node = parse_expr(weight or "Cpus")
+    with seeded_random(seed):
+        v = evaluate_top(node, ad, new_state(ad))
+    want = float(v) if type(v) in (bool, int, float) else None
+    want = 1.0 if want is None or want < 0 else want
+    with seeded_random(seed):
+        got = ads.slot_weight(ad)
+    assert repr(got) == repr(want)
