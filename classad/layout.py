@@ -22,8 +22,9 @@ is never written; :func:`rewrite` makes the storage of a written copy directly (
 compacting the written dict would give), for callers that rewrite many compacted ads.
 
 Layouts are remembered in a bounded table, and so are the variants of each layout;
-when a table is full, new attribute lists keep their dicts and new patterns of
-difference keep every value.
+a full table of variants first forgets the variants no ad holds any more.  When a
+table is full, new attribute lists keep their dicts and new patterns of difference
+keep every value.
 """
 
 from __future__ import annotations
