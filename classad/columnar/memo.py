@@ -27,6 +27,7 @@ successor keeps its results and computes again only the rows where one of those 
 from __future__ import annotations
 
 from collections import OrderedDict
+from itertools import repeat
 from typing import Any, Hashable, Optional
 
 import numpy as np
@@ -120,29 +121,28 @@ class CallResults:
         :class:`Column`) taken at each of ``rows``, remembered by the values' tokens."""
         lists = getattr(entry.impl, "__module__", "") == "classad.functions.lists"
         name = entry.name.lower()
-        fixed: list[Any] = []  # each argument's token when it is the same on every row
+        n = len(rows)
+        values: list[list] = []  # each argument's value at each row
+        tokens: list[list] = []  # and its token (None: not comparable)
         for a in args:
-            fixed.append(self._token(a.value, lists) if type(a) is Const else _MISSING)
+            if type(a) is Const:
+                values.append([a.value] * n)
+                tokens.append([self._token(a.value, lists)] * n)
+            else:
+                got = a.values_at(rows)
+                values.append(got)
+                tokens.append([self._token(v, lists) for v in got])
         results = self.results
         out = []
-        for r in rows:
-            values = [a.value if type(a) is Const else a.value(r) for a in args]
-            key: list[Any] = [name]
-            for v, tok in zip(values, fixed):
-                if tok is _MISSING:
-                    tok = self._token(v, lists)
-                if tok is None:
-                    break
-                key.append(tok)
-            else:
-                key.append(_MISSING)  # every value has a token
-            if key[-1] is not _MISSING:
-                out.append(entry.impl(ctx, *values))
+        each = zip(zip(*values), zip(*tokens)) if args else repeat(((), ()), n)
+        for vals, toks in each:
+            if any(t is None for t in toks):
+                out.append(entry.impl(ctx, *vals))
                 continue
-            k = tuple(key)
+            k = (name, *toks)
             got = results.get(k, _MISSING)
             if got is _MISSING:
-                got = entry.impl(ctx, *values)
+                got = entry.impl(ctx, *vals)
                 if token(got) is not None:
                     if len(results) >= self.limit:
                         results.clear()

@@ -397,3 +397,71 @@ def test_rank_arrays_follow_each_value(values, same_kind):
     bits = lambda a: [struct.pack("<d", x) for x in a]
     assert bits(rank_array(col).tolist()) == bits(want_rank)
     assert bits(knob_rank_array(col).tolist()) == bits(want_knob)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    values=st.lists(
+        st.one_of(
+            st.booleans(),
+            st.integers(-(1 << 63), (1 << 63) - 1),
+            st.floats(allow_nan=False),
+            st.sampled_from(["x", "X", ""]),
+            st.sampled_from([UNDEFINED, ERROR]),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    one_kind=st.booleans(),
+    data=st.data(),
+)
+def test_values_at_are_the_values_of_those_rows(values, one_kind, data):
+    """``values_at(rows)`` is ``[value(r) for r in rows]``: the same types (a boolean
+    stays a bool, never the int 1) and values, for a column of one kind or of many."""
+    if one_kind:
+        values = [v for v in values if type(v) is type(values[0])] or values[:1]
+    col = Column.of_values(values, StringPool())
+    rows = data.draw(st.lists(st.integers(0, len(values) - 1), max_size=10))
+    got = col.values_at(rows)
+    want = [values[r] for r in rows]
+    assert [type(v) for v in got] == [type(v) for v in want]
+    assert [struct.pack("<d", v) if type(v) is float else v for v in got] == [
+        struct.pack("<d", v) if type(v) is float else v for v in want
+    ]
+
+
+def test_remembered_calls_answer_as_the_function_does():
+    """``member(x, list)`` for the rows' lists and a fixed x = 2, through CallResults:
+    rows 0 and 2 hold equal lists of literals {1, 2} (one remembered call answers both),
+    row 1 holds {3}, row 3 the list {x} whose element is not a literal (never remembered:
+    called each time).  By hand: member(2, {1, 2}) = true, member(2, {3}) = false,
+    member(2, {x}) with x undefined = false."""
+    from classad.columnar.column import Const
+    from classad.columnar.memo import CallResults
+    from classad.functions import registry
+    from classad.parser import parse_expr
+
+    entry = registry.lookup("member")
+    calls = []
+    impl = entry.impl
+
+    class Counting:
+        __module__ = impl.__module__
+
+        def __call__(self, ctx, *args):
+            calls.append(args)
+            return impl(ctx, *args)
+
+    counted = type("Entry", (), {"impl": Counting(), "name": entry.name})()
+    lists = [parse_expr(t) for t in ("{1, 2}", "{3}", "{1, 2}", "{x}")]
+    ad = ClassAd("[]")
+    values = [evaluate_column(node, _rows("[]"), state=new_state()).value(0) for node in lists]
+    col = Column.of_values(values, StringPool())
+    store = CallResults()
+    ctx = type("Ctx", (), {"ad": ad, "state": new_state()})()
+    first = store.calls(counted, ctx, [Const(2), col], [0, 1, 2, 3])
+    assert first == [True, False, True, False]
+    assert len(calls) == 3  # {1, 2} once for rows 0 and 2
+    again = store.calls(counted, ctx, [Const(2), col], [3, 2, 1, 0])
+    assert again == [False, True, False, True]
+    assert len(calls) == 4  # only the list that is not of literals is called again
