@@ -7,6 +7,10 @@ made again.
 
 from __future__ import annotations
 
+from typing import Any
+
+from hypothesis import given, settings, strategies as st
+
 from classad import ClassAd, ast
 from matchmaker.cycle.ephemeral import NegotiationAd, RemoteEntries
 from matchmaker.cycle.slot_carry import SlotCarry
@@ -146,3 +150,48 @@ def test_kept_values_come_back_and_the_others_are_computed_in_the_order_of_the_a
     assert cycle([a]) == [1]
     assert cycle([a, b]) == [1, 6]
     assert calls[-1] == "b"
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_kept_values_differential(data: Any) -> None:
+    """Differential against a plain model of what may be kept: over cycles that read random
+    lists of six ads (steady or not, repeated, absent for a cycle), each asking one or
+    two kinds of values of random lists of the cycle's ads, a value comes back exactly
+    when the ad is steady, it was computed for that kind while the ad stayed in the pool
+    (read in every cycle since), and each other value is computed in the order asked."""
+    names = [f"a{k}" for k in range(6)]
+    steady = {n: data.draw(st.booleans()) for n in names}
+    carry = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    ads = {n: ClassAd(f'[Name = "{n}"]') for n in names}
+    calls: list = []
+    kept: dict[tuple[str, str], int] = {}  # the model: (ad, kind) -> its value while kept
+
+    def compute(ad: ClassAd) -> int:
+        calls.append(ad["Name"])
+        return len(calls)
+
+    for _ in range(data.draw(st.integers(1, 5))):
+        read = data.draw(st.lists(st.sampled_from(names), max_size=8))
+        kept = {k: v for k, v in kept.items() if k[0] in read}  # ads that left are forgotten
+        carry.begin(SETTINGS)
+        for n in read:
+            carry.prep(ads[n])
+        carry.read()
+        if not read:
+            continue
+        for kind in data.draw(st.lists(st.sampled_from(["x", "y"]), min_size=1, max_size=2)):
+            asked = data.draw(st.lists(st.sampled_from(read), max_size=8))
+            expected, computed = [], []
+            for n in asked:
+                if (n, kind) not in kept:
+                    computed.append(n)
+                    value = len(calls) + len(computed)
+                    if not steady[n]:
+                        expected.append(value)
+                        continue
+                    kept[(n, kind)] = value
+                expected.append(kept[(n, kind)])
+            before = len(calls)
+            assert carry.values([ads[n] for n in asked], kind, compute) == expected
+            assert calls[before:] == computed
