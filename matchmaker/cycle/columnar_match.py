@@ -59,6 +59,7 @@ from .evaluator import (
     S_PRANK,
     S_PRE,
     S_RANK,
+    EachAlone,
     Evaluator,
     SlotClass,
     SlotEntry,
@@ -85,7 +86,10 @@ class SlotTable:
     _results: Optional[RowResults] = None  # made on first use (see :attr:`results`)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
-        entries = [e for c in classes for e in c.entries]
+        if type(classes) is EachAlone and not classes.made:
+            entries = list(classes.entries)  # each its own class: the classes' entries in order
+        else:
+            entries = [e for c in classes for e in c.entries]
         n = len(entries)
         # What the table reads of each entry, in one pass (the entries lie all over memory).
         fields = map(list, zip(*map(_FIELDS, entries))) if n else ([] for _ in range(8))

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Optional, Sequence
+from operator import attrgetter
+from typing import Any, Iterator, Optional, Sequence
 
 from classad import ast
 from classad.evaluate import eval_attribute, evaluate_top
@@ -146,6 +147,43 @@ class SlotClass:
         return None
 
 
+class EachAlone(Sequence[SlotClass]):
+    """The classes of slots that each form their own (:func:`group_slots` without names,
+    every index once), made only when first read: the columnar matcher reads the entries
+    in order (:attr:`entries`) and no class; until then each entry's ``cls`` is None."""
+
+    def __init__(self, entries: Sequence[SlotEntry]) -> None:
+        self.entries = list(entries)
+        self._classes: Optional[list[SlotClass]] = None
+
+    @property
+    def made(self) -> bool:
+        """Whether the classes were made (and each entry's ``cls`` set)."""
+        return self._classes is not None
+
+    def _made(self) -> list[SlotClass]:
+        if self._classes is None:
+            self._classes = group_slots(self.entries, None)
+        return self._classes
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._made()[i]
+
+    def __iter__(self) -> Iterator[SlotClass]:
+        return iter(self._made())
+
+
+def each_alone(entries: Sequence[SlotEntry]) -> Sequence[SlotClass]:
+    """``group_slots(entries, None)``, its classes made on first use when each index is
+    listed once (:class:`EachAlone`)."""
+    if len(set(map(_INDEX, entries))) == len(entries):
+        return EachAlone(entries)
+    return group_slots(entries, None)
+
+
 def group_slots(entries: Sequence[SlotEntry], names: Optional[frozenset[str]]) -> list[SlotClass]:
     """Partition ``entries`` by their values of ``names`` (each slot alone when None)."""
     classes: dict[object, SlotClass] = {}
@@ -160,6 +198,9 @@ def group_slots(entries: Sequence[SlotEntry], names: Optional[frozenset[str]]) -
             cls.claimed.append(e)
         e.cls = cls
     return list(classes.values())
+
+
+_INDEX = attrgetter("index")
 
 
 def _value_key(node: Optional[ast.Node]) -> object:

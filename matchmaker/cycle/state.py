@@ -49,7 +49,7 @@ from .ephemeral import (
     annotate_slot,
     remote_entries,
 )
-from .evaluator import Evaluator, SlotEntry, group_slots
+from .evaluator import EachAlone, Evaluator, SlotEntry, each_alone, group_slots
 from .explain import GROUP_MAP, preemption
 from .matching import Matcher
 from .results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
@@ -126,7 +126,7 @@ class Cycle:
             if plain and not pol.columnar
             else None
         )
-        self.classes = group_slots(plain, names)
+        self.classes = each_alone(plain) if names is None and pol.columnar else group_slots(plain, names)
         self.matcher.cp_entries = [e for e in entries if e.cp is not None]
         self.matcher.cp_cost = self._consumption_cost
         self.matcher.weight_of = self._weight
@@ -409,7 +409,8 @@ class Cycle:
             cost = self._consume(e, req)
         else:
             e.alive = False
-            e.cls.dead += 1
+            if e.cls is not None:  # None: each slot its own class, none made (EachAlone)
+                e.cls.dead += 1
             self._available -= 1
         preempted = e.remote if cand.state != NO_PREEMPTION else None
         if preempted is not None and slot.charged:
@@ -542,10 +543,11 @@ class Cycle:
         (slot entries and their classes, the matcher and the cycle's methods it calls), so
         without this only the cyclic collector could free it; with it, reference counting
         does, and a simulation's collector walks far fewer objects after each cycle."""
-        for e in self.entries:
-            e.cls = None
-        for c in self.classes:
-            c.entries, c.claimed = [], []
+        if type(self.classes) is not EachAlone or self.classes.made:
+            for e in self.entries:
+                e.cls = None
+            for c in self.classes:
+                c.entries, c.claimed = [], []
         self.__dict__.clear()
 
     def result(self, order: Sequence[SubmitterState], groups: Sequence[GroupSummary] = ()) -> CycleResult:

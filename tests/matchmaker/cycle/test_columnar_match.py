@@ -300,3 +300,54 @@ def test_slot_a_full_limit_keeps_off_is_not_ranked(match_engine):
     result = negotiate(pool_from_ads(slots, jobs), settings, StaticPriorities({}), 0.0)
     assert [(m.job, m.slot) for m in result.matches] == [("1.0", "s1")]
     assert result.warnings == []
+
+
+def test_a_rank_that_is_nan_is_ordered_on_the_slot_classes(match_engine):
+    """A job whose ``Rank`` is NaN (``real("NaN")``): the columnar engine leaves the order
+    to the scalar path, which reads the slot classes (made only then in a columnar cycle).
+    By hand, with the default NEGOTIATOR_PRE_JOB_RANK (``10000000 * Rank + 1000000 *
+    (RemoteOwner =?= undefined) - 100000 * Cpus - Memory``): 897952 for s1 (2048 MB) and
+    898976 for s2 (1024 MB); it decides before the job's Rank, so the job runs on s2, and
+    the second job on s1."""
+    slots = [
+        ClassAd(
+            {
+                "Name": f"s{i}",
+                "Cpus": 1,
+                "Memory": memory,
+                "Rank": 0,
+                "Requirements": True,
+                "State": "Unclaimed",
+                "Activity": "Idle",
+            }
+        )
+        for i, memory in ((1, 2048), (2, 1024))
+    ]
+    jobs = idle_job_ads(
+        [{"user": "u@x", "memory": 1, "prio": 0, "count": 2, "requirements": "true", "rank": 'real("NaN")'}]
+    )
+    result = negotiate(pool_from_ads(slots, jobs), Settings.defaults(), StaticPriorities({}), 0.0)
+    assert [(m.job, m.slot) for m in result.matches] == [("1.0", "s2"), ("1.1", "s1")]
+
+
+def test_each_slot_alone_makes_its_classes_on_first_read(match_engine):
+    """Three slots (s1 claimed by u@x): no class until the classes are read, then one class
+    per slot in order, the claimed one listed as claimed too, each entry pointing at its
+    class.  Two entries of one slot (one index twice) share a class, made at once."""
+    from matchmaker.cycle.ephemeral import NegotiationAd
+    from matchmaker.cycle.evaluator import EachAlone, SlotEntry, each_alone
+    from matchmaker.pool.ads import make_slots
+
+    ads = [ClassAd({"Name": f"s{i}", "RemoteUser": "u@x"} if i == 1 else {"Name": f"s{i}"}) for i in range(3)]
+    records = make_slots([(ad, f"slots:{i}") for i, ad in enumerate(ads)])
+    entries = [SlotEntry(s, NegotiationAd(s.ad), s.remote) for s in records]
+    classes = each_alone(entries)
+    assert type(classes) is EachAlone and not classes.made and len(classes) == 3
+    assert [e.cls for e in entries] == [None, None, None]
+    made = list(classes)
+    assert classes.made and [c.entries for c in made] == [[e] for e in entries]
+    assert [c.claimed for c in made] == [[], [entries[1]], []]
+    assert [e.cls for e in entries] == made
+    twice = [SlotEntry(records[0], NegotiationAd(ads[0]), None) for _ in range(2)]
+    (shared,) = each_alone(twice)
+    assert shared.entries == twice and all(e.cls is shared for e in twice)
