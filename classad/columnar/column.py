@@ -102,9 +102,14 @@ class Column:
     The real and string payloads may be held as None, standing for all zeros: most
     columns (booleans, integers) never use them, and a column that does not hold them
     costs nothing to take, copy or put for them.  Reading ``f`` or ``s`` gives the array
-    (made on first read); :meth:`f_or_none` and :meth:`s_or_none` tell whether there is one."""
+    (made on first read); :meth:`f_or_none` and :meth:`s_or_none` tell whether there is one.
 
-    __slots__ = ("kind", "i", "_f", "_s", "o", "pool")
+    ``uni`` is the kind of every row when the column was made so (a comparison's
+    booleans, a table column of one kind), -1 when not known: it spares looking at the
+    kinds again.  Only :meth:`put` writes into a column marked so (and clears the mark);
+    code that writes into ``kind`` directly does so on columns it made unmarked."""
+
+    __slots__ = ("kind", "i", "_f", "_s", "o", "pool", "uni")
 
     def __init__(
         self,
@@ -114,8 +119,10 @@ class Column:
         s: Optional[np.ndarray],
         o: Optional[np.ndarray],
         pool: StringPool,
+        uni: int = -1,
     ) -> None:
         self.kind, self.i, self._f, self._s, self.o, self.pool = kind, i, f, s, o, pool
+        self.uni = uni
 
     @property
     def f(self) -> np.ndarray:
@@ -163,7 +170,7 @@ class Column:
     def of_bools(cls, b: np.ndarray, pool: StringPool) -> "Column":
         """A boolean column from a bool array."""
         n = len(b)
-        return cls(kinds(n, K_BOOL), b.astype(np.int64), None, None, None, pool)
+        return cls(kinds(n, K_BOOL), b.astype(np.int64), None, None, None, pool, K_BOOL)
 
     @classmethod
     def of_values(cls, values: Iterable[Any], pool: StringPool) -> "Column":
@@ -213,6 +220,7 @@ class Column:
         elif k == K_OTHER:
             col.o = np.empty(n, dtype=object)
             col.o[:] = [value] * n
+        col.uni = k
         return col
 
     # ---- reading ----------------------------------------------------------------------
@@ -270,12 +278,14 @@ class Column:
             None if s is None else s[idx],
             None if o is None else o[idx],
             self.pool,
+            self.uni,
         )
 
     def put(self, pos: np.ndarray, part: "Values") -> None:
         """Overwrite the rows at positions ``pos`` with ``part``."""
         if len(pos) == 0:
             return
+        self.uni = -1
         col = as_column(part, len(pos), self.pool)
         self.kind[pos] = col.kind
         self.i[pos] = col.i
@@ -304,6 +314,7 @@ class Column:
             None if s is None else s.copy(),
             None if o is None else o.copy(),
             self.pool,
+            self.uni,
         )
 
     def is_true(self) -> np.ndarray:
@@ -426,6 +437,7 @@ class Packed:
             None if self.s is None else part(self.s, np.int64),
             None if self.o is None else (self.o.copy() if rows is None else self.o[rows]),
             self.pool,
+            -1 if isinstance(kind, np.ndarray) else kind,
         )
 
 

@@ -40,6 +40,8 @@ def _codes(c: Column) -> Any:
 
 def uniform(c: Column) -> int:
     """The kind every row has, or -1 when the rows differ (or there are none)."""
+    if c.uni >= 0:
+        return c.uni
     k = c.kind
     if not len(k):
         return -1
@@ -50,6 +52,8 @@ def uniform(c: Column) -> int:
 def truth(a: Column) -> Column:
     """The boolean-equivalent of each row: bool, Undefined or Error (strings, lists... are Error).
     A column of booleans is its own answer (returned as is, not copied)."""
+    if a.uni == K_BOOL:
+        return a
     k = a.kind
     if len(k) and k[0] == K_BOOL and uniform(a) == K_BOOL:
         return a
@@ -90,7 +94,7 @@ def arithmetic(op: str, a: Column, b: Column) -> Result:
         # Integers (booleans as 0/1) on every row: the 64-bit result, wrapped, on every row.
         with np.errstate(all="ignore"):
             r = wrapping(a.i, b.i)
-        return Column(kinds(len(r), K_INT), r, None, None, None, a.pool), None
+        return Column(kinds(len(r), K_INT), r, None, None, None, a.pool, K_INT), None
     out, data = _strict_start(a, b)
     other = data & ((a.kind == K_OTHER) | (b.kind == K_OTHER))
     ia, ra, fa = _nums(a)

@@ -25,6 +25,7 @@ from .column import (
     K_UNDEF,
     Column,
     StringPool,
+    kinds as kinds_of,
 )
 from .generations import ANY, History, Step
 from .memo import SharedMemo
@@ -64,6 +65,7 @@ class AttrColumn:
         kinds = values.kind
         first = int(kinds[0]) if len(kinds) else -1
         self.kind = first if first >= 0 and not bool((kinds != first).any()) else -1
+        values.uni = self.kind
         # The families of ``nodes`` (classad.columnar.families), found on first use.
         self.variants: Any = None
 
@@ -75,12 +77,13 @@ class AttrColumn:
             return v.take(rows)
         n = len(rows)
         return Column(
-            np.full(n, k, np.int8),
+            kinds_of(n, k),
             v.i[rows] if k == K_INT or k == K_BOOL else np.zeros(n, np.int64),
             v.f[rows] if k == K_REAL else None,
             v.s[rows] if k == K_STR else None,
             None,
             v.pool,
+            k,
         )
 
 

@@ -465,3 +465,42 @@ def test_remembered_calls_answer_as_the_function_does():
     again = store.calls(counted, ctx, [Const(2), col], [3, 2, 1, 0])
     assert again == [False, True, False, True]
     assert len(calls) == 4  # only the list that is not of literals is called again
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    make=st.sampled_from(["bools", "broadcast", "table", "unpacked", "sum"]),
+    n=st.integers(1, 6),
+    puts=st.lists(st.tuples(st.integers(0, 5), st.sampled_from([True, 3, 2.5, "x", UNDEFINED])), max_size=3),
+    data=st.data(),
+)
+def test_a_column_made_of_one_kind_says_so_until_written(make, n, puts, data):
+    """A column made all of one kind (a comparison's booleans, a broadcast value, a table
+    column's rows, an unpacked result, an integer sum) answers ``uniform`` from its mark;
+    taken, copied or written with ``put`` it still answers what its kinds are."""
+    from classad.columnar import ops
+    from classad.columnar.column import Const
+
+    pool = StringPool()
+    if make == "bools":
+        col = Column.of_bools(np.arange(n) % 2 == 0, pool)
+    elif make == "broadcast":
+        col = Column.broadcast("y", n, pool)
+    elif make == "table":
+        table = _rows(*[f"[a = {i}]" for i in range(n)])
+        col = table.column("a").take(np.arange(n))
+    elif make == "unpacked":
+        col = Packed(Column.of_values([1.5] * n, pool)).unpack(np.arange(n))
+    else:
+        col, _ = ops.arithmetic("+", Column.of_values(list(range(n)), pool), Column.broadcast(1, n, pool))
+
+    def truth_of(c: Column) -> int:
+        kinds = set(c.kind.tolist())
+        return kinds.pop() if len(kinds) == 1 else -1
+
+    assert col.uni >= 0 and ops.uniform(col) == truth_of(col)
+    for pos, value in puts:
+        if pos < n:
+            col.put(np.array([pos]), Const(value))
+        col = data.draw(st.sampled_from([col, col.copy(), col.take(np.arange(n))]))
+        assert ops.uniform(col) == truth_of(col)
