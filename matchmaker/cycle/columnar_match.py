@@ -319,6 +319,7 @@ class _RequestColumns:
         self.refused = _NO_ROWS  # the rows PREEMPTION_REQUIREMENTS refused
         self.log: list[str] = []  # the names the stages looked up in the request
         self.intact = True  # whether the log saw every lookup (and nothing read live usage)
+        self.composing = False  # computing the preemption tests over every row (see :meth:`claimed_table`)
 
     def knobs(self) -> tuple[Optional[ast.Node], ...]:
         """The knob expressions a build may evaluate over the slots."""
@@ -482,10 +483,11 @@ class _RequestColumns:
         """``compute(at)``: the rows ``at`` of what an earlier build of the cycle computed
         over every row for a request giving the same values to what it read, or computed
         so now and kept for later builds when that cannot draw random numbers
-        (:mod:`.row_results`), else computed on ``at`` alone."""
+        (:mod:`.row_results`), else computed on ``at`` alone (so too while the preemption
+        tests are computed over every row: what they make of it is kept instead)."""
         kept = self.slots.results
         arrays = kept.get(key, self.req)
-        if arrays is None and kept.worth(key) and not may_draw():
+        if arrays is None and not self.composing and kept.worth(key) and not may_draw():
             arrays = self.every_row(key, compute)
         return compute(at) if arrays is None else rows_of(arrays, at)
 
@@ -532,8 +534,12 @@ class _RequestColumns:
             rows = rows[~slots.claimed_idle[rows]]
         rank_errors: list[int] = []
         if len(rows):
-            rank, error = self.slot_rank("rank", rows)
-            better = rank > self.slot_rank("currentrank", rows)[0]
+            whole = self.claimed_whole("", True)
+            if whole is None:
+                rank, error = self.slot_rank("rank", rows)
+                better = rank > self.slot_rank("currentrank", rows)[0]
+            else:
+                _, better, _, error = rows_of(whole, rows)
             look = np.nonzero(better | error)[0]
             passed = look[np.isin(rows[look], self.both_requirements(rows[look]))]
             rank_errors = rows[passed[error[passed]]].tolist()
@@ -550,19 +556,59 @@ class _RequestColumns:
         if self.policy.skip_claimed_idle:
             keep = ~(claimed & slots.claimed_idle[rows])
             rows, claimed = rows[keep], claimed[keep]
-        state = np.full(len(rows), NO_PREEMPTION, dtype=np.int64)
-        keep = np.ones(len(rows), dtype=bool)
-        rank_errors: list[int] = []
         cpos = np.nonzero(claimed)[0]
+        whole = self.claimed_whole(submitter, only_rank) if len(cpos) else None
+        if whole is not None:
+            state, keep, refused, error = rows_of(whole, rows)
+        else:
+            state = np.full(len(rows), NO_PREEMPTION, dtype=np.int64)
+            keep = np.ones(len(rows), dtype=bool)
+            refused, error = np.zeros(len(rows), dtype=bool), np.zeros(len(rows), dtype=bool)
+            if len(cpos):
+                error[cpos], refused[cpos] = self.claimed_states(rows[cpos], cpos, state, keep, submitter, only_rank)
+        if refused.any():
+            self.out.no_preemption_req = True
+            self.refused = rows[refused]
+        return rows, state, keep, rows[error].tolist()
+
+    def claimed_whole(self, submitter: str, only_rank: bool) -> Optional[tuple[Optional[np.ndarray], ...]]:
+        """:meth:`claimed_table` for this request, submitter and mode, found in or kept for
+        the cycle (:mod:`.row_results`; an only-Rank build's does not depend on the
+        submitter); None when computing it over every row could draw random numbers."""
+        key = ("claimed", "" if only_rank else submitter, only_rank)
+        kept = self.slots.results
+        arrays = kept.get(key, self.req)
+        if arrays is not None:
+            return arrays
+        prereq = None if only_rank else self.policy.preemption_requirements
+        if not kept.worth(key) or self.slots.may_draw(self.req, (prereq,), (), ("rank", "currentrank")):
+            return None
+        return self.every_row(key, lambda rows: self.claimed_table(rows, submitter, only_rank))
+
+    def claimed_table(self, rows: np.ndarray, submitter: str, only_rank: bool) -> tuple[np.ndarray, ...]:
+        """Over every row (``rows``): the preemption state, whether the slot stays a
+        candidate, whether PREEMPTION_REQUIREMENTS refused it and whether its Rank is an
+        error (:meth:`claimed_states` of the claimed rows; the others are kept, without
+        preemption)."""
+        n = len(rows)
+        state = np.full(n, NO_PREEMPTION, dtype=np.int64)
+        keep = np.ones(n, dtype=bool)
+        refused, error = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        cpos = np.nonzero(self.slots.claimed[rows])[0]
         if len(cpos):
-            rank_errors = self.claimed_states(rows[cpos], cpos, state, keep, submitter, only_rank)
-        return rows, state, keep, rank_errors
+            self.composing = True
+            try:
+                error[cpos], refused[cpos] = self.claimed_states(rows[cpos], cpos, state, keep, submitter, only_rank)
+            finally:
+                self.composing = False
+        return state, keep, refused, error
 
     def claimed_states(
         self, crow: np.ndarray, cpos: np.ndarray, state: np.ndarray, keep: np.ndarray, submitter: str, only_rank: bool
-    ) -> list[int]:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Preemption of the claimed rows ``crow`` (at ``cpos``): by machine Rank, else by
-        priority under PREEMPTION_REQUIREMENTS; ``state`` and ``keep`` are set in place."""
+        priority under PREEMPTION_REQUIREMENTS; ``state`` and ``keep`` are set in place.
+        Where their Rank is an error, and where PREEMPTION_REQUIREMENTS refused them."""
         slots, pol = self.slots, self.policy
         rank, error = self.slot_rank("rank", crow)
         current = self.slot_rank("currentrank", crow)[0]
@@ -593,14 +639,13 @@ class _RequestColumns:
                 at = np.nonzero(rest)[0]
                 passed[at] = self.knob_true(prereq, crow[at])
             refused = rest & ~passed
-            if refused.any():
-                self.out.no_preemption_req = True
-                self.refused = crow[refused]
-                keep[cpos[refused]] = False
-                rest &= passed
+            keep[cpos[refused]] = False
+            rest &= passed
+        else:
+            refused = np.zeros(len(crow), dtype=bool)
         keep[cpos[rest & ~same]] = False
         state[cpos[rest & same]] = PRIO_PREEMPTION
-        return crow[error].tolist()
+        return error, refused
 
     def within_submitter_limits(
         self, rows: np.ndarray, state: np.ndarray, keep: np.ndarray, budget: Budget

@@ -5,7 +5,10 @@ that read little or nothing of the request: the slots' ``Rank`` and ``CurrentRan
 ``PREEMPTION_REQUIREMENTS`` (often the submitter's priority alone),
 ``NEGOTIATOR_PRE_JOB_RANK``, ``NEGOTIATOR_POST_JOB_RANK``, ``PREEMPTION_RANK``, and the
 job's ``Rank`` (one expression for many jobs).  What a build makes of one of them -- a
-rank per row, where it is an error, where it is true -- is computed for every row of the
+rank per row, where it is an error, where it is true; for the preemption tests of the
+claimed slots, which read the first three, each row's preemption state, whether it stays
+a candidate, whether PREEMPTION_REQUIREMENTS refused it and whether its Rank is an error,
+per submitter and mode -- is computed for every row of the
 table and kept for the cycle with the values it read of the request (every name it looked
 up, through :attr:`~matchmaker.cycle.ephemeral.NegotiationAd.reads`); a later build whose
 request gives the same values to those names takes its rows of the arrays instead of
@@ -73,7 +76,8 @@ class RowResults:
 def kept_form(arrays: tuple[np.ndarray, ...]) -> tuple[Optional[np.ndarray], ...]:
     """``arrays`` as they are kept: a mask with no row set as None, reals that single
     precision holds bit for bit in single precision (a rank usually is: the knob ranks
-    are rounded to it, and slot and job ranks are mostly small integers)."""
+    are rounded to it, and slot and job ranks are mostly small integers), integers
+    between -128 and 127 in a byte."""
     out: list[Optional[np.ndarray]] = []
     for a in arrays:
         if a.dtype == bool:
@@ -83,6 +87,8 @@ def kept_form(arrays: tuple[np.ndarray, ...]) -> tuple[Optional[np.ndarray], ...
                 single = a.astype(np.float32)
             exact = bool((single.astype(np.float64).view(np.int64) == a.view(np.int64)).all())
             out.append(single if exact else a)
+        elif a.dtype == np.int64 and (not len(a) or (int(a.min()) >= -128 and int(a.max()) <= 127)):
+            out.append(a.astype(np.int8))  # small codes (a preemption state)
         else:
             out.append(a)
     return tuple(out)
@@ -96,6 +102,8 @@ def at(arrays: tuple[Optional[np.ndarray], ...], rows: np.ndarray) -> tuple[np.n
             out.append(np.zeros(len(rows), dtype=bool))
         elif a.dtype == np.float32:
             out.append(a[rows].astype(np.float64))
+        elif a.dtype == np.int8:
+            out.append(a[rows].astype(np.int64))
         else:
             out.append(a[rows])
     return tuple(out)

@@ -159,7 +159,7 @@ def test_a_slot_rank_kept_for_one_owner_is_not_taken_for_another(match_engine):
     ann (EUP 1) goes first: slot 0's Rank for her job is 0, not above 0, so she takes
     slot 1.  bea (EUP 10) next: slot 0's Rank for hers is 10 > 0, so she preempts zed
     there.  The Rank computed for ann's request (0 on every row) must not be taken for
-    bea's, whose Owner differs; the same CurrentRank (read nothing of either) is."""
+    bea's, whose Owner differs; what reads nothing that differs (POST_JOB_RANK) is."""
     slot_ads = [_slot_ad(0, {**FREE, "user": "zed@d", "busy": True}), _slot_ad(1, {**FREE, "user": None})]
     slot_ads[0].set_node("Rank", parse_expr('TARGET.Owner == "bea" ? 10 : 0'))
     pool = pool_from_ads(slot_ads, _job_ads([_plain("ann@d"), _plain("bea@d")], [(0, 1), (1, 1)]))
@@ -170,7 +170,7 @@ def test_a_slot_rank_kept_for_one_owner_is_not_taken_for_another(match_engine):
         ("1.0", "slot1@host1", None),
         ("2.0", "slot0@host0", "zed@d"),
     ]
-    assert sum(m.hits for m in made) >= 1  # bea's build took ann's CurrentRank
+    assert sum(m.hits for m in made) >= 1
 
 
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
