@@ -111,11 +111,13 @@ class History:
 
     def positions(self, stale: np.ndarray) -> np.ndarray:
         """The positions of a stale mask of :meth:`bring`, found once for every result
-        brought with the same mask (a new array each time: the caller may keep it)."""
+        brought with the same mask: one array shared by them, read-only."""
         seen = self._positions.get(id(stale))
         if seen is None or seen[0] is not stale:
-            seen = self._positions[id(stale)] = (stale, np.nonzero(stale)[0])
-        return seen[1].copy()
+            at = np.nonzero(stale)[0]
+            at.flags.writeable = False
+            seen = self._positions[id(stale)] = (stale, at)
+        return seen[1]
 
     def _bring(self, generation: int, deps: frozenset) -> Optional[tuple[Optional[np.ndarray], Optional[np.ndarray]]]:
         steps = self.steps[generation - self.first :]
