@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import compress, repeat
-from operator import attrgetter, is_not, itemgetter
+from operator import attrgetter, is_, is_not, itemgetter
 from types import SimpleNamespace
 from typing import Any, Callable, Optional, Sequence
 
@@ -200,6 +200,15 @@ class SlotCarry:
                 v = p.values[what] = compute(ad)
             out[i] = v
             kept[ids[i]] = (ad, v)
+        return out
+
+    def each(self, preps: Sequence[SlotPrep], what: str, compute: Callable[[ClassAd], Any]) -> list:
+        """``[p.evaluated(what, compute) for p in preps]`` (preps of this cycle): what
+        :meth:`values` gives for their ads, the values kept read in one pass over the preps
+        without finding them again; the others computed in order."""
+        out = [p.values.get(what, _UNSET) for p in preps]
+        for i in compress(range(len(out)), map(is_, out, repeat(_UNSET))):
+            out[i] = preps[i].evaluated(what, compute)
         return out
 
     def annotated(

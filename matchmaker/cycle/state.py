@@ -29,11 +29,12 @@ from ..pool.ads import (
     error_rank_warning,
     no_memo,
     pool_size,
+    rank_error,
     slot_weight,
     usage_by_customer,
 )
 from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
-from ..pool.concurrency import claimed_limits, limits_reason
+from ..pool.concurrency import claim_limits, claimed_limits, counted_limits, limits_reason
 from ..pool.partition import available, consumption, consumption_policy, is_dynamic, jobs_that_fit, parent_name
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
 from .carry import Carried
@@ -102,7 +103,12 @@ class Cycle:
         )
         self.pool_weight, self.min_weight, self.effective_pool = size.weighted, size.min_weight, size.effective
         self.usage = LiveUsage(usage_by_customer(slots) if usage is None else usage, group_of)
-        self.limits = claimed_limits(slots, settings.concurrency_capacity, memo)
+        if carry is None:
+            self.limits = claimed_limits(slots, settings.concurrency_capacity, memo)
+        else:  # what each charged slot ad's prep keeps
+            charged: list[SlotPrep] = [p for s, p in pairs if s.charged]  # type: ignore[misc]
+            held = carry.slots.each(charged, "claim_limits", claim_limits)
+            self.limits = counted_limits(held, settings.concurrency_capacity)
         self.state = MatchState(self.usage, now)
         self.evaluator = Evaluator(self.state, pol)
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
@@ -151,7 +157,11 @@ class Cycle:
         self.pie_left = 0.0
         self.spins = 0
         self.refused = list(pool.refused)
-        bad_rank = error_rank_slots(slots, memo)
+        if carry is None:
+            bad_rank = error_rank_slots(slots, memo)
+        else:  # what each slot ad's prep keeps
+            preps: list[SlotPrep] = list(map(_SECOND, pairs))
+            bad_rank = list(compress(slots, carry.slots.each(preps, "rank_error", rank_error)))
         self.warnings = list(pool.warnings) + [error_rank_warning(s) for s in bad_rank]
         self.evaluator.quiet = {s.index for s in bad_rank}  # reported once, here
 

@@ -699,15 +699,16 @@ def pool_size(
     """Pool sizes over all slot ads, claimed or not; ``constraint`` restricts the counted
     slots when it matches at least one (``NEGOTIATOR_SLOT_POOLSIZE_CONSTRAINT``)."""
     counted = list(slots)
+    weights = list(map(_WEIGHT, counted))
+    min_weight = min(weights, default=1.0)
     if constraint is not None:
         chosen = [s for s in slots if truthiness(evaluate_top(constraint, s.ad, alone_state(s.ad))) is True]
         if chosen:
-            counted = chosen
-    weighted = sum(map(_WEIGHT, counted)) if use_slot_weights else float(len(counted))
+            counted, weights = chosen, list(map(_WEIGHT, chosen))
+    weighted = sum(weights) if use_slot_weights else float(len(counted))
     flags = list(map(_PARTITIONABLE, counted))
     cores = memo(list(map(_AD, compress(counted, flags))), "cores", _cores)
     effective = _effective(flags, cores)
-    min_weight = min(map(_WEIGHT, slots), default=1.0)
     return PoolSize(weighted, min_weight, effective)
 
 
@@ -745,10 +746,11 @@ def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
 def error_rank_slots(slots: Iterable[Slot], memo: AdMemo = no_memo) -> list[Slot]:
     """Slots whose Rank is an error on its own (HTCondor then uses 0 for it)."""
     slots = list(slots)
-    return list(compress(slots, memo(list(map(_AD, slots)), "rank_error", _rank_error)))
+    return list(compress(slots, memo(list(map(_AD, slots)), "rank_error", rank_error)))
 
 
-def _rank_error(ad: ClassAd) -> bool:
+def rank_error(ad: ClassAd) -> bool:
+    """Whether the slot ad's ``Rank`` is an error on its own (see :func:`error_rank_slots`)."""
     stored = ad.plain("rank")  # a plain literal is no error, with nothing to evaluate
     if stored is None or type(stored) in _PLAIN:
         return False
@@ -787,6 +789,7 @@ __all__ = [
     "parse_old_ads",
     "pool_from_ads",
     "pool_size",
+    "rank_error",
     "read_ads",
     "rereadable",
     "source_label",

@@ -72,14 +72,21 @@ def claimed_limits(
 ) -> ConcurrencyLimits:
     """The counters at cycle start: the ``ConcurrencyLimits`` and ``PreemptingConcurrencyLimits``
     of every charged claim."""
+    return counted_limits(memo([s.ad for s in slots if s.charged], "claim_limits", claim_limits), capacity)
+
+
+def counted_limits(
+    held: Iterable[Sequence[Sequence[tuple[str, float]]]], capacity: Callable[[str], float]
+) -> ConcurrencyLimits:
+    """The counters of the claims holding ``held`` (each claim's :func:`claim_limits`), in order."""
     limits = ConcurrencyLimits(capacity)
-    for held in filter(None, memo([s.ad for s in slots if s.charged], "claim_limits", _claim_limits)):
-        for named in held:
+    for lists in filter(None, held):
+        for named in lists:
             limits.charge(named)
     return limits
 
 
-def _claim_limits(ad: ClassAd) -> tuple[list[tuple[str, float]], ...]:
+def claim_limits(ad: ClassAd) -> tuple[list[tuple[str, float]], ...]:
     """The limits a claim on the slot ``ad`` holds, one list per attribute that names some."""
     out = []
     for attr in ("ConcurrencyLimits", "PreemptingConcurrencyLimits"):
@@ -122,7 +129,9 @@ def _limit_holders(jobs: Iterable[Job], slots: Iterable[Slot]) -> Iterable[tuple
 __all__ = [
     "DEFAULT_CONCURRENCY_LIMIT",
     "ConcurrencyLimits",
+    "claim_limits",
     "claimed_limits",
+    "counted_limits",
     "limits_reason",
     "named_limits",
     "parse_limits",

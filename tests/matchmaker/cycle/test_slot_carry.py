@@ -159,7 +159,8 @@ def test_kept_values_differential(data: Any) -> None:
     lists of six ads (steady or not, repeated, absent for a cycle), each asking one or
     two kinds of values of random lists of the cycle's ads, a value comes back exactly
     when the ad is steady, it was computed for that kind while the ad stayed in the pool
-    (read in every cycle since), and each other value is computed in the order asked."""
+    (read in every cycle since), and each other value is computed in the order asked;
+    asked by the ads (``values``) or by their preps (``each``), which share what is kept."""
     names = [f"a{k}" for k in range(6)]
     steady = {n: data.draw(st.booleans()) for n in names}
     carry = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
@@ -193,5 +194,8 @@ def test_kept_values_differential(data: Any) -> None:
                     kept[(n, kind)] = value
                 expected.append(kept[(n, kind)])
             before = len(calls)
-            assert carry.values([ads[n] for n in asked], kind, compute) == expected
+            if data.draw(st.booleans()):
+                assert carry.values([ads[n] for n in asked], kind, compute) == expected
+            else:  # the same through the ads' preps
+                assert carry.each([carry.find(ads[n]) for n in asked], kind, compute) == expected  # type: ignore[misc]
             assert calls[before:] == computed
