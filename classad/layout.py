@@ -121,22 +121,35 @@ class Layout:
     def _recycled(self) -> bool:
         """Whether the full table of variants made room by forgetting the variants that no
         ad holds any more (a long simulation rewrites ads into new patterns and drops the
-        old ads).  Nothing but the table and the rewrite plans refers to a variant without
-        holding an ad of it or a cache key made of one (:meth:`SharedAttrs.stored_key`), and
-        the plans are forgotten first, so a variant forgotten is one no ad or cache can meet
-        again: a later ad of its pattern gets a new variant, the same in all but identity.
-        When that frees less than an eighth of the table, as many new ones are refused
-        before the next try."""
+        old ads).  Besides the table, only the rewrite plans refer to a variant without
+        holding an ad of it or a cache key made of one (:meth:`SharedAttrs.stored_key`);
+        their references are counted out, and a variant forgotten is forgotten by the plans
+        too, so no ad or cache can meet it again: a later ad of its pattern gets a new
+        variant, the same in all but identity.  When that frees less than an eighth of the
+        table, as many new ones are refused before the next try."""
         if self._refused > 0:
             self._refused -= 1
             return False
-        for layout in _LAYOUTS.values():
-            for move in layout.moves.values():
-                if move is not None and (move.source is self or move.target is self):
-                    move.forget_plans()
+        moves = [
+            m
+            for layout in _LAYOUTS.values()
+            for m in layout.moves.values()
+            if m is not None and (m.source is self or m.target is self)
+        ]
+        planned = _plan_references(moves, self)
         table = self.variants
-        self.variants = {own: v for (own, v), refs in zip(table.items(), _reference_counts(table)) if refs > _UNHELD}
+        counts = _reference_counts(table)
+        self.variants = {}
+        gone: set[int] = set()
+        for (own, v), refs in zip(table.items(), counts):
+            if refs - planned.get(id(v), 0) > _UNHELD:
+                self.variants[own] = v
+            else:
+                gone.add(id(v))
         table.clear()
+        if gone:
+            for m in moves:
+                m.forget(self, gone)
         room = max(1, VARIANT_LIMIT // 8)
         if VARIANT_LIMIT - len(self.variants) < room:
             self._refused = room
@@ -338,6 +351,16 @@ LAYOUT_LIMIT = 4096
 VARIANT_LIMIT = 1024
 
 
+def _plan_references(moves: list["_Move"], layout: Layout) -> dict[int, int]:
+    """By id, how many references to each variant of ``layout`` the plans of ``moves`` hold
+    (a function of its own: no variable of the caller is left holding one)."""
+    planned: dict[int, int] = {}
+    for m in moves:
+        for v in m.planned(layout):
+            planned[id(v)] = planned.get(id(v), 0) + 1
+    return planned
+
+
 def _reference_counts(table: dict) -> list[int]:
     return [sys.getrefcount(v) for v in table.values()]
 
@@ -441,9 +464,23 @@ class _Move:
         self.old_values = tuple(plain_form(source.template[p]) for _, p in kept)
         self._plans: dict[Variant, _Steps] = {}
 
-    def forget_plans(self) -> None:
-        """Forget the steps of each variant (and the variants they lead to)."""
-        self._plans.clear()
+    def planned(self, layout: Layout) -> Iterator[Variant]:
+        """The variants of ``layout`` the plans refer to: each variant of the source layout
+        planned, and the variant of the target each plan leads to (once per reference)."""
+        if self.source is layout:
+            yield from self._plans
+        if self.target is layout:
+            yield from (steps._variant for steps in self._plans.values() if steps._variant is not None)
+
+    def forget(self, layout: Layout, gone: set[int]) -> None:
+        """Forget the plans' references to the variants of ``layout`` whose ids are ``gone``."""
+        if self.source is layout:
+            for v in [v for v in self._plans if id(v) in gone]:
+                del self._plans[v]
+        if self.target is layout:
+            for steps in self._plans.values():
+                if steps._variant is not None and id(steps._variant) in gone:
+                    steps._variant = None
 
     def plan(self, variant: Variant) -> "_Steps":
         """How an ad of ``variant`` becomes an ad of the target layout (remembered)."""

@@ -216,6 +216,35 @@ def test_a_full_table_forgets_the_variants_no_ad_holds(monkeypatch) -> None:
     assert rows == [[0, 0, 0, 0], [0, 0, 3, 0], [5, 6, 9, 0], [7, 0, 0, 0], [0, 8, 0, 0]]
 
 
+def test_a_variant_forgotten_is_forgotten_by_the_rewrite_plans(monkeypatch) -> None:
+    """Room for three variants.  The all-zero ad and the Alpha ad take two; writing Beta
+    into the Alpha ad plans that rewrite and makes the Alpha-Beta variant (the third).
+    Once the Alpha-Beta ad is dropped, only the plan refers to its variant: the Gamma ad
+    (a new pattern) makes the table forget it.  Writing Beta into the Alpha ad again must
+    then give the variant the table holds for the Alpha-Beta pattern (the Gamma ad dropped
+    first, to leave room), not the one forgotten."""
+    monkeypatch.setattr(layout, "VARIANT_LIMIT", 3)
+    monkeypatch.setattr(layout, "_LAYOUTS", {})
+    names = ("Alpha", "Beta", "Gamma", "Delta")
+
+    def make(row: list[int]) -> classad.ClassAd:
+        return classad.ClassAd.from_nodes(tuple(zip(names, map(parse_expr, map(str, row))))).compact()
+
+    def variant(ad: classad.ClassAd) -> layout.Variant:
+        return tuple.__getitem__(ad._attrs, 0)
+
+    zero, alpha = make([0, 0, 0, 0]), make([1, 0, 0, 0])
+    both = alpha.rewritten(("beta",), [2])
+    assert variant(both) is zero._attrs.layout.variants[(0, 1)]
+    del both
+    gamma = make([0, 0, 3, 0])
+    assert not _whole(gamma) and (0, 1) not in zero._attrs.layout.variants
+    del gamma
+    again = alpha.rewritten(("beta",), [2])
+    assert variant(again) is zero._attrs.layout.variants[(0, 1)]
+    assert [again[n] for n in names] == [1, 2, 0, 0]
+
+
 _OPS = st.lists(
     st.one_of(
         st.tuples(st.just("make"), st.lists(_NODES, min_size=5, max_size=5)),
