@@ -75,6 +75,8 @@ class Carried:
         (nor ``SLOT_WEIGHT``) draws a random number.  Remembered per ad."""
         hit = self._steady.get(id(ad))
         if hit is None or hit[0] is not ad:
+            hit = self._seen_steady.get(id(ad))  # asked since the last cycle (the claims)
+        if hit is None or hit[0] is not ad:
             known = self.slots.find(ad)
             hit = (ad, known.steady if known is not None else _steady(ad, self.weight_expr))
         self._seen_steady[id(ad)] = hit
@@ -85,6 +87,8 @@ class Carried:
         record reads (:func:`~matchmaker.pool.ads.make_jobs`) is a literal or absent, so
         making it evaluates nothing; otherwise as :meth:`steady`.  Remembered per ad."""
         hit = self._job_steady.get(id(ad))
+        if hit is None or hit[0] is not ad:
+            hit = self._seen_job_steady.get(id(ad))
         if hit is None or hit[0] is not ad:
             steady = True
             for v in ad.stored_of(_JOB_RECORD):

@@ -503,9 +503,11 @@ class _Claims:
             if name not in before:  # a dynamic slot made here, in the order made
                 changed.append(len(slots))
                 slots.append(self._slot_record(name, None, slots[-1].index + 1 if slots else 0))
-        # A written ad is looked at again next time (the cycle will have asked whether it is steady).
+        # A written ad's record, made now, is made again next time only when it may draw.
         carry.new_slots.clear()
-        carry.new_slots.update(self.written_slots)
+        steady, unsteady, ads = carry.steady, carry.unsteady_slots, self.slot_ads
+        for name in self.written_slots:
+            (unsteady.discard if steady(ads[name]) else unsteady.add)(name)
         return slots
 
     def _slot_record(self, name: str, old: Optional[Slot], at: int) -> Slot:
@@ -549,7 +551,9 @@ class _Claims:
                 fresh = rewritten_job(j, ad)
             jobs[k] = made[jid] = fresh if fresh is not None else make_jobs([(ad, j.source)], uid_domain=uid)[0]
         carry.new_jobs.clear()
-        carry.new_jobs.update(self.written_jobs)  # looked at again next time
+        steady, unsteady, job_ads = carry.steady_job, carry.unsteady_jobs, self.job_ads
+        for jid in self.written_jobs:  # as a written slot (see _slots_changed)
+            (unsteady.discard if steady(job_ads[jid]) else unsteady.add)(jid)
         return jobs
 
     def _jobs_reused(self, pool: Pool) -> list[Job]:
