@@ -50,7 +50,7 @@ from classad.values import FLT_MAX
 from ..config.settings import MatchPolicy
 from ..pool.concurrency import ConcurrencyLimits, parse_limits
 from .build_reuse import ByReads, Found, FoundBuilds, snapshot, token
-from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Budget, Candidate, CandidateList
+from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Budget, Candidate, CandidateList, permits
 from .draws import DrawCheck
 from .ephemeral import NegotiationAd
 from .evaluator import (
@@ -84,6 +84,7 @@ class SlotTable:
     _found: Optional[FoundBuilds] = None  # made on first use (see :attr:`found`)
     _drawing: Optional[ByReads] = None  # the answers of :meth:`may_draw` (made on first use)
     _results: Optional[RowResults] = None  # made on first use (see :attr:`results`)
+    _heaviest: Optional[float] = None  # see :attr:`heaviest`
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         if type(classes) is EachAlone and not classes.made:
@@ -160,6 +161,13 @@ class SlotTable:
         if self._found is None:
             self._found = FoundBuilds()
         return self._found
+
+    @property
+    def heaviest(self) -> float:
+        """The largest slot weight of the table (NaN when one is; -inf for no slots)."""
+        if self._heaviest is None:
+            self._heaviest = float(self.weight.max()) if len(self.weight) else -math.inf
+        return self._heaviest
 
     @property
     def results(self) -> RowResults:
@@ -298,15 +306,17 @@ def head_order(keys: list[np.ndarray], k: int) -> np.ndarray:
     n = len(keys[0]) if keys else 0
     if n <= 4 * k:
         return candidate_order(keys)
-    varying = [key for key in keys if key.min() != key.max()]
-    if not varying:
+    # The keys before the first varying one order nothing; those after it are looked at
+    # only on the positions it leaves.
+    lead = next((i for i, key in enumerate(keys) if key.min() != key.max()), None)
+    if lead is None:
         return np.arange(n)
-    first = varying[0]
+    first = keys[lead]
     bound = np.partition(first, k - 1)[k - 1]
     near = np.nonzero(first <= bound)[0]
     if len(near) > n // 2:
-        return candidate_order(varying)
-    return near[candidate_order([key[near] for key in varying])]
+        return candidate_order(keys[lead:])
+    return near[candidate_order([key[near] for key in keys[lead:]])]
 
 
 class _RequestColumns:
@@ -361,7 +371,7 @@ class _RequestColumns:
         st = self.state
         taint = st.taint
         rows, state, rank_errors = self.recorded(self.candidates, submitter, only_rank)
-        at = np.nonzero(self.within_submitter_limits(rows, state, np.ones(len(rows), dtype=bool), budget))[0]
+        at = self.within_submitter_limits(rows, state, budget)
         if not static_limits:
             ok = self.within_concurrency_limits(rows[at])
             if ok is not None:
@@ -382,7 +392,7 @@ class _RequestColumns:
         live = np.nonzero(alive[found.rows])[0]
         rows, state = found.rows[live], found.state[live]
         self.out.no_preemption_req = bool(alive[found.refused].any())
-        at = live[self.within_submitter_limits(rows, state, np.ones(len(rows), dtype=bool), budget)]
+        at = live[self.within_submitter_limits(rows, state, budget)]
         missing = at[~found.known[at]]
         if len(missing) and not self.fill_keys(found, missing, key):
             return _AFRESH
@@ -647,20 +657,24 @@ class _RequestColumns:
         state[cpos[rest & same]] = PRIO_PREEMPTION
         return error, refused
 
-    def within_submitter_limits(
-        self, rows: np.ndarray, state: np.ndarray, keep: np.ndarray, budget: Budget
-    ) -> np.ndarray:
-        """``keep`` without the rows the submitter's limits refuse (RANK preemption is not limited)."""
+    def within_submitter_limits(self, rows: np.ndarray, state: np.ndarray, budget: Budget) -> np.ndarray:
+        """The positions of ``rows`` the submitter's limits leave (RANK preemption is not
+        limited): all of them when both limits permit the heaviest slot of the table (a
+        sum rounds monotonically, so they permit every lighter one)."""
+        heaviest = self.slots.heaviest
+        if permits(budget.used, budget.lim, heaviest) and permits(
+            budget.used_unclaimed, budget.lim_unclaimed, heaviest
+        ):
+            return np.arange(len(rows))
         w = self.slots.weight[rows]
         prio_ok = (budget.used + w <= budget.lim) | (budget.used <= 0 and budget.lim > 0)
         free_ok = (budget.used_unclaimed + w <= budget.lim_unclaimed) | (
             budget.used_unclaimed <= 0 and budget.lim_unclaimed > 0
         )
-        limited = keep & (((state == PRIO_PREEMPTION) & ~prio_ok) | ((state == NO_PREEMPTION) & ~free_ok))
+        limited = ((state == PRIO_PREEMPTION) & ~prio_ok) | ((state == NO_PREEMPTION) & ~free_ok)
         if limited.any():
             self.out.limited = True
-            keep &= ~limited
-        return keep
+        return np.nonzero(~limited)[0]
 
     def within_concurrency_limits(self, rows: np.ndarray) -> Optional[np.ndarray]:
         """Which of ``rows`` leave the request's concurrency limits room (a limit that reads
