@@ -139,11 +139,10 @@ class SlotCarry:
 
     def read(self) -> None:
         """The cycle has read its slot ads (:meth:`prep`): forget the ads that left the pool."""
-        if self._kept:
-            gone = self._before.keys() - self._now.keys()
-            if gone:
-                for kept in self._kept.values():
-                    deque(map(kept.pop, gone, repeat(None)), maxlen=0)
+        now = self._now
+        for kept in self._kept.values():  # each value was kept for an ad of the last cycle
+            for key in [key for key in kept if key not in now]:
+                del kept[key]
         self._before = {}
 
     def prep(self, ad: ClassAd) -> SlotPrep:
