@@ -125,7 +125,12 @@ class Cycle:
         for e, resources in zip(unclaimed, self._consumption_policies(unclaimed)):
             e.cp = resources
         self._parent = self._dslot_parents(entries)
-        plain = [e for e in entries if e.cp is None and e.slot.name not in self._parent]
+        parents = self._parent
+        plain = (
+            [e for e in entries if e.cp is None and e.slot.name not in parents]
+            if parents
+            else [e for e in entries if e.cp is None]
+        )
         # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
         names = (
             decisive_names([e.ad for e in plain], [j.ad for j in pool.jobs if j.status == IDLE])
@@ -133,7 +138,7 @@ class Cycle:
             else None
         )
         self.classes = each_alone(plain) if names is None and pol.columnar else group_slots(plain, names)
-        self.matcher.cp_entries = [e for e in entries if e.cp is not None]
+        self.matcher.cp_entries = [e for e in unclaimed if e.cp is not None]  # only those have one
         self.matcher.cp_cost = self._consumption_cost
         self.matcher.weight_of = self._weight
         if self._pslot_preemption:
