@@ -87,14 +87,22 @@ def _nums(c: Column) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _WRAPPING = {"+": np.add, "-": np.subtract, "*": np.multiply}
 
 
+_INTEGRAL = (K_INT, K_BOOL)
+_NUMBER = (K_INT, K_BOOL, K_REAL)
+
+
 def arithmetic(op: str, a: Column, b: Column) -> Result:
     """``+ - * / %``."""
     wrapping = _WRAPPING.get(op)
-    if wrapping is not None and uniform(a) in (K_INT, K_BOOL) and uniform(b) in (K_INT, K_BOOL):
-        # Integers (booleans as 0/1) on every row: the 64-bit result, wrapped, on every row.
-        with np.errstate(all="ignore"):
-            r = wrapping(a.i, b.i)
-        return Column(kinds(len(r), K_INT), r, None, None, None, a.pool, K_INT), None
+    if wrapping is not None:
+        ua, ub = uniform(a), uniform(b)
+        if ua in _INTEGRAL and ub in _INTEGRAL:
+            # Integers (booleans as 0/1) on every row: the 64-bit result, wrapped, on every row.
+            with np.errstate(all="ignore"):
+                r = wrapping(a.i, b.i)
+            return Column(kinds(len(r), K_INT), r, None, None, None, a.pool, K_INT), None
+        if ua in _NUMBER and ub in _NUMBER:
+            return _real_arithmetic(wrapping, a, ua, b, ub), None
     out, data = _strict_start(a, b)
     other = data & ((a.kind == K_OTHER) | (b.kind == K_OTHER))
     ia, ra, fa = _nums(a)
@@ -150,6 +158,19 @@ def arithmetic(op: str, a: Column, b: Column) -> Result:
                 out.kind[ok] = K_REAL
                 out.f[ok] = r[ok]
     return out, _mask_or_none(other)
+
+
+def _real_arithmetic(fn: Any, a: Column, ua: int, b: Column, ub: int) -> Column:
+    """``+ - *`` of two columns of numbers of one kind each, one of them reals: the real
+    result on every row, Error where it is +infinity."""
+    with np.errstate(all="ignore"):
+        r = fn(a.f if ua == K_REAL else a.i.astype(np.float64), b.f if ub == K_REAL else b.i.astype(np.float64))
+    n = len(r)
+    ok = r != np.inf
+    if ok.all():
+        return Column(kinds(n, K_REAL), np.zeros(n, np.int64), r, None, None, a.pool, K_REAL)
+    kind = np.where(ok, np.int8(K_REAL), np.int8(K_ERROR))
+    return Column(kind, np.zeros(n, np.int64), np.where(ok, r, 0.0), None, None, a.pool)
 
 
 _NAN_RESULT = {"==": False, "!=": True, "<": False, "<=": False, ">": False, ">=": False}

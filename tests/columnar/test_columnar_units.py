@@ -504,3 +504,34 @@ def test_a_column_made_of_one_kind_says_so_until_written(make, n, puts, data):
             col.put(np.array([pos]), Const(value))
         col = data.draw(st.sampled_from([col, col.copy(), col.take(np.arange(n))]))
         assert ops.uniform(col) == truth_of(col)
+
+
+_reals_ = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1e308, -1e308, 1.5]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    kinds_=st.tuples(st.sampled_from(["int", "bool", "real"]), st.sampled_from(["int", "bool", "real"])),
+    op=st.sampled_from(["+", "-", "*"]),
+    n=st.integers(1, 6),
+    data=st.data(),
+)
+def test_arithmetic_on_numbers_of_one_kind_each_is_the_scalar_operators(kinds_, op, n, data):
+    """``+ - *`` of two columns each all ints, all booleans or all reals (the fast paths)
+    give the scalar operators' value on every row (an overflow to +infinity is Error)."""
+    from classad.columnar import ops
+    from classad.operators import BINARY
+
+    draw = {"int": st.integers(-(1 << 63), (1 << 63) - 1), "bool": st.booleans(), "real": _reals_}
+    left = [data.draw(draw[kinds_[0]]) for _ in range(n)]
+    right = [data.draw(draw[kinds_[1]]) for _ in range(n)]
+    pool = StringPool()
+    got, fallback = ops.arithmetic(op, Column.of_values(left, pool), Column.of_values(right, pool))
+    assert fallback is None
+    want = [BINARY[op](x, y) for x, y in zip(left, right)]
+    assert [struct.pack("<d", v) if type(v) is float else (type(v), v) for v in got.to_values()] == [
+        struct.pack("<d", v) if type(v) is float else (type(v), v) for v in want
+    ]
