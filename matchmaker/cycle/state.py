@@ -34,7 +34,7 @@ from ..pool.ads import (
     usage_by_customer,
 )
 from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
-from ..pool.concurrency import claim_limits, claimed_limits, counted_limits, limits_reason
+from ..pool.concurrency import ConcurrencyLimits, claim_limits, claimed_limits, counted_limits, limits_reason
 from ..pool.partition import available, consumption, consumption_policy, is_dynamic, jobs_that_fit, parent_name
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
 from .carry import Carried
@@ -103,12 +103,7 @@ class Cycle:
         )
         self.pool_weight, self.min_weight, self.effective_pool = size.weighted, size.min_weight, size.effective
         self.usage = LiveUsage(usage_by_customer(slots) if usage is None else usage, group_of)
-        if carry is None:
-            self.limits = claimed_limits(slots, settings.concurrency_capacity, memo)
-        else:  # what each charged slot ad's prep keeps
-            charged: list[SlotPrep] = [p for s, p in pairs if s.charged]  # type: ignore[misc]
-            held = carry.slots.each(charged, "claim_limits", claim_limits)
-            self.limits = counted_limits(held, settings.concurrency_capacity)
+        self.limits = self._claimed_limits(pairs, slots, memo)
         self.state = MatchState(self.usage, now)
         self.evaluator = Evaluator(self.state, pol)
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
@@ -142,13 +137,7 @@ class Cycle:
         self.matcher.cp_cost = self._consumption_cost
         self.matcher.weight_of = self._weight
         if self._pslot_preemption:
-            pslots = [e for e in entries if e.slot.partitionable and e.cp is None]
-            children: dict[int, list[SlotEntry]] = {}
-            for e in entries:
-                parent = self._parent.get(e.slot.name)
-                if parent is not None:
-                    children.setdefault(parent.index, []).append(e)
-            self.matcher.set_partitionable(pslots, children)
+            self._set_partitionable(entries)
         self.cp_matches = 0  # matches made on consumption-policy slots so far
         self.entries = entries
         self.explain_groups: Any = None  # built by cycle.explain on the first rejection
@@ -162,13 +151,38 @@ class Cycle:
         self.pie_left = 0.0
         self.spins = 0
         self.refused = list(pool.refused)
-        if carry is None:
-            bad_rank = error_rank_slots(slots, memo)
-        else:  # what each slot ad's prep keeps
-            preps: list[SlotPrep] = list(map(_SECOND, pairs))
-            bad_rank = list(compress(slots, carry.slots.each(preps, "rank_error", rank_error)))
+        bad_rank = self._error_rank_slots(pairs, slots, memo)
         self.warnings = list(pool.warnings) + [error_rank_warning(s) for s in bad_rank]
         self.evaluator.quiet = {s.index for s in bad_rank}  # reported once, here
+
+    def _claimed_limits(self, pairs: list, slots: list[Slot], memo: AdMemo) -> ConcurrencyLimits:
+        """The concurrency limits the claimed slots hold: from each charged slot ad's kept
+        prep in a simulation, else read from the slots."""
+        carry, capacity = self.carry, self.settings.concurrency_capacity
+        if carry is None:
+            return claimed_limits(slots, capacity, memo)
+        charged: list[SlotPrep] = [p for s, p in pairs if s.charged]
+        return counted_limits(carry.slots.each(charged, "claim_limits", claim_limits), capacity)
+
+    def _error_rank_slots(self, pairs: list, slots: list[Slot], memo: AdMemo) -> list[Slot]:
+        """The slots whose Rank is an error: from each slot ad's kept prep in a simulation,
+        else evaluated on the slots."""
+        carry = self.carry
+        if carry is None:
+            return error_rank_slots(slots, memo)
+        preps: list[SlotPrep] = list(map(_SECOND, pairs))
+        return list(compress(slots, carry.slots.each(preps, "rank_error", rank_error)))
+
+    def _set_partitionable(self, entries: Sequence[SlotEntry]) -> None:
+        """Tell the matcher the partitionable slots and each one's dynamic children in the
+        cycle (for pslot preemption)."""
+        pslots = [e for e in entries if e.slot.partitionable and e.cp is None]
+        children: dict[int, list[SlotEntry]] = {}
+        for e in entries:
+            parent = self._parent.get(e.slot.name)
+            if parent is not None:
+                children.setdefault(parent.index, []).append(e)
+        self.matcher.set_partitionable(pslots, children)
 
     def _dslot_parents(self, entries: Sequence[SlotEntry]) -> dict[str, SlotEntry]:
         """With ``ALLOW_PSLOT_PREEMPTION`` (and preemption considered) a claimed dynamic slot
