@@ -34,7 +34,7 @@ from itertools import compress, repeat
 from operator import attrgetter, ne, or_
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any, Callable, Collection, Iterable, Iterator, Optional
 
 from ..errors import StateError
 from .priority_math import (
@@ -710,7 +710,7 @@ class Accountant:
         self._gone_claims.add(slot)
         self._dirty_claims.discard(slot)
 
-    def sync_claims(self, current: Iterable[Claim], now: float) -> None:
+    def sync_claims(self, current: Iterable[Claim], now: float, only: Optional[Collection[str]] = None) -> None:
         """Make the slot records match the claimed slots seen at ``now`` (HTCondor's CheckMatches).
 
         Records of slots no longer claimed by the same principal end now; new claims start
@@ -719,13 +719,17 @@ class Accountant:
         The records are compared with the claims at C speed; only those that differ are
         ended or charged again, in the order of the records, then the new claims in the
         order given.  A claim's own start time is not read (a new claim starts ``now``).
+        ``only``: the names of the only slots whose records may differ from the claims (the
+        caller knows every other record matches); ``current`` then needs only those slots'
+        claims, and the result is the same as with every claim given.
         """
         with self.transaction():
             current = list(current)
             seen = dict(zip(map(_SLOT, current), current))
             claims = self._claims
-            olds = list(claims.values())
-            curs: list[Any] = list(map(seen.get, claims, repeat(_NO_CLAIM)))
+            slots = claims if only is None else list(compress(claims, map(only.__contains__, claims)))
+            olds = list(claims.values()) if only is None else list(map(claims.__getitem__, slots))
+            curs: list[Any] = list(map(seen.get, slots, repeat(_NO_CLAIM)))
             held = map(ne, map(_HOLDER, olds), map(_HOLDER, curs))
             weighed = map(ne, map(_WEIGHT, olds), map(_WEIGHT, curs))
             for k in compress(range(len(olds)), map(or_, held, weighed)):

@@ -19,6 +19,8 @@ this module is that glue, shared by the CLI and by multi-cycle simulations:
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import attrgetter
 from typing import Any, Callable, Optional
 
 from classad.bulk import heap_settled
@@ -32,6 +34,8 @@ from ..pool.ads import RUNNING, Pool
 from .carry import Carried
 from .claims import claim_matches
 from .negotiator import CycleResult, negotiate
+
+_NAME = attrgetter("name")
 
 
 class AccountantPriorities:
@@ -82,16 +86,19 @@ def run_cycle(
     now: float,
     progress: Optional[Callable[[str], None]] = None,
     carry: Optional[Carried] = None,
+    claims_changed: Optional[set[str]] = None,
 ) -> CycleResult:
     """One cycle with the books kept (see the module docstring); one transaction.
     ``progress`` hears what the cycle is doing (see :func:`negotiator.negotiate`); ``carry``
-    is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`)."""
+    is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`).
+    ``claims_changed``: the names of the only slots whose claims may differ from the
+    accountant's records (a simulation synced them after its last cycle); None: any slot."""
     group_of = remembered(group_function(settings))
     # The pool's objects are set aside from the cyclic collector for the whole cycle, the
     # books included: a collection now would walk the pool just read (classad.bulk).
     with heap_settled(), acct.transaction():
         acct.update_priorities(now)
-        acct.sync_claims(_claims(pool, group_of, now), now)
+        acct.sync_claims(_claims(pool, group_of, now, claims_changed), now, claims_changed)
         usage = {c.name: c.weighted_resources_used for c in acct.customers() if not c.is_group}
         if settings.priority_policy is not None:
             result = _policy_cycle(pool, settings, acct, now, usage, progress, carry)
@@ -147,9 +154,13 @@ def remembered(group_of: Callable[[Optional[str]], Optional[str]]) -> Callable[[
     return remembered
 
 
-def _claims(pool: Pool, group_of: Callable[[Optional[str]], Optional[str]], now: float) -> list[Claim]:
-    """The claimed slots as the accountant's claim records (HTCondor's CheckMatches)."""
-    return [Claim(s.name, s.customer, s.weight, group_of(s.customer), now) for s in pool.slots if s.charged]  # type: ignore[arg-type]
+def _claims(
+    pool: Pool, group_of: Callable[[Optional[str]], Optional[str]], now: float, only: Optional[set[str]] = None
+) -> list[Claim]:
+    """The claimed slots (of the names ``only``, None: all) as the accountant's claim records
+    (HTCondor's CheckMatches)."""
+    slots = pool.slots if only is None else compress(pool.slots, map(only.__contains__, map(_NAME, pool.slots)))
+    return [Claim(s.name, s.customer, s.weight, group_of(s.customer), now) for s in slots if s.charged]  # type: ignore[arg-type]
 
 
 def claim_names(matches: Any) -> list[str]:

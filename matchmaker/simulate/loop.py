@@ -151,6 +151,9 @@ class _Run:
         self._claims: dict[str, tuple[tuple, Optional[Claim]]] = {}
         self._not_dynamic: dict[str, ClassAd] = {}
         self.charged: list[Claim] = []  # the claims of the charged slots after the last cycle, in slot order
+        # SIMULATE_INCREMENTAL: the names of the slots whose records changed since the claims
+        # were last synced (None: not synced yet, or rebuilding: the cycle syncs every slot).
+        self.claims_changed: Optional[set[str]] = None
         # Each slot's claim (or None), place by place, as of the last look at the slots; the
         # places whose records are new since (None: look at every slot next time); see _renewed.
         self._claim_at: Optional[list[Optional[Claim]]] = None
@@ -222,6 +225,8 @@ class _Run:
         place = self._places(by_name)
         gone: set[str] = set()
         renewed: list[int] = []  # the places of the new records
+        if self.claims_changed is not None:
+            self.claims_changed.update(names)
         for name in names:
             i = place(name)
             parent = self.parent.pop(name, None)
@@ -230,6 +235,8 @@ class _Run:
                 self._new_ad(name)
                 continue
             p = place(parent)
+            if self.claims_changed is not None:
+                self.claims_changed.add(parent)
             back = give_back(slots[p].ad, slots[i].ad, machine_resources(slots[p].ad))
             self._replace(p, self._remade(back, slots[p]), renewed)
             self._new_ad(parent)
@@ -355,6 +362,7 @@ class _Run:
         self.charged = list(filter(None, self._claim_at))
         with self.acct.transaction():
             self.acct.sync_claims(self.charged, t)
+        self.claims_changed = set() if self.carry is not None else None
         return preempted
 
     def _new_records(self, changed: Optional[list[int]]) -> None:
@@ -468,7 +476,7 @@ def _step(run: _Run, sim: Simulation, k: int, t: float, settings: Settings, acct
     """Cycle ``k`` at ``t``: completions and arrivals, the cycle, the claims, the rows."""
     run.before_cycle(t)
     cur = run.pool(first=k == 0)
-    result = run_cycle(cur, settings, acct, t, carry=run.carry)
+    result = run_cycle(cur, settings, acct, t, carry=run.carry, claims_changed=run.claims_changed)
     preempted = run.after_cycle(cur, result, t)
     sim.record(k, t, run, result, preempted)
     run.warnings.extend(w for w in result.warnings if w not in run.warnings)

@@ -592,3 +592,30 @@ def test_slot_indices_increase_along_the_list(
             simulate(config, slots + dynamic, jobs, incremental, cycles, seed)
     assert len(seen) == 2 * cycles
     assert all(a < b for indices in seen for a, b in zip(indices, indices[1:]))
+
+
+def test_a_claim_released_between_cycles_ends_before_the_next_negotiation() -> None:
+    """The loop syncs the claims after each cycle; the next cycle then syncs only the slots
+    released since, before it negotiates.  Two slots (weight Cpus = 1), alice and bob with
+    equal priorities, cycles every 300 s.  Cycle 0: alice's job A (300 s) and one of bob's
+    long jobs start, one each by the pie.  Cycle 1 (+300): A has ended, alice's job B has
+    arrived; her usage is 0, so her share of 1 slot lets B start on A's slot (a claim of A
+    left on the books would count 1 against her share and leave B idle).  By hand, after
+    cycle 2 (+600) alice has been charged 1 slot for 300 s (A) plus 1 for 300 s (B):
+    accumulated usage 600, one slot in use."""
+    slots = "".join(
+        f'Name = "slot{i}@n"\nCpus = 1\nMemory = 1024\nDisk = 1000\nState = "Unclaimed"\n'
+        "Requirements = true\nRank = 0\n\n"
+        for i in (1, 2)
+    )
+    jobs = "".join(
+        f'ClusterId = {p + 1}\nProcId = 0\nOwner = "{o}"\nUser = "{o}@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = 1\nRequirements = true\nQDate = {START + q}\nSimJobDuration = {d}\n\n"
+        for p, (o, q, d) in enumerate(
+            [("alice", 0, 300), ("alice", 300, 5000), ("bob", 0, 5000), ("bob", 0, 5000), ("bob", 0, 5000)]
+        )
+    )
+    on = simulate("", slots, jobs, True, 3, 0)
+    (alice,) = [c for c in on[4] if c.name == "alice@example.org"]
+    assert (alice.accumulated_usage, alice.resources_used) == (600.0, 1.0)
+    assert on == simulate("", slots, jobs, False, 3, 0)
