@@ -161,7 +161,7 @@ class Variant:
     """The ads of one layout that keep the same places themselves: ``source[p]`` is the
     index of place ``p``'s value in such an ad's tuple, 0 when the value is the template's."""
 
-    __slots__ = ("layout", "source", "place", "spellings", "template", "pairs", "own", "_plans")
+    __slots__ = ("layout", "source", "place", "spellings", "template", "pairs", "own", "_plans", "_plains")
 
     def __init__(self, layout: Layout, own: tuple[int, ...]) -> None:
         source = [0] * len(layout.keys)
@@ -174,6 +174,28 @@ class Variant:
         self.template, self.pairs = layout.template, layout.pairs
         self.own = tuple((p, s) for p, s in enumerate(source) if s)  # (place, index in the ad's tuple)
         self._plans: dict[tuple[str, ...], _Plan] = {}
+        self._plains: dict[tuple[str, ...], tuple[list[Stored], tuple[int, ...], tuple[int, ...]]] = {}
+
+    def plain_plan(self, keys: tuple[str, ...]) -> tuple[list[Stored], tuple[int, ...], tuple[int, ...]]:
+        """How to read the plain forms (:meth:`SharedAttrs.plain`) of ``keys`` from an ad of
+        this variant: the template's plain forms with the ad's own places as None, those
+        places in the result and their indices in the ad's tuple; remembered per tuple."""
+        got = self._plains.get(keys)
+        if got is None:
+            if len(self._plains) >= 64:
+                self._plains.clear()
+            bare, template = self.layout.bare, self.template
+            fixed: list[Stored] = []
+            rows: list[int] = []
+            at: list[int] = []
+            for r, p in enumerate(self.layout.positions(keys)):
+                s = self.source[p] if p >= 0 else 0
+                fixed.append(None if p < 0 or s else template[p] if bare[p] is _NOT_BARE else bare[p])
+                if s:
+                    rows.append(r)
+                    at.append(s)
+            got = self._plains[keys] = (fixed, tuple(rows), tuple(at))
+        return got
 
     def plan(self, keys: tuple[str, ...]) -> "_Plan":
         """How to read ``keys`` (lower-case) from an ad of this variant; remembered per tuple."""
@@ -293,6 +315,15 @@ class SharedAttrs(tuple):
             return _item(self, s)
         b = variant.layout.bare[p]
         return variant.template[p] if b is _NOT_BARE else b
+
+    def plains(self, keys: tuple[str, ...]) -> list[Stored]:
+        """:meth:`plain` of each of ``keys`` (lower-case), in one call."""
+        variant: Variant = _item(self, 0)
+        fixed, rows, at = variant.plain_plan(keys)
+        out = fixed.copy()
+        for r, s in zip(rows, at):
+            out[r] = _item(self, s)
+        return out
 
     def stored_key(self, keys: tuple[str, ...]) -> tuple[tuple, tuple]:
         """``(key, held)``: a hashable key that two ads (or calls) share only when each of

@@ -90,7 +90,7 @@ class AttrColumn:
 _PLAIN = frozenset({bool, int, float, str})
 
 
-def _one_kind(stored: list, t: type, n: int, pool: StringPool) -> Optional[AttrColumn]:
+def _one_kind(stored: Sequence[Any], t: type, n: int, pool: StringPool) -> Optional[AttrColumn]:
     """The column of an attribute every row holds as a plain value of type ``t`` (or no
     row holds), filled with whole-array operations; None for any other case."""
     values = Column.empty(n, pool)
@@ -116,8 +116,12 @@ def _one_kind(stored: list, t: type, n: int, pool: StringPool) -> Optional[AttrC
 
 def _extract(ads: Sequence[Any], lname: str, pool: StringPool) -> AttrColumn:
     """The column of ``lname`` over ``ads``."""
-    n = len(ads)
-    stored = [ad.plain(lname) for ad in ads]
+    return _column_of([ad.plain(lname) for ad in ads], pool)
+
+
+def _column_of(stored: Sequence[Any], pool: StringPool) -> AttrColumn:
+    """The column of rows holding the plain forms ``stored`` (see ``ClassAd.plain``)."""
+    n = len(stored)
     kinds = set(map(type, stored))
     if len(kinds) == 1:
         same = _one_kind(stored, kinds.pop(), n, pool)
@@ -244,9 +248,12 @@ class AdTable:
         dirty = dirty | (source < 0)
         masks = {name: rows & ~dirty for name, rows in changed.items() if name in self._columns}
         new.pool = self.pool
-        for name, col in self._columns.items():
-            redo = dirty | masks[name] if name in masks else dirty
-            new._columns[name] = _carry_column(name, col, new.ads, source, redo, self.pool)
+        read = _read_rows([new.ads[r] for r in np.flatnonzero(dirty).tolist()], tuple(self._columns))
+        for (name, col), dirty_read in zip(self._columns.items(), read):
+            extra = masks.get(name)
+            redo = dirty | extra if extra is not None else dirty
+            known = _with_extra(name, dirty_read, dirty, redo, new.ads)
+            new._columns[name] = _carry_column(name, col, new.ads, source, redo, self.pool, known)
         new.history = self.history
         new.history.add(Step(self.n, source, dirty, {k: m for k, m in masks.items() if m.any()}))
         new._shared = self._shared
@@ -257,11 +264,40 @@ class AdTable:
         return new
 
 
+def _read_rows(ads: list, names: tuple[str, ...]) -> list[Sequence[Any]]:
+    """The plain forms of ``names`` in ``ads``, one sequence per name (an ad with a bulk
+    ``plains`` reader gives each row's in one call)."""
+    if not ads:
+        return [()] * len(names)
+    rows = [ad.plains(names) if hasattr(ad, "plains") else [ad.plain(k) for k in names] for ad in ads]
+    return list(zip(*rows))
+
+
+def _with_extra(lname: str, dirty_read: Sequence[Any], dirty: np.ndarray, redo: np.ndarray, ads: list) -> Sequence[Any]:
+    """The plain forms of ``lname`` in the ``redo`` rows, in row order: ``dirty_read`` for
+    the ``dirty`` rows (which ``redo`` includes), the others read one by one."""
+    again = np.flatnonzero(redo)
+    if len(again) == len(dirty_read):
+        return dirty_read
+    was_dirty = dirty[again]
+    out = np.empty(len(again), dtype=object)
+    out[was_dirty] = np.fromiter(dirty_read, dtype=object, count=len(dirty_read))
+    others = again[~was_dirty].tolist()
+    out[~was_dirty] = np.fromiter((ads[r].plain(lname) for r in others), dtype=object, count=len(others))
+    return out.tolist()  # type: ignore[no-any-return]
+
+
 def _carry_column(
-    lname: str, col: AttrColumn, ads: list, source: np.ndarray, redo: np.ndarray, pool: StringPool
+    lname: str,
+    col: AttrColumn,
+    ads: list,
+    source: np.ndarray,
+    redo: np.ndarray,
+    pool: StringPool,
+    known: Optional[Sequence[Any]] = None,
 ) -> AttrColumn:
     """Column ``lname`` (``col`` before) over the new rows: kept rows read their source
-    row, ``redo`` rows are read again."""
+    row, ``redo`` rows are read again (``known``: their plain forms of ``lname``, if read)."""
     n = len(ads)
     keep = np.nonzero(~redo)[0]
     src = source[keep]
@@ -275,7 +311,9 @@ def _carry_column(
     nodes = list(col.nodes)
     again = np.nonzero(redo)[0]
     if len(again):
-        part = _extract([ads[r] for r in again.tolist()], lname, pool)
+        if known is None:
+            known = [ads[r].plain(lname) for r in again.tolist()]
+        part = _column_of(known, pool)
         values.put(again, part.values)
         holds[again] = part.holds
         if part.nodes:

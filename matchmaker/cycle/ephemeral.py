@@ -160,6 +160,20 @@ class NegotiationAd(ClassAd):
         base = attrs.base
         return base.plain(lname) if type(base) is SharedAttrs else plain_of(base, lname)
 
+    def plains(self, lnames: tuple[str, ...]) -> list[Stored]:
+        """:meth:`plain` of each of ``lnames``, in one call (a table re-reading a row)."""
+        attrs: _RecordingAttrs = self._attrs  # type: ignore[assignment]
+        if attrs.reads is not None:
+            attrs.reads.extend(lnames)
+        base = attrs.base
+        out = base.plains(lnames) if type(base) is SharedAttrs else [plain_of(base, k) for k in lnames]
+        own = attrs.own
+        for key in own.keys() & lnames:  # the copy's own entries (names are distinct)
+            entry = own[key]
+            if entry is not None:
+                out[lnames.index(key)] = plain_form(entry[1])
+        return out
+
     def put_entries(self, entries: Mapping[str, tuple[str, ast.Node]]) -> None:
         """Store each ``lower-case name -> (spelling, node)`` entry as it is, over what the
         copy holds under that name: for a caller that knows the copy spells the names so."""
