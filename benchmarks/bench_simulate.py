@@ -112,9 +112,12 @@ def windowed(costs: list[float], interval: float, window: float) -> str:
     parts = []
     for start in range(0, len(costs), per_window):
         part = costs[max(1, start) : start + per_window]
-        if part:
-            hours = start * interval / 3600
+        hours = start * interval / 3600
+        if start + per_window <= len(costs):
             parts.append(f"{hours:g}-{hours + window:g} h {statistics.median(part):.3f} s")
+        elif part:  # the last window is cut short by the end of the run
+            n = len(part)
+            parts.append(f"from {hours:g} h ({n} cycle{'' if n == 1 else 's'}) {statistics.median(part):.3f} s")
     return "; ".join(parts)
 
 
