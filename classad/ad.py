@@ -28,7 +28,7 @@ from .printing.new_text import write_ad_pretty
 from .printing.old_text import print_old
 from .refs import external_refs, internal_refs
 from .unparse import container_key, unparse, unparse_ad
-from .values import ERROR, UNDEFINED, AbsTime, ListValue, RelTime, Value, truthiness
+from .values import ERROR, INT64_MAX, INT64_MIN, UNDEFINED, AbsTime, ListValue, RelTime, Value, truthiness
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
@@ -253,6 +253,8 @@ def python_to_node(value: Any) -> ast.Node:
     if isinstance(value, ast.Node):
         return value
     t = type(value)
+    if t is int and not INT64_MIN <= value <= INT64_MAX:
+        raise OverflowError(f"{value} does not fit a ClassAd integer (64 bits)")
     if t is bool or t is int or t is float or t is str:
         return ast.Literal(value)
     if t is bytes:  # classad2 stores byte strings as (UTF-8) strings
@@ -275,7 +277,7 @@ def python_to_node(value: Any) -> ast.Node:
     if isinstance(value, datetime.timedelta):
         return ast.Literal(RelTime(value.total_seconds()))
     if isinstance(value, int):  # int subclasses (e.g. IntEnum members other than Value)
-        return ast.Literal(int(value))
+        return python_to_node(int(value))
     if isinstance(value, float):
         return ast.Literal(float(value))
     raise TypeError(f"cannot convert {t.__name__} to a ClassAd expression")

@@ -92,3 +92,18 @@ def test_ads_read_from_text_are_equal_by_content() -> None:
 def test_simplify_prints_like_classad_eval() -> None:
     assert repr(ExprTree("{a, a + 1}").simplify(ClassAd("[a = 1]"))) == "{ a,a + 1 }"
     assert repr(ExprTree("1.5 * 2").simplify()) == "3.000000000000000E+00"
+
+
+def test_setting_an_integer_outside_64_bits_raises_overflow() -> None:
+    """classad2 refuses ``ad[key] = 2**63`` (its binding's conversion overflows: "int too big
+    to convert"), as it does -2**63 - 1 and such a value inside a list; both ends of the
+    int64 range are stored as they are."""
+    ad = ClassAd()
+    ad["Top"] = 2**63 - 1
+    ad["Bottom"] = -(2**63)
+    assert ad.eval("Top") == 9223372036854775807
+    assert ad.eval("Bottom") == -9223372036854775808
+    for value in (2**63, -(2**63) - 1, [1, 2**64], {"Inner": 2**70}):
+        with pytest.raises(OverflowError):
+            ad["X"] = value
+    assert "X" not in ad
