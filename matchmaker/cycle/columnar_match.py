@@ -96,7 +96,8 @@ class SlotTable:
         fields = map(list, zip(*map(_FIELDS, entries))) if n else ([] for _ in range(8))
         index_, ads, alive, remotes, idle, weight, sources, names = fields
         index = np.array(index_, dtype=np.int64)
-        if n > 1 and not bool((index[1:] > index[:-1]).all()):  # in slot order (usually so already)
+        increasing = n < 2 or bool((index[1:] > index[:-1]).all())
+        if not increasing:  # in slot order (usually so already)
             order = np.argsort(index, kind="stable").tolist()
             entries, index = [entries[i] for i in order], index[order]
             ads, alive, remotes, idle, weight, sources, names = (
@@ -104,7 +105,10 @@ class SlotTable:
             )
         self.entries: list[SlotEntry] = entries
         self.table = AdTable(ads) if line is None else line.table_of(ads, sources, names)
-        self.row_of = dict(zip(map(id, entries), range(n)))
+        # Each entry's row: found by its index when the indexes are distinct (they increase
+        # along the rows), else by the entry's identity (made on first use).
+        self._row_of: Optional[dict[int, int]] = None
+        self._by_index = increasing or bool((index[1:] > index[:-1]).all())
         self.alive = np.array(alive, dtype=bool)
         self.claimed = np.fromiter(map(is_not, remotes, repeat(None)), bool, n)
         self.claimed_idle = np.array(idle, dtype=bool)
@@ -119,10 +123,17 @@ class SlotTable:
 
     def sync(self) -> None:
         """Mark the slots matched since the last build (only handed-out candidates can be)."""
-        for e in self.handed_out:
-            if not e.alive:
-                self.alive[self.row_of[id(e)]] = False
+        dead = [e for e in self.handed_out if not e.alive]
         self.handed_out.clear()
+        if not dead:
+            return
+        if self._by_index:
+            self.alive[np.searchsorted(self.index, [e.index for e in dead])] = False
+            return
+        if self._row_of is None:
+            self._row_of = dict(zip(map(id, self.entries), range(len(self.entries))))
+        for e in dead:
+            self.alive[self._row_of[id(e)]] = False
 
     def may_draw(
         self,

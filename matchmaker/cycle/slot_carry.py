@@ -42,7 +42,7 @@ from .table_carry import TableLine, same_entry
 _UNSET = object()
 _MISS: tuple[Any, Any] = (None, None)  # what values() finds of an ad it did not keep
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_AD = attrgetter("ad")
+_AD, _VALUES = attrgetter("ad"), attrgetter("values")
 _OWN = attrgetter("_attrs.own")  # what a copy holds beyond its slot ad (NegotiationAd)
 _PLAIN = (bool, int, float, str)
 
@@ -139,10 +139,9 @@ class SlotCarry:
 
     def read(self) -> None:
         """The cycle has read its slot ads (:meth:`prep`): forget the ads that left the pool."""
-        now = self._now
+        now = self._now.keys()
         for kept in self._kept.values():  # each value was kept for an ad of the last cycle
-            for key in [key for key in kept if key not in now]:
-                del kept[key]
+            deque(map(kept.__delitem__, kept.keys() - now), maxlen=0)
         self._before = {}
 
     def prep(self, ad: ClassAd) -> SlotPrep:
@@ -205,7 +204,7 @@ class SlotCarry:
         """``[p.evaluated(what, compute) for p in preps]`` (preps of this cycle): what
         :meth:`values` gives for their ads, the values kept read in one pass over the preps
         without finding them again; the others computed in order."""
-        out = [p.values.get(what, _UNSET) for p in preps]
+        out = list(map(dict.get, map(_VALUES, preps), repeat(what), repeat(_UNSET)))
         for i in compress(range(len(out)), map(is_, out, repeat(_UNSET))):
             out[i] = preps[i].evaluated(what, compute)
         return out

@@ -161,7 +161,7 @@ class Cycle:
         carry, capacity = self.carry, self.settings.concurrency_capacity
         if carry is None:
             return claimed_limits(slots, capacity, memo)
-        charged: list[SlotPrep] = [p for s, p in pairs if s.charged]
+        charged: list[SlotPrep] = list(compress(map(_SECOND, pairs), map(_CHARGED, slots)))
         return counted_limits(carry.slots.each(charged, "claim_limits", claim_limits), capacity)
 
     def _error_rank_slots(self, pairs: list, slots: list[Slot], memo: AdMemo) -> list[Slot]:
@@ -593,7 +593,7 @@ class Cycle:
 
 _PLAIN = (bool, int, float, str)
 _AD, _WEIGHED, _WEIGHT = attrgetter("ad"), attrgetter("weighed"), attrgetter("weight")
-_FIRST, _SECOND, _REFS = itemgetter(0), itemgetter(1), attrgetter("refs")
+_FIRST, _SECOND, _REFS, _CHARGED = itemgetter(0), itemgetter(1), attrgetter("refs"), attrgetter("charged")
 # What the trim and the claimed-idle test read of a slot ad (lower-case).
 _TRIM_READS = ("retirementtimeremaining", "wantmatching")
 _IDLE_READS = ("activity",)

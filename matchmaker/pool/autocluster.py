@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from classad import ast
 from classad.ad import ClassAd
 from classad.evaluate import evaluate_top, new_state
+from classad.layout import Layout, SharedAttrs, Variant
 from classad.unparse import unparse
 from classad.values import truthiness
 
@@ -233,6 +235,7 @@ class SlotReferences:
 
     def __init__(self) -> None:
         self._exprs: tuple[ast.Node, ...] = ()
+        self._checked: Optional[Sequence[ast.Node]] = None  # the sequence last found to hold them
         self._by_ad: dict[int, tuple[ClassAd, frozenset[str]]] = {}
         # A new ad (a claim rewrites a slot's ad) mostly holds the expressions of the ad it
         # was made from.  What the walk read of an ad -- for each name it looked up, nothing,
@@ -240,6 +243,13 @@ class SlotReferences:
         # result, so ads that agree on those share it.  By the Requirements and Rank read,
         # then by the names the walk looked up, then by what the ad holds for them.
         self._by_shape: dict[tuple, dict[tuple[str, ...], dict[tuple, tuple[tuple, frozenset[str]]]]] = {}
+        # The same for compacted ads, by their layout and the places their variant keeps
+        # itself (its ``source``; not the variant, which a cache must not hold: see
+        # classad.layout, Layout._recycled): such an ad holds the template's very values
+        # wherever it keeps none of its own, so the result is decided by what it keeps
+        # itself at the places the walk looked up (``at``, indices in the ad's tuple),
+        # found at C speed when those are all literals.
+        self._by_layout: dict[int, tuple[Layout, dict[tuple[int, ...], dict[tuple[int, ...], dict]]]] = {}
 
     def union(self, slot_ads: Iterable[ClassAd], exprs: Sequence[ast.Node]) -> set[str]:
         """The names every ad of ``slot_ads`` reads (see :func:`external_references`)."""
@@ -266,10 +276,42 @@ class SlotReferences:
 
     def _use(self, exprs: Sequence[ast.Node]) -> None:
         """Forget everything when the negotiator's expressions are other ones."""
+        if exprs is self._checked:
+            return  # the very sequence checked last (a cycle asks with one list for every ad)
         if len(exprs) != len(self._exprs) or any(a is not b for a, b in zip(exprs, self._exprs)):
-            self._exprs, self._by_ad, self._by_shape = tuple(exprs), {}, {}
+            self._exprs, self._by_ad, self._by_shape, self._by_layout = tuple(exprs), {}, {}, {}
+        self._checked = exprs
 
     def _references(self, ad: ClassAd, exprs: Sequence[ast.Node]) -> frozenset[str]:
+        attrs = ad._attrs
+        if type(attrs) is not SharedAttrs:
+            return self._by_walk(ad, exprs)[0]
+        variant: Variant = _item(attrs, 0)
+        layout = variant.layout
+        by_source = self._by_layout.get(id(layout))
+        if by_source is None or by_source[0] is not layout:
+            by_source = self._by_layout[id(layout)] = (layout, {})
+        known = by_source[1].get(variant.source)
+        if known is None:
+            if len(by_source[1]) > _VARIANT_LIMIT:
+                by_source[1].clear()
+            known = by_source[1][variant.source] = {}
+        for at, results in known.items():
+            hit = results.get(_own_shapes(attrs, at))
+            if hit is not None:
+                return hit[1]  # type: ignore[no-any-return]
+        out, looked = self._by_walk(ad, exprs)
+        at = variant.plan(_HEAD + looked).at
+        results = known.setdefault(at, {})
+        if len(results) >= 1024:
+            results.clear()
+        own = tuple(map(_item, repeat(attrs, len(at)), at))
+        results[_own_shapes(attrs, at)] = (own, out)  # the own values held: the identities in the key stay theirs
+        return out
+
+    def _by_walk(self, ad: ClassAd, exprs: Sequence[ast.Node]) -> tuple[frozenset[str], tuple[str, ...]]:
+        """The names ``ad`` reads, and the names the walk looked up for them (found by
+        what the ad holds under those, else walked)."""
         held = ad.stored_of(_HEAD)
         key = tuple(map(_shape, held))
         known = self._by_shape.get(key)
@@ -280,7 +322,7 @@ class SlotReferences:
         for looked, results in known.items():
             hit = results.get(tuple(map(_shape, ad.stored_of(looked))))
             if hit is not None:
-                return hit[1]
+                return hit[1], looked
         out, seen = _walk(ad, ("Requirements", "Rank"), exprs)
         looked = tuple(sorted(seen))
         stored = ad.stored_of(looked)
@@ -291,11 +333,26 @@ class SlotReferences:
             results.clear()
         # The stored values are held with the result, so the identities in its key stay theirs.
         hit = results[tuple(map(_shape, stored))] = ((held, stored), frozenset(out))
-        return hit[1]
+        return hit[1], looked
 
 
 _HEAD = ("requirements", "rank")
 _LITERAL_SHAPE = ("literal",)
+_LITERAL_TYPES = frozenset((bool, int, float, str, ast.Literal))
+_ALL_LITERAL: dict[int, tuple] = {}  # n -> (_LITERAL_SHAPE,) * n
+_VARIANT_LIMIT = 4096
+_item = tuple.__getitem__  # a compacted ad's storage read as the tuple it is
+
+
+def _own_shapes(attrs: SharedAttrs, at: tuple[int, ...]) -> tuple:
+    """:func:`_shape` of each value a compacted ad keeps itself at the indices ``at``."""
+    own = map(_item, repeat(attrs, len(at)), at)
+    if _LITERAL_TYPES.issuperset(map(type, own)):
+        key = _ALL_LITERAL.get(len(at))
+        if key is None:
+            key = _ALL_LITERAL[len(at)] = (_LITERAL_SHAPE,) * len(at)
+        return key
+    return tuple(map(_shape, map(_item, repeat(attrs, len(at)), at)))
 
 
 def _shape(stored: object) -> object:

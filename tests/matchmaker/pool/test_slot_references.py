@@ -67,3 +67,48 @@ def test_references_one_ad_at_a_time_and_significant_attributes_from_them() -> N
     kept = significant_attributes([], exprs, remove_regex=None, read=lambda e: [refs.of(ad, e) for ad in ads])
     # Names of what the negotiator adds (RemoteUser*, RemoteGroup*, Submitter*) are never significant.
     assert walked == kept == {"requestcpus", "foo", "bar", "jobprio"}
+
+
+def test_compacted_ads_of_one_layout_get_each_their_own_references() -> None:
+    """Compacted ads of one attribute list share a layout and keep their differing values
+    themselves; what one of them reads is kept by the values it keeps at the places the
+    walk looked up (a literal, whichever, reads nothing; an expression by identity).  By
+    hand, as above: ``Foo`` true or false reads nothing more; ``Foo = TARGET.Bar`` reads
+    ``Bar``; ``Foo = Baz`` reads nothing more while ``Baz`` is a literal, and ``Qux`` when
+    ``Baz = TARGET.Qux``.  Every ad is asked twice, in two orders (the second time served
+    from what the first kept), and always gets what a walk of it alone finds."""
+    texts = [
+        "Foo = true; Baz = 1",
+        "Foo = TARGET.Bar; Baz = 1",
+        "Foo = false; Baz = 2",
+        "Foo = Baz; Baz = true",
+        "Foo = Baz; Baz = TARGET.Qux",
+        "Foo = true; Baz = TARGET.Qux",
+    ]
+    expected = [
+        {"requestcpus"},
+        {"requestcpus", "bar"},
+        {"requestcpus"},
+        {"requestcpus"},
+        {"requestcpus", "qux"},
+        {"requestcpus"},
+    ]
+    from classad.parser import parse_expr
+
+    requirements = parse_expr("TARGET.RequestCpus <= Cpus && Foo")  # one node, as a claim's copies share it
+    ads = []
+    for k, text in enumerate(texts):
+        given = ClassAd(f"[{text}]")
+        ad = ClassAd()
+        ad.set_node("Requirements", requirements)
+        ad["Cpus"] = 2 + k
+        ad.set_node("Foo", given.get_node("Foo"))
+        ad.set_node("Baz", given.get_node("Baz"))
+        ad["Rank"] = 0
+        ads.append(ad.compact())
+    assert len({id(ad._attrs.layout) for ad in ads}) == 1  # one layout, several variants
+    refs = SlotReferences()
+    for order in (range(len(ads)), reversed(range(len(ads))), range(len(ads))):
+        for k in order:
+            assert refs.of(ads[k], []) == expected[k]
+            assert refs.of(ads[k], []) == external_references(ads[k], ("Requirements", "Rank"))
