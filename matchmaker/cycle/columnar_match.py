@@ -450,8 +450,12 @@ class _RequestColumns:
         """``true_mask(self.slot_side(attr, at))``, without the column when a shared result holds it."""
         return attribute_true(self.table, attr, row_side="my", other=self.req, state=self.state, rows=at)
 
-    def knob(self, node: ast.Node, at: np.ndarray) -> Column:
-        return evaluate_column(node, self.table, row_side="my", other=self.req, state=self.state, rows=at, shared=True)
+    def knob(self, node: ast.Node, at: np.ndarray, shared: bool = True) -> Column:
+        """A knob expression in the slots' scope on the rows ``at``; ``shared`` through the
+        table's memo (computed over every row and kept by what it read of the request)."""
+        return evaluate_column(
+            node, self.table, row_side="my", other=self.req, state=self.state, rows=at, shared=shared
+        )
 
     def slot_rank(self, attr: str, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The slots' ``attr`` (Rank or CurrentRank) on the rows ``at`` as a rank, and where
@@ -461,7 +465,9 @@ class _RequestColumns:
             col = self.slot_side(attr, rows)
             return rank_array(col), col.kind == K_ERROR
 
-        rank, error = self.shared(("slot", attr), at, compute, lambda: self.slots.may_draw(self.req, (), (), (attr,)))
+        rank, error = self.shared(
+            ("slot", attr), at, compute, lambda: self.slots.may_draw(self.req, (), (), (attr,)), nested=True
+        )
         return rank, error
 
     def knob_rank(self, node: ast.Node, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -477,11 +483,14 @@ class _RequestColumns:
         return rank, error
 
     def knob_true(self, node: ast.Node, at: np.ndarray) -> np.ndarray:
-        """Where a knob (PREEMPTION_REQUIREMENTS) is true on the rows ``at``."""
+        """Where a knob (PREEMPTION_REQUIREMENTS) is true on the rows ``at``.  Not through the
+        table's memo: what it reads (the clock, the submitter's priority, the claims'
+        priorities) differs from cycle to cycle, and within one the preemption tests that
+        read it are kept per submitter (:meth:`claimed_whole`)."""
         return self.shared(
             ("true", id(node)),
             at,
-            lambda rows: (true_mask(self.knob(node, rows)),),
+            lambda rows: (true_mask(self.knob(node, rows, shared=False)),),
             lambda: self.slots.may_draw(self.req, (node,), (), ()),
         )[0]
 
@@ -500,15 +509,18 @@ class _RequestColumns:
         at: np.ndarray,
         compute: Callable[[np.ndarray], tuple[np.ndarray, ...]],
         may_draw: Callable[[], bool],
+        nested: bool = False,
     ) -> tuple[np.ndarray, ...]:
         """``compute(at)``: the rows ``at`` of what an earlier build of the cycle computed
         over every row for a request giving the same values to what it read, or computed
         so now and kept for later builds when that cannot draw random numbers
         (:mod:`.row_results`), else computed on ``at`` alone (so too while the preemption
-        tests are computed over every row: what they make of it is kept instead)."""
+        tests are computed over every row, what they make of it being kept instead --
+        unless ``nested``: the slots' Rank and CurrentRank, which the preemption tests of
+        every submitter read alike)."""
         kept = self.slots.results
         arrays = kept.get(key, self.req)
-        if arrays is None and not self.composing and kept.worth(key) and not may_draw():
+        if arrays is None and (nested or not self.composing) and kept.worth(key) and not may_draw():
             arrays = self.every_row(key, compute)
         return compute(at) if arrays is None else rows_of(arrays, at)
 
@@ -736,7 +748,7 @@ class _RequestColumns:
         scalar path orders those).  The errors met are reported by the scalar evaluator, so
         that the same slots are named (it reports an error once per distinct set of values
         read): the slots whose Rank is an error, then the knob ranks' errors (``errors``)."""
-        if any(np.isnan(k).any() for k in keys):
+        if any(len(k) and np.isnan(k.min()) for k in keys):  # the minimum is NaN when any value is
             return None
         warn: list[tuple[int, int]] = [(r, S_RANK) for r in rank_errors]
         for kind, err in zip((S_PRE, S_POST, S_PRANK), errors):

@@ -8,7 +8,8 @@ job's ``Rank`` (one expression for many jobs).  What a build makes of one of the
 rank per row, where it is an error, where it is true; for the preemption tests of the
 claimed slots, which read the first three, each row's preemption state, whether it stays
 a candidate, whether PREEMPTION_REQUIREMENTS refused it and whether its Rank is an error,
-per submitter and mode -- is computed for every row of the
+per submitter and mode, made of the slots' ranks kept for every submitter alike -- is
+computed for every row of the
 table and kept for the cycle with the values it read of the request (every name it looked
 up, through :attr:`~matchmaker.cycle.ephemeral.NegotiationAd.reads`); a later build whose
 request gives the same values to those names takes its rows of the arrays instead of

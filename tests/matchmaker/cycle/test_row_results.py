@@ -251,3 +251,49 @@ def test_kept_arrays_give_back_every_bit():
     back = at(kept, rows)
     for got, was in zip(back, (exact, none, some, *inexact)):
         assert got.dtype == was.dtype and got.tobytes() == was[rows].tobytes()
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_slot_ranks_are_computed_once_for_every_submitters_preemption_tests(match_engine):
+    """By hand: slots 0 and 1 are zed's (EUP 100), claimed two hours ago, Rank
+    ``TARGET.JobPrio`` and CurrentRank 0; PREEMPTION_REQUIREMENTS is
+    ``RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2``.  ann (EUP 1) and abe (EUP 2) each
+    have one job of JobPrio 0: the Rank (0) is not above the CurrentRank (0) but not below
+    it, zed is another submitter with a worse priority and 100 > 1.2 and 100 > 2.4, so each
+    preempts zed by priority on one slot.  NEGOTIATOR_PRE_JOB_RANK ties (Rank 0, both claimed,
+    1 CPU, 1024 MB), so the job Rank ``TARGET.KFlops`` (1000 + slot) decides: ann, first,
+    takes slot 1, abe slot 0.  The preemption tests are
+    computed per submitter, but the Rank reads only the JobPrio, which both requests give
+    as 0: abe's tests take the ranks computed for ann's.  PREEMPTION_REQUIREMENTS, whose
+    values change every cycle, leaves nothing in the table's memo."""
+    claim = {**FREE, "user": "zed@d", "busy": True}
+    slot_ads = [_slot_ad(0, claim), _slot_ad(1, claim)]
+    for ad in slot_ads:
+        ad.set_node("Rank", parse_expr("TARGET.JobPrio"))
+    pool = pool_from_ads(slot_ads, _job_ads([_plain("ann@d"), _plain("abe@d")], [(0, 1), (1, 1)]))
+    settings = _settings("PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2\n", False, False)
+    eups = StaticPriorities({"ann@d": 1.0, "abe@d": 2.0, "zed@d": 100.0})
+    tables: list = []
+    real = columnar_match.build
+
+    def build(*args):
+        tables.append(columnar_match._slots(args[0], args[4]).table)
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        made = _counted(mp)
+        mp.setattr(matching, "build_columnar", build)
+        r = negotiate(pool, settings, eups, NOW)
+    assert [(m.job, m.slot, m.submitter, m.preempted) for m in r.matches] == [
+        ("1.0", "slot1@host1", "ann@d", "zed@d"),
+        ("2.0", "slot0@host0", "abe@d", "zed@d"),
+    ]
+    assert len(made) == 1
+    assert made[0]._kept[("slot", "rank")] == 1 and made[0]._taken[("slot", "rank")] >= 1
+    prereq = settings.policy.preemption_requirements
+    memo = tables[0].shared_memo()
+    assert not any(key[0] == ("expr", id(prereq)) for key in memo.entries)
+    with pytest.MonkeyPatch.context() as mp:
+        _without_row_results(mp)
+        again = negotiate(pool, settings, eups, NOW)
+    assert (again.matches, again.rejected, again.usage) == (r.matches, r.rejected, r.usage)
