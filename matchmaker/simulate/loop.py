@@ -39,7 +39,7 @@ from ..config.settings import Settings
 from ..cycle.carry import Carried
 from ..cycle.claims import claim_matches
 from ..cycle.results import CycleResult
-from ..cycle.session import group_function, remembered, run_cycle
+from ..cycle.session import claim_names, group_function, remembered, run_cycle
 from ..pool.ads import Pool, Slot, make_slots
 from ..pool.partition import give_back, is_dynamic, machine_resources, parent_name, with_values
 from .jobs import (
@@ -360,10 +360,34 @@ class _Run:
         # The startds report the dynamic slots at once: charge each its own weight from now on.
         assert self._claim_at is not None
         self.charged = list(filter(None, self._claim_at))
+        only = self._claims_to_sync(result, claimed.changed)
         with self.acct.transaction():
-            self.acct.sync_claims(self.charged, t)
+            if only is None:
+                self.acct.sync_claims(self.charged, t)
+            else:
+                self.acct.sync_claims(only[1], t, only[0])
         self.claims_changed = set() if self.carry is not None else None
         return preempted
+
+    def _claims_to_sync(
+        self, result: CycleResult, changed: Optional[list[int]]
+    ) -> Optional[tuple[set[str], list[Claim]]]:
+        """``(names, claims)``: the names of the only slots whose claims may differ from the
+        accountant's records after the claims put new records at the places ``changed``
+        (None: any place), and the claims of those slots in slot order; None when any
+        slot's may.  The cycle left the accountant holding the claims of the pool it
+        negotiated (it synced the slots released since the last sync) and the matches it
+        charged (by :func:`claim_names`); the claims changed only the records at ``changed``."""
+        by_name, claim_at = self._by_name, self._claim_at
+        if self.carry is None or changed is None or by_name is None or claim_at is None:
+            return None
+        names = set(claim_names(result.matches))
+        place = self._places(by_name)
+        at = set(changed)
+        at.update(place(n) for n in names if n in by_name)
+        slots = self.slots
+        names.update(slots[k].name for k in at)
+        return names, [c for c in map(claim_at.__getitem__, sorted(at)) if c is not None]
 
     def _new_records(self, changed: Optional[list[int]]) -> None:
         """The slots' records by name after the claims put new ones at the places ``changed``
