@@ -161,7 +161,18 @@ class Variant:
     """The ads of one layout that keep the same places themselves: ``source[p]`` is the
     index of place ``p``'s value in such an ad's tuple, 0 when the value is the template's."""
 
-    __slots__ = ("layout", "source", "place", "spellings", "template", "pairs", "own", "_plans", "_plains")
+    __slots__ = (
+        "layout",
+        "source",
+        "place",
+        "spellings",
+        "template",
+        "pairs",
+        "own_places",
+        "own_at",
+        "_plans",
+        "_plains",
+    )
 
     def __init__(self, layout: Layout, own: tuple[int, ...]) -> None:
         source = [0] * len(layout.keys)
@@ -172,9 +183,17 @@ class Variant:
         # The layout's tables again, one attribute access nearer to the hot path.
         self.place, self.spellings = layout.place, layout.spellings
         self.template, self.pairs = layout.template, layout.pairs
-        self.own = tuple((p, s) for p, s in enumerate(source) if s)  # (place, index in the ad's tuple)
+        # The places an ad keeps itself, in increasing order, and their indices in its tuple
+        # (two tuples rather than one of pairs: fewer objects for the cyclic collector).
+        self.own_places = tuple(p for p, s in enumerate(source) if s)
+        self.own_at = tuple(map(source.__getitem__, self.own_places))
         self._plans: dict[tuple[str, ...], _Plan] = {}
         self._plains: dict[tuple[str, ...], tuple[list[Stored], tuple[int, ...], tuple[int, ...]]] = {}
+
+    @property
+    def own(self) -> tuple[tuple[int, int], ...]:
+        """(place, index in the ad's tuple) of each place an ad of this variant keeps itself."""
+        return tuple(zip(self.own_places, self.own_at))
 
     def plain_plan(self, keys: tuple[str, ...]) -> tuple[list[Stored], tuple[int, ...], tuple[int, ...]]:
         """How to read the plain forms (:meth:`SharedAttrs.plain`) of ``keys`` from an ad of
@@ -211,20 +230,24 @@ class _Plan:
     """The stored values of some names in the ads of one variant: what the template gives
     (fixed for the variant) and where in each ad the rest is."""
 
-    __slots__ = ("fixed", "pairs", "at")
+    __slots__ = ("fixed", "rows", "at")
 
     def __init__(self, variant: Variant, keys: tuple[str, ...]) -> None:
         source, template = variant.source, variant.template
         fixed: list[Stored] = []
-        pairs: list[tuple[int, int]] = []
+        rows: list[int] = []
+        at: list[int] = []
         for r, p in enumerate(variant.layout.positions(keys)):
             s = source[p] if p >= 0 else 0
             fixed.append(None if p < 0 or s else template[p])
             if s:
-                pairs.append((r, s))
+                rows.append(r)
+                at.append(s)
         self.fixed = fixed  # the values, with the ad's own left as None
-        self.pairs = tuple(pairs)  # (place in the result, index in the ad's tuple)
-        self.at = tuple(s for _, s in pairs)  # the indices alone
+        # The ad's own: each one's place in the result and its index in the ad's tuple (two
+        # tuples rather than one of pairs: fewer objects for the cyclic collector to walk).
+        self.rows = tuple(rows)
+        self.at = tuple(at)
 
 
 _item = tuple.__getitem__
@@ -298,7 +321,7 @@ class SharedAttrs(tuple):
         object on every call, so callers may key caches by identity while they hold it."""
         plan = _item(self, 0).plan(keys)
         out = plan.fixed.copy()
-        for r, s in plan.pairs:
+        for r, s in zip(plan.rows, plan.at):
             out[r] = _item(self, s)
         return out
 
@@ -345,7 +368,7 @@ class SharedAttrs(tuple):
         variant: Variant = _item(self, 0)
         entries = list(variant.pairs)
         spellings = variant.spellings
-        for p, s in variant.own:
+        for p, s in zip(variant.own_places, variant.own_at):
             v = _item(self, s)
             entries[p] = (spellings[p], _literal(v) if type(v) in _BARE else v)
         return dict(zip(variant.layout.keys, entries))
@@ -465,7 +488,8 @@ def shared_attrs(layout: Layout, own: tuple[int, ...], values: list[Stored]) -> 
 def own_values(attrs: SharedAttrs) -> dict[int, Stored]:
     """The places of its layout that ``attrs`` holds itself, with their stored values (the
     rest are the template's)."""
-    return {p: _item(attrs, s) for p, s in _item(attrs, 0).own}
+    variant: Variant = _item(attrs, 0)
+    return {p: _item(attrs, s) for p, s in zip(variant.own_places, variant.own_at)}
 
 
 # ---- writing a compacted ad without a dict ------------------------------------------------
