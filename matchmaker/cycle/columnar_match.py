@@ -562,17 +562,20 @@ class _RequestColumns:
         first, and both Requirements then run on them and on the slots whose Rank is an
         error (reported when both Requirements hold, as :meth:`claimed_states` does)."""
         slots = self.slots
-        rows = np.nonzero(slots.alive & slots.claimed)[0]
+        claimed = slots.alive & slots.claimed
         if self.policy.skip_claimed_idle:
-            rows = rows[~slots.claimed_idle[rows]]
+            claimed &= ~slots.claimed_idle
         rank_errors: list[int] = []
-        if len(rows):
+        rows = _NO_ROWS
+        if claimed.any():
             whole = self.claimed_whole("", True)
             if whole is None:
+                rows = np.nonzero(claimed)[0]
                 rank, error = self.slot_rank("rank", rows)
                 better = rank > self.slot_rank("currentrank", rows)[0]
-            else:
-                _, better, _, error = rows_of(whole, rows)
+            else:  # only the claimed rows it keeps (their Rank is better) or whose Rank is an error
+                rows = np.nonzero(claimed & _either(whole[1], whole[3]))[0]
+                better, error = rows_of((whole[1], whole[3]), rows)
             look = np.nonzero(better | error)[0]
             passed = look[np.isin(rows[look], self.both_requirements(rows[look]))]
             rank_errors = rows[passed[error[passed]]].tolist()
@@ -765,6 +768,13 @@ class _RequestColumns:
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
+
+
+def _either(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> Any:
+    """``a | b`` of two masks in :func:`~.row_results.kept_form` (None: no row set)."""
+    if a is None or b is None:
+        return False if a is None and b is None else a if b is None else b
+    return a | b
 
 
 __all__ = ["HEAD", "LazyCandidates", "MatcherParts", "SlotTable", "build", "candidate_order", "head_order", "table_of"]
