@@ -40,6 +40,7 @@ from .column import (
     Packed,
     Values,
     as_column,
+    kinds,
 )
 from .families import Family, Hole, Variants, variants
 from .functions import NUMERIC
@@ -55,6 +56,11 @@ _NO_VARIANTS = False
 
 class _TemplateFallback(Exception):
     """A family's template met what the scalar evaluator would have to answer."""
+
+
+class _NotEager(Exception):
+    """An evaluation made ahead of need (see :meth:`Run.logical`) met something it must not
+    do for rows nobody asked for: a scalar fallback, an expression to evaluate."""
 
 
 class _WouldDraw(Exception):
@@ -124,6 +130,10 @@ _VALUE_ONLY_MODULES = frozenset(
         "classad.functions.lists",
     }
 )
+# Operators whose column forms decide every row of numbers, strings, Undefined and Error.
+_EAGER_OPS = _COMPARE | _ARITH | frozenset({"is", "isnt"})
+# Fewer rows than this: a side is evaluated only where needed (picking those rows costs little).
+_AHEAD_ROWS = 2048
 _TYPE_TESTS = {
     "isundefined": (K_UNDEF,),
     "iserror": (K_ERROR,),
@@ -203,6 +213,8 @@ class Run:
         # columns by family key, and the ids of their template nodes.
         self._holes: dict[int, tuple[np.ndarray, list[Column]]] = {}
         self._template_ids: frozenset = frozenset()
+        # Set while a side is evaluated ahead of need (see :meth:`logical`).
+        self.eager = False
 
     def note(self, key: Any, tok: Any) -> None:
         """Record a read of the fixed ad (token None: a read that cannot be shared)."""
@@ -213,6 +225,8 @@ class Run:
 
     def scalar(self, node: ast.Node, scope: int, rows: np.ndarray, active: frozenset) -> Column:
         """``node`` evaluated by the scalar evaluator on ``rows``."""
+        if self.eager and len(rows):
+            raise _NotEager
         if self._template_ids and id(node) in self._template_ids:
             raise _TemplateFallback
         st, fixed, ads = self.st, self.fixed, self.t.ads
@@ -325,6 +339,7 @@ class Run:
     def _row_only_compute(self, node: Any, rows: np.ndarray) -> tuple[Values, frozenset]:
         """A row-only ``node`` on ``rows``, and the attributes it read."""
         recording, self.recording, ro, self.row_only = self.recording, [], self.row_only, None
+        eager, self.eager = self.eager, False
         deps: set = set()
         watch = self.t.watch
         watch.append(deps)
@@ -332,7 +347,7 @@ class Run:
             v = self.ev(node, ROW, rows, frozenset())
         finally:
             watch.pop()
-            self.recording, self.row_only = recording, ro
+            self.recording, self.row_only, self.eager = recording, ro, eager
         return v, frozenset(deps)
 
     def _bring_row_only(self, ro: RowOnly, key: tuple, kept: Kept) -> Optional[Kept]:
@@ -484,6 +499,8 @@ class Run:
         hit = self._fixed_memo.get(memo_key)
         if hit is not None:
             return hit
+        if self.eager:
+            raise _NotEager
         v = self.ev(node, FIXED, rows, active | {key})
         if type(v) is Const:
             self._fixed_memo[memo_key] = v
@@ -494,6 +511,8 @@ class Run:
         ac = self.t.column(lname)
         if not ac.nodes:
             return ac.values if rows is self.t.all_rows else ac.take(rows)
+        if self.eager:
+            raise _NotEager
         if self.shared is not None:
             return self._shared_row_attr(lname, rows, active)
         full = rows is self.t.all_rows
@@ -914,10 +933,16 @@ class Run:
         k = ca.kind
         left_bool = ca is a or ops.uniform(ca) == K_BOOL  # truth() gives a column of booleans back as is
         need = ca.i != int(stop) if left_bool else (k == K_UNDEF) | ((k == K_BOOL) & (ca.i != int(stop)))
-        pos = need.nonzero()[0]
-        if not len(pos):
+        count = int(np.count_nonzero(need))
+        if not count:
             return ca
-        everywhere = len(pos) == len(rows)
+        everywhere = count == len(rows)
+        if left_bool and not everywhere and len(rows) >= _AHEAD_ROWS and self._simple(node.right):
+            # Where the right side costs less than picking the rows it is needed on.
+            ahead = self._ahead(node.right, scope, rows, active)
+            if ahead is not None:
+                return self._logical_ahead(ca, need, ahead, stop)
+        pos = need.nonzero()[0]
         sub = rows if everywhere else rows[pos]
         b = self.ev(node.right, scope, sub, active)
         if left_bool:
@@ -951,6 +976,61 @@ class Run:
         out = ca.copy() if len(pos) != len(rows) else res
         if out is not res:
             out.put(pos, res)
+        return out
+
+    def _simple(self, node: Any) -> bool:
+        """Whether ``node`` may be evaluated ahead of need (:meth:`_ahead`): operators whose
+        column forms decide every row, on literals, names and ``MY``/``TARGET``/``OTHER``
+        selections (remembered by node in the table's memo)."""
+        shared = self.shared
+        if shared is None:
+            return False
+        seen = shared.simple.get(id(node))
+        if seen is not None and seen[0] is node:
+            return seen[1]  # type: ignore[no-any-return]
+        verdict = _simple_shape(node)
+        if len(shared.simple) >= 1 << 16:
+            shared.simple.clear()
+        shared.simple[id(node)] = (node, verdict)
+        return verdict
+
+    def _ahead(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Values]:
+        """``node`` on every one of ``rows``, including rows where its value is not needed;
+        None when that would take a scalar fallback or evaluate an expression (nothing is
+        then done that the evaluation of the rows needed would not do, but for looking
+        at more attributes: reads of the fixed ad and dependencies are only ever added)."""
+        saved, self.eager = self.eager, True
+        try:
+            return self.ev(node, scope, rows, active)
+        except _NotEager:
+            return None
+        finally:
+            self.eager = saved
+
+    def _logical_ahead(self, ca: Column, need: np.ndarray, b: Values, stop: bool) -> Column:
+        """:meth:`logical` of a left side of booleans only (``ca``), ``need`` marking the rows
+        it does not decide, and the right side ``b`` evaluated on every row: the truth value
+        of ``b`` where needed, ``ca`` elsewhere, as evaluating ``b`` only where needed gives."""
+        n = len(ca.kind)
+        if type(b) is Const:
+            tb = truthiness(b.value)
+            out = ca.copy()
+            if tb is True or tb is False:
+                out.i[need] = int(tb)
+            else:
+                out.uni = -1
+                out.kind[need] = K_ERROR if tb is ERROR else K_UNDEF
+                out.i[need] = 0
+            return out
+        tb_col = ops.truth(b)  # type: ignore[arg-type]
+        if tb_col is b or ops.uniform(tb_col) == K_BOOL:
+            x, y = ca.i != 0, tb_col.i != 0
+            i = (x | y if stop else x & y).astype(np.int64)
+            return Column(kinds(n, K_BOOL), i, None, None, None, self.pool, K_BOOL)
+        out = ca.copy()
+        out.uni = -1
+        out.kind[need] = tb_col.kind[need]
+        out.i[need] = tb_col.i[need]
         return out
 
     def unary(self, node: ast.Unary, scope: int, rows: np.ndarray, active: frozenset) -> Values:
@@ -1089,6 +1169,28 @@ class Run:
             pos = other.nonzero()[0]
             out.put(pos, self.scalar(node, scope, rows[pos], active))
         return out
+
+
+def _simple_shape(node: Any) -> bool:
+    """See :meth:`Run._simple`."""
+    t = type(node)
+    if t is ast.Literal:
+        return token(node.value) is not None
+    if t is ast.Paren:
+        return _simple_shape(node.inner)
+    if t is ast.Binary:
+        return node.op in _EAGER_OPS and _simple_shape(node.left) and _simple_shape(node.right)
+    if t is ast.AttrRef:
+        return not node.absolute and node.lname not in SPECIAL_NAMES
+    if t is ast.Select:
+        base = node.base
+        return (
+            type(base) is ast.AttrRef
+            and not base.absolute
+            and base.lname in ("my", "target", "other")
+            and node.lname not in SPECIAL_NAMES
+        )
+    return t is Hole
 
 
 def _distinct(keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

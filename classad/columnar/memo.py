@@ -258,6 +258,9 @@ class SharedMemo:
         self.calls = CallResults()
         # Expressions keyed by identity are kept alive here, so that their ids stay theirs.
         self._pinned: dict[int, Any] = {}
+        # id(node) -> (node, verdict): whether an expression may be evaluated ahead of need
+        # (classad.columnar.compile.Run._simple).
+        self.simple: dict[int, tuple[Any, bool]] = {}
 
     def pin(self, node: Any) -> None:
         """Keep ``node`` alive as long as this memo (its results are keyed by ``id(node)``)."""

@@ -1,0 +1,137 @@
+"""Right sides of ``&&`` / ``||`` evaluated ahead of need (classad.columnar.compile).
+
+On a big table the engine may evaluate a simple right side (comparisons and arithmetic of
+literals, names and ``MY``/``TARGET`` selections) on every row instead of picking the rows
+where the left side does not decide, giving up when that would take a scalar fallback or
+evaluate an expression.  These tests lower the size threshold to nothing, so that every
+such side is so evaluated on the small random tables, and compare with the scalar
+evaluator: the values on every row, and shared results that later evaluations reuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+from test_columnar_differential import _check, _clock, _logic_chain, _logic_row, simple_expr, simple_row
+from test_columnar_memo import fixed_ads, row_ads, truthy
+
+from classad import ClassAd, set_strict_mode
+from classad.columnar import AdTable, attribute_true, compile as columnar_compile, evaluate_attribute
+from classad.evaluate import new_state
+from classad.parser import parse_expr
+
+
+@contextmanager
+def always_ahead() -> Iterator[None]:
+    """Every right side that may be evaluated ahead of need is, whatever the table's size."""
+    saved = columnar_compile._AHEAD_ROWS
+    columnar_compile._AHEAD_ROWS = 0
+    try:
+        yield
+    finally:
+        columnar_compile._AHEAD_ROWS = saved
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    exprs=st.lists(_logic_chain, min_size=4, max_size=8),
+    rows=st.lists(_logic_row, min_size=2, max_size=8),
+    fixed=_logic_row,
+    side=st.sampled_from(["my", "target"]),
+    strict=st.booleans(),
+)
+def test_logical_chains_ahead(exprs, rows, fixed, side, strict):
+    """Chains of ``&&`` and ``||`` over booleans, Undefined, Error, numbers and strings give
+    the scalar evaluator's three-valued results on every row and on half of them."""
+    set_strict_mode(strict)
+    try:
+        with always_ahead():
+            _check(exprs, rows, fixed, side)
+    finally:
+        set_strict_mode(False)
+
+
+_guarded = st.tuples(
+    st.sampled_from(["a > 0", "b", "n =?= undefined", "true", "a == b", "!(a < 1)"]),
+    st.sampled_from(["&&", "||"]),
+    simple_expr,
+).map(lambda t: f"({t[0]}) {t[1]} ({t[2]})")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    exprs=st.lists(_guarded, min_size=6, max_size=12),
+    rows=st.lists(simple_row, min_size=2, max_size=8),
+    fixed=simple_row,
+    side=st.sampled_from(["my", "target"]),
+    strict=st.booleans(),
+    compact=st.booleans(),
+)
+def test_operators_on_small_values_ahead(exprs, rows, fixed, side, strict, compact):
+    """Right sides of every operator on edge values (NaN, the 64-bit limits, overflowing
+    reals, lists, strings against numbers), which the vector forms decide or leave to the
+    scalar evaluator, behind a left side that decides some rows."""
+    set_strict_mode(strict)
+    try:
+        with always_ahead():
+            _check(exprs, rows, fixed, side, compact)
+    finally:
+        set_strict_mode(False)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    rows=st.lists(row_ads, min_size=2, max_size=7),
+    fixed_texts=st.lists(fixed_ads, min_size=2, max_size=5),
+    strict=st.booleans(),
+)
+def test_shared_results_ahead(rows, fixed_texts, strict):
+    """Row attributes shared through the memo (whose reads of the fixed ad an evaluation
+    ahead of need may add to) equal the scalar evaluator's values for every later fixed ad."""
+    try:
+        row_ads_ = [ClassAd(t) for t in rows]
+        fixeds = [ClassAd(t) for t in fixed_texts]
+    except Exception:
+        return
+    set_strict_mode(strict)
+    try:
+        with always_ahead():
+            table = AdTable(row_ads_)
+            odd = np.arange(1, len(row_ads_), 2)
+            for fixed in fixeds + fixeds:
+                for name in ("Req", "x"):
+                    expected = [r.evaluate(name, fixed, state=new_state(r, fixed, clock=_clock)) for r in row_ads_]
+                    col = evaluate_attribute(table, name, other=fixed, state=new_state(clock=_clock))
+                    assert [repr(v) for v in col.to_values()] == [repr(v) for v in expected]
+                    mask = attribute_true(table, name, other=fixed, state=new_state(clock=_clock), rows=odd)
+                    assert mask.tolist() == [truthy(expected[i]) for i in odd.tolist()]
+    finally:
+        set_strict_mode(False)
+
+
+def test_a_right_side_is_evaluated_ahead_on_every_row():
+    """``a > 1 && TARGET.b <= b`` over 6 rows: the right side is asked on all 6 (not only on
+    the 3 where ``a > 1``), and the values are the scalar's: a = 0, 2, 5, 1, 3, 0 and b = 4
+    against TARGET.b = 3 give false, true, true, false, true, false."""
+    rows = [ClassAd(f"[a = {a}; b = 4]") for a in (0, 2, 5, 1, 3, 0)]
+    table = AdTable(rows)
+    asked: list[int] = []
+    real_ev = columnar_compile.Run.ev
+
+    def ev(self, node, scope, at, active):
+        if type(node).__name__ == "Binary" and node.op == "<=":
+            asked.append(len(at))
+        return real_ev(self, node, scope, at, active)
+
+    columnar_compile.Run.ev = ev  # type: ignore[method-assign]
+    try:
+        with always_ahead():
+            run = columnar_compile.Run(table, ClassAd("[b = 3]"), new_state(clock=_clock), True)
+            col = run.ev(parse_expr("a > 1 && TARGET.b <= b"), columnar_compile.ROW, table.all_rows, frozenset())
+    finally:
+        columnar_compile.Run.ev = real_ev  # type: ignore[method-assign]
+    assert asked == [6]
+    assert col.to_values() == [False, True, True, False, True, False]
