@@ -233,15 +233,22 @@ class AdTable:
             names.add(ANY)
 
     def follow(
-        self, ads: Sequence[Any], source: np.ndarray, dirty: np.ndarray, changed: dict[str, np.ndarray]
+        self,
+        ads: Sequence[Any],
+        source: np.ndarray,
+        dirty: np.ndarray,
+        changed: dict[str, np.ndarray],
+        given: Optional[dict[str, tuple[np.ndarray, np.ndarray]]] = None,
     ) -> "AdTable":
         """The table of ``ads``, continuing this one: ``source[i]`` is the row of this table
         that new row ``i`` holds again (-1 for a new ad), ``dirty`` marks the rows that may
         differ in every attribute, and ``changed[name]`` the further rows whose attribute
         ``name`` (lower-case) may differ.  Every other row must hold the same entry under
-        every name as its source row.  The new table re-reads only the rows that changed and
-        keeps this table's string pool, shared results and row-only values, which it brings
-        up to date on use; this table must not be used afterwards."""
+        every name as its source row.  ``given[name]``, if any, is ``(rows, values)``: rows
+        of ``changed[name]`` (each once) and what each holds there, as ``ClassAd.plain``
+        gives it, so those are not read.  The new table re-reads only the rows that changed
+        and keeps this table's string pool, shared results and row-only values, which it
+        brings up to date on use; this table must not be used afterwards."""
         new = AdTable(ads)
         if new.nested or self.nested:
             return new
@@ -252,7 +259,7 @@ class AdTable:
         for (name, col), dirty_read in zip(self._columns.items(), read):
             extra = masks.get(name)
             redo = dirty | extra if extra is not None else dirty
-            known = _with_extra(name, dirty_read, dirty, redo, new.ads)
+            known = _with_extra(name, dirty_read, dirty, redo, new.ads, given.get(name) if given else None)
             new._columns[name] = _carry_column(name, col, new.ads, source, redo, self.pool, known)
         new.history = self.history
         new.history.add(Step(self.n, source, dirty, {k: m for k, m in masks.items() if m.any()}))
@@ -273,17 +280,32 @@ def _read_rows(ads: list, names: tuple[str, ...]) -> list[Sequence[Any]]:
     return list(zip(*rows))
 
 
-def _with_extra(lname: str, dirty_read: Sequence[Any], dirty: np.ndarray, redo: np.ndarray, ads: list) -> Sequence[Any]:
+def _with_extra(
+    lname: str,
+    dirty_read: Sequence[Any],
+    dirty: np.ndarray,
+    redo: np.ndarray,
+    ads: list,
+    given: Optional[tuple[np.ndarray, np.ndarray]] = None,
+) -> Sequence[Any]:
     """The plain forms of ``lname`` in the ``redo`` rows, in row order: ``dirty_read`` for
-    the ``dirty`` rows (which ``redo`` includes), the others read one by one."""
+    the ``dirty`` rows (which ``redo`` includes), ``given`` (rows of ``redo``, their plain
+    forms) for the others it names, the rest read one by one."""
     again = np.flatnonzero(redo)
     if len(again) == len(dirty_read):
         return dirty_read
     was_dirty = dirty[again]
     out = np.empty(len(again), dtype=object)
     out[was_dirty] = np.fromiter(dirty_read, dtype=object, count=len(dirty_read))
-    others = again[~was_dirty].tolist()
-    out[~was_dirty] = np.fromiter((ads[r].plain(lname) for r in others), dtype=object, count=len(others))
+    todo = ~was_dirty
+    if given is not None:
+        rows, values = given
+        kept = ~dirty[rows]
+        at = np.searchsorted(again, rows[kept])
+        out[at] = values[kept]
+        todo[at] = False
+    others = again[todo].tolist()
+    out[todo] = np.fromiter((ads[r].plain(lname) for r in others), dtype=object, count=len(others))
     return out.tolist()  # type: ignore[no-any-return]
 
 

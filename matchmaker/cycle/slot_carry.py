@@ -33,6 +33,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from classad import ast
 from classad.ad import ClassAd
+from classad.layout import plain_form
 
 from ..pool.ads import Slot
 from ..pool.autocluster import SlotReferences
@@ -247,7 +248,7 @@ class SlotCarry:
         for _, _, change in self._changes.values():
             if change is not None and change.copies:
                 deque(map(dict.update, map(_OWN, change.copies), repeat(change.entries)), maxlen=0)
-                self.line.note_all(change.copies, change.names)
+                self.line.note_all(change.copies, change.names, change.plains)
                 change.copies = []
 
     def consumed(self, copy: NegotiationAd, ad: ClassAd) -> None:
@@ -271,11 +272,12 @@ class SlotCarry:
 class _Change:
     """The entries of one list that differ from another's, by lower-case name."""
 
-    __slots__ = ("entries", "names", "copies")
+    __slots__ = ("entries", "names", "plains", "copies")
 
     def __init__(self, entries: dict[str, Any]) -> None:
         self.entries = entries
         self.names = tuple(entries)
+        self.plains = tuple(plain_form(entry[1]) for entry in entries.values())  # what a copy reads so
         self.copies: list[NegotiationAd] = []  # copies waiting for it (SlotCarry.settle)
 
     @staticmethod

@@ -54,7 +54,7 @@ class TableLine:
         self._row_of: Optional[dict[int, int]] = None  # id(copy) -> its row in table, if known
         # id(copy) -> (copy, lower-case names rewritten in place, None for anything)
         self._notes: dict[int, tuple[Any, Optional[tuple[str, ...]]]] = {}
-        self._bulk: list[tuple[list[Any], tuple[str, ...]]] = []  # see note_all
+        self._bulk: list[tuple[list[Any], tuple[str, ...], Optional[tuple]]] = []  # see note_all
 
     def note(self, copy: Any, names: Optional[tuple[str, ...]]) -> None:
         """Say that the entries ``names`` of ``copy`` (an annotated copy, maybe a row of the
@@ -64,10 +64,11 @@ class TableLine:
             names = None if names is None or hit[1] is None else hit[1] + names
         self._notes[id(copy)] = (copy, names)
 
-    def note_all(self, copies: list[Any], names: tuple[str, ...]) -> None:
+    def note_all(self, copies: list[Any], names: tuple[str, ...], values: Optional[tuple] = None) -> None:
         """:meth:`note` for each of ``copies`` (the list is kept: not to be changed), all
-        rewritten in the same ``names``."""
-        self._bulk.append((copies, names))
+        rewritten in the same ``names``; ``values``, if given, what each copy now holds
+        under each name (``ClassAd.plain``), so that the table need not read them."""
+        self._bulk.append((copies, names, values))
 
     def table_of(self, ads: Sequence[Any], sources: Sequence[Any], names: Optional[Sequence[Any]] = None) -> AdTable:
         """The table of ``ads`` (this cycle's annotated copies of the slot ads ``sources``,
@@ -76,8 +77,8 @@ class TableLine:
         if old is None or len(old.pool.strings) > _POOL_LIMIT:
             table, row_of = AdTable(ads), None
         else:
-            source, dirty, changed, row_of = self._changes(ads, sources, names)
-            table = old.follow(ads, source, dirty, changed)
+            source, dirty, changed, given, row_of = self._changes(ads, sources, names)
+            table = old.follow(ads, source, dirty, changed, given)
         self.table, self._row_of = table, row_of
         self._sources = list(sources)
         self._names = list(names) if names is not None else []
@@ -86,10 +87,11 @@ class TableLine:
 
     def _changes(
         self, ads: Sequence[Any], sources: Sequence[Any], names: Optional[Sequence[Any]]
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[int, int]]:
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]], dict[int, int]]:
         """What :meth:`AdTable.follow` needs: each row's row last time, the rows to read
-        again whole, and the rows whose entry under a name may differ (and each new row
-        by its copy's id, for next time).  A row whose copy is a row of the last table
+        again whole, the rows whose entry under a name may differ and the values known of
+        some (see :meth:`_noted_all`), and each new row by its copy's id, for next time.
+        A row whose copy is a row of the last table
         holds what it held but the names noted; any other copy is compared with last
         time's row of its slot (by name, else by slot ad; see :func:`_row_changes`),
         unless that row's copy was noted."""
@@ -116,7 +118,7 @@ class TableLine:
             else:
                 for name in noted:
                     touched.setdefault(name, []).append(i)
-        changed = self._noted_all(first, rows)
+        changed, given = self._noted_all(first, rows)
         rest = np.flatnonzero((rows < 0) & ~dirty).tolist()
         if rest:
             taken = np.zeros(len(old), bool)
@@ -127,22 +129,41 @@ class TableLine:
             if mask is None:
                 mask = changed[name] = np.zeros(n, bool)
             mask[at] = True
-        return rows, dirty, changed, row_of
+            known = given.get(name)
+            if known is not None:  # a row also noted alone is read
+                alone = np.zeros(n, bool)
+                alone[at] = True
+                kept = ~alone[known[0]]
+                given[name] = (known[0][kept], known[1][kept])
+        return rows, dirty, changed, given, row_of
 
-    def _noted_all(self, first: dict[int, int], rows: np.ndarray) -> dict[str, np.ndarray]:
+    def _noted_all(
+        self, first: dict[int, int], rows: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]]]:
         """The rows of the copies noted together (:meth:`note_all`) that continue a row of
-        the last table, under each name noted, as masks; found at C speed."""
+        the last table, under each name noted, as masks, found at C speed; and under each
+        name whose rows were all noted with their values, once each, those rows and values."""
         changed: dict[str, np.ndarray] = {}
-        for copies, names in self._bulk:
+        known: dict[str, Optional[list[tuple[np.ndarray, Any]]]] = {}
+        for copies, names, values in self._bulk:
             at = np.fromiter(map(first.get, map(id, copies), repeat(-1)), np.int64, len(copies))
             at = at[at >= 0]
             at = at[rows[at] >= 0]
-            for name in names:
+            for k, name in enumerate(names):
                 mask = changed.get(name)
                 if mask is None:
                     mask = changed[name] = np.zeros(len(rows), bool)
+                    known[name] = []
+                elif mask[at].any():
+                    known[name] = None  # a row noted twice (cycles without a table): read
+                parts = known[name]
+                if parts is not None:
+                    if values is None:
+                        known[name] = None
+                    else:
+                        parts.append((at, values[k]))
                 mask[at] = True
-        return changed
+        return changed, {name: _given(parts) for name, parts in known.items() if parts}
 
     def _match(
         self,
@@ -178,6 +199,17 @@ class TableLine:
             rows[i] = r
             for name in differ:
                 touched.setdefault(name, []).append(i)
+
+
+def _given(parts: list[tuple[np.ndarray, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and the value each holds, from lists of rows that hold one value each."""
+    rows = np.concatenate([at for at, _ in parts])
+    values = np.empty(len(rows), dtype=object)
+    start = 0
+    for at, value in parts:
+        values[start : start + len(at)].fill(value)  # fill: the value as it is, even a sequence
+        start += len(at)
+    return rows, values
 
 
 def _row_changes(before: Any, before_src: Any, after: Any, after_src: Any) -> Optional[list[str]]:
