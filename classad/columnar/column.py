@@ -270,12 +270,13 @@ class Column:
 
     def take(self, idx: np.ndarray) -> "Column":
         """The rows at positions ``idx``."""
+        # ``take`` gathers numbers faster than indexing; objects the other way round.
         f, s, o = self._f, self._s, self.o
         return Column(
-            self.kind[idx],
-            self.i[idx],
-            None if f is None else f[idx],
-            None if s is None else s[idx],
+            self.kind.take(idx),
+            self.i.take(idx),
+            None if f is None else f.take(idx),
+            None if s is None else s.take(idx),
             None if o is None else o[idx],
             self.pool,
             self.uni,
@@ -413,7 +414,7 @@ class Packed:
         if self.bits is None:
             return None
         every = np.unpackbits(self.bits, count=self.n)
-        return every if rows is None else every[rows]
+        return every if rows is None else every.take(rows)
 
     def unpack(self, rows: Optional[np.ndarray] = None) -> Column:
         """A new column of every row, or of the rows at positions ``rows``."""
@@ -421,7 +422,7 @@ class Packed:
 
         def part(a: np.ndarray, dtype: Any) -> np.ndarray:
             # Picking rows makes a new array already: widened only if it must be.
-            return a.astype(dtype) if rows is None else a[rows].astype(dtype, copy=False)
+            return a.astype(dtype) if rows is None else a.take(rows).astype(dtype, copy=False)
 
         kind = self.kind
         if self.bits is None:
@@ -429,7 +430,7 @@ class Packed:
         elif rows is None:
             ints = np.unpackbits(self.bits, count=self.n).astype(np.int64)
         else:  # the bits asked for (unpacking them all and picking is faster than picking bits)
-            ints = np.unpackbits(self.bits, count=self.n)[np.asarray(rows, dtype=np.intp)].astype(np.int64)
+            ints = np.unpackbits(self.bits, count=self.n).take(rows).astype(np.int64)
         return Column(
             part(kind, np.int8) if isinstance(kind, np.ndarray) else kinds(m, kind),
             ints,

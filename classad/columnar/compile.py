@@ -849,7 +849,7 @@ class Run:
         if bits is not None and (part is None or ops.uniform(part) == K_BOOL):
             # Booleans before and after: moved and patched a bit per row, never unpacked.
             if part is not None:
-                bits[pos] = part.i != 0
+                bits[pos] = (part.i != 0).view(np.uint8)
             packed = Packed.of_bits(bits, self.pool)
             kept = shared.store(key, reads, packed, generation, read, stored)
             return kept if kept is not None else MemoEntry(packed, (), (), generation, read)

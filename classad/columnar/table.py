@@ -78,9 +78,9 @@ class AttrColumn:
         n = len(rows)
         return Column(
             kinds_of(n, k),
-            v.i[rows] if k == K_INT or k == K_BOOL else np.zeros(n, np.int64),
-            v.f[rows] if k == K_REAL else None,
-            v.s[rows] if k == K_STR else None,
+            v.i.take(rows) if k == K_INT or k == K_BOOL else np.zeros(n, np.int64),
+            v.f.take(rows) if k == K_REAL else None,
+            v.s.take(rows) if k == K_STR else None,
             None,
             v.pool,
             k,
