@@ -589,8 +589,8 @@ class Run:
         if cols is None:
             first = found.family_of.index(f)
             lits = [found.values[g] if fam == f else found.values[first] for g, fam in enumerate(found.family_of)]
-            width = len(found.values[first])
-            cols = found.holes[f] = [Column.of_values([v[k] for v in lits], self.pool) for k in range(width)]
+            at = found.families[f].positions
+            cols = found.holes[f] = [Column.of_values([v[k] for v in lits], self.pool) for k in at]
         return cols
 
     def family_values(

@@ -8,7 +8,10 @@ own rows, and the fixed cost of walking an expression is paid once per variant. 
 name, with plain literals (booleans, integers, reals, strings) of the same type in the
 same places, or lists of such literals.  Its *template* is that tree with each literal replaced by a
 :class:`Hole`; evaluated over all the family's rows at once, a hole gives each row the
-literal of its own variant, so every row gets the value its own expression has.
+literal of its own variant, so every row gets the value its own expression has.  A
+literal that every member has alike (type and exact value: the ``15 * 60`` of every
+``START`` variant) stays a literal of the template, so that the parts of the template
+without holes are what the variants hold, shared like theirs (row-only parts, constants).
 
 Only trees made of the node kinds the vector walk handles are grouped, and only calls
 of functions that depend on their arguments alone (no ``random``).  Whatever the
@@ -27,6 +30,7 @@ import numpy as np
 from .. import ast
 from ..functions import registry
 from ..values import ListValue
+from .memo import token
 
 # Calls the vector walk handles itself, whatever their implementation.
 _SPECIAL_CALLS = frozenset(("ifthenelse", "isundefined", "iserror", "isstring", "isinteger", "isreal", "isboolean"))
@@ -44,12 +48,14 @@ class Hole:
 
 
 class Family:
-    """The template of some variants, the row attributes it names, and the ids of its nodes."""
+    """The template of some variants, the row attributes it names, the ids of its nodes,
+    and which of a variant's literals (positions in :attr:`Variants.values`) its holes are."""
 
-    __slots__ = ("key", "template", "names", "ids")
+    __slots__ = ("key", "template", "names", "ids", "positions")
 
-    def __init__(self, key: int, template: Any, names: frozenset, ids: frozenset) -> None:
+    def __init__(self, key: int, template: Any, names: frozenset, ids: frozenset, positions: tuple) -> None:
         self.key, self.template, self.names, self.ids = key, template, names, ids
+        self.positions = positions  # hole k is each variant's literal number positions[k]
 
 
 class Variants:
@@ -86,15 +92,29 @@ def variants(nodes: list, pure: Callable[[Any], bool]) -> Optional[Variants]:
     for sig, members in by_sig.items():
         if len(members) < 2:
             continue
-        fam = _families.get(sig)
+        alike = _alike([values[g] for g in members])
+        fam = _families.get((sig, alike))
         if fam is None:
             if len(_families) > _LIMIT:
                 _families.clear()
-            fam = _families[sig] = _family(next(_keys), nodes[members[0]])
+            fam = _families[(sig, alike)] = _family(next(_keys), nodes[members[0]], {k for k, _ in alike})
         for g in members:
             family_of[g] = len(fams)
         fams.append(fam)
     return Variants(family_of, fams, values) if fams else None
+
+
+def _alike(literals: list[tuple]) -> tuple:
+    """The literals every member has alike: (position, token) pairs; lists are never alike."""
+    first = literals[0]
+    out = []
+    for k, v in enumerate(first):
+        if type(v) is ListValue:
+            continue
+        tok = token(v)
+        if all(token(lits[k]) == tok for lits in literals):
+            out.append((k, tok))
+    return tuple(out)
 
 
 def _signature_of(node: Any, pure: Callable[[Any], bool]) -> tuple[Optional[Hashable], tuple]:
@@ -159,16 +179,23 @@ def _signature(node: Any, lits: list, pure: Callable[[Any], bool]) -> Optional[H
     return tuple(parts)
 
 
-def _family(key: int, node: Any) -> Family:
-    """The family whose template is ``node`` with its plain literals made holes."""
-    holes = iter(range(1_000_000))
+def _family(key: int, node: Any, alike: set) -> Family:
+    """The family whose template is ``node`` with its plain literals made holes, but those
+    at the positions ``alike`` (kept as literals)."""
+    literals = iter(range(1_000_000))
+    positions: list[int] = []
     names: set = set()
     ids: set = set()
 
     def copy(n: Any) -> Any:
         t = type(n)
         if t is ast.Literal or t is ast.ListExpr:
-            out: Any = Hole(key, next(holes))
+            at = next(literals)
+            if at in alike:
+                out: Any = ast.Literal(n.value)
+            else:
+                out = Hole(key, len(positions))
+                positions.append(at)
         elif t is ast.AttrRef:
             names.add(n.lname)
             out = ast.AttrRef(n.name, n.lname, n.absolute)
@@ -193,7 +220,7 @@ def _family(key: int, node: Any) -> Family:
         return out
 
     template = copy(node)
-    return Family(key, template, frozenset(names), frozenset(ids))
+    return Family(key, template, frozenset(names), frozenset(ids), tuple(positions))
 
 
 __all__ = ["Family", "Hole", "Variants", "variants"]

@@ -129,6 +129,25 @@ def test_variants_group_what_differs_only_in_literals():
     assert [str(v) for v in found.values[1][1:]] == ["4"]
 
 
+def test_literals_every_variant_shares_stay_in_the_template():
+    """The literals of ``KeyboardIdle > 15 * 60 && TARGET.Owner =!= "u1"`` are, in order,
+    15, 60 and "u1"; with "u2" and "u3" in the other variants only the third differs, so
+    the template has one hole, for literal 2, and keeps ``15 * 60`` (which the variants'
+    row-only part shares).  ``0.0`` against ``-0.0`` are equal but not the same value, and
+    ``1`` against ``1.0`` not of one type (another family): those stay holes, as does a list."""
+    from classad.columnar.compile import _pure
+    from classad.parser import parse_expr
+
+    owners = [f'KeyboardIdle > 15 * 60 && TARGET.Owner =!= "u{i}"' for i in (1, 2, 3)]
+    found = variants([parse_expr(t) for t in owners], _pure)
+    assert found is not None
+    assert found.families[found.family_of[0]].positions == (2,)
+    zeros = ["x > 0.0 && member(y, {1}) && z == 2", "x > -0.0 && member(y, {1}) && z == 2"]
+    found = variants([parse_expr(t) for t in zeros], _pure)
+    assert found is not None
+    assert found.families[found.family_of[0]].positions == (0, 1)
+
+
 _CALL_VALUES = ["1", "1.0", "true", "0.0", "-0.0", "0", '"a"', '"A"', "undefined", "error", "2.5"]
 
 
