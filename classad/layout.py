@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import sys
 from itertools import compress, repeat
-from operator import and_, eq, is_not, not_
-from typing import Any, Iterator, Optional
+from operator import and_, eq, is_not, itemgetter, not_
+from typing import Any, Callable, Iterator, Optional
 
 from . import ast
 
@@ -505,12 +505,24 @@ class _Move:
     the layout of the result (``target``) and, for each of its places, the old place it
     keeps or the write it takes."""
 
-    __slots__ = ("source", "target", "kept", "writes", "new_places", "old_places", "moved", "old_values", "_plans")
+    __slots__ = (
+        "source",
+        "target",
+        "kept",
+        "writes",
+        "gather",
+        "new_places",
+        "old_places",
+        "moved",
+        "old_values",
+        "_plans",
+    )
 
     def __init__(self, source: Layout, target: Layout, kept: tuple, writes: tuple) -> None:
         self.source, self.target = source, target
         self.kept = kept  # (new place, old place) of the attributes kept as they were
         self.writes = writes  # (new place, index of the write)
+        self.gather = _getter(tuple(i for _, i in writes))  # the written values in place order
         # The same by column, for the steps of each variant (see _Steps): the kept places,
         # whether the old template's value there is not the new one's node, and its stored form.
         self.new_places = tuple(q for q, _ in kept)
@@ -551,10 +563,10 @@ class _Steps:
     """The places of the result an ad of one variant keeps itself, by where their values
     come from: values of the ad's tuple (``take``), template values of the old layout
     that are not the new one's (``consts``), the writes (``writes``); the order that
-    puts the three, concatenated, in place order, and the same as slices of the ad's
-    tuple and the other values between them (``program``, see :func:`_program`)."""
+    puts the three, concatenated, in place order, and a getter that takes them in that
+    order from the ad's tuple followed by the other two (``gather``)."""
 
-    __slots__ = ("take", "check", "consts", "writes", "order", "places", "bare", "program", "_variant")
+    __slots__ = ("take", "check", "consts", "writes", "order", "places", "bare", "gather", "compared", "_variant")
 
     def __init__(self, move: _Move, variant: Variant) -> None:
         new = move.target.template
@@ -573,7 +585,14 @@ class _Steps:
         # layout's template may hold that very node (then it is left to the template):
         # the new template's node at each place the result keeps.
         self.check = None if move.source is move.target else tuple(map(new.__getitem__, self.places))
-        self.program = _program(self.take, self.order)
+        # The result's values in place order, taken at C speed from the ad's tuple followed
+        # by the other values (its length is fixed by the variant).
+        n, size = len(self.take), 1 + len(variant.own_places)
+        self.gather = _getter(tuple(self.take[k] if k < n else size + k - n for k in self.order))
+        # The places whose template value is a plain literal (the others equal no stored
+        # value) and those values: what an equal value left to the template is looked for in.
+        bare_at = tuple(k for k, b in enumerate(self.bare) if b is not _NOT_BARE)
+        self.compared = (bare_at, _getter(bare_at), tuple(map(self.bare.__getitem__, bare_at)))
         self._variant: Optional[Variant] = None
 
     def variant(self, target: Layout) -> Optional[Variant]:
@@ -583,29 +602,15 @@ class _Steps:
         return self._variant
 
 
-def _program(take: tuple[int, ...], order: tuple[int, ...]) -> tuple:
-    """How to lay out the values of a rewritten ad in place order: ``order`` lists, place by
-    place, an index into the values taken from the ad's tuple (``take[k]``, for ``k`` below
-    ``len(take)``) followed by the other values.  Each run of taken values that lie side by
-    side in the ad's tuple becomes one ``slice`` of it; any other value is its index among
-    the other values."""
-    n = len(take)
-    program: list = []
-    start = end = -1
-    for k in order:
-        if k < n and start >= 0 and take[k] == end:
-            end += 1
-            continue
-        if start >= 0:
-            program.append(slice(start, end))
-            start = -1
-        if k < n:
-            start, end = take[k], take[k] + 1
-        else:
-            program.append(k - n)
-    if start >= 0:
-        program.append(slice(start, end))
-    return tuple(program)
+def _getter(at: tuple[int, ...]) -> Callable[[Any], tuple]:
+    """A function of a sequence that gives its items at the places ``at``, as a tuple
+    (at C speed: :func:`operator.itemgetter`, which gives a bare item for one place)."""
+    if len(at) > 1:
+        return itemgetter(*at)
+    if at:
+        (k,) = at
+        return lambda items: (items[k],)
+    return lambda items: ()
 
 
 def _move(layout: Layout, deleted: tuple[str, ...], names: tuple[str, ...]) -> Optional[_Move]:
@@ -671,14 +676,8 @@ def rewrite(
     if move is not None:
         target = move.target
         steps = move.plan(variant)
-        written, left = _bare_writes(steps.writes, nodes, target.template)
-        others = steps.consts + written
-        values: list = []
-        for part in steps.program:  # runs of the ad's own values, and the others between
-            if part.__class__ is slice:
-                values += _item(attrs, part)
-            else:
-                values.append(others[part])
+        written, left = _bare_writes(move, nodes)
+        values = list(steps.gather(_concat(attrs, steps.consts + written)))
         if steps.check is not None and not all(map(is_not, values, steps.check)):
             # A value the ad kept is the new template's very node: the template holds it.
             values = [_TEMPLATE if v is t else v for v, t in zip(values, steps.check)]
@@ -689,12 +688,16 @@ def rewrite(
     return compact(_write(attrs.to_dict(), deleted, names, nodes), equal_values=equal_values)
 
 
-def _bare_writes(writes: tuple, nodes: Any, template: tuple) -> tuple[tuple, bool]:
+def _bare_writes(move: _Move, nodes: Any) -> tuple[tuple, bool]:
     """The stored form of each write, and whether one is its place's template node itself
     (the template then holds it: :data:`_TEMPLATE` stands in its place)."""
+    got = move.gather(nodes)
+    if _BARE.issuperset(map(type, got)):
+        return got, False  # plain values only (what with_values mostly writes): stored as they are
+    template = move.target.template
     out = []
     left = False
-    for q, i in writes:
+    for q, i in move.writes:
         v = nodes[i]
         if v.__class__ in _BARE:
             out.append(v)
@@ -707,17 +710,19 @@ def _bare_writes(writes: tuple, nodes: Any, template: tuple) -> tuple[tuple, boo
 
 
 _TEMPLATE = object()
+_concat = tuple.__add__  # an ad's tuple (not its mapping) followed by other values
 
 
 def _variant_of(target: Layout, steps: _Steps, values: list, equal_values: bool, left: bool) -> Optional[Variant]:
     """The variant of the result whose own values are ``values`` at ``steps.places``; a
     value left to the template (:data:`_TEMPLATE`, or with ``equal_values`` a plain literal
     equal to the template's, as :func:`compact` leaves it) is dropped from ``values``."""
-    if not left and (not equal_values or True not in map(eq, values, steps.bare)):
+    at, pick, bare = steps.compared
+    if not left and (not equal_values or True not in map(eq, pick(values), bare)):
         return steps.variant(target)
     drop = [k for k, v in enumerate(values) if v is _TEMPLATE] if left else []
     if equal_values:
-        equal = compress(range(len(values)), map(eq, values, steps.bare))
+        equal = compress(at, map(eq, pick(values), bare))
         drop += [k for k in equal if _same_value(values[k], steps.bare[k])]
     if not drop:
         return steps.variant(target)

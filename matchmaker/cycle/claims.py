@@ -29,7 +29,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from itertools import compress
 from operator import attrgetter
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from classad import ast
 from classad.ad import ClassAd
@@ -42,7 +42,7 @@ from ..pool.autocluster import job_order_key, references
 from ..pool.partition import (
     Rounding,
     available,
-    child_name,
+    child_names,
     give_back,
     machine_resources,
     requested,
@@ -111,6 +111,14 @@ class _SlotAds:
         if name not in self:
             self.added[name] = None
         self.written[name] = ad
+
+    def first_free(self, names: Iterator[tuple[int, str]]) -> tuple[int, str]:
+        """The first ``(number, name)`` of ``names`` whose name no ad has."""
+        written, before, gone = self.written, self.before, self.gone
+        for k, name in names:
+            if name not in written and (name not in before or name in gone):
+                return k, name
+        raise ValueError("no free name")
 
     def pop(self, name: str, default: Optional[ClassAd] = None) -> Optional[ClassAd]:
         if name not in self:
@@ -348,9 +356,7 @@ class _Claims:
         parent = self.slot_ads[m.slot]
         # The lowest free number: every number below the last one taken here is taken.
         k = self._free_from.get(m.slot, 1)
-        while child_name(m.slot, k) in self.slot_ads:
-            k += 1
-        name = child_name(m.slot, k)
+        k, name = self.slot_ads.first_free(child_names(m.slot, k))
         self._free_from[m.slot] = k + 1
         # The dynamic slot is written claimed at once when its Rank for the job is known
         # without it (the same as in the parent); otherwise it is claimed once made.

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from itertools import count
+from typing import Iterator, Optional
 
 from classad.ad import ClassAd, python_to_node
 from classad.ast import Node
@@ -235,6 +236,13 @@ def child_name(parent_name: str, number: int) -> str:
     return f"{head}_{number}{at}{host}"
 
 
+def child_names(parent_name: str, start: int) -> Iterator[tuple[int, str]]:
+    """``(number, child_name(parent_name, number))`` for each number from ``start`` on."""
+    head, at, host = parent_name.partition("@")
+    for number in count(start):
+        yield number, f"{head}_{number}{at}{host}"
+
+
 def parent_name(name: str) -> Optional[str]:
     """``slot1_3@host`` -> ``slot1@host``; None for a name without the ``_<number>`` part."""
     head, at, host = name.partition("@")
@@ -255,7 +263,9 @@ def with_values(
     values) written: a compacted ad's copy stays compacted, as the slot records compact it
     (``equal_values``: see :meth:`classad.ClassAd.compact`; job records pass False), without
     a dict of all its attributes on the way (:meth:`classad.adcore.AdCore.rewritten`)."""
-    nodes = [v if type(v) in _PLAIN else python_to_node(v) for v in values.values()]
+    nodes = list(values.values())
+    if not _PLAIN_TYPES.issuperset(map(type, nodes)):
+        nodes = [v if type(v) in _PLAIN else python_to_node(v) for v in nodes]
     return ad.rewritten(tuple(values), nodes, deleted=deleted, equal_values=equal_values)  # type: ignore[no-any-return]
 
 
@@ -282,6 +292,7 @@ def _value(ad: ClassAd, attr: str) -> object:
 
 
 _PLAIN = (bool, int, float, str)
+_PLAIN_TYPES = frozenset(_PLAIN)
 
 
 def _pair_value(my: ClassAd, target: ClassAd, node: Optional[Node]) -> object:
@@ -295,6 +306,7 @@ __all__ = [
     "Rounding",
     "available",
     "child_name",
+    "child_names",
     "give_back",
     "is_dynamic",
     "is_partitionable",

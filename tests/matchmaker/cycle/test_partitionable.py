@@ -10,6 +10,8 @@ becomes the element, a larger one is rounded up to a multiple of it.
 
 from __future__ import annotations
 
+from itertools import islice
+
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -25,6 +27,7 @@ from matchmaker.pool.ads import RUNNING, pool_from_ads
 from matchmaker.pool.partition import (
     Rounding,
     child_name,
+    child_names,
     machine_resources,
     parent_name,
     requested,
@@ -121,6 +124,8 @@ def test_machine_resources_and_names():
     )
     assert machine_resources(ClassAd({"Cpus": 1, "GPUs": 2})) == ("Cpus", "Memory", "Disk", "GPUs")
     assert child_name("slot1@node1", 3) == "slot1_3@node1"
+    assert list(islice(child_names("slot1@node1", 3), 2)) == [(3, "slot1_3@node1"), (4, "slot1_4@node1")]
+    assert next(child_names("slot1", 1)) == (1, "slot1_1")  # a name without a host
     assert parent_name("slot1_3@node1") == "slot1@node1"
     assert parent_name("slot1@node1") is None
 
