@@ -35,11 +35,14 @@ _item = tuple.__getitem__  # a compacted ad's storage read as the tuple it is
 _ALL = slice(None)
 _OWN = slice(1, None)  # the values such an ad keeps itself
 _BARE = (bool, int, float, str)
-# What the ads of two layouts have in common (see _pair_plan), and how to read every
-# value of an ad of a variant (see _full), by the layouts' and the variant's ids.
+# What the ads of two layouts have in common (see _pair_plan), by the layouts' ids; how
+# to read every value of an ad of a variant (see _full) and the names of its own places
+# (see _own_names), by the variant's id.  A variant is never held (a cache must not keep
+# alive a variant no ad holds, see classad.layout, Layout._recycled): what it is known by
+# is its tuple of places, which is its own object (held, so no other variant can have it).
 _PLANS: dict[tuple[int, int], tuple[Layout, Layout, Any]] = {}
-_FULL: dict[int, tuple[Variant, Any, tuple]] = {}
-_OWN_NAMES: dict[int, tuple[Variant, tuple[str, ...]]] = {}
+_FULL: dict[int, tuple[tuple[int, ...], Any, tuple]] = {}
+_OWN_NAMES: dict[int, tuple[tuple[int, ...], tuple[str, ...]]] = {}
 _PLAN_LIMIT = 4096
 
 
@@ -285,11 +288,11 @@ def _own_names(variant: Variant) -> tuple[str, ...]:
     """The names of the places the ads of ``variant`` keep themselves, in the order of
     their values (remembered per variant)."""
     hit = _OWN_NAMES.get(id(variant))
-    if hit is None or hit[0] is not variant:
+    if hit is None or hit[0] is not variant.source:
         if len(_OWN_NAMES) > _PLAN_LIMIT:
             _OWN_NAMES.clear()
         keys = variant.layout.keys
-        hit = _OWN_NAMES[id(variant)] = (variant, tuple(keys[p] for p, _ in variant.own))
+        hit = _OWN_NAMES[id(variant)] = (variant.source, tuple(keys[p] for p, _ in variant.own))
     return hit[1]
 
 
@@ -297,14 +300,14 @@ def _full(variant: Variant, attrs: SharedAttrs) -> tuple:
     """The stored value of an ad of ``variant`` (its storage ``attrs``) at each place of
     its layout, in place order, gathered at C speed (the getter remembered per variant)."""
     hit = _FULL.get(id(variant))
-    if hit is None or hit[0] is not variant:
+    if hit is None or hit[0] is not variant.source:
         layout = variant.layout
         template = tuple(map(plain_form, layout.template))
         base = 1 + len(variant.own)  # the template's values follow the ad's own ones
         getter = _getter([s if s else base + p for p, s in enumerate(variant.source)])
         if len(_FULL) > _PLAN_LIMIT:
             _FULL.clear()
-        hit = _FULL[id(variant)] = (variant, getter, template)
+        hit = _FULL[id(variant)] = (variant.source, getter, template)
     return hit[1](_item(attrs, _ALL) + hit[2])  # type: ignore[no-any-return]
 
 

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from classad import ast
 from classad.ad import ClassAd
 from classad.evaluate import evaluate_top, new_state
-from classad.layout import Layout, SharedAttrs, Variant
+from classad.layout import SharedAttrs, Variant
 from classad.unparse import unparse
 from classad.values import truthiness
 
@@ -243,13 +243,13 @@ class SlotReferences:
         # result, so ads that agree on those share it.  By the Requirements and Rank read,
         # then by the names the walk looked up, then by what the ad holds for them.
         self._by_shape: dict[tuple, dict[tuple[str, ...], dict[tuple, tuple[tuple, frozenset[str]]]]] = {}
-        # The same for compacted ads, by their layout and the places their variant keeps
-        # itself (its ``source``; not the variant, which a cache must not hold: see
-        # classad.layout, Layout._recycled): such an ad holds the template's very values
-        # wherever it keeps none of its own, so the result is decided by what it keeps
-        # itself at the places the walk looked up (``at``, indices in the ad's tuple),
-        # found at C speed when those are all literals.
-        self._by_layout: dict[int, tuple[Layout, dict[tuple[int, ...], dict[tuple[int, ...], dict]]]] = {}
+        # The same for compacted ads, by their variant: such an ad holds the template's
+        # very values wherever it keeps none of its own, so the result is decided by what
+        # it keeps itself at the places the walk looked up (``at``, indices in the ad's
+        # tuple), found at C speed when those are all literals.  The variant is not held
+        # (a cache must not keep alive a variant no ad holds, see classad.layout,
+        # Layout._recycled) but known by its tuple of places, its own object, held.
+        self._by_variant: dict[int, tuple[tuple[int, ...], dict[tuple[int, ...], dict]]] = {}
 
     def union(self, slot_ads: Iterable[ClassAd], exprs: Sequence[ast.Node]) -> set[str]:
         """The names every ad of ``slot_ads`` reads (see :func:`external_references`)."""
@@ -279,7 +279,7 @@ class SlotReferences:
         if exprs is self._checked:
             return  # the very sequence checked last (a cycle asks with one list for every ad)
         if len(exprs) != len(self._exprs) or any(a is not b for a, b in zip(exprs, self._exprs)):
-            self._exprs, self._by_ad, self._by_shape, self._by_layout = tuple(exprs), {}, {}, {}
+            self._exprs, self._by_ad, self._by_shape, self._by_variant = tuple(exprs), {}, {}, {}
         self._checked = exprs
 
     def _references(self, ad: ClassAd, exprs: Sequence[ast.Node]) -> frozenset[str]:
@@ -287,15 +287,12 @@ class SlotReferences:
         if type(attrs) is not SharedAttrs:
             return self._by_walk(ad, exprs)[0]
         variant: Variant = _item(attrs, 0)
-        layout = variant.layout
-        by_source = self._by_layout.get(id(layout))
-        if by_source is None or by_source[0] is not layout:
-            by_source = self._by_layout[id(layout)] = (layout, {})
-        known = by_source[1].get(variant.source)
-        if known is None:
-            if len(by_source[1]) > _VARIANT_LIMIT:
-                by_source[1].clear()
-            known = by_source[1][variant.source] = {}
+        kept = self._by_variant.get(id(variant))
+        if kept is None or kept[0] is not variant.source:
+            if len(self._by_variant) > _VARIANT_LIMIT:
+                self._by_variant.clear()
+            kept = self._by_variant[id(variant)] = (variant.source, {})
+        known = kept[1]
         for at, results in known.items():
             hit = results.get(_own_shapes(attrs, at))
             if hit is not None:

@@ -241,3 +241,37 @@ def test_copies_rewritten_together_with_their_values_hold_what_a_fresh_table_rea
         fresh = AdTable(ads)
         for name in names:
             assert _rows_of(table, name) == _rows_of(fresh, name), name
+
+
+def test_what_the_carry_remembers_of_variants_does_not_keep_them(monkeypatch: Any) -> None:
+    """Room for three variants of a layout (a fresh table of layouts: the first ad is the
+    template).  The all-zero ad, the Alpha ad and the Beta ad fill it; the slot table
+    compares the Alpha and Beta ads (two variants), and an Alpha ad with another of the
+    same variant, and their slot references are found.  Once the Alpha and Beta ads are
+    dropped, nothing else may hold their variants: the Gamma ad and the Delta ad each get
+    a variant of their own (not the one that keeps every value)."""
+    from classad import layout
+    from classad.parser import parse_expr
+    from matchmaker.cycle.table_carry import _stored_differing
+    from matchmaker.pool.autocluster import SlotReferences
+
+    monkeypatch.setattr(layout, "VARIANT_LIMIT", 3)
+    monkeypatch.setattr(layout, "_LAYOUTS", {})
+    names = ("Alpha", "Beta", "Gamma", "Delta")
+
+    def make(row: list[int]) -> ClassAd:
+        return ClassAd.from_nodes(tuple(zip(names, map(parse_expr, map(str, row))))).compact()
+
+    def whole(ad: ClassAd) -> bool:
+        variant = tuple.__getitem__(ad._attrs, 0)
+        return variant is variant.layout.whole
+
+    zero, alpha, beta = make([0, 0, 0, 0]), make([1, 0, 0, 0]), make([0, 2, 0, 0])
+    other = make([3, 0, 0, 0])
+    assert _stored_differing(alpha._attrs, beta._attrs) == ["alpha", "beta"]
+    assert _stored_differing(alpha._attrs, other._attrs) == ["alpha"]
+    refs = SlotReferences()
+    assert [refs.of(ad, []) for ad in (zero, alpha, beta, other)] == [frozenset()] * 4
+    del alpha, beta, other
+    gamma, delta = make([0, 0, 3, 0]), make([0, 0, 0, 4])
+    assert not any(map(whole, (zero, gamma, delta)))
