@@ -365,7 +365,7 @@ class _RequestColumns:
         and the rows whose slot Rank is an error (docs/negotiation.md, candidate slots)."""
         slots = self.slots
         if only_rank and not slots.may_draw(self.req):
-            rows, state, keep, rank_errors = self.rank_preemptions()
+            rows, state, keep, rank_errors = self.rank_preemptions(submitter)
         else:
             rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive)[0]
             rows = self.both_requirements(rows)
@@ -556,7 +556,7 @@ class _RequestColumns:
             rows = rows[self.slot_true("requirements", rows)]
         return rows
 
-    def rank_preemptions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    def rank_preemptions(self, submitter: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
         """:meth:`preemption_states` of an only-Rank build, which keeps just the claimed
         slots whose Rank for the request is better than their CurrentRank: those are found
         first, and both Requirements then run on them and on the slots whose Rank is an
@@ -568,7 +568,7 @@ class _RequestColumns:
         rank_errors: list[int] = []
         rows = _NO_ROWS
         if claimed.any():
-            whole = self.claimed_whole("", True)
+            whole = self.claimed_whole(submitter, True)
             if whole is None:
                 rows = np.nonzero(claimed)[0]
                 rank, error = self.slot_rank("rank", rows)
@@ -610,12 +610,17 @@ class _RequestColumns:
     def claimed_whole(self, submitter: str, only_rank: bool) -> Optional[tuple[Optional[np.ndarray], ...]]:
         """:meth:`claimed_table` for this request, submitter and mode, found in or kept for
         the cycle (:mod:`.row_results`; an only-Rank build's does not depend on the
-        submitter); None when computing it over every row could draw random numbers."""
+        submitter, and is also made of the submitter's other table for the request, see
+        :func:`_rank_only`); None when computing it over every row could draw random numbers."""
         key = ("claimed", "" if only_rank else submitter, only_rank)
         kept = self.slots.results
         arrays = kept.get(key, self.req)
         if arrays is not None:
             return arrays
+        if only_rank:
+            full = kept.get(("claimed", submitter, False), self.req)
+            if full is not None:
+                return _rank_only(full, self.slots.claimed)
         prereq = None if only_rank else self.policy.preemption_requirements
         if not kept.worth(key) or self.slots.may_draw(self.req, (prereq,), (), ("rank", "currentrank")):
             return None
@@ -768,6 +773,16 @@ class _RequestColumns:
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
+
+
+def _rank_only(full: tuple[Optional[np.ndarray], ...], claimed: np.ndarray) -> tuple[Optional[np.ndarray], ...]:
+    """The preemption tables of an only-Rank build (:meth:`_RequestColumns.claimed_table`), made
+    of those of a build of the same request that may preempt by priority: the claimed rows
+    it preempts by Rank are those whose Rank beats their CurrentRank, the only ones an
+    only-Rank build keeps; no row is refused, and the rows whose Rank is an error are the same."""
+    better = full[0] == RANK_PREEMPTION  # type: ignore[operator]
+    state = np.where(better, RANK_PREEMPTION, NO_PREEMPTION).astype(np.int8)
+    return state, ~claimed | better, None, full[3]
 
 
 def _either(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> Any:

@@ -10,6 +10,7 @@ drawn), and every build is compared with one made at the same moment without the
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import numpy as np
@@ -297,3 +298,45 @@ def test_slot_ranks_are_computed_once_for_every_submitters_preemption_tests(matc
         _without_row_results(mp)
         again = negotiate(pool, settings, eups, NOW)
     assert (again.matches, again.rejected, again.usage) == (r.matches, r.rejected, r.usage)
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_an_only_rank_build_takes_the_submitters_full_preemption_tests(match_engine):
+    """By hand: slots 0 and 1 are zed's (EUP 100), slot 2 is free; slot 0's Rank is
+    ``TARGET.Owner == "ann" ? 10 : 0``, slot 1's is 0, CurrentRank 0 on both, and
+    PREEMPTION_REQUIREMENTS is True.  ann's (EUP 1) list holds slot 0 by Rank (10 > 0), the
+    free slot 2 and slot 1 by priority (0 = 0, zed's priority worse), in the order of
+    NEGOTIATOR_PRE_JOB_RANK (10,000,000 x the slot's Rank 10 first, then 1,000,000 for the
+    unclaimed slot; Cpus and Memory are alike).  An only-Rank build
+    of her request right after keeps slot 0 alone, by Rank; it is made of the tests her
+    full build computed (no preemption test computed again for it), and lists what a
+    build with nothing kept lists."""
+    claim = {**FREE, "user": "zed@d", "busy": True}
+    slot_ads = [_slot_ad(0, claim), _slot_ad(1, claim), _slot_ad(2, {**FREE, "user": None})]
+    slot_ads[0].set_node("Rank", parse_expr('TARGET.Owner == "ann" ? 10 : 0'))
+    pool = pool_from_ads(slot_ads, _job_ads([_plain("ann@d")], [(0, 1)]))
+    settings = _settings("PREEMPTION_REQUIREMENTS = True\n", False, False)
+    real, table = columnar_match.build, columnar_match._RequestColumns.claimed_table
+    made: list = []
+    seen: list = []
+
+    def claimed_table(self, rows, submitter, only_rank):
+        made.append(only_rank)
+        return table(self, rows, submitter, only_rank)
+
+    def build(matcher, req, autocluster, submitter, classes, only_rank, budget, static):
+        out = real(matcher, req, autocluster, submitter, classes, only_rank, budget, static)
+        if not only_rank:
+            args = (matcher, req, autocluster, submitter, classes, True, replace(budget), static)
+            seen.append((_view(out), _view(real(*args)), _view(_alone(real, args))))
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columnar_match._RequestColumns, "claimed_table", claimed_table)
+        mp.setattr(matching, "build_columnar", build)
+        negotiate(pool, settings, StaticPriorities({"ann@d": 1.0, "zed@d": 100.0}), NOW)
+    (full, rank_only, alone), *_ = seen
+    assert [(index, state) for index, state, _ in full[0]] == [(0, 1), (2, 2), (1, 0)]
+    assert [(index, state) for index, state, _ in rank_only[0]] == [(0, 1)]
+    assert rank_only == alone
+    assert made[:1] == [False] and True not in made[:2]
