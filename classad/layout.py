@@ -718,18 +718,19 @@ def _variant_of(target: Layout, steps: _Steps, values: list, equal_values: bool,
     value left to the template (:data:`_TEMPLATE`, or with ``equal_values`` a plain literal
     equal to the template's, as :func:`compact` leaves it) is dropped from ``values``."""
     at, pick, bare = steps.compared
-    if not left and (not equal_values or True not in map(eq, pick(values), bare)):
+    equal = list(map(eq, pick(values), bare)) if equal_values else None
+    if not left and (equal is None or True not in equal):
         return steps.variant(target)
-    drop = [k for k, v in enumerate(values) if v is _TEMPLATE] if left else []
-    if equal_values:
-        equal = compress(at, map(eq, pick(values), bare))
-        drop += [k for k in equal if _same_value(values[k], steps.bare[k])]
-    if not drop:
+    keep = [v is not _TEMPLATE for v in values] if left else [True] * len(values)
+    dropped = False in keep
+    if equal is not None and True in equal:
+        for k in compress(at, equal):
+            if _same_value(values[k], steps.bare[k]):
+                keep[k], dropped = False, True
+    if not dropped:
         return steps.variant(target)
-    places = list(steps.places)
-    for k in sorted(drop, reverse=True):
-        del places[k], values[k]
-    return target.variant(tuple(places))
+    values[:] = compress(values, keep)
+    return target.variant(tuple(compress(steps.places, keep)))
 
 
 __all__ = [

@@ -500,7 +500,8 @@ class _Claims:
         # away: see Slot.index), which finds its place; a new dynamic slot takes the next
         # one after the last.  Each name is there once (see _checked_slots).
         changed = self.out.changed = []
-        for i in sorted(bisect_left(slots, before[n].index, key=_INDEX) for n in visit):
+        indices = list(map(_INDEX, slots))  # searched without a key function
+        for i in sorted(bisect_left(indices, before[n].index) for n in visit):
             old = slots[i]
             slots[i] = self._slot_record(old.name, old, old.index)
             if slots[i] is not old:

@@ -79,7 +79,7 @@ _CLAIM_ATTRS = (
 
 Progress = Callable[[int, int], None]
 _NAME, _AD, _PARTITIONABLE = attrgetter("name"), attrgetter("ad"), attrgetter("partitionable")
-_INDEX = attrgetter("index")
+_INDEX, _RECORD = attrgetter("index"), attrgetter("record")
 # What a slot's claim depends on besides its name, and the parts of a remembered claim.
 _CLAIM_FIELDS = attrgetter("customer", "weight", "state")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
@@ -291,7 +291,8 @@ class _Run:
         if by_name is None:
             return dict(zip(map(_NAME, slots), range(len(slots)))).__getitem__
         # A record's index is increasing along the list (Slot.index): it finds the place.
-        return lambda name: bisect_left(slots, by_name[name].index, key=_INDEX)
+        indices = list(map(_INDEX, slots))  # searched without a key function
+        return lambda name: bisect_left(indices, by_name[name].index)
 
     def _new_ad(self, slot: str) -> None:
         """Slot ``slot`` holds a new ad (the carried claims look at it again)."""
@@ -314,7 +315,7 @@ class _Run:
         return fresh.at(slot.index)
 
     def pool(self, first: bool) -> Pool:
-        queued = [j.record for j in self.timeline.queued]
+        queued = list(map(_RECORD, self.timeline.queued))
         return Pool(self.slots, queued, [], self.refused if first else [])
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
