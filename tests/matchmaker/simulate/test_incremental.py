@@ -619,3 +619,31 @@ def test_a_claim_released_between_cycles_ends_before_the_next_negotiation() -> N
     (alice,) = [c for c in on[4] if c.name == "alice@example.org"]
     assert (alice.accumulated_usage, alice.resources_used) == (600.0, 1.0)
     assert on == simulate("", slots, jobs, False, 3, 0)
+
+
+def test_the_claims_charged_to_a_consumption_slot_end_when_its_dynamic_slots_are_synced() -> None:
+    """After the claims the loop syncs only the slots the claims wrote and the names the
+    cycle charged its matches to.  One partitionable slot with a consumption policy (4
+    cores, 4096 MB) and alice's three jobs of 1 core and 512 MB, which arrive for cycle 1
+    (+300 s; cycle 0 matched nothing and made the books of the slots) and are all matched
+    to it: the cycle charges them as ``slot1@pnode``, ``slot1@pnode_cp_match_1`` and
+    ``slot1@pnode_cp_match_2``, the claims make three dynamic slots of 1 core each (weight
+    Cpus = 1).  By hand, after cycle 1 the books hold the three dynamic slots' claims only,
+    and alice uses 3."""
+    slots = (
+        'Name = "slot1@pnode"\nCpus = 4\nMemory = 4096\nDisk = 100000\nState = "Unclaimed"\n'
+        'Activity = "Idle"\nRequirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n'
+        'PartitionableSlot = true\nSlotType = "Partitionable"\nTotalSlotCpus = 4\n'
+        'TotalSlotMemory = 4096\nTotalSlotDisk = 100000\nMachineResources = "Cpus Memory"\n'
+        "ConsumptionCpus = TARGET.RequestCpus\nConsumptionMemory = quantize(TARGET.RequestMemory, {256})\n\n"
+    )
+    jobs = "".join(
+        f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = 1\nRequestMemory = 512\nRequirements = true\nQDate = {START + 300}\nSimJobDuration = 5000\n\n"
+        for p in range(3)
+    )
+    on = simulate("", slots, jobs, True, 2, 0)
+    assert [c.slot for c in on[5]] == ["slot1_1@pnode", "slot1_2@pnode", "slot1_3@pnode"]
+    (alice,) = [c for c in on[4] if c.name == "alice@example.org"]
+    assert alice.resources_used == 3.0
+    assert on == simulate("", slots, jobs, False, 2, 0)
