@@ -167,6 +167,11 @@ class SlotTable:
         return bool(answer)
 
     @property
+    def distinct(self) -> bool:
+        """Whether the rows' slot indexes are all different (they then increase along the rows)."""
+        return self._by_index
+
+    @property
     def found(self) -> FoundBuilds:
         """The builds of this cycle stored for reuse (:mod:`.build_reuse`)."""
         if self._found is None:

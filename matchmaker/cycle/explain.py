@@ -42,7 +42,7 @@ from ..config.settings import MatchPolicy, Settings
 from ..groups.quotas import GroupTree
 from ..pool.concurrency import ConcurrencyLimits, parse_limits
 from .candidates import Budget
-from .columnar_match import MatcherParts, table_of
+from .columnar_match import MatcherParts, SlotTable, table_of
 from .ephemeral import LiveUsage, MatchState, NegotiationAd, Priorities
 from .evaluator import J_REQ, S_CURRENT, S_PREQ, S_RANK, S_REQ, Evaluator, SlotEntry
 from .matching import Matcher
@@ -274,24 +274,34 @@ class _Index:
     name the match tests read; each slot alone without classes), claimed slots further
     by (claim holder, claimed-idle), with matched slots counted as the cycle goes."""
 
-    def __init__(self, entries: Sequence[SlotEntry]) -> None:
+    def __init__(self, entries: Sequence[SlotEntry], slots: Optional[SlotTable] = None) -> None:
         self.consumption: list[SlotEntry] = [e for e in entries if e.cp is not None]
         kept = [e for e in entries if e.cp is None] if self.consumption else list(entries)
-        classes = list(map(_CLS, kept))
-        keys = (
-            list(map(id, classes))
-            if None not in classes
-            else [id(e if c is None else c) for e, c in zip(kept, classes)]
-        )
         # Each slot name's group and claim bucket (see catch_up): by name in where, or when
         # every slot is its own group, by name its group in alone, its bucket in bucket_at.
         self.where: dict[str, tuple[int, Optional[tuple]]] = {}
         self.alone: Optional[dict[str, int]] = None
         self.bucket_at = np.zeros(0, dtype=np.intp)
-        if len(set(keys)) == len(keys):
-            self._each_alone(kept)  # the columnar matcher's classes: the same, without a step per slot
+        if (
+            slots is not None
+            and slots.distinct
+            and len(slots.entries) == len(kept)
+            and all(map(is_, slots.entries, kept))
+        ):
+            # The columnar matcher's slot table holds these very entries in this order, each
+            # slot of its own class (distinct indexes): its arrays say which are claimed, by whom.
+            self._each_alone(kept, slots)
         else:
-            self._grouped(kept)
+            classes = list(map(_CLS, kept))
+            keys = (
+                list(map(id, classes))
+                if None not in classes
+                else [id(e if c is None else c) for e, c in zip(kept, classes)]
+            )
+            if len(set(keys)) == len(keys):
+                self._each_alone(kept)  # the columnar matcher's classes: the same, without a step per slot
+            else:
+                self._grouped(kept)
         self.table: Optional[AdTable] = None  # the representatives, for the columnar engine
         self.seen = 0
         # (submitter, autocluster) -> the groups both sides accept, as a bit per group
@@ -300,26 +310,38 @@ class _Index:
         self.dead_all = np.zeros(len(self.reps), dtype=np.int64)
         self.b_dead = np.zeros(len(self.b_first), dtype=np.int64)
 
-    def _each_alone(self, kept: list[SlotEntry]) -> None:
+    def _each_alone(self, kept: list[SlotEntry], slots: Optional[SlotTable] = None) -> None:
         """The index when every slot is a group of its own (what :meth:`_grouped` makes
-        then: a bucket per claimed slot, in slot order), made with C-speed maps."""
+        then: a bucket per claimed slot, in slot order), made with C-speed maps, or from
+        the arrays of ``slots`` when its rows are ``kept``."""
         n = len(kept)
-        remotes = list(map(_REMOTE, kept))
-        claimed = list(compress(range(n), map(is_not, remotes, repeat(None))))
-        first = list(map(kept.__getitem__, claimed))
-        holders = list(map(remotes.__getitem__, claimed))
         self.reps = kept
         self.alone = dict(zip(map(_NAME, map(_SLOT, kept)), range(n)))
-        self.free_count = np.fromiter(map(is_, remotes, repeat(None)), dtype=np.int64, count=n)
-        self.holder_code: dict[str, int] = {h: code for code, h in enumerate(dict.fromkeys(holders))}
         self.b_index: dict[tuple[int, tuple], int] = {}
-        self.b_group = np.array(claimed, dtype=np.intp)
+        if slots is not None:
+            at = np.flatnonzero(slots.claimed)
+            self.b_group = at.astype(np.intp)
+            self.free_count = (~slots.claimed).astype(np.int64)
+            # The table codes the claim holders in the order of their first slot, as here.
+            self.holder_code: dict[str, int] = dict(slots.remote_names)
+            self.b_holder = slots.remote[at].astype(np.intp)
+            self.b_idle = slots.claimed_idle[at]
+            claimed: list[int] = at.tolist()
+            self.b_first = list(map(kept.__getitem__, claimed))
+        else:
+            remotes = list(map(_REMOTE, kept))
+            claimed = list(compress(range(n), map(is_not, remotes, repeat(None))))
+            first = list(map(kept.__getitem__, claimed))
+            holders = list(map(remotes.__getitem__, claimed))
+            self.free_count = np.fromiter(map(is_, remotes, repeat(None)), dtype=np.int64, count=n)
+            self.holder_code = {h: code for code, h in enumerate(dict.fromkeys(holders))}
+            self.b_group = np.array(claimed, dtype=np.intp)
+            self.b_holder = np.fromiter(map(self.holder_code.__getitem__, holders), dtype=np.intp, count=len(claimed))
+            self.b_idle = np.fromiter(map(_CLAIMED_IDLE, first), dtype=bool, count=len(claimed))
+            self.b_first = first
         self.bucket_at = np.full(n, -1, dtype=np.intp)
         self.bucket_at[self.b_group] = np.arange(len(claimed), dtype=np.intp)
-        self.b_holder = np.fromiter(map(self.holder_code.__getitem__, holders), dtype=np.intp, count=len(claimed))
-        self.b_idle = np.fromiter(map(_CLAIMED_IDLE, first), dtype=bool, count=len(claimed))
         self.b_size = np.ones(len(claimed), dtype=np.int64)
-        self.b_first = first
 
     def _grouped(self, kept: list[SlotEntry]) -> None:
         by: dict[int, int] = {}
@@ -477,7 +499,8 @@ def _availability(cycle: RunningCycle, s: Submitter, req: NegotiationAd, autoclu
     (a large pool's other claims are counted as :data:`NOT_PREEMPTIBLE`)."""
     index = cycle.explain_groups
     if index is None:
-        index = cycle.explain_groups = _Index(cycle.entries)
+        made = cycle.matcher.columnar_slots  # the columnar matcher's slot table, if made
+        index = cycle.explain_groups = _Index(cycle.entries, made[1] if made is not None else None)
     index.catch_up(cycle.matches)
     ev = cycle.evaluator
     ev.use_request(req)

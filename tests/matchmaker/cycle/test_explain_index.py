@@ -12,6 +12,9 @@ from types import SimpleNamespace
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
+from classad.ad import ClassAd
+from matchmaker.cycle.columnar_match import SlotTable
+from matchmaker.cycle.evaluator import EachAlone
 from matchmaker.cycle.explain import _Index
 
 ENTRY = st.tuples(
@@ -32,20 +35,28 @@ def _entries(specs: list) -> list:
             claimed_idle=idle if remote else False,
             cp=("Cpus",) if cp == 0 else None,
             cls=None,
-            slot=SimpleNamespace(name=name),
+            slot=SimpleNamespace(name=name, ad=ClassAd()),
+            index=k,  # the slot's place (distinct, increasing)
+            ad=ClassAd(),
+            alive=True,
+            weight=1.0,
         )
-        for remote, idle, cp, name in specs
+        for k, (remote, idle, cp, name) in enumerate(specs)
     ]
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(ENTRY, max_size=12), st.lists(st.sampled_from(NAMES), max_size=8))
-def test_each_slot_alone_is_indexed_as_the_general_construction_does(specs: list, matched: list) -> None:
+@given(st.lists(ENTRY, max_size=12), st.lists(st.sampled_from(NAMES), max_size=8), st.booleans())
+def test_each_slot_alone_is_indexed_as_the_general_construction_does(
+    specs: list, matched: list, from_table: bool
+) -> None:
     """Also: each name's group and bucket, and the matches counted (some names matched
     twice, or not indexed), are the same."""
     entries = _entries(specs)
-    fast = _Index(entries)  # no classes: every slot alone
     kept = [e for e in entries if e.cp is None]
+    # No classes: every slot alone; by the slot table of the columnar matcher when it
+    # holds the same entries (those without a consumption policy), else by the entries.
+    fast = _Index(entries, SlotTable(EachAlone(kept)) if from_table else None)
     general = _Index.__new__(_Index)
     general.alone, general.seen = None, 0
     general._grouped(kept)
