@@ -168,6 +168,13 @@ _MATCH_ATTRS = (
 )
 _LEFT_CTX = (("other", ".RIGHT"), ("target", ".RIGHT"), ("my", ".LEFT"), ("ad", ".LEFT"))
 _RIGHT_CTX = (("other", ".LEFT"), ("target", ".LEFT"), ("my", ".RIGHT"), ("ad", ".RIGHT"))
+# Every name an ad of the match context holds (lower case): a lookup of any other name
+# that walks past the top of ``my`` or ``target`` finds nothing there, so it is answered
+# without building them (they form a reference cycle, left for the cyclic collector).
+_MATCH_CONTEXT_NAMES = frozenset(
+    n.lower()
+    for n, _ in (*_MATCH_ATTRS, *_LEFT_CTX, *_RIGHT_CTX, ("lCtx", ""), ("rCtx", ""), ("LEFT", ""), ("RIGHT", ""))
+)
 
 
 _default_random = random.Random()
@@ -379,6 +386,8 @@ def lookup_in_chain(ad: Any, lname: str, state: EvalState) -> Any:
         if lname == "target" or lname == "other":
             return state.target if ad is state.my else state.my
         return ad
+    if lname not in _MATCH_CONTEXT_NAMES and (ad is state.my or ad is state.target):
+        return UNDEFINED  # no context ad holds it: the match ad need not be built
     cur = state.parent_of(ad)
     while cur is not None:
         node = cur.lookup_node(lname)
@@ -414,6 +423,8 @@ def _found_in_chain(ad: Any, lname: str, state: EvalState) -> bool:
     while cur is not None:
         if cur.lookup_node(lname) is not None:
             return True
+        if lname not in _MATCH_CONTEXT_NAMES and (cur is state.my or cur is state.target) and cur.parent is None:
+            return False  # no context ad holds it: the match ad need not be built
         cur = state.parent_of(cur)
     return False
 
