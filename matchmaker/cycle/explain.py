@@ -282,6 +282,7 @@ class _Index:
         self.where: dict[str, tuple[int, Optional[tuple]]] = {}
         self.alone: Optional[dict[str, int]] = None
         self.bucket_at = np.zeros(0, dtype=np.intp)
+        table: Optional[AdTable] = None
         if (
             slots is not None
             and slots.distinct
@@ -289,8 +290,10 @@ class _Index:
             and all(map(is_, slots.entries, kept))
         ):
             # The columnar matcher's slot table holds these very entries in this order, each
-            # slot of its own class (distinct indexes): its arrays say which are claimed, by whom.
+            # slot of its own class (distinct indexes): its arrays say which are claimed, by
+            # whom, and its table is theirs.
             self._each_alone(kept, slots)
+            table = slots.table
         else:
             classes = list(map(_CLS, kept))
             keys = (
@@ -302,7 +305,7 @@ class _Index:
                 self._each_alone(kept)  # the columnar matcher's classes: the same, without a step per slot
             else:
                 self._grouped(kept)
-        self.table: Optional[AdTable] = None  # the representatives, for the columnar engine
+        self.table: Optional[AdTable] = table  # the representatives, for the columnar engine
         self.seen = 0
         # (submitter, autocluster) -> the groups both sides accept, as a bit per group
         self.accepting: dict[tuple, np.ndarray] = {}

@@ -56,7 +56,9 @@ def test_each_slot_alone_is_indexed_as_the_general_construction_does(
     kept = [e for e in entries if e.cp is None]
     # No classes: every slot alone; by the slot table of the columnar matcher when it
     # holds the same entries (those without a consumption policy), else by the entries.
-    fast = _Index(entries, SlotTable(EachAlone(kept)) if from_table else None)
+    table = SlotTable(EachAlone(kept)) if from_table else None
+    fast = _Index(entries, table)
+    assert fast.table is (table.table if table is not None else None)  # the representatives' table
     general = _Index.__new__(_Index)
     general.alone, general.seen = None, 0
     general._grouped(kept)
