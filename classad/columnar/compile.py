@@ -649,15 +649,37 @@ class Run:
             self.recording = outer
 
     def _shared_row_attr(self, lname: str, rows: np.ndarray, active: frozenset) -> Column:
-        """:meth:`row_attr` through the table's :class:`SharedMemo`."""
+        """:meth:`row_attr` through the table's :class:`SharedMemo` (but for an attribute
+        that only combines others, see :meth:`_combines`)."""
+        if self._combines(lname):
+            return self._row_values(lname, rows, active)
         return self._through_memo(
             (lname, active, self.strict, self.fixed is None), rows, lambda at: self._row_values(lname, at, active)
         )
 
+    def _combines(self, lname: str) -> bool:
+        """Whether every expression the rows hold for ``lname`` only combines other attributes
+        with ``&&``, ``||`` and ``!`` (``Requirements = START && WithinResourceLimits``).  Such
+        an attribute is not stored in the shared memo: its parts are, each under what it
+        reads of the fixed ad, and combining them costs less than keeping one more result
+        per fixed ad and bringing it to every new generation of the table."""
+        shared = self.shared
+        assert shared is not None
+        known = shared.combines
+        for node in self.t.column(lname).nodes:
+            seen = known.get(id(node))
+            if seen is None or seen[0] is not node:
+                if len(known) >= 1 << 16:
+                    known.clear()
+                seen = known[id(node)] = (node, _combination(node))
+            if not seen[1]:
+                return False
+        return True
+
     def row_attr_true(self, lname: str, rows: np.ndarray) -> np.ndarray:
         """Which of ``rows`` hold a true value of :meth:`row_attr` (at the top), read from a
         shared boolean result's bits where one holds it (see :meth:`_memo_true`)."""
-        if self.shared is None or not self.t.column(lname).nodes:
+        if self.shared is None or not self.t.column(lname).nodes or self._combines(lname):
             return self.row_attr(lname, rows, frozenset()).is_true()
         active: frozenset = frozenset()
         return self._memo_true(
@@ -1169,6 +1191,25 @@ class Run:
             pos = other.nonzero()[0]
             out.put(pos, self.scalar(node, scope, rows[pos], active))
         return out
+
+
+def _combination(node: Any) -> bool:
+    """See :meth:`Run._combines`: names and ``MY.x`` under ``&&``, ``||``, ``!`` and parentheses."""
+    t = type(node)
+    if t is ast.Paren:
+        return _combination(node.inner)
+    if t is ast.Binary:
+        return (node.op == "&&" or node.op == "||") and _combination(node.left) and _combination(node.right)
+    if t is ast.Unary:
+        return node.op == "!" and _combination(node.operand)
+    if t is ast.AttrRef:
+        return not node.absolute and node.lname not in SPECIAL_NAMES
+    if t is ast.Select:
+        base = node.base
+        return (
+            type(base) is ast.AttrRef and not base.absolute and base.lname == "my" and node.lname not in SPECIAL_NAMES
+        )
+    return False
 
 
 def _simple_shape(node: Any) -> bool:

@@ -261,6 +261,9 @@ class SharedMemo:
         # id(node) -> (node, verdict): whether an expression may be evaluated ahead of need
         # (classad.columnar.compile.Run._simple).
         self.simple: dict[int, tuple[Any, bool]] = {}
+        # id(node) -> (node, verdict): whether a row expression only combines other attributes
+        # (classad.columnar.compile.Run._combines; such attributes are not stored here).
+        self.combines: dict[int, tuple[Any, bool]] = {}
 
     def pin(self, node: Any) -> None:
         """Keep ``node`` alive as long as this memo (its results are keyed by ``id(node)``)."""

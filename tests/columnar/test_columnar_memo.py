@@ -160,6 +160,36 @@ def test_requests_agreeing_on_what_is_read_share_one_result():
     assert memo.hits == 1
 
 
+def test_an_attribute_that_only_combines_others_is_computed_from_them():
+    """``Requirements = Start && (Fits)`` only combines two attributes: it is not stored,
+    its parts are (Start under the owner it reads, Fits under the memory).  Memory 100,
+    200, 300 and Start refusing owner "b" on the second row: RequestMemory 150 gives
+    false, true, true for "a" and false, false, true for "b"; 250 false, false, true."""
+    rows = [
+        ClassAd(
+            f"[Memory = {m}; Start = TARGET.Owner =!= {refused}; Fits = TARGET.RequestMemory <= Memory;"
+            " Requirements = Start && (Fits)]"
+        )
+        for m, refused in ((100, '"x"'), (200, '"b"'), (300, '"x"'))
+    ]
+    table = AdTable(rows)
+    memo = table.shared_memo()
+    cases = [
+        ('[RequestMemory = 150; Owner = "a"]', [False, True, True]),
+        ('[RequestMemory = 150; Owner = "b"]', [False, False, True]),
+        ('[RequestMemory = 250; Owner = "a"]', [False, False, True]),
+    ]
+    for request, expected in cases + cases:
+        col = evaluate_attribute(table, "Requirements", other=ClassAd(request), state=new_state())
+        assert col.to_values() == expected
+        mask = attribute_true(table, "Requirements", other=ClassAd(request), state=new_state())
+        assert mask.tolist() == expected
+    stored = {key[0] for key in memo.entries}
+    assert stored == {"start", "fits"}
+    # The second round found every part stored: Start for "a" and "b", Fits for 150 and 250.
+    assert memo.misses == 4
+
+
 def test_a_table_is_freed_without_the_cycle_collector():
     """A table and its ads go as soon as the last reference does: the row-only store that
     the table keeps refers back to it weakly, so the two form no reference cycle (a
