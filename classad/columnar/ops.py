@@ -196,11 +196,30 @@ def compare_number(op: str, a: Column, value: Any, swapped: bool) -> Optional[Co
     if not (t is int or t is bool or (t is float and value == value)):
         return None
     x = _numeric_payload(a)
-    if x is None:
-        return None
     fn = _CMP[op]
+    if x is None:
+        return _compare_some_numbers(fn, a, value, swapped)
     res = fn(value, x) if swapped else fn(x, value)
     return Column.of_bools(res, a.pool)
+
+
+def _compare_some_numbers(fn: Any, a: Column, value: Any, swapped: bool) -> Optional[Column]:
+    """:func:`compare_number` of a column whose rows are numbers, Undefined and Error only
+    (an attribute some rows lack): Undefined and Error rows keep their kind, as the strict
+    operator gives them; None for any other column, or one holding a NaN."""
+    k = a.kind
+    if not len(k) or int(k.max()) > K_REAL:  # K_UNDEF < K_ERROR < K_BOOL < K_INT < K_REAL
+        return None
+    isreal = k == K_REAL
+    res = fn(value, a.i) if swapped else fn(a.i, value)
+    if isreal.any():
+        f = a.f
+        if np.isnan(f[isreal]).any():
+            return None
+        res = np.where(isreal, fn(value, f) if swapped else fn(f, value), res)
+    number = k >= K_BOOL
+    kind = np.where(number, np.int8(K_BOOL), k).astype(np.int8, copy=False)
+    return Column(kind, (res & number).astype(np.int64), None, None, None, a.pool)
 
 
 def compare(op: str, a: Column, b: Column) -> Result:

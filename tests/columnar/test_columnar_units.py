@@ -40,6 +40,19 @@ def test_case_insensitive_string_equality_and_case_sensitive_is():
     assert evaluate_column('s =?= "LINUX"', t).to_values() == [False, True, False]
 
 
+def test_comparison_with_a_constant_where_some_rows_lack_the_attribute():
+    """``x > 1`` (and ``1 < x``) on x = 1, missing, 2.5, error, true, 7, real("NaN"): a number
+    compares as a number (true as 1), Undefined and Error stay themselves: false, undefined,
+    true, error, false, true, and false for NaN (no real is greater than a NaN)."""
+    rows = ["[x = 1]", "[]", "[x = 2.5]", "[x = error]", "[x = true]", "[x = 7]", '[x = real("NaN")]']
+    expected = [False, UNDEFINED, True, ERROR, False, True, False]
+    for n in (6, 7):  # without the NaN (every row decided by the constant's fast form) and with it
+        t = _rows(*rows[:n])
+        assert evaluate_column("x > 1", t).to_values() == expected[:n]
+        assert evaluate_column("1 < x", t).to_values() == expected[:n]
+        assert evaluate_column("x > 1.5", t).to_values() == expected[:n]
+
+
 def test_shared_expression_nodes_grouped_per_row():
     shared = ExprTree("Memory * 2").node
     ads = [ClassAd({"Memory": m}) for m in (1, 2, 3)]
