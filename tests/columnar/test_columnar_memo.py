@@ -43,6 +43,9 @@ ROW_EXPRS = st.sampled_from(
         'member(TARGET.a, {"y", 2.0})',
         'member(TARGET.a, {"x"})',
         "(a ?: TARGET.a) * 3",
+        # Combinations of row attributes only (Run._combines: not stored, their parts are).
+        "x && u",
+        "!Req || (MY.u)",
     ]
 )
 FIXED_VALUES = st.sampled_from(
@@ -303,3 +306,43 @@ def test_a_name_the_fixed_ad_lacks_is_a_read_of_the_fixed_ad():
     assert req(second) == [2]
     assert req(first) == [5]
     assert table.shared_memo().hits == 1
+
+
+def test_only_attributes_that_combine_others_are_left_out_of_the_memo():
+    """Requirements = START && (Limits) and NotReq = !START || !MY.Limits only combine row
+    attributes: the memo stores START's and Limits' results, never theirs, on all rows or
+    a subset.  Loose = START && TARGET.Owner =!= "x" compares a value of its own: it is
+    stored.  Every value is also the scalar evaluator's.
+
+    By hand (slot: Memory, KeyboardIdle): START = KeyboardIdle > 10, Limits = RequestMemory
+    <= Memory.  Slots (100, 5), (200, 50), (300, 500): START = [F, T, T].
+    RequestMemory 150: Limits [F, T, T], Requirements [F, T, T];
+    RequestMemory 250: Limits [F, F, T], Requirements [F, F, T];
+    NotReq = !START || !MY.Limits: [T, F, F] for 150, [T, T, F] for 250.
+    Loose (owner "a") = START = [F, T, T]."""
+    rows = [
+        ClassAd(
+            f"[Memory = {m}; KeyboardIdle = {k}; START = KeyboardIdle > 10; "
+            "Limits = TARGET.RequestMemory <= Memory; Requirements = START && (Limits); "
+            'NotReq = !START || !MY.Limits; Loose = START && TARGET.Owner =!= "x"]'
+        )
+        for m, k in ((100, 5), (200, 50), (300, 500))
+    ]
+    table = AdTable(rows)
+    requests = [ClassAd(f'[RequestMemory = {m}; Owner = "a"]') for m in (150, 250, 150)]
+    expected = {
+        "requirements": [[False, True, True], [False, False, True]],
+        "notreq": [[True, False, False], [True, True, False]],
+        "loose": [[False, True, True], [False, True, True]],
+    }
+    for i, request in enumerate(requests):
+        for name, want in expected.items():
+            state = new_state(clock=_clock)
+            got = evaluate_attribute(table, name, other=request, state=state).to_values()
+            assert got == want[i % 2] == _scalar(rows, request, name)
+            mask = attribute_true(table, name, other=request, state=new_state(clock=_clock))
+            assert mask.tolist() == want[i % 2]
+            odd = attribute_true(table, name, other=request, state=new_state(clock=_clock), rows=np.array([1, 2]))
+            assert odd.tolist() == want[i % 2][1:]
+    stored = {key[0] for key, lru in table.shared_memo().entries.items() if lru}
+    assert stored == {"start", "limits", "loose"}
