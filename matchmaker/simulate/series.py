@@ -53,9 +53,11 @@ COLUMNS = (
 POOL = "pool"
 
 
-@dataclass
+@dataclass(slots=True)
 class ClaimSpan:
-    """A slot claimed by one principal from ``start`` to ``end`` (None: still claimed)."""
+    """A slot claimed by one principal from ``start`` to ``end`` (None: still claimed).
+    A run keeps one per claim, about a thousand a cycle at 10,000 slots: they hold no
+    ``__dict__``."""
 
     slot: str
     customer: str
@@ -69,7 +71,7 @@ class ClaimSpan:
         return self.weight * max(0.0, min(end, until) - self.start)
 
 
-@dataclass
+@dataclass(slots=True)
 class JobOutcome:
     """How one job fared: its final phase, runs completed, starts, preemptions and the
     time it waited idle before each start."""

@@ -169,6 +169,8 @@ def test_conservation():
         assert final[name]["charged"] == pytest.approx(expected, rel=1e-9)
     assert final["pool"]["charged"] == pytest.approx(sum(s.charge(end) for s in sim.spans), rel=1e-9)
     assert {s.weight for s in sim.spans} == {1.0, 2.0}
+    # a long run keeps one span per claim and one outcome per job: neither holds a __dict__
+    assert not hasattr(sim.spans[0], "__dict__") and not hasattr(sim.jobs[0], "__dict__")
 
 
 def test_preempted_jobs_go_back_to_idle_and_rerun():
