@@ -70,6 +70,12 @@ class Carried:
         self.new_slots: set[str] = set()
         self.new_jobs: set[str] = set()
 
+    def close(self) -> None:
+        """Forget everything carried (the simulation is over).  The slots' carry holds this
+        object's :meth:`steady`, a reference cycle: without it, reference counting frees
+        the carried state at once rather than a later full collection walking all of it."""
+        vars(self).clear()
+
     def steady(self, ad: ClassAd) -> bool:
         """Whether the record made of ``ad`` is the same each time: none of its expressions
         (nor ``SLOT_WEIGHT``) draws a random number.  Remembered per ad."""

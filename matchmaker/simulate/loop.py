@@ -137,8 +137,8 @@ class _Run:
         self.warnings = list(pool.warnings)
         self.jobs = initial_jobs(pool.jobs, start)
         self.by_id = {j.id: j for j in self.jobs}
-        # Where a job is in the pool a cycle sees (its ids all different), for the claims.
-        self._job_place = self._queued_place if len(self.by_id) == len(self.jobs) else None
+        # Whether the claims may find a job's place in the pool by its id (all different).
+        self._ids_unique = len(self.by_id) == len(self.jobs)
         self.on_slot: dict[str, SimJob] = {}
         self.open: dict[str, ClaimSpan] = {}
         self.spans: list[ClaimSpan] = []
@@ -326,7 +326,8 @@ class _Run:
             self.settings,
             t,
             carry=self.carry,
-            job_place=self._job_place,
+            # (the bound method is not kept: it would hold the run in a reference cycle)
+            job_place=self._queued_place if self._ids_unique else None,
             slots_by_name=self.slots_by_name(),
         )
         timeline = self.timeline
@@ -551,6 +552,8 @@ def run_simulation(
                 if progress is not None:
                     progress(k + 1, cycles)
         sim.finish(run.jobs, run.spans + list(run.open.values()), run.warnings + durations.warnings)
+        if run.carry is not None:
+            run.carry.close()  # what it holds is freed now, not by a later full collection
     return sim
 
 
