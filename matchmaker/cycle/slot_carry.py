@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections import deque
 from itertools import compress, repeat
 from operator import attrgetter, is_, is_not, itemgetter
-from types import SimpleNamespace
 from typing import Any, Callable, Optional, Sequence
 
 from classad import ast
@@ -43,7 +42,7 @@ from .table_carry import TableLine, same_entry
 _UNSET = object()
 _MISS: tuple[Any, Any] = (None, None)  # what values() finds of an ad it did not keep
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_AD, _VALUES = attrgetter("ad"), attrgetter("values")
+_VALUES = attrgetter("values")
 _OWN = attrgetter("_attrs.own")  # what a copy holds beyond its slot ad (NegotiationAd)
 _PLAIN = (bool, int, float, str)
 
@@ -111,9 +110,6 @@ class SlotPrep:
         return v
 
 
-_NO_PREP = SimpleNamespace(ad=None)  # what preps() finds of an ad last cycle did not read
-
-
 class SlotCarry:
     """The :class:`SlotPrep` of each slot ad of the last cycle and of this one."""
 
@@ -124,6 +120,11 @@ class SlotCarry:
         self._before: dict[int, SlotPrep] = {}
         self._now: dict[int, SlotPrep] = {}
         self._cycle = 0
+        # Last cycle's slot records (by identity, held) and, at the same places, the pair
+        # (weighed record, prep) it took for each, None where it is not to be taken again.
+        self._records: list[Slot] = []
+        self._pairs: list[Optional[tuple[Slot, SlotPrep]]] = []
+        self._ad_ids: list[int] = []  # the ids of their ads
         # What values() gave for each kind of value last: id(ad) -> (ad, value).
         self._kept: dict[str, dict[int, tuple[ClassAd, Any]]] = {}
         # (id of the Remote* entries a copy holds, id of the ones it is given) -> both and
@@ -134,6 +135,7 @@ class SlotCarry:
         """Start a cycle under ``settings`` (other settings than last cycle's: keep nothing)."""
         if settings is not self._settings:
             self._settings, self._now, self._kept = settings, {}, {}
+            self._records, self._pairs, self._ad_ids = [], [], []
         self._before, self._now = self._now, {}
         self._changes = {}
         self._cycle += 1
@@ -156,19 +158,34 @@ class SlotCarry:
         self._now[key] = p
         return p
 
-    def preps(self, ads: Sequence[ClassAd]) -> list[SlotPrep]:
-        """``[self.prep(ad) for ad in ads]``, last cycle's preps found at C speed."""
-        ids = list(map(id, ads))
-        out: list[Any] = list(map(self._before.get, ids, repeat(_NO_PREP)))
-        now = self._now
-        for i in compress(range(len(ads)), map(is_not, map(_AD, out), ads)):
-            ad = ads[i]
-            p = now.get(ids[i])
-            if p is None or p.ad is not ad:
-                p = now[ids[i]] = SlotPrep(ad, self._steady(ad))
-            out[i] = p
-        now.update(zip(ids, out))
-        return out
+    def pairs(self, records: list[Slot], weighed: Callable[[Slot, SlotPrep], Slot]) -> list[tuple[Slot, SlotPrep]]:
+        """``[(weighed(s, p), p) for s, p in zip(records, map(self.prep, ads))]`` (``ads``:
+        the records' ads), with ``weighed`` called in order.  A record of last cycle (the very
+        object) whose ad is steady and that was its own weighed record takes last cycle's
+        pair again: found by the records' identities at C speed, without reading the
+        records or their preps (a weight evaluated of a steady ad is kept, so the record
+        weighs the same); only the other records are read."""
+        n = len(records)
+        ids = list(map(id, records))
+        if self._pairs:
+            where = dict(zip(map(id, self._records), range(len(self._records))))
+            at = list(map(where.get, ids, repeat(-1)))
+            out = list(map((self._pairs + [None]).__getitem__, at))
+            ad_ids = list(map((self._ad_ids + [-1]).__getitem__, at))
+        else:
+            out, ad_ids = [None] * n, [-1] * n
+        kept = list(out)
+        for i in compress(range(n), map(is_, out, repeat(None))):
+            s = records[i]
+            ad = s.ad
+            p = self.prep(ad)
+            pair = out[i] = (weighed(s, p), p)
+            ad_ids[i] = id(ad)
+            if pair[0] is s and p.steady:
+                kept[i] = pair
+        self._now.update(zip(ad_ids, map(_SECOND, out)))  # type: ignore[arg-type]
+        self._records, self._pairs, self._ad_ids = records, kept, ad_ids
+        return out  # type: ignore[return-value]
 
     def find(self, ad: ClassAd) -> Optional[SlotPrep]:
         """The :class:`SlotPrep` of ``ad`` in this cycle or the last, if any."""

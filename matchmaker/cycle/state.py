@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
-from operator import attrgetter, is_, is_not, itemgetter
+from operator import attrgetter, is_, itemgetter
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from classad import ast
@@ -211,12 +211,8 @@ class Cycle:
             return [(self._weighed(s, None), None) for s in pool.slots if self._accepts(constraint, s.ad)]
         carry.slots.begin(self.settings)
         pairs: list[tuple[Slot, Optional[SlotPrep]]] = []
-        if constraint is None:  # no evaluation between two slots' weights: the preps at C speed
-            slots = list(pool.slots)
-            preps = carry.slots.preps(list(map(_AD, slots)))
-            for k in compress(range(len(slots)), map(is_not, map(_WEIGHED, preps), map(_WEIGHT, slots))):
-                slots[k] = self._weighed(slots[k], preps[k])
-            pairs = list(zip(slots, preps))
+        if constraint is None:  # no evaluation between two slots' weights: last cycle's pairs taken again
+            pairs = list(carry.slots.pairs(list(pool.slots), self._weighed))  # type: ignore[arg-type]
         else:
             prep = carry.slots.prep
             for s in pool.slots:
@@ -592,7 +588,6 @@ class Cycle:
 
 
 _PLAIN = (bool, int, float, str)
-_AD, _WEIGHED, _WEIGHT = attrgetter("ad"), attrgetter("weighed"), attrgetter("weight")
 _FIRST, _SECOND, _REFS, _CHARGED = itemgetter(0), itemgetter(1), attrgetter("refs"), attrgetter("charged")
 # What the trim and the claimed-idle test read of a slot ad (lower-case).
 _TRIM_READS = ("retirementtimeremaining", "wantmatching")

@@ -199,3 +199,79 @@ def test_kept_values_differential(data: Any) -> None:
             else:  # the same through the ads' preps
                 assert carry.each([carry.find(ads[n]) for n in asked], kind, compute) == expected  # type: ignore[misc]
             assert calls[before:] == computed
+
+
+def test_pairs_take_last_cycles_pair_of_the_same_steady_record_that_weighs_itself() -> None:
+    """Cycle 1: records a, u (unsteady), w (weighs another record), each weighed once.
+    Cycle 2: the same records and a new record a2 of a's ad: a's pair is last cycle's (not
+    weighed again); u and w are weighed again, and a2, in their order; a2 shares a's prep.
+    Cycle 3 under other settings: every record is weighed again."""
+    steady = {"a": True, "u": False, "w": True}
+    carry = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    a, u, w = _slots('[Name = "a"]', '[Name = "u"]', '[Name = "w"]')
+    (a2,) = make_slots([(a.ad, "slots:9")])
+    heavier = make_slots([(w.ad, "slots:8")])[0]
+    calls: list = []
+
+    def weighed(s: Any, p: Any) -> Any:
+        calls.append(s)
+        return heavier if s is w else s
+
+    def cycle(records: list, settings: object = SETTINGS) -> list:
+        carry.begin(settings)
+        out = carry.pairs(records, weighed)
+        carry.read()
+        return out
+
+    first = cycle([a, u, w])
+    assert calls == [a, u, w] and [x[0] for x in first] == [a, u, heavier]
+    assert [x[1] for x in first] == [carry.find(s.ad) for s in (a, u, w)]
+    second = cycle([a, u, w, a2])
+    assert second[0] is first[0] and calls[3:] == [u, w, a2]
+    assert second[3][0] is a2 and second[3][1] is first[0][1]
+    assert [x[1] for x in second[:3]] == [x[1] for x in first]
+    cycle([a, u, w], object())
+    assert calls[6:] == [a, u, w]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_pairs_differential(data: Any) -> None:
+    """Differential against taking each record's prep and weighing it anew: over cycles of
+    random lists of records (four ads, steady or not; records made again or kept; listed
+    twice or absent for a cycle), each pair is the record weighed and its ad's prep, and
+    weighed is called, in order, for every record but those of last cycle (the very
+    object) whose ad is steady and that weighed as themselves."""
+    names = [f"a{k}" for k in range(4)]
+    steady = {n: data.draw(st.booleans()) for n in names}
+    itself = {n: data.draw(st.booleans()) for n in names}  # whether the record weighs as itself
+    carry = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    ads = {n: ClassAd(f'[Name = "{n}"]') for n in names}
+    records = {n: make_slots([(ads[n], n)])[0] for n in names}
+    calls: list = []
+
+    def weighed(s: Any, p: Any) -> Any:
+        assert p is carry.find(s.ad)
+        calls.append(s)
+        return s if itself[s.ad["Name"]] else make_slots([(s.ad, "other")])[0]
+
+    last: dict[int, Any] = {}  # the model: id(record) -> its pair last cycle
+    for _ in range(data.draw(st.integers(1, 5))):
+        for n in data.draw(st.lists(st.sampled_from(names), max_size=2)):
+            records[n] = make_slots([(ads[n], n)])[0]  # a record made again
+        listed = [records[n] for n in data.draw(st.lists(st.sampled_from(names), max_size=6))]
+        carry.begin(SETTINGS)
+        before = len(calls)
+        pairs = carry.pairs(listed, weighed)
+        carry.read()
+        expected_calls = []
+        for s, pair in zip(listed, pairs):
+            assert pair[1] is carry.find(s.ad)
+            hit = last.get(id(s))
+            if hit is not None and hit[0][0] is s and steady[s.ad["Name"]]:
+                assert pair is hit[0]
+            else:
+                expected_calls.append(s)
+                assert (pair[0] is s) == itself[s.ad["Name"]]
+        assert calls[before:] == expected_calls
+        last = {id(s): (pair, s) for s, pair in zip(listed, pairs)}
