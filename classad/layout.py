@@ -32,7 +32,7 @@ from __future__ import annotations
 import sys
 from itertools import compress, repeat
 from operator import and_, eq, is_not, itemgetter, not_
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from . import ast
 
@@ -677,14 +677,22 @@ def rewrite(
         target = move.target
         steps = move.plan(variant)
         written, left = _bare_writes(move, nodes)
-        values = list(steps.gather(_concat(attrs, steps.consts + written)))
-        if steps.check is not None and not all(map(is_not, values, steps.check)):
+        got: Sequence[Any] = steps.gather(_concat(attrs, steps.consts + written))
+        if steps.check is not None and not all(map(is_not, got, steps.check)):
             # A value the ad kept is the new template's very node: the template holds it.
-            values = [_TEMPLATE if v is t else v for v, t in zip(values, steps.check)]
+            got = [_TEMPLATE if v is t else v for v, t in zip(got, steps.check)]
             left = True
-        found = _variant_of(target, steps, values, equal_values, left)
-        if found is not None:
-            return tuple.__new__(SharedAttrs, (found, *values))
+        _, pick, bare = steps.compared
+        equal = list(map(eq, pick(got), bare)) if equal_values else None
+        if not left and (equal is None or True not in equal):
+            found = steps.variant(target)  # no value is left to the template (most writes)
+            if found is not None:
+                return tuple.__new__(SharedAttrs, (found, *got))
+        else:
+            values = list(got)
+            found = _variant_of(target, steps, values, equal, left)
+            if found is not None:
+                return tuple.__new__(SharedAttrs, (found, *values))
     return compact(_write(attrs.to_dict(), deleted, names, nodes), equal_values=equal_values)
 
 
@@ -713,12 +721,15 @@ _TEMPLATE = object()
 _concat = tuple.__add__  # an ad's tuple (not its mapping) followed by other values
 
 
-def _variant_of(target: Layout, steps: _Steps, values: list, equal_values: bool, left: bool) -> Optional[Variant]:
+def _variant_of(
+    target: Layout, steps: _Steps, values: list, equal: Optional[list[bool]], left: bool
+) -> Optional[Variant]:
     """The variant of the result whose own values are ``values`` at ``steps.places``; a
-    value left to the template (:data:`_TEMPLATE`, or with ``equal_values`` a plain literal
-    equal to the template's, as :func:`compact` leaves it) is dropped from ``values``."""
-    at, pick, bare = steps.compared
-    equal = list(map(eq, pick(values), bare)) if equal_values else None
+    value left to the template (:data:`_TEMPLATE`, or a plain literal equal to the
+    template's, as :func:`compact` with ``equal_values`` leaves it) is dropped from
+    ``values``.  ``equal`` says which of the places ``steps.compared`` names hold a value
+    Python calls equal to the template's (None: ``equal_values`` is false)."""
+    at = steps.compared[0]
     if not left and (equal is None or True not in equal):
         return steps.variant(target)
     keep = [v is not _TEMPLATE for v in values] if left else [True] * len(values)

@@ -88,6 +88,13 @@ class Carried:
         self._seen_steady[id(ad)] = hit
         return hit[1]
 
+    def derived(self, ad: ClassAd, base: ClassAd) -> None:
+        """``ad`` is a copy of ``base`` with some attributes deleted and plain literals
+        written: it holds none of the expressions ``base`` lacks, so when ``base`` is steady
+        so is ``ad`` (:meth:`steady` then knows it without a look at its expressions)."""
+        if self.steady(base):
+            self._seen_steady[id(ad)] = (ad, True)
+
     def steady_job(self, ad: ClassAd) -> bool:
         """Whether the job record made of ``ad`` is the same each time: every attribute the
         record reads (:func:`~matchmaker.pool.ads.make_jobs`) is a literal or absent, so

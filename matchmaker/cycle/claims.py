@@ -267,9 +267,10 @@ class _Claims:
                     self._put_job(was, _job_with(self.job_ads[was], {"JobStatus": IDLE}))
             self._run(m, job, m.slot, old, leftover=False)
             return
-        for name in m.preempted_slots:  # ALLOW_PSLOT_PREEMPTION: the dynamic slots go first
-            self._vacate(m.slot, name)
-        old = self.slot_ads[m.slot]
+        if m.preempted_slots:
+            for name in m.preempted_slots:  # ALLOW_PSLOT_PREEMPTION: the dynamic slots go first
+                self._vacate(m.slot, name)
+            old = self.slot_ads[m.slot]
         request = self.request(job, old)
         left = available(old, tuple(request))
         short = shortfall(request, left)
@@ -278,7 +279,7 @@ class _Claims:
                 (m.job, f"the startd refused it: it asks for more {short} than slot {m.slot} has left")
             )
             return
-        self._split(m, job, request, left, leftover=False)
+        self._split(m, job, request, left, leftover=False, parent=old)
 
     def partitionable(self, name: str) -> bool:
         """Whether slot ``name`` of the input is a partitionable slot."""
@@ -304,7 +305,8 @@ class _Claims:
         was = ad.evaluate("JobId", state=MatchState(None, 0.0))
         if type(was) is str and was in self.job_ads:
             self._put_job(was, _job_with(self.job_ads[was], {"JobStatus": IDLE}))
-        self._put_slot(parent, give_back(self.slot_ads[parent], ad, machine_resources(self.slot_ads[parent])))
+        before = self.slot_ads[parent]
+        self._put_slot(parent, self._derived(give_back(before, ad, machine_resources(before)), before))
 
     def leftovers(self, m: Match) -> None:
         """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``."""
@@ -350,10 +352,20 @@ class _Claims:
             self._requests[job.id] = r
         return r
 
-    def _split(self, m: Match, job: Job, request: dict[str, float], left: dict[str, float], leftover: bool) -> None:
+    def _split(
+        self,
+        m: Match,
+        job: Job,
+        request: dict[str, float],
+        left: dict[str, float],
+        leftover: bool,
+        parent: Optional[ClassAd] = None,
+    ) -> None:
         """Carve ``job``'s dynamic slot out of partitionable slot ``m.slot``, which has
-        ``left`` of each resource of ``request``, and run the job there."""
-        parent = self.slot_ads[m.slot]
+        ``left`` of each resource of ``request``, and run the job there (``parent`` is the
+        slot's ad when the caller has it)."""
+        if parent is None:
+            parent = self.slot_ads[m.slot]
         # The lowest free number: every number below the last one taken here is taken.
         k = self._free_from.get(m.slot, 1)
         k, name = self.slot_ads.first_free(child_names(m.slot, k))
@@ -363,8 +375,8 @@ class _Claims:
         rank = _rank_as_in_parent(parent, job.ad, request)
         claim = None if rank is None else self._claim(m, job, rank)
         shrunk, child = split(parent, request, name, claim, left=left)
-        self._put_slot(m.slot, shrunk)
-        self._put_slot(name, child)
+        self._put_slot(m.slot, self._derived(shrunk, parent))
+        self._put_slot(name, self._derived(child, parent))
         self.sources[name] = f"{self._source(m.slot)} ({name})"
         self._run(m, job, name, child, leftover, claimed=claim is not None)
 
@@ -393,10 +405,16 @@ class _Claims:
     def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool, claimed: bool = False) -> None:
         """Claim ``slot`` (whose ad is ``ad``, already claimed if ``claimed``) for ``job``, which then runs."""
         if not claimed:
-            self._put_slot(slot, with_values(ad, self._claim(m, job, slot_rank(ad, job.ad))))
+            self._put_slot(slot, self._derived(with_values(ad, self._claim(m, job, slot_rank(ad, job.ad))), ad))
         self._put_job(job.id, _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at}))
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
+
+    def _derived(self, ad: ClassAd, base: ClassAd) -> ClassAd:
+        """``ad``, a copy of ``base`` written with plain values (:meth:`Carried.derived`)."""
+        if self.carry is not None:
+            self.carry.derived(ad, base)
+        return ad
 
     def _put_slot(self, name: str, ad: ClassAd) -> None:
         self.slot_ads[name] = ad
@@ -544,6 +562,7 @@ class _Claims:
         places = map(self.jobs.place, {*self.written_jobs, *carry.unsteady_jobs, *carry.new_jobs})
         visit = {k for k in places if k is not None}
         jobs, uid, made = list(pool.jobs), self.settings.uid_domain, self.out.jobs_made
+        literal: set[str] = set()  # written jobs whose record reads only literals: steady
         for k in sorted(visit):
             j = jobs[k]
             jid = j.id
@@ -556,11 +575,14 @@ class _Claims:
                 fresh = None
             else:  # the claims write only JobStatus, RemoteHost and the start dates (_job_with)
                 fresh = rewritten_job(j, ad)
+                if fresh is not None:
+                    literal.add(jid)
             jobs[k] = made[jid] = fresh if fresh is not None else make_jobs([(ad, j.source)], uid_domain=uid)[0]
         carry.new_jobs.clear()
         steady, unsteady, job_ads = carry.steady_job, carry.unsteady_jobs, self.job_ads
         for jid in self.written_jobs:  # as a written slot (see _slots_changed)
-            (unsteady.discard if steady(job_ads[jid]) else unsteady.add)(jid)
+            # (rewritten_job made a record only of literals, which Carried.steady_job calls steady)
+            (unsteady.discard if jid in literal or steady(job_ads[jid]) else unsteady.add)(jid)
         return jobs
 
     def _jobs_reused(self, pool: Pool) -> list[Job]:

@@ -120,6 +120,14 @@ class Job:
         else:
             self._file, self._line = source, None
 
+    def with_ad(self, ad: ClassAd, status: int) -> "Job":
+        """This job's record for ``ad`` (a rewritten copy of its ad) and ``status``: the same
+        identity, submitter and source, copied rather than read again."""
+        job = Job.__new__(Job)
+        job.ad, job.cluster, job.proc, job.submitter, job.status = ad, self.cluster, self.proc, self.submitter, status
+        job._file, job._line, job._id = self._file, self._line, self._id
+        return job
+
     @property
     def source(self) -> str:
         """``file:line`` of the ad (or another description of where it came from)."""
@@ -500,7 +508,7 @@ def rewritten_job(record: Job, ad: ClassAd) -> Optional[Job]:
         status = status.value
     if type(status) is not int:
         return None
-    return Job(ad.compact(equal_values=False), record.cluster, record.proc, record.submitter, status, record.source)
+    return record.with_ad(ad.compact(equal_values=False), status)
 
 
 def make_jobs(

@@ -222,7 +222,7 @@ _RUN_ATTRS = ("RemoteHost", "JobCurrentStartDate")
 def idle_record(job: Job) -> Job:
     """The job's record back in the queue, idle, without its run's attributes."""
     ad = with_values(job.ad, {"JobStatus": IDLE}, deleted=_RUN_ATTRS, equal_values=False)
-    return Job(ad, job.cluster, job.proc, job.submitter, IDLE, job.source)
+    return job.with_ad(ad, IDLE)
 
 
 __all__ = [
