@@ -70,6 +70,8 @@ from .table_carry import TableLine
 
 # The slot attributes a candidate-list build tests before the sort keys.
 _ROW_TESTS = ("requirements", "rank", "currentrank")
+# How many preemption tables' rows :meth:`SlotTable.rank_rows` keeps at most.
+_RANK_ROWS = 256
 # What the slot table reads of each entry and of its slot record (its ad and name).
 _FIELDS = attrgetter("index", "ad", "alive", "remote", "claimed_idle", "weight", "slot.ad", "slot.name")
 # The job attributes a build evaluates against the slots (its ConcurrencyLimits aside,
@@ -85,6 +87,7 @@ class SlotTable:
     _drawing: Optional[ByReads] = None  # the answers of :meth:`may_draw` (made on first use)
     _results: Optional[RowResults] = None  # made on first use (see :attr:`results`)
     _heaviest: Optional[float] = None  # see :attr:`heaviest`
+    _rank_rows: Optional[dict[int, tuple[tuple, np.ndarray]]] = None  # see :meth:`rank_rows` (made on first use)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         if type(classes) is EachAlone and not classes.made:
@@ -191,6 +194,20 @@ class SlotTable:
         if self._results is None:
             self._results = RowResults()
         return self._results
+
+    def rank_rows(self, whole: tuple[Optional[np.ndarray], ...]) -> np.ndarray:
+        """The claimed rows an only-Rank build's preemption tables ``whole`` keep (their Rank
+        beats their CurrentRank) or find an error in (see :meth:`_RequestColumns.claimed_table`),
+        available or not: made once per tables of the cycle."""
+        known = self._rank_rows
+        if known is None or len(known) >= _RANK_ROWS:
+            known = self._rank_rows = {}
+        hit = known.get(id(whole))
+        if hit is not None and hit[0] is whole:
+            return hit[1]
+        rows = np.nonzero(self.claimed & _either(whole[1], whole[3]))[0]
+        known[id(whole)] = (whole, rows)
+        return rows
 
     def eups(self, eup_of: Any) -> np.ndarray:
         """The EUP of each claimed slot's current user (frozen for the cycle)."""
@@ -328,11 +345,28 @@ def head_order(keys: list[np.ndarray], k: int) -> np.ndarray:
     if lead is None:
         return np.arange(n)
     first = keys[lead]
-    bound = np.partition(first, k - 1)[k - 1]
+    bound = kth_smallest(first, k)
     near = np.nonzero(first <= bound)[0]
     if len(near) > n // 2:
         return candidate_order(keys[lead:])
     return near[candidate_order([key[near] for key in keys[lead:]])]
+
+
+def kth_smallest(values: np.ndarray, k: int) -> Any:
+    """The ``k``-th smallest of ``values`` (``np.partition(values, k - 1)[k - 1]``), found
+    among the values at most a guess: a value of an evenly spaced sample, past about three
+    times ``k``'s share of it.  When at least ``k`` values are at most the guess, the ``k``
+    smallest are all among them; else (ties, an unlucky sample) every value is partitioned."""
+    n = len(values)
+    if n <= 32 * k:
+        return np.partition(values, k - 1)[k - 1]
+    step = n // (8 * k)
+    sample = np.sort(values[::step])
+    guess = sample[min(len(sample) - 1, -(-3 * k * len(sample) // n))]
+    below = values <= guess
+    if int(np.count_nonzero(below)) >= k:
+        return np.partition(values[below], k - 1)[k - 1]
+    return np.partition(values, k - 1)[k - 1]
 
 
 class _RequestColumns:
@@ -370,12 +404,9 @@ class _RequestColumns:
         and the rows whose slot Rank is an error (docs/negotiation.md, candidate slots)."""
         slots = self.slots
         if only_rank and not slots.may_draw(self.req):
-            rows, state, keep, rank_errors = self.rank_preemptions(submitter)
-        else:
-            rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive)[0]
-            rows = self.both_requirements(rows)
-            rows, state, keep, rank_errors = self.preemption_states(rows, submitter, only_rank)
-        return rows[keep], state[keep], rank_errors
+            return self.rank_preemptions(submitter)
+        rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive)[0]
+        return self.preemption_states(self.both_requirements(rows), submitter, only_rank)
 
     def first(
         self, key: tuple, submitter: str, only_rank: bool, budget: Budget, static_limits: bool
@@ -387,12 +418,15 @@ class _RequestColumns:
         st = self.state
         taint = st.taint
         rows, state, rank_errors = self.recorded(self.candidates, submitter, only_rank)
-        at = self.within_submitter_limits(rows, state, budget)
-        if not static_limits:
-            ok = self.within_concurrency_limits(rows[at])
-            if ok is not None:
-                at = at[ok]
-        keys, errors = self.recorded(self.rank_keys, rows[at], state[at])
+        if len(rows):
+            at = self.within_submitter_limits(rows, state, budget)
+            if not static_limits:
+                ok = self.within_concurrency_limits(rows[at])
+                if ok is not None:
+                    at = at[ok]
+            keys, errors = self.recorded(self.rank_keys, rows[at], state[at])
+        else:  # no candidate: no limit refuses one, and no key is computed
+            at, keys, errors = _NO_ROWS, [np.zeros(0) for _ in range(4)], [np.zeros(0, dtype=bool) for _ in range(3)]
         if self.intact and st.taint == taint:
             found = Found.known_at(rows, state, at, keys, errors, rank_errors, self.refused)
             found.reads = snapshot(self.req, self.log)
@@ -561,7 +595,7 @@ class _RequestColumns:
             rows = rows[self.slot_true("requirements", rows)]
         return rows
 
-    def rank_preemptions(self, submitter: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
+    def rank_preemptions(self, submitter: str) -> tuple[np.ndarray, np.ndarray, list[int]]:
         """:meth:`preemption_states` of an only-Rank build, which keeps just the claimed
         slots whose Rank for the request is better than their CurrentRank: those are found
         first, and both Requirements then run on them and on the slots whose Rank is an
@@ -579,38 +613,50 @@ class _RequestColumns:
                 rank, error = self.slot_rank("rank", rows)
                 better = rank > self.slot_rank("currentrank", rows)[0]
             else:  # only the claimed rows it keeps (their Rank is better) or whose Rank is an error
-                rows = np.nonzero(claimed & _either(whole[1], whole[3]))[0]
+                rows = slots.rank_rows(whole)
+                rows = rows[claimed[rows]]
                 better, error = rows_of((whole[1], whole[3]), rows)
             look = np.nonzero(better | error)[0]
-            passed = look[np.isin(rows[look], self.both_requirements(rows[look]))]
-            rank_errors = rows[passed[error[passed]]].tolist()
-            rows = rows[passed[better[passed]]]
-        return rows, np.full(len(rows), RANK_PREEMPTION, dtype=np.int64), np.ones(len(rows), dtype=bool), rank_errors
+            if len(look):
+                passed = look[np.isin(rows[look], self.both_requirements(rows[look]))]
+                rank_errors = rows[passed[error[passed]]].tolist()
+                rows = rows[passed[better[passed]]]
+            else:
+                rows = _NO_ROWS
+        return rows, np.full(len(rows), RANK_PREEMPTION, dtype=np.int64), rank_errors
 
     def preemption_states(
         self, rows: np.ndarray, submitter: str, only_rank: bool
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
-        """Each row's preemption state, which rows stay candidates, and the rows whose
+    ) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """The rows the preemption tests keep, their preemption states, and the rows whose
         slot Rank is an error (docs/negotiation.md, candidate slots)."""
         slots = self.slots
         claimed = slots.claimed[rows]
         if self.policy.skip_claimed_idle:
             keep = ~(claimed & slots.claimed_idle[rows])
             rows, claimed = rows[keep], claimed[keep]
-        cpos = np.nonzero(claimed)[0]
-        whole = self.claimed_whole(submitter, only_rank) if len(cpos) else None
-        if whole is not None:
-            state, keep, refused, error = rows_of(whole, rows)
-        else:
+        if not claimed.any():
+            return rows, np.full(len(rows), NO_PREEMPTION, dtype=np.int64), []
+        whole = self.claimed_whole(submitter, only_rank)
+        if whole is None:
+            cpos = np.nonzero(claimed)[0]
             state = np.full(len(rows), NO_PREEMPTION, dtype=np.int64)
             keep = np.ones(len(rows), dtype=bool)
-            refused, error = np.zeros(len(rows), dtype=bool), np.zeros(len(rows), dtype=bool)
-            if len(cpos):
-                error[cpos], refused[cpos] = self.claimed_states(rows[cpos], cpos, state, keep, submitter, only_rank)
-        if refused.any():
+            error, refused = self.claimed_states(rows[cpos], cpos, state, keep, submitter, only_rank)
+            self.note_refused(rows[cpos[refused]])
+            return rows[keep], state[keep], rows[cpos[error]].tolist()
+        states, kept, refusals, errors = whole
+        if refusals is not None:
+            self.note_refused(rows[refusals[rows]])
+        rank_errors = rows[errors[rows]].tolist() if errors is not None else []
+        rows = rows[kept[rows]] if kept is not None else _NO_ROWS
+        return rows, states[rows].astype(np.int64), rank_errors  # type: ignore[index]
+
+    def note_refused(self, refused: np.ndarray) -> None:
+        """Note the rows PREEMPTION_REQUIREMENTS refused (if any: the list's flag is set)."""
+        if len(refused):
             self.out.no_preemption_req = True
-            self.refused = rows[refused]
-        return rows, state, keep, rows[error].tolist()
+            self.refused = refused
 
     def claimed_whole(self, submitter: str, only_rank: bool) -> Optional[tuple[Optional[np.ndarray], ...]]:
         """:meth:`claimed_table` for this request, submitter and mode, found in or kept for

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from matchmaker.cycle.columnar_match import candidate_order, head_order
+from matchmaker.cycle.columnar_match import candidate_order, head_order, kth_smallest
 
 # Few distinct values, so that ties are common; -0.0 sorts as 0.0, infinities at the ends.
 _values = st.sampled_from([float("-inf"), -7.0, -0.0, 0.0, 1.0, 2.5, float("inf")])
@@ -46,3 +46,30 @@ def test_a_head_of_many_rows_sorts_only_the_front():
     first = np.arange(2000, 0, -1, dtype=np.float64)  # descending: the smallest come last
     head = head_order([first, np.zeros(2000)], 32).tolist()
     assert head == list(range(1999, 1967, -1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(_values, min_size=1, max_size=40).flatmap(
+        lambda pool: st.lists(st.sampled_from(pool), min_size=1, max_size=3000)
+    ),
+    k=st.integers(1, 40),
+)
+def test_kth_smallest_is_the_partitions(values, k):
+    """The value found among those at most a sampled guess is the ``k``-th smallest of
+    all (``np.partition``'s), with many ties, infinities and both zeros."""
+    a = np.array(values, dtype=np.float64)
+    k = min(k, len(a))
+    assert kth_smallest(a, k) == np.partition(a, k - 1)[k - 1]
+
+
+def test_kth_smallest_when_the_guess_leaves_too_few():
+    """4,096 values, the 32nd smallest wanted: the sample is every 16th value, and its 7th
+    smallest is the guess.  When the only small values are the sampled ones (0..255, the
+    rest 1,000), just 7 values are at most the guess (0..6), fewer than 32: every value is
+    partitioned, and the 32nd smallest is 31.  Descending values 4,096..1: 32."""
+    a = np.full(4096, 1000.0)
+    a[::16] = np.arange(256, dtype=np.float64)  # the sample holds 0..255 and 1000s
+    assert kth_smallest(a, 32) == 31.0
+    a = np.arange(4096, 0, -1, dtype=np.float64)
+    assert kth_smallest(a, 32) == 32.0
