@@ -125,6 +125,12 @@ class SlotCarry:
         self._records: list[Slot] = []
         self._pairs: list[Optional[tuple[Slot, SlotPrep]]] = []
         self._ad_ids: list[int] = []  # the ids of their ads
+        # Where each pair of this cycle was in last cycle's, -1 for a pair not taken again
+        # (None: this cycle's pairs were not made by pairs()); what placed() gave in last
+        # cycle's order and in this one's, by kind.
+        self._at: Optional[list[int]] = None
+        self._placed: dict[str, list] = {}
+        self._placing: dict[str, list] = {}
         # What values() gave for each kind of value last: id(ad) -> (ad, value).
         self._kept: dict[str, dict[int, tuple[ClassAd, Any]]] = {}
         # (id of the Remote* entries a copy holds, id of the ones it is given) -> both and
@@ -135,10 +141,11 @@ class SlotCarry:
         """Start a cycle under ``settings`` (other settings than last cycle's: keep nothing)."""
         if settings is not self._settings:
             self._settings, self._now, self._kept = settings, {}, {}
-            self._records, self._pairs, self._ad_ids = [], [], []
+            self._records, self._pairs, self._ad_ids, self._placing = [], [], [], {}
         self._before, self._now = self._now, {}
         self._changes = {}
         self._cycle += 1
+        self._at, self._placed, self._placing = None, self._placing, {}
 
     def read(self) -> None:
         """The cycle has read its slot ads (:meth:`prep`): forget the ads that left the pool."""
@@ -173,18 +180,18 @@ class SlotCarry:
             out = list(map((self._pairs + [None]).__getitem__, at))
             ad_ids = list(map((self._ad_ids + [-1]).__getitem__, at))
         else:
-            out, ad_ids = [None] * n, [-1] * n
+            out, ad_ids, at = [None] * n, [-1] * n, [-1] * n
         kept = list(out)
         for i in compress(range(n), map(is_, out, repeat(None))):
             s = records[i]
             ad = s.ad
             p = self.prep(ad)
             pair = out[i] = (weighed(s, p), p)
-            ad_ids[i] = id(ad)
+            ad_ids[i], at[i] = id(ad), -1
             if pair[0] is s and p.steady:
                 kept[i] = pair
         self._now.update(zip(ad_ids, map(_SECOND, out)))  # type: ignore[arg-type]
-        self._records, self._pairs, self._ad_ids = records, kept, ad_ids
+        self._records, self._pairs, self._ad_ids, self._at = records, kept, ad_ids, at
         return out  # type: ignore[return-value]
 
     def find(self, ad: ClassAd) -> Optional[SlotPrep]:
@@ -225,6 +232,24 @@ class SlotCarry:
         out = list(map(dict.get, map(_VALUES, preps), repeat(what), repeat(_UNSET)))
         for i in compress(range(len(out)), map(is_, out, repeat(_UNSET))):
             out[i] = preps[i].evaluated(what, compute)
+        return out
+
+    def placed(self, preps: Sequence[SlotPrep], what: str, get: Callable[[SlotPrep], Any]) -> list:
+        """``list(map(get, preps))`` for the preps of this cycle's :meth:`pairs`, in their
+        order, where ``get`` gives what is kept of the prep under ``what`` (computed once,
+        as :meth:`SlotPrep.evaluated` or :meth:`SlotPrep.references` keep it): a pair taken
+        again from last cycle gives what it gave then (its ad is steady, so that is what
+        is kept), found by its place at C speed without reading the prep; ``get`` is called
+        for the others, in order.  Without such pairs, ``get`` for each prep."""
+        at, last = self._at, self._placed.get(what)
+        if at is None or last is None or len(at) != len(preps):
+            out = list(map(get, preps))
+        else:
+            out = list(map((last + [_UNSET]).__getitem__, at))
+            for i in compress(range(len(out)), map(is_, out, repeat(_UNSET))):
+                out[i] = get(preps[i])
+        if at is not None and len(at) == len(preps):
+            self._placing[what] = out
         return out
 
     def annotated(

@@ -10,8 +10,8 @@ passes (:mod:`matchmaker.cycle.group_passes`); :meth:`Cycle.result` turns it int
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from itertools import compress, repeat
-from operator import attrgetter, is_, itemgetter
+from itertools import compress
+from operator import attrgetter, itemgetter
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from classad import ast
@@ -171,7 +171,7 @@ class Cycle:
         if carry is None:
             return error_rank_slots(slots, memo)
         preps: list[SlotPrep] = list(map(_SECOND, pairs))
-        return list(compress(slots, carry.slots.each(preps, "rank_error", rank_error)))
+        return list(compress(slots, carry.slots.placed(preps, "rank_error", _rank_error_kept)))
 
     def _set_partitionable(self, entries: Sequence[SlotEntry]) -> None:
         """Tell the matcher the partitionable slots and each one's dynamic children in the
@@ -367,15 +367,15 @@ class Cycle:
     def _queues(self, pool: Pool, pairs: Sequence[tuple[Slot, Optional[SlotPrep]]]) -> dict[str, Queue]:
         st, pol = self.settings, self.settings.policy
         read = None
-        if self.carry is not None:  # what each slot ad reads is kept with the rest of what the cycles read of it
-            refs = self.carry.slot_refs
+        carry = self.carry
+        if carry is not None:  # what each slot ad reads is kept with the rest of what the cycles read of it
+            refs = carry.slot_refs
 
             def read(exprs: Sequence[ast.Node]) -> list[frozenset[str]]:
-                preps = list(map(_SECOND, pairs))
-                found = list(map(_REFS, preps))
-                for i in compress(range(len(found)), map(is_, found, repeat(None))):
-                    found[i] = preps[i].references(refs, exprs)
-                return found
+                def references(p: SlotPrep) -> frozenset[str]:
+                    return p.refs if p.refs is not None else p.references(refs, exprs)
+
+                return carry.slots.placed(list(map(_SECOND, pairs)), "refs", references)
 
         sig = significant_attributes(
             (s.ad for s, _ in pairs),
@@ -588,7 +588,14 @@ class Cycle:
 
 
 _PLAIN = (bool, int, float, str)
-_FIRST, _SECOND, _REFS, _CHARGED = itemgetter(0), itemgetter(1), attrgetter("refs"), attrgetter("charged")
+
+
+def _rank_error_kept(p: SlotPrep) -> bool:
+    """Whether the slot ad's Rank is an error, kept with its prep (:meth:`SlotPrep.evaluated`)."""
+    return p.evaluated("rank_error", rank_error)  # type: ignore[no-any-return]
+
+
+_FIRST, _SECOND, _CHARGED = itemgetter(0), itemgetter(1), attrgetter("charged")
 # What the trim and the claimed-idle test read of a slot ad (lower-case).
 _TRIM_READS = ("retirementtimeremaining", "wantmatching")
 _IDLE_READS = ("activity",)

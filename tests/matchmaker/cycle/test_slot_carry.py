@@ -234,6 +234,31 @@ def test_pairs_take_last_cycles_pair_of_the_same_steady_record_that_weighs_itsel
     assert calls[6:] == [a, u, w]
 
 
+def test_what_is_kept_by_place_is_asked_of_new_pairs_only() -> None:
+    """Cycle 1: a and u (unsteady): both asked, a's answer 1, u's 2.  Cycle 2: u, a and a
+    new record of a's ad: a's pair is taken again and gives 1 without being asked; u and
+    the new record are asked, in order (3, 4).  Cycle 3, a alone: 1 again, nothing asked."""
+    steady = {"a": True, "u": False}
+    carry = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    a, u = _slots('[Name = "a"]', '[Name = "u"]')
+    (a2,) = make_slots([(a.ad, "slots:9")])
+    asked: list = []
+
+    def get(p: Any) -> int:
+        asked.append(p.ad["Name"])
+        return len(asked)
+
+    def cycle(records: list) -> list:
+        carry.begin(SETTINGS)
+        pairs = carry.pairs(records, lambda s, p: s)
+        carry.read()
+        return carry.placed([p for _, p in pairs], "k", get)
+
+    assert cycle([a, u]) == [1, 2]
+    assert cycle([u, a, a2]) == [3, 1, 4] and asked == ["a", "u", "u", "a"]
+    assert cycle([a]) == [1] and len(asked) == 4
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_pairs_differential(data: Any) -> None:
@@ -241,7 +266,8 @@ def test_pairs_differential(data: Any) -> None:
     random lists of records (four ads, steady or not; records made again or kept; listed
     twice or absent for a cycle), each pair is the record weighed and its ad's prep, and
     weighed is called, in order, for every record but those of last cycle (the very
-    object) whose ad is steady and that weighed as themselves."""
+    object) whose ad is steady and that weighed as themselves.  What is kept of each prep
+    by place (``placed``) is what the prep keeps, asked in order of the other pairs only."""
     names = [f"a{k}" for k in range(4)]
     steady = {n: data.draw(st.booleans()) for n in names}
     itself = {n: data.draw(st.booleans()) for n in names}  # whether the record weighs as itself
@@ -274,4 +300,21 @@ def test_pairs_differential(data: Any) -> None:
                 expected_calls.append(s)
                 assert (pair[0] is s) == itself[s.ad["Name"]]
         assert calls[before:] == expected_calls
+        # What is kept of each prep, by its place: asked only of the pairs not taken again.
+        asked: list = []
+
+        def get(p: Any, asked: list = asked) -> Any:
+            asked.append(p)
+            return p.evaluated("x", lambda ad: (ad["Name"], len(asked)))
+
+        values = carry.placed([pair[1] for pair in pairs], "x", get)
+        taken = [
+            hit is not None and hit[0][0] is s and steady[s.ad["Name"]]
+            for s, hit in zip(listed, map(last.get, map(id, listed)))
+        ]
+        assert asked == [pair[1] for pair, again in zip(pairs, taken) if not again]
+        for (_, prep), value in zip(pairs, values):
+            assert value[0] == prep.ad["Name"]
+            if prep.steady:
+                assert value is prep.values["x"]
         last = {id(s): (pair, s) for s, pair in zip(listed, pairs)}
