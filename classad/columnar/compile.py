@@ -215,6 +215,8 @@ class Run:
         self._template_ids: frozenset = frozenset()
         # Set while a side is evaluated ahead of need (see :meth:`logical`).
         self.eager = False
+        # Ids of combinations found not to evaluate as one boolean array (see :meth:`_fused`).
+        self._unfused: set[int] = set()
 
     def note(self, key: Any, tok: Any) -> None:
         """Record a read of the fixed ad (token None: a read that cannot be shared)."""
@@ -654,8 +656,34 @@ class Run:
         if self._combines(lname):
             return self._row_values(lname, rows, active)
         return self._through_memo(
-            (lname, active, self.strict, self.fixed is None), rows, lambda at: self._row_values(lname, at, active)
+            (lname, active, self.strict, self.fixed is None),
+            rows,
+            lambda at: self._row_values(lname, at, active),
+            self._plain_attr(lname),
         )
+
+    def _plain_attr(self, lname: str) -> bool:
+        """Whether every row holds ``lname`` as one expression, and that one :meth:`_plain`."""
+        nodes = self.t.column(lname).nodes
+        return len(nodes) == 1 and self._plain(nodes[0])
+
+    def _plain(self, node: Any) -> bool:
+        """Whether ``node`` is cheap to evaluate afresh over a table: comparisons and
+        arithmetic of literals, names and ``MY``/``TARGET``/``OTHER`` selections (see
+        :meth:`_simple`) combined with ``&&``, ``||`` and ``!`` (remembered by node in the
+        table's memo).  Such an expression whose stored results seldom serve a later run
+        as they are is computed for each run instead (:meth:`_memo_result`)."""
+        shared = self.shared
+        if shared is None:
+            return _plain_shape(node)
+        seen = shared.plain.get(id(node))
+        if seen is not None and seen[0] is node:
+            return seen[1]  # type: ignore[no-any-return]
+        verdict = _plain_shape(node)
+        if len(shared.plain) >= 1 << 16:
+            shared.plain.clear()
+        shared.plain[id(node)] = (node, verdict)
+        return verdict
 
     def _combines(self, lname: str) -> bool:
         """Whether every expression the rows hold for ``lname`` only combines other attributes
@@ -683,7 +711,10 @@ class Run:
             return self.row_attr(lname, rows, frozenset()).is_true()
         active: frozenset = frozenset()
         return self._memo_true(
-            (lname, active, self.strict, self.fixed is None), rows, lambda at: self._row_values(lname, at, active)
+            (lname, active, self.strict, self.fixed is None),
+            rows,
+            lambda at: self._row_values(lname, at, active),
+            self._plain_attr(lname),
         )
 
     def shared_expr(self, node: Any, rows: np.ndarray) -> Values:
@@ -696,7 +727,7 @@ class Run:
         shared.pin(node)
         key: tuple = (("expr", id(node)), frozenset(), self.strict, self.fixed is None)
         return self._through_memo(
-            key, rows, lambda at: as_column(self.ev(node, ROW, at, frozenset()), len(at), self.pool)
+            key, rows, lambda at: as_column(self.ev(node, ROW, at, frozenset()), len(at), self.pool), self._plain(node)
         )
 
     def shared_fixed_attr(self, lname: str, rows: np.ndarray) -> Values:
@@ -707,7 +738,7 @@ class Run:
         shared = self._shared_fixed(lname)
         if shared is None:
             return self.fixed_attr(lname, rows, frozenset())
-        return self._through_memo(shared[0], rows, shared[1])
+        return self._through_memo(shared[0], rows, shared[1], shared[2])
 
     def shared_fixed_true(self, lname: str, rows: np.ndarray) -> np.ndarray:
         """Which of ``rows`` :meth:`shared_fixed_attr` gives a true value, read from a shared
@@ -715,11 +746,11 @@ class Run:
         shared = self._shared_fixed(lname)
         if shared is None:
             return as_column(self.fixed_attr(lname, rows, frozenset()), len(rows), self.pool).is_true()
-        return self._memo_true(shared[0], rows, shared[1])
+        return self._memo_true(shared[0], rows, shared[1], shared[2])
 
-    def _shared_fixed(self, lname: str) -> Optional[tuple[tuple, Any]]:
-        """The memo key of the fixed ad's attribute ``lname`` and how to compute it (for
-        :meth:`shared_fixed_attr`); None when it is not shared."""
+    def _shared_fixed(self, lname: str) -> Optional[tuple[tuple, Any, bool]]:
+        """The memo key of the fixed ad's attribute ``lname``, how to compute it and whether
+        it is :meth:`_plain` (for :meth:`shared_fixed_attr`); None when it is not shared."""
         node = self.fixed_attrs[lname][1]
         if type(node) is ast.Literal or self.shared is None or not self.partner_plain:
             return None
@@ -736,35 +767,69 @@ class Run:
                 self.note(("value",), None)  # a list or ad value may refer to the fixed ad
             return col
 
-        return key, compute
+        return key, compute, self._plain(node)
 
-    def _through_memo(self, key: Any, rows: np.ndarray, compute: Any) -> Column:
+    def _through_memo(self, key: Any, rows: np.ndarray, compute: Any, plain: bool = False) -> Column:
         """``compute(rows)`` (a column), found in or added to the shared memo under ``key``
         and the values it read of the fixed ad.  Computed over every row, so that later
         runs find all the rows they ask for -- unless ``key`` was found unshareable before,
-        when only ``rows`` are computed."""
-        got = self._memo_result(key, rows, compute)
+        when only ``rows`` are computed (see :meth:`_memo_result` for ``plain``)."""
+        got = self._memo_result(key, rows, compute, plain)
         if type(got) is MemoEntry:
             return got.column(None if rows is self.t.all_rows else rows)
         return got  # type: ignore[return-value]
 
-    def _memo_true(self, key: Any, rows: np.ndarray, compute: Any) -> np.ndarray:
+    def _memo_true(self, key: Any, rows: np.ndarray, compute: Any, plain: bool = False) -> np.ndarray:
         """Which of ``rows`` hold a true value (:meth:`Column.is_true`) in :meth:`_through_memo`'s
         column: for a stored result of booleans only, its bits at ``rows``, the column never made."""
-        got = self._memo_result(key, rows, compute)
+        got = self._memo_result(key, rows, compute, plain)
         if type(got) is not MemoEntry:
             return got.is_true()  # type: ignore[no-any-return]
         at = None if rows is self.t.all_rows else rows
         bits = got.bits_at(at)
         return got.column(at).is_true() if bits is None else bits.view(bool)
 
-    def _memo_result(self, key: Any, rows: np.ndarray, compute: Any) -> Any:
+    def _memo_result(self, key: Any, rows: np.ndarray, compute: Any, plain: bool = False) -> Any:
         """:meth:`_through_memo`'s work: the stored entry that holds the rows' values, or
-        their column made here (when it is not kept, or kept as computed)."""
+        their column made here (when it is not kept, or kept as computed).  ``plain``: the
+        expression is cheap to compute afresh (:meth:`_plain`), so once its stored results
+        are seen to seldom serve a run as they are, it is computed for each run
+        (:meth:`SharedMemo.served`, :meth:`_afresh`)."""
         shared = self.shared
         assert shared is not None
         if key in shared.unshareable:
             return compute(rows)
+        if not plain:
+            return self._stored_result(key, rows, compute)
+        if key in shared.direct:
+            return self._afresh(rows, compute)
+        before = shared.as_is
+        got = self._stored_result(key, rows, compute)
+        shared.served(key, shared.as_is != before)
+        return got
+
+    def _afresh(self, rows: np.ndarray, compute: Any) -> Column:
+        """``compute(rows)`` for a key no longer stored: over every row (then picked), which
+        costs less than picking each column's rows when most are asked for -- unless that
+        would draw a random number for a row not asked for."""
+        every = self.t.all_rows
+        if rows is not every and 2 * len(rows) >= len(every):
+            st = self.st
+            source, st.random = st.random, _NO_DRAWS
+            try:
+                col: Optional[Column] = compute(every)
+            except _WouldDraw:
+                col = None
+            finally:
+                st.random = source
+            if col is not None:
+                return col.take(rows)
+        return compute(rows)  # type: ignore[no-any-return]
+
+    def _stored_result(self, key: Any, rows: np.ndarray, compute: Any) -> Any:
+        """:meth:`_memo_result` of a key whose results are stored."""
+        shared = self.shared
+        assert shared is not None
         every = self.t.all_rows
         for keys in shared.shapes_of(key):
             tokens = self._current_tokens(keys, rows)
@@ -777,7 +842,9 @@ class Run:
                 for k, tok in zip(keys, tokens):
                     self.note(k, tok)
             shared.hits += 1
-            if stored.generation != self.t.generation:
+            if stored.generation == self.t.generation:
+                shared.as_is += 1
+            else:
                 brought = self._bring_stored(key, stored, compute)
                 if brought is _DRAWS:
                     shared.unshareable.add(key)
@@ -928,6 +995,10 @@ class Run:
 
     def logical(self, node: ast.Binary, is_and: bool, scope: int, rows: np.ndarray, active: frozenset) -> Values:
         """``&&`` / ``||`` with the three-valued tables; the right side only where needed."""
+        if len(rows) >= _AHEAD_ROWS and id(node) not in self._unfused and self._plain(node):
+            bits = self._fused(node, scope, rows, active)
+            if bits is not None:
+                return Column.of_bools(bits, self.pool)
         stop = not is_and
         a = self.ev(node.left, scope, rows, active)
         if type(a) is Const:
@@ -999,6 +1070,65 @@ class Run:
         if out is not res:
             out.put(pos, res)
         return out
+
+    def _fused(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+        """A :meth:`_plain` combination ``node`` evaluated on every one of ``rows`` as one
+        boolean array, each of its operands evaluated ahead of need (see :meth:`_ahead`);
+        None when an operand gives anything but booleans on some row or cannot be evaluated
+        ahead of need (then ``node`` and its parts are evaluated as usual in this run).
+
+        Over booleans ``&&``, ``||`` and ``!`` are the element-wise and, or and not, and
+        an operand evaluated on rows where its value is not needed gives the same values
+        on the rows where it is: so this is the value the lazy walk gives, without a
+        column made, truth-tested and combined at every operator."""
+        saved, self.eager = self.eager, True
+        try:
+            bits = self._bools(node, scope, rows, active)
+        except _NotEager:
+            bits = None
+        finally:
+            self.eager = saved
+        if bits is None:
+            self._unfused.update(_combination_ids(node))
+        return bits
+
+    def _bools(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+        """:meth:`_fused`'s walk: ``node``'s value on each of ``rows`` as booleans, None
+        when it is not a boolean on every row."""
+        t = type(node)
+        while t is ast.Paren:
+            node = node.inner
+            t = type(node)
+        op = node.op if t is ast.Binary or t is ast.Unary else None
+        if op == "&&" or op == "||" or (op == "!" and t is ast.Unary):
+            shared = self._row_only_part(node, scope, rows, active)
+            if shared is not None:
+                return _bool_array(shared, len(rows))
+            if t is ast.Unary:
+                a = self._bools(node.operand, scope, rows, active)
+                return None if a is None else ~a
+            a = self._bools(node.left, scope, rows, active)
+            if a is None:
+                return None
+            b = self._bools(node.right, scope, rows, active)
+            if b is None:
+                return None
+            return a & b if op == "&&" else a | b
+        return _bool_array(self.ev(node, scope, rows, active), len(rows))
+
+    def _row_only_part(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Values]:
+        """What :meth:`ev` finds for a compound ``node`` among the table's row-only values
+        (None: evaluate it)."""
+        ro = self.row_only
+        if ro is None:
+            return None
+        if scope == ROW:
+            return self.row_only_value(node, rows, active)
+        if self.partner_plain:
+            twin = ro.partner_form(node)
+            if twin is not None:
+                return self.row_only_value(twin, rows, active)
+        return None
 
     def _simple(self, node: Any) -> bool:
         """Whether ``node`` may be evaluated ahead of need (:meth:`_ahead`): operators whose
@@ -1210,6 +1340,47 @@ def _combination(node: Any) -> bool:
             type(base) is ast.AttrRef and not base.absolute and base.lname == "my" and node.lname not in SPECIAL_NAMES
         )
     return False
+
+
+def _plain_shape(node: Any) -> bool:
+    """See :meth:`Run._plain`."""
+    t = type(node)
+    if t is ast.Paren:
+        return _plain_shape(node.inner)
+    if t is ast.Binary and (node.op == "&&" or node.op == "||"):
+        return _plain_shape(node.left) and _plain_shape(node.right)
+    if t is ast.Unary and node.op == "!":
+        return _plain_shape(node.operand)
+    return t is not Hole and _simple_shape(node)
+
+
+def _combination_ids(node: Any) -> set[int]:
+    """The ids of ``node`` and of the ``&&``, ``||`` and ``!`` nodes it combines directly."""
+    out: set[int] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        t = type(n)
+        if t is ast.Paren:
+            todo.append(n.inner)
+        elif t is ast.Binary and (n.op == "&&" or n.op == "||"):
+            out.add(id(n))
+            todo += (n.left, n.right)
+        elif t is ast.Unary and n.op == "!":
+            out.add(id(n))
+            todo.append(n.operand)
+    return out
+
+
+def _bool_array(v: Values, n: int) -> Optional[np.ndarray]:
+    """``v`` on ``n`` rows as a boolean array when it is a boolean on every row, else None."""
+    if type(v) is Const:
+        value = v.value
+        return np.full(n, value) if type(value) is bool else None
+    col: Column = v  # type: ignore[assignment]
+    if col.uni == K_BOOL or ops.uniform(col) == K_BOOL:
+        return col.i != 0
+    return None
 
 
 def _simple_shape(node: Any) -> bool:

@@ -42,6 +42,9 @@ ABSENT = ("absent",)
 # Default byte budget of one table's shared results.
 DEFAULT_BUDGET = 32 * 1024 * 1024
 
+# Lookups of a cheap expression's key before its stored results are judged (SharedMemo.served).
+DIRECT_AFTER = 64
+
 
 def token(value: Any) -> Optional[Hashable]:
     """A hashable token equal only for values that evaluate identically; None for a
@@ -251,6 +254,7 @@ class SharedMemo:
         self.key_bytes: dict[Hashable, int] = {}
         self.nbytes = 0
         self.hits = self.misses = 0
+        self.as_is = 0  # hits of a result of the table's current generation
         # Keys whose evaluation could not be shared once (a scalar fallback, a list read from
         # the fixed ad): later runs compute just the rows they need instead of every row.
         self.unshareable: set[Hashable] = set()
@@ -264,6 +268,29 @@ class SharedMemo:
         # id(node) -> (node, verdict): whether a row expression only combines other attributes
         # (classad.columnar.compile.Run._combines; such attributes are not stored here).
         self.combines: dict[int, tuple[Any, bool]] = {}
+        # id(node) -> (node, verdict): whether an expression is cheap to evaluate afresh
+        # (classad.columnar.compile.Run._plain).
+        self.plain: dict[int, tuple[Any, bool]] = {}
+        # Keys of cheap expressions: how often a run looked one up, and how often a stored
+        # result served it as it was (not brought to a new generation, not computed).
+        self.lookups: dict[Hashable, list[int]] = {}
+        # Cheap keys whose stored results seldom serve a run as they are: computed for each
+        # run on the rows it asks for, and no longer stored.
+        self.direct: set[Hashable] = set()
+
+    def served(self, key: Hashable, found: bool) -> None:
+        """Count one lookup of the cheap expression ``key`` (``found``: a stored result
+        served it as it was); once ``DIRECT_AFTER`` lookups found one in fewer than half of
+        them, ``key`` is computed for each run and its stored results are forgotten."""
+        seen = self.lookups.get(key)
+        if seen is None:
+            seen = self.lookups[key] = [0, 0]
+        seen[0] += 1
+        seen[1] += found
+        if seen[0] >= DIRECT_AFTER and 2 * seen[1] < seen[0]:
+            self.direct.add(key)
+            for stored in list(self.entries.get(key, {}).values()):
+                self.drop(key, stored)
 
     def pin(self, node: Any) -> None:
         """Keep ``node`` alive as long as this memo (its results are keyed by ``id(node)``)."""
@@ -330,4 +357,4 @@ class SharedMemo:
         self.nbytes -= stored.packed.nbytes
 
 
-__all__ = ["ABSENT", "CallResults", "DEFAULT_BUDGET", "Reads", "SharedMemo", "MemoEntry", "token"]
+__all__ = ["ABSENT", "CallResults", "DEFAULT_BUDGET", "DIRECT_AFTER", "Reads", "SharedMemo", "MemoEntry", "token"]
