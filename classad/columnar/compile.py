@@ -314,8 +314,9 @@ class Run:
             return col if len(rows) == len(held) else col.take(held.searchsorted(rows))
         return self.scalar(node, scope, rows, active)
 
-    def row_only_value(self, node: Any, rows: np.ndarray, active: frozenset) -> Optional[Values]:
-        """``node``'s value on ``rows`` from the table's row-only values (None: evaluate it here)."""
+    def row_only_value(self, node: Any, rows: np.ndarray, active: frozenset, as_bools: bool = False) -> Any:
+        """``node``'s value on ``rows`` from the table's row-only values (None: evaluate it
+        here); with ``as_bools``, a kept value of booleans only as a boolean array."""
         ro = self.row_only
         assert ro is not None
         code, depth = ro.shape(node)
@@ -329,7 +330,13 @@ class Run:
         if kept is not None:
             self.depends(kept.deps)
             held = kept.value
-            return held if type(held) is Const else held.unpack(None if every else rows)  # type: ignore[union-attr]
+            if type(held) is Const:
+                return held
+            if as_bools:
+                bits = held.bits_at(None if every else rows)  # type: ignore[union-attr]
+                if bits is not None:
+                    return bits.view(bool)
+            return held.unpack(None if every else rows)  # type: ignore[union-attr]
         if not ro.worth_computing(key):
             return None
         v, deps = self._row_only_compute(node, self.t.all_rows)
@@ -956,6 +963,13 @@ class Run:
             return self.logical(node, op == "&&", scope, rows, active)
         a = self.ev(node.left, scope, rows, active)
         b = self.ev(node.right, scope, rows, active)
+        return self._operate(node, a, b, scope, rows, active)
+
+    def _operate(
+        self, node: ast.Binary, a: Values, b: Values, scope: int, rows: np.ndarray, active: frozenset
+    ) -> Values:
+        """:meth:`binary` (but ``&&`` and ``||``) of the operands' values ``a`` and ``b``."""
+        op = node.op
         if type(a) is Const and type(b) is Const:
             x, y = a.value, b.value
             if op == "is":
@@ -1103,7 +1117,7 @@ class Run:
         if op == "&&" or op == "||" or (op == "!" and t is ast.Unary):
             shared = self._row_only_part(node, scope, rows, active)
             if shared is not None:
-                return _bool_array(shared, len(rows))
+                return shared if type(shared) is np.ndarray else _bool_array(shared, len(rows))
             if t is ast.Unary:
                 a = self._bools(node.operand, scope, rows, active)
                 return None if a is None else ~a
@@ -1114,20 +1128,41 @@ class Run:
             if b is None:
                 return None
             return a & b if op == "&&" else a | b
+        if t is ast.Binary and op in _COMPARE:
+            return self._compared(node, scope, rows, active)
         return _bool_array(self.ev(node, scope, rows, active), len(rows))
 
-    def _row_only_part(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Values]:
+    def _compared(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+        """:meth:`_bools` of a comparison (as :meth:`ev` walks it): a number column against a
+        number compared straight into a boolean array."""
+        shared = self._row_only_part(node, scope, rows, active)
+        if shared is not None:
+            return shared if type(shared) is np.ndarray else _bool_array(shared, len(rows))
+        a = self.ev(node.left, scope, rows, active)
+        b = self.ev(node.right, scope, rows, active)
+        if type(b) is Const:
+            if type(a) is Column:
+                fast = ops.compare_number_bools(node.op, a, b.value, False)
+                if fast is not None:
+                    return fast
+        elif type(a) is Const:
+            fast = ops.compare_number_bools(node.op, b, a.value, True)  # type: ignore[arg-type]
+            if fast is not None:
+                return fast
+        return _bool_array(self._operate(node, a, b, scope, rows, active), len(rows))
+
+    def _row_only_part(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Any:
         """What :meth:`ev` finds for a compound ``node`` among the table's row-only values
-        (None: evaluate it)."""
+        (None: evaluate it), a kept value of booleans only as a boolean array."""
         ro = self.row_only
         if ro is None:
             return None
         if scope == ROW:
-            return self.row_only_value(node, rows, active)
+            return self.row_only_value(node, rows, active, True)
         if self.partner_plain:
             twin = ro.partner_form(node)
             if twin is not None:
-                return self.row_only_value(twin, rows, active)
+                return self.row_only_value(twin, rows, active, True)
         return None
 
     def _simple(self, node: Any) -> bool:

@@ -203,6 +203,19 @@ def compare_number(op: str, a: Column, value: Any, swapped: bool) -> Optional[Co
     return Column.of_bools(res, a.pool)
 
 
+def compare_number_bools(op: str, a: Column, value: Any, swapped: bool) -> Optional[np.ndarray]:
+    """:func:`compare_number` as a boolean array, when every row of ``a`` is a number of
+    one kind (no NaN) and ``value`` a number (not NaN); None otherwise."""
+    t = type(value)
+    if not (t is int or t is bool or (t is float and value == value)):
+        return None
+    x = _numeric_payload(a)
+    if x is None:
+        return None
+    fn = _CMP[op]
+    return fn(value, x) if swapped else fn(x, value)  # type: ignore[no-any-return]
+
+
 def _compare_some_numbers(fn: Any, a: Column, value: Any, swapped: bool) -> Optional[Column]:
     """:func:`compare_number` of a column whose rows are numbers, Undefined and Error only
     (an attribute some rows lack): Undefined and Error rows keep their kind, as the strict

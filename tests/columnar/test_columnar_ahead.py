@@ -119,19 +119,26 @@ def test_a_right_side_is_evaluated_ahead_on_every_row():
     rows = [ClassAd(f"[a = {a}; b = 4]") for a in (0, 2, 5, 1, 3, 0)]
     table = AdTable(rows)
     asked: list[int] = []
-    real_ev = columnar_compile.Run.ev
+    real_ev, real_compared = columnar_compile.Run.ev, columnar_compile.Run._compared
 
     def ev(self, node, scope, at, active):
         if type(node).__name__ == "Binary" and node.op == "<=":
             asked.append(len(at))
         return real_ev(self, node, scope, at, active)
 
+    def compared(self, node, scope, at, active):  # the comparison in a combination made one array
+        if node.op == "<=":
+            asked.append(len(at))
+        return real_compared(self, node, scope, at, active)
+
     columnar_compile.Run.ev = ev  # type: ignore[method-assign]
+    columnar_compile.Run._compared = compared  # type: ignore[method-assign]
     try:
         with always_ahead():
             run = columnar_compile.Run(table, ClassAd("[b = 3]"), new_state(clock=_clock), True)
             col = run.ev(parse_expr("a > 1 && TARGET.b <= b"), columnar_compile.ROW, table.all_rows, frozenset())
     finally:
         columnar_compile.Run.ev = real_ev  # type: ignore[method-assign]
+        columnar_compile.Run._compared = real_compared  # type: ignore[method-assign]
     assert asked == [6]
     assert col.to_values() == [False, True, True, False, True, False]
