@@ -70,8 +70,9 @@ from .table_carry import TableLine
 
 # The slot attributes a candidate-list build tests before the sort keys.
 _ROW_TESTS = ("requirements", "rank", "currentrank")
-# How many preemption tables' rows :meth:`SlotTable.rank_rows` keeps at most.
-_RANK_ROWS = 256
+# How many preemption tables :meth:`SlotTable.rank_rows` and :meth:`SlotTable.rank_only`
+# keep what they made of at most (a cycle makes about one per submitter).
+_RANK_ROWS = 64
 # What the slot table reads of each entry and of its slot record (its ad and name).
 _FIELDS = attrgetter("index", "ad", "alive", "remote", "claimed_idle", "weight", "slot.ad", "slot.name")
 # The job attributes a build evaluates against the slots (its ConcurrencyLimits aside,
@@ -88,6 +89,7 @@ class SlotTable:
     _results: Optional[RowResults] = None  # made on first use (see :attr:`results`)
     _heaviest: Optional[float] = None  # see :attr:`heaviest`
     _rank_rows: Optional[dict[int, tuple[tuple, np.ndarray]]] = None  # see :meth:`rank_rows` (made on first use)
+    _rank_tables: Optional[dict[int, tuple[tuple, tuple]]] = None  # see :meth:`rank_only` (made on first use)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         if type(classes) is EachAlone and not classes.made:
@@ -194,6 +196,20 @@ class SlotTable:
         if self._results is None:
             self._results = RowResults()
         return self._results
+
+    def rank_only(self, full: tuple[Optional[np.ndarray], ...]) -> tuple[Optional[np.ndarray], ...]:
+        """The preemption tables of an only-Rank build made of ``full``, a build's of the same
+        request that may preempt by priority (:func:`_rank_only`): made once per tables of
+        the cycle, so that :meth:`rank_rows` knows them again."""
+        known = self._rank_tables
+        if known is None or len(known) >= _RANK_ROWS:
+            known = self._rank_tables = {}
+        hit = known.get(id(full))
+        if hit is not None and hit[0] is full:
+            return hit[1]
+        tables = _rank_only(full, self.claimed)
+        known[id(full)] = (full, tables)
+        return tables
 
     def rank_rows(self, whole: tuple[Optional[np.ndarray], ...]) -> np.ndarray:
         """The claimed rows an only-Rank build's preemption tables ``whole`` keep (their Rank
@@ -671,7 +687,7 @@ class _RequestColumns:
         if only_rank:
             full = kept.get(("claimed", submitter, False), self.req)
             if full is not None:
-                return _rank_only(full, self.slots.claimed)
+                return self.slots.rank_only(full)
         prereq = None if only_rank else self.policy.preemption_requirements
         if not kept.worth(key) or self.slots.may_draw(self.req, (prereq,), (), ("rank", "currentrank")):
             return None

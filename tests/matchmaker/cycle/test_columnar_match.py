@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from support import idle_job_ads
@@ -20,6 +21,7 @@ from classad import set_strict_mode
 from classad.ad import ClassAd
 from classad.parser import parse_expr
 from matchmaker.config.settings import Settings
+from matchmaker.cycle.columnar_match import SlotTable
 from matchmaker.cycle.ephemeral import StaticPriorities
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.pool.ads import pool_from_ads
@@ -351,3 +353,29 @@ def test_each_slot_alone_makes_its_classes_on_first_read(match_engine):
     twice = [SlotEntry(records[0], NegotiationAd(ads[0]), None) for _ in range(2)]
     (shared,) = each_alone(twice)
     assert shared.entries == twice and all(e.cls is shared for e in twice)
+
+
+def test_only_rank_tables_are_made_once_per_priority_tables():
+    """An only-Rank build's preemption tables made of a priority build's are made once per
+    those tables in a cycle (the same tuple again, so the rows found in it are found once
+    too).  By hand, four rows, the last three claimed: the priority tables preempt row 1 by
+    Rank (state 1), row 0 is unclaimed (state 2), rows 2 and 3 by priority (state 0), row 3's
+    Rank is an error.  Only-Rank: state 2 but on row 1; kept: the unclaimed row 0 and row 1;
+    no refusal; the same error; the claimed rows kept or in error: 1 and 3."""
+    slots = SlotTable.__new__(SlotTable)  # only the claimed mask is read
+    slots.claimed = np.array([False, True, True, True])
+    full = (
+        np.array([2, 1, 0, 0], dtype=np.int8),
+        np.array([True, True, True, False]),
+        np.array([False, False, False, True]),
+        np.array([False, False, False, True]),
+    )
+    tables = slots.rank_only(full)
+    assert slots.rank_only(full) is tables
+    assert tables[0].tolist() == [2, 1, 2, 2]
+    assert tables[1].tolist() == [True, True, False, False]
+    assert tables[2] is None
+    assert tables[3].tolist() == [False, False, False, True]
+    rows = slots.rank_rows(tables)
+    assert rows.tolist() == [1, 3]
+    assert slots.rank_rows(tables) is rows
