@@ -97,9 +97,7 @@ def _generation(k: int) -> Optional[int]:
     cycle leaves in reference cycles is a few hundred small objects.  So every tenth
     cycle the youngest generation is walked -- what is alive then of what ten cycles
     made: the records kept for the run and the last cycle's state, not ten cycles' --
-    and every hundredth all of them."""
-    if k % 100 == 99:
-        return 2
+    and what survives it is set aside with the pool (see :func:`run_simulation`)."""
     return 0 if k % 10 == 9 else None
 
 
@@ -549,6 +547,10 @@ def run_simulation(
                 generation = _generation(k)
                 if generation is not None:
                     gc.collect(generation)
+                    # What survived is set aside until the run ends, as the pool is: each
+                    # object is walked once, not again by every later full collection of
+                    # an ever larger heap (docs/simulate.md).
+                    gc.freeze()
                 if progress is not None:
                     progress(k + 1, cycles)
         sim.finish(run.jobs, run.spans + list(run.open.values()), run.warnings + durations.warnings)

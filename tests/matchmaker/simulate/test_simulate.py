@@ -332,10 +332,12 @@ def test_bad_duration_warns_and_uses_the_default():
 def test_the_collector_sweeps_what_the_cycles_leave_every_tenth_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
     """A simulation pauses the cyclic collector for the run and sets the objects that
     existed before the first cycle aside from it; after every tenth cycle it walks the
-    young objects, where whatever the cycles left in reference cycles lies (and every
-    hundredth all of them).  Each cycle here leaves one list that holds itself.  The
-    collections the run makes are the youngest generation's after cycles 10 and 20, and
-    after each of them (when ``progress`` is told) no garbage is left."""
+    young objects, where whatever the cycles left in reference cycles lies, and sets what
+    survives aside until the run ends.  Each cycle here leaves one list that holds itself.
+    The collections the run makes are the youngest generation's after cycles 10 and 20,
+    after each of them (when ``progress`` is told) no garbage is left and nothing is in
+    the older generations (what survived is set aside, not promoted); once the run
+    returns, nothing is set aside any more."""
     import gc
 
     import matchmaker.simulate.loop as loop
@@ -356,6 +358,7 @@ def test_the_collector_sweeps_what_the_cycles_leave_every_tenth_cycle(monkeypatc
     cycles_done = [0]
     collections: list[tuple[int, int]] = []  # (cycles done, generation) of each collection the run makes
     found: dict[int, int] = {}
+    older: dict[int, int] = {}  # objects in the older generations after each collection
 
     def seen(phase: str, info: dict) -> None:
         if phase == "start":
@@ -364,6 +367,7 @@ def test_the_collector_sweeps_what_the_cycles_leave_every_tenth_cycle(monkeypatc
     def progress(done: int, _total: int) -> None:
         cycles_done[0] = done
         if done % 10 == 0:
+            older[done] = len(gc.get_objects(1)) + len(gc.get_objects(2))
             gc.callbacks.remove(seen)
             found[done] = gc.collect(0)
             gc.callbacks.append(seen)
@@ -391,3 +395,5 @@ def test_the_collector_sweeps_what_the_cycles_leave_every_tenth_cycle(monkeypatc
         gc.callbacks.remove(seen)
     assert collections == [(9, 0), (19, 0)]
     assert found == {10: 0, 20: 0}
+    assert older == {10: 0, 20: 0}
+    assert gc.get_freeze_count() == 0
