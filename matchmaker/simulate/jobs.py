@@ -174,6 +174,7 @@ class Timeline:
 
 
 _QUEUED = (QUEUED_IDLE, QUEUED_RUNNING)
+_PLAIN = (bool, int, float, str)
 
 
 def _seq(job: SimJob) -> int:
@@ -185,6 +186,10 @@ def _arrival_key(job: SimJob) -> tuple[float, int]:
 
 
 def _number(ad: ClassAd, attr: str, now: float) -> Optional[float]:
+    stored = ad.plain(attr.lower())  # a plain literal is its value: nothing to evaluate
+    if stored is None or type(stored) in _PLAIN:
+        t = type(stored)
+        return float(stored) if (t is int or t is float) and stored == stored else None  # type: ignore[arg-type]
     node = ad.get_node(attr)
     if node is None:
         return None

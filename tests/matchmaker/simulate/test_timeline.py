@@ -69,3 +69,38 @@ def test_the_queue_and_the_counts_follow_the_moves() -> None:
     timeline.move(jobs[0], DONE)
     assert _ids(timeline.queued) == ["1.1", "1.2"]
     assert timeline.counts["a@x"] == {QUEUED_RUNNING: 0, QUEUED_IDLE: 1, PENDING: 0, DONE: 1}
+
+
+def test_arrivals_and_repeats_read_literals_and_expressions_alike() -> None:
+    """``QDate`` and ``SimJobRepeat`` as the simulation reads them at the start (here 1000):
+    a number (integer or real) is its value, an expression is evaluated with the start as
+    the clock, and anything that is not a number (a string, a boolean, undefined) is no
+    date -- the job is queued at the start -- and no repeat.  By hand: QDate 1010 and
+    1010.5 arrive then; ``time() + 20`` arrives at 1020; 990 and "soon" are queued now;
+    SimJobRepeat 2 and 2.9 repeat twice, ``1 + 1`` twice, true not at all."""
+    from matchmaker.simulate.jobs import initial_jobs
+
+    rows = [
+        ("1010", "2"),
+        ("1010.5", "2.9"),
+        ("time() + 20", "1 + 1"),
+        ("990", "true"),
+        ('"soon"', "undefined"),
+        ("undefined", '"2"'),
+    ]
+    ads = [
+        (
+            ClassAd(f'[ClusterId = {k}; ProcId = 0; User = "a@b"; JobStatus = 1; QDate = {q}; SimJobRepeat = {r}]'),
+            f"jobs:{k}",
+        )
+        for k, (q, r) in enumerate(rows)
+    ]
+    jobs = initial_jobs(make_jobs(ads), 1000.0)
+    assert [(j.phase, j.arrival, j.repeats_left) for j in jobs] == [
+        (PENDING, 1010.0, 2),
+        (PENDING, 1010.5, 2),
+        (PENDING, 1020.0, 2),
+        (QUEUED_IDLE, 1000.0, 0),
+        (QUEUED_IDLE, 1000.0, 0),
+        (QUEUED_IDLE, 1000.0, 0),
+    ]
