@@ -329,10 +329,19 @@ def test_bad_duration_warns_and_uses_the_default():
     assert sim.at(0.5, ALICE)["done"] == 1 and sim.at(0.5, BOB)["done"] == 1
 
 
-def test_the_collector_sweeps_what_the_cycles_leave_every_tenth_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_collector_walks_the_young_every_fiftieth_cycle() -> None:
+    """The schedule of the run's collections, by hand: after cycle k (counted from 0) the
+    youngest generation when k + 1 is a multiple of 50, else none."""
+    from matchmaker.simulate.loop import _generation
+
+    walked = {k: g for k in range(1000) if (g := _generation(k)) is not None}
+    assert walked == dict.fromkeys(range(49, 1000, 50), 0)
+
+
+def test_the_collector_sweeps_what_the_cycles_leave(monkeypatch: pytest.MonkeyPatch) -> None:
     """A simulation pauses the cyclic collector for the run and sets the objects that
-    existed before the first cycle aside from it; after every tenth cycle it walks the
-    young objects, where whatever the cycles left in reference cycles lies, and sets what
+    existed before the first cycle aside from it; every so many cycles (here ten) it walks
+    the young objects, where whatever the cycles left in reference cycles lies, and sets what
     survives aside until the run ends.  Each cycle here leaves one list that holds itself.
     The collections the run makes are the youngest generation's after cycles 10 and 20,
     after each of them (when ``progress`` is told) no garbage is left and nothing is in
@@ -379,6 +388,7 @@ def test_the_collector_sweeps_what_the_cycles_leave_every_tenth_cycle(monkeypatc
 
     run_cycle = loop.run_cycle
     monkeypatch.setattr(loop, "run_cycle", leaky_cycle)
+    monkeypatch.setattr(loop, "_YOUNG_EVERY", 10)
     gc.callbacks.append(seen)
     try:
         run_simulation(
