@@ -132,6 +132,10 @@ _VALUE_ONLY_MODULES = frozenset(
 )
 # Operators whose column forms decide every row of numbers, strings, Undefined and Error.
 _EAGER_OPS = _COMPARE | _ARITH | frozenset({"is", "isnt"})
+# A combination that failed to be one boolean array (Run._fused) in this many runs in a row is
+# tried again only once in _FUSED_RETRY runs.
+_FUSED_FAILURES = 8
+_FUSED_RETRY = 32
 # Fewer rows than this: a side is evaluated only where needed (picking those rows costs little).
 _AHEAD_ROWS = 2048
 _TYPE_TESTS = {
@@ -520,7 +524,8 @@ class Run:
         ac = self.t.column(lname)
         if not ac.nodes:
             return ac.values if rows is self.t.all_rows else ac.take(rows)
-        if self.eager:
+        if self.eager and (self.shared is None or not self._plain_attr(lname)):
+            # Ahead of need, but for one cheap expression (itself evaluated ahead of need).
             raise _NotEager
         if self.shared is not None:
             return self._shared_row_attr(lname, rows, active)
@@ -1095,6 +1100,16 @@ class Run:
         an operand evaluated on rows where its value is not needed gives the same values
         on the rows where it is: so this is the value the lazy walk gives, without a
         column made, truth-tested and combined at every operator."""
+        shared = self.shared
+        failed = shared.unfused.get(id(node)) if shared is not None else None
+        if failed is not None and failed[0] is not node:
+            failed = None  # another node's, gone
+        if failed is not None:
+            # Failed in each of the last runs: tried again only now and then.
+            failed[1] += 1
+            if failed[1] >= _FUSED_FAILURES and failed[1] % _FUSED_RETRY:
+                self._unfused.update(_combination_ids(node))
+                return None
         saved, self.eager = self.eager, True
         try:
             bits = self._bools(node, scope, rows, active)
@@ -1104,6 +1119,12 @@ class Run:
             self.eager = saved
         if bits is None:
             self._unfused.update(_combination_ids(node))
+            if shared is not None and failed is None:
+                if len(shared.unfused) >= 1 << 16:
+                    shared.unfused.clear()
+                shared.unfused[id(node)] = [node, 1]
+        elif failed is not None:
+            del shared.unfused[id(node)]  # type: ignore[union-attr]
         return bits
 
     def _bools(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:

@@ -271,6 +271,9 @@ class SharedMemo:
         # id(node) -> (node, verdict): whether an expression is cheap to evaluate afresh
         # (classad.columnar.compile.Run._plain).
         self.plain: dict[int, tuple[Any, bool]] = {}
+        # id(node) -> [node, runs]: combinations that failed to evaluate as one boolean array
+        # in every run since they first did (classad.columnar.compile.Run._fused).
+        self.unfused: dict[int, list] = {}
         # Keys of cheap expressions: how often a run looked one up, and how often a stored
         # result served it as it was (not brought to a new generation, not computed).
         self.lookups: dict[Hashable, list[int]] = {}

@@ -28,9 +28,17 @@ from test_columnar_memo import (
 from test_table_follow import _drawn, test_a_followed_table_is_the_table_built_afresh
 
 from classad import ClassAd
-from classad.columnar import AdTable, attribute_true, compile as columnar_compile, evaluate_attribute, memo
+from classad.columnar import (
+    AdTable,
+    attribute_true,
+    compile as columnar_compile,
+    evaluate_attribute,
+    evaluate_column,
+    memo,
+)
 from classad.evaluate import evaluate_top, new_state
 from classad.parser import parse_expr
+from classad.values import UNDEFINED
 
 _FEW = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -216,3 +224,36 @@ def test_a_combination_over_a_big_table_is_one_boolean_array():
         assert mask.tolist() == want[::2]
         assert [evaluate_top(node, r, new_state(r, job)) for r in rows] == want
         assert fused == [lacking < 0]
+
+
+def test_a_combination_that_keeps_failing_to_be_one_array_is_tried_now_and_then():
+    """MY.Cpus > TARGET.MinCpus && Memory >= 100 against [MinCpus = 0] over 3000 rows, row
+    7 lacking Cpus (Undefined there):
+    never one array.  Over 40 runs it is tried in the first 7 (a failure counted in each),
+    then skipped but in the 32nd: 8 tries.  With every row holding Cpus it is one array in
+    each of the 40.  Every value is the scalar evaluator's: true where r % 3 is not 0 and
+    r % 7 is not 0 (so false on row 7 of Memory 0, and Undefined on the row 7 lacking
+    Cpus, of Memory 700: Undefined && true)."""
+    node = parse_expr("MY.Cpus > TARGET.MinCpus && Memory >= 100")
+    job = ClassAd("[MinCpus = 0]")
+    original = columnar_compile.Run._bools
+    for lacking, tries in ((7, 8), (-1, 40)):
+        rows = _big_rows(3000, lacking)
+        table = AdTable(rows)
+        want = [evaluate_top(node, r, new_state(r, job)) for r in rows]
+        calls: list[bool] = []
+
+        def spy(self, at, *args, calls=calls):  # type: ignore[no-untyped-def]
+            if at is node:
+                calls.append(True)
+            return original(self, at, *args)
+
+        columnar_compile.Run._bools = spy  # type: ignore[method-assign]
+        try:
+            for _ in range(40):
+                got = evaluate_column(node, table, other=job, state=new_state()).to_values()
+                assert got == want
+        finally:
+            columnar_compile.Run._bools = original  # type: ignore[method-assign]
+        assert len(calls) == tries
+        assert want[7] is (UNDEFINED if lacking == 7 else False)
