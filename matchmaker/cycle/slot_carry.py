@@ -234,21 +234,22 @@ class SlotCarry:
             out[i] = preps[i].evaluated(what, compute)
         return out
 
-    def placed(self, preps: Sequence[SlotPrep], what: str, get: Callable[[SlotPrep], Any]) -> list:
-        """``list(map(get, preps))`` for the preps of this cycle's :meth:`pairs`, in their
-        order, where ``get`` gives what is kept of the prep under ``what`` (computed once,
-        as :meth:`SlotPrep.evaluated` or :meth:`SlotPrep.references` keep it): a pair taken
-        again from last cycle gives what it gave then (its ad is steady, so that is what
-        is kept), found by its place at C speed without reading the prep; ``get`` is called
-        for the others, in order.  Without such pairs, ``get`` for each prep."""
+    def placed(self, items: Sequence[Any], what: str, get: Callable[[Any], Any]) -> list:
+        """``list(map(get, items))`` for this cycle's :meth:`pairs` (or their preps), in
+        their order, where ``get`` gives what is kept of the pair under ``what`` (of its
+        record and its prep, computed once, as :meth:`SlotPrep.evaluated` or
+        :meth:`SlotPrep.references` keep it): a pair taken again from last cycle gives
+        what it gave then (the same record, and its ad is steady, so that is what is
+        kept), found by its place at C speed without reading the pair; ``get`` is called
+        for the others, in order.  Without such pairs, ``get`` for each item."""
         at, last = self._at, self._placed.get(what)
-        if at is None or last is None or len(at) != len(preps):
-            out = list(map(get, preps))
+        if at is None or last is None or len(at) != len(items):
+            out = list(map(get, items))
         else:
             out = list(map((last + [_UNSET]).__getitem__, at))
             for i in compress(range(len(out)), map(is_, out, repeat(_UNSET))):
-                out[i] = get(preps[i])
-        if at is not None and len(at) == len(preps):
+                out[i] = get(items[i])
+        if at is not None and len(at) == len(items):
             self._placing[what] = out
         return out
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from itertools import compress
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from classad import ast
@@ -161,8 +161,7 @@ class Cycle:
         carry, capacity = self.carry, self.settings.concurrency_capacity
         if carry is None:
             return claimed_limits(slots, capacity, memo)
-        charged: list[SlotPrep] = list(compress(map(_SECOND, pairs), map(_CHARGED, slots)))
-        return counted_limits(carry.slots.each(charged, "claim_limits", claim_limits), capacity)
+        return counted_limits(carry.slots.placed(pairs, "claim_limits", _claim_limits_kept), capacity)
 
     def _error_rank_slots(self, pairs: list, slots: list[Slot], memo: AdMemo) -> list[Slot]:
         """The slots whose Rank is an error: from each slot ad's kept prep in a simulation,
@@ -590,12 +589,19 @@ class Cycle:
 _PLAIN = (bool, int, float, str)
 
 
+def _claim_limits_kept(pair: tuple[Slot, SlotPrep]) -> tuple:
+    """The limits the slot's claim holds (none when it is not charged), kept with its prep
+    (:meth:`SlotPrep.evaluated`)."""
+    s, p = pair
+    return p.evaluated("claim_limits", claim_limits) if s.charged else ()
+
+
 def _rank_error_kept(p: SlotPrep) -> bool:
     """Whether the slot ad's Rank is an error, kept with its prep (:meth:`SlotPrep.evaluated`)."""
     return p.evaluated("rank_error", rank_error)  # type: ignore[no-any-return]
 
 
-_FIRST, _SECOND, _CHARGED = itemgetter(0), itemgetter(1), attrgetter("charged")
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 # What the trim and the claimed-idle test read of a slot ad (lower-case).
 _TRIM_READS = ("retirementtimeremaining", "wantmatching")
 _IDLE_READS = ("activity",)

@@ -647,3 +647,30 @@ def test_the_claims_charged_to_a_consumption_slot_end_when_its_dynamic_slots_are
     (alice,) = [c for c in on[4] if c.name == "alice@example.org"]
     assert alice.resources_used == 3.0
     assert on == simulate("", slots, jobs, False, 2, 0)
+
+
+def test_only_charged_claims_hold_their_concurrency_limits() -> None:
+    """``LIC_A_LIMIT = 2``.  slot0 is claimed by alice and its ad names ``lic_a``: one
+    unit held.  slot1 and slot2 are unclaimed, and their ads name ``lic_a`` too, which
+    holds nothing (only a charged claim holds its limits).  Bob's four idle jobs each
+    need ``lic_a``: the first cycle matches one of them (1 held + 1 = 2, by hand) and the
+    limit refuses the others; the incremental run gives the rebuild's series."""
+    config = "NEGOTIATOR_INTERVAL = 300\nNEGOTIATOR_CONSIDER_PREEMPTION = false\nLIC_A_LIMIT = 2\n"
+    slots = (
+        'Name = "slot0@n"\nCpus = 1\nState = "Claimed"\nActivity = "Busy"\nRemoteUser = "alice@example.org"\n'
+        'RemoteOwner = "alice@example.org"\nConcurrencyLimits = "lic_a"\nRequirements = true\nRank = 0\n\n'
+    ) + "".join(
+        f'Name = "slot{i}@n"\nCpus = 1\nState = "Unclaimed"\nActivity = "Idle"\nConcurrencyLimits = "lic_a"\n'
+        "Requirements = true\nRank = 0\n\n"
+        for i in (1, 2, 3)
+    )
+    jobs = "".join(
+        f'ClusterId = 1\nProcId = {p}\nOwner = "bob"\nUser = "bob@example.org"\nJobStatus = 1\n'
+        f'ConcurrencyLimits = "lic_a"\nRequestCpus = 1\nRequirements = true\nSimJobDuration = 600\n\n'
+        for p in range(4)
+    )
+    on = simulate(config, slots, jobs, True, 4, 1)
+    off = simulate(config, slots, jobs, False, 4, 1)
+    first = [r for r in on[0] if r["kind"] == "pool" and r["cycle"] == 0]
+    assert first[0]["matched"] == 1
+    assert on == off
