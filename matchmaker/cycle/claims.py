@@ -313,7 +313,8 @@ class _Claims:
         # What is left only shrinks, so a request as large as one that did not fit never will.
         too_large: set[tuple] = set()
         failed: list[dict[str, float]] = []
-        idle = self._idle[m.submitter] = [j for j in self._idle_of(m.submitter) if j.id not in self.started]
+        started = self.started
+        idle = self._idle[m.submitter] = [j for j in self._idle_of(m.submitter) if j.id not in started]
         read: Optional[ClassAd] = None
         left: dict[tuple[str, ...], dict[str, float]] = {}  # what the slot has left, read once per ad
         for job in idle:
@@ -551,8 +552,9 @@ class _Claims:
             use_slot_weights=st.use_slot_weights,
             slot_weight_expr=st.slot_weight_expr,
             force_slot_weight=st.force_slot_weight,
+            first_index=at,
         )
-        made = self.out.slots_made[name] = made.at(at)
+        self.out.slots_made[name] = made
         return made
 
     def _jobs_changed(self, pool: Pool) -> list[Job]:

@@ -327,9 +327,10 @@ def make_slots(
     slot_weight_expr: Optional[Node] = None,
     force_slot_weight: bool = False,
     warnings: Optional[list[str]] = None,
+    first_index: int = 0,
 ) -> list[Slot]:
-    """Slot records for ``(ad, source)`` pairs, in list order.  Each ad is compacted
-    (:meth:`ClassAd.compact`), as job ads are."""
+    """Slot records for ``(ad, source)`` pairs, in list order, indexed from ``first_index``.
+    Each ad is compacted (:meth:`ClassAd.compact`), as job ads are."""
     slots: list[Slot] = []
     for ad, source in ads:
         ad.compact()
@@ -350,7 +351,7 @@ def make_slots(
             Slot(
                 ad=ad,
                 name=name,
-                index=len(slots),
+                index=first_index + len(slots),
                 weight=weight,
                 remote=remote or None,
                 customer=customer,

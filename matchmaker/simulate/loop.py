@@ -125,8 +125,9 @@ def released(slot: Slot, settings: Settings) -> Slot:
         use_slot_weights=settings.use_slot_weights,
         slot_weight_expr=settings.slot_weight_expr,
         force_slot_weight=settings.force_slot_weight,
+        first_index=slot.index,
     )
-    return fresh.at(slot.index)
+    return fresh
 
 
 class _Run:
@@ -317,8 +318,9 @@ class _Run:
             use_slot_weights=st.use_slot_weights,
             slot_weight_expr=st.slot_weight_expr,
             force_slot_weight=st.force_slot_weight,
+            first_index=slot.index,
         )
-        return fresh.at(slot.index)
+        return fresh
 
     def pool(self, first: bool) -> Pool:
         queued = list(map(_RECORD, self.timeline.queued))

@@ -100,3 +100,19 @@ def test_a_rewritten_job_keeps_what_make_jobs_reads(cluster: int, proc: int, sou
     )
     idle = idle_record(record)
     assert (idle.id, idle.submitter, idle.status, idle.source) == (fresh.id, fresh.submitter, 1, fresh.source)
+
+
+def test_slot_records_made_from_an_index_are_the_records_moved_there() -> None:
+    """``make_slots(..., first_index=7)`` numbers its records 7, 8, ... and is otherwise
+    what records made from 0 and then moved there (``Slot.at``) are."""
+    from matchmaker.pool.ads import make_slots
+
+    ads = [
+        (ClassAd('[Name = "slot1@h"; Cpus = 4; State = "Claimed"; RemoteUser = "a@b"]'), "slots:1"),
+        (ClassAd('[Name = "slot2@h"; Cpus = 2; PartitionableSlot = true]'), "slots:9"),
+    ]
+    moved = [s.at(7 + k) for k, s in enumerate(make_slots(ads))]
+    made = make_slots(ads, first_index=7)
+    fields = ("ad", "name", "index", "weight", "remote", "customer", "state", "partitionable", "source")
+    assert [[getattr(s, f) for f in fields] for s in made] == [[getattr(s, f) for f in fields] for s in moved]
+    assert [s.index for s in made] == [7, 8]
