@@ -680,10 +680,10 @@ class Run:
         return len(nodes) == 1 and self._plain(nodes[0])
 
     def _plain(self, node: Any) -> bool:
-        """Whether ``node`` is cheap to evaluate afresh over a table: comparisons and
-        arithmetic of literals, names and ``MY``/``TARGET``/``OTHER`` selections (see
-        :meth:`_simple`) combined with ``&&``, ``||`` and ``!`` (remembered by node in the
-        table's memo).  Such an expression whose stored results seldom serve a later run
+        """Whether ``node`` is cheap to evaluate afresh over a table: comparisons (of
+        arithmetic) of literals, names and ``MY``/``TARGET``/``OTHER`` selections (see
+        :meth:`_simple`), such names and selections, and literals, combined with ``&&``,
+        ``||`` and ``!`` (remembered by node in the table's memo).  Such an expression whose stored results seldom serve a later run
         as they are is computed for each run instead (:meth:`_memo_result`)."""
         shared = self.shared
         if shared is None:
@@ -1407,6 +1407,8 @@ def _plain_shape(node: Any) -> bool:
         return _plain_shape(node.left) and _plain_shape(node.right)
     if t is ast.Unary and node.op == "!":
         return _plain_shape(node.operand)
+    if t is ast.Binary and node.op not in _COMPARE and node.op != "is" and node.op != "isnt":
+        return False  # arithmetic at the top: a rank, whose column forms cost more
     return t is not Hole and _simple_shape(node)
 
 

@@ -257,3 +257,26 @@ def test_a_combination_that_keeps_failing_to_be_one_array_is_tried_now_and_then(
             columnar_compile.Run._bools = original  # type: ignore[method-assign]
         assert len(calls) == tries
         assert want[7] is (UNDEFINED if lacking == 7 else False)
+
+
+def test_a_rank_is_never_computed_afresh():
+    """Rank = 10 * Memory + TARGET.Boost (arithmetic at the top, as NEGOTIATOR_PRE_JOB_RANK)
+    over slots of Memory 1, 2, 3, for Boost 0, 1, 2, 3: [10, 20, 30] plus the boost, each
+    a miss -- but stored all the same (its column forms cost more than bringing a result
+    up to date), while Limits = TARGET.Boost <= Memory is judged at once."""
+    rows = [
+        _holding(ClassAd(f"[Memory = {m}]"), Rank="10 * Memory + TARGET.Boost", Limits="TARGET.Boost <= Memory")
+        for m in (1, 2, 3)
+    ]
+    table = AdTable(rows)
+    with afresh_at_once():
+        for boost in range(4):
+            job = ClassAd(f"[Boost = {boost}]")
+            got = evaluate_attribute(table, "Rank", other=job, state=new_state()).to_values()
+            assert got == [10 + boost, 20 + boost, 30 + boost]
+            assert evaluate_attribute(table, "Limits", other=job, state=new_state()).to_values() == [
+                boost <= m for m in (1, 2, 3)
+            ]
+    shared = table.shared_memo()
+    assert [k[0] for k in shared.direct] == ["limits"]
+    assert len(next(lru for k, lru in shared.entries.items() if k[0] == "rank")) == 4
