@@ -15,17 +15,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
+import test_columnar_memo as memo_tests
+import test_table_follow as follow_tests
 from hypothesis import HealthCheck, given, settings, strategies as st
 from test_columnar_differential import ads
-from test_columnar_memo import (
-    FIXED_EXPRS,
-    fixed_ads,
-    fixed_parts,
-    row_ads,
-    test_shared_fixed_side_attributes_equal_fresh_evaluation,
-    test_shared_results_equal_fresh_evaluation,
-)
-from test_table_follow import _drawn, test_a_followed_table_is_the_table_built_afresh
+from test_columnar_memo import FIXED_EXPRS, fixed_ads, fixed_parts, row_ads
+from test_table_follow import _drawn
 
 from classad import ClassAd
 from classad.columnar import (
@@ -40,6 +35,8 @@ from classad.evaluate import evaluate_top, new_state
 from classad.parser import parse_expr
 from classad.values import UNDEFINED
 
+# The differentials below run test_columnar_memo's and test_table_follow's again, reached
+# through their modules so that they are not collected twice.
 _FEW = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -64,9 +61,11 @@ def afresh_at_once() -> Iterator[None]:
     strict=st.booleans(),
 )
 def test_shared_row_attributes_computed_afresh(rows, fixed_texts, subsets, strict):
-    """test_columnar_memo's differential, with every cheap key judged at once."""
+    """test_columnar_memo's differential, with every cheap key judged at once and every
+    combination tried as one array (each row parses its own nodes, so a row attribute is
+    cheap only with a single row's expressions; the hand tests share nodes)."""
     with afresh_at_once():
-        test_shared_results_equal_fresh_evaluation.hypothesis.inner_test(rows, fixed_texts, subsets, strict)
+        memo_tests.test_shared_results_equal_fresh_evaluation.hypothesis.inner_test(rows, fixed_texts, subsets, strict)
 
 
 @_FEW
@@ -79,7 +78,9 @@ def test_shared_row_attributes_computed_afresh(rows, fixed_texts, subsets, stric
 def test_shared_fixed_attributes_computed_afresh(rows, req, parts, strict):
     """test_columnar_memo's differential of the fixed side, every cheap key judged at once."""
     with afresh_at_once():
-        test_shared_fixed_side_attributes_equal_fresh_evaluation.hypothesis.inner_test(rows, req, parts, strict)
+        memo_tests.test_shared_fixed_side_attributes_equal_fresh_evaluation.hypothesis.inner_test(
+            rows, req, parts, strict
+        )
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
@@ -93,7 +94,9 @@ def test_followed_tables_with_results_computed_afresh(first, fixed_texts, strict
     """test_table_follow's differential (generations of a carried table), every cheap key
     judged at once."""
     with afresh_at_once():
-        test_a_followed_table_is_the_table_built_afresh.hypothesis.inner_test(first, fixed_texts, strict, data)
+        follow_tests.test_a_followed_table_is_the_table_built_afresh.hypothesis.inner_test(
+            first, fixed_texts, strict, data
+        )
 
 
 def _holding(ad: ClassAd, **nodes: str) -> ClassAd:
