@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from itertools import repeat
 from operator import attrgetter, is_not
-from typing import Any, Callable, Hashable, Optional, Protocol, Sequence
+from typing import Any, Callable, Hashable, Optional, Protocol, Sequence, TypeVar
 
 import numpy as np
 
@@ -88,8 +88,8 @@ class SlotTable:
     _drawing: Optional[ByReads] = None  # the answers of :meth:`may_draw` (made on first use)
     _results: Optional[RowResults] = None  # made on first use (see :attr:`results`)
     _heaviest: Optional[float] = None  # see :attr:`heaviest`
-    _rank_rows: Optional[dict[int, tuple[tuple, np.ndarray]]] = None  # see :meth:`rank_rows` (made on first use)
-    _rank_tables: Optional[dict[int, tuple[tuple, tuple]]] = None  # see :meth:`rank_only` (made on first use)
+    _rank_rows: Optional[dict[int, tuple[Any, Any]]] = None  # see :meth:`rank_rows` (made on first use)
+    _rank_tables: Optional[dict[int, tuple[Any, Any]]] = None  # see :meth:`rank_only` (made on first use)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         if type(classes) is EachAlone and not classes.made:
@@ -201,29 +201,17 @@ class SlotTable:
         """The preemption tables of an only-Rank build made of ``full``, a build's of the same
         request that may preempt by priority (:func:`_rank_only`): made once per tables of
         the cycle, so that :meth:`rank_rows` knows them again."""
-        known = self._rank_tables
-        if known is None or len(known) >= _RANK_ROWS:
-            known = self._rank_tables = {}
-        hit = known.get(id(full))
-        if hit is not None and hit[0] is full:
-            return hit[1]
-        tables = _rank_only(full, self.claimed)
-        known[id(full)] = (full, tables)
-        return tables
+        if self._rank_tables is None:
+            self._rank_tables = {}
+        return _once_per(self._rank_tables, full, lambda: _rank_only(full, self.claimed))
 
     def rank_rows(self, whole: tuple[Optional[np.ndarray], ...]) -> np.ndarray:
         """The claimed rows an only-Rank build's preemption tables ``whole`` keep (their Rank
         beats their CurrentRank) or find an error in (see :meth:`_RequestColumns.claimed_table`),
         available or not: made once per tables of the cycle."""
-        known = self._rank_rows
-        if known is None or len(known) >= _RANK_ROWS:
-            known = self._rank_rows = {}
-        hit = known.get(id(whole))
-        if hit is not None and hit[0] is whole:
-            return hit[1]
-        rows = np.nonzero(self.claimed & _either(whole[1], whole[3]))[0]
-        known[id(whole)] = (whole, rows)
-        return rows
+        if self._rank_rows is None:
+            self._rank_rows = {}
+        return _once_per(self._rank_rows, whole, lambda: np.nonzero(self.claimed & _either(whole[1], whole[3]))[0])
 
     def eups(self, eup_of: Any) -> np.ndarray:
         """The EUP of each claimed slot's current user (frozen for the cycle)."""
@@ -860,3 +848,19 @@ def _either(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> Any:
 
 
 __all__ = ["HEAD", "LazyCandidates", "MatcherParts", "SlotTable", "build", "candidate_order", "head_order", "table_of"]
+
+
+_Made = TypeVar("_Made")
+
+
+def _once_per(known: dict[int, tuple[Any, Any]], key: Any, make: Callable[[], _Made]) -> _Made:
+    """``make()`` made once per object ``key`` (held in ``known`` by identity, with ``key``
+    itself so that its id is not reused; ``known`` emptied at ``_RANK_ROWS`` entries)."""
+    hit = known.get(id(key))
+    if hit is not None and hit[0] is key:
+        return hit[1]  # type: ignore[no-any-return]
+    if len(known) >= _RANK_ROWS:
+        known.clear()
+    made = make()
+    known[id(key)] = (key, made)
+    return made
