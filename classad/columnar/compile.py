@@ -17,7 +17,7 @@ state that reproduces the scalar one (partner ad, circular-reference guard).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 
@@ -49,6 +49,9 @@ from .rowonly import Kept, RowOnly
 from .table import HOLDS_EXPR, HOLDS_NOTHING, AdTable
 
 ROW, FIXED = 0, 1
+
+# A combination's value on each row as one boolean array, or one boolean for all rows alike.
+Bits = Union[np.ndarray, np.bool_]
 
 # No variants found among an attribute's expressions (AttrColumn.variants).
 _NO_VARIANTS = False
@@ -1016,8 +1019,10 @@ class Run:
         """``&&`` / ``||`` with the three-valued tables; the right side only where needed."""
         if len(rows) >= _AHEAD_ROWS and id(node) not in self._unfused and self._plain(node):
             bits = self._fused(node, scope, rows, active)
-            if bits is not None:
+            if type(bits) is np.ndarray:
                 return Column.of_bools(bits, self.pool)
+            if bits is not None:
+                return Const(bool(bits))  # from constants only, as the lazy walk gives it
         stop = not is_and
         a = self.ev(node.left, scope, rows, active)
         if type(a) is Const:
@@ -1090,11 +1095,13 @@ class Run:
             out.put(pos, res)
         return out
 
-    def _fused(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+    def _fused(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Bits]:
         """A :meth:`_plain` combination ``node`` evaluated on every one of ``rows`` as one
         boolean array, each of its operands evaluated ahead of need (see :meth:`_ahead`);
         None when an operand gives anything but booleans on some row or cannot be evaluated
         ahead of need (then ``node`` and its parts are evaluated as usual in this run).
+        One boolean (``np.bool_``) where the lazy walk gives a constant: operands that are
+        constants, or a constant left side that decides alone.
 
         Over booleans ``&&``, ``||`` and ``!`` are the element-wise and, or and not, and
         an operand evaluated on rows where its value is not needed gives the same values
@@ -1127,9 +1134,10 @@ class Run:
             del shared.unfused[id(node)]  # type: ignore[union-attr]
         return bits
 
-    def _bools(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+    def _bools(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Bits]:
         """:meth:`_fused`'s walk: ``node``'s value on each of ``rows`` as booleans, None
-        when it is not a boolean on every row."""
+        when it is not a boolean on every row; one ``np.bool_`` where :meth:`logical`,
+        :meth:`unary` and :meth:`binary` give a constant."""
         t = type(node)
         while t is ast.Paren:
             node = node.inner
@@ -1142,18 +1150,21 @@ class Run:
             if t is ast.Unary:
                 a = self._bools(node.operand, scope, rows, active)
                 return None if a is None else ~a
+            stop = op == "||"
             a = self._bools(node.left, scope, rows, active)
-            if a is None:
-                return None
+            if a is None or (type(a) is np.bool_ and a == stop):
+                return a  # a constant deciding alone: the right side is not looked at
             b = self._bools(node.right, scope, rows, active)
             if b is None:
                 return None
+            if type(b) is np.bool_ and type(a) is np.ndarray and not (a == stop).any():
+                return b  # no row decided on the left: the constant right side is the value
             return a & b if op == "&&" else a | b
         if t is ast.Binary and op in _COMPARE:
             return self._compared(node, scope, rows, active)
-        return _bool_array(self.ev(node, scope, rows, active), len(rows))
+        return _bits(self.ev(node, scope, rows, active), len(rows))
 
-    def _compared(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+    def _compared(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Bits]:
         """:meth:`_bools` of a comparison (as :meth:`ev` walks it): a number column against a
         number compared straight into a boolean array."""
         shared = self._row_only_part(node, scope, rows, active)
@@ -1170,7 +1181,7 @@ class Run:
             fast = ops.compare_number_bools(node.op, b, a.value, True)  # type: ignore[arg-type]
             if fast is not None:
                 return fast
-        return _bool_array(self._operate(node, a, b, scope, rows, active), len(rows))
+        return _bits(self._operate(node, a, b, scope, rows, active), len(rows))
 
     def _row_only_part(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Any:
         """What :meth:`ev` finds for a compound ``node`` among the table's row-only values
@@ -1439,6 +1450,14 @@ def _bool_array(v: Values, n: int) -> Optional[np.ndarray]:
     if col.uni == K_BOOL or ops.uniform(col) == K_BOOL:
         return col.i != 0
     return None
+
+
+def _bits(v: Values, n: int) -> Optional[Bits]:
+    """:func:`_bool_array`, but a constant boolean as one ``np.bool_``."""
+    if type(v) is Const:
+        value = v.value
+        return np.bool_(value) if type(value) is bool else None
+    return _bool_array(v, n)
 
 
 def _simple_shape(node: Any) -> bool:

@@ -283,3 +283,46 @@ def test_a_rank_is_never_computed_afresh():
     shared = table.shared_memo()
     assert [k[0] for k in shared.direct] == ["limits"]
     assert len(next(lru for k, lru in shared.entries.items() if k[0] == "rank")) == 4
+
+
+def _start_runs(want: str, requests: int = 3) -> tuple[list, memo.SharedMemo]:
+    """Start = TARGET.Want && Memory > 0 over 3000 slots of Memory 100 * (r % 7), for
+    ``requests`` jobs alike, [A = 1; B = 2; Want = ``want``]: each run's values (each the
+    scalar evaluator's on every row) and the table's memo."""
+    rows = [_holding(ClassAd(f"[Memory = {100 * (r % 7)}]"), Start="TARGET.Want && Memory > 0") for r in range(3000)]
+    table = AdTable(rows)
+    node = parse_expr("TARGET.Want && Memory > 0")
+    runs = []
+    for _ in range(requests):
+        job = _holding(ClassAd("[A = 1; B = 2]"), Want=want)
+        got = evaluate_attribute(table, "Start", other=job, state=new_state()).to_values()
+        assert got == [evaluate_top(node, r, new_state(r, job)) for r in rows]
+        runs.append(got)
+    return runs, table.shared_memo()
+
+
+def test_a_combination_of_job_constants_is_a_constant_and_shared():
+    """Want = A > 0 && B > 0 reads only the job's literals (1 > 0 && 2 > 0: true), and
+    Want = A < 0 && TARGET.Memory > 0 is decided by its left side alone (1 < 0: false),
+    and in Want = TARGET.Memory >= 0 && B > 0 no slot decides the left side (every Memory
+    is at least 0), so the right side's constant is the value (2 > 0: true): each a
+    constant, as the row-by-row walk gives it, over the big table too.  So Start reads a
+    constant of the job and is shared: the second and third requests, alike, are memo
+    hits.  Start is Memory > 0 (true but where r % 7 is 0), or false everywhere."""
+    for want, expected in (
+        ("A > 0 && B > 0", [r % 7 != 0 for r in range(3000)]),
+        ("A < 0 && TARGET.Memory > 0", [False] * 3000),
+        ("TARGET.Memory >= 0 && B > 0", [r % 7 != 0 for r in range(3000)]),
+    ):
+        runs, shared = _start_runs(want)
+        assert runs == [expected] * 3
+        assert shared.hits == 2
+        assert not any(k[0] == "start" for k in shared.unshareable)
+
+
+def test_a_combination_reading_the_slots_stays_per_row():
+    """Want = A > 0 && TARGET.Memory >= 300 reads each slot: true where r % 7 >= 3, so
+    Start (Want && Memory > 0) is true exactly there; the values are per row, and every
+    run gives them."""
+    runs, _ = _start_runs("A > 0 && TARGET.Memory >= 300")
+    assert runs == [[r % 7 >= 3 for r in range(3000)]] * 3
