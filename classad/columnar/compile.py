@@ -17,7 +17,7 @@ state that reproduces the scalar one (partner ad, circular-reference guard).
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
@@ -691,14 +691,7 @@ class Run:
         shared = self.shared
         if shared is None:
             return _plain_shape(node)
-        seen = shared.plain.get(id(node))
-        if seen is not None and seen[0] is node:
-            return seen[1]  # type: ignore[no-any-return]
-        verdict = _plain_shape(node)
-        if len(shared.plain) >= 1 << 16:
-            shared.plain.clear()
-        shared.plain[id(node)] = (node, verdict)
-        return verdict
+        return _verdict(shared.plain, node, _plain_shape)
 
     def _combines(self, lname: str) -> bool:
         """Whether every expression the rows hold for ``lname`` only combines other attributes
@@ -1204,14 +1197,7 @@ class Run:
         shared = self.shared
         if shared is None:
             return False
-        seen = shared.simple.get(id(node))
-        if seen is not None and seen[0] is node:
-            return seen[1]  # type: ignore[no-any-return]
-        verdict = _simple_shape(node)
-        if len(shared.simple) >= 1 << 16:
-            shared.simple.clear()
-        shared.simple[id(node)] = (node, verdict)
-        return verdict
+        return _verdict(shared.simple, node, _simple_shape)
 
     def _ahead(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Values]:
         """``node`` on every one of ``rows``, including rows where its value is not needed;
@@ -1407,6 +1393,19 @@ def _combination(node: Any) -> bool:
             type(base) is ast.AttrRef and not base.absolute and base.lname == "my" and node.lname not in SPECIAL_NAMES
         )
     return False
+
+
+def _verdict(known: dict[int, tuple[Any, bool]], node: Any, shape: Callable[[Any], bool]) -> bool:
+    """``shape(node)``, remembered in ``known`` by node (with the node, so that its id is not
+    reused; ``known`` emptied at 65,536 entries)."""
+    seen = known.get(id(node))
+    if seen is not None and seen[0] is node:
+        return seen[1]
+    verdict = shape(node)
+    if len(known) >= 1 << 16:
+        known.clear()
+    known[id(node)] = (node, verdict)
+    return verdict
 
 
 def _plain_shape(node: Any) -> bool:
