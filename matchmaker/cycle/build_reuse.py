@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Optional
+from typing import Any, Callable, Hashable, Optional
 
 import numpy as np
 
@@ -154,6 +154,22 @@ def token(value: Any) -> Hashable:
     return ("node", id(value))
 
 
+# What :func:`shape_token` gives every plain literal value.
+_LITERAL = ("literal",)
+
+
+def shape_token(value: Any) -> Hashable:
+    """A token that tells apart only what an analysis of the expressions a request holds
+    can see (:mod:`.draws`): no attribute (None), a literal of any value (one token: a
+    literal reads and calls nothing), or an expression (itself, as in :func:`token`)."""
+    if value is None:
+        return None
+    t = type(value)
+    if t in _SAME or t is float or t is ast.Literal:
+        return _LITERAL
+    return ("node", id(value))
+
+
 # How many sets of names one key of :class:`ByReads` keeps results for.
 _SHAPES = 32
 
@@ -161,19 +177,22 @@ _SHAPES = 32
 class ByReads:
     """Results computed from a request, found again for a request that gives the same
     values to every name the computation read of it (one cycle's: the rest of what the
-    computation read does not change within the cycle)."""
+    computation read does not change within the cycle).  ``alike`` is the :func:`token`
+    of a value, or a coarser one for a computation that cannot tell some values apart
+    (see :func:`shape_token`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, alike: Callable[[Any], Hashable] = token) -> None:
         self._shapes: dict[Hashable, list[tuple[str, ...]]] = {}
         self._results: dict[tuple, tuple[tuple, Any]] = {}
+        self._token = alike
 
     def get(self, key: Hashable, req: Any) -> tuple[bool, Any]:
         """``(True, result)`` for a request that gives the same values as one stored under
         ``key``, else ``(False, None)``.  The names compared are read through ``req``, so
         a log of its reads sees them."""
-        plain = req.plain
+        plain, alike = req.plain, self._token
         for names in self._shapes.get(key, ()):
-            hit = self._results.get((key, names, tuple(token(plain(n)) for n in names)))
+            hit = self._results.get((key, names, tuple(alike(plain(n)) for n in names)))
             if hit is not None:
                 return True, hit[1]
         return False, None
@@ -188,7 +207,7 @@ class ByReads:
                 return False
             shapes.append(names)
         values = tuple(stored_form(req, n) for n in names)
-        self._results[(key, names, tuple(map(token, values)))] = (values, result)
+        self._results[(key, names, tuple(map(self._token, values)))] = (values, result)
         return True
 
 
@@ -240,4 +259,14 @@ class FoundBuilds:
             self.size -= dropped
 
 
-__all__ = ["BUDGET", "ByReads", "Found", "FoundBuilds", "same_value", "snapshot", "stored_form", "token"]
+__all__ = [
+    "BUDGET",
+    "ByReads",
+    "Found",
+    "FoundBuilds",
+    "same_value",
+    "shape_token",
+    "snapshot",
+    "stored_form",
+    "token",
+]

@@ -49,7 +49,7 @@ from classad.values import FLT_MAX
 
 from ..config.settings import MatchPolicy
 from ..pool.concurrency import ConcurrencyLimits, parse_limits
-from .build_reuse import ByReads, Found, FoundBuilds, snapshot, token
+from .build_reuse import ByReads, Found, FoundBuilds, shape_token, snapshot
 from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Budget, Candidate, CandidateList, permits
 from .draws import DrawCheck
 from .ephemeral import NegotiationAd
@@ -151,12 +151,14 @@ class SlotTable:
         and CurrentRank), the job's attributes ``job`` (its Requirements) or the knob
         expressions ``knobs`` could draw random numbers for ``req`` (:mod:`.draws`).  The
         answer depends on the request only through the names the analysis looks up in it:
-        it is remembered by their values for the cycle."""
+        it is remembered for the cycle by what the analysis can tell apart of their values:
+        whether each is there and, unless it is a literal (which reads and calls nothing),
+        which expression it is (:func:`~.build_reuse.shape_token`)."""
         if self._draws is None:
-            self._draws, self._drawing = DrawCheck(self.table), ByReads()
+            self._draws, self._drawing = DrawCheck(self.table), ByReads(shape_token)
         assert self._drawing is not None
         plain = req.plain
-        key = (tuple(map(id, knobs)), tuple(job), tuple(rows), *(token(plain(n)) for n in job))
+        key = (tuple(map(id, knobs)), tuple(job), tuple(rows), *(shape_token(plain(n)) for n in job))
         known, answer = self._drawing.get(key, req)
         if known:
             return bool(answer)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Callable
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 from support import idle_job_ads
 
 from classad import ast
@@ -440,3 +440,41 @@ def test_the_draw_analysis_follows_every_path(slots, job, knob):
     for fixed in (("requirements",), ("requirements", "rank")):
         expected = _reachable_draws(check, req, ("requirements", "rank", "currentrank"), fixed, nodes)
         assert check.may_draw(req, ("requirements", "rank", "currentrank"), fixed, nodes) is expected
+
+
+_VALUES = ["1", "2", '"x"', "true", "undefined", "error", "2.5", *_EXPRS]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    slots=st.lists(_ad_text, min_size=1, max_size=3),
+    jobs=st.lists(st.dictionaries(st.sampled_from(_NAMES), st.sampled_from(_VALUES), max_size=5), max_size=8),
+    knob=st.sampled_from([None, *_EXPRS]),
+)
+# By hand: the job's ``a`` holds a literal, then is missing (a bare ``a`` then falls
+# through to the slots' ``a``, which draws), then holds another literal (no draw again).
+@example(
+    slots=[{"a": "random(2)"}], jobs=[{"requirements": "c", "c": "a + 1", "a": v} for v in ("1", None, "2")], knob=None
+)
+def test_remembered_draw_answers_are_the_analysis(slots, jobs, knob):
+    """A cycle's slot table remembers its answers by what the analysis can tell apart of
+    the request's values (whether a name is there, and which expression it holds unless
+    it is a literal): each request of a random sequence, whose names hold literals of
+    other values or expressions, gets the answer a fresh analysis gives it."""
+
+    def ad(d: dict) -> ClassAd:
+        out = ClassAd()
+        for name, text in d.items():
+            if text is not None:
+                out.set_node(name, parse_expr(text))
+        return out
+
+    rows = [NegotiationAd(ad(d)) for d in slots]
+    table = columnar_match.SlotTable.__new__(columnar_match.SlotTable)
+    table.table = AdTable(rows)
+    knobs = () if knob is None else (parse_expr(knob),)
+    for job in jobs:
+        req = NegotiationAd(ad(job))
+        for fixed in (("requirements",), ("requirements", "rank")):
+            expected = DrawCheck(AdTable(rows)).may_draw(req, columnar_match._ROW_TESTS, fixed, knobs)
+            assert table.may_draw(req, knobs, fixed) is expected
