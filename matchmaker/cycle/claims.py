@@ -230,8 +230,10 @@ class _Claims:
         now: Optional[float] = None,
         job_place: Optional[Callable[[str], Optional[int]]] = None,
         slots_by_name: Optional[dict[str, Slot]] = None,
+        slot_indices: Optional[list[int]] = None,
     ) -> None:
         self.settings = settings
+        self.slot_indices = slot_indices
         self.started_at = {} if now is None else {"JobCurrentStartDate": now, "EnteredCurrentStatus": now}
         self.rounding = rounding_of(settings)
         # By job id and slot name (built with C-speed maps: a pool has tens of thousands).
@@ -519,7 +521,9 @@ class _Claims:
         # away: see Slot.index), which finds its place; a new dynamic slot takes the next
         # one after the last.  Each name is there once (see _checked_slots).
         changed = self.out.changed = []
-        indices = list(map(_INDEX, slots))  # searched without a key function
+        indices = self.slot_indices  # searched without a key function
+        if indices is None:
+            indices = list(map(_INDEX, slots))
         for i in sorted(bisect_left(indices, before[n].index) for n in visit):
             old = slots[i]
             slots[i] = self._slot_record(old.name, old, old.index)
@@ -615,6 +619,7 @@ def claim_matches(
     carry: Optional[Carried] = None,
     job_place: Optional[Callable[[str], Optional[int]]] = None,
     slots_by_name: Optional[dict[str, Slot]] = None,
+    slot_indices: Optional[list[int]] = None,
 ) -> Claimed:
     """The pool after ``result``'s matches were claimed (see the module docstring); with
     ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
@@ -624,8 +629,9 @@ def claim_matches(
     ``pool.jobs`` (None when it is not there) when the ids are all different: the claims
     then make no table of the jobs.  ``slots_by_name`` is ``pool.slots``' records by name
     when the names are all different (the claims then make no table of the slots; it is
-    not changed)."""
-    run = _Claims(pool, settings, now, job_place, slots_by_name)
+    not changed), and ``slot_indices`` their indices (:attr:`Slot.index`) in order, when the
+    caller has them (not changed either)."""
+    run = _Claims(pool, settings, now, job_place, slots_by_name, slot_indices)
     run.carry = carry
     for m in result.matches:
         run.claim(m)
@@ -681,7 +687,7 @@ def _rank_as_in_parent(parent: ClassAd, job: ClassAd, request: dict[str, float])
         return None  # a resource named Rank: the dynamic slot holds its own
     node = parent.get_node("Rank")
     if node is None or type(node) is ast.Literal:
-        return slot_rank(parent, job)
+        return _literal_rank(node)
     read = _job_names_read(node)
     if read is None or any(v is not None and type(v) not in _PLAIN for v in map(job.plain, read)):
         return None
@@ -719,14 +725,17 @@ def _calls(node: ast.Node, function: str) -> bool:
     return False
 
 
+def _literal_rank(node: Optional[ast.Node]) -> float:
+    """:func:`slot_rank` of a slot whose ``Rank`` is missing (None) or the literal ``node``."""
+    v = None if node is None else node.value  # type: ignore[attr-defined]
+    return float(v) if type(v) in (int, float) else 0.0
+
+
 def slot_rank(slot: ClassAd, job: ClassAd) -> float:
     """The slot's Rank for the job it now runs: its CurrentRank (0 if not a number)."""
     node = slot.get_node("Rank")
-    if node is None:
-        return 0.0
-    if type(node) is ast.Literal:  # its value, with nothing to evaluate
-        v = node.value
-        return float(v) if type(v) in (int, float) else 0.0
+    if node is None or type(node) is ast.Literal:  # its value, with nothing to evaluate
+        return _literal_rank(node)
     state = MatchState(None, 0.0)
     state.my, state.target = slot, job
     v = evaluate_top(node, slot, state)

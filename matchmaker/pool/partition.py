@@ -97,10 +97,15 @@ def machine_resources(ad: ClassAd) -> tuple[str, ...]:
     """The resources a partitionable slot hands out: its ``MachineResources`` list without
     swap, else ``Cpus Memory Disk`` (plus ``GPUs`` when the ad has it)."""
     listed = _value(ad, "MachineResources")
-    if type(listed) is str and listed.strip():
-        names = [n for n in re.split(r"[\s,]+", listed.strip()) if n and n.lower() != "swap"]
+    if type(listed) is str:
+        names = _LISTED.get(listed)
+        if names is None:
+            if len(_LISTED) > 1000:
+                _LISTED.clear()
+            split = [n for n in re.split(r"[\s,]+", listed.strip()) if n and n.lower() != "swap"]
+            names = _LISTED[listed] = tuple(dict.fromkeys(split))
         if names:
-            return tuple(dict.fromkeys(names))
+            return names
     extra = ("GPUs",) if ad.get_node("GPUs") is not None else ()
     return DEFAULT_RESOURCES + extra
 
@@ -122,6 +127,8 @@ def available(ad: ClassAd, resources: tuple[str, ...]) -> dict[str, float]:
     return out
 
 
+# A MachineResources list as written -> the resources it names (none: the defaults).
+_LISTED: dict[str, tuple[str, ...]] = {}
 # Resource names as given -> lower-case, per tuple of them.
 _LOWER: dict[tuple[str, ...], tuple[str, ...]] = {}
 

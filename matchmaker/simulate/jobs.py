@@ -112,6 +112,7 @@ class Timeline:
         self._next = 0  # the first pending job of _arrivals that has not arrived
         self._queued_seq: list[int] = []
         self.queued: list[SimJob] = []  # in queue order
+        self.records: list[Job] = []  # their records, at the same places (the pool's jobs)
         self.counts: dict[str, dict[str, int]] = {}
         for k, j in enumerate(jobs):
             j.seq = k
@@ -119,6 +120,7 @@ class Timeline:
             if j.phase in _QUEUED:
                 self._queued_seq.append(k)
                 self.queued.append(j)
+                self.records.append(j.record)
         self._arrivals = sorted((j for j in jobs if j.phase == PENDING), key=_arrival_key)
 
     def _count(self, job: SimJob, n: int) -> None:
@@ -169,8 +171,11 @@ class Timeline:
             if now:
                 self._queued_seq.insert(at, job.seq)
                 self.queued.insert(at, job)
+                self.records.insert(at, job.record)
             else:
-                del self._queued_seq[at], self.queued[at]
+                del self._queued_seq[at], self.queued[at], self.records[at]
+        elif now and record is not None:
+            self.records[bisect.bisect_left(self._queued_seq, job.seq)] = record
 
 
 _QUEUED = (QUEUED_IDLE, QUEUED_RUNNING)

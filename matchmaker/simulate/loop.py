@@ -79,7 +79,7 @@ _CLAIM_ATTRS = (
 
 Progress = Callable[[int, int], None]
 _NAME, _AD, _PARTITIONABLE = attrgetter("name"), attrgetter("ad"), attrgetter("partitionable")
-_INDEX, _RECORD = attrgetter("index"), attrgetter("record")
+_INDEX = attrgetter("index")
 # What a slot's claim depends on besides its name, and the parts of a remembered claim.
 _CLAIM_FIELDS = attrgetter("customer", "weight", "state")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
@@ -167,6 +167,9 @@ class _Run:
         self._dirty: Optional[list[int]] = None
         # Each slot's record by name, kept up to date as records change (None: make it again).
         self._by_name: Optional[dict[str, Slot]] = None
+        # Each slot's index (Slot.index), place by place, as the records hold them (None: read
+        # them again); a new list each time they change, never one changed in place.
+        self._indices: Optional[list[int]] = None
         self._find_parents()
         for s in self.slots:
             if s.charged:
@@ -252,6 +255,7 @@ class _Run:
             self._dirty = None
             if gone:
                 self.slots = [s.at(k) for k, s in enumerate(s for s in slots if s.name not in gone)]
+                self._indices = None
             return
         at = sorted(map(place, gone))
         if self._by_name is not None:
@@ -268,6 +272,8 @@ class _Run:
         # The slots between the gone ones, copied a stretch at a time; the records after
         # them keep their indices (Slot.index: increasing along the list, gaps allowed).
         self.slots = _without(slots, at)
+        if self._indices is not None:
+            self._indices = _without(self._indices, at)
         if self._claim_at is not None:
             self._claim_at = _without(self._claim_at, at)
 
@@ -278,6 +284,8 @@ class _Run:
         if record.name != old.name or record.partitionable != old.partitionable:
             self._dirty = None
             self._by_name = None
+        if record.index != old.index:
+            self._indices = None
         self.slots[i] = record
         renewed.append(i)
         if self._by_name is not None:
@@ -298,8 +306,14 @@ class _Run:
         if by_name is None:
             return dict(zip(map(_NAME, slots), range(len(slots)))).__getitem__
         # A record's index is increasing along the list (Slot.index): it finds the place.
-        indices = list(map(_INDEX, slots))  # searched without a key function
+        indices = self._slot_indices()  # searched without a key function
         return lambda name: bisect_left(indices, by_name[name].index)
+
+    def _slot_indices(self) -> list[int]:
+        """Each slot's index, place by place (kept while the records keep theirs)."""
+        if self._indices is None:
+            self._indices = list(map(_INDEX, self.slots))
+        return self._indices
 
     def _new_ad(self, slot: str) -> None:
         """Slot ``slot`` holds a new ad (the carried claims look at it again)."""
@@ -323,7 +337,7 @@ class _Run:
         return fresh
 
     def pool(self, first: bool) -> Pool:
-        queued = list(map(_RECORD, self.timeline.queued))
+        queued = list(self.timeline.records)
         return Pool(self.slots, queued, [], self.refused if first else [])
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
@@ -337,6 +351,7 @@ class _Run:
             # (the bound method is not kept: it would hold the run in a reference cycle)
             job_place=self._queued_place if self._ids_unique else None,
             slots_by_name=self.slots_by_name(),
+            slot_indices=self._slot_indices(),
         )
         timeline = self.timeline
         preempted: dict[str, int] = {}
@@ -363,7 +378,10 @@ class _Run:
             timeline.runs_until(job)
             self.on_slot[st.slot] = job
             self._open(st.slot, st.submitter, claimed.slots_made[st.slot].weight, t)
+        before = self._slot_indices()
         self.slots = list(claimed.pool.slots)
+        # The records the claims put in place of others keep their indices; new ones go last.
+        self._indices = None if claimed.changed is None else before + [s.index for s in self.slots[len(before) :]]
         self._new_records(claimed.changed)
         if not self._renewed(pool.slots, claimed.changed):
             self._every_slot()

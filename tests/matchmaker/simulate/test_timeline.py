@@ -4,6 +4,8 @@ Expected values are worked out by hand in each docstring."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings, strategies as st
+
 from classad.ad import ClassAd
 from matchmaker.pool.ads import make_jobs
 from matchmaker.simulate.jobs import DONE, PENDING, QUEUED_IDLE, QUEUED_RUNNING, SimJob, Timeline
@@ -104,3 +106,28 @@ def test_arrivals_and_repeats_read_literals_and_expressions_alike() -> None:
         (QUEUED_IDLE, 1000.0, 0),
         (QUEUED_IDLE, 1000.0, 0),
     ]
+
+
+_PHASES = (PENDING, QUEUED_IDLE, QUEUED_RUNNING, DONE)
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(
+    phases=st.lists(st.sampled_from(_PHASES), min_size=1, max_size=8),
+    moves=st.lists(st.tuples(st.integers(0, 7), st.sampled_from(_PHASES), st.booleans()), max_size=30),
+)
+def test_the_records_of_the_queue_follow_the_moves(phases: list[str], moves: list) -> None:
+    """The pool's jobs (``Timeline.records``) are the records of the queued jobs in queue
+    order after any sequence of moves, with or without a new record (a job's record is
+    then that record, which the list must hold in its place)."""
+    jobs = [_job(k, "a", 0, phase) for k, phase in enumerate(phases)]
+    timeline = Timeline(jobs)
+    assert timeline.records == [j.record for j in timeline.queued]
+    for k, phase, new in moves:
+        job = jobs[k % len(jobs)]
+        record = _job(job.record.proc, "a", 0, phase).record if new else None
+        timeline.move(job, phase, record)
+        if new:
+            assert job.record is record
+        assert [j.id for j in timeline.queued] == [j.id for j in jobs if j.phase in (QUEUED_IDLE, QUEUED_RUNNING)]
+        assert all(a is b for a, b in zip(timeline.records, [j.record for j in timeline.queued], strict=True))
