@@ -29,7 +29,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from itertools import compress
 from operator import attrgetter
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from classad import ast
 from classad.ad import ClassAd
@@ -727,7 +727,7 @@ def _calls(node: ast.Node, function: str) -> bool:
 
 def _literal_rank(node: Optional[ast.Node]) -> float:
     """:func:`slot_rank` of a slot whose ``Rank`` is missing (None) or the literal ``node``."""
-    v = None if node is None else node.value  # type: ignore[attr-defined]
+    v: Any = None if node is None else node.value  # type: ignore[attr-defined]
     return float(v) if type(v) in (int, float) else 0.0
 
 
