@@ -1340,6 +1340,11 @@ class Run:
         self, node: ast.Call, entry: Any, ctx: Any, args: list, scope: int, rows: np.ndarray, active: frozenset
     ) -> Column:
         """A pure function called once per distinct combination of argument values."""
+        remembered = self._call_results(entry)
+        if remembered is not None:
+            on_lists = _calls_on_lists(remembered, entry, ctx, args, self.pool)
+            if on_lists is not None:
+                return on_lists
         n = len(rows)
         cols = [a for a in args if type(a) is Column]
         other = np.zeros(n, bool)
@@ -1362,7 +1367,6 @@ class Run:
         out = Column.empty(n, self.pool)
         if len(ok):
             first, inverse = _distinct(keys if len(ok) == n else [k[ok] for k in keys])
-            remembered = self._call_results(entry)
             if remembered is not None:
                 results = remembered.calls(entry, ctx, args, ok[first].tolist())
             else:
@@ -1511,6 +1515,32 @@ def _value_only(entry: Any) -> bool:
 def _is_literal_list(v: Any) -> bool:
     """Whether ``v`` is a list written as literals only."""
     return type(v) is ListValue and v.nodes is not None and all(type(x) is ast.Literal for x in v.nodes)
+
+
+def _calls_on_lists(known: CallResults, entry: Any, ctx: Any, args: list, pool: Any) -> Optional[Column]:
+    """:meth:`Run.distinct_calls` of a list function whose arguments are constants but one,
+    a column of lists on every row (``member(TARGET.Owner, {...})`` over the rows of a
+    family of ``START`` variants): called once per distinct list object, through
+    :meth:`CallResults.on_lists`; None when that does not apply (nothing called)."""
+    at = -1
+    for j, a in enumerate(args):
+        if type(a) is not Const:
+            if at >= 0:
+                return None
+            at = j
+    if at < 0:
+        return None
+    col: Column = args[at]
+    if col.o is None or ops.uniform(col) != K_OTHER:
+        return None
+    objects = col.o.tolist()
+    ids = np.fromiter(map(id, objects), np.int64, len(objects))
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    lists = [objects[j] for j in first.tolist()]
+    results = known.on_lists(entry, ctx, args, at, lists, _is_literal_list)
+    if results is None:
+        return None
+    return Column.of_values(results, pool).take(inverse.reshape(-1))
 
 
 def _literal_lists(col: Column, known: Optional[CallResults] = None) -> Optional[np.ndarray]:

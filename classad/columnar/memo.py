@@ -154,6 +154,39 @@ class CallResults:
             out.append(got)
         return out
 
+    def on_lists(self, entry: Any, ctx: Any, args: list, at: int, lists: list, test: Any) -> Optional[list]:
+        """``entry.impl`` called with the constant arguments ``args`` (each a :class:`Const`)
+        but at position ``at``, where each of ``lists`` (distinct list objects) goes in turn,
+        remembered as :meth:`calls` remembers them (the same keys); None, before calling
+        anything more, when the function does not read lists by their elements, a constant
+        is not comparable, or a list is not one of literals (``test``)."""
+        if getattr(entry.impl, "__module__", "") != "classad.functions.lists":
+            return None
+        values = [a.value for a in args]
+        toks = [self._token(v, True) for v in values]
+        if any(t is None for j, t in enumerate(toks) if j != at):
+            return None
+        name = entry.name.lower()
+        before, after = tuple(toks[:at]), tuple(toks[at + 1 :])
+        results = self.results
+        out = []
+        for lst in lists:
+            tok = self._list_token(lst) if self.literal_list(lst, test) else None
+            if tok is None:
+                return None
+            k = (name, *before, tok, *after)
+            got = results.get(k, _MISSING)
+            if got is _MISSING:
+                values[at] = lst
+                got = entry.impl(ctx, *values)
+                if token(got) is not None:
+                    if len(results) >= self.limit:
+                        results.clear()
+                        self._lists.clear()
+                    results[k] = got
+            out.append(got)
+        return out
+
     def literal_list(self, value: Any, test: Any) -> bool:
         """``test(value)`` (is it a list of literals?), remembered for the object."""
         seen = self._literal.get(id(value))

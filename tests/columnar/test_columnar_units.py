@@ -480,6 +480,53 @@ def test_remembered_calls_answer_as_the_function_does():
     assert len(calls) == 4  # only the list that is not of literals is called again
 
 
+def test_calls_on_a_column_of_lists_once_per_list():
+    """``member(2, L)`` over a column of list objects (what a family's list hole gives):
+    rows 0 and 3 hold one object {1, 2}, row 1 another object of the same literals, row 2
+    {3}.  By hand: member(2, {1, 2}) = true, member(2, {3}) = false; the function is called
+    once per distinct list of literals (twice), and not again for a second request.  A
+    list whose element is not a literal ({x}), a row that is not a list, or a function
+    outside the list functions leaves the column to the general path (None)."""
+    from classad.columnar.column import Const
+    from classad.columnar.compile import _calls_on_lists
+    from classad.columnar.memo import CallResults
+    from classad.functions import registry
+    from classad.parser import parse_expr
+
+    entry = registry.lookup("member")
+    calls = []
+    impl = entry.impl
+
+    class Counting:
+        __module__ = impl.__module__
+
+        def __call__(self, ctx, *args):
+            calls.append(args)
+            return impl(ctx, *args)
+
+    counted = type("Entry", (), {"impl": Counting(), "name": entry.name})()
+    state = new_state()
+    ctx = type("Ctx", (), {"ad": ClassAd("[]"), "state": state})()
+
+    def lists(*texts: str) -> list:
+        return [evaluate_column(parse_expr(t), _rows("[]"), state=new_state()).value(0) for t in texts]
+
+    one, same, other, odd = lists("{1, 2}", "{1, 2}", "{3}", "{x}")
+    pool = StringPool()
+    col = Column.of_values([one, same, other, one], pool)
+    store = CallResults()
+    got = _calls_on_lists(store, counted, ctx, [Const(2), col], pool)
+    assert got is not None and got.to_values() == [True, True, False, True]
+    assert len(calls) == 2
+    again = _calls_on_lists(store, counted, ctx, [Const(2), col.take(np.array([2, 0]))], pool)
+    assert again is not None and again.to_values() == [False, True]
+    assert len(calls) == 2
+    assert _calls_on_lists(store, counted, ctx, [Const(2), Column.of_values([one, odd], pool)], pool) is None
+    assert _calls_on_lists(store, counted, ctx, [Const(2), Column.of_values([one, 3], pool)], pool) is None
+    strcat = registry.lookup("strcat")
+    assert _calls_on_lists(store, strcat, ctx, [Const("a"), col], pool) is None
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     make=st.sampled_from(["bools", "broadcast", "table", "unpacked", "sum"]),
