@@ -1011,11 +1011,9 @@ class Run:
     def logical(self, node: ast.Binary, is_and: bool, scope: int, rows: np.ndarray, active: frozenset) -> Values:
         """``&&`` / ``||`` with the three-valued tables; the right side only where needed."""
         if len(rows) >= _AHEAD_ROWS and id(node) not in self._unfused and self._plain(node):
-            bits = self._fused(node, scope, rows, active)
-            if type(bits) is np.ndarray:
-                return Column.of_bools(bits, self.pool)
-            if bits is not None:
-                return Const(bool(bits))  # from constants only, as the lazy walk gives it
+            fused = self._fused_value(node, scope, rows, active)
+            if fused is not None:
+                return fused
         stop = not is_and
         a = self.ev(node.left, scope, rows, active)
         if type(a) is Const:
@@ -1088,18 +1086,30 @@ class Run:
             out.put(pos, res)
         return out
 
-    def _fused(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Bits]:
+    def _fused_value(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Values]:
+        """:meth:`_fused` as a value: a column, or a constant where the lazy walk gives one."""
+        bits = self._fused(node, scope, rows, active)
+        if type(bits) is np.ndarray:
+            return Column.of_bools(bits, self.pool)
+        if type(bits) is _Tri:
+            return bits.values(len(rows), self.pool)  # type: ignore[union-attr]
+        if bits is not None:
+            return Const(bool(bits))  # from constants only, as the lazy walk gives it
+        return None
+
+    def _fused(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Truths]:
         """A :meth:`_plain` combination ``node`` evaluated on every one of ``rows`` as one
         boolean array, each of its operands evaluated ahead of need (see :meth:`_ahead`);
-        None when an operand gives anything but booleans on some row or cannot be evaluated
-        ahead of need (then ``node`` and its parts are evaluated as usual in this run).
-        One boolean (``np.bool_``) where the lazy walk gives a constant: operands that are
-        constants, or a constant left side that decides alone.
+        a :class:`_Tri` when some row is Undefined or Error; None when an operand cannot be
+        evaluated ahead of need (then ``node`` and its parts are evaluated as usual in this
+        run).  One boolean (``np.bool_``) where the lazy walk gives a constant: operands that
+        are constants, or a constant left side that decides alone.
 
         Over booleans ``&&``, ``||`` and ``!`` are the element-wise and, or and not, and
         an operand evaluated on rows where its value is not needed gives the same values
         on the rows where it is: so this is the value the lazy walk gives, without a
-        column made, truth-tested and combined at every operator."""
+        column made, truth-tested and combined at every operator.  Undefined and Error
+        follow the three-valued tables row by row (:func:`_tri_and`, :func:`_tri_or`)."""
         shared = self.shared
         failed = shared.unfused.get(id(node)) if shared is not None else None
         if failed is not None and failed[0] is not node:
@@ -1127,10 +1137,11 @@ class Run:
             del shared.unfused[id(node)]  # type: ignore[union-attr]
         return bits
 
-    def _bools(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Bits]:
-        """:meth:`_fused`'s walk: ``node``'s value on each of ``rows`` as booleans, None
-        when it is not a boolean on every row; one ``np.bool_`` where :meth:`logical`,
-        :meth:`unary` and :meth:`binary` give a constant."""
+    def _bools(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Truths:
+        """:meth:`_fused`'s walk: the truth value of ``node`` (as ``&&``, ``||`` and ``!``
+        read their operands) on each of ``rows``, as booleans where it is a boolean on every
+        row, else as a :class:`_Tri`; one ``np.bool_`` (or a :class:`_Tri` of single values)
+        where :meth:`logical`, :meth:`unary` and :meth:`binary` give a constant."""
         t = type(node)
         while t is ast.Paren:
             node = node.inner
@@ -1139,30 +1150,33 @@ class Run:
         if op == "&&" or op == "||" or (op == "!" and t is ast.Unary):
             shared = self._row_only_part(node, scope, rows, active)
             if shared is not None:
-                return shared if type(shared) is np.ndarray else _bool_array(shared, len(rows))
+                return shared if type(shared) is np.ndarray else _truths(shared, len(rows), True)
             if t is ast.Unary:
                 a = self._bools(node.operand, scope, rows, active)
-                return None if a is None else ~a
+                return a.negated() if type(a) is _Tri else ~a  # type: ignore[union-attr, operator]
             stop = op == "||"
             a = self._bools(node.left, scope, rows, active)
-            if a is None or (type(a) is np.bool_ and a == stop):
+            if type(a) is _Tri:
+                if a.decides():  # type: ignore[union-attr]
+                    return a  # a constant Error: the right side is not looked at
+            elif type(a) is np.bool_ and a == stop:
                 return a  # a constant deciding alone: the right side is not looked at
             b = self._bools(node.right, scope, rows, active)
-            if b is None:
-                return None
+            if type(a) is _Tri or type(b) is _Tri:
+                return _tri_or(a, b) if stop else _tri_and(a, b)
             if type(b) is np.bool_ and type(a) is np.ndarray and not (a == stop).any():
                 return b  # no row decided on the left: the constant right side is the value
-            return a & b if op == "&&" else a | b
+            return a & b if op == "&&" else a | b  # type: ignore[operator]
         if t is ast.Binary and op in _COMPARE:
             return self._compared(node, scope, rows, active)
-        return _bits(self.ev(node, scope, rows, active), len(rows))
+        return _truths(self.ev(node, scope, rows, active), len(rows))
 
-    def _compared(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Optional[Bits]:
+    def _compared(self, node: ast.Binary, scope: int, rows: np.ndarray, active: frozenset) -> Truths:
         """:meth:`_bools` of a comparison (as :meth:`ev` walks it): a number column against a
         number compared straight into a boolean array."""
         shared = self._row_only_part(node, scope, rows, active)
         if shared is not None:
-            return shared if type(shared) is np.ndarray else _bool_array(shared, len(rows))
+            return shared if type(shared) is np.ndarray else _truths(shared, len(rows), True)
         a = self.ev(node.left, scope, rows, active)
         b = self.ev(node.right, scope, rows, active)
         if type(b) is Const:
@@ -1174,7 +1188,7 @@ class Run:
             fast = ops.compare_number_bools(node.op, b, a.value, True)  # type: ignore[arg-type]
             if fast is not None:
                 return fast
-        return _bits(self._operate(node, a, b, scope, rows, active), len(rows))
+        return _truths(self._operate(node, a, b, scope, rows, active), len(rows))
 
     def _row_only_part(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Any:
         """What :meth:`ev` finds for a compound ``node`` among the table's row-only values
@@ -1453,6 +1467,93 @@ def _bool_array(v: Values, n: int) -> Optional[np.ndarray]:
     if col.uni == K_BOOL or ops.uniform(col) == K_BOOL:
         return col.i != 0
     return None
+
+
+class _Tri:
+    """A truth value on each row (or one for all rows, each part an ``np.bool_``) that is
+    not a boolean everywhere: true where ``t``, Undefined where ``u``, Error where ``e``
+    (no two on one row), false elsewhere."""
+
+    __slots__ = ("t", "u", "e")
+
+    def __init__(self, t: Bits, u: Bits, e: Bits) -> None:
+        self.t, self.u, self.e = t, u, e
+
+    def false(self) -> Bits:
+        return ~(self.t | self.u | self.e)
+
+    def decides(self) -> bool:
+        """Whether this is one Error for all rows (a left side of ``&&``/``||`` that decides alone)."""
+        return type(self.e) is np.bool_ and bool(self.e)
+
+    def negated(self) -> "_Tri":
+        """``!``: true and false swapped, Undefined and Error kept."""
+        return _Tri(self.false(), self.u, self.e)
+
+    def values(self, n: int, pool: Any) -> Values:
+        """The value on ``n`` rows: a constant when every part is one value, else a column."""
+        t, u, e = self.t, self.u, self.e
+        if type(t) is np.bool_ and type(u) is np.bool_ and type(e) is np.bool_:
+            return Const(UNDEFINED if u else ERROR if e else bool(t))
+        kind = np.full(n, K_BOOL, np.int8)
+        kind[np.broadcast_to(u, n)] = K_UNDEF
+        kind[np.broadcast_to(e, n)] = K_ERROR
+        return Column(kind, np.broadcast_to(t, n).astype(np.int64), None, None, None, pool)
+
+
+# A truth value of a combination (see Run._bools): booleans, or a _Tri.
+Truths = Union[np.ndarray, np.bool_, _Tri]
+
+
+def _as_tri(x: Truths) -> _Tri:
+    return x if type(x) is _Tri else _Tri(x, np.False_, np.False_)  # type: ignore[arg-type, return-value]
+
+
+def _tri_result(t: Bits, u: Bits, e: Bits) -> Truths:
+    """The truth value with parts ``t``, ``u`` and ``e``: booleans when no row is Undefined or Error."""
+    if np.any(u) or np.any(e):
+        return _Tri(t, u, e)
+    if type(t) is not np.ndarray and (type(u) is np.ndarray or type(e) is np.ndarray):
+        return t | u | e  # an array of t's value: u and e are false on every row
+    return t
+
+
+def _tri_and(a: Truths, b: Truths) -> Truths:
+    """``a && b`` row by row: false on the left decides, Error on the left is Error, true
+    gives the right side, Undefined gives false where the right is false, Error where it
+    is Error, Undefined elsewhere."""
+    x, y = _as_tri(a), _as_tri(b)
+    go = x.t | x.u
+    return _tri_result(x.t & y.t, (x.t & y.u) | (x.u & (y.t | y.u)), x.e | (go & y.e))
+
+
+def _tri_or(a: Truths, b: Truths) -> Truths:
+    """``a || b`` row by row: true on the left decides, Error on the left is Error, false
+    gives the right side, Undefined gives true where the right is true, Error where it
+    is Error, Undefined elsewhere."""
+    x, y = _as_tri(a), _as_tri(b)
+    xf = x.false()
+    go = xf | x.u
+    return _tri_result(x.t | (go & y.t), (xf & y.u) | (x.u & ~y.t & ~y.e), x.e | (go & y.e))
+
+
+def _truths(v: Values, n: int, keep_shape: bool = False) -> Truths:
+    """The truth value of ``v`` on ``n`` rows (what ``&&``, ``||`` and ``!`` read of an
+    operand): :func:`_bits` when it is a boolean on every row, else a :class:`_Tri`.  With
+    ``keep_shape``, a constant boolean as an array of ``n`` (:func:`_bool_array`)."""
+    got = _bool_array(v, n) if keep_shape else _bits(v, n)
+    if got is not None:
+        return got
+    if type(v) is Const:
+        tv = truthiness(v.value)
+        if tv is True or tv is False:
+            return np.full(n, tv) if keep_shape else np.bool_(tv)
+        return _Tri(np.False_, np.bool_(tv is UNDEFINED), np.bool_(tv is ERROR))
+    tc = ops.truth(v)  # type: ignore[arg-type]
+    k = tc.kind
+    t = (k == K_BOOL) & (tc.i != 0)
+    u, e = k == K_UNDEF, k == K_ERROR
+    return _tri_result(t, u, e)
 
 
 def _bits(v: Values, n: int) -> Optional[Bits]:

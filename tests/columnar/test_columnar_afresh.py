@@ -181,11 +181,13 @@ def test_an_expression_computed_afresh_draws_only_for_the_asked_rows():
         assert _drawn(table, "P", "my", job, table.all_rows) == ([True] * 4, 1)
 
 
-def _big_rows(n: int, lacking: int) -> list[ClassAd]:
+def _big_rows(n: int, lacking: int, odd: str = "[Memory = 700]") -> list[ClassAd]:
+    """Row r: Memory 100 * (r % 7), Cpus r % 3; row ``lacking`` the ad ``odd`` (by default
+    no Cpus: Undefined)."""
     return [
         _holding(ClassAd(f"[Memory = {100 * (r % 7)}; Cpus = {r % 3}]"), Requirements=_REQ)
         if r != lacking
-        else _holding(ClassAd("[Memory = 700]"), Requirements=_REQ)  # no Cpus: Undefined
+        else _holding(ClassAd(odd), Requirements=_REQ)
         for r in range(n)
     ]
 
@@ -199,9 +201,9 @@ def test_a_combination_over_a_big_table_is_one_boolean_array():
     TARGET.RequestMemory <= Memory && (MY.Cpus > 0 || Memory >= 600) && !(Memory == 300)
     for RequestMemory 200 is true where r % 7 is 2, 4 or 5 and r % 3 is not 0, or where
     r % 7 is 6: every part is a boolean on every row, so it is evaluated as one array.
-    With row 7 lacking Cpus (and Memory 700), MY.Cpus > 0 is Undefined there: not as one
-    array, but the same values and row 7 true (Undefined || 700 >= 600 is true).  The
-    scalar evaluator agrees on every row."""
+    With row 7 lacking Cpus (and Memory 700), MY.Cpus > 0 is Undefined there: still one
+    pass (the three-valued tables row by row), the same values and row 7 true (Undefined ||
+    700 >= 600 is true).  The scalar evaluator agrees on every row."""
     n = 3000
     job = ClassAd("[RequestMemory = 200]")
     node = parse_expr(_REQ)
@@ -226,13 +228,13 @@ def test_a_combination_over_a_big_table_is_one_boolean_array():
         assert got == want
         assert mask.tolist() == want[::2]
         assert [evaluate_top(node, r, new_state(r, job)) for r in rows] == want
-        assert fused == [lacking < 0]
+        assert fused == [True]
 
 
 def test_a_combination_that_keeps_failing_to_be_one_array_is_tried_now_and_then():
     """MY.Cpus > TARGET.MinCpus && Memory >= 100 against [MinCpus = 0] over 3000 rows, row
-    7 lacking Cpus (Undefined there):
-    never one array.  Over 40 runs it is tried in the first 7 (a failure counted in each),
+    7 holding Cpus as an expression, ifThenElse(Memory > 0, undefined, 1) (Undefined there),
+    which is never evaluated ahead of need: never one array.  Over 40 runs it is tried in the first 7 (a failure counted in each),
     then skipped but in the 32nd: 8 tries.  With every row holding Cpus it is one array in
     each of the 40.  Every value is the scalar evaluator's: true where r % 3 is not 0 and
     r % 7 is not 0 (so false on row 7 of Memory 0, and Undefined on the row 7 lacking
@@ -241,7 +243,7 @@ def test_a_combination_that_keeps_failing_to_be_one_array_is_tried_now_and_then(
     job = ClassAd("[MinCpus = 0]")
     original = columnar_compile.Run._bools
     for lacking, tries in ((7, 8), (-1, 40)):
-        rows = _big_rows(3000, lacking)
+        rows = _big_rows(3000, lacking, "[Memory = 700; Cpus = ifThenElse(Memory > 0, undefined, 1)]")
         table = AdTable(rows)
         want = [evaluate_top(node, r, new_state(r, job)) for r in rows]
         calls: list[bool] = []
