@@ -511,6 +511,7 @@ class _Move:
         "kept",
         "writes",
         "gather",
+        "write_places",
         "new_places",
         "old_places",
         "moved",
@@ -523,6 +524,7 @@ class _Move:
         self.kept = kept  # (new place, old place) of the attributes kept as they were
         self.writes = writes  # (new place, index of the write)
         self.gather = _getter(tuple(i for _, i in writes))  # the written values in place order
+        self.write_places = tuple(q for q, _ in writes)
         # The same by column, for the steps of each variant (see _Steps): the kept places,
         # whether the old template's value there is not the new one's node, and its stored form.
         self.new_places = tuple(q for q, _ in kept)
@@ -577,7 +579,7 @@ class _Steps:
         self.take = tuple(filter(None, source))
         self.consts = tuple(compress(move.old_values, const))
         self.writes = move.writes
-        at = [*compress(move.new_places, source), *compress(move.new_places, const), *(q for q, _ in move.writes)]
+        at = [*compress(move.new_places, source), *compress(move.new_places, const), *move.write_places]
         self.order = tuple(sorted(range(len(at)), key=at.__getitem__))
         self.places = tuple(map(at.__getitem__, self.order))
         self.bare = tuple(map(move.target.bare.__getitem__, self.places))
@@ -587,11 +589,12 @@ class _Steps:
         self.check = None if move.source is move.target else tuple(map(new.__getitem__, self.places))
         # The result's values in place order, taken at C speed from the ad's tuple followed
         # by the other values (its length is fixed by the variant).
-        n, size = len(self.take), 1 + len(variant.own_places)
-        self.gather = _getter(tuple(self.take[k] if k < n else size + k - n for k in self.order))
+        size = 1 + len(variant.own_places)
+        sources = [*self.take, *range(size, size + len(at) - len(self.take))]
+        self.gather = _getter(tuple(map(sources.__getitem__, self.order)))
         # The places whose template value is a plain literal (the others equal no stored
         # value) and those values: what an equal value left to the template is looked for in.
-        bare_at = tuple(k for k, b in enumerate(self.bare) if b is not _NOT_BARE)
+        bare_at = tuple(compress(range(len(self.bare)), map(is_not, self.bare, repeat(_NOT_BARE))))
         self.compared = (bare_at, _getter(bare_at), tuple(map(self.bare.__getitem__, bare_at)))
         self._variant: Optional[Variant] = None
 

@@ -352,6 +352,7 @@ class _Run:
             job_place=self._queued_place if self._ids_unique else None,
             slots_by_name=self.slots_by_name(),
             slot_indices=self._slot_indices(),
+            idle_jobs=self.timeline.idle,
         )
         timeline = self.timeline
         preempted: dict[str, int] = {}
