@@ -27,8 +27,8 @@ from __future__ import annotations
 import dataclasses
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
-from itertools import compress
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, eq
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from classad import ast
@@ -231,11 +231,9 @@ class _Claims:
         job_place: Optional[Callable[[str], Optional[int]]] = None,
         slots_by_name: Optional[dict[str, Slot]] = None,
         slot_indices: Optional[list[int]] = None,
-        idle_jobs: Optional[list[Job]] = None,
     ) -> None:
         self.settings = settings
         self.slot_indices = slot_indices
-        self.idle_jobs = idle_jobs
         self.started_at = {} if now is None else {"JobCurrentStartDate": now, "EnteredCurrentStatus": now}
         self.rounding = rounding_of(settings)
         # By job id and slot name (built with C-speed maps: a pool has tens of thousands).
@@ -437,10 +435,10 @@ class _Claims:
     def _idle_of(self, submitter: str) -> list[Job]:
         """The submitter's idle jobs in the schedd's order."""
         if submitter not in self._idle:
-            if self._idle_jobs is None:  # every submitter's, in one pass over the idle jobs
+            if self._idle_jobs is None:  # every submitter's, the idle jobs found at C speed
                 self._idle_jobs = {}
-                idle = self.idle_jobs
-                for j in (j for j in self.jobs.by_id() if j.status == IDLE) if idle is None else idle:
+                jobs = list(self.jobs.by_id())
+                for j in compress(jobs, map(eq, map(_STATUS, jobs), repeat(IDLE))):
                     self._idle_jobs.setdefault(j.submitter, []).append(j)
             by_qdate = self.settings.job_order_by_qdate
             self._idle[submitter] = sorted(
@@ -622,7 +620,6 @@ def claim_matches(
     job_place: Optional[Callable[[str], Optional[int]]] = None,
     slots_by_name: Optional[dict[str, Slot]] = None,
     slot_indices: Optional[list[int]] = None,
-    idle_jobs: Optional[list[Job]] = None,
 ) -> Claimed:
     """The pool after ``result``'s matches were claimed (see the module docstring); with
     ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
@@ -632,10 +629,9 @@ def claim_matches(
     ``pool.jobs`` (None when it is not there) when the ids are all different: the claims
     then make no table of the jobs.  ``slots_by_name`` is ``pool.slots``' records by name
     when the names are all different (the claims then make no table of the slots; it is
-    not changed), ``slot_indices`` their indices (:attr:`Slot.index`) in order, and with
-    ``job_place``, ``idle_jobs`` the jobs of ``pool.jobs`` whose status is idle, in order,
-    when the caller has them (neither is changed)."""
-    run = _Claims(pool, settings, now, job_place, slots_by_name, slot_indices, idle_jobs if job_place else None)
+    not changed), and ``slot_indices`` their indices (:attr:`Slot.index`) in order, when the
+    caller has them (not changed either)."""
+    run = _Claims(pool, settings, now, job_place, slots_by_name, slot_indices)
     run.carry = carry
     for m in result.matches:
         run.claim(m)
@@ -651,7 +647,7 @@ def claim_matches(
 
 _PLAIN = (bool, int, float, str)
 _MISSING = object()
-_ID, _NAME, _INDEX = attrgetter("id"), attrgetter("name"), attrgetter("index")
+_ID, _NAME, _INDEX, _STATUS = attrgetter("id"), attrgetter("name"), attrgetter("index"), attrgetter("status")
 _PARTITIONABLE = attrgetter("partitionable")
 
 

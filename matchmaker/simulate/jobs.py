@@ -112,9 +112,6 @@ class Timeline:
         self._next = 0  # the first pending job of _arrivals that has not arrived
         self._queued_seq: list[int] = []
         self.queued: list[SimJob] = []  # in queue order
-        self.records: list[Job] = []  # their records, at the same places (the pool's jobs)
-        self._idle_seq: list[int] = []
-        self.idle: list[Job] = []  # the records among those whose status is idle, in queue order
         self.counts: dict[str, dict[str, int]] = {}
         for k, j in enumerate(jobs):
             j.seq = k
@@ -122,10 +119,6 @@ class Timeline:
             if j.phase in _QUEUED:
                 self._queued_seq.append(k)
                 self.queued.append(j)
-                self.records.append(j.record)
-                if j.record.status == IDLE:
-                    self._idle_seq.append(k)
-                    self.idle.append(j.record)
         self._arrivals = sorted((j for j in jobs if j.phase == PENDING), key=_arrival_key)
 
     def _count(self, job: SimJob, n: int) -> None:
@@ -166,7 +159,6 @@ class Timeline:
         """Put ``job`` in ``phase`` (and its record to ``record``, if given)."""
         self._count(job, -1)
         was = job.phase in _QUEUED
-        was_idle = was and job.record.status == IDLE
         job.phase = phase
         if record is not None:
             job.record = record
@@ -177,21 +169,8 @@ class Timeline:
             if now:
                 self._queued_seq.insert(at, job.seq)
                 self.queued.insert(at, job)
-                self.records.insert(at, job.record)
             else:
-                del self._queued_seq[at], self.queued[at], self.records[at]
-        elif now and record is not None:
-            self.records[bisect.bisect_left(self._queued_seq, job.seq)] = record
-        now_idle = now and job.record.status == IDLE
-        if was_idle or now_idle:
-            at = bisect.bisect_left(self._idle_seq, job.seq)
-            if was_idle and now_idle:
-                self.idle[at] = job.record
-            elif now_idle:
-                self._idle_seq.insert(at, job.seq)
-                self.idle.insert(at, job.record)
-            else:
-                del self._idle_seq[at], self.idle[at]
+                del self._queued_seq[at], self.queued[at]
 
 
 _QUEUED = (QUEUED_IDLE, QUEUED_RUNNING)

@@ -79,7 +79,7 @@ _CLAIM_ATTRS = (
 
 Progress = Callable[[int, int], None]
 _NAME, _AD, _PARTITIONABLE = attrgetter("name"), attrgetter("ad"), attrgetter("partitionable")
-_INDEX = attrgetter("index")
+_INDEX, _RECORD = attrgetter("index"), attrgetter("record")
 # What a slot's claim depends on besides its name, and the parts of a remembered claim.
 _CLAIM_FIELDS = attrgetter("customer", "weight", "state")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
@@ -337,7 +337,7 @@ class _Run:
         return fresh
 
     def pool(self, first: bool) -> Pool:
-        queued = list(self.timeline.records)
+        queued = list(map(_RECORD, self.timeline.queued))
         return Pool(self.slots, queued, [], self.refused if first else [])
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:
@@ -352,7 +352,6 @@ class _Run:
             job_place=self._queued_place if self._ids_unique else None,
             slots_by_name=self.slots_by_name(),
             slot_indices=self._slot_indices(),
-            idle_jobs=self.timeline.idle,
         )
         timeline = self.timeline
         preempted: dict[str, int] = {}

@@ -4,15 +4,13 @@ Expected values are worked out by hand in each docstring."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
-
 from classad.ad import ClassAd
 from matchmaker.pool.ads import make_jobs
 from matchmaker.simulate.jobs import DONE, PENDING, QUEUED_IDLE, QUEUED_RUNNING, SimJob, Timeline
 
 
-def _job(proc: int, owner: str, arrival: float, phase: str, status: int = 1) -> SimJob:
-    ad = ClassAd({"ClusterId": 1, "ProcId": proc, "Owner": owner, "User": f"{owner}@x", "JobStatus": status})
+def _job(proc: int, owner: str, arrival: float, phase: str) -> SimJob:
+    ad = ClassAd({"ClusterId": 1, "ProcId": proc, "Owner": owner, "User": f"{owner}@x", "JobStatus": 1})
     (record,) = make_jobs([(ad, f"jobs:{proc}")])
     return SimJob(record, arrival, phase, 0)
 
@@ -106,34 +104,3 @@ def test_arrivals_and_repeats_read_literals_and_expressions_alike() -> None:
         (QUEUED_IDLE, 1000.0, 0),
         (QUEUED_IDLE, 1000.0, 0),
     ]
-
-
-_PHASES = (PENDING, QUEUED_IDLE, QUEUED_RUNNING, DONE)
-
-
-@settings(max_examples=100, deadline=None, database=None)
-@given(
-    jobs=st.lists(st.tuples(st.sampled_from(_PHASES), st.sampled_from([1, 2])), min_size=1, max_size=8),
-    moves=st.lists(st.tuples(st.integers(0, 7), st.sampled_from(_PHASES), st.sampled_from([None, 1, 2])), max_size=30),
-)
-def test_the_records_of_the_queue_follow_the_moves(jobs: list, moves: list) -> None:
-    """The pool's jobs (``Timeline.records``) are the records of the queued jobs in queue
-    order, and ``Timeline.idle`` those of them whose status is idle (1), after any sequence
-    of moves, with or without a new record (of status 1 or 2: a job's record is then that
-    record, which the lists must hold in its place)."""
-    sims = [_job(k, "a", 0, phase, status) for k, (phase, status) in enumerate(jobs)]
-    timeline = Timeline(sims)
-
-    def same(ours: list, records: list) -> bool:
-        return len(ours) == len(records) and all(a is b for a, b in zip(ours, records))
-
-    for k, phase, status in [(0, None, None), *moves]:
-        job = sims[k % len(sims)]
-        if phase is not None:
-            record = None if status is None else _job(job.record.proc, "a", 0, phase, status).record
-            timeline.move(job, phase, record)
-            assert record is None or job.record is record
-        queued = [j for j in sims if j.phase in (QUEUED_IDLE, QUEUED_RUNNING)]
-        assert [j.id for j in timeline.queued] == [j.id for j in queued]
-        assert same(timeline.records, [j.record for j in queued])
-        assert same(timeline.idle, [j.record for j in queued if j.record.status == 1])
