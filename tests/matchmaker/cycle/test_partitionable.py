@@ -123,6 +123,18 @@ def test_machine_resources_and_names():
         "GPUs",
     )
     assert machine_resources(ClassAd({"Cpus": 1, "GPUs": 2})) == ("Cpus", "Memory", "Disk", "GPUs")
+    # The same lists again (each text is split once): the same answers; a list naming only
+    # swap, or nothing, gives the defaults of each ad (with GPUs when that ad has them).
+    for _ in range(2):
+        assert machine_resources(ClassAd({"MachineResources": "Cpus, Memory Memory Swap"})) == ("Cpus", "Memory")
+        assert machine_resources(ClassAd({"MachineResources": " swap "})) == ("Cpus", "Memory", "Disk")
+        assert machine_resources(ClassAd({"MachineResources": " swap ", "GPUs": 1})) == (
+            "Cpus",
+            "Memory",
+            "Disk",
+            "GPUs",
+        )
+        assert machine_resources(ClassAd({"MachineResources": "  ", "GPUs": 1})) == ("Cpus", "Memory", "Disk", "GPUs")
     assert child_name("slot1@node1", 3) == "slot1_3@node1"
     assert list(islice(child_names("slot1@node1", 3), 2)) == [(3, "slot1_3@node1"), (4, "slot1_4@node1")]
     assert next(child_names("slot1", 1)) == (1, "slot1_1")  # a name without a host

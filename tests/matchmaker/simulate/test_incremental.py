@@ -594,6 +594,37 @@ def test_slot_indices_increase_along_the_list(
     assert all(a < b for indices in seen for a, b in zip(indices, indices[1:]))
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs(), slot_texts(), dynamic_slot_texts(), job_texts(), st.integers(3, 6), st.integers(0, 3))
+def test_the_slot_indices_the_loop_keeps_are_the_records(
+    config: str, slots: str, dynamic: str, jobs: str, cycles: int, seed: int
+) -> None:
+    """The loop keeps each slot's index place by place as releases, give-backs and claims
+    replace, remove and add records, instead of reading them off every record: whenever
+    it uses them they are the records' indices, with either mode, and the run is the one
+    made reading them afresh each time."""
+    from matchmaker.simulate import loop
+
+    kept = loop._Run._slot_indices
+    used: list[int] = []
+
+    def checked(run: Any) -> list[int]:
+        indices = kept(run)
+        assert indices == [s.index for s in run.slots]
+        used.append(len(indices))
+        return indices
+
+    jobs += running_job_texts(dynamic)
+    for incremental in (True, False):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(loop._Run, "_slot_indices", checked)
+            told = simulate(config, slots + dynamic, jobs, incremental, cycles, seed)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(loop._Run, "_slot_indices", lambda run: [s.index for s in run.slots])
+            assert told == simulate(config, slots + dynamic, jobs, incremental, cycles, seed)
+    assert used
+
+
 def test_a_claim_released_between_cycles_ends_before_the_next_negotiation() -> None:
     """The loop syncs the claims after each cycle; the next cycle then syncs only the slots
     released since, before it negotiates.  Two slots (weight Cpus = 1), alice and bob with
