@@ -218,7 +218,7 @@ class Run:
         self.partner_plain = "target" not in self.fixed_attrs and "other" not in self.fixed_attrs
         # The families being evaluated (classad.columnar.families): their rows and hole
         # columns by family key, and the ids of their template nodes.
-        self._holes: dict[int, tuple[np.ndarray, list[Column]]] = {}
+        self._holes: dict[int, _Held] = {}
         self._template_ids: frozenset = frozenset()
         # Set while a side is evaluated ahead of need (see :meth:`logical`).
         self.eager = False
@@ -316,7 +316,7 @@ class Run:
         if t is ast.ListExpr and all(type(i) is ast.Literal for i in node.items):
             return Const(ListValue(node.items, self.fixed if scope == FIXED else None))
         if t is Hole:
-            held, cols = self._holes[node.family]
+            held, cols = self._holes[node.family][:2]
             col = cols[node.k]
             return col if len(rows) == len(held) else col.take(held.searchsorted(rows))
         return self.scalar(node, scope, rows, active)
@@ -592,7 +592,7 @@ class Run:
             if len(at) < 2:
                 left[at] = True
                 continue
-            v = self.family_values(fam, self._hole_columns(found, f), rows[pos[at]], groups[at], inner)
+            v = self.family_values(fam, self._hole_columns(found, f), rows[pos[at]], groups[at], inner, found.calls)
             if v is None:
                 left[at] = True
             else:
@@ -611,18 +611,24 @@ class Run:
         return cols
 
     def family_values(
-        self, fam: Family, hole_columns: list[Column], rows: np.ndarray, groups: np.ndarray, inner: frozenset
+        self,
+        fam: Family,
+        hole_columns: list[Column],
+        rows: np.ndarray,
+        groups: np.ndarray,
+        inner: frozenset,
+        calls: Optional[dict] = None,
     ) -> Optional[Values]:
         """The template of ``fam`` on ``rows`` (each row's literals those of its expression,
         ``groups``, from the family's ``hole_columns``), None when it cannot stand for the
         expressions: it names a row attribute that holds expressions, or it meets a scalar
-        fallback."""
+        fallback.  ``calls`` keeps the results of calls on the holes (:meth:`_variant_call`)."""
         for name in fam.names:
             if self.t.column(name).nodes:
                 return None
         holes = [col.take(groups) for col in hole_columns]
         saved = self._holes.get(fam.key), self._template_ids
-        self._holes[fam.key] = (rows, holes)
+        self._holes[fam.key] = (rows, holes, groups, hole_columns, {} if calls is None else calls)
         self._template_ids = saved[1] | fam.ids
         try:
             return self.ev(fam.template, ROW, rows, inner)
@@ -1332,6 +1338,10 @@ class Run:
         ctx = CallContext(self.fixed if scope == FIXED else None, self.st)
         if all(type(a) is Const for a in args):
             return Const(entry.impl(ctx, *[a.value for a in args]))
+        if self._holes:
+            per_variant = self._variant_call(node, entry, ctx, args, rows)
+            if per_variant is not None:
+                return per_variant
         vector = NUMERIC.get(lname)
         arg = args[0]
         if vector is not None and entry.impl.__module__ == vector[0] and len(args) == 1 and type(arg) is Column:
@@ -1341,6 +1351,41 @@ class Run:
                 out.put(pos, self.distinct_calls(node, entry, ctx, [arg.take(pos)], scope, rows[pos], active))
             return out
         return self.distinct_calls(node, entry, ctx, args, scope, rows, active)
+
+    def _variant_call(self, node: ast.Call, entry: Any, ctx: Any, args: list, rows: np.ndarray) -> Optional[Column]:
+        """A list function called in a family's template with holes of the family and
+        constants (``member(TARGET.Owner, HOLE)``): its value on ``rows`` from one result per
+        variant, computed once for the constants' values and kept with the family's
+        literals (so a request of the same owner, in any later cycle, only picks each row's);
+        None when the call is not of that form (the caller then calls it row by row)."""
+        family = -1
+        for a, v in zip(node.args, args):
+            if type(a) is Hole:
+                if family >= 0 and a.family != family:
+                    return None
+                family = a.family
+            elif type(v) is not Const:
+                return None
+        held = self._holes.get(family)
+        remembered = self._call_results(entry)
+        if held is None or remembered is None:
+            return None
+        at, _, groups, per_variant, kept = held
+        toks = tuple(None if type(a) is Hole else remembered.argument_token(v.value) for a, v in zip(node.args, args))
+        if any(t is None for a, t in zip(node.args, toks) if type(a) is not Hole):
+            return None
+        key = (id(node), toks)
+        seen = kept.get(key)
+        if seen is None or seen[0] is not node:
+            whole = [per_variant[a.k] if type(a) is Hole else v for a, v in zip(node.args, args)]
+            result = _calls_on_lists(remembered, entry, ctx, whole, self.pool)
+            if result is None:
+                return None
+            if len(kept) >= 1 << 12:
+                kept.clear()
+            seen = kept[key] = (node, result)
+        variant = groups if len(rows) == len(at) else groups[at.searchsorted(rows)]
+        return seen[1].take(variant)  # type: ignore[no-any-return]
 
     def _call_results(self, entry: Any) -> Optional[CallResults]:
         """The table's remembered results of ``entry``'s calls, None when its calls are not
@@ -1467,6 +1512,11 @@ def _bool_array(v: Values, n: int) -> Optional[np.ndarray]:
     if col.uni == K_BOOL or ops.uniform(col) == K_BOOL:
         return col.i != 0
     return None
+
+
+# A family being evaluated (Run.family_values): its rows, each hole's literal on each of them,
+# each row's expression (its group), each hole's literal per expression, results of calls.
+_Held = tuple[np.ndarray, list[Column], np.ndarray, list[Column], dict]
 
 
 class _Tri:

@@ -61,7 +61,7 @@ class Family:
 class Variants:
     """Which of an attribute's expression nodes belong to a family, and their literals."""
 
-    __slots__ = ("family_of", "family_codes", "families", "values", "holes")
+    __slots__ = ("family_of", "family_codes", "families", "values", "holes", "calls")
 
     def __init__(self, family_of: list[int], families: list[Family], values: list[tuple]) -> None:
         self.family_of = family_of  # node index -> index into ``families``, -1 when alone
@@ -70,6 +70,9 @@ class Variants:
         self.values = values  # node index -> its literals, in the order of the holes
         # family index -> one column per hole, indexed by node (made on first use by the walk)
         self.holes: dict[int, list] = {}
+        # (id(call node), argument tokens) -> (node, result per node) of a call on the holes
+        # (classad.columnar.compile.Run._variant_call)
+        self.calls: dict[tuple, tuple] = {}
 
 
 # id(node) -> (node, signature or None, literals); signature -> Family.

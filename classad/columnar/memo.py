@@ -187,6 +187,10 @@ class CallResults:
             out.append(got)
         return out
 
+    def argument_token(self, value: Any) -> Optional[Hashable]:
+        """The token of a list function's argument, as :meth:`calls` keys it."""
+        return self._token(value, True)
+
     def literal_list(self, value: Any, test: Any) -> bool:
         """``test(value)`` (is it a list of literals?), remembered for the object."""
         seen = self._literal.get(id(value))

@@ -347,7 +347,11 @@ def _carry_column(
             remap = np.array([index[id(node)] for node in part.nodes], np.int32)
             at = part.group >= 0
             group[again[at]] = remap[part.group[at]]
-    return AttrColumn(values, holds, *_first_seen(group, nodes))
+    out = AttrColumn(values, holds, *_first_seen(group, nodes))
+    if col.variants is not None and len(out.nodes) == len(col.nodes):
+        if all(x is y for x, y in zip(out.nodes, col.nodes)):
+            out.variants = col.variants  # found from the nodes alone: the same families
+    return out
 
 
 def _first_seen(group: np.ndarray, nodes: list) -> tuple[np.ndarray, list]:

@@ -182,3 +182,54 @@ def test_function_results_remembered_by_exact_argument_values(rows, xs):
             expected = [r.evaluate(name, fixed, state=new_state(r, fixed, clock=lambda: NOW)) for r in ads]
             col = evaluate_attribute(table, name, row_side="my", other=fixed, state=new_state(clock=lambda: NOW))
             _same(col.to_values(), expected)
+
+
+def test_a_call_on_a_list_hole_is_made_once_per_variant_across_generations():
+    """``Pol = member(TARGET.Owner, {...}) && Cpus > 1`` over six rows, three variants (one
+    expression each, shared by the rows that hold it: {"a", "b"} on rows 0 and 3, {"c"} on
+    rows 1 and 4, {"a"} on rows 2 and 5), Cpus = 2 on every row.  By hand, for Owner "a":
+    true, false, true, true, false, true; for "c": false, true, false, false, true, false.
+    The call is made over the three variants once per owner (a result per variant, kept
+    with the family's literals); the table followed to a generation where rows 1 and 4 are
+    rewritten with the same expressions (Cpus = 0 on row 4: false for "c" there) keeps
+    those results, so asking again, for either owner, makes no call."""
+    from classad import ExprTree
+    from classad.columnar import compile as columnar_compile
+
+    exprs = [ExprTree(f"member(TARGET.Owner, {t}) && Cpus > 1") for t in ('{"a", "b"}', '{"c"}', '{"a"}')]
+
+    def slot(r: int, cpus: int = 2) -> ClassAd:
+        ad = ClassAd(f"[Cpus = {cpus}]")
+        ad["Pol"] = exprs[r % 3]
+        return ad
+
+    ads = [slot(r) for r in range(6)]
+    made: list[int] = []
+    original = columnar_compile._calls_on_lists
+
+    def spy(known, entry, ctx, args, pool):  # type: ignore[no-untyped-def]
+        made.append(len(args[1]))
+        return original(known, entry, ctx, args, pool)
+
+    def values(table: AdTable, owner: str) -> list:
+        fixed = ClassAd(f'[Owner = "{owner}"]')
+        return evaluate_attribute(table, "Pol", other=fixed, state=new_state(clock=lambda: NOW)).to_values()
+
+    columnar_compile._calls_on_lists = spy  # type: ignore[assignment]
+    try:
+        table = AdTable(ads)
+        assert values(table, "a") == [True, False, True, True, False, True]
+        assert values(table, "c") == [False, True, False, False, True, False]
+        assert made == [3, 3]  # one result per variant, for each owner
+        rewritten = [ads[0], slot(1), ads[2], ads[3], slot(4, cpus=0), ads[5]]
+        dirty = np.array([False, True, False, False, True, False])
+        table = table.follow(rewritten, np.arange(6), dirty, {})
+        assert values(table, "c") == [False, True, False, False, False, False]
+        assert values(table, "a") == [True, False, True, True, False, True]
+        assert made == [3, 3]
+    finally:
+        columnar_compile._calls_on_lists = original  # type: ignore[assignment]
+    for owner in ("a", "c"):
+        fixed = ClassAd(f'[Owner = "{owner}"]')
+        want = [r.evaluate("Pol", fixed, state=new_state(r, fixed, clock=lambda: NOW)) for r in rewritten]
+        assert values(table, owner) == want
