@@ -721,15 +721,113 @@ class Run:
     def row_attr_true(self, lname: str, rows: np.ndarray) -> np.ndarray:
         """Which of ``rows`` hold a true value of :meth:`row_attr` (at the top), read from a
         shared boolean result's bits where one holds it (see :meth:`_memo_true`)."""
-        if self.shared is None or not self.t.column(lname).nodes or self._combines(lname):
+        if self.shared is None or not self.t.column(lname).nodes:
             return self.row_attr(lname, rows, frozenset()).is_true()
-        active: frozenset = frozenset()
+        if self._combines(lname):
+            chained = self._chain_true(lname, rows)
+            return self.row_attr(lname, rows, frozenset()).is_true() if chained is None else chained
+        return self._attr_true(lname, rows, frozenset())
+
+    def _attr_true(self, lname: str, rows: np.ndarray, active: frozenset) -> np.ndarray:
+        """:meth:`row_attr_true` of a row attribute kept in the shared memo (``active``: the
+        attributes being evaluated around it)."""
+        plain = self._plain_attr(lname)
         return self._memo_true(
             (lname, active, self.strict, self.fixed is None),
             rows,
             lambda at: self._row_values(lname, at, active),
-            self._plain_attr(lname),
+            plain,
+            (lambda at: self._attr_bits(lname, at, active)) if plain else None,
         )
+
+    def _attr_bits(self, lname: str, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+        """Where the row attribute ``lname``, one :meth:`_plain` combination on every row, is
+        true on ``rows``, as :meth:`_fused_true` finds it (None: not so)."""
+        key, ac = (ROW, lname), self.t.column(lname)
+        if not ac.one_expr or key in active or len(active) >= MAX_EVAL_DEPTH:
+            return None  # not what _row_values evaluates
+        return self._fused_true(ac.nodes[0], ROW, rows, active | {key})
+
+    def _chain_true(self, lname: str, rows: np.ndarray) -> Optional[np.ndarray]:
+        """:meth:`row_attr_true` of an attribute every row holds as one ``&&`` of names
+        (``Requirements = START && (WithinResourceLimits)``), each name's true rows read as
+        :meth:`row_attr_true` reads a shared attribute's (a stored result's bits, a cheap
+        one's boolean array), never made into columns and combined.  Each name is evaluated
+        on the rows the lazy walk evaluates it on (those where the names before it are true
+        or Undefined), so no other row draws a random number; the rows where all of them
+        are true are the rows where the combination is.  None (nothing evaluated) when the
+        attribute is not of that form."""
+        ac = self.t.column(lname)
+        if not ac.one_expr or len(rows) == 0:
+            return None
+        names = _and_names(ac.nodes[0], self.row_only)
+        if names is None:
+            return None
+        active = frozenset({(ROW, lname)})
+        true: Optional[np.ndarray] = None  # the rows where every name so far is true
+        go: Optional[np.ndarray] = None  # the rows where every name so far is true or Undefined
+        for name in names:
+            if go is None:
+                true, u = self._name_truths(name, rows, active)
+                go = true if u is None else true | u
+                continue
+            if not go.any():
+                break
+            ahead = self._ahead_true(name, rows, active)
+            if ahead is not None:
+                true, go = true & ahead, go & ahead  # type: ignore[operator]
+                continue
+            pos = go.nonzero()[0]
+            t, u = self._name_truths(name, rows[pos], active)
+            true = true.copy()  # type: ignore[union-attr]
+            true[pos] &= t
+            go = go.copy()
+            go[pos] = t if u is None else t | u
+        return true
+
+    def _ahead_true(self, lname: str, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+        """Where the name ``lname`` is true on every one of ``rows``, when it is a cheap
+        attribute computed afresh for each run (:meth:`_memo_result`) that evaluates as one
+        fused combination: evaluated ahead of need, as :meth:`logical` evaluates such a
+        right side, which draws nothing and falls back to nothing.  None (nothing done but
+        a failed fusion, not tried again in this run) otherwise."""
+        shared = self.shared
+        assert shared is not None
+        ac = self.t.column(lname)
+        if not ac.nodes or ac.any_missing or self._combines(lname) or not self._plain_attr(lname):
+            return None
+        key = (lname, active, self.strict, self.fixed is None)
+        if key in shared.unshareable or key not in shared.direct:
+            return None
+        got: Optional[np.ndarray] = self._afresh(rows, lambda at: self._attr_bits(lname, at, active), True)
+        return got
+
+    def _name_truths(self, lname: str, rows: np.ndarray, active: frozenset) -> tuple[np.ndarray, Optional[np.ndarray]]:
+        """The rows where the name ``lname`` (in the rows' scope) is true, and those where
+        it is Undefined (None: nowhere), as ``&&`` reads it."""
+        ac = self.t.column(lname)
+        if ac.nodes and not ac.any_missing and not self._combines(lname):
+            # Every row holds it, so it never falls through to the fixed ad: the shared memo's.
+            got = self._memo_result(
+                (lname, active, self.strict, self.fixed is None),
+                rows,
+                lambda at: self._row_values(lname, at, active),
+                self._plain_attr(lname),
+                (lambda at: self._attr_bits(lname, at, active)) if self._plain_attr(lname) else None,
+            )
+            if type(got) is np.ndarray:
+                return got, None
+            if type(got) is MemoEntry:
+                at = None if rows is self.t.all_rows else rows
+                bits = got.bits_at(at)
+                if bits is not None:
+                    return bits.view(bool), None
+                got = got.column(at)
+            col = ops.truth(got)
+        else:
+            col = ops.truth(as_column(self.name(lname, ROW, rows, active), len(rows), self.pool))  # type: ignore[arg-type]
+        k = col.kind
+        return (k == K_BOOL) & (col.i != 0), (k == K_UNDEF)
 
     def shared_expr(self, node: Any, rows: np.ndarray) -> Values:
         """``node`` in the rows' scope, shared through the table's :class:`SharedMemo` with
@@ -760,7 +858,17 @@ class Run:
         shared = self._shared_fixed(lname)
         if shared is None:
             return as_column(self.fixed_attr(lname, rows, frozenset()), len(rows), self.pool).is_true()
-        return self._memo_true(shared[0], rows, shared[1], shared[2])
+        bits = None
+        if shared[2]:
+            node = self.fixed_attrs[lname][1]
+            inner = frozenset({(FIXED, lname)})
+
+            def bits(at: np.ndarray) -> Optional[np.ndarray]:
+                self.note(("a", "target", frozenset()), ABSENT)  # as the column's computation notes
+                self.note(("a", "other", frozenset()), ABSENT)
+                return self._fused_true(node, FIXED, at, inner)
+
+        return self._memo_true(shared[0], rows, shared[1], shared[2], bits)
 
     def _shared_fixed(self, lname: str) -> Optional[tuple[tuple, Any, bool]]:
         """The memo key of the fixed ad's attribute ``lname``, how to compute it and whether
@@ -793,22 +901,27 @@ class Run:
             return got.column(None if rows is self.t.all_rows else rows)
         return got  # type: ignore[return-value]
 
-    def _memo_true(self, key: Any, rows: np.ndarray, compute: Any, plain: bool = False) -> np.ndarray:
+    def _memo_true(self, key: Any, rows: np.ndarray, compute: Any, plain: bool = False, bits: Any = None) -> np.ndarray:
         """Which of ``rows`` hold a true value (:meth:`Column.is_true`) in :meth:`_through_memo`'s
-        column: for a stored result of booleans only, its bits at ``rows``, the column never made."""
-        got = self._memo_result(key, rows, compute, plain)
+        column: for a stored result of booleans only, its bits at ``rows``, the column never
+        made; for a key computed afresh, ``bits(rows)`` where it answers (see :meth:`_memo_result`)."""
+        got = self._memo_result(key, rows, compute, plain, bits)
+        if type(got) is np.ndarray:
+            return got
         if type(got) is not MemoEntry:
             return got.is_true()  # type: ignore[no-any-return]
         at = None if rows is self.t.all_rows else rows
         bits = got.bits_at(at)
         return got.column(at).is_true() if bits is None else bits.view(bool)
 
-    def _memo_result(self, key: Any, rows: np.ndarray, compute: Any, plain: bool = False) -> Any:
+    def _memo_result(self, key: Any, rows: np.ndarray, compute: Any, plain: bool = False, bits: Any = None) -> Any:
         """:meth:`_through_memo`'s work: the stored entry that holds the rows' values, or
         their column made here (when it is not kept, or kept as computed).  ``plain``: the
         expression is cheap to compute afresh (:meth:`_plain`), so once its stored results
         are seen to seldom serve a run as they are, it is computed for each run
-        (:meth:`SharedMemo.served`, :meth:`_afresh`)."""
+        (:meth:`SharedMemo.served`, :meth:`_afresh`); then, when the caller wants only the
+        true rows and gives ``bits`` (the true rows of ``at`` as one boolean array, or None
+        having done nothing), those are the answer, no column made."""
         shared = self.shared
         assert shared is not None
         if key in shared.unshareable:
@@ -816,29 +929,65 @@ class Run:
         if not plain:
             return self._stored_result(key, rows, compute)
         if key in shared.direct:
+            if bits is not None:
+                got = self._afresh(rows, bits, True)
+                if got is not None:
+                    return got
             return self._afresh(rows, compute)
         before = shared.as_is
         got = self._stored_result(key, rows, compute)
         shared.served(key, shared.as_is != before)
         return got
 
-    def _afresh(self, rows: np.ndarray, compute: Any) -> Column:
+    def _afresh(self, rows: np.ndarray, compute: Any, as_bits: bool = False) -> Any:
         """``compute(rows)`` for a key no longer stored: over every row (then picked), which
         costs less than picking each column's rows when most are asked for -- unless that
-        would draw a random number for a row not asked for."""
+        would draw a random number for a row not asked for.  ``as_bits``: ``compute`` gives
+        a boolean array, or None when it does not apply (then None)."""
         every = self.t.all_rows
         if rows is not every and 2 * len(rows) >= len(every):
             st = self.st
             source, st.random = st.random, _NO_DRAWS
             try:
-                col: Optional[Column] = compute(every)
+                col: Any = compute(every)
             except _WouldDraw:
                 col = None
             finally:
                 st.random = source
             if col is not None:
-                return col.take(rows)
-        return compute(rows)  # type: ignore[no-any-return]
+                return col[rows] if as_bits else col.take(rows)
+            if as_bits:
+                return None
+        return compute(rows)
+
+    def _fused_true(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+        """Where ``node`` (an expression's top, in ``scope``) is true on ``rows``, when :meth:`ev`
+        would evaluate it as one fused combination (:meth:`_fused`): read from the fused
+        truth values, no column made.  None when :meth:`ev` would take another way (a
+        row-only value, the lazy walk), having done nothing or only what :meth:`ev` then
+        finds done (a failed fusion, which it does not try again)."""
+        while type(node) is ast.Paren:
+            node = node.inner
+        t = type(node)
+        if not (t is ast.Binary and (node.op == "&&" or node.op == "||")):
+            return None
+        ro = self.row_only
+        if ro is not None:
+            if scope == ROW:
+                if ro.shape(node)[1] >= 0:
+                    return None
+            elif self.partner_plain and ro.partner_form(node) is not None:
+                return None
+        if len(rows) < _AHEAD_ROWS or id(node) in self._unfused or not self._plain(node):
+            return None
+        got = self._fused(node, scope, rows, active)
+        if got is None:
+            return None
+        if type(got) is _Tri:
+            got = got.t  # type: ignore[union-attr]
+        if type(got) is np.ndarray:
+            return got
+        return np.full(len(rows), bool(got))
 
     def _stored_result(self, key: Any, rows: np.ndarray, compute: Any) -> Any:
         """:meth:`_memo_result` of a key whose results are stored."""
@@ -1456,6 +1605,28 @@ def _combination(node: Any) -> bool:
             type(base) is ast.AttrRef and not base.absolute and base.lname == "my" and node.lname not in SPECIAL_NAMES
         )
     return False
+
+
+def _and_names(node: Any, row_only: Optional[RowOnly]) -> Optional[list[str]]:
+    """The names of a ``&&`` of two or more unscoped names (in parentheses or not), left to
+    right, when no ``&&`` of them is a row-only value (:meth:`Run.ev` would look that up
+    first); else None."""
+    names: list[str] = []
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        t = type(n)
+        if t is ast.Paren:
+            todo.append(n.inner)
+        elif t is ast.Binary and n.op == "&&":
+            if row_only is not None and row_only.shape(n)[1] >= 0:
+                return None
+            todo += (n.right, n.left)
+        elif t is ast.AttrRef and not n.absolute and n.lname not in SPECIAL_NAMES:
+            names.append(n.lname)
+        else:
+            return None
+    return names if len(names) >= 2 else None
 
 
 def _verdict(known: dict[int, tuple[Any, bool]], node: Any, shape: Callable[[Any], bool]) -> bool:
