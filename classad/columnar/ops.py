@@ -103,6 +103,8 @@ def arithmetic(op: str, a: Column, b: Column) -> Result:
             return Column(kinds(len(r), K_INT), r, None, None, None, a.pool, K_INT), None
         if ua in _NUMBER and ub in _NUMBER:
             return _real_arithmetic(wrapping, a, ua, b, ub), None
+        if _numbers(a, ua) and _numbers(b, ub):
+            return _mixed_arithmetic(wrapping, a, b), None
     out, data = _strict_start(a, b)
     other = data & ((a.kind == K_OTHER) | (b.kind == K_OTHER))
     ia, ra, fa = _nums(a)
@@ -158,6 +160,29 @@ def arithmetic(op: str, a: Column, b: Column) -> Result:
                 out.kind[ok] = K_REAL
                 out.f[ok] = r[ok]
     return out, _mask_or_none(other)
+
+
+def _numbers(c: Column, kind: int) -> bool:
+    """Whether every row of ``c`` (whose uniform kind is ``kind``) is a number (bool, int, real)."""
+    if kind >= 0:
+        return kind in _NUMBER
+    k = c.kind
+    return bool(((k >= K_BOOL) & (k <= K_REAL)).all())
+
+
+def _mixed_arithmetic(fn: Any, a: Column, b: Column) -> Column:
+    """``+ - *`` of two columns of numbers of mixed kinds: the 64-bit result, wrapped, where
+    both are integers (booleans as 0/1), else the real result, Error where it is +infinity."""
+    both = (a.kind != K_REAL) & (b.kind != K_REAL)
+    with np.errstate(all="ignore"):
+        ints = fn(a.i, b.i)
+        reals = fn(
+            np.where(a.kind == K_REAL, _reals(a), a.i.astype(np.float64)),
+            np.where(b.kind == K_REAL, _reals(b), b.i.astype(np.float64)),
+        )
+    real_ok = ~both & (reals != np.inf)
+    kind = np.where(both, np.int8(K_INT), np.where(real_ok, np.int8(K_REAL), np.int8(K_ERROR)))
+    return Column(kind, np.where(both, ints, 0), np.where(real_ok, reals, 0.0), None, None, a.pool)
 
 
 def _real_arithmetic(fn: Any, a: Column, ua: int, b: Column, ub: int) -> Column:

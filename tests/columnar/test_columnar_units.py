@@ -595,3 +595,38 @@ def test_arithmetic_on_numbers_of_one_kind_each_is_the_scalar_operators(kinds_, 
     assert [struct.pack("<d", v) if type(v) is float else (type(v), v) for v in got.to_values()] == [
         struct.pack("<d", v) if type(v) is float else (type(v), v) for v in want
     ]
+
+
+_NUMBERS = st.one_of(
+    st.booleans(),
+    st.integers(-(1 << 63), (1 << 63) - 1),
+    st.sampled_from([(1 << 63) - 1, -(1 << 63), 0, -1]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([1.7976931348623157e308, -0.0, 0.5]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(_NUMBERS, _NUMBERS), min_size=1, max_size=8),
+    op=st.sampled_from(["+", "-", "*"]),
+)
+def test_arithmetic_of_mixed_numbers_is_the_scalar_operator_row_by_row(pairs, op):
+    """``+ - *`` of two columns of numbers of mixed kinds (booleans, 64-bit integers at
+    their limits, reals with NaN, infinities and overflow) give on each row what the
+    scalar operator gives for that row's two values: wrapped integers where both are
+    integers or booleans, reals elsewhere, Error where the real result is +infinity."""
+    from classad.columnar import ops
+    from classad.operators import BINARY
+
+    pool = StringPool()
+    a = Column.of_values([x for x, _ in pairs], pool)
+    b = Column.of_values([y for _, y in pairs], pool)
+    got, fallback = ops.arithmetic(op, a, b)
+    assert fallback is None
+    want = [BINARY[op](x, y) for x, y in pairs]
+
+    def same(v: object) -> object:
+        return ("real", struct.pack("<d", v)) if type(v) is float else (type(v).__name__, v)
+
+    assert [same(v) for v in got.to_values()] == [same(v) for v in want]
