@@ -241,15 +241,17 @@ class _Run:
             i = place(name)
             parent = self.parent.pop(name, None)
             if parent is None:
-                self._replace(i, released(slots[i], self.settings), renewed)
-                self._new_ad(name)
+                before = slots[i]
+                self._replace(i, released(before, self.settings), renewed)
+                self._new_ad(name, slots[i].ad, before.ad)
                 continue
             p = place(parent)
             if self.claims_changed is not None:
                 self.claims_changed.add(parent)
-            back = give_back(slots[p].ad, slots[i].ad, machine_resources(slots[p].ad))
+            base = slots[p].ad
+            back = give_back(base, slots[i].ad, machine_resources(base))
             self._replace(p, self._remade(back, slots[p]), renewed)
-            self._new_ad(parent)
+            self._new_ad(parent, back, base)
             gone.add(name)
         if by_name is None:  # names given twice: every slot of a gone name goes
             self._dirty = None
@@ -315,10 +317,18 @@ class _Run:
             self._indices = list(map(_INDEX, self.slots))
         return self._indices
 
-    def _new_ad(self, slot: str) -> None:
-        """Slot ``slot`` holds a new ad (the carried claims look at it again)."""
-        if self.carry is not None:
-            self.carry.new_slots.add(slot)
+    def _new_ad(self, slot: str, ad: ClassAd, base: ClassAd) -> None:
+        """Slot ``slot`` holds ``ad``, a copy of ``base`` with attributes deleted and plain
+        values written.  When ``base`` draws no random numbers neither does ``ad`` (the
+        carry is told, :meth:`Carried.derived`), and the record made of it here is the one
+        the carried claims would make again: they need not look at it.  Otherwise they do."""
+        carry = self.carry
+        if carry is None:
+            return
+        if carry.steady(base):
+            carry.derived(ad, base)
+        else:
+            carry.new_slots.add(slot)
 
     def _new_record(self, job: SimJob) -> None:
         """``job`` gets a new record or enters the queue (the carried claims look at it again)."""

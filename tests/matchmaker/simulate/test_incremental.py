@@ -625,6 +625,29 @@ def test_the_slot_indices_the_loop_keeps_are_the_records(
     assert used
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs(), slot_texts(), dynamic_slot_texts(), job_texts(), st.integers(3, 6), st.integers(0, 3))
+def test_released_slots_the_claims_need_not_look_at(
+    config: str, slots: str, dynamic: str, jobs: str, cycles: int, seed: int
+) -> None:
+    """A slot released or given back by the loop gets a record made of a copy of its ad
+    with plain values written: when the ad drew no random numbers, that record is final
+    and the claims do not look at it again.  The run is the one in which the claims look
+    at every slot the loop gave a new ad, and the rebuild's."""
+    from matchmaker.simulate import loop
+
+    def told(run: Any, slot: str, ad: Any, base: Any) -> None:
+        if run.carry is not None:
+            run.carry.new_slots.add(slot)
+
+    jobs += running_job_texts(dynamic)
+    skipped = simulate(config, slots + dynamic, jobs, True, cycles, seed)
+    assert skipped == simulate(config, slots + dynamic, jobs, False, cycles, seed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(loop._Run, "_new_ad", told)
+        assert skipped == simulate(config, slots + dynamic, jobs, True, cycles, seed)
+
+
 def test_a_claim_released_between_cycles_ends_before_the_next_negotiation() -> None:
     """The loop syncs the claims after each cycle; the next cycle then syncs only the slots
     released since, before it negotiates.  Two slots (weight Cpus = 1), alice and bob with
