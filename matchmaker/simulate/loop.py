@@ -209,7 +209,7 @@ class _Run:
         ended: list[str] = []
         timeline = self.timeline
         for j in timeline.due(t):
-            self._new_record(j)
+            self._new_record(j, j.record.ad)
             if j.phase == PENDING:
                 timeline.move(j, QUEUED_IDLE)
                 continue
@@ -330,10 +330,15 @@ class _Run:
         else:
             carry.new_slots.add(slot)
 
-    def _new_record(self, job: SimJob) -> None:
-        """``job`` gets a new record or enters the queue (the carried claims look at it again)."""
-        if self.carry is not None:
-            self.carry.new_jobs.add(job.id)
+    def _new_record(self, job: SimJob, base: ClassAd) -> None:
+        """``job``, whose ad was ``base``, enters the queue with its record or gets one made
+        of a copy of ``base`` with attributes deleted and plain values written (an idle
+        record).  When making a record of ``base`` draws no random numbers, neither does
+        making one of such a copy, and the record the loop holds is the one the carried
+        claims would make again: they need not look at it.  Otherwise they do."""
+        carry = self.carry
+        if carry is not None and not carry.steady_job(base):
+            carry.new_jobs.add(job.id)
 
     def _remade(self, ad: ClassAd, slot: Slot) -> Slot:
         st = self.settings
@@ -372,8 +377,9 @@ class _Run:
                 if victim is not None and victim.id != m.job:
                     victim.slot, victim.end, victim.idle_since = None, None, t
                     victim.preemptions += 1
+                    base = victim.record.ad
                     timeline.move(victim, QUEUED_IDLE, idle_record(victim.record))
-                    self._new_record(victim)
+                    self._new_record(victim, base)
                     preempted[victim.submitter] = preempted.get(victim.submitter, 0) + 1
                 self._close(name, t)
                 self.parent.pop(name, None)
