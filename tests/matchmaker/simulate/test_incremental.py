@@ -627,24 +627,31 @@ def test_the_slot_indices_the_loop_keeps_are_the_records(
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs(), slot_texts(), dynamic_slot_texts(), job_texts(), st.integers(3, 6), st.integers(0, 3))
-def test_released_slots_the_claims_need_not_look_at(
+def test_released_slots_and_queued_jobs_the_claims_need_not_look_at(
     config: str, slots: str, dynamic: str, jobs: str, cycles: int, seed: int
 ) -> None:
     """A slot released or given back by the loop gets a record made of a copy of its ad
-    with plain values written: when the ad drew no random numbers, that record is final
-    and the claims do not look at it again.  The run is the one in which the claims look
-    at every slot the loop gave a new ad, and the rebuild's."""
+    with plain values written, and so does a job that goes back to idle; a job that
+    arrives keeps its record.  When making the record of the ad it was made of draws no
+    random numbers, that record is final and the claims do not look at it again.  The run
+    is the one in which the claims look at every slot and job the loop gave a new ad or
+    a place in the queue, and the rebuild's."""
     from matchmaker.simulate import loop
 
     def told(run: Any, slot: str, ad: Any, base: Any) -> None:
         if run.carry is not None:
             run.carry.new_slots.add(slot)
 
+    def told_job(run: Any, job: Any, base: Any) -> None:
+        if run.carry is not None:
+            run.carry.new_jobs.add(job.id)
+
     jobs += running_job_texts(dynamic)
     skipped = simulate(config, slots + dynamic, jobs, True, cycles, seed)
     assert skipped == simulate(config, slots + dynamic, jobs, False, cycles, seed)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(loop._Run, "_new_ad", told)
+        patch.setattr(loop._Run, "_new_record", told_job)
         assert skipped == simulate(config, slots + dynamic, jobs, True, cycles, seed)
 
 
