@@ -1795,7 +1795,8 @@ def _simple_shape(node: Any) -> bool:
     if t is ast.Binary:
         return node.op in _EAGER_OPS and _simple_shape(node.left) and _simple_shape(node.right)
     if t is ast.AttrRef:
-        return not node.absolute and node.lname not in SPECIAL_NAMES
+        # CurrentTime is the clock where no ad defines it: a constant for the whole run.
+        return not node.absolute and (node.lname not in SPECIAL_NAMES or node.lname == "currenttime")
     if t is ast.Select:
         base = node.base
         return (

@@ -19,9 +19,10 @@ from test_columnar_differential import _check, _clock, _logic_chain, _logic_row,
 from test_columnar_memo import fixed_ads, row_ads, truthy
 
 from classad import ClassAd, set_strict_mode
-from classad.columnar import AdTable, attribute_true, compile as columnar_compile, evaluate_attribute
+from classad.columnar import AdTable, attribute_true, compile as columnar_compile, evaluate_attribute, evaluate_column
 from classad.evaluate import new_state
 from classad.parser import parse_expr
+from classad.values import UNDEFINED
 
 
 @contextmanager
@@ -142,3 +143,77 @@ def test_a_right_side_is_evaluated_ahead_on_every_row():
         columnar_compile.Run._compared = real_compared  # type: ignore[method-assign]
     assert asked == [6]
     assert col.to_values() == [False, True, True, False, True, False]
+
+
+_clock_part = st.sampled_from(
+    [
+        "(CurrentTime - a) > 3600",
+        "CurrentTime - EnteredCurrentState > b",
+        "MY.CurrentTime > a",
+        "CurrentTime == TARGET.a",
+        "CurrentTime == 1700000000",
+        "RemoteUserPrio > TARGET.b * 1.2",
+        "a > b",
+        "g",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    parts=st.lists(st.tuples(_clock_part, st.sampled_from(["&&", "||", "&& !"])), min_size=2, max_size=4),
+    rows=st.lists(
+        st.tuples(
+            _logic_row,
+            st.sampled_from(["", "EnteredCurrentState = 1699990000;", "CurrentTime = 5;", "RemoteUserPrio = 2.5;"]),
+        ),
+        min_size=2,
+        max_size=8,
+    ),
+    fixed=st.sampled_from(["[a = 1; b = 2]", "[a = 1700000000; b = undefined; CurrentTime = 7]", "[b = 1]"]),
+    side=st.sampled_from(["my", "target"]),
+)
+def test_combinations_reading_the_clock_ahead(parts, rows, fixed, side):
+    """Combinations of comparisons that read ``CurrentTime`` (the clock, or an ad's own
+    attribute where one defines it) with parts that are Undefined or Error on some rows
+    (a ``RemoteUserPrio`` only some slots hold, as PREEMPTION_REQUIREMENTS reads it), made
+    in one pass: the scalar evaluator's values on every row and on half of them."""
+    expr = parts[0][0] + "".join(f" {op} ({part})" for part, op in parts[1:])
+    texts = [row[:-1] + "; " + extra.rstrip(";") + "]" if extra else row for row, extra in rows]
+    with always_ahead():
+        _check(expr, texts, fixed, side)
+
+
+def test_the_clock_is_read_ahead_in_one_pass():
+    """PREEMPTION_REQUIREMENTS of the UWCS template over 3 slots, one unclaimed (no
+    RemoteUserPrio): ((CurrentTime - EnteredCurrentState) > 3600) && (RemoteUserPrio >
+    TARGET.SubmitterUserPrio * 1.2) with the clock at 1,700,000,000 and SubmitterUserPrio 10.
+    By hand: slot 0 entered 7200 s ago with priority 13 (> 12): true; slot 1 entered exactly
+    3600 s ago (not more than an hour): false; slot 2 entered 7200 s ago, no priority: Undefined.  The combination is made
+    in one pass (the clock a constant of the run)."""
+    rows = [
+        ClassAd("[EnteredCurrentState = 1699992800; RemoteUserPrio = 13.0]"),
+        ClassAd("[EnteredCurrentState = 1699996400; RemoteUserPrio = 13.0]"),
+        ClassAd("[EnteredCurrentState = 1699992800]"),
+    ]
+    node = parse_expr(
+        "((CurrentTime - EnteredCurrentState) > (1 * 3600)) && (RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2)"
+    )
+    fused: list[bool] = []
+    original = columnar_compile.Run._fused
+
+    def spy(self, *args):  # type: ignore[no-untyped-def]
+        out = original(self, *args)
+        fused.append(out is not None)
+        return out
+
+    columnar_compile.Run._fused = spy  # type: ignore[method-assign]
+    try:
+        with always_ahead():
+            col = evaluate_column(
+                node, AdTable(rows), other=ClassAd("[SubmitterUserPrio = 10]"), state=new_state(clock=_clock)
+            )
+    finally:
+        columnar_compile.Run._fused = original  # type: ignore[method-assign]
+    assert fused == [True]
+    assert col.to_values() == [True, False, UNDEFINED]
