@@ -766,7 +766,8 @@ class Run:
         active = frozenset({(ROW, lname)})
         true: Optional[np.ndarray] = None  # the rows where every name so far is true
         go: Optional[np.ndarray] = None  # the rows where every name so far is true or Undefined
-        for name in names:
+        last = len(names) - 1
+        for j, name in enumerate(names):
             if go is None:
                 true, u = self._name_truths(name, rows, active)
                 go = true if u is None else true | u
@@ -781,8 +782,9 @@ class Run:
             t, u = self._name_truths(name, rows[pos], active)
             true = true.copy()  # type: ignore[union-attr]
             true[pos] &= t
-            go = go.copy()
-            go[pos] = t if u is None else t | u
+            if j < last:
+                go = go.copy()
+                go[pos] = t if u is None else t | u
         return true
 
     def _ahead_true(self, lname: str, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
@@ -793,6 +795,8 @@ class Run:
         a failed fusion, not tried again in this run) otherwise."""
         shared = self.shared
         assert shared is not None
+        if len(rows) < _AHEAD_ROWS:
+            return None  # picking the rows needed costs little (see logical)
         ac = self.t.column(lname)
         if not ac.nodes or ac.any_missing or self._combines(lname) or not self._plain_attr(lname):
             return None
@@ -966,6 +970,8 @@ class Run:
         truth values, no column made.  None when :meth:`ev` would take another way (a
         row-only value, the lazy walk), having done nothing or only what :meth:`ev` then
         finds done (a failed fusion, which it does not try again)."""
+        if len(rows) < _AHEAD_ROWS:
+            return None
         while type(node) is ast.Paren:
             node = node.inner
         t = type(node)
@@ -978,7 +984,7 @@ class Run:
                     return None
             elif self.partner_plain and ro.partner_form(node) is not None:
                 return None
-        if len(rows) < _AHEAD_ROWS or id(node) in self._unfused or not self._plain(node):
+        if id(node) in self._unfused or not self._plain(node):
             return None
         got = self._fused(node, scope, rows, active)
         if got is None:
