@@ -767,19 +767,22 @@ class Run:
         true: Optional[np.ndarray] = None  # the rows where every name so far is true
         go: Optional[np.ndarray] = None  # the rows where every name so far is true or Undefined
         last = len(names) - 1
+        # A fused name's array holds its true rows only, losing the rows where it is
+        # Undefined, where the names after it are still evaluated (and may draw): it serves
+        # for the last name only.
         for j, name in enumerate(names):
             if go is None:
-                true, u = self._name_truths(name, rows, active)
+                true, u = self._name_truths(name, rows, active, j == last)
                 go = true if u is None else true | u
                 continue
             if not go.any():
                 break
-            ahead = self._ahead_true(name, rows, active)
+            ahead = self._ahead_true(name, rows, active) if j == last else None
             if ahead is not None:
                 true, go = true & ahead, go & ahead  # type: ignore[operator]
                 continue
             pos = go.nonzero()[0]
-            t, u = self._name_truths(name, rows[pos], active)
+            t, u = self._name_truths(name, rows[pos], active, j == last)
             true = true.copy()  # type: ignore[union-attr]
             true[pos] &= t
             if j < last:
@@ -806,9 +809,12 @@ class Run:
         got: Optional[np.ndarray] = self._afresh(rows, lambda at: self._attr_bits(lname, at, active), True)
         return got
 
-    def _name_truths(self, lname: str, rows: np.ndarray, active: frozenset) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    def _name_truths(
+        self, lname: str, rows: np.ndarray, active: frozenset, fused: bool = True
+    ) -> tuple[np.ndarray, Optional[np.ndarray]]:
         """The rows where the name ``lname`` (in the rows' scope) is true, and those where
-        it is Undefined (None: nowhere), as ``&&`` reads it."""
+        it is Undefined (None: nowhere), as ``&&`` reads it.  ``fused``: a cheap name may
+        give its fused true rows alone (where it is Undefined then counts as nowhere)."""
         ac = self.t.column(lname)
         if ac.nodes and not ac.any_missing and not self._combines(lname):
             # Every row holds it, so it never falls through to the fixed ad: the shared memo's.
@@ -817,7 +823,7 @@ class Run:
                 rows,
                 lambda at: self._row_values(lname, at, active),
                 self._plain_attr(lname),
-                (lambda at: self._attr_bits(lname, at, active)) if self._plain_attr(lname) else None,
+                (lambda at: self._attr_bits(lname, at, active)) if fused and self._plain_attr(lname) else None,
             )
             if type(got) is np.ndarray:
                 return got, None

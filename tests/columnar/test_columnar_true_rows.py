@@ -256,3 +256,75 @@ def test_a_cheap_name_after_a_stored_one_is_evaluated_on_every_row():
                 odd = np.arange(1, 8, 2)
                 got = attribute_true(table, "Requirements", other=fixed, state=new_state(clock=_clock), rows=odd)
                 assert set(odd[got].tolist()) == true_rows & {1, 3, 5, 7}
+
+
+def test_a_drawing_name_after_a_cheap_one_that_is_undefined_on_some_rows():
+    """By hand: Requirements = A && (B) on six rows; A = M > 0 && TARGET.m <= M on every
+    row (cheap: computed afresh, one fused array) with M = 0..4 and, on row 5, M undefined;
+    B = random(10) >= 0.  For the request's m = 2: A is false on row 0 (0 > 0), false on
+    row 1 (2 <= 1), true on rows 2, 3, 4, and Undefined on row 5 (undefined > 0 is
+    Undefined, and Undefined && Undefined is Undefined).  The lazy walk evaluates B where A
+    is true or Undefined: rows 2, 3, 4 and 5, four draws; the true rows are 2, 3, 4.  The
+    scalar evaluator draws on the same four rows.  Asked on rows 1, 4 and 5: two draws."""
+    a, b = _node("M > 0 && TARGET.m <= M"), _node("random(10) >= 0")
+    ads = []
+    for m in ["0", "1", "2", "3", "4", "undefined"]:
+        ad = ClassAd(f"[M = {m}]")
+        ad.set_node("A", a)
+        ad.set_node("B", b)
+        ad.set_node("Requirements", _node("A && (B)"))
+        ads.append(ad)
+    fixed = ClassAd("[m = 2]")
+    source = _CountingRandom(3)
+    for ad in ads:
+        evaluate_top(ad.get_node("Requirements"), ad, new_state(ad, fixed, rng=source))
+    assert source.draws == 4
+    for afresh in (False, True):
+        with afresh_at_once() if afresh else _nothing():
+            table = AdTable(ads)
+            for _round in range(3):
+                assert _draws(table, fixed, table.all_rows) == ([False, False, True, True, True, False], 4)
+                assert _draws(table, fixed, np.array([1, 4, 5])) == ([False, True, False], 2)
+
+
+DRAWS = "random(4) >= 0"  # true whatever it draws: only the number of draws tells
+
+
+def _scalar_draws(ads: list, fixed: ClassAd, rows: list[int]) -> tuple[list[bool], int]:
+    source = _CountingRandom(3)
+    out = []
+    for i in rows:
+        ad = ads[i]
+        out.append(
+            truthy(evaluate_top(ad.get_node("Requirements"), ad, new_state(ad, fixed, rng=source, clock=_clock)))
+        )
+    return out, source.draws
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    chain=st.sampled_from(CHAINS),
+    usual=st.tuples(
+        st.sampled_from(CHEAP + ["TARGET.m <= M", None]),
+        st.sampled_from([DRAWS, DRAWS, "TARGET.m <= M", "undefined", None]),
+        st.sampled_from([DRAWS, "true", None] + CHEAP),
+    ),
+    rows=st.lists(rows_st, min_size=1, max_size=7),
+    requests=st.lists(requests_st, min_size=1, max_size=3),
+    uniform=st.booleans(),
+    afresh=st.booleans(),
+)
+def test_true_rows_draw_as_often_as_the_scalar_evaluator(chain, usual, rows, requests, uniform, afresh):
+    """A ``&&`` of names where some name draws a random number: on every row and on the
+    even rows, for requests one after the other, the true rows and the number of draws
+    are the scalar evaluator's (a name is evaluated where the names before it are true or
+    Undefined, whichever way the names before it were read: a cheap A first, often one
+    expression on every row, computed afresh and fused)."""
+    ads = [_row(m, d, (KEEP,) * 3 if uniform else parts, usual, chain) for m, d, parts in rows]
+    fixeds = [_request(r) for r in requests]
+    with afresh_at_once() if afresh else _nothing():
+        table = AdTable(ads)
+        for _round in range(2):
+            for fixed in fixeds:
+                for at in (table.all_rows, np.arange(0, len(ads), 2), np.arange(1, len(ads), 2)):
+                    assert _draws(table, fixed, at) == _scalar_draws(ads, fixed, at.tolist())
