@@ -1713,6 +1713,7 @@ class _Tri:
         self.t, self.u, self.e = t, u, e
 
     def false(self) -> Bits:
+        """Where the value is false: neither true, Undefined nor Error."""
         return ~(self.t | self.u | self.e)
 
     def decides(self) -> bool:
