@@ -145,14 +145,20 @@ class CallResults:
             k = (name, *toks)
             got = results.get(k, _MISSING)
             if got is _MISSING:
-                got = entry.impl(ctx, *vals)
-                if token(got) is not None:
-                    if len(results) >= self.limit:
-                        results.clear()
-                        self._lists.clear()
-                    results[k] = got
+                got = self._remembered(k, entry.impl(ctx, *vals))
             out.append(got)
         return out
+
+    def _remembered(self, key: tuple, got: Any) -> Any:
+        """``got``, the result of the call ``key`` names, kept under ``key`` when it has a
+        token (everything kept is dropped at :attr:`limit` entries)."""
+        if token(got) is not None:
+            results = self.results
+            if len(results) >= self.limit:
+                results.clear()
+                self._lists.clear()
+            results[key] = got
+        return got
 
     def on_lists(self, entry: Any, ctx: Any, args: list, at: int, lists: list, test: Any) -> Optional[list]:
         """``entry.impl`` called with the constant arguments ``args`` (each a :class:`Const`)
@@ -178,12 +184,7 @@ class CallResults:
             got = results.get(k, _MISSING)
             if got is _MISSING:
                 values[at] = lst
-                got = entry.impl(ctx, *values)
-                if token(got) is not None:
-                    if len(results) >= self.limit:
-                        results.clear()
-                        self._lists.clear()
-                    results[k] = got
+                got = self._remembered(k, entry.impl(ctx, *values))
             out.append(got)
         return out
 
