@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import struct
+from typing import Any
 
 import numpy as np
 import pytest
@@ -451,21 +452,9 @@ def test_remembered_calls_answer_as_the_function_does():
     member(2, {x}) with x undefined = false."""
     from classad.columnar.column import Const
     from classad.columnar.memo import CallResults
-    from classad.functions import registry
     from classad.parser import parse_expr
 
-    entry = registry.lookup("member")
-    calls = []
-    impl = entry.impl
-
-    class Counting:
-        __module__ = impl.__module__
-
-        def __call__(self, ctx, *args):
-            calls.append(args)
-            return impl(ctx, *args)
-
-    counted = type("Entry", (), {"impl": Counting(), "name": entry.name})()
+    counted, calls = _counting_member()
     lists = [parse_expr(t) for t in ("{1, 2}", "{3}", "{1, 2}", "{x}")]
     ad = ClassAd("[]")
     values = [evaluate_column(node, _rows("[]"), state=new_state()).value(0) for node in lists]
@@ -493,18 +482,7 @@ def test_calls_on_a_column_of_lists_once_per_list():
     from classad.functions import registry
     from classad.parser import parse_expr
 
-    entry = registry.lookup("member")
-    calls = []
-    impl = entry.impl
-
-    class Counting:
-        __module__ = impl.__module__
-
-        def __call__(self, ctx, *args):
-            calls.append(args)
-            return impl(ctx, *args)
-
-    counted = type("Entry", (), {"impl": Counting(), "name": entry.name})()
+    counted, calls = _counting_member()
     state = new_state()
     ctx = type("Ctx", (), {"ad": ClassAd("[]"), "state": state})()
 
@@ -630,3 +608,23 @@ def test_arithmetic_of_mixed_numbers_is_the_scalar_operator_row_by_row(pairs, op
         return ("real", struct.pack("<d", v)) if type(v) is float else (type(v).__name__, v)
 
     assert [same(v) for v in got.to_values()] == [same(v) for v in want]
+
+
+def _counting_member() -> tuple[Any, list]:
+    """The ``member`` function's registry entry, wrapped to record the arguments of each
+    call (in the list returned with it); it keeps the list functions' module, so the memo
+    treats it as one of them."""
+    from classad.functions import registry
+
+    entry = registry.lookup("member")
+    calls: list = []
+    impl = entry.impl
+
+    class Counting:
+        __module__ = impl.__module__
+
+        def __call__(self, ctx: Any, *args: Any) -> Any:
+            calls.append(args)
+            return impl(ctx, *args)
+
+    return type("Entry", (), {"impl": Counting(), "name": entry.name})(), calls
