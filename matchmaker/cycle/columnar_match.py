@@ -92,14 +92,20 @@ class SlotTable:
     _rank_tables: Optional[dict[int, tuple[Any, Any]]] = None  # see :meth:`rank_only` (made on first use)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
+        rows = None
         if type(classes) is EachAlone and not classes.made:
             entries = list(classes.entries)  # each its own class: the classes' entries in order
+            rows = classes.rows
         else:
             entries = [e for c in classes for e in c.entries]
         n = len(entries)
-        # What the table reads of each entry, in one pass (the entries lie all over memory).
-        fields = map(list, zip(*map(_FIELDS, entries))) if n else ([] for _ in range(8))
-        index_, ads, alive, remotes, idle, weight, sources, names = fields
+        if rows is not None and rows.fresh:  # gathered as the entries were made (each alive)
+            fields = map(list, zip(*rows.rows)) if n else ([] for _ in range(7))
+            index_, ads, remotes, idle, weight, sources, names = fields
+            alive = [True] * n
+        else:  # what the table reads of each entry, in one pass (the entries lie all over memory)
+            fields = map(list, zip(*map(_FIELDS, entries))) if n else ([] for _ in range(8))
+            index_, ads, alive, remotes, idle, weight, sources, names = fields
         index = np.array(index_, dtype=np.int64)
         increasing = n < 2 or bool((index[1:] > index[:-1]).all())
         if not increasing:  # in slot order (usually so already)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import struct
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, itemgetter
 from typing import Any, Iterator, Optional, Sequence
 
 from classad import ast
@@ -147,13 +148,34 @@ class SlotClass:
         return None
 
 
+class SlotRows:
+    """What the columnar slot table reads of each of a list of new entries, gathered by
+    the cycle while it made them (the entries lie all over memory, their records too):
+    per entry its slot's index, its copy, its remote user, whether it is claimed and
+    idle, its slot's weight, slot ad and name.  ``fresh`` says that no entry changed
+    since (each is alive and costs its slot's weight); the cycle clears it on its first
+    match, and the table then reads the entries themselves."""
+
+    __slots__ = ("rows", "fresh")
+
+    def __init__(self, rows: list[tuple[int, NegotiationAd, Optional[str], bool, Any, Any, Any]]) -> None:
+        self.rows = rows
+        self.fresh = True
+
+    def only(self, kept: Sequence[bool]) -> "SlotRows":
+        """The rows where ``kept`` holds (the list of entries ``kept`` picks)."""
+        return SlotRows(list(compress(self.rows, kept)))
+
+
 class EachAlone(Sequence[SlotClass]):
     """The classes of slots that each form their own (:func:`group_slots` without names,
     every index once), made only when first read: the columnar matcher reads the entries
-    in order (:attr:`entries`) and no class; until then each entry's ``cls`` is None."""
+    in order (:attr:`entries`) and no class; until then each entry's ``cls`` is None.
+    ``rows``, if known, is what the slot table reads of the entries (:class:`SlotRows`)."""
 
-    def __init__(self, entries: Sequence[SlotEntry]) -> None:
+    def __init__(self, entries: Sequence[SlotEntry], rows: Optional[SlotRows] = None) -> None:
         self.entries = list(entries)
+        self.rows = rows
         self._classes: Optional[list[SlotClass]] = None
 
     @property
@@ -176,11 +198,13 @@ class EachAlone(Sequence[SlotClass]):
         return iter(self._made())
 
 
-def each_alone(entries: Sequence[SlotEntry]) -> Sequence[SlotClass]:
+def each_alone(entries: Sequence[SlotEntry], rows: Optional[SlotRows] = None) -> Sequence[SlotClass]:
     """``group_slots(entries, None)``, its classes made on first use when each index is
-    listed once (:class:`EachAlone`)."""
-    if len(set(map(_INDEX, entries))) == len(entries):
-        return EachAlone(entries)
+    listed once (:class:`EachAlone`); ``rows``, if given, what the table reads of the
+    entries (:class:`SlotRows`, their indexes read there)."""
+    indexes = map(_INDEX, entries) if rows is None else map(_FIRST, rows.rows)
+    if len(set(indexes)) == len(entries):
+        return EachAlone(entries, rows)
     return group_slots(entries, None)
 
 
@@ -201,6 +225,7 @@ def group_slots(entries: Sequence[SlotEntry], names: Optional[frozenset[str]]) -
 
 
 _INDEX = attrgetter("index")
+_FIRST = itemgetter(0)
 
 
 def _value_key(node: Optional[ast.Node]) -> object:

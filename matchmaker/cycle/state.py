@@ -50,7 +50,7 @@ from .ephemeral import (
     annotate_slot,
     remote_entries,
 )
-from .evaluator import EachAlone, Evaluator, SlotEntry, each_alone, group_slots
+from .evaluator import EachAlone, Evaluator, SlotClass, SlotEntry, SlotRows, each_alone, group_slots
 from .explain import GROUP_MAP, preemption
 from .matching import Matcher
 from .results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
@@ -109,10 +109,11 @@ class Cycle:
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
         self.matcher.table_line = carry.slot_table if carry is not None else None
         self._remote_memo: dict = {}  # each remote user's slot attributes (ephemeral.annotate_slot)
+        rows: Optional[SlotRows] = None  # what the slot table reads of each entry, if gathered
         if carry is None or settings.cross_slot_prios:
             entries = [self._entry(s, p) for s, p in pairs if self._keep(s, p)]
         else:
-            entries = self._carried_entries(pairs)
+            entries, rows = self._carried_entries(pairs)
         if carry is not None:
             carry.slots.settle()  # the copies' rewrites left waiting (SlotCarry.annotated)
         self.queues = self._queues(pool, pairs)
@@ -120,19 +121,7 @@ class Cycle:
         for e, resources in zip(unclaimed, self._consumption_policies(unclaimed)):
             e.cp = resources
         self._parent = self._dslot_parents(entries)
-        parents = self._parent
-        plain = (
-            [e for e in entries if e.cp is None and e.slot.name not in parents]
-            if parents
-            else [e for e in entries if e.cp is None]
-        )
-        # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
-        names = (
-            decisive_names([e.ad for e in plain], [j.ad for j in pool.jobs if j.status == IDLE])
-            if plain and not pol.columnar
-            else None
-        )
-        self.classes = each_alone(plain) if names is None and pol.columnar else group_slots(plain, names)
+        self.classes, self._rows = self._classes(pool, entries, rows)
         self.matcher.cp_entries = [e for e in unclaimed if e.cp is not None]  # only those have one
         self.matcher.cp_cost = self._consumption_cost
         self.matcher.weight_of = self._weight
@@ -154,6 +143,31 @@ class Cycle:
         bad_rank = self._error_rank_slots(pairs, slots, memo)
         self.warnings = list(pool.warnings) + [error_rank_warning(s) for s in bad_rank]
         self.evaluator.quiet = {s.index for s in bad_rank}  # reported once, here
+
+    def _classes(
+        self, pool: Pool, entries: list[SlotEntry], rows: Optional[SlotRows]
+    ) -> tuple[Sequence[SlotClass], Optional[SlotRows]]:
+        """The slot classes of the entries matched as they are (no consumption policy, not
+        a dynamic slot preempted through its parent), and what the columnar slot table
+        reads of those entries, if gathered (``rows``: of every entry)."""
+        parents, pol = self._parent, self.settings.policy
+        kept = (
+            [e.cp is None and e.slot.name not in parents for e in entries]
+            if parents
+            else [e.cp is None for e in entries]
+        )
+        plain = list(compress(entries, kept))
+        # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
+        names = (
+            decisive_names([e.ad for e in plain], [j.ad for j in pool.jobs if j.status == IDLE])
+            if plain and not pol.columnar
+            else None
+        )
+        if names is not None or not pol.columnar:
+            return group_slots(plain, names), None
+        if rows is not None and len(plain) != len(entries):
+            rows = rows.only(kept)
+        return each_alone(plain, rows), rows
 
     def _claimed_limits(self, pairs: list, slots: list[Slot], memo: AdMemo) -> ConcurrencyLimits:
         """The concurrency limits the claimed slots hold: from each charged slot ad's kept
@@ -299,15 +313,17 @@ class Cycle:
             p.idle = (s.state, idle)
         return idle
 
-    def _carried_entries(self, pairs: list[tuple[Slot, Optional[SlotPrep]]]) -> list[SlotEntry]:
+    def _carried_entries(self, pairs: list[tuple[Slot, Optional[SlotPrep]]]) -> tuple[list[SlotEntry], SlotRows]:
         """``[self._entry(s, p) for s, p in pairs if self._keep(s, p)]`` in a simulation, with
         what :meth:`_keep`, :meth:`_entry` and :meth:`_claimed_idle` keep of each slot ad read
-        in place (the same steps in the same order, without a call per step)."""
+        in place (the same steps in the same order, without a call per step); and what the
+        slot table reads of each entry (:class:`SlotRows`), gathered at the same time."""
         cp = self.settings.policy.consider_preemption
         pr, groups, memo = self.priorities, self.groups, self._remote_memo
         annotated, make = self.carry.slots.annotated, self._annotated  # type: ignore[union-attr]
         users: dict[str, RemoteEntries] = {}  # each user's entries, as the memo holds them
         out = []
+        rows: list[tuple] = []
         for s, p in pairs:
             assert p is not None
             known = p.keep
@@ -326,7 +342,8 @@ class Cycle:
             idle = p.idle
             claimed_idle = idle[1] if idle is not None and idle[0] == s.state else self._claimed_idle(s, p)
             out.append(SlotEntry(s, ad, user, claimed_idle))
-        return out
+            rows.append((s.index, ad, user, claimed_idle, s.weight, s.ad, s.name))
+        return out, SlotRows(rows)
 
     def _annotated(self, s: Slot) -> NegotiationAd:
         """The slot's annotated copy for this cycle (:func:`~matchmaker.cycle.ephemeral.annotate_slot`)."""
@@ -425,6 +442,8 @@ class Cycle:
         """Record a match: the slot leaves the cycle, usage and limits are charged at once."""
         e = cand.entry
         slot, cost = e.slot, e.slot.weight
+        if self._rows is not None:
+            self._rows.fresh = False  # the entries change from here on
         job = run.current()
         run.next += 1
         s.idle -= 1
@@ -602,6 +621,8 @@ def _rank_error_kept(p: SlotPrep) -> bool:
 
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
+
 # What the trim and the claimed-idle test read of a slot ad (lower-case).
 _TRIM_READS = ("retirementtimeremaining", "wantmatching")
 _IDLE_READS = ("activity",)

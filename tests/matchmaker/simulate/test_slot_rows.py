@@ -1,0 +1,139 @@
+"""What a simulation's cycle gathers for the slot table as it makes its entries (SlotRows).
+
+A carried cycle gathers, per slot entry, what the columnar slot table would otherwise
+read of the entry (its slot's index, its copy, its remote user, whether it is claimed
+and idle, its slot's weight, slot ad and name), and the table takes it from there
+while no entry has changed.  The expected value of each row is the entry itself: on
+random pools and runs (the strategies of test_incremental: consumption policies that
+leave entries out of the table, pslot preemption, slot weights that draw, trims by
+expressions...) every table made from gathered rows must hold exactly what it reads
+of its entries, and a table made after a match must read the entries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from test_incremental import configs, job_texts, simulate, slot_texts
+
+from matchmaker.cycle import columnar_match
+from matchmaker.cycle.columnar_match import SlotTable
+from matchmaker.cycle.evaluator import EachAlone
+
+
+def _entry_row(e: Any) -> tuple:
+    return (e.index, e.ad, e.remote, e.claimed_idle, e.weight, e.slot.ad, e.slot.name)
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """The same objects, or equal values of the same type (a weight 1 is not 1.0)."""
+    return all(x is y or (type(x) is type(y) and x == y) for x, y in zip(a, b)) and len(a) == len(b)
+
+
+def _checking(seen: list) -> Any:
+    made = SlotTable.__init__
+
+    def init(self: SlotTable, classes: Any, line: Any = None) -> None:
+        rows = classes.rows if type(classes) is EachAlone and not classes.made else None
+        if rows is not None:
+            entries = classes.entries
+            if rows.fresh:
+                assert all(e.alive for e in entries)
+                assert len(rows.rows) == len(entries)
+                assert all(_same(r, _entry_row(e)) for r, e in zip(rows.rows, entries))
+            seen.append((rows.fresh, all(e.alive for e in entries)))
+        made(self, classes, line)
+        if rows is not None:  # the table's arrays are the entries' own
+            assert self.alive.tolist() == [e.alive for e in self.entries]
+            assert self.weight.tolist() == [e.weight for e in self.entries]
+            assert self.index.tolist() == [e.index for e in self.entries]
+            assert all(a is e.ad for a, e in zip(self.table.ads, self.entries))
+
+    return init
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs(), slot_texts(), job_texts(), st.integers(2, 5), st.integers(0, 3))
+def test_gathered_rows_are_the_entries(config: str, slots: str, jobs: str, cycles: int, seed: int) -> None:
+    seen: list = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(SlotTable, "__init__", _checking(seen))
+        on = simulate(config, slots, jobs, True, cycles, seed)
+    off = simulate(config, slots, jobs, False, cycles, seed)
+    assert on == off
+    assert all(alive for fresh, alive in seen if fresh)
+
+
+def test_a_busy_run_makes_its_tables_from_gathered_rows() -> None:
+    """Four static slots and a partitionable one, twelve jobs of three users arriving over
+    four cycles, two of them a group's, priority preemption: the claims rewrite, split
+    and release slots between cycles.  Every carried cycle that builds a list makes its
+    table from gathered rows (the first build of a cycle comes before its first match),
+    and the run is the rebuild's."""
+    config = (
+        "NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 600\n"
+        "PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2\n"
+        "GROUP_NAMES = group_a\nGROUP_QUOTA_DYNAMIC_group_a = 0.5\nGROUP_ACCEPT_SURPLUS = true\n"
+    )
+    slots = "".join(
+        f'Name = "slot{i}@n"\nCpus = 1\nMemory = 1024\nDisk = 1000\nState = "Unclaimed"\n'
+        f"Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+        for i in range(4)
+    )
+    slots += (
+        'Name = "slot1@p"\nCpus = 4\nMemory = 4096\nDisk = 4000\nState = "Unclaimed"\nPartitionableSlot = true\n'
+        "TotalSlotCpus = 4\nTotalSlotMemory = 4096\nTotalSlotDisk = 4000\n"
+        "Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+    )
+    jobs = "".join(
+        f'ClusterId = {1 + p % 3}\nProcId = {p}\nOwner = "{o}"\nUser = "{o}@example.org"\n'
+        f"JobStatus = 1\nRequestCpus = 1\nRequestMemory = 256\nRequestDisk = 10\nRequirements = true\n"
+        f"QDate = {START + 300 * (p % 4)}\nSimJobDuration = 300 + random(900)\nSimJobRepeat = 2\n"
+        + ('AcctGroup = "group_a"\n' if o == "bob" else "")
+        + "\n"
+        for p, o in enumerate(("alice", "bob", "carol") * 4)
+    )
+    seen: list = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(SlotTable, "__init__", _checking(seen))
+        on = simulate(config, slots, jobs, True, 12, 5)
+    assert on == simulate(config, slots, jobs, False, 12, 5)
+    assert len(seen) >= 10 and all(fresh for fresh, _ in seen)
+
+
+def test_a_table_made_after_a_match_reads_the_entries(monkeypatch: Any) -> None:
+    """A cycle's table made only after its first match (here: every build of three
+    submitters' jobs makes the table again) reads which entries are still alive from
+    the entries: the matched slot's row is not available."""
+    config = "NEGOTIATOR_INTERVAL = 300\n"
+    slots = "".join(
+        f'Name = "slot{i}@n"\nCpus = 1\nMemory = 1024\nDisk = 1000\nState = "Unclaimed"\n'
+        "Requirements = true\nRank = 0\n\n"
+        for i in range(3)
+    )
+    jobs = "".join(
+        f'ClusterId = {p + 1}\nProcId = 0\nOwner = "{o}"\nUser = "{o}@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = 1\nRequestMemory = 256\nRequestDisk = 10\nRequirements = true\nQDate = {START}\n"
+        "SimJobDuration = 900\n\n"
+        for p, o in enumerate(("alice", "bob", "carol"))
+    )
+    seen: list = []
+    build = columnar_match.build
+
+    def forgetting(matcher: Any, *args: Any) -> Any:
+        matcher.columnar_slots = None  # every build makes the table again
+        return build(matcher, *args)
+
+    monkeypatch.setattr(columnar_match, "build", forgetting)
+    monkeypatch.setattr("matchmaker.cycle.matching.build_columnar", forgetting)
+    monkeypatch.setattr(SlotTable, "__init__", _checking(seen))
+    on = simulate(config, slots, jobs, True, 3, 0)
+    monkeypatch.undo()
+    assert on == simulate(config, slots, jobs, False, 3, 0)
+    assert (True, True) in seen and (False, False) in seen  # before and after a match
+
+
+START = 1_700_000_000
