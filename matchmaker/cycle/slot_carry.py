@@ -30,6 +30,8 @@ from itertools import compress, repeat
 from operator import attrgetter, is_, is_not, itemgetter
 from typing import Any, Callable, Optional, Sequence
 
+import numpy as np
+
 from classad import ast
 from classad.ad import ClassAd
 from classad.layout import plain_form
@@ -119,6 +121,7 @@ class SlotCarry:
         self._settings: Any = None
         self._before: dict[int, SlotPrep] = {}
         self._now: dict[int, SlotPrep] = {}
+        self._gone: Optional[list[int]] = None  # the ids of last cycle's ads that left the pool, if known
         self._cycle = 0
         # Last cycle's slot records (by identity, held) and, at the same places, the pair
         # (weighed record, prep) it took for each, None where it is not to be taken again.
@@ -142,17 +145,20 @@ class SlotCarry:
         if settings is not self._settings:
             self._settings, self._now, self._kept = settings, {}, {}
             self._records, self._pairs, self._ad_ids, self._placing = [], [], [], {}
-        self._before, self._now = self._now, {}
+        self._before, self._now, self._gone = self._now, {}, None
         self._changes = {}
         self._cycle += 1
         self._at, self._placed, self._placing = None, self._placing, {}
 
     def read(self) -> None:
         """The cycle has read its slot ads (:meth:`prep`): forget the ads that left the pool."""
-        now = self._now.keys()
+        now, gone = self._now.keys(), self._gone
         for kept in self._kept.values():  # each value was kept for an ad of the last cycle
-            deque(map(kept.__delitem__, kept.keys() - now), maxlen=0)
-        self._before = {}
+            if gone is None:
+                deque(map(kept.__delitem__, kept.keys() - now), maxlen=0)
+            else:  # the ads that left are known (see pairs)
+                deque(map(kept.pop, gone, repeat(None)), maxlen=0)
+        self._before, self._gone = {}, None
 
     def prep(self, ad: ClassAd) -> SlotPrep:
         """The :class:`SlotPrep` of ``ad`` in this cycle."""
@@ -190,9 +196,28 @@ class SlotCarry:
             ad_ids[i], at[i] = id(ad), -1
             if pair[0] is s and p.steady:
                 kept[i] = pair
-        self._now.update(zip(ad_ids, map(_SECOND, out)))  # type: ignore[arg-type]
+        if self._pairs and len(self._before) == len(self._ad_ids):
+            self._now = self._carried_now(at)
+        else:
+            self._now.update(zip(ad_ids, map(_SECOND, out)))  # type: ignore[arg-type]
         self._records, self._pairs, self._ad_ids, self._at = records, kept, ad_ids, at
         return out  # type: ignore[return-value]
+
+    def _carried_now(self, at: list[int]) -> dict[int, SlotPrep]:
+        """This cycle's preps by ad id, made of last cycle's (which held each of its ads
+        once, by the place of its pair): the ads of the pairs taken again (``at``: the
+        place of each in last cycle's pairs, -1 for a pair made anew) and of the pairs
+        made anew (:meth:`prep` put those in ``_now``) stay, the others left the pool
+        (kept in ``_gone`` for :meth:`read`); found at C speed without a step per pair."""
+        now, new = self._before, self._now
+        taken = np.zeros(len(self._ad_ids), bool)
+        places = np.array(at, np.int64)
+        taken[places[places >= 0]] = True
+        left = map(self._ad_ids.__getitem__, np.flatnonzero(~taken).tolist())
+        gone = self._gone = [k for k in left if k not in new]
+        deque(map(now.__delitem__, gone), maxlen=0)
+        now.update(new)
+        return now
 
     def find(self, ad: ClassAd) -> Optional[SlotPrep]:
         """The :class:`SlotPrep` of ``ad`` in this cycle or the last, if any."""

@@ -318,3 +318,53 @@ def test_pairs_differential(data: Any) -> None:
             if prep.steady:
                 assert value is prep.values["x"]
         last = {id(s): (pair, s) for s, pair in zip(listed, pairs)}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_ads_that_leave_are_forgotten_differential(data: Any) -> None:
+    """Differential against a plain model of the ads a run holds: over cycles of random
+    lists of records (four slots, steady or not; a slot's ad made anew, its record made
+    again or kept; listed twice or absent for a cycle), after the cycle has read its
+    records (``pairs``) exactly its ads have a prep (``find``), and a value kept of an ad
+    (``values``) comes back exactly when the ad is steady and was read in every cycle
+    since the value was computed: an ad that left the pool is forgotten."""
+    names = [f"a{k}" for k in range(4)]
+    steady = {n: data.draw(st.booleans()) for n in names}
+    carry = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    ads = {n: ClassAd(f'[Name = "{n}"]') for n in names}
+    records = {n: make_slots([(ads[n], n)])[0] for n in names}
+    seen: list = list(ads.values())  # every ad so far (held: their ids stay theirs)
+    kept: dict[int, int] = {}  # the model: id(ad) -> its value while kept
+    calls: list = []
+
+    def compute(ad: ClassAd) -> int:
+        calls.append(ad)
+        return len(calls)
+
+    for _ in range(data.draw(st.integers(1, 6))):
+        for n in data.draw(st.lists(st.sampled_from(names), max_size=2)):
+            if data.draw(st.booleans()):
+                ads[n] = ClassAd(f'[Name = "{n}"]')  # a new ad (a claim rewrote the slot's)
+                seen.append(ads[n])
+            records[n] = make_slots([(ads[n], n)])[0]
+        listed = [records[n] for n in data.draw(st.lists(st.sampled_from(names), max_size=6))]
+        carry.begin(SETTINGS)
+        carry.pairs(listed, lambda s, p: s)
+        carry.read()
+        present = {id(s.ad) for s in listed}
+        assert [carry.find(ad) is not None for ad in seen] == [id(ad) in present for ad in seen]
+        kept = {k: v for k, v in kept.items() if k in present}
+        asked = [s.ad for s in listed]
+        expected, computed = [], []
+        for ad in asked:
+            if id(ad) in kept:
+                expected.append(kept[id(ad)])
+                continue
+            computed.append(ad)
+            expected.append(len(calls) + len(computed))
+            if steady[ad["Name"]]:
+                kept[id(ad)] = expected[-1]
+        before = len(calls)
+        assert carry.values(asked, "x", compute) == expected
+        assert calls[before:] == computed
