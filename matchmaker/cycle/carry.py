@@ -16,6 +16,8 @@ keyed so that a change it depends on is noticed and only that part is recomputed
   calls ``random``; a job ad whose identity, submitter or status is such an expression);
 * which slots and jobs of the pool hold an ad that may draw random numbers, so that the
   claims visit only those, the ones they wrote and the ones the simulation changed since;
+* what the group quotas' demand reads of each job record (its weight, or that it does not
+  count), by the record (:class:`~matchmaker.cycle.demand.JobWeights`);
 * the rounded request of a job on a partitionable slot (:meth:`Carried.request`), by
   the literal values it reads of the job and the slot;
 * the columnar slot table with its columns and shared results
@@ -38,6 +40,7 @@ from classad.layout import Layout, SharedAttrs, Variant
 
 from ..pool.autocluster import SlotReferences, references
 from ..pool.partition import Rounding
+from .demand import JobWeights
 from .slot_carry import SlotCarry
 from .table_carry import TableLine
 
@@ -69,6 +72,7 @@ class Carried:
         self.unsteady_jobs: Optional[set[str]] = None
         self.new_slots: set[str] = set()
         self.new_jobs: set[str] = set()
+        self.job_weights = JobWeights()  # each job ad's demand weight (group quotas)
 
     def close(self) -> None:
         """Forget everything carried (the simulation is over).  The slots' carry holds this

@@ -44,7 +44,8 @@ from ..groups.quotas import (
     run_rounds,
     starvation_key,
 )
-from ..pool.ads import IDLE, RUNNING, Pool
+from ..pool.ads import Pool
+from .demand import job_demand
 from .ephemeral import ROOT_GROUP, GroupContext, MatchState
 from .results import CycleResult, GroupSummary
 from .state import Cycle, SubmitterState
@@ -69,17 +70,6 @@ def group_sort_key(expr: Any, now: float) -> SortKey:
         return float(v) if type(v) in (int, float) else None
 
     return key
-
-
-def job_demand(pool: Pool, submitters: Mapping[str, Any], weighted: bool) -> dict[str, float]:
-    """Each submitter's idle plus running jobs, weighted by RequestCpus (the schedd's default
-    job weight) under NEGOTIATOR_USE_WEIGHTED_DEMAND."""
-    out = {name: 0.0 for name in submitters}
-    for job in pool.jobs:
-        if job.submitter in out and job.status in (IDLE, RUNNING):
-            w = job.ad.evaluate("RequestCpus", state=MatchState(None, 0.0)) if weighted else 1
-            out[job.submitter] += float(w) if type(w) in (int, float) and w > 0 else 1.0
-    return out
 
 
 def surplus_label(tree: GroupTree, name: str) -> str:
@@ -128,7 +118,8 @@ def negotiate_groups(cycle: Cycle, pool: Pool, *, pie: Callable[..., list[Submit
             )
     by_name = {s.name: s for s in cycle.submitters}
     members = negotiating_members(tree, by_name)
-    demand = group_demand(tree, job_demand(pool, by_name, settings.use_weighted_demand).items())
+    memory = cycle.carry.job_weights if cycle.carry is not None else None
+    demand = group_demand(tree, job_demand(pool, by_name, settings.use_weighted_demand, memory).items())
     rounds = _Rounds(tree, quotas, group_sort_key(settings.group_sort_expr, now), cycle.usage.of_group)
     order: list[SubmitterState] = []
 
@@ -190,4 +181,4 @@ def negotiate_groups(cycle: Cycle, pool: Pool, *, pie: Callable[..., list[Submit
     return cycle.result(order + [s for s in cycle.submitters if s not in order], summaries)
 
 
-__all__ = ["GroupSummary", "group_sort_key", "job_demand", "negotiate_groups", "surplus_label"]
+__all__ = ["GroupSummary", "group_sort_key", "negotiate_groups", "surplus_label"]

@@ -382,6 +382,35 @@ def test_jobs_that_draw_and_arrive_later_are_made_as_in_the_rebuild() -> None:
     assert on == simulate("NEGOTIATOR_INTERVAL = 300\n", slots, jobs, False, 8, 4)
 
 
+@pytest.mark.parametrize("weighted", [True, False])
+def test_group_demand_carried_per_job_record(weighted: bool) -> None:
+    """The group quotas' demand (idle plus running jobs, weighted by ``RequestCpus`` under
+    NEGOTIATOR_USE_WEIGHTED_DEMAND) is summed from what the carry kept of each job record,
+    literal or not, while the rebuild reads every job again.  The groups' dynamic quotas
+    take surplus only up to their demand, so the demand decides the matches."""
+    config = (
+        "NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 600\n"
+        "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_DYNAMIC_group_a = 0.3\nGROUP_QUOTA_DYNAMIC_group_b = 0.3\n"
+        f"GROUP_ACCEPT_SURPLUS = true\nNEGOTIATOR_USE_WEIGHTED_DEMAND = {str(weighted).lower()}\n"
+    )
+    slots = "".join(
+        f'Name = "slot{i}@n"\nCpus = 2\nMemory = 2048\nState = "Unclaimed"\n'
+        "Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+        for i in range(6)
+    )
+    requests = ("2", "1", "RequestMemory / 256", "RequestMemory / 512", "0")
+    jobs = "".join(
+        f'ClusterId = {1 + p % 4}\nProcId = {p}\nOwner = "{o}"\nUser = "{o}@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = {requests[p % 5]}\nRequestMemory = 512\nRequirements = true\n"
+        f"QDate = {START + 300 * (p % 5)}\nSimJobDuration = 300 + random(600)\nSimJobRepeat = 1\n"
+        f'AcctGroup = "{"group_a" if o != "carol" else "group_b"}"\n\n'
+        for p, o in enumerate(("alice", "bob", "carol") * 5)
+    )
+    on = simulate(config, slots, jobs, True, 10, 6)
+    assert sum(r["matched"] for r in on[0] if r["kind"] == "pool") > 6
+    assert on == simulate(config, slots, jobs, False, 10, 6)
+
+
 def test_a_carried_request_follows_what_it_reads() -> None:
     """A job's rounded request is shared only by ads holding the same values for what the
     rounding reads.  By hand, with HTCondor's default rounding: RequestDisk 900 on a slot
