@@ -98,7 +98,7 @@ SUBPACKAGE_LAYERS = {
         ["settings"],
     ],
     "matchmaker.cycle": [
-        ["carry", "draws", "ephemeral", "slot_carry", "table_carry"],
+        ["carry", "demand", "draws", "ephemeral", "slot_carry", "table_carry"],
         ["evaluator", "results"],
         ["build_reuse", "candidates", "claims"],
         ["row_results"],
