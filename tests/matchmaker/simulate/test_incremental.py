@@ -258,8 +258,10 @@ def test_incremental_equals_rebuild(config: str, slots: str, jobs: str, cycles: 
     assert on == off
 
 
-def test_a_pool_that_changes_every_cycle() -> None:
-    """One fixed busy case: claims, releases, splits, preemption and groups in one run."""
+def busy_pool() -> tuple[str, str, str]:
+    """The config, slots and jobs of one busy run: four static slots and a partitionable
+    one, twelve jobs of three users arriving over four cycles, bob's in group_a, priority
+    preemption (claims, releases, splits, preemption and groups in one run)."""
     config = (
         "NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 600\n"
         "PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2\n"
@@ -283,6 +285,12 @@ def test_a_pool_that_changes_every_cycle() -> None:
         + "\n"
         for p, o in enumerate(("alice", "bob", "carol") * 4)
     )
+    return config, slots, jobs
+
+
+def test_a_pool_that_changes_every_cycle() -> None:
+    """One fixed busy case: claims, releases, splits, preemption and groups in one run."""
+    config, slots, jobs = busy_pool()
     on = simulate(config, slots, jobs, True, 12, 5)
     off = simulate(config, slots, jobs, False, 12, 5)
     rows = on[0]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from test_incremental import configs, job_texts, simulate, slot_texts
+from test_incremental import START, busy_pool, configs, job_texts, simulate, slot_texts
 
 from matchmaker.cycle import columnar_match
 from matchmaker.cycle.columnar_match import SlotTable
@@ -73,29 +73,7 @@ def test_a_busy_run_makes_its_tables_from_gathered_rows() -> None:
     and release slots between cycles.  Every carried cycle that builds a list makes its
     table from gathered rows (the first build of a cycle comes before its first match),
     and the run is the rebuild's."""
-    config = (
-        "NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 600\n"
-        "PREEMPTION_REQUIREMENTS = RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2\n"
-        "GROUP_NAMES = group_a\nGROUP_QUOTA_DYNAMIC_group_a = 0.5\nGROUP_ACCEPT_SURPLUS = true\n"
-    )
-    slots = "".join(
-        f'Name = "slot{i}@n"\nCpus = 1\nMemory = 1024\nDisk = 1000\nState = "Unclaimed"\n'
-        f"Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
-        for i in range(4)
-    )
-    slots += (
-        'Name = "slot1@p"\nCpus = 4\nMemory = 4096\nDisk = 4000\nState = "Unclaimed"\nPartitionableSlot = true\n'
-        "TotalSlotCpus = 4\nTotalSlotMemory = 4096\nTotalSlotDisk = 4000\n"
-        "Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
-    )
-    jobs = "".join(
-        f'ClusterId = {1 + p % 3}\nProcId = {p}\nOwner = "{o}"\nUser = "{o}@example.org"\n'
-        f"JobStatus = 1\nRequestCpus = 1\nRequestMemory = 256\nRequestDisk = 10\nRequirements = true\n"
-        f"QDate = {START + 300 * (p % 4)}\nSimJobDuration = 300 + random(900)\nSimJobRepeat = 2\n"
-        + ('AcctGroup = "group_a"\n' if o == "bob" else "")
-        + "\n"
-        for p, o in enumerate(("alice", "bob", "carol") * 4)
-    )
+    config, slots, jobs = busy_pool()
     seen: list = []
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(SlotTable, "__init__", _checking(seen))
@@ -134,6 +112,3 @@ def test_a_table_made_after_a_match_reads_the_entries(monkeypatch: Any) -> None:
     monkeypatch.undo()
     assert on == simulate(config, slots, jobs, False, 3, 0)
     assert (True, True) in seen and (False, False) in seen  # before and after a match
-
-
-START = 1_700_000_000
