@@ -15,10 +15,18 @@ from contextlib import contextmanager
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
-from test_columnar_differential import _check, _clock, _logic_chain, _logic_row, simple_expr, simple_row
+from test_columnar_differential import (
+    _check,
+    _clock,
+    _logic_row,
+    logic_chain_cases,
+    simple_expr,
+    small_value_cases,
+    strict_mode,
+)
 from test_columnar_memo import fixed_ads, row_ads, truthy
 
-from classad import ClassAd, set_strict_mode
+from classad import ClassAd
 from classad.columnar import AdTable, attribute_true, compile as columnar_compile, evaluate_attribute, evaluate_column
 from classad.evaluate import new_state
 from classad.parser import parse_expr
@@ -37,22 +45,12 @@ def always_ahead() -> Iterator[None]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(
-    exprs=st.lists(_logic_chain, min_size=4, max_size=8),
-    rows=st.lists(_logic_row, min_size=2, max_size=8),
-    fixed=_logic_row,
-    side=st.sampled_from(["my", "target"]),
-    strict=st.booleans(),
-)
+@given(**logic_chain_cases)
 def test_logical_chains_ahead(exprs, rows, fixed, side, strict):
     """Chains of ``&&`` and ``||`` over booleans, Undefined, Error, numbers and strings give
     the scalar evaluator's three-valued results on every row and on half of them."""
-    set_strict_mode(strict)
-    try:
-        with always_ahead():
-            _check(exprs, rows, fixed, side)
-    finally:
-        set_strict_mode(False)
+    with strict_mode(strict), always_ahead():
+        _check(exprs, rows, fixed, side)
 
 
 _guarded = st.tuples(
@@ -63,24 +61,13 @@ _guarded = st.tuples(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(
-    exprs=st.lists(_guarded, min_size=6, max_size=12),
-    rows=st.lists(simple_row, min_size=2, max_size=8),
-    fixed=simple_row,
-    side=st.sampled_from(["my", "target"]),
-    strict=st.booleans(),
-    compact=st.booleans(),
-)
+@given(exprs=st.lists(_guarded, min_size=6, max_size=12), **small_value_cases)
 def test_operators_on_small_values_ahead(exprs, rows, fixed, side, strict, compact):
     """Right sides of every operator on edge values (NaN, the 64-bit limits, overflowing
     reals, lists, strings against numbers), which the vector forms decide or leave to the
     scalar evaluator, behind a left side that decides some rows."""
-    set_strict_mode(strict)
-    try:
-        with always_ahead():
-            _check(exprs, rows, fixed, side, compact)
-    finally:
-        set_strict_mode(False)
+    with strict_mode(strict), always_ahead():
+        _check(exprs, rows, fixed, side, compact)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
@@ -97,20 +84,16 @@ def test_shared_results_ahead(rows, fixed_texts, strict):
         fixeds = [ClassAd(t) for t in fixed_texts]
     except Exception:
         return
-    set_strict_mode(strict)
-    try:
-        with always_ahead():
-            table = AdTable(row_ads_)
-            odd = np.arange(1, len(row_ads_), 2)
-            for fixed in fixeds + fixeds:
-                for name in ("Req", "x"):
-                    expected = [r.evaluate(name, fixed, state=new_state(r, fixed, clock=_clock)) for r in row_ads_]
-                    col = evaluate_attribute(table, name, other=fixed, state=new_state(clock=_clock))
-                    assert [repr(v) for v in col.to_values()] == [repr(v) for v in expected]
-                    mask = attribute_true(table, name, other=fixed, state=new_state(clock=_clock), rows=odd)
-                    assert mask.tolist() == [truthy(expected[i]) for i in odd.tolist()]
-    finally:
-        set_strict_mode(False)
+    with strict_mode(strict), always_ahead():
+        table = AdTable(row_ads_)
+        odd = np.arange(1, len(row_ads_), 2)
+        for fixed in fixeds + fixeds:
+            for name in ("Req", "x"):
+                expected = [r.evaluate(name, fixed, state=new_state(r, fixed, clock=_clock)) for r in row_ads_]
+                col = evaluate_attribute(table, name, other=fixed, state=new_state(clock=_clock))
+                assert [repr(v) for v in col.to_values()] == [repr(v) for v in expected]
+                mask = attribute_true(table, name, other=fixed, state=new_state(clock=_clock), rows=odd)
+                assert mask.tolist() == [truthy(expected[i]) for i in odd.tolist()]
 
 
 def test_a_right_side_is_evaluated_ahead_on_every_row():

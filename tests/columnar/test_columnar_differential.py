@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -19,6 +22,16 @@ NOW = 1_700_000_000.0
 
 def _clock() -> float:
     return NOW
+
+
+@contextmanager
+def strict_mode(strict: bool) -> Iterator[None]:
+    """Strict mode on (or off) inside the block, off after it."""
+    set_strict_mode(strict)
+    try:
+        yield
+    finally:
+        set_strict_mode(False)
 
 
 SMALL = [
@@ -215,11 +228,8 @@ def test_matches_scalar_default_mode(expr, rows, fixed, side, alone):
 @_settings
 @given(**cases)
 def test_matches_scalar_strict_mode(expr, rows, fixed, side, alone):
-    set_strict_mode(True)
-    try:
+    with strict_mode(True):
         _check(expr, rows, None if alone and side == "my" else fixed, side)
-    finally:
-        set_strict_mode(False)
 
 
 policy_exprs = st.sampled_from(
@@ -287,24 +297,22 @@ simple_expr = st.one_of(
 simple_row = st.tuples(small_num, small_num, small_num, st.booleans()).map(
     lambda t: f"[a = {t[0]}; b = {t[1]}" + (f"; n = {t[2]}]" if t[3] else "]")
 )
-
-
-@pytest.mark.slow
-@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
-@given(
-    exprs=st.lists(simple_expr, min_size=10, max_size=20),
+# What a test of some expressions over small values draws besides its expressions.
+small_value_cases = dict(
     rows=st.lists(simple_row, min_size=2, max_size=8),
     fixed=simple_row,
     side=st.sampled_from(["my", "target"]),
     strict=st.booleans(),
     compact=st.booleans(),
 )
+
+
+@pytest.mark.slow
+@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@given(exprs=st.lists(simple_expr, min_size=10, max_size=20), **small_value_cases)
 def test_operators_on_small_values(exprs, rows, fixed, side, strict, compact):
-    set_strict_mode(strict)
-    try:
+    with strict_mode(strict):
         _check(exprs, rows, fixed, side, compact)
-    finally:
-        set_strict_mode(False)
 
 
 _JOB_REQS = st.sampled_from(
@@ -475,21 +483,19 @@ _logic_chain = st.recursive(
 _logic_row = st.tuples(
     small_num, small_num, st.booleans(), st.sampled_from(["true", "false", "undefined", "error", "1", '"y"'])
 ).map(lambda t: f"[a = {t[0]}; b = {t[1]}; n = 1; f = {str(t[2]).lower()}; g = {t[3]}]")
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(
+logic_chain_cases = dict(
     exprs=st.lists(_logic_chain, min_size=4, max_size=8),
     rows=st.lists(_logic_row, min_size=2, max_size=8),
     fixed=_logic_row,
     side=st.sampled_from(["my", "target"]),
     strict=st.booleans(),
 )
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(**logic_chain_cases)
 def test_logical_chains(exprs, rows, fixed, side, strict):
     """Chains of ``&&`` and ``||`` (combined as boolean arrays while every row's value is a
     boolean) give the scalar evaluator's three-valued results, on every row and on half of them."""
-    set_strict_mode(strict)
-    try:
+    with strict_mode(strict):
         _check(exprs, rows, fixed, side)
-    finally:
-        set_strict_mode(False)
