@@ -15,10 +15,22 @@ NOW = "1700000000"
 ALICE, CAROL, GUEST, BOB = "alice@example.org", "carol@example.org", "guest@visitor.org", "bob@example.org"
 
 
-def negotiate(
-    *extra: object, config=EXAMPLE / "negotiator.config", slots=EXAMPLE / "slots.ads", jobs=EXAMPLE / "jobs.ads"
-) -> Ran:
-    return mm("negotiate", "--config", config, "--slots", slots, "--jobs", jobs, "--now", NOW, *extra)
+def negotiate_argv(
+    *extra: object,
+    config=EXAMPLE / "negotiator.config",
+    slots=EXAMPLE / "slots.ads",
+    jobs=EXAMPLE / "jobs.ads",
+    now: object = NOW,
+) -> list[str]:
+    """The words of ``matchmaker negotiate`` over the example's files (or those given) at
+    ``now``, then ``extra``."""
+    argv = ("negotiate", "--config", config, "--slots", slots, "--jobs", jobs, "--now", now, *extra)
+    return [str(a) for a in argv]
+
+
+def negotiate(*extra: object, **files_and_now: object) -> Ran:
+    """``matchmaker negotiate`` run in process (arguments as :func:`negotiate_argv`)."""
+    return mm(*negotiate_argv(*extra, **files_and_now))
 
 
 def assert_one_error_line(proc: Ran, prefix: str) -> None:
@@ -134,22 +146,7 @@ def test_priorities_move_between_cycles(tmp_path):
     """A second cycle an hour later ages the RUPs of the users charged in the first."""
     db = tmp_path / "acct.db"
     assert negotiate("--state", db).returncode == 0
-    assert (
-        mm(
-            "negotiate",
-            "--config",
-            EXAMPLE / "negotiator.config",
-            "--slots",
-            EXAMPLE / "slots.ads",
-            "--jobs",
-            EXAMPLE / "jobs.ads",
-            "--now",
-            int(NOW) + 3600,
-            "--state",
-            db,
-        ).returncode
-        == 0
-    )
+    assert negotiate("--state", db, now=int(NOW) + 3600).returncode == 0
     users = {u["name"]: u for u in json.loads(mm("userprio", "--state", db, "--json").stdout)["users"]}
     assert users[ALICE]["real_priority"] > 0.5 and users[BOB]["real_priority"] == 0.5
 
@@ -242,19 +239,7 @@ def test_failed_cycle_leaves_the_accountant_unchanged(tmp_path):
     shutil.copy(db, copy)
     bad_jobs = tmp_path / "jobs.ads"
     bad_jobs.write_text("ClusterId = \n")
-    proc = mm(
-        "negotiate",
-        "--config",
-        EXAMPLE / "negotiator.config",
-        "--slots",
-        EXAMPLE / "slots.ads",
-        "--jobs",
-        bad_jobs,
-        "--now",
-        int(NOW) + 60,
-        "--state",
-        db,
-    )
+    proc = negotiate("--state", db, jobs=bad_jobs, now=int(NOW) + 60)
     assert_one_error_line(proc, f"matchmaker: {bad_jobs}:1: format:")
     assert db.read_bytes() == copy.read_bytes()
     assert mm("userprio", "--state", db, "--json").stdout == before
@@ -286,22 +271,7 @@ def test_in_process_main(capsys):
     """``main(argv)`` returns the exit status without raising."""
     from matchmaker.cli import main
 
-    assert (
-        main(
-            [
-                "negotiate",
-                "--config",
-                str(EXAMPLE / "negotiator.config"),
-                "--slots",
-                str(EXAMPLE / "slots.ads"),
-                "--jobs",
-                str(EXAMPLE / "jobs.ads"),
-                "--now",
-                NOW,
-            ]
-        )
-        == 0
-    )
+    assert main(negotiate_argv()) == 0
     assert "Matches: 4" in capsys.readouterr().out
 
 
@@ -369,19 +339,7 @@ def _run_cli(err, *extra: str) -> str:
     from matchmaker.cli.commands import main
 
     out = io.StringIO()
-    argv = [
-        "negotiate",
-        "--config",
-        str(EXAMPLE / "negotiator.config"),
-        "--slots",
-        str(EXAMPLE / "slots.ads"),
-        "--jobs",
-        str(EXAMPLE / "jobs.ads"),
-        "--now",
-        NOW,
-        *extra,
-    ]
-    assert main(argv, out=out, err=err) == 0
+    assert main(negotiate_argv(*extra), out=out, err=err) == 0
     return out.getvalue()
 
 
