@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from support import ROOT, run_matchmaker as mm
+from support import ROOT, Ran, run_matchmaker as mm
 
 EXAMPLE = ROOT / "examples" / "groups"
 NOW = "1700000000"
@@ -48,6 +48,14 @@ def jobs_text(*clusters: tuple[str, int, int]) -> str:
                 f'AccountingGroup = "{name}"\nJobStatus = {status}\nRequirements = true\n'
             )
     return "\n".join(ads)
+
+
+def negotiate_example(*extra: object, folder: Path = EXAMPLE, config: object = None, now: object = NOW) -> Ran:
+    """``matchmaker negotiate`` over the groups example in ``folder`` (with ``config`` in
+    place of its groups.config) at ``now``, then ``extra``."""
+    config = folder / "groups.config" if config is None else config
+    example = ("--config", config, "--slots", folder / "slots.ads", "--jobs", folder / "jobs.ads")
+    return mm("negotiate", *example, "--now", now, *extra)
 
 
 def files(tmp: Path, config: str, slots: str, jobs: str, tag: str = "") -> list[str]:
@@ -215,18 +223,7 @@ def test_groups_example_numbers(tmp_path):
     lep 2 (fermi's jobs get their default group from the map), chemistry 12; lep's 3
     unused go to hep as surplus: chemistry 10, hep 18, lep 2.  Curie's job claiming hep
     is refused with the map's reason."""
-    proc = mm(
-        "negotiate",
-        "--config",
-        EXAMPLE / "groups.config",
-        "--slots",
-        EXAMPLE / "slots.ads",
-        "--jobs",
-        EXAMPLE / "jobs.ads",
-        "--now",
-        NOW,
-        "--json",
-    )
+    proc = negotiate_example("--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     by_group = {g["name"]: (g["requested"], g["allocated"], g["matched"]) for g in doc["groups"]}
@@ -252,26 +249,13 @@ def test_allocation_of_every_round_is_reported(tmp_path):
         "\n".join(line for line in text.splitlines() if "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION" not in line) + "\n"
     )
     (tmp_path / "groups.map").write_text((EXAMPLE / "groups.map").read_text())
-    proc = mm(
-        "negotiate",
-        "--config",
-        config,
-        "--slots",
-        EXAMPLE / "slots.ads",
-        "--jobs",
-        EXAMPLE / "jobs.ads",
-        "--now",
-        NOW,
-        "--json",
-    )
+    proc = negotiate_example("--json", config=config)
     assert proc.returncode == 0, proc.stderr
     groups = {g["name"]: g for g in json.loads(proc.stdout)["groups"]}
     assert groups["group_physics.hep"]["allocated_by_round"] == [24, 20]
     assert groups["group_physics.lep"]["allocated_by_round"] == [2, 0]
     assert groups["group_physics.hep"]["allocated"] == 20 and groups["group_physics.hep"]["matched"] == 20
-    table = mm(
-        "negotiate", "--config", config, "--slots", EXAMPLE / "slots.ads", "--jobs", EXAMPLE / "jobs.ads", "--now", NOW
-    ).stdout
+    table = negotiate_example(config=config).stdout
     hep = next(line for line in table.splitlines() if "group_physics.hep " in line)
     assert "24, 20" in hep
 
@@ -306,19 +290,7 @@ def _two_cycles(tmp_path: Path) -> Path:
     first cycle (chemistry 10, hep 18, lep 2: README) has then run for one hour."""
     db = tmp_path / "groups.db"
     for now in (int(NOW), int(NOW) + 3600):
-        proc = mm(
-            "negotiate",
-            "--config",
-            EXAMPLE / "groups.config",
-            "--slots",
-            EXAMPLE / "slots.ads",
-            "--jobs",
-            EXAMPLE / "jobs.ads",
-            "--now",
-            now,
-            "--state",
-            db,
-        )
+        proc = negotiate_example("--state", db, now=now)
         assert proc.returncode == 0, proc.stderr
     return db
 
