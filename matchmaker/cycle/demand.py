@@ -57,16 +57,10 @@ class JobWeights:
     """What :func:`job_demand` needs of each job record (:func:`_known`), kept by the record
     from one call to the next: a record's ad, submitter and status are never changed (a
     changed job gets a new record), and a pool's ads are never changed in place.  Holds
-    the records it knows, at most about twice the last call's queue."""
+    the records of the last call only (they are the pool's: it keeps no ad alive)."""
 
     def __init__(self) -> None:
         self.known: dict[Job, Known] = {}
-
-    def forget_gone(self, jobs: list[Job]) -> None:
-        """Keep only the records of ``jobs`` once the others outnumber them."""
-        if len(self.known) > 2 * len(jobs) + 1000:
-            known = self.known
-            self.known = {job: known[job] for job in jobs if job in known}
 
 
 def job_demand(
@@ -82,18 +76,20 @@ def job_demand(
             if job.status in _COUNTED and job.submitter in out:
                 out[job.submitter] += 1.0
         return out
-    known = memory.known if memory is not None else {}
+    known: dict[Job, Known] = memory.known if memory is not None else {}
     get = known.get
+    kept: dict[Job, Known] = {}
     for job in jobs:
         w = get(job)
         if w is None:
-            w = known[job] = _known(job)
+            w = _known(job)
+        kept[job] = w
         if w is not _SKIP:
             name = job.submitter
             if name in out:
                 out[name] += w if type(w) is float else _evaluated(job.ad)
     if memory is not None:
-        memory.forget_gone(jobs)
+        memory.known = kept
     return out
 
 

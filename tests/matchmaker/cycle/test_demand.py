@@ -140,11 +140,17 @@ def test_memory_follows_a_changing_queue() -> None:
                 records[k] = make(records[k].proc)
 
 
-def test_memory_forgets_records_gone_from_the_queue() -> None:
-    """Three queues of 1,500 new records each: the memory keeps the first two (3,000 are not
-    more than 2 x 1,500 + 1,000), and after the third only that queue's 1,500."""
+def test_memory_holds_only_the_last_queue() -> None:
+    """The memory keeps the records of the last call alone, so it keeps no ad alive that
+    the pool has dropped: after queues of 30, 10 and 20 records (the last sharing 5 with the
+    second), it holds those 20."""
     memory = JobWeights()
-    for round_ in range(3):
-        queue = [job(p, "a@d", 1) for p in range(1500)]
-        assert job_demand(Pool([], queue), SUBS, True, memory) == {"a@d": 1500.0, "b@d": 0.0}
-        assert len(memory.known) == (1500, 3000, 1500)[round_]
+    second = [job(p, "a@d", 1) for p in range(10)]
+    third = second[:5] + [job(p, "b@d", 2) for p in range(15)]
+    for queue, expected in (
+        ([job(p, "a@d", 1) for p in range(30)], {"a@d": 30.0, "b@d": 0.0}),
+        (second, {"a@d": 10.0, "b@d": 0.0}),
+        (third, {"a@d": 5.0, "b@d": 30.0}),
+    ):
+        assert job_demand(Pool([], queue), SUBS, True, memory) == expected
+    assert set(memory.known) == set(third)
