@@ -65,7 +65,7 @@ SUBPACKAGE_LAYERS = {
         ["column"],
         ["families", "functions", "generations", "memo", "ops", "ranks"],
         ["table"],
-        ["rowonly"],
+        ["rowonly", "stacked"],
         ["compile"],
         ["evaluate"],
         ["select"],

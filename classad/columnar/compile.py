@@ -17,6 +17,7 @@ state that reproduces the scalar one (partner ad, circular-reference guard).
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable, Optional, Union
 
 import numpy as np
@@ -46,6 +47,7 @@ from .families import Family, Hole, Variants, variants
 from .functions import NUMERIC
 from .memo import ABSENT, CallResults, MemoEntry, Reads, SharedMemo, token
 from .rowonly import Kept, RowOnly
+from .stacked import StackedRows
 from .table import HOLDS_EXPR, HOLDS_NOTHING, AdTable
 
 ROW, FIXED = 0, 1
@@ -80,6 +82,14 @@ class _NoDraws:
 _NO_DRAWS = _NoDraws()
 # What :meth:`Run._bring_stored` answers when bringing a result up to date would draw.
 _DRAWS = object()
+
+
+# At most this many rows are computed in one walk for several shared results (Run._stacked_parts).
+_STACKED_ROWS = 1 << 20
+
+
+class _NotStackable(Exception):
+    """A walk standing for several runs met what it cannot do for them (see :class:`_Stacked`)."""
 
 
 # Names whose lookup involves more than the ad's own attributes and its partner: the
@@ -208,6 +218,8 @@ class Run:
         # read of the fixed ad; ``recording`` holds the reads of the attributes being
         # evaluated (innermost last).
         self.shared: Optional[SharedMemo] = None if table.nested else table.shared_memo()
+        # Results of value-only function calls (the table's, see CallResults).
+        self.calls: Optional[CallResults] = None if self.shared is None else self.shared.calls
         self.recording: list[Reads] = []
         # Row-only sub-expressions shared across evaluations (off while computing one).
         if table.row_only is None and not table.nested:
@@ -1017,6 +1029,7 @@ class Run:
                 for k, tok in zip(keys, tokens):
                     self.note(k, tok)
             shared.hits += 1
+            stored.asked = self.t.generation
             if stored.generation == self.t.generation:
                 shared.as_is += 1
             else:
@@ -1083,7 +1096,10 @@ class Run:
         the same values to what the result read, and stored again (the column, or the new
         entry when the results are all booleans); None when it is too old; ``_DRAWS``
         (nothing drawn, the result forgotten) when computing those rows would draw a
-        random number."""
+        random number.  The other results of ``key`` that were asked for since they were
+        last computed and have the same rows to compute again (those of the other
+        owners, say) are brought up to date with it, all in one walk, when that walk can
+        stand for theirs (:meth:`_stacked_parts`)."""
         shared = self.shared
         assert shared is not None
         history = self.t.history
@@ -1104,11 +1120,41 @@ class Run:
         part: Optional[Column] = None
         if stale is not None:
             pos = self.t.history.positions(stale)
-            part = self._unasked(reads, deps, compute, pos)
-            if part is None:
-                return _DRAWS
-        generation, read = self.t.generation, frozenset(deps)
+            stacked = self._stacked_parts(key, stored, moved, pos)
+            if stacked is None:
+                part = self._unasked(reads, deps, compute, pos)
+                if part is None:
+                    return _DRAWS
+            else:
+                more, parts = stacked
+                deps |= more
+                for other, its_part in parts[1:]:
+                    shared.drop(key, other)
+                    its_reads = Reads()
+                    its_reads.keys.update(zip(other.keys, other.tokens))
+                    self._patched(key, other, its_reads, source, pos, its_part, other.deps | more)
+                part = parts[0][1]
+        read = frozenset(deps)
         self.depends(read)
+        return self._patched(key, stored, reads, source, pos, part, read)
+
+    def _patched(
+        self,
+        key: Any,
+        stored: MemoEntry,
+        reads: Reads,
+        source: Optional[np.ndarray],
+        pos: Optional[np.ndarray],
+        part: Optional[Column],
+        read: frozenset,
+    ) -> Any:
+        """``stored``'s results moved to the current rows (``source``) with ``part`` put at
+        the positions ``pos``, stored under ``reads`` as read at the current generation
+        (``read``: the row attributes they read); the new entry when the results are all
+        booleans, else the column (see :meth:`_bring_stored`)."""
+        shared = self.shared
+        assert shared is not None
+        generation = self.t.generation
         bits = stored.bits_at(source)
         if bits is not None and (part is None or ops.uniform(part) == K_BOOL):
             # Booleans before and after: moved and patched a bit per row, never unpacked.
@@ -1122,6 +1168,85 @@ class Run:
             col.put(pos, part)  # type: ignore[arg-type]
         shared.store(key, reads, col, generation, read, stored)
         return col
+
+    def _stacked_parts(
+        self, key: Any, stored: MemoEntry, moved: tuple, pos: np.ndarray
+    ) -> Optional[tuple[frozenset, list[tuple[MemoEntry, Column]]]]:
+        """The rows ``pos`` of ``stored`` and of the other results of ``key`` brought up to
+        date alike (``moved``, see :meth:`_bring_stored`), computed in one walk over those
+        rows laid out once per result (:class:`StackedRows`), each copy reading its
+        result's values of the fixed ad (:class:`_Stacked`): the attributes that walk read,
+        and each result with its rows' values, ``stored`` first.  None (nothing changed)
+        when no other result is to be brought, or the walk cannot stand for each run's own:
+        it would read of the fixed ad what the results did not read (or the clock), fall
+        back to the scalar evaluator, draw a random number or call a function whose value
+        may change between calls; then the key is left to each run."""
+        shared = self.shared
+        assert shared is not None
+        if key in shared.unstacked or self.fixed is None or not stored.keys:
+            return None
+        keys = stored.keys
+        if any(k[0] != "a" for k in keys):
+            return None
+        present = [tok != ABSENT for tok in stored.tokens]
+        group = [stored]
+        width = len(pos)
+        history = self.t.history
+        for other in shared.entries.get(key, {}).values():
+            if (
+                other.keys != keys
+                or other.asked < other.generation
+                or other.generation != stored.generation
+                or [tok != ABSENT for tok in other.tokens] != present
+            ):
+                continue
+            its = history.bring(other.generation, other.deps)
+            if its is None or its[0] is not moved[0] or its[1] is not moved[1]:
+                continue
+            group.append(other)
+            if width * len(group) >= _STACKED_ROWS:
+                break
+        if len(group) < 2:
+            return None
+        compute = self._stacked_compute(key)
+        if compute is None:
+            shared.unstacked.add(key)
+            return None
+        view = StackedRows(self.t, pos, len(group))
+        run = _Stacked(view, self, group)
+        deps: set = set()
+        view.watch.append(deps)
+        watch = self.t.watch  # where the row-only values the walk reads note what they read
+        watch.append(deps)
+        try:
+            col = compute(run, view.all_rows)
+        except (_NotStackable, _WouldDraw, RecursionError):
+            shared.unstacked.add(key)
+            return None
+        finally:
+            watch.pop()
+        if run.st.taint != self.st.taint:
+            shared.unstacked.add(key)
+            return None
+        parts = [(entry, col.take(np.arange(j * width, (j + 1) * width))) for j, entry in enumerate(group)]
+        return frozenset(deps), parts
+
+    def _stacked_compute(self, key: Any) -> Optional[Callable[["Run", np.ndarray], Column]]:
+        """What a result stored under ``key`` computes, for a run over other rows: a row
+        attribute (:meth:`_shared_row_attr`) or an expression (:meth:`shared_expr`); None
+        for any other key."""
+        first = key[0]
+        if type(first) is str:
+            active = key[1]
+            return lambda run, at: run._row_values(first, at, active)
+        if type(first) is tuple and first[0] == "expr":
+            shared = self.shared
+            assert shared is not None
+            node = shared._pinned.get(first[1])
+            if node is None:
+                return None
+            return lambda run, at: as_column(run.ev(node, ROW, at, frozenset()), len(at), run.pool)
+        return None
 
     # ---- operators -------------------------------------------------------------------------
 
@@ -1551,10 +1676,9 @@ class Run:
     def _call_results(self, entry: Any) -> Optional[CallResults]:
         """The table's remembered results of ``entry``'s calls, None when its calls are not
         remembered (it may answer differently for the same argument values)."""
-        shared = self.shared
-        if shared is None or not _value_only(entry):
+        if self.calls is None or not _value_only(entry):
             return None
-        return shared.calls
+        return self.calls
 
     def distinct_calls(
         self, node: ast.Call, entry: Any, ctx: Any, args: list, scope: int, rows: np.ndarray, active: frozenset
@@ -1571,7 +1695,7 @@ class Run:
         keys = []
         for c in cols:
             k = c.kind
-            objects = _literal_lists(c, self.shared.calls if self.shared is not None else None)
+            objects = _literal_lists(c, self.calls)
             if objects is None:
                 other |= k == K_OTHER
             payload = np.where(
@@ -1901,3 +2025,99 @@ def _literal_lists(col: Column, known: Optional[CallResults] = None) -> Optional
 
 
 __all__ = ["FIXED", "ROW", "Run"]
+
+
+class _Stacked(Run):
+    """One walk over :class:`StackedRows` standing for the runs of several fixed ads that
+    each stored a result of one key (:meth:`Run._stacked_parts`): copy ``j`` of the rows
+    reads of the fixed ad the values the ``j``-th result recorded (by its tokens, the
+    values every fixed ad that finds it gives).  It reads nothing else of the fixed ad
+    (:class:`_NotStackable` otherwise), never falls back to the scalar evaluator, and
+    refuses random numbers; it keeps no shared results, but reads the table's row-only
+    values and remembered function calls."""
+
+    def __init__(self, view: StackedRows, run: Run, results: list[MemoEntry]) -> None:
+        state = copy.copy(run.st)
+        state.random = _NO_DRAWS
+        super().__init__(view, run.fixed, state, run.row_is_my)  # type: ignore[arg-type]
+        self.view = view
+        self.calls = run.calls
+        self.owner = run  # the run over the table, whose row-only values serve every copy
+        self.row_only = run.row_only
+        first = results[0]
+        # read key -> the value of every copy (a constant when they agree), or ABSENT
+        self.read_values: dict[Any, Any] = {}
+        attrs: dict[str, Any] = {}
+        for i, key in enumerate(first.keys):
+            toks = [entry.tokens[i] for entry in results]
+            if toks[0] == ABSENT:
+                self.read_values[key] = ABSENT
+                continue
+            values = [_token_value(tok) for tok in toks]
+            if all(tok == toks[0] for tok in toks):
+                self.read_values[key] = Const(values[0])
+            else:
+                self.read_values[key] = Column.of_values(values, view.pool)
+            attrs[key[1]] = (key[1], ast.Literal(values[0]))
+        self.fixed_attrs = _Entries(attrs)
+        self.partner_plain = "target" not in self.fixed_attrs and "other" not in self.fixed_attrs
+        self.recording = [Reads()]  # so that reads are noted (see note)
+        # id -> (a column fixed_attr made, its values by copy): a value of the fixed ad per row
+        self._per_copy: dict[int, tuple[Column, Column]] = {}
+
+    def note(self, key: Any, tok: Any) -> None:
+        if self.read_values.get(key) is not ABSENT or tok != ABSENT:
+            raise _NotStackable
+
+    def row_only_value(self, node: Any, rows: np.ndarray, active: frozenset, as_bools: bool = False) -> Any:
+        """The table's row-only value of ``node`` at the rows the stacked ``rows`` copy."""
+        return self.owner.row_only_value(node, self.view.base[rows], active, as_bools)
+
+    def fixed_attr(self, lname: str, rows: np.ndarray, active: frozenset) -> Values:
+        got = self.read_values.get(("a", lname, active))
+        if got is None or got is ABSENT:
+            raise _NotStackable
+        if type(got) is Const:
+            return got  # type: ignore[no-any-return]
+        col: Column = got.take(self.view.copy_of(rows))
+        self._per_copy[id(col)] = (col, got)
+        return col
+
+    def _variant_call(self, node: ast.Call, entry: Any, ctx: Any, args: list, rows: np.ndarray) -> Optional[Column]:
+        """:meth:`Run._variant_call` of each copy, where an argument is the fixed ad's value
+        (one constant per copy, as each run's own call gets it)."""
+        varying = {}
+        for i, v in enumerate(args):
+            seen = self._per_copy.get(id(v)) if type(v) is Column else None
+            if seen is not None and seen[0] is v:
+                varying[i] = seen[1]
+        if not varying:
+            return super()._variant_call(node, entry, ctx, args, rows)
+        copies = self.view.copy_of(rows)
+        cuts = np.flatnonzero(copies[1:] != copies[:-1]) + 1
+        out = Column.empty(len(rows), self.pool)
+        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(rows)]):
+            at = np.arange(lo, hi)
+            j = int(copies[lo])
+            mine = [
+                Const(varying[i].value(j)) if i in varying else v if type(v) is Const else v.take(at)
+                for i, v in enumerate(args)
+            ]
+            got = super()._variant_call(node, entry, ctx, mine, rows[lo:hi])
+            if got is None:
+                return None
+            out.put(at, got)
+        return out
+
+    def scalar(self, node: ast.Node, scope: int, rows: np.ndarray, active: frozenset) -> Column:
+        if len(rows) and not self.eager and not (self._template_ids and id(node) in self._template_ids):
+            raise _NotStackable
+        return super().scalar(node, scope, rows, active)
+
+
+def _token_value(tok: Any) -> Any:
+    """The value a :func:`~classad.columnar.memo.token` stands for."""
+    if type(tok) is tuple:
+        t, v = tok
+        return float.fromhex(v) if t is float else v
+    return tok  # Undefined, Error

@@ -231,13 +231,15 @@ class MemoEntry:
     """One column of results over every row, the read values it holds for, the
     generation of the table's rows it was computed over and the row attributes it read."""
 
-    __slots__ = ("packed", "keys", "tokens", "generation", "deps", "rowmap")
+    __slots__ = ("packed", "keys", "tokens", "generation", "deps", "rowmap", "asked")
 
     def __init__(self, packed: Packed, keys: tuple, tokens: tuple, generation: int, deps: frozenset) -> None:
         self.packed, self.keys, self.tokens = packed, keys, tokens
         self.generation, self.deps = generation, deps
         # Each row's position in ``packed`` once the rows moved (None: the same rows).
         self.rowmap: Optional[np.ndarray] = None
+        # The last generation of the table in which a run asked for these results.
+        self.asked = generation
 
     def column(self, rows: Optional[Any] = None) -> Column:
         """The results as a new column: every row, or the rows at positions ``rows``."""
@@ -296,6 +298,9 @@ class SharedMemo:
         # Keys whose evaluation could not be shared once (a scalar fallback, a list read from
         # the fixed ad): later runs compute just the rows they need instead of every row.
         self.unshareable: set[Hashable] = set()
+        # Keys whose results could not be brought up to date for several fixed ads at once
+        # (classad.columnar.compile.Run._stacked_parts): each is brought by its own run.
+        self.unstacked: set[Hashable] = set()
         # Results of value-only function calls (shared by every evaluation over the table).
         self.calls = CallResults()
         # Expressions keyed by identity are kept alive here, so that their ids stay theirs.
@@ -374,6 +379,8 @@ class SharedMemo:
         if old is not None:
             self._forget(key, old)
         stored = MemoEntry(values if isinstance(values, Packed) else Packed(values), keys, tokens, generation, deps)
+        if before is not None:
+            stored.asked = before.asked
         lru[(keys, tokens)] = stored
         self.key_bytes[key] = self.key_bytes.get(key, 0) + stored.packed.nbytes
         self.nbytes += stored.packed.nbytes

@@ -223,6 +223,13 @@ class AdTable:
             col = self._columns[lname] = _extract(self.ads, lname, self.pool)
         return col
 
+    def column_unwatched(self, lname: str) -> AttrColumn:
+        """:meth:`column`, not noted as read by the values being computed."""
+        col = self._columns.get(lname)
+        if col is None:
+            col = self._columns[lname] = _extract(self.ads, lname, self.pool)
+        return col
+
     def owns(self, col: Any) -> bool:
         """Whether ``col`` is one of the table's own columns (never to be handed out)."""
         return any(col is c.values for c in self._columns.values())
