@@ -72,9 +72,9 @@ def files(tmp: Path, config: str, slots: str, jobs: str, tag: str = "") -> list[
     ]
 
 
-def test_userprio_quotas_reproduces_the_manuals_table(tmp_path):
-    """docs/negotiation.md, reports / seed: the hep/lep example with 60 jobs queued in each group gives
-    exactly the manual's ``condor_userprio -quotas`` rows and footer (2 users, ByQuota)."""
+def _hep_lep_cycle(tmp_path: Path) -> Path:
+    """The manual's hep/lep groups (HEP_LEP) over 30 slots with 60 jobs queued in each of
+    hep and lep, negotiated once at NOW: the state database it leaves."""
     db = tmp_path / "acct.db"
     args = files(
         tmp_path,
@@ -83,6 +83,13 @@ def test_userprio_quotas_reproduces_the_manuals_table(tmp_path):
         jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)),
     )
     assert mm("negotiate", *args, "--now", NOW, "--state", db).returncode == 0
+    return db
+
+
+def test_userprio_quotas_reproduces_the_manuals_table(tmp_path):
+    """docs/negotiation.md, reports / seed: the hep/lep example with 60 jobs queued in each group gives
+    exactly the manual's ``condor_userprio -quotas`` rows and footer (2 users, ByQuota)."""
+    db = _hep_lep_cycle(tmp_path)
     proc = mm("userprio", "--state", db, "--quotas")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -102,14 +109,7 @@ def test_userprio_quotas_json_and_allusers(tmp_path):
     """``--json`` gives the same rows as data; ``--allusers`` adds the groups without
     demand or usage and `<none>` (physics keeps its subtree quota 20 as its own under the
     default oversubscription; `<none>` keeps 30 - (20 + 10) = 0 of the pool of 30)."""
-    db = tmp_path / "acct.db"
-    args = files(
-        tmp_path,
-        HEP_LEP,
-        slots_text(30),
-        jobs_text(("group_physics.hep.higgs", 60, 1), ("group_physics.lep.fermi", 60, 1)),
-    )
-    assert mm("negotiate", *args, "--now", NOW, "--state", db).returncode == 0
+    db = _hep_lep_cycle(tmp_path)
     doc = json.loads(mm("userprio", "--state", db, "--quotas", "--json").stdout)
     assert (doc["users"], doc["surplus_policy"]) == (2, "ByQuota")
     assert [
