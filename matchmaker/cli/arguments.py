@@ -84,6 +84,25 @@ def add_pool_sources(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_run_options(parser: argparse.ArgumentParser, factor_help: str) -> None:
+    """``--job-duration`` and ``--setfactor NAME VALUE`` (repeatable, ``factor_help`` its
+    help): how long a simulated job without SimJobDuration runs, and the priority factors
+    set before the first cycle."""
+    parser.add_argument(
+        "--job-duration", type=parse_span, default=3600.0, help="run time of jobs without SimJobDuration (default 1h)"
+    )
+    parser.add_argument("--setfactor", nargs=2, action="append", metavar=("NAME", "VALUE"), help=factor_help)
+
+
+def set_factors(args: argparse.Namespace) -> dict[str, float]:
+    """The ``--setfactor`` pairs of :func:`add_run_options` as submitter to factor; a value
+    that is not a finite number is a command-line error."""
+    try:
+        return {name: finite_number(value) for name, value in args.setfactor or ()}
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"--setfactor: {exc}", f"matchmaker {args.command}") from None
+
+
 def pool_sources(args: argparse.Namespace) -> tuple[str, str, str]:
     """``(config, slots, jobs)`` of :func:`add_pool_sources`; standard input can be read once."""
     if args.slots == "-" and args.jobs == "-":
@@ -91,4 +110,13 @@ def pool_sources(args: argparse.Namespace) -> tuple[str, str, str]:
     return args.config, args.slots, args.jobs
 
 
-__all__ = ["add_pool_sources", "epoch_time", "finite_number", "parse_span", "pool_sources", "positive_span"]
+__all__ = [
+    "add_pool_sources",
+    "add_run_options",
+    "epoch_time",
+    "finite_number",
+    "parse_span",
+    "pool_sources",
+    "positive_span",
+    "set_factors",
+]

@@ -22,7 +22,15 @@ from typing import Any, TextIO
 from classad.cli_grammar import UsageError
 
 from ..api import load, simulate
-from .arguments import add_pool_sources, epoch_time, finite_number, parse_span, pool_sources, positive_span
+from .arguments import (
+    add_pool_sources,
+    add_run_options,
+    epoch_time,
+    parse_span,
+    pool_sources,
+    positive_span,
+    set_factors,
+)
 from .progress import ProgressBar, wanted
 
 PROG = "matchmaker"
@@ -69,7 +77,7 @@ def print_summary(sim: Any, out: TextIO) -> None:
 def cmd_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.plot:
         _check_plotting(args)
-    factors = {name: _factor(value) for name, value in args.setfactor or ()}
+    factors = set_factors(args)
     loaded = load(*pool_sources(args), allow_empty=args.allow_empty)
     for w in loaded.warnings:
         err.write(f"{PROG}: {w}\n")
@@ -116,13 +124,6 @@ def _check_plotting(args: argparse.Namespace) -> None:
         )
 
 
-def _factor(text: str) -> float:
-    try:
-        return finite_number(text)
-    except argparse.ArgumentTypeError as exc:
-        raise UsageError(f"--setfactor: {exc}", f"{PROG} simulate") from None
-
-
 def register(subparsers: Any) -> None:
     """Add the ``simulate`` subcommand."""
     s = subparsers.add_parser(
@@ -155,16 +156,7 @@ def register(subparsers: Any) -> None:
         "result (its earlier records are lost)",
     )
     s.add_argument("--seed", type=int, help="seed for random() in SimJobDuration")
-    s.add_argument(
-        "--job-duration", type=parse_span, default=3600.0, help="run time of jobs without SimJobDuration (default 1h)"
-    )
-    s.add_argument(
-        "--setfactor",
-        nargs=2,
-        action="append",
-        metavar=("NAME", "VALUE"),
-        help="priority factor of a submitter before the first cycle (repeatable)",
-    )
+    add_run_options(s, "priority factor of a submitter before the first cycle (repeatable)")
     s.add_argument("--out", help="directory for series.csv, series.json (and the plots)")
     s.add_argument(
         "--plot",

@@ -22,14 +22,13 @@ import time
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
-from classad.cli_grammar import UsageError
 from classad.errors import ClassAdError
 
 from ..sweeps import make_plan, read_config, run_plan, variants_of, write_meta
 from ..sweeps.plan import Times
 from ..sweeps.result import SweepResult
 from ..sweeps.spec import parse_vary
-from .arguments import epoch_time, finite_number, parse_span, positive_span
+from .arguments import add_run_options, epoch_time, parse_span, positive_span, set_factors
 from .progress import ProgressBar, wanted
 
 PROG = "matchmaker"
@@ -54,7 +53,7 @@ def cmd_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     if args.plot:
         _need("matplotlib", "--plot needs matplotlib: pip install matplotlib (or the project's [simulate] extra)")
-    factors = {name: _factor(value) for name, value in args.setfactor or ()}
+    factors = set_factors(args)
     config = read_config(args.config)
     variants = variants_of(config, args.sweep, parse_vary(args.vary or []))
     start = _start(args)
@@ -115,13 +114,6 @@ def _need(module: str, message: str) -> None:
         importlib.import_module(module)
     except ImportError:
         raise ClassAdError(message, file="<command line>") from None
-
-
-def _factor(text: str) -> float:
-    try:
-        return finite_number(text)
-    except argparse.ArgumentTypeError as exc:
-        raise UsageError(f"--setfactor: {exc}", f"{PROG} sweep") from None
 
 
 def _json(result: SweepResult) -> dict[str, Any]:
@@ -218,16 +210,7 @@ def register(subparsers: Any) -> None:
         help="time between cycles (default: NEGOTIATOR_INTERVAL of each variant's configuration)",
     )
     s.add_argument("--seed", type=int, help="seed of every variant that does not set its own")
-    s.add_argument(
-        "--job-duration", type=parse_span, default=3600.0, help="run time of jobs without SimJobDuration (default 1h)"
-    )
-    s.add_argument(
-        "--setfactor",
-        nargs=2,
-        action="append",
-        metavar=("NAME", "VALUE"),
-        help="priority factor set before the first cycle in every variant (repeatable)",
-    )
+    add_run_options(s, "priority factor set before the first cycle in every variant (repeatable)")
     where = s.add_mutually_exclusive_group()
     where.add_argument(
         "--scheduler",
