@@ -131,10 +131,7 @@ class Matcher:
                 continue
             extra.append(Candidate(e, state, self._key(e, state), tuple(victims), cost))
         if extra:
-            items = out.items
-            merged = [items[i] for i in range(out.pos, len(items))] + extra
-            merged.sort(key=attrgetter("key"))
-            out.items, out.pos = merged, 0
+            _merge(out, extra)
 
     def _pslot_plan(
         self, e: SlotEntry, req: NegotiationAd, submitter: str, only_rank: bool
@@ -194,10 +191,7 @@ class Matcher:
                     continue
             extra.append(Candidate(e, NO_PREEMPTION, self._key(e, NO_PREEMPTION)))
         if extra:
-            items = out.items
-            merged = [items[i] for i in range(out.pos, len(items))] + extra
-            merged.sort(key=attrgetter("key"))
-            out.items, out.pos = merged, 0
+            _merge(out, extra)
 
     def _scan(
         self,
@@ -351,6 +345,14 @@ class Matcher:
         self.ev.use_request(req)
         v = self.ev.value(e, J_LIMITS)
         return parse_limits(v) if type(v) is str else []
+
+
+def _merge(out: CandidateList, extra: list[Candidate]) -> None:
+    """Merge ``extra`` into the candidates of ``out`` not yet offered, in candidate order."""
+    items = out.items
+    merged = [items[i] for i in range(out.pos, len(items))] + extra
+    merged.sort(key=attrgetter("key"))
+    out.items, out.pos = merged, 0
 
 
 def _both_match(req: NegotiationAd, slot: ClassAd, state: Any) -> bool:
