@@ -86,6 +86,8 @@ _DRAWS = object()
 
 # At most this many rows are computed in one walk for several shared results (Run._stacked_parts).
 _STACKED_ROWS = 1 << 20
+# A shared result not asked for in this many generations is no longer brought along by another's.
+_STACKED_IDLE = 8
 
 
 class _NotStackable(Exception):
@@ -1126,7 +1128,7 @@ class Run:
                 if part is None:
                     return _DRAWS
             else:
-                more, parts = stacked
+                more, pos, parts = stacked
                 deps |= more
                 for other, its_part in parts[1:]:
                     shared.drop(key, other)
@@ -1171,12 +1173,15 @@ class Run:
 
     def _stacked_parts(
         self, key: Any, stored: MemoEntry, moved: tuple, pos: np.ndarray
-    ) -> Optional[tuple[frozenset, list[tuple[MemoEntry, Column]]]]:
-        """The rows ``pos`` of ``stored`` and of the other results of ``key`` brought up to
-        date alike (``moved``, see :meth:`_bring_stored`), computed in one walk over those
-        rows laid out once per result (:class:`StackedRows`), each copy reading its
-        result's values of the fixed ad (:class:`_Stacked`): the attributes that walk read,
-        and each result with its rows' values, ``stored`` first.  None (nothing changed)
+    ) -> Optional[tuple[frozenset, np.ndarray, list[tuple[MemoEntry, Column]]]]:
+        """The rows ``pos`` of ``stored``, and of the other results of ``key`` stored at
+        the same generation (whose rows moved alike, ``moved``, see :meth:`_bring_stored`)
+        and asked for in the last ``_STACKED_IDLE`` generations, the rows any of them has
+        to compute again (computing a row that did not have to be gives the value it
+        holds), in one walk over those rows laid out once per result
+        (:class:`StackedRows`), each copy reading its result's values of the fixed ad
+        (:class:`_Stacked`): the attributes that walk read, the positions computed, and
+        each result with its values there, ``stored`` first.  None (nothing changed)
         when no other result is to be brought, or the walk cannot stand for each run's own:
         it would read of the fixed ad what the results did not read (or the clock), fall
         back to the scalar evaluator, draw a random number or call a function whose value
@@ -1190,24 +1195,30 @@ class Run:
             return None
         present = [tok != ABSENT for tok in stored.tokens]
         group = [stored]
-        width = len(pos)
+        stale = moved[1]
         history = self.t.history
+        recent = self.t.generation - _STACKED_IDLE
         for other in shared.entries.get(key, {}).values():
             if (
                 other.keys != keys
-                or other.asked < other.generation
+                or other.asked < recent
                 or other.generation != stored.generation
                 or [tok != ABSENT for tok in other.tokens] != present
             ):
                 continue
             its = history.bring(other.generation, other.deps)
-            if its is None or its[0] is not moved[0] or its[1] is not moved[1]:
-                continue
+            if its is None or its[0] is not moved[0] or its[1] is None:
+                continue  # too old, or only moved (which costs nothing)
             group.append(other)
-            if width * len(group) >= _STACKED_ROWS:
+            if its[1] is not moved[1]:
+                stale = stale | its[1]
+            if len(pos) * len(group) >= _STACKED_ROWS:
                 break
         if len(group) < 2:
             return None
+        if stale is not moved[1]:
+            pos = np.flatnonzero(stale)
+        width = len(pos)
         compute = self._stacked_compute(key)
         if compute is None:
             shared.unstacked.add(key)
@@ -1229,7 +1240,7 @@ class Run:
             shared.unstacked.add(key)
             return None
         parts = [(entry, col.take(np.arange(j * width, (j + 1) * width))) for j, entry in enumerate(group)]
-        return frozenset(deps), parts
+        return frozenset(deps), pos, parts
 
     def _stacked_compute(self, key: Any) -> Optional[Callable[["Run", np.ndarray], Column]]:
         """What a result stored under ``key`` computes, for a run over other rows: a row

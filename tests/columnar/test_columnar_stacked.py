@@ -83,27 +83,49 @@ def test_the_other_owners_results_are_brought_in_the_same_walk():
     assert START_KEY not in memo.unstacked
 
 
-def test_a_result_not_asked_for_since_it_was_brought_is_left_to_its_run():
-    """Generation 1 as above but for slot 3 (Memory 40, 200, 300, 300 and then slot 0's
-    100), asked for by ann only (bob's and cid's brought with it); generation 2 (slot 1's
-    Memory becomes 100: ann T F T F) brings ann's alone, since nobody asked for the
-    others since they were brought; bob's is then brought by its own run: F F T F."""
+def test_a_result_not_asked_for_in_eight_generations_is_left_to_its_run():
+    """Memory 40, M, 300, 300 (STARTS), ann's and bob's results stored at generation 0;
+    then only ann asks, generation after generation, slot 1's Memory M alternating 100
+    (odd generations) and 200: ann F (M > 150) T F.  bob's result is brought along with
+    ann's while it was asked for in the last eight generations (up to generation 8), not
+    at generation 9, where bob's own run brings it: F F T F."""
     slots = _slots([40, 200, 300, 300], STARTS)
-    ann, bob, cid = _jobs()
+    ann, bob, _ = _jobs()
     table = AdTable(slots)
-    for job in (ann, bob, cid):
+    for job in (ann, bob):
         _start(table, job)
-    new = list(slots)
-    new[0] = ClassAd(f"[Memory = 100; Start = {STARTS[0]}]")
-    table = table.follow(new, np.arange(4), np.zeros(4, bool), {"memory": _changed(4, [0])})
-    assert _start(table, ann) == [True, True, True, False]
-    newer = list(new)
-    newer[1] = ClassAd(f"[Memory = 100; Start = {STARTS[1]}]")
-    table = table.follow(newer, np.arange(4), np.zeros(4, bool), {"memory": _changed(4, [1])})
-    memo = table.shared_memo()
-    assert _start(table, ann) == [True, False, True, False]
-    assert sorted(e.generation for e in memo.entries[START_KEY].values()) == [1, 1, 2]
+    for generation in range(1, 10):
+        memory = 100 if generation % 2 else 200
+        slots = list(slots)
+        slots[1] = ClassAd(f"[Memory = {memory}; Start = {STARTS[1]}]")
+        table = table.follow(slots, np.arange(4), np.zeros(4, bool), {"memory": _changed(4, [1])})
+        assert _start(table, ann) == [False, memory > 150, True, False]
+        entries = table.shared_memo().entries[START_KEY].values()
+        bobs = next(e for e in entries if e.tokens == ((str, "bob"),))
+        assert bobs.generation == min(generation, 8)
     assert _start(table, bob) == [False, False, True, False]
+
+
+def test_the_rows_any_of_them_must_compute_are_computed_for_all():
+    """Start = ifThenElse(TARGET.Owner == "ann", A, B), A = Memory > 50 && size(Name) >= 0,
+    B the same of Disk: ann's result reads Memory and Disk, bob's Disk only.  Memory 40,
+    100 and Disk 100, 40: ann F T, bob T F.  Slot 0's Memory and slot 1's Disk become 100:
+    bob's result has slot 1 to compute again, ann's slots 0 and 1.  Asked for by bob
+    first, both are brought in one walk over both slots: bob T T, ann T T."""
+    text = (
+        'A = Memory > 50 && size(Name) >= 0; B = Disk > 50 && size(Name) >= 0; Name = "x"; '
+        'Start = ifThenElse(TARGET.Owner == "ann", A, B)'
+    )
+    slots = [ClassAd(f"[Memory = {m}; Disk = {d}; {text}]") for m, d in ((40, 100), (100, 40))]
+    ann, bob, _ = _jobs()
+    table = AdTable(slots)
+    assert [_start(table, j) for j in (ann, bob)] == [[False, True], [True, False]]
+    new = [ClassAd(f"[Memory = 100; Disk = 100; {text}]") for _ in range(2)]
+    table = table.follow(new, np.arange(2), np.zeros(2, bool), {"memory": _changed(2, [0]), "disk": _changed(2, [1])})
+    memo = table.shared_memo()
+    assert _start(table, bob) == [True, True]
+    assert sorted(e.generation for e in memo.entries[START_KEY].values()) == [1, 1]
+    assert _start(table, ann) == [True, True]
 
 
 def test_a_new_read_of_the_fixed_ad_leaves_each_owner_to_its_own_run():
