@@ -859,3 +859,63 @@ def test_a_dynamic_slot_takes_the_lowest_free_number_after_a_vacate_in_the_same_
     ]
     status = {j.id: j.status for j in claimed.pool.jobs}
     assert status["1.0"] == 1 and status["1.1"] == RUNNING
+
+
+# ---- candidate order with merged candidates ------------------------------------------------------
+# Consumption-policy slots and partitionable-slot preemption candidates are added to a request's
+# candidate list after the ordinary slots; they must still take their place in candidate order
+# (docs/negotiation.md, candidate order).  NEGOTIATOR_PRE_JOB_RANK = 0 leaves the job's Rank
+# (the second key) to decide.  Like every test here, each runs with both match engines.
+
+
+def static_text(name: str, cpus: int) -> str:
+    """An unclaimed static slot that takes any job."""
+    return (
+        f'Name = "{name}"\nMachine = "{name.partition("@")[2]}"\nCpus = {cpus}\nMemory = 32768\n'
+        'State = "Unclaimed"\nRequirements = true\nRank = 0\n\n'
+    )
+
+
+def negotiate_ranked(statics: str, jobs: str) -> list[tuple[str, str]]:
+    """Static slots listed before an 8-core 8192 MB pslot with a consumption policy."""
+    slots = statics + pslot_text(cpus=8, memory=8192, disk=100000).replace(
+        "SlotWeight = Cpus\n", f"SlotWeight = Cpus\n{CONSUMPTION}"
+    )
+    loaded = matchmaker.load_ads(Knobs.from_string("NEGOTIATOR_PRE_JOB_RANK = 0\n"), ads(slots), ads(jobs))
+    return [(m.job, m.slot) for m in matchmaker.negotiate(loaded, now=START).matches]
+
+
+def test_consumption_slot_placed_by_job_rank():
+    """slot1@static (1 core, first in slot order) and the consumption-policy pslot (8 cores),
+    one 1-core job with ``Rank = TARGET.Cpus``: both pre-job ranks are 0, the job's Rank is 1
+    for the static slot and 8 for the pslot, so the pslot comes first (8 > 1) and takes the
+    job, although the static slot precedes it in the slot list."""
+    jobs = job_text(0, extra="Rank = TARGET.Cpus")
+    assert negotiate_ranked(static_text("slot1@static", 1), jobs) == [("1.0", "slot1@node1")]
+
+
+def test_consumption_slot_between_static_slots_by_job_rank():
+    """The reverse: ``Rank = -TARGET.Cpus`` prefers fewer cores.  slot1@small (1 core) ranks
+    -1, the pslot -8, slot1@big (16 cores) -16: candidate order small, pslot, big.  Two jobs
+    of one autocluster: 1.0 takes small (not the pslot, so the merged candidate is not put
+    first), 1.1 the pslot (not big, so it is not put last either)."""
+    statics = static_text("slot1@small", 1) + static_text("slot1@big", 16)
+    jobs = "".join(job_text(p, extra="Rank = -TARGET.Cpus") for p in range(2))
+    assert negotiate_ranked(statics, jobs) == [("1.0", "slot1@small"), ("1.1", "slot1@node1")]
+
+
+def test_pslot_preemption_candidate_placed_by_job_rank():
+    """The carved machine (its pslot has nothing left, alice's two 4-core dynamic slots) and an
+    unclaimed 1-core slot1@static; bob's 1-core job ranks machine node1 10, others 0.  With
+    ALLOW_PSLOT_PREEMPTION the pslot is a priority-preemption candidate (slot1_1 back makes
+    4 cores) ranked 10 by the job, the static slot an unclaimed one ranked 0: the job's Rank
+    (second key) comes before the preemption state (fourth), so the pslot wins and
+    slot1_1@node1 is preempted."""
+    slots = carved_machine() + static_text("slot1@static", 1)
+    jobs = running_alice() + bob_jobs(1, extra='Rank = (TARGET.Machine == "node1") * 10')
+    config = PSLOT_PREEMPTION + "NEGOTIATOR_PRE_JOB_RANK = 0\n"
+    loaded = matchmaker.load_ads(Knobs.from_string(config), ads(slots), ads(jobs))
+    result = matchmaker.negotiate(loaded, now=START)
+    assert [(m.job, m.slot, m.reason, m.preempted_slots) for m in result.matches] == [
+        ("2.0", "slot1@node1", "priority", ("slot1_1@node1",))
+    ]
