@@ -656,9 +656,15 @@ class Run:
                 self._holes[fam.key] = saved[0]
 
     def _current_tokens(self, keys: tuple, rows: np.ndarray) -> Optional[tuple]:
-        """What this run's fixed ad gives for the reads ``keys`` (None: not comparable)."""
+        """What this run's fixed ad gives for the reads ``keys`` (None: not comparable).
+
+        Whether a run gets here depends on what its memo holds (the shapes stored for the
+        key, whether it is computed afresh), so it draws no random number: a read that
+        would draw (``RequestCpus = 1 + random(2)``) is not comparable."""
         outer = self.recording
         self.recording = []
+        st = self.st
+        source, st.random = st.random, _NO_DRAWS
         try:
             out: list[Any] = []
             entries = self.fixed_attrs
@@ -682,7 +688,10 @@ class Run:
                     return None
                 out.append(tok)
             return tuple(out)
+        except _WouldDraw:
+            return None
         finally:
+            st.random = source
             self.recording = outer
 
     def _shared_row_attr(self, lname: str, rows: np.ndarray, active: frozenset) -> Column:
