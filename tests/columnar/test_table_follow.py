@@ -259,3 +259,21 @@ def test_a_carried_result_is_brought_up_to_date_without_drawing_for_rows_not_ask
     assert _drawn(AdTable(new_rows), "Requirements", "my", job, asked) == ([False, True, True], 0)
     assert _drawn(table, "Requirements", "my", job, asked) == ([False, True, True], 0)
     assert _drawn(table, "Requirements", "my", job, table.all_rows) == ([False, True, True, True], 1)
+
+
+def test_a_request_value_that_draws_is_not_read_to_look_up_a_stored_result():
+    """Hand count: 4 rows of Cpus 1..4 with Requirements = TARGET.RequestCpus <= MY.Cpus.
+    A request with RequestCpus = 2 stores a result under the value it read (False, True,
+    True, True; no draw).  A request with RequestCpus = 1 + random(2) (1 or 2) asked on
+    rows 1 and 3 (Cpus 2 and 4: true whatever is drawn) draws twice, once per asked row,
+    as the scalar evaluator does for the two pairs -- on the table that holds the stored
+    result as on a new one: looking the stored results up must not read (and draw) the
+    request's RequestCpus, or the draws of a run would depend on what its memo held."""
+    rows = [ClassAd(f"[Cpus = {c}; Requirements = TARGET.RequestCpus <= MY.Cpus]") for c in (1, 2, 3, 4)]
+    literal, drawing = ClassAd("[RequestCpus = 2]"), ClassAd("[RequestCpus = 1 + random(2)]")
+    asked = np.array([1, 3])
+    assert _drawn(AdTable(rows), "Requirements", "my", drawing, asked) == ([True, True], 2)
+    table = AdTable(rows)
+    assert _drawn(table, "Requirements", "my", literal, table.all_rows) == ([False, True, True, True], 0)
+    assert _drawn(table, "Requirements", "my", drawing, asked) == ([True, True], 2)
+    assert _drawn(table, "Requirements", "my", literal, table.all_rows) == ([False, True, True, True], 0)

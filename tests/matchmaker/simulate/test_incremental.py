@@ -53,6 +53,9 @@ SLOT_CLAUSES = st.sampled_from(
 # A job's Requirements may draw too: the columnar engine then evaluates it on the rows
 # asked for only, the same in every cycle whatever its memo holds.
 JOB_CLAUSES = st.sampled_from(("", "", " && random(3) != 0", " && (random(2) == 0 || TARGET.Cpus > 1)"))
+# A job's size may draw as well: then every slot expression that reads it draws (the
+# slots' Requirements, a Rank or a consumption policy reading TARGET.RequestCpus).
+REQUEST_CPUS = st.sampled_from(("1", "1", "2", "1 + random(2)"))
 
 
 # What decides whether the cycle trims a slot (RetirementTimeRemaining, WantMatching) and
@@ -172,7 +175,7 @@ def job_texts(draw: Any) -> str:
                 f'Owner = "{owner}"',
                 f'User = "{owner}@example.org"',
                 "JobStatus = 1",
-                f"RequestCpus = {draw(st.sampled_from((1, 1, 2)))}",
+                f"RequestCpus = {draw(REQUEST_CPUS)}",
                 "RequestMemory = 512",
                 f"RequestDisk = {draw(st.sampled_from((900, 1000, 1000)))}",
                 "Requirements = TARGET.Cpus >= RequestCpus" + draw(JOB_CLAUSES),
@@ -352,6 +355,44 @@ def test_requirements_that_draw_are_evaluated_on_the_same_rows_as_in_the_rebuild
     on = simulate(config, slots, jobs, True, 3, 0)
     assert sum(r["matched"] for r in on[0] if r["kind"] == "pool") > 2
     assert on == simulate(config, slots, jobs, False, 3, 0)
+
+
+GROUPS = (
+    "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_DYNAMIC_group_a = 0.3\nGROUP_QUOTA_DYNAMIC_group_b = 0.3\n"
+    "GROUP_ACCEPT_SURPLUS = true\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("extra", "requirements", "seed"),
+    [("", "random(3) != 0", 0), ("", "random(3) != 0", 1), (GROUPS, "true", 1), (GROUPS, "true", 2)],
+)
+def test_a_request_size_that_draws_read_by_the_slots_is_drawn_as_in_the_rebuild(
+    extra: str, requirements: str, seed: int
+) -> None:
+    """A third of the jobs have ``RequestCpus = 1 + random(2)``, which the slots'
+    ``Requirements = TARGET.RequestCpus <= MY.Cpus`` read, so it draws once per slot
+    asked.  A cycle's new table stores the slots' Requirements for the first request of
+    literal size, then finds that a drawing request's cannot be stored; a table carried
+    from an earlier cycle knows that already.  Looking up a stored result must therefore
+    not evaluate the drawing request's RequestCpus, or the rebuild would draw more than
+    the incremental cycle and shift every later number (the jobs' Requirements, their
+    durations), alone or with group quotas (whose demand weighs jobs by their size)."""
+    slots = "".join(
+        f'Name = "slot{i}@n"\nCpus = 2\nMemory = 2048\nState = "Unclaimed"\n'
+        "Requirements = TARGET.RequestCpus <= MY.Cpus\nRank = 0\n\n"
+        for i in range(6)
+    )
+    jobs = "".join(
+        f'ClusterId = {1 + p % 4}\nProcId = {p}\nOwner = "{o}"\nUser = "{o}@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = {('2', '1', '1 + random(2)')[p % 3]}\nRequestMemory = 512\nRequirements = {requirements}\n"
+        f"QDate = {START + 300 * (p % 5)}\nSimJobDuration = 300 + random(600)\nSimJobRepeat = 1\n\n"
+        for p, o in enumerate(("alice", "bob", "carol") * 5)
+    )
+    config = "NEGOTIATOR_INTERVAL = 300\nPRIORITY_HALFLIFE = 600\nMATCHMAKER_COLUMNAR = true\n" + extra
+    on = simulate(config, slots, jobs, True, 10, seed)
+    assert sum(r["matched"] for r in on[0] if r["kind"] == "pool") > 6  # the slots were matched again
+    assert on == simulate(config, slots, jobs, False, 10, seed)
 
 
 def test_a_job_record_that_draws_is_made_again_as_in_the_rebuild() -> None:
