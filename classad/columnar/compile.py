@@ -85,7 +85,7 @@ _DRAWS = object()
 
 
 # At most this many rows are computed in one walk for several shared results (Run._stacked_parts).
-_STACKED_ROWS = 1 << 20
+_STACKED_ROWS = 1 << 18
 # A shared result not asked for in this many generations is no longer brought along by another's.
 _STACKED_IDLE = 8
 
@@ -1204,7 +1204,7 @@ class Run:
             return None
         present = [tok != ABSENT for tok in stored.tokens]
         group = [stored]
-        stale = moved[1]
+        stale, width = moved[1], len(pos)
         history = self.t.history
         recent = self.t.generation - _STACKED_IDLE
         for other in shared.entries.get(key, {}).values():
@@ -1218,16 +1218,18 @@ class Run:
             its = history.bring(other.generation, other.deps)
             if its is None or its[0] is not moved[0] or its[1] is None:
                 continue  # too old, or only moved (which costs nothing)
-            group.append(other)
+            wider, count = stale, width
             if its[1] is not moved[1]:
-                stale = stale | its[1]
-            if len(pos) * len(group) >= _STACKED_ROWS:
-                break
+                wider = stale | its[1]
+                count = int(np.count_nonzero(wider))
+            if count * (len(group) + 1) > _STACKED_ROWS:
+                continue
+            group.append(other)
+            stale, width = wider, count
         if len(group) < 2:
             return None
         if stale is not moved[1]:
             pos = np.flatnonzero(stale)
-        width = len(pos)
         compute = self._stacked_compute(key)
         if compute is None:
             shared.unstacked.add(key)

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from test_columnar_differential import _same
 
 from classad import ClassAd
-from classad.columnar import AdTable, evaluate_attribute
+from classad.columnar import AdTable, compile as compile_module, evaluate_attribute
 from classad.evaluate import new_state
 from classad.values import UNDEFINED
 
@@ -81,6 +81,28 @@ def test_the_other_owners_results_are_brought_in_the_same_walk():
     assert _start(table, cid) == [True, False, False, True]
     assert memo.as_is - as_is == 2
     assert START_KEY not in memo.unstacked
+
+
+def test_a_walk_takes_no_more_rows_than_its_bound(monkeypatch):
+    """As the first test, with walks bounded to 4 rows: slots 0 and 3 for ann and one
+    other owner's result (bob's, the first stored after ann's); cid's is then brought by
+    its own run.  The values are those of the first test."""
+    monkeypatch.setattr(compile_module, "_STACKED_ROWS", 4)
+    slots = _slots([40, 200, 300, 300], STARTS)
+    ann, bob, cid = _jobs()
+    table = AdTable(slots)
+    for job in (ann, bob, cid):
+        _start(table, job)
+    new = list(slots)
+    new[0] = ClassAd(f"[Memory = 100; Start = {STARTS[0]}]")
+    new[3] = ClassAd(f"[Memory = 400; Start = {STARTS[3]}]")
+    table = table.follow(new, np.arange(4), np.zeros(4, bool), {"memory": _changed(4, [0, 3])})
+    memo = table.shared_memo()
+    assert _start(table, ann) == [True, True, True, False]
+    generations = {e.tokens[0][1]: e.generation for e in memo.entries[START_KEY].values()}
+    assert generations == {"ann": 1, "bob": 1, "cid": 0}
+    assert _start(table, bob) == [False, True, True, False]
+    assert _start(table, cid) == [True, False, False, True]
 
 
 def test_a_result_not_asked_for_in_eight_generations_is_left_to_its_run():
