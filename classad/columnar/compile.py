@@ -689,6 +689,8 @@ class Run:
                 out.append(tok)
             return tuple(out)
         except _WouldDraw:
+            if source is _NO_DRAWS:
+                raise  # the whole evaluation, made for rows not asked for, would draw
             return None
         finally:
             st.random = source
