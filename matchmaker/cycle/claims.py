@@ -249,7 +249,7 @@ class _Claims:
         self._free_from: dict[str, int] = {}
         self.started: set[str] = set()
         self.out = Claimed(pool)
-        self._requests: dict[str, dict[str, float]] = {}
+        self._requests: dict[tuple[str, ...], dict[str, dict[str, float]]] = {}  # by resources, job id
         self._idle: dict[str, list[Job]] = {}
         self._idle_jobs: Optional[dict[str, list[Job]]] = None
         self.carry: Optional[Carried] = None
@@ -273,7 +273,7 @@ class _Claims:
             for name in m.preempted_slots:  # ALLOW_PSLOT_PREEMPTION: the dynamic slots go first
                 self._vacate(m.slot, name)
             old = self.slot_ads[m.slot]
-        request = self.request(job, old)
+        request = self.request(job, old, machine_resources(old))
         left = available(old, tuple(request))
         short = shortfall(request, left)
         if short is not None:
@@ -312,47 +312,55 @@ class _Claims:
 
     def leftovers(self, m: Match) -> None:
         """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``."""
-        # What is left only shrinks, so a request as large as one that did not fit never will.
+        # What is left only shrinks, so a request as large as one that did not fit never will
+        # (requests for the same resources: those the slot lists, read with each new ad).
         too_large: set[tuple] = set()
         failed: list[dict[str, float]] = []
         started = self.started
         idle = self._idle[m.submitter] = [j for j in self._idle_of(m.submitter) if j.id not in started]
         read: Optional[ClassAd] = None
-        left: dict[tuple[str, ...], dict[str, float]] = {}  # what the slot has left, read once per ad
+        resources: tuple[str, ...] = ()
+        have: Optional[dict[str, float]] = None  # what the slot has left, read once per ad of literals
         for job in idle:
             slot = self.slot_ads[m.slot]
             if slot is not read:
-                read, left = slot, {}
-            request = self.request(job, slot)
+                read, have = slot, None
+                listed = machine_resources(slot)
+                if listed != resources:  # (a MachineResources reading what is left): start afresh
+                    resources, too_large, failed = listed, set(), []
+            request = self.request(job, slot, resources)
             shape = tuple(request.values())
             if shape in too_large:
                 continue
-            resources = tuple(request)
-            have = left.get(resources)
-            if have is None:
-                have = available(slot, resources)
+            left = have
+            if left is None:
+                left = available(slot, resources)
                 if all(type(slot.plain(r.lower())) in _PLAIN for r in resources):
-                    left[resources] = have  # literals: reading them again evaluates nothing
-            if any(all(request[r] >= f[r] for r in f) for f in failed) or shortfall(request, have) is not None:
+                    have = left  # literals: reading them again evaluates nothing
+            if any(all(request[r] >= f[r] for r in f) for f in failed) or shortfall(request, left) is not None:
                 too_large.add(shape)
                 failed.append(request)
                 continue
             if not _mutual_match(job.ad, slot):
                 continue
-            self._split(m, job, request, have, leftover=True)
+            self._split(m, job, request, left, leftover=True)
 
-    def request(self, job: Job, slot: ClassAd) -> dict[str, float]:
-        """The job's rounded request (computed once per job; see docs/differences.md, N15)."""
-        r = self._requests.get(job.id)
+    def request(self, job: Job, slot: ClassAd, resources: tuple[str, ...]) -> dict[str, float]:
+        """The job's rounded request for ``resources``, the resources ``slot`` lists
+        (computed once per job and list of resources; see docs/differences.md, N15a)."""
+        requests = self._requests.get(resources)
+        if requests is None:
+            requests = self._requests[resources] = {}
+        r = requests.get(job.id)
         if r is None:
-            resources, carry = machine_resources(slot), self.carry
+            carry = self.carry
             if carry is None:
                 r = requested(job.ad, slot, resources, self.rounding)
             else:
                 r = carry.request(
                     job.ad, slot, resources, self.rounding, lambda: requested(job.ad, slot, resources, self.rounding)
                 )
-            self._requests[job.id] = r
+            requests[job.id] = r
         return r
 
     def _split(

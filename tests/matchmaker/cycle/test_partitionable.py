@@ -242,6 +242,82 @@ def test_leftovers_only_for_the_matched_submitter():
     assert sim.column("bob@example.org", "running") == [0]
 
 
+def cpus_memory_pslot(name: str, cpus: int, disk: int) -> str:
+    """A pslot that hands out only cores and memory (1024 MB a core), with some ``Disk`` it keeps."""
+    return pslot_text(
+        name, cpus=cpus, memory=cpus * 1024, disk=disk, requirements="TARGET.RequestCpus <= MY.Cpus"
+    ).replace("SlotWeight = Cpus\n", 'SlotWeight = Cpus\nMachineResources = "Cpus Memory"\n')
+
+
+def test_leftovers_of_a_slot_listing_other_resources_than_a_refused_match():
+    """A job's request is sized for the resources of the slot it is tried on.  slot1@a hands
+    out Cpus Memory Disk (2 cores, 2048 MB, 100000 KB; Requirements true); slot1@b only
+    Cpus Memory (3 cores, 3072 MB; its 1000 KB of Disk are not handed out).  alice's jobs
+    ask 1 core and 1000 MB (-> 1024); 1.0 asks 200000 KB of disk (-> 196 x 1024 = 200704)
+    and ranks a first, 1.1-1.3 ask 1000 KB (-> 1024).  The negotiator: 1.0 takes a, which
+    leaves the cycle; 1.1 takes b; 1.2 and 1.3 find nothing.  The startd refuses 1.0 on a
+    (200704 > 100000 KB): no leftovers on a.  1.1 on b takes {1 core, 1024 MB}: 2 cores,
+    2048 MB left.  Leftovers on b in queue order, each asking b {1, 1024}: 1.0 fits (b
+    hands out no disk), then 1.2; 1.3 finds no core.  b ends with 0 cores, 0 MB, its
+    Disk untouched; a is as it was.  Running 3, idle 1 (1.3).  The next cycle (300 s)
+    gives a to 1.3 (b has no core for b's Requirements): running 4, idle 0."""
+    a = pslot_text("slot1@a", cpus=2, memory=2048, disk=100000, requirements="true")
+    slots = a + cpus_memory_pslot("slot1@b", 3, 1000)
+    jobs = job_text(0, disk=200000, extra='Rank = TARGET.Name == "slot1@a"')
+    jobs += "".join(job_text(p) for p in (1, 2, 3))
+    loaded = matchmaker.load_ads(Knobs.from_string(""), ads(slots), ads(jobs))
+    result = matchmaker.negotiate(loaded, now=START)
+    assert [(m.job, m.slot) for m in result.matches] == [("1.0", "slot1@a"), ("1.1", "slot1@b")]
+    out = claim_matches(loaded.pool, result, loaded.settings)
+    assert [j for j, _ in out.refused] == ["1.0"]
+    assert [(s.job, s.slot, s.leftover) for s in out.starts] == [
+        ("1.1", "slot1_1@b", False),
+        ("1.0", "slot1_2@b", True),
+        ("1.2", "slot1_3@b", True),
+    ]
+    slots_out = {s.name: s.ad for s in out.pool.slots}
+    assert [slots_out["slot1@a"][r] for r in ("Cpus", "Memory", "Disk")] == [2, 2048, 100000]
+    assert [slots_out["slot1@b"][r] for r in ("Cpus", "Memory", "Disk")] == [0, 0, 1000]
+    assert [(slots_out[f"slot1_{k}@b"]["Cpus"], slots_out[f"slot1_{k}@b"]["Memory"]) for k in (1, 2, 3)] == [
+        (1, 1024)
+    ] * 3
+    sim = simulate(slots, jobs, duration=300)
+    assert sim.column(ALICE, "running") == [3, 4]
+    assert sim.column(ALICE, "idle") == [1, 0]
+
+
+def test_leftovers_ask_a_slot_only_for_the_resources_it_lists():
+    """The matches 1.0 on slot1@a (Cpus Memory Disk: 2 cores, 2048 MB, 100000 KB), then 1.1
+    on slot1@b (Cpus Memory: 2 cores, 2048 MB, 1000 KB of Disk it does not hand out).
+    alice's four jobs ask 1 core, 1000 MB (-> 1024), 1000 KB (-> 1024).  Claims: 1.0 takes
+    {1, 1024, 1024} of a, 1.1 {1, 1024} of b.  Leftovers on a: 1.2 fits (a: 0 cores, 0 MB,
+    100000 - 2 x 1024 = 97952 KB left), 1.3 does not (no core).  Leftovers on b: 1.3 asks b
+    {1, 1024} and fits (b: 0 cores, 0 MB, Disk still 1000), although its 1024 KB for a
+    would not fit b's 1000 KB."""
+    a = pslot_text("slot1@a", cpus=2, memory=2048, disk=100000)
+    pool = pool_from_ads(ads(a + cpus_memory_pslot("slot1@b", 2, 1000)), ads("".join(job_text(p) for p in range(4))))
+    result = CycleResult(
+        [
+            Match("1.0", ALICE, "slot1@a", "no-preemption", None, 2.0),
+            Match("1.1", ALICE, "slot1@b", "no-preemption", None, 2.0),
+        ],
+        [],
+        [],
+        [],
+        {},
+    )
+    out = claim_matches(pool, result, Settings.defaults())
+    assert [(s.job, s.slot) for s in out.starts] == [
+        ("1.0", "slot1_1@a"),
+        ("1.1", "slot1_1@b"),
+        ("1.2", "slot1_2@a"),
+        ("1.3", "slot1_2@b"),
+    ]
+    slots = {s.name: s.ad for s in out.pool.slots}
+    assert (slots["slot1@a"]["Cpus"], slots["slot1@a"]["Memory"], slots["slot1@a"]["Disk"]) == (0, 0, 97952)
+    assert (slots["slot1@b"]["Cpus"], slots["slot1@b"]["Memory"], slots["slot1@b"]["Disk"]) == (0, 0, 1000)
+
+
 def test_resources_come_back_when_jobs_end():
     """Jobs of 600 s on a 4-core pslot with 8 jobs, cycles every 300 s: jobs 0-3 run from 0
     to 600; at 600 their dynamic slots go away, the pslot has 4 cores again, and jobs 4-7

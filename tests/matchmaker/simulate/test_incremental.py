@@ -813,3 +813,28 @@ def test_only_charged_claims_hold_their_concurrency_limits() -> None:
     first = [r for r in on[0] if r["kind"] == "pool" and r["cycle"] == 0]
     assert first[0]["matched"] == 1
     assert on == off
+
+
+def test_leftovers_on_a_slot_listing_other_resources_than_the_refused_job_was_sized_for() -> None:
+    """slot1@a hands out Cpus Memory Disk (2 cores, 2048 MB, 100000 KB; Requirements true),
+    slot1@b only Cpus Memory (3 cores, 3072 MB, 1000 KB of Disk it keeps).  alice's jobs of
+    600 s ask 1 core, 1000 MB (-> 1024); 1.0 asks 200000 KB of disk and ranks a first, the
+    others 1000 KB.  Cycle 0: 1.0 takes a, 1.1 takes b; the startd refuses 1.0 on a (disk),
+    and b's leftovers, each job asking b {1, 1024}, start 1.0 and 1.2: 3 running.  Cycle 1
+    (300 s): 1.3 takes a: 4.  Cycle 2 (600 s): the first three are done: 1.  Cycle 3
+    (900 s): all done: 0.  The incremental run gives the rebuild's series."""
+    pslot = (
+        'Name = "slot1@{0}"\nCpus = {1}\nMemory = {2}\nDisk = {3}\nState = "Unclaimed"\nActivity = "Idle"\n'
+        'PartitionableSlot = true\nSlotType = "Partitionable"\nRank = 0\nRequirements = {4}\n{5}\n'
+    )
+    slots = pslot.format("a", 2, 2048, 100000, "true", "")
+    slots += pslot.format("b", 3, 3072, 1000, "TARGET.RequestCpus <= MY.Cpus", 'MachineResources = "Cpus Memory"\n')
+    jobs = "".join(
+        f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = 1\nRequestMemory = 1000\nRequestDisk = {200000 if p == 0 else 1000}\nRequirements = true\n"
+        f"QDate = {START}\nSimJobDuration = 600\n" + ('Rank = TARGET.Name == "slot1@a"\n' if p == 0 else "") + "\n"
+        for p in range(4)
+    )
+    on = simulate("", slots, jobs, True, 4, 0)
+    assert [r["running"] for r in on[0] if r["kind"] == "pool"] == [3, 4, 1, 0]
+    assert on == simulate("", slots, jobs, False, 4, 0)
