@@ -55,6 +55,15 @@ STARTS = [
 ]
 
 
+def _first_and_last_rewritten(table: AdTable, slots: list[ClassAd]) -> AdTable:
+    """``table`` followed to the next generation, where slot 0's Memory became 100 and
+    slot 3's 400 (new ads with the same ``STARTS``)."""
+    new = list(slots)
+    new[0] = ClassAd(f"[Memory = 100; Start = {STARTS[0]}]")
+    new[3] = ClassAd(f"[Memory = 400; Start = {STARTS[3]}]")
+    return table.follow(new, np.arange(4), np.zeros(4, bool), {"memory": _changed(4, [0, 3])})
+
+
 def test_the_other_owners_results_are_brought_in_the_same_walk():
     """Hand count: Memory 40, 200, 300, 300; Start of the four slots as in STARTS (two
     families: the Memory bound and the owner differ).  Generation 0:
@@ -69,10 +78,7 @@ def test_the_other_owners_results_are_brought_in_the_same_walk():
         [False, True, True, False],
         [False, False, False, False],
     ]
-    new = list(slots)
-    new[0] = ClassAd(f"[Memory = 100; Start = {STARTS[0]}]")
-    new[3] = ClassAd(f"[Memory = 400; Start = {STARTS[3]}]")
-    table = table.follow(new, np.arange(4), np.zeros(4, bool), {"memory": _changed(4, [0, 3])})
+    table = _first_and_last_rewritten(table, slots)
     memo = table.shared_memo()
     assert _start(table, ann) == [True, True, True, False]
     assert sorted(e.generation for e in memo.entries[START_KEY].values()) == [1, 1, 1]
@@ -93,10 +99,7 @@ def test_a_walk_takes_no_more_rows_than_its_bound(monkeypatch):
     table = AdTable(slots)
     for job in (ann, bob, cid):
         _start(table, job)
-    new = list(slots)
-    new[0] = ClassAd(f"[Memory = 100; Start = {STARTS[0]}]")
-    new[3] = ClassAd(f"[Memory = 400; Start = {STARTS[3]}]")
-    table = table.follow(new, np.arange(4), np.zeros(4, bool), {"memory": _changed(4, [0, 3])})
+    table = _first_and_last_rewritten(table, slots)
     memo = table.shared_memo()
     assert _start(table, ann) == [True, True, True, False]
     generations = {e.tokens[0][1]: e.generation for e in memo.entries[START_KEY].values()}
