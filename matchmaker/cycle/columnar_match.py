@@ -28,6 +28,7 @@ NaN (where Python's sort and ``lexsort`` disagree) is left to the scalar path.
 from __future__ import annotations
 
 import math
+from functools import partial
 from itertools import repeat
 from operator import attrgetter, is_not
 from typing import Any, Callable, Hashable, Optional, Protocol, Sequence, TypeVar
@@ -512,12 +513,12 @@ class _RequestColumns:
         """The slots' ``attr`` (Rank or CurrentRank) on the rows ``at`` as a rank, and where
         it is an error."""
 
-        def compute(rows: np.ndarray) -> tuple[np.ndarray, ...]:
-            col = self.slot_side(attr, rows)
-            return rank_array(col), col.kind == K_ERROR
-
         rank, error = self.shared(
-            ("slot", attr), at, compute, lambda: self.slots.may_draw(self.req, (), (), (attr,)), nested=True
+            ("slot", attr),
+            at,
+            partial(self.slot_rank_of, attr),
+            lambda: self.slots.may_draw(self.req, (), (), (attr,)),
+            nested=True,
         )
         return rank, error
 
@@ -695,17 +696,92 @@ class _RequestColumns:
         error (:meth:`claimed_states` of the claimed rows; the others are kept, without
         preemption)."""
         n = len(rows)
-        state = np.full(n, NO_PREEMPTION, dtype=np.int64)
-        keep = np.ones(n, dtype=bool)
-        refused, error = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-        cpos = np.nonzero(self.slots.claimed[rows])[0]
-        if len(cpos):
-            self.composing = True
-            try:
-                error[cpos], refused[cpos] = self.claimed_states(rows[cpos], cpos, state, keep, submitter, only_rank)
-            finally:
-                self.composing = False
-        return state, keep, refused, error
+        claimed = self.slots.claimed[rows]
+        if not claimed.any():
+            none = np.zeros(n, dtype=bool)
+            return np.full(n, NO_PREEMPTION, dtype=np.int64), ~none, none, none
+        self.composing = True
+        try:
+            return self.claimed_masks(rows, self.rank_masks(rows, claimed), submitter, only_rank)
+        finally:
+            self.composing = False
+
+    def rank_masks(self, rows: np.ndarray, claimed: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Over every row (``rows``, where ``claimed`` holds the claimed ones): the claimed
+        rows whose Rank beats their CurrentRank, the other claimed rows, the rows whose Rank
+        is at least their CurrentRank and the claimed rows whose Rank is an error -- what
+        :meth:`claimed_states` finds of the slots' ranks, the same for every submitter.
+        The ranks are found as :meth:`slot_rank` finds them on the claimed rows (kept for
+        the cycle, computed over every row and kept, or computed on the claimed rows alone);
+        the masks made once per pair of kept ranks."""
+        kept, n = self.slots.results, len(rows)
+        whole: list[tuple[Optional[np.ndarray], ...]] = []
+        crow: Optional[np.ndarray] = None  # the claimed rows, where a rank is not kept
+        for attr in ("rank", "currentrank"):
+            key = ("slot", attr)
+            arrays = kept.get(key, self.req)
+            if arrays is None and kept.worth(key) and not self.slots.may_draw(self.req, (), (), (attr,)):
+                arrays = self.every_row(key, partial(self.slot_rank_of, attr))
+            if arrays is None:  # the claimed rows alone, laid out over every row
+                crow = rows[claimed] if crow is None else crow
+                values, errors = self.slot_rank_of(attr, crow)
+                laid = np.zeros(n), np.zeros(n, dtype=bool)
+                laid[0][claimed], laid[1][claimed] = values, errors
+                arrays = laid
+            whole.append(arrays)
+        (rank, error), (current, _) = whole
+        assert rank is not None and current is not None
+
+        def make() -> tuple[np.ndarray, ...]:
+            better = claimed & (rank[rows] > current[rows])
+            errors = claimed & error[rows] if error is not None else np.zeros(n, dtype=bool)
+            return better, claimed & ~better, rank[rows] >= current[rows], errors
+
+        return make() if crow is not None else kept.derived((*whole, rows, self.slots.claimed), make)
+
+    def slot_rank_of(self, attr: str, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The slots' ``attr`` (Rank or CurrentRank) on ``rows`` as a rank, and where it is an error."""
+        col = self.slot_side(attr, rows)
+        return rank_array(col), col.kind == K_ERROR
+
+    def claimed_masks(
+        self, rows: np.ndarray, ranks: tuple[np.ndarray, ...], submitter: str, only_rank: bool
+    ) -> tuple[np.ndarray, ...]:
+        """:meth:`claimed_table` made of :meth:`rank_masks` with a few operations over every
+        row: the tests of :meth:`claimed_states` in its order (the submitter's own claims,
+        a better EUP, PREEMPTION_REQUIREMENTS evaluated on the same rows)."""
+        slots, pol = self.slots, self.policy
+        better, rest, same, error = ranks
+        n = len(rows)
+        dropped = np.zeros(n, dtype=bool)
+        refused = dropped
+        if only_rank:
+            dropped, rest = rest, np.zeros(n, dtype=bool)
+        else:
+            own = slots.remote_names.get(submitter)
+            if own is not None:
+                mine = rest & (slots.remote[rows] == own)
+                dropped = dropped | mine
+                rest = rest & ~mine
+        if pol.preemption_needs_better_eup and rest.any():
+            eup_of = self.matcher.eup_of
+            worse = rest & ~(eup_of(submitter) < slots.eups(eup_of)[rows])
+            dropped = dropped | worse
+            rest = rest & ~worse
+        prereq = pol.preemption_requirements
+        if prereq is not None and rest.any():
+            if type(prereq) is ast.Literal:
+                passed = np.full(n, is_true(prereq.value))
+            else:
+                passed = np.zeros(n, dtype=bool)
+                at = np.nonzero(rest)[0]
+                passed[at] = self.knob_true(prereq, rows[at])
+            refused = rest & ~passed
+            dropped = dropped | refused
+            rest = rest & passed
+        state = np.where(better, RANK_PREEMPTION, NO_PREEMPTION).astype(np.int64)
+        state[rest & same] = PRIO_PREEMPTION
+        return state, ~(dropped | (rest & ~same)), refused, error
 
     def claimed_states(
         self, crow: np.ndarray, cpos: np.ndarray, state: np.ndarray, keep: np.ndarray, submitter: str, only_rank: bool

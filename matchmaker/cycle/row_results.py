@@ -27,7 +27,7 @@ that holds them exactly.
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Optional
+from typing import Any, Callable, Hashable, Optional, TypeVar
 
 import numpy as np
 
@@ -37,6 +37,10 @@ from .build_reuse import ByReads
 BUDGET = 8 * 1024 * 1024
 # How many arrays of one kind are kept before they must have been taken again as often.
 _TRIAL = 8
+# How many results made of kept arrays (:meth:`RowResults.derived`) are held at most.
+_DERIVED = 64
+
+_Made = TypeVar("_Made")
 
 
 class RowResults:
@@ -49,6 +53,7 @@ class RowResults:
         self._by = ByReads()
         self._kept: dict[Hashable, int] = {}  # per key: how many arrays were kept
         self._taken: dict[Hashable, int] = {}  # per key: how many times they were taken
+        self._derived: dict[tuple[int, ...], tuple[tuple, Any]] = {}  # see :meth:`derived`
 
     def get(self, key: Hashable, req: Any) -> Optional[tuple[Optional[np.ndarray], ...]]:
         """The arrays kept under ``key`` for a request that gives the values they read
@@ -66,6 +71,20 @@ class RowResults:
         values, and each build is better off evaluating its own rows)."""
         kept = self._kept.get(key, 0)
         return self.size < self.budget and (kept < _TRIAL or self._taken.get(key, 0) >= kept)
+
+    def derived(self, sources: tuple[Any, ...], make: Callable[[], _Made]) -> _Made:
+        """``make()``, made once per ``sources`` (objects this cycle keeps, by identity: what
+        is made of them is the same as long as they are): kept with them, at most
+        :data:`_DERIVED` results."""
+        key = tuple(map(id, sources))
+        hit = self._derived.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], sources)):
+            return hit[1]  # type: ignore[no-any-return]
+        if len(self._derived) >= _DERIVED:
+            self._derived.clear()
+        made = make()
+        self._derived[key] = (sources, made)
+        return made
 
     def put(self, key: Hashable, req: Any, read: list[str], arrays: tuple[Optional[np.ndarray], ...]) -> None:
         """Keep ``arrays``, computed from ``req`` reading the names ``read``."""
