@@ -711,33 +711,32 @@ class _RequestColumns:
         rows whose Rank beats their CurrentRank, the other claimed rows, the rows whose Rank
         is at least their CurrentRank and the claimed rows whose Rank is an error -- what
         :meth:`claimed_states` finds of the slots' ranks, the same for every submitter.
-        The ranks are found as :meth:`slot_rank` finds them on the claimed rows (kept for
-        the cycle, computed over every row and kept, or computed on the claimed rows alone);
-        the masks made once per pair of kept ranks."""
+        The ranks are found as :meth:`slot_rank` finds them (kept for the cycle, computed
+        over every row and kept) or else computed over every row here, which costs less
+        than picking the claimed rows of each column (nothing they evaluate draws: see
+        :meth:`claimed_whole`; what they read of the request is logged); the masks are made
+        once per pair of kept ranks."""
         kept, n = self.slots.results, len(rows)
         whole: list[tuple[Optional[np.ndarray], ...]] = []
-        crow: Optional[np.ndarray] = None  # the claimed rows, where a rank is not kept
+        fresh = False  # whether a rank was computed here (not kept)
         for attr in ("rank", "currentrank"):
             key = ("slot", attr)
             arrays = kept.get(key, self.req)
             if arrays is None and kept.worth(key) and not self.slots.may_draw(self.req, (), (), (attr,)):
                 arrays = self.every_row(key, partial(self.slot_rank_of, attr))
-            if arrays is None:  # the claimed rows alone, laid out over every row
-                crow = rows[claimed] if crow is None else crow
-                values, errors = self.slot_rank_of(attr, crow)
-                laid = np.zeros(n), np.zeros(n, dtype=bool)
-                laid[0][claimed], laid[1][claimed] = values, errors
-                arrays = laid
+            if arrays is None:
+                fresh, arrays = True, self.slot_rank_of(attr, rows)
             whole.append(arrays)
         (rank, error), (current, _) = whole
         assert rank is not None and current is not None
 
         def make() -> tuple[np.ndarray, ...]:
-            better = claimed & (rank[rows] > current[rows])
+            mine, now = (rank, current) if rows is self.table.all_rows else (rank[rows], current[rows])
+            better = claimed & (mine > now)
             errors = claimed & error[rows] if error is not None else np.zeros(n, dtype=bool)
-            return better, claimed & ~better, rank[rows] >= current[rows], errors
+            return better, claimed & ~better, mine >= now, errors
 
-        return make() if crow is not None else kept.derived((*whole, rows, self.slots.claimed), make)
+        return make() if fresh else kept.derived((*whole, rows, self.slots.claimed), make)
 
     def slot_rank_of(self, attr: str, rows: np.ndarray) -> tuple[np.ndarray, ...]:
         """The slots' ``attr`` (Rank or CurrentRank) on ``rows`` as a rank, and where it is an error."""
@@ -760,7 +759,7 @@ class _RequestColumns:
         else:
             own = slots.remote_names.get(submitter)
             if own is not None:
-                mine = rest & (slots.remote[rows] == own)
+                mine = rest & ((slots.remote if rows is self.table.all_rows else slots.remote[rows]) == own)
                 dropped = dropped | mine
                 rest = rest & ~mine
         if pol.preemption_needs_better_eup and rest.any():

@@ -89,7 +89,7 @@ def test_the_claimed_table_is_the_tests_of_the_claimed_rows(
     worth = RowResults.worth
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(matching, "build_columnar", build)
-        if not ranks_kept:  # the slots' ranks computed on the claimed rows for each table
+        if not ranks_kept:  # the slots' ranks computed afresh for each table, not kept
             mp.setattr(RowResults, "worth", lambda self, key: key[0] != "slot" and worth(self, key))
         negotiate(pool, settings, StaticPriorities(dict(zip(USERS, eups))), NOW)
     for made, alone in seen:
