@@ -9,6 +9,7 @@ distinct node is evaluated once for its whole group.
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
@@ -124,9 +125,11 @@ def _column_of(stored: Sequence[Any], pool: StringPool) -> AttrColumn:
     n = len(stored)
     kinds = set(map(type, stored))
     if len(kinds) == 1:
-        same = _one_kind(stored, kinds.pop(), n, pool)
+        same = _one_kind(stored, next(iter(kinds)), n, pool)
         if same is not None:
             return same
+    if ast.Literal not in kinds:
+        return _by_type(stored, pool)
     values = Column.empty(n, pool)
     kind, iv, fv, sv = values.kind, values.i, values.f, values.s
     holds = np.zeros(n, np.int8)
@@ -173,6 +176,50 @@ def _column_of(stored: Sequence[Any], pool: StringPool) -> AttrColumn:
                 obj = np.empty(n, dtype=object)
             obj[r] = v
     values.o = obj
+    return AttrColumn(values, holds, group, nodes)
+
+
+# The types of a plain form a column stores by whole-array writes (see _by_type).
+_NONE, _BOOL, _INT, _REAL, _STR, _EXPR = range(6)
+_TYPE_CODE = {type(None): _NONE, bool: _BOOL, int: _INT, float: _REAL, str: _STR}
+
+
+def _by_type(stored: Sequence[Any], pool: StringPool) -> AttrColumn:
+    """:func:`_column_of` of plain forms none of which is an :class:`~classad.ast.Literal`
+    (Undefined, Error, a list...): the rows of each type are written at once, the strings
+    interned in row order and the expressions numbered in order of their first row, as
+    the row-by-row loop does."""
+    n = len(stored)
+    code = np.fromiter(map(_TYPE_CODE.get, map(type, stored), repeat(_EXPR)), np.int8, n)
+    values = Column.empty(n, pool)
+    holds = np.zeros(n, np.int8)
+    group = np.full(n, -1, np.int32)
+    nodes: list = []
+    pick = stored.__getitem__
+    for c in np.unique(code).tolist():
+        rows = np.flatnonzero(code == c)
+        if c == _NONE:
+            holds[rows] = HOLDS_NOTHING
+            continue
+        got = stored if len(rows) == n else list(map(pick, rows.tolist()))
+        if c == _EXPR:
+            holds[rows] = HOLDS_EXPR
+            first = dict(zip(map(id, got), got))  # each node by its id, in order of its first row
+            nodes = list(first.values())
+            if len(first) == 1:
+                group[rows] = 0
+            else:
+                number = dict(zip(first, range(len(first))))
+                group[rows] = np.fromiter(map(number.__getitem__, map(id, got)), np.int32, len(got))
+        elif c == _STR:
+            values.kind[rows] = K_STR
+            values.s[rows] = list(map(pool.code, got))
+        elif c == _REAL:
+            values.kind[rows] = K_REAL
+            values.f[rows] = got
+        else:
+            values.kind[rows] = K_BOOL if c == _BOOL else K_INT
+            values.i[rows] = got
     return AttrColumn(values, holds, group, nodes)
 
 
@@ -327,33 +374,35 @@ def _carry_column(
 ) -> AttrColumn:
     """Column ``lname`` (``col`` before) over the new rows: kept rows read their source
     row, ``redo`` rows are read again (``known``: their plain forms of ``lname``, if read)."""
-    n = len(ads)
-    keep = np.nonzero(~redo)[0]
-    src = source[keep]
-    old = col.values
-    values = Column(np.zeros(n, np.int8), np.zeros(n, np.int64), None, None, None, pool)
-    values.put(keep, old.take(src))
-    holds = np.zeros(n, np.int8)
-    holds[keep] = col.holds[src]
-    group = np.full(n, -1, np.int32)
-    group[keep] = col.group[src]
-    nodes = list(col.nodes)
-    again = np.nonzero(redo)[0]
-    if len(again):
-        if known is None:
-            known = [ads[r].plain(lname) for r in again.tolist()]
+    again = np.flatnonzero(redo)
+    if known is None:
+        known = [ads[r].plain(lname) for r in again.tolist()]
+    if len(again) == len(ads):  # every row read again: the column of what they hold
         part = _column_of(known, pool)
-        values.put(again, part.values)
-        holds[again] = part.holds
-        if part.nodes:
-            index = {id(node): g for g, node in enumerate(nodes)}
-            for node in part.nodes:
-                if id(node) not in index:
-                    index[id(node)] = len(nodes)
-                    nodes.append(node)
-            remap = np.array([index[id(node)] for node in part.nodes], np.int32)
-            at = part.group >= 0
-            group[again[at]] = remap[part.group[at]]
+        values, holds, group, nodes = part.values, part.holds, part.group, part.nodes
+    else:
+        src = source.copy()
+        src[again] = 0  # a kept row's stands in (the rows read again are written over)
+        values = col.values.take(src)
+        holds = col.holds.take(src)
+        group = col.group.take(src)
+        nodes = list(col.nodes)
+        if len(again):
+            part = _column_of(known, pool)
+            values.put(again, part.values)
+            if part.values.o is None and values.o is not None:
+                values.o[again] = None
+            holds[again] = part.holds
+            group[again] = -1
+            if part.nodes:
+                index = {id(node): g for g, node in enumerate(nodes)}
+                for node in part.nodes:
+                    if id(node) not in index:
+                        index[id(node)] = len(nodes)
+                        nodes.append(node)
+                remap = np.array([index[id(node)] for node in part.nodes], np.int32)
+                at = part.group >= 0
+                group[again[at]] = remap[part.group[at]]
     out = AttrColumn(values, holds, *_first_seen(group, nodes))
     if col.variants is not None and len(out.nodes) == len(col.nodes):
         if all(x is y for x, y in zip(out.nodes, col.nodes)):
@@ -364,10 +413,15 @@ def _carry_column(
 def _first_seen(group: np.ndarray, nodes: list) -> tuple[np.ndarray, list]:
     """The expression groups renumbered in order of their first row, unused nodes dropped
     (as a table built afresh numbers them)."""
-    at = np.nonzero(group >= 0)[0]
+    at = np.flatnonzero(group >= 0)
     if not len(at):
         return group, []
-    used, first = np.unique(group[at], return_index=True)
+    seq = group[at]
+    if seq[0] == 0:  # numbered so already when each row's group is at most one past those before it
+        top = np.maximum.accumulate(seq)
+        if int(top[-1]) == len(nodes) - 1 and bool((seq[1:] <= top[:-1] + 1).all()):
+            return group, nodes
+    used, first = np.unique(seq, return_index=True)
     order = used[np.argsort(first, kind="stable")]
     if len(order) == len(nodes) and bool((order == np.arange(len(nodes))).all()):
         return group, nodes
