@@ -331,12 +331,18 @@ def build(
 
 # What :meth:`_RequestColumns.finish` answers when the list must be made afresh.
 _AFRESH = object()
+# Up to how many positions :func:`candidate_order` sorts on every key.
+_SORT_ALL = 512
 
 
 def candidate_order(keys: list[np.ndarray]) -> np.ndarray:
     """The positions sorted ascending by ``keys`` (the first the most significant), ties
     left in position order -- the slot list order, as the rows are ascending.  Keys that
-    are the same on every row order nothing and are left out of the (stable) sort."""
+    are the same on every row order nothing and are left out of the (stable) sort, unless
+    there are few positions (up to :data:`_SORT_ALL`: sorting on them costs less than
+    finding them)."""
+    if keys and len(keys[0]) <= _SORT_ALL:
+        return np.lexsort(keys[::-1])
     varying = [k for k in keys if len(k) > 1 and k.min() != k.max()]
     if not varying:
         return np.arange(len(keys[0]) if keys else 0)

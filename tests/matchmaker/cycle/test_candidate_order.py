@@ -15,12 +15,14 @@ _values = st.sampled_from([float("-inf"), -7.0, -0.0, 0.0, 1.0, 2.5, float("inf"
 @st.composite
 def _keys(draw: st.DrawFn) -> list[np.ndarray]:
     n = draw(st.integers(0, 300))
+    times = draw(st.sampled_from([1, 1, 3]))  # past 512 positions, keys that vary are found first
     keys = []
     for _ in range(draw(st.integers(1, 5))):
         if draw(st.booleans()):
-            keys.append(np.full(n, draw(_values)))  # the same on every row
+            keys.append(np.full(n * times, draw(_values)))  # the same on every row
         else:
-            keys.append(np.array(draw(st.lists(_values, min_size=n, max_size=n)), dtype=np.float64))
+            values = np.array(draw(st.lists(_values, min_size=n, max_size=n)), dtype=np.float64)
+            keys.append(np.tile(values, times) if draw(st.booleans()) else np.repeat(values, times))
     return keys
 
 
