@@ -607,11 +607,14 @@ class _RequestColumns:
         return out
 
     def both_requirements(self, rows: np.ndarray) -> np.ndarray:
-        """The rows whose slot both Requirements accept (the job's first, as the scalar path asks them)."""
+        """The rows whose slot both Requirements accept (the job's first, as the scalar path asks them).
+
+        The rows are kept with ``compress``, which gives what a boolean index gives at
+        about half its cost on masks of thousands of rows."""
         if len(rows):
-            rows = rows[self.job_true("requirements", rows)]
+            rows = rows.compress(self.job_true("requirements", rows))
         if len(rows):
-            rows = rows[self.slot_true("requirements", rows)]
+            rows = rows.compress(self.slot_true("requirements", rows))
         return rows
 
     def rank_preemptions(self, submitter: str) -> tuple[np.ndarray, np.ndarray, list[int]]:

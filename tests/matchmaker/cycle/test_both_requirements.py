@@ -1,0 +1,61 @@
+"""Both Requirements of a build's request over the slots' rows
+(:meth:`~matchmaker.cycle.columnar_match._RequestColumns.both_requirements`) keep the rows
+the scalar evaluator matches both ways, as row positions, on random pools."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings
+from test_build_reuse import CYCLE, USERS, _job_ads, _slot_ad
+from test_row_results import NOW, _settings
+
+from matchmaker.cycle import columnar_match, matching
+from matchmaker.cycle.candidates import CandidateList
+from matchmaker.cycle.ephemeral import StaticPriorities
+from matchmaker.cycle.negotiator import negotiate
+from matchmaker.pool.ads import pool_from_ads
+
+
+def _requirements_both_ways(args: tuple) -> list:
+    """The rows ``both_requirements`` keeps of every row and of every other row, and the
+    rows whose ads match both ways by the scalar evaluator, for the request of ``args``
+    (a build's), when neither Requirements could draw."""
+    matcher, req, autocluster = args[:3]
+    slots = columnar_match._slots(matcher, args[4])
+    slots.sync()
+    if slots.may_draw(req, (), ("requirements",), ("requirements",)):
+        return []
+    run = columnar_match._RequestColumns(matcher, req, slots, CandidateList(autocluster, False, []))
+    every = slots.table.all_rows
+    out = []
+    for rows in (every, every[::2].copy()):
+        kept = run.both_requirements(rows)
+        ads = slots.table.ads
+        scalar = [r for r in rows.tolist() if ads[r].matches(req) and req.matches(ads[r])]
+        out.append((kept.dtype == rows.dtype, kept.tolist(), scalar))
+    return out
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@hsettings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(**CYCLE)
+def test_both_requirements_keep_the_rows_the_scalar_match_keeps(
+    match_engine, slots, kinds, queue, policy, eups, weights, groups
+):
+    """Before every build of a cycle, the rows both Requirements keep (of every row and of
+    every other row) are the rows whose slot and job match both ways, as the scalar
+    evaluator finds them, still as row positions."""
+    kinds = [{**k, "draws": False} for k in kinds]
+    pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(kinds, queue))
+    real = columnar_match.build
+    seen: list = []
+
+    def build(*args):
+        seen.extend(_requirements_both_ways(args))
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(matching, "build_columnar", build)
+        negotiate(pool, _settings("", weights, groups), StaticPriorities(dict(zip(USERS, eups))), NOW)
+    for same_type, kept, scalar in seen:
+        assert same_type and kept == scalar
