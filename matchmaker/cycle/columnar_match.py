@@ -610,7 +610,7 @@ class _RequestColumns:
         """The rows whose slot both Requirements accept (the job's first, as the scalar path asks them).
 
         The rows are kept with ``compress``, which gives what a boolean index gives at
-        about half its cost on masks of thousands of rows."""
+        less cost on masks of thousands of rows (a quarter less on a steady cycle's)."""
         if len(rows):
             rows = rows.compress(self.job_true("requirements", rows))
         if len(rows):
