@@ -82,6 +82,8 @@ class _NoDraws:
 _NO_DRAWS = _NoDraws()
 # What :meth:`Run._bring_stored` answers when bringing a result up to date would draw.
 _DRAWS = object()
+# What :meth:`Run._stored_result` answers for a result of an older generation not to be brought.
+_OLDER = object()
 
 
 # At most this many rows are computed in one walk for several shared results (Run._stacked_parts).
@@ -964,15 +966,24 @@ class Run:
         if not plain:
             return self._stored_result(key, rows, compute)
         if key in shared.direct:
-            if bits is not None:
-                got = self._afresh(rows, bits, True)
-                if got is not None:
-                    return got
-            return self._afresh(rows, compute)
+            return self._computed_afresh(rows, compute, bits)
         before = shared.as_is
-        got = self._stored_result(key, rows, compute)
+        got = self._stored_result(key, rows, compute, shared.worth_bringing(key))
+        if got is _OLDER:  # not worth bringing up to date: computed as a direct key is
+            got = self._computed_afresh(rows, compute, bits)
+            shared.served(key, False)
+            return got
         shared.served(key, shared.as_is != before)
         return got
+
+    def _computed_afresh(self, rows: np.ndarray, compute: Any, bits: Any) -> Any:
+        """:meth:`_memo_result` of a cheap key computed for this run (:meth:`_afresh`): the
+        true rows from ``bits`` where it answers, else the column."""
+        if bits is not None:
+            got = self._afresh(rows, bits, True)
+            if got is not None:
+                return got
+        return self._afresh(rows, compute)
 
     def _afresh(self, rows: np.ndarray, compute: Any, as_bits: bool = False) -> Any:
         """``compute(rows)`` for a key no longer stored: over every row (then picked), which
@@ -1026,8 +1037,10 @@ class Run:
             return got
         return np.full(len(rows), bool(got))
 
-    def _stored_result(self, key: Any, rows: np.ndarray, compute: Any) -> Any:
-        """:meth:`_memo_result` of a key whose results are stored."""
+    def _stored_result(self, key: Any, rows: np.ndarray, compute: Any, bring: bool = True) -> Any:
+        """:meth:`_memo_result` of a key whose results are stored; ``_OLDER`` (nothing done
+        but reading what the results read of the fixed ad) when the result found is of an
+        older generation of the table and not to be brought up to date (``bring`` false)."""
         shared = self.shared
         assert shared is not None
         every = self.t.all_rows
@@ -1038,6 +1051,8 @@ class Run:
             stored = shared.find(key, keys, tokens)
             if stored is None:
                 continue
+            if not bring and stored.generation != self.t.generation:
+                return _OLDER
             if self.recording:
                 for k, tok in zip(keys, tokens):
                     self.note(k, tok)

@@ -338,6 +338,15 @@ class SharedMemo:
             for stored in list(self.entries.get(key, {}).values()):
                 self.drop(key, stored)
 
+    def worth_bringing(self, key: Hashable) -> bool:
+        """Whether a stored result of the cheap expression ``key`` made for an older
+        generation of the table is brought up to date for a lookup (else the lookup computes
+        it, as for a direct key): not when the lookups so far found a result as it was in
+        fewer than half of them (bringing one costs several computations, which pays only
+        when later lookups find it as it is)."""
+        seen = self.lookups.get(key)
+        return seen is None or 2 * seen[1] >= seen[0]
+
     def pin(self, node: Any) -> None:
         """Keep ``node`` alive as long as this memo (its results are keyed by ``id(node)``)."""
         self._pinned.setdefault(id(node), node)

@@ -328,3 +328,84 @@ def test_a_combination_reading_the_slots_stays_per_row():
     run gives them."""
     runs, _ = _start_runs("A > 0 && TARGET.Memory >= 300")
     assert runs == [[r % 7 >= 3 for r in range(3000)]] * 3
+
+
+def _brought(table: AdTable, job: ClassAd, name: str, rows: np.ndarray) -> tuple[list, int]:
+    """``name`` of ``table`` against ``job`` on ``rows`` (shared), and how many stored
+    results that brought up to date from an older generation of the table."""
+    original = columnar_compile.Run._bring_stored
+    calls: list[bool] = []
+
+    def spy(self, *args):  # type: ignore[no-untyped-def]
+        calls.append(True)
+        return original(self, *args)
+
+    columnar_compile.Run._bring_stored = spy  # type: ignore[method-assign]
+    try:
+        got = evaluate_attribute(table, name, other=job, state=new_state(), rows=rows, shared=True).to_values()
+    finally:
+        columnar_compile.Run._bring_stored = original  # type: ignore[method-assign]
+    return got, len(calls)
+
+
+def test_a_cheap_result_seldom_found_as_it_is_is_computed_not_brought():
+    """By hand: slots of Memory 100, 200, 300, each Limits = TARGET.RequestMemory <= Memory
+    and Start = KeyboardIdle > 10 && TARGET.Owner == "a" (KeyboardIdle 5, 50, 500), asked
+    for a job [RequestMemory = 150; Owner = "a"].  Generation 0: Limits once ([F, T, T], a
+    miss, stored), Start twice (a miss, then found as it is).  Row 0 is then rewritten to
+    Memory 400, KeyboardIdle 20.  Generation 1: Limits, found once in one lookup as it was
+    -- never -- is computed, not brought: [T, T, T] (the stored [F, T, T] would be wrong on
+    row 0), and on rows 0 and 2, [T, T]; Start, found as it was in one lookup of two, is
+    brought up to date: [T, T, T].  Limits' lookups then count 3, none found; Start's 3,
+    one found (a result brought up to date was not found as it was)."""
+    rows = [
+        _holding(
+            ClassAd(f"[Memory = {m}; KeyboardIdle = {k}]"),
+            Limits="TARGET.RequestMemory <= Memory",
+            Start='KeyboardIdle > 10 && TARGET.Owner == "a"',
+        )
+        for m, k in ((100, 5), (200, 50), (300, 500))
+    ]
+    job = ClassAd('[RequestMemory = 150; Owner = "a"]')
+    table = AdTable(rows)
+    every = table.all_rows
+    assert _brought(table, job, "Limits", every) == ([False, True, True], 0)
+    assert _brought(table, job, "Start", every) == ([False, True, True], 0)
+    assert _brought(table, job, "Start", every) == ([False, True, True], 0)
+    new_rows = list(rows)
+    new_rows[0] = _holding(
+        ClassAd("[Memory = 400; KeyboardIdle = 20]"),
+        Limits="TARGET.RequestMemory <= Memory",
+        Start='KeyboardIdle > 10 && TARGET.Owner == "a"',
+    )
+    table = table.follow(new_rows, np.arange(3), np.array([True, False, False]), {})
+    every = table.all_rows
+    assert _brought(table, job, "Limits", every) == ([True, True, True], 0)
+    assert _brought(table, job, "Limits", np.array([0, 2])) == ([True, True], 0)
+    assert _brought(table, job, "Start", every) == ([True, True, True], 1)
+    shared = table.shared_memo()
+    limits = next(k for k in shared.lookups if k[0] == "limits")
+    start = next(k for k in shared.lookups if k[0] == "start")
+    assert shared.lookups[limits] == [3, 0] and shared.lookups[start] == [3, 1]
+    assert limits not in shared.direct
+    limits_node = parse_expr("TARGET.RequestMemory <= Memory")
+    assert [evaluate_top(limits_node, r, new_state(r, job)) for r in new_rows] == [True] * 3
+
+
+def test_a_cheap_result_computed_not_brought_draws_only_for_the_asked_rows():
+    """By hand: P = Memory > 0 && R over rows of Memory 1..4 with R = true, asked once on
+    every row (stored: its lookups found nothing as it was).  Row 2 is rewritten to R =
+    random(10) >= 0 (true whatever the draw).  Asked on rows 0, 1 and 3 of the carried
+    table, the older result is not brought but computed: True, True, True and no draw (row
+    2, not asked, must not draw), as on a new table; asked on every row: one draw, row 2's."""
+    rows = [_holding(ClassAd(f"[Memory = {m}]"), R="true", P="Memory > 0 && R") for m in (1, 2, 3, 4)]
+    job = ClassAd("[RequestMemory = 1]")
+    table = AdTable(rows)
+    assert _drawn(table, "P", "my", job, table.all_rows) == ([True] * 4, 0)
+    new_rows = list(rows)
+    new_rows[2] = _holding(ClassAd("[Memory = 3]"), R="random(10) >= 0", P="Memory > 0 && R")
+    table = table.follow(new_rows, np.arange(4), np.array([False, False, True, False]), {})
+    asked = np.array([0, 1, 3])
+    assert _drawn(AdTable(new_rows), "P", "my", job, asked) == ([True] * 3, 0)
+    assert _drawn(table, "P", "my", job, asked) == ([True] * 3, 0)
+    assert _drawn(table, "P", "my", job, table.all_rows) == ([True] * 4, 1)
