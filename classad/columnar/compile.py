@@ -18,6 +18,7 @@ state that reproduces the scalar one (partner ad, circular-reference guard).
 from __future__ import annotations
 
 import copy
+import weakref
 from typing import Any, Callable, Optional, Union
 
 import numpy as np
@@ -1028,6 +1029,12 @@ class Run:
                 return None
         if id(node) in self._unfused or not self._plain(node):
             return None
+        if scope == FIXED and node.op == "&&" and ro is not None:
+            plan = self._conjunction_plan(node, rows, active, ro)
+            if plan is not None:
+                bits = self._conjunction_true(plan, rows, active)
+                if bits is not None:
+                    return bits
         got = self._fused(node, scope, rows, active)
         if got is None:
             return None
@@ -1036,6 +1043,85 @@ class Run:
         if type(got) is np.ndarray:
             return got
         return np.full(len(rows), bool(got))
+
+    def _conjunction_plan(self, node: ast.Binary, rows: np.ndarray, active: frozenset, ro: RowOnly) -> Optional[_Plan]:
+        """How :meth:`_conjunction_true` evaluates the fixed ad's ``&&`` chain ``node`` on
+        every row of this generation of the table (kept in the table's memo, made on first
+        use); None when it does not apply: not every row asked for, a run recording what it
+        reads, or a part that is not a non-constant truth value on the rows."""
+        shared = self.shared
+        if shared is None or rows is not self.t.all_rows or self.recording or self.t.watch or not self.partner_plain:
+            return None
+        known = shared.conjunctions.get(id(node))
+        if known is not None and known.node is node and known.fits(self.t, self.strict, active):
+            return known if known.usable else None
+        plan = _Plan(node, self.t, self.strict, active)
+        saved, self.eager = self.eager, True
+        try:
+            plan.usable = self._plan_parts(plan, _conjuncts(node, ro), rows, active, ro)
+        except _NotEager:
+            plan.usable = False
+        finally:
+            self.eager = saved
+        if len(shared.conjunctions) >= 1 << 12:
+            shared.conjunctions.clear()
+        shared.conjunctions[id(node)] = plan
+        return plan if plan.usable else None
+
+    def _plan_parts(self, plan: _Plan, parts: list, rows: np.ndarray, active: frozenset, ro: RowOnly) -> bool:
+        """Fill ``plan`` from the conjuncts ``parts``: the row-only ones evaluated now (their
+        true rows and-ed into ``plan.fixed_true``), a comparison of a row value with a
+        value of the fixed ad kept as its row side's column, any other left to :meth:`_bools`;
+        False when a row-only part is a constant (which could decide the chain alone)."""
+        n = len(rows)
+        for part in parts:
+            if ro.partner_form(part) is not None:
+                true = _varying_true(self._bools(part, FIXED, rows, active), n)
+                if true is None:
+                    return False
+                plan.fixed_true = true if plan.fixed_true is None else plan.fixed_true & true
+                continue
+            if type(part) is ast.Binary and part.op in _COMPARE:
+                row_left = ro.partner_form(part.left) is not None
+                if row_left != (ro.partner_form(part.right) is not None):
+                    side = part.left if row_left else part.right
+                    values = self.ev(side, FIXED, rows, active)
+                    if type(values) is Column:
+                        plan.steps.append((part, values, part.right if row_left else part.left, not row_left))
+                        continue
+            plan.steps.append((part, None, None, False))
+        return True
+
+    def _conjunction_true(self, plan: _Plan, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+        """Where the fixed ad's ``&&`` chain of ``plan`` is true on every row (``rows``), as
+        :meth:`_fused` finds it: the true rows of its row-only parts (the same for every
+        fixed ad) and-ed with each other part's, evaluated in order as :meth:`_bools` does.
+        Every part is a truth value that is not one constant, so none decides the chain
+        alone and the true rows of the chain are those where every part is true; None
+        (then :meth:`_fused` evaluates it) when a part is a constant or cannot be
+        evaluated ahead of need."""
+        n = len(rows)
+        out = plan.fixed_true
+        saved, self.eager = self.eager, True
+        try:
+            for part, values, other, swapped in plan.steps:
+                true = None
+                if values is not None:
+                    b = self.ev(other, FIXED, rows, active)
+                    if type(b) is Const:
+                        true = ops.compare_number_bools(part.op, values, b.value, swapped)
+                if true is None:
+                    true = _varying_true(self._bools(part, FIXED, rows, active), n)
+                    if true is None:
+                        return None
+                out = true if out is None else out & true
+        except _NotEager:
+            return None
+        finally:
+            self.eager = saved
+        if out is None:
+            return None
+        return out.copy() if out is plan.fixed_true or not out.flags.writeable else out
 
     def _stored_result(self, key: Any, rows: np.ndarray, compute: Any, bring: bool = True) -> Any:
         """:meth:`_memo_result` of a key whose results are stored; ``_OLDER`` (nothing done
@@ -1863,6 +1949,55 @@ def _bool_array(v: Values, n: int) -> Optional[np.ndarray]:
 # A family being evaluated (Run.family_values): its rows, each hole's literal on each of them,
 # each row's expression (its group), each hole's literal per expression, results of calls.
 _Held = tuple[np.ndarray, list[Column], np.ndarray, list[Column], dict]
+
+
+class _Plan:
+    """How :meth:`Run._conjunction_true` evaluates one ``&&`` chain of the fixed ad on every
+    row of one generation of a table: the true rows of its row-only parts and-ed together
+    (None: it has none), and its other parts in order, each ``(part, row values, other
+    side, swapped)`` for a comparison of the row values (a column) with a value of the
+    fixed ad, ``(part, None, None, False)`` for a part evaluated as :meth:`Run._bools` does."""
+
+    __slots__ = ("node", "table", "generation", "strict", "active", "fixed_true", "steps", "usable")
+
+    def __init__(self, node: Any, table: AdTable, strict: bool, active: frozenset) -> None:
+        self.node = node
+        self.table = weakref.ref(table)
+        self.generation = table.generation
+        self.strict, self.active = strict, active
+        self.fixed_true: Optional[np.ndarray] = None
+        self.steps: list[tuple[Any, Optional[Column], Any, bool]] = []
+        self.usable = True
+
+    def fits(self, table: AdTable, strict: bool, active: frozenset) -> bool:
+        """Whether this plan was made for ``table`` as it is now, in the same mode and context."""
+        return (
+            self.table() is table
+            and self.generation == table.generation
+            and self.strict == strict
+            and self.active == active
+        )
+
+
+def _conjuncts(node: Any, ro: RowOnly) -> list:
+    """The operands of the ``&&`` chain ``node`` (in the fixed ad's scope) in the order
+    :meth:`Run._bools` evaluates them; a row-only ``&&`` is one operand, as :meth:`Run._bools`
+    takes it whole."""
+    while type(node) is ast.Paren:
+        node = node.inner
+    if type(node) is ast.Binary and node.op == "&&" and ro.partner_form(node) is None:
+        return _conjuncts(node.left, ro) + _conjuncts(node.right, ro)
+    return [node]
+
+
+def _varying_true(got: Truths, n: int) -> Optional[np.ndarray]:
+    """The true rows of a truth value that is not one constant for all rows (one that
+    varies, or a boolean array); None for a constant (which may decide a chain alone)."""
+    if type(got) is np.ndarray:
+        return got
+    if type(got) is _Tri and (type(got.t) is np.ndarray or type(got.u) is np.ndarray or type(got.e) is np.ndarray):  # type: ignore[union-attr]
+        return np.broadcast_to(got.t, n)  # type: ignore[union-attr]
+    return None
 
 
 class _Tri:

@@ -317,6 +317,9 @@ class SharedMemo:
         # id(node) -> [node, runs]: combinations that failed to evaluate as one boolean array
         # in every run since they first did (classad.columnar.compile.Run._fused).
         self.unfused: dict[int, list] = {}
+        # id(node) -> how a fixed ad's ``&&`` chain is evaluated on every row of the table's
+        # current generation (classad.columnar.compile.Run._conjunction_plan).
+        self.conjunctions: dict[int, Any] = {}
         # Keys of cheap expressions: how often a run looked one up, and how often a stored
         # result served it as it was (not brought to a new generation, not computed).
         self.lookups: dict[Hashable, list[int]] = {}
