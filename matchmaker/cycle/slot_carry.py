@@ -278,6 +278,18 @@ class SlotCarry:
             self._placing[what] = out
         return out
 
+    def again(self, pairs: Sequence[Any], what: str) -> list:
+        """For each of this cycle's :meth:`pairs`, what :meth:`put` kept under ``what`` at its
+        place in last cycle's pairs when the pair is taken again from last cycle (what this
+        returned then, if nothing was put), else None."""
+        return self.placed(pairs, what, _nothing)
+
+    def put(self, what: str, values: list) -> None:
+        """Keep ``values`` (one per pair of this cycle, in order) for :meth:`again` in the next
+        cycle."""
+        if self._at is not None and len(self._at) == len(values):
+            self._placing[what] = values
+
     def annotated(
         self, slot: Slot, p: SlotPrep, entries: RemoteEntries, make: Callable[[Slot], NegotiationAd]
     ) -> NegotiationAd:
@@ -292,7 +304,8 @@ class SlotCarry:
             if before is entries:
                 p.stamp = self._cycle
                 return copy
-            change = self._change(before, entries)
+            hit = self._changes.get((id(before), id(entries)))  # found once per pair in a cycle
+            change = hit[2] if hit is not None else self._change(before, entries)
             if change is not None:
                 p.stamp, p.entries = self._cycle, entries
                 if not change.names:
@@ -335,6 +348,10 @@ class SlotCarry:
         if hit is None:
             hit = self._changes[key] = (before, after, _Change.of(before, after))  # held: ids stay theirs
         return hit[2]
+
+
+def _nothing(_item: Any) -> None:
+    return None
 
 
 class _Change:

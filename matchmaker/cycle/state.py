@@ -314,36 +314,79 @@ class Cycle:
         return idle
 
     def _carried_entries(self, pairs: list[tuple[Slot, Optional[SlotPrep]]]) -> tuple[list[SlotEntry], SlotRows]:
-        """``[self._entry(s, p) for s, p in pairs if self._keep(s, p)]`` in a simulation, with
-        what :meth:`_keep`, :meth:`_entry` and :meth:`_claimed_idle` keep of each slot ad read
-        in place (the same steps in the same order, without a call per step); and what the
-        slot table reads of each entry (:class:`SlotRows`), gathered at the same time."""
-        cp = self.settings.policy.consider_preemption
+        """``[self._entry(s, p) for s, p in pairs if self._keep(s, p)]`` in a simulation, and
+        what the slot table reads of each entry (:class:`SlotRows`), gathered at the same
+        time.  A pair taken again from last cycle (the very record, see
+        :meth:`SlotCarry.pairs <matchmaker.cycle.slot_carry.SlotCarry.pairs>`) whose trim and
+        claimed-idle test read only literals gives last cycle's row again, found by its
+        place: the same trim, user and test, nothing read or evaluated; only its copy is
+        found again (:meth:`SlotCarry.annotated`).  The other pairs are read as
+        :meth:`_entry_row` reads them, in order."""
         pr, groups, memo = self.priorities, self.groups, self._remote_memo
-        annotated, make = self.carry.slots.annotated, self._annotated  # type: ignore[union-attr]
+        slots = self.carry.slots  # type: ignore[union-attr]
+        annotated, make = slots.annotated, self._annotated
         users: dict[str, RemoteEntries] = {}  # each user's entries, as the memo holds them
         out = []
         rows: list[tuple] = []
-        for s, p in pairs:
-            assert p is not None
-            known = p.keep
-            if known is not None and known[0] == s.state and known[1] == s.partitionable:
-                if not known[2]:
+        kept: list = []  # per pair, for the next cycle: its row, False if trimmed, None to be read again
+        for (s, p), row in zip(pairs, slots.again(pairs, _ENTRY_ROWS)):
+            if row is None:
+                row, literal = self._entry_row(s, p, users)  # type: ignore[arg-type]
+                kept.append(row if literal else None)
+                if not row:
                     continue
-            elif not self._keep(s, p):
+            elif not row:
+                kept.append(False)
                 continue
-            user = s.remote if cp else None
-            remote: RemoteEntries = ()
-            if user:
-                remote = users.get(user, ())
-                if not remote:
-                    remote = users[user] = remote_entries("", user, pr.eup, pr.floor, groups, memo)
-            ad = annotated(s, p, remote, make)
-            idle = p.idle
-            claimed_idle = idle[1] if idle is not None and idle[0] == s.state else self._claimed_idle(s, p)
-            out.append(SlotEntry(s, ad, user, claimed_idle))
-            rows.append((s.index, ad, user, claimed_idle, s.weight, s.ad, s.name))
+            else:
+                user = row[2]
+                remote: RemoteEntries = ()
+                if user:
+                    remote = users.get(user, ())
+                    if not remote:
+                        remote = users[user] = remote_entries("", user, pr.eup, pr.floor, groups, memo)
+                ad = annotated(s, p, remote, make)  # type: ignore[arg-type]
+                if ad is not row[1]:
+                    row = (row[0], ad, *row[2:])
+                kept.append(row)
+            out.append(SlotEntry(s, row[1], row[2], row[3]))
+            rows.append(row)
+        slots.put(_ENTRY_ROWS, kept)
         return out, SlotRows(rows)
+
+    def _entry_row(self, s: Slot, p: SlotPrep, users: dict[str, RemoteEntries]) -> tuple[Any, bool]:
+        """What :meth:`_carried_entries` gathers of one slot: False when the trim drops it,
+        else its row (:class:`SlotRows`), with what :meth:`_keep`, :meth:`_entry` and
+        :meth:`_claimed_idle` keep of its ad read in place (the same steps in the same
+        order); and whether the trim and the claimed-idle test read only literals (then
+        the next cycle may take the row again for the same record)."""
+        known = p.keep
+        if known is None or known[0] != s.state or known[1] != s.partitionable:
+            keep = self._keep(s, p)
+            known = p.keep
+            literal = known is not None and known[0] == s.state and known[1] == s.partitionable
+            if not keep:
+                return False, literal
+        elif not known[2]:
+            return False, True
+        else:
+            literal = True
+        user = s.remote if self.settings.policy.consider_preemption else None
+        remote: RemoteEntries = ()
+        if user:
+            remote = users.get(user, ())
+            if not remote:
+                pr = self.priorities
+                remote = users[user] = remote_entries("", user, pr.eup, pr.floor, self.groups, self._remote_memo)
+        ad = self.carry.slots.annotated(s, p, remote, self._annotated)  # type: ignore[union-attr]
+        idle = p.idle
+        if idle is None or idle[0] != s.state:
+            claimed_idle = self._claimed_idle(s, p)
+            idle = p.idle
+            literal = literal and idle is not None and idle[0] == s.state
+        else:
+            claimed_idle = idle[1]
+        return (s.index, ad, user, claimed_idle, s.weight, s.ad, s.name), literal
 
     def _annotated(self, s: Slot) -> NegotiationAd:
         """The slot's annotated copy for this cycle (:func:`~matchmaker.cycle.ephemeral.annotate_slot`)."""
@@ -621,6 +664,7 @@ def _rank_error_kept(p: SlotPrep) -> bool:
 
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_ENTRY_ROWS = "entry_rows"  # what Cycle._carried_entries keeps by place (SlotCarry.put)
 
 
 # What the trim and the claimed-idle test read of a slot ad (lower-case).

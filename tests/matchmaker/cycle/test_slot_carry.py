@@ -259,6 +259,33 @@ def test_what_is_kept_by_place_is_asked_of_new_pairs_only() -> None:
     assert cycle([a]) == [1] and len(asked) == 4
 
 
+def test_what_is_put_by_place_comes_back_for_pairs_taken_again_only() -> None:
+    """Cycle 1: a and u (unsteady): nothing kept yet; "ra" and "ru" put.  Cycle 2: u, a and
+    a new record a2 of a's ad: only a's pair is taken again and gets "ra"; "x", "ra2", "y"
+    put.  Cycle 3: a and a2 (the very records of cycle 2): "ra2" and "y".  Cycle 4 puts
+    nothing: what it found stays, for cycle 5; cycle 6 under other settings gets nothing."""
+    steady = {"a": True, "u": False}
+    carry = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    a, u = _slots('[Name = "a"]', '[Name = "u"]')
+    (a2,) = make_slots([(a.ad, "slots:9")])
+
+    def cycle(records: list, put: Any = None, settings: object = SETTINGS) -> list:
+        carry.begin(settings)
+        pairs = carry.pairs(records, lambda s, p: s)
+        carry.read()
+        found = carry.again(pairs, "rows")
+        if put is not None:
+            carry.put("rows", put)
+        return found
+
+    assert cycle([a, u], ["ra", "ru"]) == [None, None]
+    assert cycle([u, a, a2], ["x", "ra2", "y"]) == [None, "ra", None]
+    assert cycle([a, a2], ["ra3", "y3"]) == ["ra2", "y"]
+    assert cycle([a, a2]) == ["ra3", "y3"]
+    assert cycle([a, a2], ["ra5", "y5"]) == ["ra3", "y3"]
+    assert cycle([a, a2], ["ra6", "y6"], object()) == [None, None]
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_pairs_differential(data: Any) -> None:

@@ -21,6 +21,7 @@ from test_incremental import START, busy_pool, configs, job_texts, simulate, slo
 from matchmaker.cycle import columnar_match
 from matchmaker.cycle.columnar_match import SlotTable
 from matchmaker.cycle.evaluator import EachAlone
+from matchmaker.cycle.state import Cycle
 
 
 def _entry_row(e: Any) -> tuple:
@@ -112,3 +113,52 @@ def test_a_table_made_after_a_match_reads_the_entries(monkeypatch: Any) -> None:
     monkeypatch.undo()
     assert on == simulate(config, slots, jobs, False, 3, 0)
     assert (True, True) in seen and (False, False) in seen  # before and after a match
+
+
+def test_rows_taken_again_follow_their_users_priorities(monkeypatch: Any) -> None:
+    """The busy run (claims, releases, splits, preemption, a group): in a carried cycle, a
+    slot whose record is last cycle's and whose trim and idle test read literals gives
+    last cycle's row again without being read (``Cycle._entry_row``); a claimed one keeps
+    its copy, whose ``RemoteUserPrio`` is its user's priority of this cycle (asked of the
+    cycle's priorities here).  Some copies are kept while their user's priority changes;
+    every gathered row is its entry, and the run is the rebuild's."""
+    config, slots, jobs = busy_pool()
+    read: list = []
+    taken: list[int] = []  # per carried cycle, the pairs not read
+    changed: list = []  # copies kept from last cycle with another priority
+    last: dict[int, float] = {}  # id(copy) -> its priority last cycle
+    entry_row, carried, init = Cycle._entry_row, Cycle._carried_entries, Cycle.__init__
+
+    def reading(self: Cycle, s: Any, p: Any, users: Any) -> Any:
+        read.append(s)
+        return entry_row(self, s, p, users)
+
+    def carrying(self: Cycle, pairs: Any) -> Any:
+        before = len(read)
+        out = carried(self, pairs)
+        taken.append(len(pairs) - (len(read) - before))
+        return out
+
+    def checking(self: Cycle, *args: Any, **kwargs: Any) -> None:
+        nonlocal last
+        init(self, *args, **kwargs)
+        now: dict[int, float] = {}
+        for e in self.entries:
+            if e.remote is not None and e.cp is None:
+                prio = e.ad["RemoteUserPrio"]
+                assert prio == self.priorities.eup(e.remote)
+                if id(e.ad) in last and last[id(e.ad)] != prio:
+                    changed.append(e.ad)
+                now[id(e.ad)] = prio
+        last = now
+
+    seen: list = []
+    monkeypatch.setattr(SlotTable, "__init__", _checking(seen))
+    monkeypatch.setattr(Cycle, "_entry_row", reading)
+    monkeypatch.setattr(Cycle, "_carried_entries", carrying)
+    monkeypatch.setattr(Cycle, "__init__", checking)
+    on = simulate(config, slots, jobs, True, 12, 5)
+    monkeypatch.undo()
+    assert on == simulate(config, slots, jobs, False, 12, 5)
+    assert len(taken) == 12 and taken[0] == 0 and sum(taken[1:]) > 20
+    assert changed
