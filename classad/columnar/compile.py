@@ -1293,7 +1293,13 @@ class Run:
         holds), in one walk over those rows laid out once per result
         (:class:`StackedRows`), each copy reading its result's values of the fixed ad
         (:class:`_Stacked`): the attributes that walk read, the positions computed, and
-        each result with its values there, ``stored`` first.  None (nothing changed)
+        each result with its values there, ``stored`` first.  A row's value is made of
+        that row's values alone, so a row that read no value of the fixed ad differing
+        between the results has the same value in every copy: the walk takes the rows
+        once, for ``stored``, and then once per other result the rows that read such a
+        value (all at once when most rows did last time, ``SharedMemo.stacked_whole``:
+        PRE_JOB_RANK for each owner reads the owner only through the few slots whose
+        Rank names it, START often on every row).  None (nothing changed)
         when no other result is to be brought, or the walk cannot stand for each run's own:
         it would read of the fixed ad what the results did not read (or the clock), fall
         back to the scalar evaluator, draw a random number or call a function whose value
@@ -1337,24 +1343,75 @@ class Run:
         if compute is None:
             shared.unstacked.add(key)
             return None
-        view = StackedRows(self.t, pos, len(group))
-        run = _Stacked(view, self, group)
         deps: set = set()
+        try:
+            cols = self._stacked_values(key, compute, pos, group, deps)
+        except (_NotStackable, _WouldDraw, RecursionError):
+            shared.unstacked.add(key)
+            return None
+        return frozenset(deps), pos, list(zip(group, cols))
+
+    def _stacked_values(
+        self,
+        key: Any,
+        compute: Callable[["Run", np.ndarray], Column],
+        pos: np.ndarray,
+        group: list[MemoEntry],
+        deps: set,
+    ) -> list[Column]:
+        """The values of each result of ``group`` at the rows ``pos`` for
+        :meth:`_stacked_parts`: the rows walked for the first result, then for the others
+        where their values may differ (or every row for each at once), noting in
+        ``SharedMemo.stacked_whole`` which way the next walk of ``key`` takes."""
+        shared = self.shared
+        assert shared is not None
+        copies, width = len(group), len(pos)
+        if key in shared.stacked_whole:
+            col, varying = self._stacked_walk(compute, pos, group, copies, deps)
+            cols = [col.take(np.arange(j * width, (j + 1) * width)) for j in range(copies)]
+            differ = 0 if varying is None else int(np.count_nonzero(varying.reshape(copies, width).any(axis=0)))
+        else:
+            first, varying = self._stacked_walk(compute, pos, group, 1, deps)
+            cols = [first] * copies
+            vary = np.flatnonzero(varying) if varying is not None else None
+            differ = 0 if vary is None else len(vary)
+            if vary is not None and differ:
+                col = self._stacked_walk(compute, pos[vary], group[1:], copies - 1, deps)[0]
+                for j in range(1, copies):
+                    theirs = cols[j] = first.copy()
+                    theirs.put(vary, col.take(np.arange((j - 1) * differ, j * differ)))
+        if 2 * differ > width:
+            shared.stacked_whole.add(key)
+        else:
+            shared.stacked_whole.discard(key)
+        return cols
+
+    def _stacked_walk(
+        self,
+        compute: Callable[["Run", np.ndarray], Column],
+        at: np.ndarray,
+        group: list[MemoEntry],
+        copies: int,
+        deps: set,
+    ) -> tuple[Column, Optional[np.ndarray]]:
+        """One walk of :meth:`_stacked_parts` over the rows ``at`` laid out ``copies``
+        times, copy ``j`` reading the values ``group[j]`` read of the fixed ad, the
+        attributes it read added to ``deps``: the values, and which rows read a value of
+        the fixed ad that differs between the results of ``group`` (None: none did; see
+        :class:`_Stacked`).  Raises :class:`_NotStackable` when the walk cannot stand for
+        the runs (so too when it changed the state's taint)."""
+        view = StackedRows(self.t, at, copies)
+        run = _Stacked(view, self, group)
         view.watch.append(deps)
         watch = self.t.watch  # where the row-only values the walk reads note what they read
         watch.append(deps)
         try:
             col = compute(run, view.all_rows)
-        except (_NotStackable, _WouldDraw, RecursionError):
-            shared.unstacked.add(key)
-            return None
         finally:
             watch.pop()
         if run.st.taint != self.st.taint:
-            shared.unstacked.add(key)
-            return None
-        parts = [(entry, col.take(np.arange(j * width, (j + 1) * width))) for j, entry in enumerate(group)]
-        return frozenset(deps), pos, parts
+            raise _NotStackable
+        return col, run.varying
 
     def _stacked_compute(self, key: Any) -> Optional[Callable[["Run", np.ndarray], Column]]:
         """What a result stored under ``key`` computes, for a run over other rows: a row
@@ -2208,7 +2265,9 @@ class _Stacked(Run):
     values every fixed ad that finds it gives).  It reads nothing else of the fixed ad
     (:class:`_NotStackable` otherwise), never falls back to the scalar evaluator, and
     refuses random numbers; it keeps no shared results, but reads the table's row-only
-    values and remembered function calls."""
+    values and remembered function calls.  It notes which rows read a value of the fixed
+    ad that differs between the results (with fewer copies than results, the walk stands
+    for the first results, and those rows still are the ones whose values may differ)."""
 
     def __init__(self, view: StackedRows, run: Run, results: list[MemoEntry]) -> None:
         state = copy.copy(run.st)
@@ -2238,6 +2297,8 @@ class _Stacked(Run):
         self.recording = [Reads()]  # so that reads are noted (see note)
         # id -> (a column fixed_attr made, its values by copy): a value of the fixed ad per row
         self._per_copy: dict[int, tuple[Column, Column]] = {}
+        # The rows that read such a value (made at the first read).
+        self.varying: Optional[np.ndarray] = None
 
     def note(self, key: Any, tok: Any) -> None:
         if self.read_values.get(key) is not ABSENT or tok != ABSENT:
@@ -2253,6 +2314,9 @@ class _Stacked(Run):
             raise _NotStackable
         if type(got) is Const:
             return got  # type: ignore[no-any-return]
+        if self.varying is None:
+            self.varying = np.zeros(self.view.n, dtype=bool)
+        self.varying[rows] = True
         col: Column = got.take(self.view.copy_of(rows))
         self._per_copy[id(col)] = (col, got)
         return col

@@ -301,6 +301,10 @@ class SharedMemo:
         # Keys whose results could not be brought up to date for several fixed ads at once
         # (classad.columnar.compile.Run._stacked_parts): each is brought by its own run.
         self.unstacked: set[Hashable] = set()
+        # Keys whose last such walk found most of its rows reading values of the fixed ads
+        # that differ between the results: the next walk lays every row out for each result
+        # at once, not the first result's rows and then the others' where they may differ.
+        self.stacked_whole: set[Hashable] = set()
         # Results of value-only function calls (shared by every evaluation over the table).
         self.calls = CallResults()
         # Expressions keyed by identity are kept alive here, so that their ids stay theirs.

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from test_columnar_differential import _same
 
-from classad import ClassAd
-from classad.columnar import AdTable, compile as compile_module, evaluate_attribute
+from classad import ClassAd, ExprTree
+from classad.columnar import AdTable, compile as compile_module, evaluate_attribute, evaluate_column
 from classad.evaluate import new_state
 from classad.values import UNDEFINED
 
@@ -259,4 +259,208 @@ def test_every_owner_gets_its_own_values_generation_after_generation(slots, jobs
         table = table.follow(
             new, np.arange(n), np.zeros(n, bool), {"memory": _changed(n, memory), "start": _changed(n, start)}
         )
+        rows = new
+
+
+# The matchmaker's default NEGOTIATOR_PRE_JOB_RANK: only My.Rank (a slot's Rank against
+# the job) and the job's own attributes that a slot lacks may differ between owners.
+PRE_JOB_RANK = "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory"
+RANK_SLOTS = [
+    "Rank = 0.0; Cpus = 1; Memory = {m}",
+    'Rank = member(TARGET.Owner, {{"ann"}}) ? 10 : 0; Cpus = 2; Memory = {m}; RemoteOwner = "x"',
+    'Rank = 0.0; Cpus = 4; Memory = {m}; RemoteOwner = "y"',
+    'Rank = TARGET.Owner == "bob" ? 10 : 0; Cpus = 8; Memory = {m}',
+]
+
+
+def _walks(monkeypatch: Any) -> list[tuple[int, int]]:
+    """Where each walk over stacked rows is noted: (rows, copies)."""
+    seen: list[tuple[int, int]] = []
+    made = compile_module.StackedRows.__init__
+
+    def note(self: Any, table: Any, at: np.ndarray, copies: int) -> None:
+        seen.append((len(at), copies))
+        made(self, table, at, copies)
+
+    monkeypatch.setattr(compile_module.StackedRows, "__init__", note)
+    return seen
+
+
+def _pre_job_rank(table: AdTable, job: ClassAd, rows: Any = None) -> list:
+    col = evaluate_column(PRE_JOB_RANK, table, other=job, state=new_state(), rows=rows, shared=True)
+    return col.to_values()
+
+
+def _rank_table(memory: int, jobs: list[ClassAd]) -> AdTable:
+    """The table of RANK_SLOTS with Memory 100, 200, 300, 400, each job's PRE_JOB_RANK
+    stored, followed to a generation where every slot's Memory is ``memory`` more."""
+    slots = [ClassAd("[" + t.format(m=100 * (i + 1)) + "]") for i, t in enumerate(RANK_SLOTS)]
+    table = AdTable(slots)
+    for job in jobs:
+        _pre_job_rank(table, job)
+    new = [ClassAd("[" + t.format(m=100 * (i + 1) + memory) + "]") for i, t in enumerate(RANK_SLOTS)]
+    return table.follow(new, np.arange(4), np.zeros(4, bool), {"memory": np.ones(4, bool)})
+
+
+def test_rows_that_read_nothing_owners_differ_in_are_computed_once(monkeypatch):
+    """Hand count, Memory 101, 201, 301, 401 (every row to compute again), no job holds
+    RemoteOwner: slot 0 reads no owner, 0.0 + 1,000,000 - 100,000 - 101 = 899899.0; slot 1
+    (Rank 10 for ann): ann 100,000,000 + 0 - 200,000 - 201 = 99799799, else -200201; slot 2
+    0.0 + 0 - 400,000 - 301 = -400301.0; slot 3 (Rank 10 for bob): bob 100,000,000 +
+    1,000,000 - 800,000 - 401 = 100199599, else 199599.  Asked for by ann, the three
+    results are brought in two walks: the four rows for ann, then slots 1 and 3 (whose
+    Rank read the owner) once for each of bob and cid."""
+    ann, bob, cid = _jobs()
+    table = _rank_table(1, [ann, bob, cid])
+    walks = _walks(monkeypatch)
+    memo = table.shared_memo()
+    asked = _pre_job_rank(table, ann)
+    assert walks == [(4, 1), (2, 2)]
+    as_is = memo.as_is
+    got = [asked, _pre_job_rank(table, bob), _pre_job_rank(table, cid)]
+    assert memo.as_is - as_is == 2
+    exact = [[(type(v), v) for v in values] for values in got]
+    assert exact == [
+        [(float, 899899.0), (int, 99799799), (float, -400301.0), (int, 199599)],
+        [(float, 899899.0), (int, -200201), (float, -400301.0), (int, 100199599)],
+        [(float, 899899.0), (int, -200201), (float, -400301.0), (int, 199599)],
+    ]
+
+
+def test_a_slot_that_falls_through_to_the_owners_differing_values_is_computed_for_each(monkeypatch):
+    """As the first count, but the jobs hold RemoteOwner: ann "ann", bob Undefined, cid
+    "cid".  Slots 0 and 3 lack RemoteOwner, so they read the job's, which differs between
+    the owners: (RemoteOwner =?= UNDEFINED) is true for bob only.  Slot 0: bob 899899.0,
+    ann and cid -100101.0; slot 3: bob 100199599, ann and cid -800401.  The second walk
+    takes slots 0, 1 and 3."""
+    jobs = [
+        ClassAd('[Owner = "ann"; RemoteOwner = "ann"]'),
+        ClassAd('[Owner = "bob"; RemoteOwner = undefined]'),
+        ClassAd('[Owner = "cid"; RemoteOwner = "cid"]'),
+    ]
+    table = _rank_table(1, jobs)
+    walks = _walks(monkeypatch)
+    got = [_pre_job_rank(table, job) for job in jobs]
+    assert walks == [(4, 1), (3, 2)]
+    assert [[(type(v), v) for v in values] for values in got] == [
+        [(float, -100101.0), (int, 99799799), (float, -400301.0), (int, -800401)],
+        [(float, 899899.0), (int, -200201), (float, -400301.0), (int, 100199599)],
+        [(float, -100101.0), (int, -200201), (float, -400301.0), (int, -800401)],
+    ]
+
+
+def test_a_walk_where_most_rows_differ_between_owners_lays_every_row_out_for_each(monkeypatch):
+    """The jobs of the last count, whose walk found 3 of its 4 rows reading RemoteOwner or
+    Owner: the next generation's walk (Memory 102 ... 402) takes the four rows three times
+    over at once, each value one less than in the last count.  A generation where only slot
+    2's Memory changes (to 303) walks that slot alone, three times (it reads nothing that
+    differs, -400303.0 for each), and the next walk is again two: the four rows for the
+    first owner asking, then where the others' may differ."""
+    jobs = [
+        ClassAd('[Owner = "ann"; RemoteOwner = "ann"]'),
+        ClassAd('[Owner = "bob"; RemoteOwner = undefined]'),
+        ClassAd('[Owner = "cid"; RemoteOwner = "cid"]'),
+    ]
+    table = _rank_table(1, jobs)
+    for job in jobs:
+        _pre_job_rank(table, job)
+
+    def slots(memories: list[int]) -> list[ClassAd]:
+        return [ClassAd("[" + t.format(m=m) + "]") for t, m in zip(RANK_SLOTS, memories)]
+
+    def followed(table: AdTable, memories: list[int], changed: list[int]) -> AdTable:
+        return table.follow(slots(memories), np.arange(4), np.zeros(4, bool), {"memory": _changed(4, changed)})
+
+    walks = _walks(monkeypatch)
+    table = followed(table, [102, 202, 302, 402], [0, 1, 2, 3])
+    got = [_pre_job_rank(table, job) for job in jobs]
+    assert walks == [(4, 3)]
+    assert [[(type(v), v) for v in values] for values in got] == [
+        [(float, -100102.0), (int, 99799798), (float, -400302.0), (int, -800402)],
+        [(float, 899898.0), (int, -200202), (float, -400302.0), (int, 100199598)],
+        [(float, -100102.0), (int, -200202), (float, -400302.0), (int, -800402)],
+    ]
+    table = followed(table, [102, 202, 303, 402], [2])
+    assert [_pre_job_rank(table, job)[2] for job in jobs] == [-400303.0] * 3
+    table = followed(table, [103, 203, 304, 403], [0, 1, 2, 3])
+    assert [_pre_job_rank(table, job)[0] for job in jobs] == [-100103.0, 899897.0, -100103.0]
+    assert walks == [(4, 3), (1, 3), (4, 1), (3, 2)]
+
+
+# Values of the attributes the rank expressions read, of every kind; None: the ad lacks it.
+_SLOT_VALUES = {
+    "Rank": [
+        None,
+        "0.0",
+        "1",
+        '"x"',
+        "undefined",
+        "error",
+        'TARGET.Owner == "ann" ? 10 : 0',
+        'member(TARGET.Owner, {"ann", "bob"}) ? 2.5 : -1',
+        "TARGET.Prio",
+        "Cpus * 0.1",
+    ],
+    "RemoteOwner": [None, '"u"', "undefined", "error", "3"],
+    "Cpus": [None, "1", "2.5", '"c"', "undefined", "error", "TARGET.Prio"],
+    "Memory": [None, "100", "1e300", "-0.0", '"m"', "undefined", "error"],
+}
+RANK_EXPRS = [
+    PRE_JOB_RANK,
+    "(RemoteOwner =?= UNDEFINED) * (ifThenElse(isUndefined(My.Rank), 1000, My.Rank) - Cpus - 1.0e10*(Memory=?=True))",
+    "Memory * TARGET.Prio + Cpus",
+    "ifThenElse(Cpus > 1, My.Rank, -Memory) + 0.5",
+    'Cpus > 1 && TARGET.Owner =!= "bob" || Memory < 200',
+]
+_slot_texts = st.fixed_dictionaries({name: st.sampled_from(values) for name, values in _SLOT_VALUES.items()}).map(
+    lambda d: "[" + "; ".join(f"{k} = {v}" for k, v in d.items() if v is not None) + "]"
+)
+
+
+def _rank_job(owner: str, remote_owner: Any, prio: Any, cpus: Any) -> str:
+    """A job's text with its Owner and whichever of the others are not None."""
+    named = zip(("Owner", "RemoteOwner", "Prio", "Cpus"), (f'"{owner}"', remote_owner, prio, cpus))
+    return "[" + "; ".join(f"{k} = {v}" for k, v in named if v is not None) + "]"
+
+
+_rank_jobs = st.builds(
+    _rank_job,
+    st.sampled_from(OWNERS),
+    st.sampled_from([None, '"u"', "undefined"]),
+    st.sampled_from([None, "1", "0.5", '"p"']),
+    st.sampled_from([None, "2"]),
+)
+
+
+def _exactly(v: Any) -> Any:
+    """A value with its type, a real by its bits (0.0 and -0.0 differ)."""
+    return (type(v).__name__, v.hex() if type(v) is float else repr(v))
+
+
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    slots=st.lists(_slot_texts, min_size=1, max_size=7),
+    jobs=st.lists(_rank_jobs, min_size=2, max_size=5),
+    expr=st.sampled_from(RANK_EXPRS),
+    data=st.data(),
+)
+def test_knob_ranks_brought_for_every_owner_are_the_scalar_values(slots, jobs, expr, data):
+    """A knob rank over random slots (every kind of value in what it reads, attributes
+    missing so that names fall through to the job) for jobs of several owners, brought
+    generation after generation: each owner's values are the scalar evaluator's, bit for bit."""
+    rows = [ClassAd(t) for t in slots]
+    fixed = [ClassAd(t) for t in jobs]
+    node = ExprTree(expr)
+    table = AdTable(rows)
+    for _generation in range(4):
+        for i in data.draw(st.permutations(range(len(fixed)))):
+            job = fixed[i]
+            want = [node.evaluate(r, job) for r in rows]
+            at = data.draw(st.sampled_from([None, np.arange(0, len(rows), 2)]))
+            got = evaluate_column(node, table, other=job, state=new_state(), rows=at, shared=True).to_values()
+            assert [_exactly(v) for v in got] == [_exactly(want[p]) for p in (range(len(rows)) if at is None else at)]
+        new = [ClassAd(data.draw(_slot_texts)) if data.draw(st.booleans()) else r for r in rows]
+        dirty = np.array([a is not b for a, b in zip(new, rows)])
+        table = table.follow(new, np.arange(len(rows)), dirty, {})
         rows = new
