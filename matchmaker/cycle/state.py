@@ -325,7 +325,7 @@ class Cycle:
         pr, groups, memo = self.priorities, self.groups, self._remote_memo
         slots = self.carry.slots  # type: ignore[union-attr]
         annotated, make = slots.annotated, self._annotated
-        users: dict[str, RemoteEntries] = {}  # each user's entries, as the memo holds them
+        users = _UserEntries(lambda user: remote_entries("", user, pr.eup, pr.floor, groups, memo))
         out = []
         rows: list[tuple] = []
         kept: list = []  # per pair, for the next cycle: its row, False if trimmed, None to be read again
@@ -340,12 +340,7 @@ class Cycle:
                 continue
             else:
                 user = row[2]
-                remote: RemoteEntries = ()
-                if user:
-                    remote = users.get(user, ())
-                    if not remote:
-                        remote = users[user] = remote_entries("", user, pr.eup, pr.floor, groups, memo)
-                ad = annotated(s, p, remote, make)  # type: ignore[arg-type]
+                ad = annotated(s, p, users[user] if user else (), make)  # type: ignore[arg-type]
                 if ad is not row[1]:
                     row = (row[0], ad, *row[2:])
                 kept.append(row)
@@ -354,7 +349,7 @@ class Cycle:
         slots.put(_ENTRY_ROWS, kept)
         return out, SlotRows(rows)
 
-    def _entry_row(self, s: Slot, p: SlotPrep, users: dict[str, RemoteEntries]) -> tuple[Any, bool]:
+    def _entry_row(self, s: Slot, p: SlotPrep, users: _UserEntries) -> tuple[Any, bool]:
         """What :meth:`_carried_entries` gathers of one slot: False when the trim drops it,
         else its row (:class:`SlotRows`), with what :meth:`_keep`, :meth:`_entry` and
         :meth:`_claimed_idle` keep of its ad read in place (the same steps in the same
@@ -372,13 +367,7 @@ class Cycle:
         else:
             literal = True
         user = s.remote if self.settings.policy.consider_preemption else None
-        remote: RemoteEntries = ()
-        if user:
-            remote = users.get(user, ())
-            if not remote:
-                pr = self.priorities
-                remote = users[user] = remote_entries("", user, pr.eup, pr.floor, self.groups, self._remote_memo)
-        ad = self.carry.slots.annotated(s, p, remote, self._annotated)  # type: ignore[union-attr]
+        ad = self.carry.slots.annotated(s, p, users[user] if user else (), self._annotated)  # type: ignore[union-attr]
         idle = p.idle
         if idle is None or idle[0] != s.state:
             claimed_idle = self._claimed_idle(s, p)
@@ -665,6 +654,19 @@ def _rank_error_kept(p: SlotPrep) -> bool:
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _ENTRY_ROWS = "entry_rows"  # what Cycle._carried_entries keeps by place (SlotCarry.put)
+
+
+class _UserEntries(dict[str, RemoteEntries]):
+    """Each remote user's entries for one cycle (:func:`remote_entries`), made by ``make``
+    the first time the user is looked up."""
+
+    def __init__(self, make: Callable[[str], RemoteEntries]) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, user: str) -> RemoteEntries:
+        entries = self[user] = self._make(user)
+        return entries
 
 
 # What the trim and the claimed-idle test read of a slot ad (lower-case).
