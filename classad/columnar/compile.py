@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import weakref
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterator, Optional, Union
 
 import numpy as np
 
@@ -1930,17 +1930,11 @@ def _and_names(node: Any, row_only: Optional[RowOnly]) -> Optional[list[str]]:
     right, when no ``&&`` of them is a row-only value (:meth:`Run.ev` would look that up
     first); else None."""
     names: list[str] = []
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        t = type(n)
-        if t is ast.Paren:
-            todo.append(n.inner)
-        elif t is ast.Binary and n.op == "&&":
+    for n, combines in _combined(node, _AND, False):
+        if combines:
             if row_only is not None and row_only.shape(n)[1] >= 0:
                 return None
-            todo += (n.right, n.left)
-        elif t is ast.AttrRef and not n.absolute and n.lname not in SPECIAL_NAMES:
+        elif type(n) is ast.AttrRef and not n.absolute and n.lname not in SPECIAL_NAMES:
             names.append(n.lname)
         else:
             return None
@@ -1976,20 +1970,31 @@ def _plain_shape(node: Any) -> bool:
 
 def _combination_ids(node: Any) -> set[int]:
     """The ids of ``node`` and of the ``&&``, ``||`` and ``!`` nodes it combines directly."""
-    out: set[int] = set()
+    return {id(n) for n, combines in _combined(node, _AND_OR, True) if combines}
+
+
+def _combined(node: Any, ops: frozenset[str], negation: bool) -> Iterator[tuple[Any, bool]]:
+    """The nodes of ``node`` as a combination of the binary operators ``ops`` (and of ``!``
+    when ``negation``), parentheses looked through, left to right: each such operator's
+    node (True) before its operands, each other node met (False) in place of its subtree."""
     todo = [node]
     while todo:
         n = todo.pop()
         t = type(n)
         if t is ast.Paren:
             todo.append(n.inner)
-        elif t is ast.Binary and (n.op == "&&" or n.op == "||"):
-            out.add(id(n))
-            todo += (n.left, n.right)
-        elif t is ast.Unary and n.op == "!":
-            out.add(id(n))
+        elif t is ast.Binary and n.op in ops:
+            yield n, True
+            todo += (n.right, n.left)
+        elif negation and t is ast.Unary and n.op == "!":
+            yield n, True
             todo.append(n.operand)
-    return out
+        else:
+            yield n, False
+
+
+_AND = frozenset({"&&"})
+_AND_OR = frozenset({"&&", "||"})
 
 
 def _bool_array(v: Values, n: int) -> Optional[np.ndarray]:

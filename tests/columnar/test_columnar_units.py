@@ -628,3 +628,31 @@ def _counting_member() -> tuple[Any, list]:
             return impl(ctx, *args)
 
     return type("Entry", (), {"impl": Counting(), "name": entry.name})(), calls
+
+
+def test_and_names_and_combination_ids_walk_the_same_combinations():
+    """Both helpers look through parentheses: ``_and_names`` lists the names of a ``&&`` of
+    names left to right (None for anything else in it, or a single name); ``_combination_ids``
+    gives the ``&&``, ``||`` and ``!`` nodes combined directly, stopping at anything else."""
+    from classad import ast
+    from classad.columnar.compile import _and_names, _combination_ids
+    from classad.parser import parse_expr
+
+    assert _and_names(parse_expr("A && (B && C) && (D)"), None) == ["a", "b", "c", "d"]
+    assert _and_names(parse_expr("(A) && My.B"), None) is None  # a scoped name
+    assert _and_names(parse_expr("A || B"), None) is None
+    assert _and_names(parse_expr("(A)"), None) is None  # one name only
+    assert _and_names(parse_expr("A && (B || C)"), None) is None
+
+    node = parse_expr("!(A && B) || (C > 1 && !D)")
+    combined = _combination_ids(node)
+    # By hand: the ||, the ! and && under it, the && on the right and its !; not A, B, C > 1, D.
+    top = node
+    assert isinstance(top, ast.Binary) and top.op == "||"
+    neg = top.left
+    assert isinstance(neg, ast.Unary)
+    left_and = neg.operand.inner if isinstance(neg.operand, ast.Paren) else neg.operand
+    right_and = top.right.inner if isinstance(top.right, ast.Paren) else top.right
+    expected = {id(top), id(neg), id(left_and), id(right_and), id(right_and.right)}
+    assert combined == expected
+    assert _combination_ids(parse_expr("A + B")) == set()
