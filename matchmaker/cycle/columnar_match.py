@@ -621,7 +621,7 @@ class _RequestColumns:
         """:meth:`preemption_states` of an only-Rank build, which keeps just the claimed
         slots whose Rank for the request is better than their CurrentRank: those are found
         first, and both Requirements then run on them and on the slots whose Rank is an
-        error (reported when both Requirements hold, as :meth:`claimed_states` does)."""
+        error (reported when both Requirements hold, as :meth:`preemption_states` does)."""
         slots = self.slots
         claimed = slots.alive & slots.claimed
         if self.policy.skip_claimed_idle:
@@ -662,11 +662,13 @@ class _RequestColumns:
         whole = self.claimed_whole(submitter, only_rank)
         if whole is None:
             cpos = np.nonzero(claimed)[0]
+            crow = rows[cpos]
+            cstate, ckeep, refused, error = self.claimed_rows_table(crow, submitter, only_rank)
             state = np.full(len(rows), NO_PREEMPTION, dtype=np.int64)
             keep = np.ones(len(rows), dtype=bool)
-            error, refused = self.claimed_states(rows[cpos], cpos, state, keep, submitter, only_rank)
-            self.note_refused(rows[cpos[refused]])
-            return rows[keep], state[keep], rows[cpos[error]].tolist()
+            state[cpos], keep[cpos] = cstate, ckeep
+            self.note_refused(crow[refused])
+            return rows[keep], state[keep], crow[error].tolist()
         states, kept, refusals, errors = whole
         if refusals is not None:
             self.note_refused(rows[refusals[rows]])
@@ -702,7 +704,7 @@ class _RequestColumns:
     def claimed_table(self, rows: np.ndarray, submitter: str, only_rank: bool) -> tuple[np.ndarray, ...]:
         """Over every row (``rows``): the preemption state, whether the slot stays a
         candidate, whether PREEMPTION_REQUIREMENTS refused it and whether its Rank is an
-        error (:meth:`claimed_states` of the claimed rows; the others are kept, without
+        error (:meth:`claimed_masks` of the claimed rows; the others are kept, without
         preemption)."""
         n = len(rows)
         claimed = self.slots.claimed[rows]
@@ -715,18 +717,24 @@ class _RequestColumns:
         finally:
             self.composing = False
 
+    def claimed_rows_table(self, crow: np.ndarray, submitter: str, only_rank: bool) -> tuple[np.ndarray, ...]:
+        """:meth:`claimed_table` on the claimed rows ``crow`` alone (when it cannot be made
+        over every row): the same tests, evaluated on those rows only."""
+        return self.claimed_masks(crow, self.rank_masks(crow, np.ones(len(crow), dtype=bool)), submitter, only_rank)
+
     def rank_masks(self, rows: np.ndarray, claimed: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Over every row (``rows``, where ``claimed`` holds the claimed ones): the claimed
-        rows whose Rank beats their CurrentRank, the other claimed rows, the rows whose Rank
-        is at least their CurrentRank and the claimed rows whose Rank is an error -- what
-        :meth:`claimed_states` finds of the slots' ranks, the same for every submitter.
-        The ranks are found as :meth:`slot_rank` finds them (kept for the cycle, computed
-        over every row and kept) or else computed over every row here, which costs less
-        than picking the claimed rows of each column (nothing they evaluate draws: see
-        :meth:`claimed_whole`; what they read of the request is logged); the masks are made
-        once per pair of kept ranks."""
+        """Of ``rows`` (where ``claimed`` holds the claimed ones): the claimed rows whose
+        Rank beats their CurrentRank, the other claimed rows, the rows whose Rank is at
+        least their CurrentRank and the claimed rows whose Rank is an error -- what the
+        preemption tests find of the slots' ranks, the same for every submitter.  The
+        ranks are found as :meth:`slot_rank` finds them (kept for the cycle, computed over
+        every row and kept) or else computed on ``rows`` here (over every row, that costs
+        less than picking the claimed rows of each column; nothing they evaluate draws
+        there: see :meth:`claimed_whole`; what they read of the request is logged); the
+        masks over every row are made once per pair of kept ranks."""
         kept, n = self.slots.results, len(rows)
-        whole: list[tuple[Optional[np.ndarray], ...]] = []
+        whole = rows is self.table.all_rows
+        found: list[tuple[Optional[np.ndarray], ...]] = []
         fresh = False  # whether a rank was computed here (not kept)
         for attr in ("rank", "currentrank"):
             key = ("slot", attr)
@@ -735,17 +743,18 @@ class _RequestColumns:
                 arrays = self.every_row(key, partial(self.slot_rank_of, attr))
             if arrays is None:
                 fresh, arrays = True, self.slot_rank_of(attr, rows)
-            whole.append(arrays)
-        (rank, error), (current, _) = whole
+            elif not whole:
+                arrays = rows_of(arrays, rows)
+            found.append(arrays)
+        (rank, error), (current, _) = found
         assert rank is not None and current is not None
 
         def make() -> tuple[np.ndarray, ...]:
-            mine, now = (rank, current) if rows is self.table.all_rows else (rank[rows], current[rows])
-            better = claimed & (mine > now)
-            errors = claimed & error[rows] if error is not None else np.zeros(n, dtype=bool)
-            return better, claimed & ~better, mine >= now, errors
+            better = claimed & (rank > current)
+            errors = claimed & error if error is not None else np.zeros(n, dtype=bool)
+            return better, claimed & ~better, rank >= current, errors
 
-        return make() if fresh else kept.derived((*whole, rows, self.slots.claimed), make)
+        return kept.derived((*found, rows, self.slots.claimed), make) if whole and not fresh else make()
 
     def slot_rank_of(self, attr: str, rows: np.ndarray) -> tuple[np.ndarray, ...]:
         """The slots' ``attr`` (Rank or CurrentRank) on ``rows`` as a rank, and where it is an error."""
@@ -756,8 +765,10 @@ class _RequestColumns:
         self, rows: np.ndarray, ranks: tuple[np.ndarray, ...], submitter: str, only_rank: bool
     ) -> tuple[np.ndarray, ...]:
         """:meth:`claimed_table` made of :meth:`rank_masks` with a few operations over every
-        row: the tests of :meth:`claimed_states` in its order (the submitter's own claims,
-        a better EUP, PREEMPTION_REQUIREMENTS evaluated on the same rows)."""
+        row (or of the rows ``rows``): the preemption tests in the scalar build's order
+        (machine Rank; then the submitter's own claims, a better EUP,
+        PREEMPTION_REQUIREMENTS evaluated on the rows still left, a Rank not below the
+        CurrentRank)."""
         slots, pol = self.slots, self.policy
         better, rest, same, error = ranks
         n = len(rows)
@@ -790,50 +801,6 @@ class _RequestColumns:
         state = np.where(better, RANK_PREEMPTION, NO_PREEMPTION).astype(np.int64)
         state[rest & same] = PRIO_PREEMPTION
         return state, ~(dropped | (rest & ~same)), refused, error
-
-    def claimed_states(
-        self, crow: np.ndarray, cpos: np.ndarray, state: np.ndarray, keep: np.ndarray, submitter: str, only_rank: bool
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Preemption of the claimed rows ``crow`` (at ``cpos``): by machine Rank, else by
-        priority under PREEMPTION_REQUIREMENTS; ``state`` and ``keep`` are set in place.
-        Where their Rank is an error, and where PREEMPTION_REQUIREMENTS refused them."""
-        slots, pol = self.slots, self.policy
-        rank, error = self.slot_rank("rank", crow)
-        current = self.slot_rank("currentrank", crow)[0]
-        better = rank > current
-        same = rank >= current
-        state[cpos[better]] = RANK_PREEMPTION
-        rest = ~better
-        if only_rank:
-            keep[cpos[rest]] = False
-            rest[:] = False
-        else:
-            own = slots.remote_names.get(submitter)
-            if own is not None:
-                mine = rest & (slots.remote[crow] == own)
-                keep[cpos[mine]] = False
-                rest &= ~mine
-        if pol.preemption_needs_better_eup and rest.any():
-            eup_of = self.matcher.eup_of
-            worse = rest & ~(eup_of(submitter) < slots.eups(eup_of)[crow])
-            keep[cpos[worse]] = False
-            rest &= ~worse
-        prereq = pol.preemption_requirements
-        if prereq is not None and rest.any():
-            if type(prereq) is ast.Literal:
-                passed = np.full(len(crow), is_true(prereq.value))
-            else:
-                passed = np.zeros(len(crow), dtype=bool)
-                at = np.nonzero(rest)[0]
-                passed[at] = self.knob_true(prereq, crow[at])
-            refused = rest & ~passed
-            keep[cpos[refused]] = False
-            rest &= passed
-        else:
-            refused = np.zeros(len(crow), dtype=bool)
-        keep[cpos[rest & ~same]] = False
-        state[cpos[rest & same]] = PRIO_PREEMPTION
-        return error, refused
 
     def within_submitter_limits(self, rows: np.ndarray, state: np.ndarray, budget: Budget) -> np.ndarray:
         """The positions of ``rows`` the submitter's limits leave (RANK preemption is not

@@ -1,12 +1,14 @@
 """The preemption tests of a cycle's claimed slots made over every row per submitter
 (:meth:`~matchmaker.cycle.columnar_match._RequestColumns.claimed_table`, from the slots'
-ranks made into masks once) give what the tests on the claimed rows give
-(:meth:`~matchmaker.cycle.columnar_match._RequestColumns.claimed_states`).
+ranks made into masks once) and made on the claimed rows alone (the build's way when the
+table cannot be made over every row) give what the scalar evaluator gives pair by pair,
+in the order of the scalar build (:meth:`~matchmaker.cycle.matching.Matcher._scan`).
 
 Random pools with groups, preemption by Rank and by priority, slot Ranks that read the
-request or are errors, PREEMPTION_REQUIREMENTS reading the submitter's priority or live
-usage, or a literal, and the better-EUP rule: each build's request is tested both ways at
-the same moment, for both modes, with the slots' ranks kept for the cycle or not."""
+request or are errors, CurrentRanks above, equal to and below them,
+PREEMPTION_REQUIREMENTS reading the submitter's priority or live usage, or a literal,
+and the better-EUP rule: each build's request is tested all three ways at the same
+moment, for both modes, with the slots' ranks kept for the cycle or not."""
 
 from __future__ import annotations
 
@@ -16,10 +18,13 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from test_build_reuse import CYCLE, USERS, _job_ads, _slot_ad
 from test_row_results import FREE, NOW, _plain, _settings
 
+from classad.evaluate import eval_attribute, evaluate_top
 from classad.parser import parse_expr
+from classad.values import ERROR, UNDEFINED
 from matchmaker.cycle import columnar_match, matching
 from matchmaker.cycle.candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, CandidateList
 from matchmaker.cycle.ephemeral import StaticPriorities
+from matchmaker.cycle.evaluator import is_true, rank_value
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.cycle.row_results import RowResults
 from matchmaker.pool.ads import pool_from_ads
@@ -36,21 +41,64 @@ CONFIGS = [
 ]
 
 
-def _by_claimed_states(run, rows: np.ndarray, submitter: str, only_rank: bool) -> tuple:
-    """The tests of ``claimed_states`` on the claimed rows, laid out over every row."""
+CURRENT = [0.0, 10.0, -1.0]  # CurrentRanks below, equal to and above the slot Ranks 0 and 10
+
+
+def _raw(ad, name: str, st) -> object:
+    """A slot attribute's value against the request, as the scalar evaluator finds it."""
+    node = ad.get_node(name)
+    return UNDEFINED if node is None else eval_attribute(ad, name, node, st)
+
+
+def _pair_by_pair(matcher, req, slots, submitter: str, only_rank: bool) -> tuple:
+    """Per row of ``slots``, its preemption state, whether it stays a candidate, whether
+    PREEMPTION_REQUIREMENTS refused it and whether its Rank is an error, each claimed
+    slot's values found by the scalar evaluator and tested in the scalar build's order:
+    a Rank above the CurrentRank preempts by Rank; else an only-Rank build and the
+    submitter's own claims keep nothing, then a better EUP when asked for,
+    PREEMPTION_REQUIREMENTS, and a Rank not below the CurrentRank preempt by priority."""
+    pol, st, eup_of = matcher.policy, matcher.ev.state, matcher.eup_of
+    prereq = pol.preemption_requirements
+    out: tuple = ([], [], [], [])
+    for e in slots.entries:
+        state, keep, refused, error = NO_PREEMPTION, True, False, False
+        if e.remote is not None:
+            st.my, st.target = e.ad, req
+            raw = _raw(e.ad, "rank", st)
+            rank, current = rank_value(raw) or 0.0, rank_value(_raw(e.ad, "currentrank", st)) or 0.0
+            error = raw is ERROR
+            if rank > current:
+                state = RANK_PREEMPTION
+            elif only_rank or e.remote == submitter:
+                keep = False
+            elif pol.preemption_needs_better_eup and not eup_of(submitter) < eup_of(e.remote):
+                keep = False
+            elif prereq is not None and not is_true(evaluate_top(prereq, e.ad, st)):
+                keep, refused = False, True
+            elif rank < current:
+                keep = False
+            else:
+                state = PRIO_PREEMPTION
+        for column, value in zip(out, (state, keep, refused, error)):
+            column.append(value)
+    return out
+
+
+def _claimed_rows_alone(run, rows: np.ndarray, submitter: str, only_rank: bool) -> tuple:
+    """The build's tests made on the claimed rows of ``rows`` alone, laid out over ``rows``."""
     n = len(rows)
     state = np.full(n, NO_PREEMPTION, dtype=np.int64)
     keep = np.ones(n, dtype=bool)
     refused, error = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     cpos = np.nonzero(run.slots.claimed[rows])[0]
     if len(cpos):
-        error[cpos], refused[cpos] = run.claimed_states(rows[cpos], cpos, state, keep, submitter, only_rank)
+        state[cpos], keep[cpos], refused[cpos], error[cpos] = run.claimed_rows_table(rows[cpos], submitter, only_rank)
     return state, keep, refused, error
 
 
 def _both_ways(args: tuple) -> list:
-    """The claimed table of the request of ``args`` (a build's) made both ways, in both
-    modes, when the tests read nothing that draws."""
+    """The claimed table of the request of ``args`` (a build's) made all three ways, in
+    both modes, when the tests read nothing that draws."""
     matcher, req, autocluster, submitter, classes = args[:5]
     slots = columnar_match._slots(matcher, classes)
     slots.sync()
@@ -62,22 +110,27 @@ def _both_ways(args: tuple) -> list:
         run = columnar_match._RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []))
         rows = slots.table.all_rows
         made = run.claimed_table(rows, submitter, only_rank)
-        alone = _by_claimed_states(run, rows, submitter, only_rank)
-        out.append((tuple(a.tolist() for a in made), tuple(a.tolist() for a in alone)))
+        alone = _claimed_rows_alone(run, rows, submitter, only_rank)
+        scalar = _pair_by_pair(matcher, req, slots, submitter, only_rank)
+        out.append((tuple(a.tolist() for a in made), tuple(a.tolist() for a in alone), scalar))
     return out
 
 
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
 @pytest.mark.parametrize("ranks_kept", [True, False])
 @hsettings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(**CYCLE, config=st.sampled_from(CONFIGS))
-def test_the_claimed_table_is_the_tests_of_the_claimed_rows(
-    match_engine, ranks_kept, slots, kinds, queue, policy, eups, weights, groups, config
+@given(**CYCLE, config=st.sampled_from(CONFIGS), currents=st.lists(st.sampled_from(CURRENT), min_size=16, max_size=16))
+def test_the_claimed_table_is_the_scalar_tests(
+    match_engine, ranks_kept, slots, kinds, queue, policy, eups, weights, groups, config, currents
 ):
     """Before every build of a cycle, its request's claimed table (state, kept, refused,
-    Rank error per row) equals the tests run on the claimed rows alone."""
+    Rank error per row), made over every row and on the claimed rows alone, equals the
+    tests evaluated pair by pair."""
     kinds = [{**k, "draws": False} for k in kinds]
-    pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(kinds, queue))
+    slot_ads = [_slot_ad(i, d) for i, d in enumerate(slots)]
+    for ad, current in zip(slot_ads, currents):
+        ad["CurrentRank"] = current
+    pool = pool_from_ads(slot_ads, _job_ads(kinds, queue))
     settings = _settings(config, weights, groups)
     real = columnar_match.build
     seen: list = []
@@ -92,8 +145,8 @@ def test_the_claimed_table_is_the_tests_of_the_claimed_rows(
         if not ranks_kept:  # the slots' ranks computed afresh for each table, not kept
             mp.setattr(RowResults, "worth", lambda self, key: key[0] != "slot" and worth(self, key))
         negotiate(pool, settings, StaticPriorities(dict(zip(USERS, eups))), NOW)
-    for made, alone in seen:
-        assert made == alone
+    for made, alone, scalar in seen:
+        assert made == alone == scalar
 
 
 # ---- by hand --------------------------------------------------------------------------------
