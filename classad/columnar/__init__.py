@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from .column import Column, Const, StringPool
 from .evaluate import attribute_true, evaluate_attribute, evaluate_column
-from .ranks import knob_rank_array, rank_array, true_mask
+from .ranks import knob_rank_array, knob_rank_single, rank_array, true_mask
 from .table import AdTable
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "evaluate_attribute",
     "evaluate_column",
     "knob_rank_array",
+    "knob_rank_single",
     "rank_array",
     "true_mask",
 ]

@@ -40,17 +40,32 @@ def rank_array(col: Column) -> np.ndarray:
 def knob_rank_array(col: Column) -> np.ndarray:
     """A float per row for PRE/POST_JOB_RANK and PREEMPTION_RANK: the number rounded to
     single precision (beyond its range: infinity), -inf when the value is not a number."""
+    return knob_rank_single(col).astype(np.float64)
+
+
+def knob_rank_single(col: Column) -> np.ndarray:
+    """:func:`knob_rank_array` in single precision, which holds each of its values bit for
+    bit (what a matchmaker keeps of a knob rank over every row)."""
     kind = _one_kind(col)
     if kind == K_INT or kind == K_BOOL:
         # Every 64-bit integer is within single precision's range: rounding is all there is
         # (through a double first, as every number is).
-        return col.i.astype(np.float64).astype(np.float32).astype(np.float64)
-    vals, isnum = (col.f, None) if kind == K_REAL else col.numbers()
-    with np.errstate(over="ignore"):
-        single = vals.astype(np.float32).astype(np.float64)
-    big = np.abs(vals) > _FLT_MAX
-    single = np.where(big & ~np.isinf(vals), np.copysign(np.inf, vals), single)
-    return single if isnum is None else np.where(isnum, single, -np.inf)
+        return col.i.astype(np.float64).astype(np.float32)
+    # The reals' payload rounded (the other rows' are written below).
+    reals = col.f if kind == K_REAL or col._f is not None else np.zeros(len(col.kind))
+    with np.errstate(over="ignore", invalid="ignore"):
+        single = reals.astype(np.float32)
+        # A real just past the range would round to its largest number: infinity instead.
+        # (Looked for when the largest or smallest payload is not within it, NaN included.)
+        if len(reals) and not (reals.max() <= _FLT_MAX and reals.min() >= -_FLT_MAX):
+            big = (np.abs(reals) > _FLT_MAX) & ~np.isinf(reals)
+            single[big] = np.copysign(np.inf, reals[big])
+    if kind != K_REAL:
+        k = col.kind
+        ints = np.flatnonzero((k == K_INT) | (k == K_BOOL))
+        single[ints] = col.i[ints].astype(np.float64).astype(np.float32)
+        single[(k < K_BOOL) | (k > K_REAL)] = -np.inf  # not a number
+    return single
 
 
-__all__ = ["knob_rank_array", "rank_array", "true_mask", "K_BOOL", "K_INT", "K_REAL"]
+__all__ = ["knob_rank_array", "knob_rank_single", "rank_array", "true_mask", "K_BOOL", "K_INT", "K_REAL"]

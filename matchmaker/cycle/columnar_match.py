@@ -42,6 +42,7 @@ from classad.columnar import (
     evaluate_attribute,
     evaluate_column,
     knob_rank_array,
+    knob_rank_single,
     rank_array,
     true_mask,
 )
@@ -535,8 +536,12 @@ class _RequestColumns:
             col = self.knob(node, rows)
             return knob_rank_array(col), col.kind == K_ERROR
 
+        def whole() -> tuple[np.ndarray, ...]:  # the rank kept in single precision, made so
+            col = self.knob(node, self.table.all_rows)
+            return knob_rank_single(col), col.kind == K_ERROR
+
         rank, error = self.shared(
-            ("knob", id(node)), at, compute, lambda: self.slots.may_draw(self.req, (node,), (), ())
+            ("knob", id(node)), at, compute, lambda: self.slots.may_draw(self.req, (node,), (), ()), whole=whole
         )
         return rank, error
 
@@ -568,6 +573,7 @@ class _RequestColumns:
         compute: Callable[[np.ndarray], tuple[np.ndarray, ...]],
         may_draw: Callable[[], bool],
         nested: bool = False,
+        whole: Optional[Callable[[], tuple[np.ndarray, ...]]] = None,
     ) -> tuple[np.ndarray, ...]:
         """``compute(at)``: the rows ``at`` of what an earlier build of the cycle computed
         over every row for a request giving the same values to what it read, or computed
@@ -575,25 +581,31 @@ class _RequestColumns:
         (:mod:`.row_results`), else computed on ``at`` alone (so too while the preemption
         tests are computed over every row, what they make of it being kept instead --
         unless ``nested``: the slots' Rank and CurrentRank, which the preemption tests of
-        every submitter read alike)."""
+        every submitter read alike).  ``whole``: ``compute`` over every row made nearer
+        its kept form (see :meth:`every_row`)."""
         kept = self.slots.results
         arrays = kept.get(key, self.req)
         if arrays is None and (nested or not self.composing) and kept.worth(key) and not may_draw():
-            arrays = self.every_row(key, compute)
+            arrays = self.every_row(key, compute, whole)
         return compute(at) if arrays is None else rows_of(arrays, at)
 
     def every_row(
-        self, key: Hashable, compute: Callable[[np.ndarray], tuple[np.ndarray, ...]]
+        self,
+        key: Hashable,
+        compute: Callable[[np.ndarray], tuple[np.ndarray, ...]],
+        whole: Optional[Callable[[], tuple[np.ndarray, ...]]] = None,
     ) -> tuple[Optional[np.ndarray], ...]:
         """``compute`` over every row (in :func:`~.row_results.kept_form`), kept under ``key``
         with what it read of the request when it drew no random number and read no value
-        that changes within the cycle; what it read added to the request's log."""
+        that changes within the cycle; what it read added to the request's log.  ``whole``,
+        when given, is called instead: it evaluates as ``compute`` does and makes the same
+        arrays, or the same in the form they are kept in (a rank in single precision)."""
         req, st = self.req, self.state
         outer, log = req.reads, list[str]()
         volatile, taint = st.volatile, st.taint
         req.reads, st.volatile = log, False
         try:
-            arrays = compute(self.table.all_rows)
+            arrays = compute(self.table.all_rows) if whole is None else whole()
         finally:
             clean = req.reads is log and not st.volatile and st.taint == taint
             self.intact = self.intact and req.reads is log

@@ -17,6 +17,7 @@ from classad.columnar import (
     evaluate_attribute,
     evaluate_column,
     knob_rank_array,
+    knob_rank_single,
     rank_array,
     true_mask,
 )
@@ -377,12 +378,17 @@ def test_results_are_the_callers_own(memory, flag, expr, fixed_req, every):
             assert repr(call().to_values()) == before
 
 
+_FLT_MAX = 3.4028234663852886e38
+
 _RANKED = st.one_of(
     st.booleans(),
     st.integers(-(1 << 63), (1 << 63) - 1),
     st.sampled_from([0, 16777217, -(1 << 63), (1 << 63) - 1, 9007199254740993, (1 << 54) + (1 << 30) + 1]),
     st.floats(allow_nan=True),
     st.sampled_from([0.0, -0.0, 3.5e38, -1e39, float("inf"), 16777217.0]),
+    # The doubles next to single precision's largest number: just past it (infinity, though
+    # rounding to nearest gives the largest number) and just within it.
+    st.sampled_from([_FLT_MAX + 2.0**75, -(_FLT_MAX + 2.0**75), _FLT_MAX, _FLT_MAX - 2.0**75]),
     st.sampled_from(["x", UNDEFINED, ERROR]),
 )
 
@@ -411,6 +417,20 @@ def test_rank_arrays_follow_each_value(values, same_kind):
     bits = lambda a: [struct.pack("<d", x) for x in a]
     assert bits(rank_array(col).tolist()) == bits(want_rank)
     assert bits(knob_rank_array(col).tolist()) == bits(want_knob)
+    single = knob_rank_single(col)
+    assert single.dtype == np.float32
+    assert bits(single.astype(np.float64).tolist()) == bits(want_knob)
+
+
+def test_knob_ranks_past_single_precision_beside_a_nan():
+    """By hand: a NaN stays NaN, the double just past single precision's largest number is
+    infinity of its sign (rounding alone would give the largest number), a string -inf."""
+    pool = StringPool()
+    col = Column.of_values([float("nan"), _FLT_MAX + 2.0**75, -(_FLT_MAX + 2.0**75), "x", 2], pool)
+    for got in (knob_rank_array(col), knob_rank_single(col).astype(np.float64)):
+        assert math.isnan(got[0])
+        assert got[1:].tolist() == [math.inf, -math.inf, -math.inf, 2.0]
+    assert float(np.float32(_FLT_MAX + 2.0**75)) == _FLT_MAX  # what the check is for
 
 
 @settings(max_examples=100, deadline=None)

@@ -129,6 +129,34 @@ def test_every_build_is_a_build_on_its_own_rows(
         assert kept == alone
 
 
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@hsettings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(**CYCLE, config=st.sampled_from(POLICIES))
+def test_knob_ranks_over_every_row_are_kept_as_computed(
+    match_engine, slots, kinds, queue, policy, eups, weights, groups, config
+):
+    """The knob ranks a build keeps over every row (made in single precision at once) are,
+    bit for bit and in the same form, what keeping its computation on every row gives."""
+    kinds = [{**k, "draws": False} for k in kinds]
+    pool = _pool(slots, kinds, queue, False)
+    real = columnar_match._RequestColumns.every_row
+    seen: list = []
+
+    def every_row(self, key, compute, whole=None):
+        out = real(self, key, compute, whole)
+        if whole is not None:
+            seen.append((out, kept_form(compute(self.table.all_rows))))
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columnar_match._RequestColumns, "every_row", every_row)
+        _cycle(pool, _settings(config, weights, groups), eups)
+    for kept, computed in seen:
+        assert [None if a is None else (a.dtype, a.tobytes()) for a in kept] == [
+            None if a is None else (a.dtype, a.tobytes()) for a in computed
+        ]
+
+
 # ---- by hand --------------------------------------------------------------------------------
 
 FREE = {"cpus": 1, "memory": 1024, "idle": 3000, "arch": "X86_64", "start": 0, "rank": 0, "kind": "static"}
