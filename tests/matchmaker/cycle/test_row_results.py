@@ -269,17 +269,25 @@ def test_arrays_are_kept_within_bounds():
 def test_kept_arrays_give_back_every_bit():
     """Ranks single precision holds exactly (-0.0, 3, infinity, NaN) are kept in it; any
     other (0.1, 1e40) keeps the array in double precision; a mask with no row set is kept
-    as nothing.  Taken back, each row has the bits it was computed with."""
+    as nothing; small integer codes are kept in a byte, others as they are.  Taken back,
+    each row has the bits it was computed with."""
     exact = np.array([-0.0, 3.0, -np.inf, np.nan])
     inexact = [np.array([3.0, 0.1]), np.array([1e40, 0.0]), np.array([16777217.0, 1.0])]
     none, some = np.zeros(4, dtype=bool), np.array([False, True, False, False])
-    kept = kept_form((exact, none, some, *inexact))
+    codes, wide = np.array([0, -128, 127, 2]), np.array([128, 0])
+    kept = kept_form((exact, none, some, codes, wide, *inexact))
     assert kept[0].dtype == np.float32 and kept[1] is None and kept[2] is some
-    assert all(k.dtype == np.float64 for k in kept[3:])
+    assert kept[3].dtype == np.int8 and kept[4].dtype == np.int64
+    assert all(k.dtype == np.float64 for k in kept[5:])
     rows = np.array([1, 0])
     back = at(kept, rows)
-    for got, was in zip(back, (exact, none, some, *inexact)):
+    for got, was in zip(back, (exact, none, some, codes, wide, *inexact)):
         assert got.dtype == was.dtype and got.tobytes() == was[rows].tobytes()
+    # Rows asked again and out of order, by hand.
+    ranks, nothing, mask, small = at(kept[:4], np.array([3, 3, 1, 2]))
+    assert np.isnan(ranks[:2]).all() and ranks[2:].tolist() == [3.0, -np.inf]
+    assert nothing.tolist() == [False] * 4 and mask.tolist() == [False, False, True, False]
+    assert small.tolist() == [2, 2, -128, 127]
 
 
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
