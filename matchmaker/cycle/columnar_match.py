@@ -782,37 +782,35 @@ class _RequestColumns:
         PREEMPTION_REQUIREMENTS evaluated on the rows still left, a Rank not below the
         CurrentRank)."""
         slots, pol = self.slots, self.policy
-        better, rest, same, error = ranks
+        better, claimed_rest, same, error = ranks
+        whole = rows is self.table.all_rows
         n = len(rows)
-        dropped = np.zeros(n, dtype=bool)
-        refused = dropped
+        rest = claimed_rest  # the claimed rows not preempted by Rank that the tests still keep
+        refused = np.zeros(n, dtype=bool)
         if only_rank:
-            dropped, rest = rest, np.zeros(n, dtype=bool)
+            rest = refused
         else:
             own = slots.remote_names.get(submitter)
             if own is not None:
-                mine = rest & ((slots.remote if rows is self.table.all_rows else slots.remote[rows]) == own)
-                dropped = dropped | mine
-                rest = rest & ~mine
+                rest = rest & ((slots.remote if whole else slots.remote[rows]) != own)
         if pol.preemption_needs_better_eup and rest.any():
             eup_of = self.matcher.eup_of
-            worse = rest & ~(eup_of(submitter) < slots.eups(eup_of)[rows])
-            dropped = dropped | worse
-            rest = rest & ~worse
+            rest = rest & (eup_of(submitter) < slots.eups(eup_of)[rows])
         prereq = pol.preemption_requirements
         if prereq is not None and rest.any():
             if type(prereq) is ast.Literal:
                 passed = np.full(n, is_true(prereq.value))
-            else:
+            else:  # on the rows left alone (over every row costs more)
                 passed = np.zeros(n, dtype=bool)
                 at = np.nonzero(rest)[0]
                 passed[at] = self.knob_true(prereq, rows[at])
             refused = rest & ~passed
-            dropped = dropped | refused
             rest = rest & passed
-        state = np.where(better, RANK_PREEMPTION, NO_PREEMPTION).astype(np.int64)
-        state[rest & same] = PRIO_PREEMPTION
-        return state, ~(dropped | (rest & ~same)), refused, error
+        prio = rest & same
+        state = np.full(n, NO_PREEMPTION, dtype=np.int8)
+        state[better] = RANK_PREEMPTION
+        state[prio] = PRIO_PREEMPTION
+        return state, ~claimed_rest | prio, refused, error
 
     def within_submitter_limits(self, rows: np.ndarray, state: np.ndarray, budget: Budget) -> np.ndarray:
         """The positions of ``rows`` the submitter's limits leave (RANK preemption is not
