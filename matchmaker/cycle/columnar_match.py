@@ -46,7 +46,8 @@ from classad.columnar import (
     rank_array,
     true_mask,
 )
-from classad.columnar.column import K_ERROR, Column
+from classad.columnar.column import K_ERROR, K_OTHER, Column
+from classad.columnar.table import HOLDS_EXPR
 from classad.values import FLT_MAX
 
 from ..config.settings import MatchPolicy
@@ -75,6 +76,9 @@ _ROW_TESTS = ("requirements", "rank", "currentrank")
 # How many preemption tables :meth:`SlotTable.rank_rows` and :meth:`SlotTable.rank_only`
 # keep what they made of at most (a cycle makes about one per submitter).
 _RANK_ROWS = 64
+# A slot rank over every row is evaluated only on the rows holding an expression when at
+# most this share of the rows do (see SlotTable.rank_base).
+_BASE_SHARE = 4
 # What the slot table reads of each entry and of its slot record (its ad and name).
 _FIELDS = attrgetter("index", "ad", "alive", "remote", "claimed_idle", "weight", "slot.ad", "slot.name")
 # The job attributes a build evaluates against the slots (its ConcurrencyLimits aside,
@@ -92,6 +96,7 @@ class SlotTable:
     _heaviest: Optional[float] = None  # see :attr:`heaviest`
     _rank_rows: Optional[dict[int, tuple[Any, Any]]] = None  # see :meth:`rank_rows` (made on first use)
     _rank_tables: Optional[dict[int, tuple[Any, Any]]] = None  # see :meth:`rank_only` (made on first use)
+    _rank_bases: Optional[dict[str, Any]] = None  # see :meth:`rank_base` (made on first use)
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         rows = None
@@ -222,6 +227,26 @@ class SlotTable:
         if self._rank_rows is None:
             self._rank_rows = {}
         return _once_per(self._rank_rows, whole, lambda: np.nonzero(self.claimed & _either(whole[1], whole[3]))[0])
+
+    def rank_base(self, attr: str) -> Optional[tuple[np.ndarray, ...]]:
+        """For a slot rank ``attr`` (Rank or CurrentRank) over every row: the rows whose
+        ``attr`` is an expression, and the rank and error arrays of the first request it
+        was computed for (:meth:`keep_rank_base`), right for every request on the other
+        rows (a literal or nothing, which read nothing of a request); None when not known
+        yet, or when more than one row in :data:`_BASE_SHARE` holds an expression."""
+        bases = self._rank_bases
+        return None if bases is None else bases.get(attr)
+
+    def keep_rank_base(self, attr: str, rank: np.ndarray, error: np.ndarray) -> None:
+        """Keep :meth:`rank_base` of ``attr`` (once) from ``rank`` and ``error``, computed over every row."""
+        if self._rank_bases is None:
+            self._rank_bases = {}
+        if attr in self._rank_bases:
+            return
+        col = self.table.column_unwatched(attr)
+        at = np.flatnonzero((col.holds == HOLDS_EXPR) | (col.values.kind == K_OTHER))
+        worth = _BASE_SHARE * len(at) <= len(rank)
+        self._rank_bases[attr] = (at, rank.copy(), error.copy()) if worth else None
 
     def eups(self, eup_of: Any) -> np.ndarray:
         """The EUP of each claimed slot's current user (frozen for the cycle)."""
@@ -769,9 +794,25 @@ class _RequestColumns:
         return kept.derived((*found, rows, self.slots.claimed), make) if whole and not fresh else make()
 
     def slot_rank_of(self, attr: str, rows: np.ndarray) -> tuple[np.ndarray, ...]:
-        """The slots' ``attr`` (Rank or CurrentRank) on ``rows`` as a rank, and where it is an error."""
+        """The slots' ``attr`` (Rank or CurrentRank) on ``rows`` as a rank, and where it is
+        an error.  Over every row, once it was computed so in the cycle, only the rows
+        holding an expression are evaluated, the others taken from then
+        (:meth:`SlotTable.rank_base`: a literal reads nothing and draws nothing)."""
+        slots = self.slots
+        every = rows is self.table.all_rows
+        if every:
+            base = slots.rank_base(attr)
+            if base is not None:
+                at, rank, error = base
+                col = self.slot_side(attr, at)
+                rank, error = rank.copy(), error.copy()
+                rank[at], error[at] = rank_array(col), col.kind == K_ERROR
+                return rank, error
         col = self.slot_side(attr, rows)
-        return rank_array(col), col.kind == K_ERROR
+        rank, error = rank_array(col), col.kind == K_ERROR
+        if every:
+            slots.keep_rank_base(attr, rank, error)
+        return rank, error
 
     def claimed_masks(
         self, rows: np.ndarray, ranks: tuple[np.ndarray, ...], submitter: str, only_rank: bool

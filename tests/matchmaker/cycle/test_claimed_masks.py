@@ -42,6 +42,20 @@ CONFIGS = [
 
 
 CURRENT = [0.0, 10.0, -1.0]  # CurrentRanks below, equal to and above the slot Ranks 0 and 10
+# Literal slot Ranks, given to some slots in place of theirs (None: theirs kept).
+LITERAL_RANKS = [None, None, "0", "10", "error", "undefined", "{1, 2}", "2.5", '"ten"']
+# How the slots' ranks over every row are found: kept for the cycle or computed for each
+# table; with or without evaluating only the rows holding an expression, whatever their share.
+RANKS = [(kept, based) for kept in (True, False) for based in (False, True)]
+
+
+def _ranks_found(mp: pytest.MonkeyPatch, ranks: tuple[bool, bool]) -> None:
+    kept, based = ranks
+    worth = RowResults.worth
+    if not kept:  # the slots' ranks computed afresh for each table, not kept
+        mp.setattr(RowResults, "worth", lambda self, key: key[0] != "slot" and worth(self, key))
+    if based:
+        mp.setattr(columnar_match, "_BASE_SHARE", 1)
 
 
 def _raw(ad, name: str, st) -> object:
@@ -113,23 +127,41 @@ def _both_ways(args: tuple) -> list:
         alone = _claimed_rows_alone(run, rows, submitter, only_rank)
         scalar = _pair_by_pair(matcher, req, slots, submitter, only_rank)
         out.append((tuple(a.tolist() for a in made), tuple(a.tolist() for a in alone), scalar))
+    # the slots' ranks over every row themselves, each as the scalar evaluator finds it
+    st_ = matcher.ev.state
+    for attr in ("rank", "currentrank"):
+        rank, error = run.slot_rank_of(attr, slots.table.all_rows)
+        scalar_rank, scalar_error = [], []
+        for e in slots.entries:
+            st_.my, st_.target = e.ad, req
+            raw = _raw(e.ad, attr, st_)
+            scalar_rank.append(rank_value(raw) or 0.0)
+            scalar_error.append(raw is ERROR)
+        out.append(((rank.tolist(), error.tolist()),) * 2 + ((scalar_rank, scalar_error),))
     return out
 
 
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
-@pytest.mark.parametrize("ranks_kept", [True, False])
-@hsettings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(**CYCLE, config=st.sampled_from(CONFIGS), currents=st.lists(st.sampled_from(CURRENT), min_size=16, max_size=16))
+@pytest.mark.parametrize("ranks", RANKS)
+@hsettings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    **CYCLE,
+    config=st.sampled_from(CONFIGS),
+    currents=st.lists(st.sampled_from(CURRENT), min_size=16, max_size=16),
+    literals=st.lists(st.sampled_from(LITERAL_RANKS), min_size=16, max_size=16),
+)
 def test_the_claimed_table_is_the_scalar_tests(
-    match_engine, ranks_kept, slots, kinds, queue, policy, eups, weights, groups, config, currents
+    match_engine, ranks, slots, kinds, queue, policy, eups, weights, groups, config, currents, literals
 ):
     """Before every build of a cycle, its request's claimed table (state, kept, refused,
     Rank error per row), made over every row and on the claimed rows alone, equals the
-    tests evaluated pair by pair."""
+    tests evaluated pair by pair; so too the slots' ranks over every row."""
     kinds = [{**k, "draws": False} for k in kinds]
     slot_ads = [_slot_ad(i, d) for i, d in enumerate(slots)]
-    for ad, current in zip(slot_ads, currents):
+    for ad, current, literal in zip(slot_ads, currents, literals):
         ad["CurrentRank"] = current
+        if literal is not None:
+            ad.set_node("Rank", parse_expr(literal))
     pool = pool_from_ads(slot_ads, _job_ads(kinds, queue))
     settings = _settings(config, weights, groups)
     real = columnar_match.build
@@ -139,11 +171,9 @@ def test_the_claimed_table_is_the_scalar_tests(
         seen.extend(_both_ways(args))
         return real(*args)
 
-    worth = RowResults.worth
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(matching, "build_columnar", build)
-        if not ranks_kept:  # the slots' ranks computed afresh for each table, not kept
-            mp.setattr(RowResults, "worth", lambda self, key: key[0] != "slot" and worth(self, key))
+        _ranks_found(mp, ranks)
         negotiate(pool, settings, StaticPriorities(dict(zip(USERS, eups))), NOW)
     for made, alone, scalar in seen:
         assert made == alone == scalar
@@ -214,3 +244,55 @@ def test_a_claimed_table_by_hand(match_engine, ranks_kept):
         [False] * 7,
         [False, False, False, False, False, False, True],
     )
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_slot_ranks_over_every_row_by_hand(match_engine):
+    """By hand, the free slots' Ranks over every row for ann's request (JobPrio 0), bob's
+    (JobPrio 5) and cat's (JobPrio 1): ``0``, ``TARGET.Owner == "ann" ? 10 : 0``, ``error`` (ranked 0, an
+    error), ``{1, 2}`` (a list expression, not a number: 0), ``TARGET.JobPrio``, ``2.5``,
+    ``undefined`` (0), ``0`` and four ``7``.  Three rows of twelve hold an expression
+    (a quarter, :data:`~matchmaker.cycle.columnar_match._BASE_SHARE`): after the first
+    request's ranks, only those three rows are evaluated for the others'; each gets
+    arrays of its own."""
+    ranks = ["0", 'TARGET.Owner == "ann" ? 10 : 0', "error", "{1, 2}", "TARGET.JobPrio", "2.5", "undefined", "0"]
+    ranks += ["7"] * 4
+    slot_ads = []
+    for i, rank in enumerate(ranks):
+        ad = _slot_ad(i, {**FREE, "user": None})
+        ad.set_node("Rank", parse_expr(rank))
+        slot_ads.append(ad)
+    kinds = [_plain("ann@d"), {**_plain("bob@d"), "prio": 5}, {**_plain("cat@d"), "prio": 1}]
+    pool = pool_from_ads(slot_ads, _job_ads(kinds, [(0, 1), (1, 1), (2, 1)]))
+    eups = StaticPriorities({"ann@d": 1.0, "bob@d": 2.0, "cat@d": 3.0})
+    real, asked = columnar_match.build, []
+    got: dict = {}
+    side = columnar_match._RequestColumns.slot_side
+
+    def slot_side(self, attr, at):
+        asked.append(len(at))
+        return side(self, attr, at)
+
+    def build(*args):
+        matcher, req, autocluster, submitter, classes = args[:5]
+        slots = columnar_match._slots(matcher, classes)
+        run = columnar_match._RequestColumns(matcher, req, slots, CandidateList(autocluster, False, []))
+        if submitter not in got:
+            order = np.argsort(slots.index)  # by slot
+            got[submitter] = (order, run.slot_rank_of("rank", slots.table.all_rows))
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(matching, "build_columnar", build)
+        mp.setattr(columnar_match._RequestColumns, "slot_side", slot_side)
+        negotiate(pool, _settings("", False, False), eups, NOW)
+    assert asked == [12, 3, 3]
+    errors = [False, False, True] + [False] * 9
+    for submitter, expected in (
+        ("ann@d", [0, 10, 0, 0, 0, 2.5, 0, 0, 7, 7, 7, 7]),
+        ("bob@d", [0, 0, 0, 0, 5, 2.5, 0, 0, 7, 7, 7, 7]),
+        ("cat@d", [0, 0, 0, 0, 1, 2.5, 0, 0, 7, 7, 7, 7]),
+    ):
+        order, (rank, error) = got[submitter]
+        assert rank[order].tolist() == expected
+        assert error[order].tolist() == errors
