@@ -17,7 +17,7 @@ shared results (see docs/architecture.md, the columnar engine).
 from __future__ import annotations
 
 import math
-from itertools import compress, repeat
+from itertools import chain, compress
 from operator import is_not, itemgetter
 from typing import Any, Callable, Optional, Sequence
 
@@ -54,7 +54,7 @@ class TableLine:
         self.table: Optional[AdTable] = None
         self._sources: list[Any] = []
         self._names: list[Any] = []
-        self._row_of: Optional[dict[int, int]] = None  # id(copy) -> its row in table, if known
+        self._row_of: Optional[_Ids] = None  # the rows of table by their copies' ids, if known
         # id(copy) -> (copy, lower-case names rewritten in place, None for anything)
         self._notes: dict[int, tuple[Any, Optional[tuple[str, ...]]]] = {}
         self._bulk: list[tuple[list[Any], tuple[str, ...], Optional[tuple]]] = []  # see note_all
@@ -90,7 +90,7 @@ class TableLine:
 
     def _changes(
         self, ads: Sequence[Any], sources: Sequence[Any], names: Optional[Sequence[Any]]
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]], dict[int, int]]:
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]], "_Ids"]:
         """What :meth:`AdTable.follow` needs: each row's row last time, the rows to read
         again whole, the rows whose entry under a name may differ and the values known of
         some (see :meth:`_noted_all`), and each new row by its copy's id, for next time.
@@ -100,20 +100,17 @@ class TableLine:
         unless that row's copy was noted."""
         assert self.table is not None
         n, old = len(ads), self.table.ads
-        ids = list(map(id, ads))
-        row_of = dict(zip(ids, range(n)))  # id(copy) -> its (last) row
-        last = self._row_of if self._row_of is not None else dict(zip(map(id, old), range(len(old))))
-        rows = np.fromiter(map(last.get, ids, repeat(-1)), np.int64, n)
+        mine = _Ids(np.fromiter(map(id, ads), np.uint64, n))
+        last = self._row_of if self._row_of is not None else _Ids(np.fromiter(map(id, old), np.uint64, len(old)))
+        rows = last.rows_of(mine)
         dirty = np.zeros(n, bool)
-        first = row_of
-        if len(row_of) < n:  # a copy listed twice: its later rows are read again whole
-            first = dict(zip(reversed(ids), range(n - 1, -1, -1)))
-            for i, k in enumerate(map(first.__getitem__, ids)):
-                if k != i:
-                    rows[i], dirty[i] = -1, True
+        if not mine.unique:  # a copy listed twice: its later rows are read again whole
+            again = mine.find(mine.ids) != np.arange(n)
+            rows[again], dirty[again] = -1, True
         touched: dict[str, list[int]] = {}
-        for copy, noted in self._notes.values():
-            i = first.get(id(copy), -1)
+        notes = list(self._notes.values())
+        found = mine.find(np.fromiter((id(copy) for copy, _ in notes), np.uint64, len(notes))).tolist()
+        for (copy, noted), i in zip(notes, found):
             if i < 0 or rows[i] < 0 or ads[i] is not copy:
                 continue
             if noted is None:
@@ -121,7 +118,7 @@ class TableLine:
             else:
                 for name in noted:
                     touched.setdefault(name, []).append(i)
-        changed, given = self._noted_all(first, rows)
+        changed, given = self._noted_all(mine, rows)
         rest = np.flatnonzero((rows < 0) & ~dirty).tolist()
         if rest:
             taken = np.zeros(len(old), bool)
@@ -138,18 +135,20 @@ class TableLine:
                 alone[at] = True
                 kept = ~alone[known[0]]
                 given[name] = (known[0][kept], known[1][kept])
-        return rows, dirty, changed, given, row_of
+        return rows, dirty, changed, given, mine
 
     def _noted_all(
-        self, first: dict[int, int], rows: np.ndarray
+        self, mine: "_Ids", rows: np.ndarray
     ) -> tuple[dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]]]:
         """The rows of the copies noted together (:meth:`note_all`) that continue a row of
         the last table, under each name noted, as masks, found at C speed; and under each
         name whose rows were all noted with their values, once each, those rows and values."""
         changed: dict[str, np.ndarray] = {}
         known: dict[str, Optional[list[tuple[np.ndarray, Any]]]] = {}
-        for copies, names, values in self._bulk:
-            at = np.fromiter(map(first.get, map(id, copies), repeat(-1)), np.int64, len(copies))
+        lengths = [len(copies) for copies, _, _ in self._bulk]
+        ids = np.fromiter(map(id, chain.from_iterable(copies for copies, _, _ in self._bulk)), np.uint64, sum(lengths))
+        found = np.split(mine.find(ids), np.cumsum(lengths)[:-1].tolist()) if lengths else []
+        for (_, names, values), at in zip(self._bulk, found):
             at = at[at >= 0]
             at = at[rows[at] >= 0]
             for k, name in enumerate(names):
@@ -202,6 +201,47 @@ class TableLine:
             rows[i] = r
             for name in differ:
                 touched.setdefault(name, []).append(i)
+
+
+class _Ids:
+    """The rows of a list of objects, found by the objects' ids at C speed: ``ids`` (each
+    row's object's id), sorted once (in row order where an id is listed twice)."""
+
+    __slots__ = ("ids", "keys", "at", "unique")
+
+    def __init__(self, ids: np.ndarray) -> None:
+        order = np.argsort(ids)
+        keys = ids[order]
+        self.unique = len(keys) < 2 or not bool((keys[1:] == keys[:-1]).any())
+        if not self.unique:
+            order = np.argsort(ids, kind="stable")
+            keys = ids[order]
+        self.ids, self.keys, self.at = ids, keys, order
+
+    def find(self, ids: np.ndarray) -> np.ndarray:
+        """The row of each of ``ids`` (int64; its first row when it is listed twice), -1
+        where it is not listed."""
+        order = np.argsort(ids)
+        return self._found(ids[order], order, False)
+
+    def rows_of(self, other: "_Ids") -> np.ndarray:
+        """The row of each row's object of ``other`` here (its last row when it is listed
+        twice), -1 where it is not listed."""
+        return self._found(other.keys, other.at, True)
+
+    def _found(self, wanted: np.ndarray, order: np.ndarray, last: bool) -> np.ndarray:
+        """The rows of the ids ``wanted`` (sorted: searched in one sweep), in the order
+        ``order`` (each id's place in the answer)."""
+        out = np.full(len(wanted), -1, np.int64)
+        if not len(wanted) or not len(self.keys):
+            return out
+        pos = np.searchsorted(self.keys, wanted, "right" if last else "left")
+        if last:
+            pos -= 1
+        np.clip(pos, 0, len(self.keys) - 1, out=pos)
+        hit = self.keys[pos] == wanted
+        out[order[hit]] = self.at[pos[hit]]
+        return out
 
 
 def _given(parts: list[tuple[np.ndarray, Any]]) -> tuple[np.ndarray, np.ndarray]:

@@ -275,3 +275,59 @@ def test_what_the_carry_remembers_of_variants_does_not_keep_them(monkeypatch: An
     del alpha, beta, other
     gamma, delta = make([0, 0, 3, 0]), make([0, 0, 0, 4])
     assert not any(map(whole, (zero, gamma, delta)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 5), max_size=12), st.lists(st.integers(0, 7), max_size=12))
+def test_rows_found_by_id_are_the_first_or_last_of_each_object(listed: list[int], wanted: list[int]) -> None:
+    """Objects 0..5 listed in some order (some twice, some not at all) and looked up (0..7):
+    each is found at its first row, or its last one, as a dict of each object's rows says."""
+    from matchmaker.cycle.table_carry import _Ids
+
+    objs = [object() for _ in range(8)]
+
+    def ids(picks: list[int]) -> np.ndarray:
+        return np.fromiter((id(objs[k]) for k in picks), np.uint64, len(picks))
+
+    index = _Ids(ids(listed))
+    first: dict[int, int] = {}
+    for row, k in enumerate(listed):
+        first.setdefault(k, row)
+    final = {k: row for row, k in enumerate(listed)}
+    assert index.unique == (len(first) == len(listed))
+    assert index.find(ids(wanted)).tolist() == [first.get(k, -1) for k in wanted]
+    assert _Ids(ids(wanted)).rows_of(index).tolist() == [
+        max((r for r, k in enumerate(wanted) if k == j), default=-1) for j in listed
+    ]
+    assert index.rows_of(_Ids(ids(wanted))).tolist() == [final.get(k, -1) for k in wanted]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_copies_listed_twice_hold_what_a_fresh_table_reads(data: Any) -> None:
+    """Copies kept from cycle to cycle, each cycle's rows some of them in any order, some
+    listed twice (a later row of the same copy is read again whole), some rewritten in
+    place and noted (together with their values, alone, or as changed anywhere), some
+    made anew.  Every column reads what a table built afresh reads."""
+    slots = [ClassAd(f'[Name = "s{k}"; Memory = {k}]') for k in range(5)]
+    copies = [_copy(s, RemoteUserPrio=1.0) for s in slots]
+    names = ("remoteuserprio", "memory", "name")
+    line = TableLine()
+    for _ in range(4):
+        picks = data.draw(st.lists(st.integers(0, 4), max_size=8))
+        for k in data.draw(st.sets(st.integers(0, 4))):
+            copies[k] = _copy(slots[k], RemoteUserPrio=1.0)  # made anew
+        ads = [copies[k] for k in picks]
+        table = line.table_of(ads, [slots[k] for k in picks], [f"s{k}" for k in picks])
+        fresh = AdTable(ads)
+        for name in names:
+            assert _rows_of(table, name) == _rows_of(fresh, name), name
+        group = sorted(data.draw(st.sets(st.integers(0, 4))))
+        value = data.draw(_PRIOS)
+        for k in group:
+            copies[k]._attrs.own["remoteuserprio"] = ("RemoteUserPrio", ast.Literal(value))
+        line.note_all([copies[k] for k in group], ("remoteuserprio",), (value,))
+        alone = data.draw(st.sampled_from([None, *range(5)]))
+        if alone is not None:
+            copies[alone].set_node("RemoteUserPrio", ast.Literal(data.draw(_PRIOS)))
+            line.note(copies[alone], data.draw(st.sampled_from([("remoteuserprio",), None])))
