@@ -10,7 +10,7 @@ distinct node is evaluated once for its whole group.
 from __future__ import annotations
 
 from itertools import repeat
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -292,15 +292,16 @@ class AdTable:
         source: np.ndarray,
         dirty: np.ndarray,
         changed: dict[str, np.ndarray],
-        given: Optional[dict[str, tuple[np.ndarray, np.ndarray]]] = None,
+        given: Optional[Mapping[str, tuple[np.ndarray, np.ndarray, Sequence[Any]]]] = None,
     ) -> "AdTable":
         """The table of ``ads``, continuing this one: ``source[i]`` is the row of this table
         that new row ``i`` holds again (-1 for a new ad), ``dirty`` marks the rows that may
         differ in every attribute, and ``changed[name]`` the further rows whose attribute
         ``name`` (lower-case) may differ.  Every other row must hold the same entry under
-        every name as its source row.  ``given[name]``, if any, is ``(rows, values)``: rows
-        of ``changed[name]`` (each once) and what each holds there, as ``ClassAd.plain``
-        gives it, so those are not read.  The new table re-reads only the rows that changed
+        every name as its source row.  ``given[name]``, if any, is ``(rows, which, values)``:
+        rows of ``changed[name]`` (each once), each holding ``values[which[k]]`` there (as
+        ``ClassAd.plain`` gives it), so those are not read; rows given a number, a boolean
+        or nothing are written by value, a few values for many rows.  The new table re-reads only the rows that changed
         and keeps this table's string pool, shared results and row-only values, which it
         brings up to date on use; this table must not be used afterwards."""
         new = AdTable(ads)
@@ -313,8 +314,17 @@ class AdTable:
         for (name, col), dirty_read in zip(self._columns.items(), read):
             extra = masks.get(name)
             redo = dirty | extra if extra is not None else dirty
-            known = _with_extra(name, dirty_read, dirty, redo, new.ads, given.get(name) if given else None)
-            new._columns[name] = _carry_column(name, col, new.ads, source, redo, self.pool, known)
+            got = given.get(name) if given else None
+            patch = None
+            if got is not None and all(map(_patchable, got[2])):
+                rows, which, values = got
+                kept = ~dirty[rows]  # dirty rows are read whole
+                patch = (rows[kept], which[kept], values)
+                redo = redo.copy()
+                redo[patch[0]] = False
+                got = None
+            known = _with_extra(name, dirty_read, dirty, redo, new.ads, got)
+            new._columns[name] = _carry_column(name, col, new.ads, source, redo, self.pool, known, patch)
         new.history = self.history
         new.history.add(Step(self.n, source, dirty, {k: m for k, m in masks.items() if m.any()}))
         new._shared = self._shared
@@ -340,11 +350,12 @@ def _with_extra(
     dirty: np.ndarray,
     redo: np.ndarray,
     ads: list,
-    given: Optional[tuple[np.ndarray, np.ndarray]] = None,
+    given: Optional[tuple[np.ndarray, np.ndarray, Sequence[Any]]] = None,
 ) -> Sequence[Any]:
     """The plain forms of ``lname`` in the ``redo`` rows, in row order: ``dirty_read`` for
-    the ``dirty`` rows (which ``redo`` includes), ``given`` (rows of ``redo``, their plain
-    forms) for the others it names, the rest read one by one."""
+    the ``dirty`` rows (which ``redo`` includes), ``given`` (rows of ``redo``, the value of
+    each, the values: see :meth:`AdTable.follow`) for the others it names, the rest read
+    one by one."""
     again = np.flatnonzero(redo)
     if len(again) == len(dirty_read):
         return dirty_read
@@ -353,10 +364,13 @@ def _with_extra(
     out[was_dirty] = np.fromiter(dirty_read, dtype=object, count=len(dirty_read))
     todo = ~was_dirty
     if given is not None:
-        rows, values = given
+        rows, which, values = given
         kept = ~dirty[rows]
         at = np.searchsorted(again, rows[kept])
-        out[at] = values[kept]
+        each = np.empty(len(values), dtype=object)
+        for k, value in enumerate(values):
+            each[k : k + 1].fill(value)  # fill: the value as it is, even a sequence
+        out[at] = each[which[kept]]
         todo[at] = False
     others = again[todo].tolist()
     out[todo] = np.fromiter((ads[r].plain(lname) for r in others), dtype=object, count=len(others))
@@ -371,13 +385,16 @@ def _carry_column(
     redo: np.ndarray,
     pool: StringPool,
     known: Optional[Sequence[Any]] = None,
+    patch: Optional[tuple[np.ndarray, np.ndarray, Sequence[Any]]] = None,
 ) -> AttrColumn:
     """Column ``lname`` (``col`` before) over the new rows: kept rows read their source
-    row, ``redo`` rows are read again (``known``: their plain forms of ``lname``, if read)."""
+    row, ``redo`` rows are read again (``known``: their plain forms of ``lname``, if read),
+    and ``patch`` rows (none of ``redo``; ``(rows, which, values)``: each row holds the
+    number, boolean or nothing ``values[which[k]]``) are written by value."""
     again = np.flatnonzero(redo)
     if known is None:
         known = [ads[r].plain(lname) for r in again.tolist()]
-    if len(again) == len(ads):  # every row read again: the column of what they hold
+    if len(again) == len(ads):  # every row read again (none patched): the column of what they hold
         part = _column_of(known, pool)
         values, holds, group, nodes = part.values, part.holds, part.group, part.nodes
     else:
@@ -403,11 +420,24 @@ def _carry_column(
                 remap = np.array([index[id(node)] for node in part.nodes], np.int32)
                 at = part.group >= 0
                 group[again[at]] = remap[part.group[at]]
+        if patch is not None and len(patch[0]):
+            rows, which, written = patch
+            each = _column_of(list(written), pool)  # no string, no expression: nothing interned or numbered
+            values.put(rows, each.values.take(which))
+            holds[rows] = each.holds[which]
+            group[rows] = -1
     out = AttrColumn(values, holds, *_first_seen(group, nodes))
     if col.variants is not None and len(out.nodes) == len(col.nodes):
         if all(x is y for x, y in zip(out.nodes, col.nodes)):
             out.variants = col.variants  # found from the nodes alone: the same families
     return out
+
+
+def _patchable(value: Any) -> bool:
+    """Whether ``value`` (a plain form) is a number, a boolean or nothing: what a column
+    holds of it does not depend on the other rows (no string interned, no node numbered)."""
+    t = type(value)
+    return t is float or t is bool or value is None or (t is int and -(2**63) <= value < 2**63)
 
 
 def _first_seen(group: np.ndarray, nodes: list) -> tuple[np.ndarray, list]:

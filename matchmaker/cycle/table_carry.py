@@ -90,7 +90,7 @@ class TableLine:
 
     def _changes(
         self, ads: Sequence[Any], sources: Sequence[Any], names: Optional[Sequence[Any]]
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]], "_Ids"]:
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray, tuple]], "_Ids"]:
         """What :meth:`AdTable.follow` needs: each row's row last time, the rows to read
         again whole, the rows whose entry under a name may differ and the values known of
         some (see :meth:`_noted_all`), and each new row by its copy's id, for next time.
@@ -118,10 +118,10 @@ class TableLine:
             else:
                 for name in noted:
                     touched.setdefault(name, []).append(i)
-        changed, given = self._noted_all(mine, rows)
+        changed, given, noted_rows = self._noted_all(mine, last, rows)
         rest = np.flatnonzero((rows < 0) & ~dirty).tolist()
         if rest:
-            taken = np.zeros(len(old), bool)
+            taken = np.zeros(len(old), bool) if noted_rows is None else noted_rows  # noted: not what it read
             taken[rows[rows >= 0]] = True
             self._match(ads, sources, names, rest, rows, dirty, touched, taken)
         for name, at in touched.items():
@@ -134,20 +134,26 @@ class TableLine:
                 alone = np.zeros(n, bool)
                 alone[at] = True
                 kept = ~alone[known[0]]
-                given[name] = (known[0][kept], known[1][kept])
+                given[name] = (known[0][kept], known[1][kept], known[2])
         return rows, dirty, changed, given, mine
 
     def _noted_all(
-        self, mine: "_Ids", rows: np.ndarray
-    ) -> tuple[dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]]]:
-        """The rows of the copies noted together (:meth:`note_all`) that continue a row of
-        the last table, under each name noted, as masks, found at C speed; and under each
-        name whose rows were all noted with their values, once each, those rows and values."""
+        self, mine: "_Ids", last: "_Ids", rows: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray, tuple]], Optional[np.ndarray]]:
+        """The rows (of ``mine``) of the copies noted together (:meth:`note_all`) that
+        continue a row of the last table (``last``), under each name noted, as masks, found
+        at C speed; under each name whose rows were all noted with their values, once each,
+        those rows and their values (see :func:`_given`); and the last table's rows whose
+        copies were noted (None: none was)."""
         changed: dict[str, np.ndarray] = {}
         known: dict[str, Optional[list[tuple[np.ndarray, Any]]]] = {}
         lengths = [len(copies) for copies, _, _ in self._bulk]
-        ids = np.fromiter(map(id, chain.from_iterable(copies for copies, _, _ in self._bulk)), np.uint64, sum(lengths))
-        found = np.split(mine.find(ids), np.cumsum(lengths)[:-1].tolist()) if lengths else []
+        if not lengths:
+            return changed, {}, None
+        noted = _Ids(
+            np.fromiter(map(id, chain.from_iterable(copies for copies, _, _ in self._bulk)), np.uint64, sum(lengths))
+        )
+        found = np.split(mine.find_all(noted), np.cumsum(lengths)[:-1].tolist())
         for (_, names, values), at in zip(self._bulk, found):
             at = at[at >= 0]
             at = at[rows[at] >= 0]
@@ -165,7 +171,7 @@ class TableLine:
                     else:
                         parts.append((at, values[k]))
                 mask[at] = True
-        return changed, {name: _given(parts) for name, parts in known.items() if parts}
+        return changed, {name: _given(parts) for name, parts in known.items() if parts}, noted.find_all(last) >= 0
 
     def _match(
         self,
@@ -224,6 +230,10 @@ class _Ids:
         order = np.argsort(ids)
         return self._found(ids[order], order, False)
 
+    def find_all(self, other: "_Ids") -> np.ndarray:
+        """:meth:`find` of every row's object of ``other``."""
+        return self._found(other.keys, other.at, False)
+
     def rows_of(self, other: "_Ids") -> np.ndarray:
         """The row of each row's object of ``other`` here (its last row when it is listed
         twice), -1 where it is not listed."""
@@ -244,15 +254,12 @@ class _Ids:
         return out
 
 
-def _given(parts: list[tuple[np.ndarray, Any]]) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and the value each holds, from lists of rows that hold one value each."""
+def _given(parts: list[tuple[np.ndarray, Any]]) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """From lists of rows that hold one value each: the rows, the list each row is of, and
+    the value of each list (as :meth:`classad.columnar.AdTable.follow` takes them)."""
     rows = np.concatenate([at for at, _ in parts])
-    values = np.empty(len(rows), dtype=object)
-    start = 0
-    for at, value in parts:
-        values[start : start + len(at)].fill(value)  # fill: the value as it is, even a sequence
-        start += len(at)
-    return rows, values
+    which = np.repeat(np.arange(len(parts)), [len(at) for at, _ in parts])
+    return rows, which, tuple(value for _, value in parts)
 
 
 def _row_changes(before: Any, before_src: Any, after: Any, after_src: Any) -> Optional[list[str]]:
