@@ -134,8 +134,8 @@ class Carried:
             names = self._request_names[resources] = _request_names(resources, rounding)
         if names is None:
             return compute()
-        key = (resources, *map(_exact, job.stored_of(names)), *map(_exact, slot.stored_of(names)))
-        if _NOT_LITERAL in key:
+        key = (resources, *map(exact_key, job.stored_of(names)), *map(exact_key, slot.stored_of(names)))
+        if NOT_LITERAL in key:
             return compute()
         hit = self._requests.get(key)
         if hit is None:
@@ -164,32 +164,32 @@ _item = tuple.__getitem__  # a compacted ad's storage read as the tuple it is
 _OWN = slice(1, None)  # the values such an ad keeps itself
 
 
-_NOT_LITERAL = object()
+NOT_LITERAL = object()
 _SCOPES = frozenset(("target", "my", "other", "parent", "root", "self", "toplevel"))
 
 
-def _exact(stored: object) -> object:
+def exact_key(stored: object) -> object:
     """A stored value as a key that tells apart what Python calls equal (``1``, ``1.0`` and
-    ``true``; ``0.0`` and ``-0.0``); a node that is not a plain literal: :data:`_NOT_LITERAL`."""
+    ``true``; ``0.0`` and ``-0.0``); a node that is not a plain literal: :data:`NOT_LITERAL`."""
     t = type(stored)
     if stored is None or t is bool or t is int or t is str:
         return (t, stored)
     if t is float:
         return (t, stored.hex())  # type: ignore[attr-defined]
     if t is ast.Literal and type(stored.value) in _PLAIN:  # type: ignore[attr-defined]
-        return _exact(stored.value)  # type: ignore[attr-defined]
-    return _NOT_LITERAL
+        return exact_key(stored.value)  # type: ignore[attr-defined]
+    return NOT_LITERAL
 
 
 def _request_names(resources: tuple[str, ...], rounding: Rounding) -> Optional[tuple[str, ...]]:
     """What a request on ``resources`` reads (lower-case), or None when a rounding expression
-    is not steady (see :func:`_node_steady`)."""
+    is not steady (see :func:`node_steady`)."""
     names = {"request" + r.lower() for r in resources}
     for r in resources:
         expr = rounding.of(r) if r.lower() in ("cpus", "memory", "disk") else None
         if expr is None:
             continue
-        if not _node_steady(expr):
+        if not node_steady(expr):
             return None
         own, other = references(expr)
         if own & _SCOPES:
@@ -200,7 +200,7 @@ def _request_names(resources: tuple[str, ...], rounding: Rounding) -> Optional[t
 
 def _steady(ad: ClassAd, extra: Optional[ast.Node]) -> bool:
     """Whether no expression of ``ad`` (nor ``extra``) calls ``random`` or ``eval``."""
-    if extra is not None and not _node_steady(extra):
+    if extra is not None and not node_steady(extra):
         return False
     attrs = ad._attrs
     if type(attrs) is SharedAttrs:
@@ -211,7 +211,7 @@ def _steady(ad: ClassAd, extra: Optional[ast.Node]) -> bool:
         held = _item(attrs, _OWN)
         if _PLAIN_TYPES.issuperset(map(type, held)):
             return True  # bare values only: nothing to walk
-        return all([_node_steady(v) for v in held if type(v) not in _PLAIN])
+        return all([node_steady(v) for v in held if type(v) not in _PLAIN])
     spellings = ad.spellings()
     hit = _lowered.get(id(spellings))
     if hit is None or hit[0] is not spellings:
@@ -219,7 +219,7 @@ def _steady(ad: ClassAd, extra: Optional[ast.Node]) -> bool:
             _lowered.clear()
         hit = _lowered[id(spellings)] = (spellings, tuple(s.lower() for s in spellings))
     for v in ad.stored_of(hit[1]):
-        if v is not None and type(v) not in _PLAIN and not _node_steady(v):
+        if v is not None and type(v) not in _PLAIN and not node_steady(v):
             return False
     return True
 
@@ -234,13 +234,13 @@ def _variant_steady(variant: Variant) -> bool:
     if hit is None or hit[0] is not layout:
         if len(_template_cache) > _LIMIT:
             _template_cache.clear()
-        places = frozenset(p for p, node in enumerate(layout.template) if not _node_steady(node))
+        places = frozenset(p for p, node in enumerate(layout.template) if not node_steady(node))
         hit = _template_cache[id(layout)] = (layout, places)
     source = variant.source  # 0 at the places the template holds for the variant's ads
     return all([source[p] for p in hit[1]])
 
 
-def _node_steady(node: ast.Node) -> bool:
+def node_steady(node: ast.Node) -> bool:
     """Whether the tree calls neither ``random`` nor ``eval``; remembered per node (trees
     are immutable and shared by the ads that hold the same text)."""
     if type(node) is ast.Literal:
@@ -263,4 +263,4 @@ def _node_steady(node: ast.Node) -> bool:
     return steady
 
 
-__all__ = ["Carried"]
+__all__ = ["NOT_LITERAL", "Carried", "exact_key", "node_steady"]

@@ -53,6 +53,7 @@ from ..pool.partition import (
 from .carry import Carried
 from .ephemeral import MatchState
 from .results import CycleResult, Match
+from .verdicts import Verdicts
 
 
 @dataclass(frozen=True)
@@ -321,10 +322,12 @@ class _Claims:
         read: Optional[ClassAd] = None
         resources: tuple[str, ...] = ()
         have: Optional[dict[str, float]] = None  # what the slot has left, read once per ad of literals
+        verdicts: Optional[Verdicts] = None  # (with the carry) the jobs' Requirements against the ad
         for job in idle:
             slot = self.slot_ads[m.slot]
             if slot is not read:
                 read, have = slot, None
+                verdicts = None if self.carry is None else Verdicts(slot)
                 listed = machine_resources(slot)
                 if listed != resources:  # (a MachineResources reading what is left): start afresh
                     resources, too_large, failed = listed, set(), []
@@ -341,7 +344,7 @@ class _Claims:
                 too_large.add(shape)
                 failed.append(request)
                 continue
-            if not _mutual_match(job.ad, slot):
+            if not _mutual_match(job.ad, slot, verdicts):
                 continue
             self._split(m, job, request, left, leftover=True)
 
@@ -659,17 +662,27 @@ _ID, _NAME, _INDEX, _STATUS = attrgetter("id"), attrgetter("name"), attrgetter("
 _PARTITIONABLE = attrgetter("partitionable")
 
 
-def _mutual_match(job: ClassAd, slot: ClassAd) -> bool:
-    """Both Requirements true in the two-ad context (a missing one is false, as in matching)."""
-    for my, target in ((job, slot), (slot, job)):
-        node = my.get_node("Requirements")
-        if node is None:
-            return False
-        state = MatchState(None, 0.0)
-        state.my, state.target = my, target
-        if truthiness(evaluate_top(node, my, state)) is not True:
-            return False
-    return True
+def _mutual_match(job: ClassAd, slot: ClassAd, verdicts: Optional[Verdicts] = None) -> bool:
+    """Both Requirements true in the two-ad context (a missing one is false, as in matching);
+    the job's verdict shared through ``verdicts`` (of ``slot``) when given."""
+    wants = job.get_node("Requirements")
+    if wants is None:
+        return False
+    if verdicts is None:
+        accepts = _requirements_true(wants, job, slot)
+    else:
+        accepts = verdicts.verdict(wants, job, lambda: _requirements_true(wants, job, slot))
+    if not accepts:
+        return False
+    takes = slot.get_node("Requirements")
+    return takes is not None and _requirements_true(takes, slot, job)
+
+
+def _requirements_true(node: ast.Node, my: ClassAd, target: ClassAd) -> bool:
+    """Whether ``node``, ``my``'s Requirements, is true against ``target``."""
+    state = MatchState(None, 0.0)
+    state.my, state.target = my, target
+    return truthiness(evaluate_top(node, my, state)) is True
 
 
 def _job_with(ad: ClassAd, values: dict[str, object]) -> ClassAd:

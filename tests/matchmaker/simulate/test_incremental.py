@@ -838,3 +838,28 @@ def test_leftovers_on_a_slot_listing_other_resources_than_the_refused_job_was_si
     on = simulate("", slots, jobs, True, 4, 0)
     assert [r["running"] for r in on[0] if r["kind"] == "pool"] == [3, 4, 1, 0]
     assert on == simulate("", slots, jobs, False, 4, 0)
+
+
+def test_leftovers_refused_by_the_jobs_requirements_as_in_the_rebuild() -> None:
+    """slot1@a (4 cores, 4096 MB, no HasDocker) is alice's only slot.  Her jobs of 600 s ask 1
+    core and 1000 MB; 1.1 to 1.3 require HasDocker (one Requirements text, so one tree; 1.2
+    asks 2000 MB), 1.5 asks ``RequestMemory = 500 + 500`` (an expression: never shared).
+    Cycle 0: 1.0 takes a; its leftovers refuse 1.1 to 1.3 (each job's Requirements is false
+    against a) and start 1.4 and 1.5: 3 running.  Cycle 1 (300 s): the docker jobs match
+    nothing: 3.  Cycle 2 (600 s): all three are done: 0.  The incremental run, which shares
+    the refusals of 1.1 to 1.3 against one ad, gives the rebuild's series."""
+    slots = (
+        'Name = "slot1@a"\nCpus = 4\nMemory = 4096\nDisk = 100000\nState = "Unclaimed"\nActivity = "Idle"\n'
+        'PartitionableSlot = true\nSlotType = "Partitionable"\nRank = 0\nRequirements = true\n\n'
+    )
+    docker = "(TARGET.HasDocker) && (TARGET.Memory >= RequestMemory)"
+    jobs = "".join(
+        f'ClusterId = 1\nProcId = {p}\nOwner = "alice"\nUser = "alice@example.org"\nJobStatus = 1\n'
+        f"RequestCpus = 1\nRequestMemory = {'2000' if p == 2 else '500 + 500' if p == 5 else '1000'}\n"
+        f"RequestDisk = 1000\nRequirements = {docker if p in (1, 2, 3) else 'TARGET.Memory >= RequestMemory'}\n"
+        f"QDate = {START}\nSimJobDuration = 600\n\n"
+        for p in range(6)
+    )
+    on = simulate("", slots, jobs, True, 4, 0)
+    assert [r["running"] for r in on[0] if r["kind"] == "pool"] == [3, 3, 0, 0]
+    assert on == simulate("", slots, jobs, False, 4, 0)
