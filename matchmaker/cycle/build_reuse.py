@@ -190,9 +190,12 @@ class ByReads:
         """``(True, result)`` for a request that gives the same values as one stored under
         ``key``, else ``(False, None)``.  The names compared are read through ``req``, so
         a log of its reads sees them."""
-        plain, alike = req.plain, self._token
-        for names in self._shapes.get(key, ()):
-            hit = self._results.get((key, names, tuple(alike(plain(n)) for n in names)))
+        shapes = self._shapes.get(key)
+        if shapes is None:
+            return False, None
+        plain, alike, results = req.plain, self._token, self._results
+        for names in shapes:
+            hit = results.get((key, names, tuple([alike(plain(n)) for n in names])))
             if hit is not None:
                 return True, hit[1]
         return False, None
