@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sys
 from itertools import compress, repeat
-from operator import and_, eq, is_not, itemgetter, not_
+from operator import and_, eq, is_, is_not, itemgetter, not_
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from . import ast
@@ -568,7 +568,21 @@ class _Steps:
     puts the three, concatenated, in place order, and a getter that takes them in that
     order from the ad's tuple followed by the other two (``gather``)."""
 
-    __slots__ = ("take", "check", "consts", "writes", "order", "places", "bare", "gather", "compared", "_variant")
+    __slots__ = (
+        "take",
+        "check",
+        "consts",
+        "writes",
+        "order",
+        "places",
+        "bare",
+        "gather",
+        "compared",
+        "types",
+        "zeros",
+        "_variant",
+        "_patterns",
+    )
 
     def __init__(self, move: _Move, variant: Variant) -> None:
         new = move.target.template
@@ -596,7 +610,14 @@ class _Steps:
         # value) and those values: what an equal value left to the template is looked for in.
         bare_at = tuple(compress(range(len(self.bare)), map(is_not, self.bare, repeat(_NOT_BARE))))
         self.compared = (bare_at, _getter(bare_at), tuple(map(self.bare.__getitem__, bare_at)))
+        # Their types (a value of another type is never the same, however equal), and which of
+        # them are float zeros (0.0 and -0.0 are equal, not the same).
+        self.types = tuple(map(type, self.compared[2]))
+        self.zeros = tuple(j for j, b in enumerate(self.compared[2]) if type(b) is float and b == 0)
         self._variant: Optional[Variant] = None
+        # The patterns of values equal to the template's and of template nodes met (see
+        # _variant_of) -> the values that may be left to it.
+        self._patterns: dict[tuple, _Candidates] = {}
 
     def variant(self, target: Layout) -> Optional[Variant]:
         """The target's variant that keeps exactly ``places``."""
@@ -686,16 +707,14 @@ def rewrite(
             got = [_TEMPLATE if v is t else v for v, t in zip(got, steps.check)]
             left = True
         _, pick, bare = steps.compared
-        equal = list(map(eq, pick(got), bare)) if equal_values else None
+        picked = pick(got)
+        equal = list(map(eq, picked, bare)) if equal_values else None
         if not left and (equal is None or True not in equal):
             found = steps.variant(target)  # no value is left to the template (most writes)
-            if found is not None:
-                return tuple.__new__(SharedAttrs, (found, *got))
         else:
-            values = list(got)
-            found = _variant_of(target, steps, values, equal, left)
-            if found is not None:
-                return tuple.__new__(SharedAttrs, (found, *values))
+            found, got = _variant_of(target, steps, got, picked, equal, left)
+        if found is not None:
+            return tuple.__new__(SharedAttrs, (found, *got))
     return compact(_write(attrs.to_dict(), deleted, names, nodes), equal_values=equal_values)
 
 
@@ -725,26 +744,76 @@ _concat = tuple.__add__  # an ad's tuple (not its mapping) followed by other val
 
 
 def _variant_of(
-    target: Layout, steps: _Steps, values: list, equal: Optional[list[bool]], left: bool
-) -> Optional[Variant]:
-    """The variant of the result whose own values are ``values`` at ``steps.places``; a
-    value left to the template (:data:`_TEMPLATE`, or a plain literal equal to the
-    template's, as :func:`compact` with ``equal_values`` leaves it) is dropped from
-    ``values``.  ``equal`` says which of the places ``steps.compared`` names hold a value
-    Python calls equal to the template's (None: ``equal_values`` is false)."""
-    at = steps.compared[0]
-    if not left and (equal is None or True not in equal):
-        return steps.variant(target)
-    keep = [v is not _TEMPLATE for v in values] if left else [True] * len(values)
-    dropped = False in keep
-    if equal is not None and True in equal:
-        for k in compress(at, equal):
-            if _same_value(values[k], steps.bare[k]):
-                keep[k], dropped = False, True
-    if not dropped:
-        return steps.variant(target)
-    values[:] = compress(values, keep)
-    return target.variant(tuple(compress(steps.places, keep)))
+    target: Layout, steps: _Steps, got: Sequence[Any], picked: tuple, equal: Optional[list[bool]], left: bool
+) -> tuple[Optional[Variant], Sequence[Any]]:
+    """The variant of the result whose own values are ``got`` at ``steps.places``, and its
+    own values: a value left to the template (:data:`_TEMPLATE`, or a plain literal the same
+    as the template's, as :func:`compact` with ``equal_values`` leaves it) is dropped.
+    ``picked`` are the values at the places ``steps.compared`` names, and ``equal`` says
+    which of them Python calls equal to the template's (None: ``equal_values`` is false)."""
+    key = (
+        bytes(equal) if equal is not None and True in equal else None,
+        bytes(map(is_, got, repeat(_TEMPLATE))) if left else None,
+    )
+    patterns = steps._patterns
+    found = patterns.get(key)
+    if found is None:
+        if len(patterns) >= 256:
+            patterns.clear()
+        found = patterns[key] = _Candidates(steps, equal if key[0] is not None else None)
+    # Of the values Python calls equal, the same ones: of the template's type (1, 1.0 and
+    # true are not), and of its sign for a float zero (0.0 and -0.0 are not).
+    values = found.pick(picked)
+    same = list(map(is_, map(type, values), found.types))
+    if found.zeros:
+        bare = steps.compared[2]
+        for i in found.zeros:
+            if same[i] and not _same_value(values[i], bare[found.at[i]]):
+                same[i] = False
+    outcomes = found.outcomes
+    outcome: Any = outcomes.get(bytes(same), _NOT_BARE)
+    if outcome is _NOT_BARE:
+        drop = [False] * len(steps.compared[0])
+        for j, s in zip(found.at, same):
+            drop[j] = s
+        if len(outcomes) >= 64:
+            outcomes.clear()
+        outcome = outcomes[bytes(same)] = _pattern(steps, got, drop, left)
+    if outcome is None:
+        return steps.variant(target), got
+    own, kept = outcome
+    return target.variant(own), kept(got)
+
+
+class _Candidates:
+    """The values of one pattern of equality to the template (``equal`` of
+    :func:`_variant_of`) that may be left to it: their indices among the compared places
+    (``at``), a getter of them, the template's types there, which of them are float zeros;
+    and what each outcome of comparing them makes of the result (see :func:`_pattern`)."""
+
+    __slots__ = ("at", "pick", "types", "zeros", "outcomes")
+
+    def __init__(self, steps: _Steps, equal: Optional[list[bool]]) -> None:
+        self.at = () if equal is None else tuple(compress(range(len(equal)), equal))
+        self.pick = _getter(self.at)
+        self.types = tuple(map(steps.types.__getitem__, self.at))
+        self.zeros = tuple(i for i, j in enumerate(self.at) if j in steps.zeros)
+        self.outcomes: dict[bytes, Optional[tuple[tuple[int, ...], Callable[[Any], tuple]]]] = {}
+
+
+def _pattern(
+    steps: _Steps, got: Sequence[Any], drop: list[bool], left: bool
+) -> Optional[tuple[tuple[int, ...], Callable[[Any], tuple]]]:
+    """The places the result keeps and a getter of their values from ``got``, when values
+    are left to the template (``drop`` of the compared places, and each :data:`_TEMPLATE`
+    if ``left``); None when none is."""
+    keep = [v is not _TEMPLATE for v in got] if left else [True] * len(got)
+    if True in drop:
+        for k in compress(steps.compared[0], drop):
+            keep[k] = False
+    if False not in keep:
+        return None
+    return tuple(compress(steps.places, keep)), _getter(tuple(compress(range(len(keep)), keep)))
 
 
 __all__ = [
