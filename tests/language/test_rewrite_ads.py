@@ -38,7 +38,11 @@ def _family(tag: int, rows: list[list]) -> list[classad.ClassAd]:
 
 
 def _plain_path(ad: classad.ClassAd, deleted, names, nodes, equal_values: bool) -> classad.ClassAd:
-    out = classad.ClassAd(ad)
+    # A plain dict copy, even when nothing is written: copying a compacted ad would keep its
+    # storage, and compacting that again leaves it as it was compacted (perhaps with other
+    # ``equal_values``), which is not the reference.
+    out = classad.ClassAd.from_nodes(tuple(ad.node_items()))
+    assert type(out._attrs) is dict
     for name in deleted:
         if name in out:
             del out[name]
