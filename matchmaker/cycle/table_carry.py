@@ -187,13 +187,16 @@ class TableLine:
         """Find last time's row of each new copy at ``rest`` (by its slot's name when the
         names are known, else by its slot ad), not ``taken`` by another row, and the names
         whose entries differ, into ``rows`` and ``touched``; a copy without such a row is
-        read again whole (``dirty``)."""
+        read again whole (``dirty``).  Only the rows not ``taken`` yet are looked up by
+        name (most rows continue by their copies: a dict of every name would cost more
+        than the few rows looked up)."""
         assert self.table is not None
         old, notes, before_src = self.table.ads, self._notes, self._sources
+        free = np.flatnonzero(~taken).tolist()  # in row order: a name listed twice finds its last free row
         if names is not None:
-            keys, row_of = names, dict(zip(self._names, range(len(self._names))))
+            keys, row_of = names, dict(zip(map(self._names.__getitem__, free), free))
         else:
-            keys, row_of = list(map(id, sources)), dict(zip(map(id, before_src), range(len(before_src))))
+            keys, row_of = list(map(id, sources)), dict(zip(map(id, map(before_src.__getitem__, free)), free))
         for i in rest:
             r = row_of.get(keys[i])
             if r is None or taken[r] or id(old[r]) in notes:

@@ -428,3 +428,27 @@ def test_a_copy_noted_together_then_made_anew_is_not_compared_as_it_is_now() -> 
     table = line.table_of([_copy(s2, RemoteUserPrio=510.0)], [s2], ["s"])
     assert table.column("remoteuserprio").values.to_values() == [510.0]
     assert table.history.steps[-1].dirty.tolist() == [True]
+
+
+def test_a_name_listed_twice_finds_its_row_not_taken_by_a_copy() -> None:
+    """Last time rows 0 and 1 were both of slot name "x" (ads s and t).  Now row 0 is t's
+    very copy (it continues row 1) and row 1 a new copy of s rewritten (Memory 1 -> 2).
+    Expected by hand: row 1 continues row 0, the one row of "x" still free, changed in
+    memory only; every column reads what a fresh table reads."""
+    s = _compacted('[Name = "x"; Memory = 1; Cpus = 1]')
+    t = _compacted('[Name = "x"; Memory = 5; Cpus = 1]')
+    kept = _copy(t)
+    line = TableLine()
+    first = line.table_of([_copy(s), kept], [s, t], ["x", "x"])
+    for name in ("memory", "cpus"):
+        first.column(name)
+    s2 = with_values(s, {"Memory": 2})
+    ads = [kept, _copy(s2)]
+    table = line.table_of(ads, [t, s2], ["x", "x"])
+    step = table.history.steps[-1]
+    assert step.source.tolist() == [1, 0]
+    assert not step.dirty.any()
+    assert {k: v.tolist() for k, v in step.changed.items()} == {"memory": [False, True]}
+    fresh = AdTable(ads)
+    for name in ("memory", "cpus"):
+        assert _rows_of(table, name) == _rows_of(fresh, name), name
