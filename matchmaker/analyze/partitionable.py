@@ -98,7 +98,7 @@ def leftover_lines(view: PoolView, job: Job) -> list[str]:
             f"leftovers of {names} are not claimed: CLAIM_PARTITIONABLE_LEFTOVERS is false, so the job "
             f"waits for a later cycle"
         ]
-    claimed = claim_matches(view.pool, view.result, view.settings)
+    claimed = claim_matches(view.pool, view.result, view.settings, view.now)
     start = next((s for s in claimed.starts if s.job == job.id), None)
     if start is not None:
         return [

@@ -236,6 +236,9 @@ class _Claims:
         self.settings = settings
         self.slot_indices = slot_indices
         self.started_at = {} if now is None else {"JobCurrentStartDate": now, "EnteredCurrentStatus": now}
+        # The time the claims' expressions read (``time()``, ``CurrentTime``): the startd
+        # evaluates a slot's Rank and both Requirements when it is claimed.
+        self.clock = 0.0 if now is None else now
         self.rounding = rounding_of(settings)
         # By job id and slot name (built with C-speed maps: a pool has tens of thousands).
         self.jobs = _Queue(pool.jobs, job_place)
@@ -344,7 +347,7 @@ class _Claims:
                 too_large.add(shape)
                 failed.append(request)
                 continue
-            if not _mutual_match(job.ad, slot, verdicts):
+            if not _mutual_match(job.ad, slot, self.clock, verdicts):
                 continue
             self._split(m, job, request, left, leftover=True)
 
@@ -386,7 +389,7 @@ class _Claims:
         self._free_from[m.slot] = k + 1
         # The dynamic slot is written claimed at once when its Rank for the job is known
         # without it (the same as in the parent); otherwise it is claimed once made.
-        rank = _rank_as_in_parent(parent, job.ad, request)
+        rank = _rank_as_in_parent(parent, job.ad, request, self.clock)
         claim = None if rank is None else self._claim(m, job, rank)
         shrunk, child = split(parent, request, name, claim, left=left)
         self._put_slot(m.slot, self._derived(shrunk, parent))
@@ -419,7 +422,9 @@ class _Claims:
     def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool, claimed: bool = False) -> None:
         """Claim ``slot`` (whose ad is ``ad``, already claimed if ``claimed``) for ``job``, which then runs."""
         if not claimed:
-            self._put_slot(slot, self._derived(with_values(ad, self._claim(m, job, slot_rank(ad, job.ad))), ad))
+            self._put_slot(
+                slot, self._derived(with_values(ad, self._claim(m, job, slot_rank(ad, job.ad, self.clock))), ad)
+            )
         self._put_job(job.id, _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at}))
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
@@ -662,25 +667,25 @@ _ID, _NAME, _INDEX, _STATUS = attrgetter("id"), attrgetter("name"), attrgetter("
 _PARTITIONABLE = attrgetter("partitionable")
 
 
-def _mutual_match(job: ClassAd, slot: ClassAd, verdicts: Optional[Verdicts] = None) -> bool:
+def _mutual_match(job: ClassAd, slot: ClassAd, now: float, verdicts: Optional[Verdicts] = None) -> bool:
     """Both Requirements true in the two-ad context (a missing one is false, as in matching);
     the job's verdict shared through ``verdicts`` (of ``slot``) when given."""
     wants = job.get_node("Requirements")
     if wants is None:
         return False
     if verdicts is None:
-        accepts = _requirements_true(wants, job, slot)
+        accepts = _requirements_true(wants, job, slot, now)
     else:
-        accepts = verdicts.verdict(wants, job, lambda: _requirements_true(wants, job, slot))
+        accepts = verdicts.verdict(wants, job, lambda: _requirements_true(wants, job, slot, now))
     if not accepts:
         return False
     takes = slot.get_node("Requirements")
-    return takes is not None and _requirements_true(takes, slot, job)
+    return takes is not None and _requirements_true(takes, slot, job, now)
 
 
-def _requirements_true(node: ast.Node, my: ClassAd, target: ClassAd) -> bool:
-    """Whether ``node``, ``my``'s Requirements, is true against ``target``."""
-    state = MatchState(None, 0.0)
+def _requirements_true(node: ast.Node, my: ClassAd, target: ClassAd, now: float) -> bool:
+    """Whether ``node``, ``my``'s Requirements, is true against ``target`` at ``now``."""
+    state = MatchState(None, now)
     state.my, state.target = my, target
     return truthiness(evaluate_top(node, my, state)) is True
 
@@ -699,7 +704,7 @@ def _user(ad: ClassAd) -> Optional[str]:
     return v if type(v) is str else None
 
 
-def _rank_as_in_parent(parent: ClassAd, job: ClassAd, request: dict[str, float]) -> Optional[float]:
+def _rank_as_in_parent(parent: ClassAd, job: ClassAd, request: dict[str, float], now: float) -> Optional[float]:
     """The ``CurrentRank`` of a dynamic slot split from ``parent`` for ``job`` (its
     :func:`slot_rank`) when it is known without the dynamic slot: when the parent's
     ``Rank`` (which the dynamic slot inherits) is missing or a literal, or reads nothing of
@@ -712,7 +717,7 @@ def _rank_as_in_parent(parent: ClassAd, job: ClassAd, request: dict[str, float])
     read = _job_names_read(node)
     if read is None or any(v is not None and type(v) not in _PLAIN for v in map(job.plain, read)):
         return None
-    return slot_rank(parent, job)
+    return slot_rank(parent, job, now)
 
 
 def _job_names_read(node: ast.Node) -> Optional[tuple[str, ...]]:
@@ -752,12 +757,13 @@ def _literal_rank(node: Optional[ast.Node]) -> float:
     return float(v) if type(v) in (int, float) else 0.0
 
 
-def slot_rank(slot: ClassAd, job: ClassAd) -> float:
-    """The slot's Rank for the job it now runs: its CurrentRank (0 if not a number)."""
+def slot_rank(slot: ClassAd, job: ClassAd, now: float) -> float:
+    """The slot's Rank for the job it now runs, evaluated at ``now``: its CurrentRank (0 if
+    not a number)."""
     node = slot.get_node("Rank")
     if node is None or type(node) is ast.Literal:  # its value, with nothing to evaluate
         return _literal_rank(node)
-    state = MatchState(None, 0.0)
+    state = MatchState(None, now)
     state.my, state.target = slot, job
     v = evaluate_top(node, slot, state)
     return float(v) if type(v) in (int, float) else 0.0

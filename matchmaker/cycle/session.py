@@ -209,9 +209,10 @@ def _policy_cycle(
     return result
 
 
-def advance_pool(pool: Pool, result: CycleResult, settings: Settings) -> Pool:
-    """The pool after ``result``'s matches were claimed (:func:`matchmaker.cycle.claims.claim_matches`)."""
-    return claim_matches(pool, result, settings).pool
+def advance_pool(pool: Pool, result: CycleResult, settings: Settings, now: Optional[float] = None) -> Pool:
+    """The pool after ``result``'s matches were claimed at ``now``
+    (:func:`matchmaker.cycle.claims.claim_matches`)."""
+    return claim_matches(pool, result, settings, now).pool
 
 
 __all__ = ["AccountantPriorities", "advance_pool", "group_function", "open_accountant", "remembered", "run_cycle"]

@@ -83,7 +83,7 @@ def run_cycles(
             before = usage_by_customer(current.slots)
             result = cycle_with_books(current, loaded.settings, acct, at)
             runs.append(CycleRun(current, knobs, loaded.settings, result, at, before))
-            current = advance_pool(current, result, loaded.settings)
+            current = advance_pool(current, result, loaded.settings, at)
     finally:
         acct.close()
     return runs

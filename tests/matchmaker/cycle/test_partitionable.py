@@ -903,7 +903,7 @@ def test_a_dynamic_slot_claimed_in_one_step_is_the_one_made_then_claimed(
     request = requested(job.ad, slot.ad, machine_resources(slot.ad), rounding_of(settings_))
     child = split(slot.ad, request, "slot1_1@node1")[1]
     want = {"State": "Claimed", "Activity": "Busy", "RemoteUser": submitter, "RemoteOwner": submitter, "JobId": "1.0"}
-    want["CurrentRank"] = slot_rank(child, job.ad)
+    want["CurrentRank"] = slot_rank(child, job.ad, START)
     if submitter != "alice@example.org":
         want["AccountingGroup"] = submitter
     expected = with_values(child, want)
@@ -995,3 +995,23 @@ def test_pslot_preemption_candidate_placed_by_job_rank():
     assert [(m.job, m.slot, m.reason, m.preempted_slots) for m in result.matches] == [
         ("2.0", "slot1@node1", "priority", ("slot1_1@node1",))
     ]
+
+
+@pytest.mark.parametrize("clock", ["CurrentTime", "time()"])
+def test_claims_evaluate_at_the_cycles_time(clock: str) -> None:
+    """The startd evaluates a claimed slot's Rank and, for the leftovers, both Requirements
+    when the claim is made: at the cycle's time, not at the epoch.  The partitionable slot
+    accepts jobs only from 1,700,000,000 on and ranks them by the seconds since
+    1,699,990,000, so at START (1,700,000,000) the matched job's dynamic slot has
+    CurrentRank 1,700,000,000 - 1,699,990,000 = 10,000, and alice's second idle job starts
+    on the leftovers (at the epoch the Requirements would be false and the rank
+    -1,699,990,000)."""
+    requirements = f"{PSLOT_REQ} && ({clock} >= 1700000000)"
+    text = pslot_text(cpus=4, requirements=requirements).replace("Rank = 0", f"Rank = {clock} - 1699990000")
+    pool = pool_from_ads(ads(text), ads(job_text(0) + job_text(1)))
+    job, slot = pool.jobs[0], pool.slots[0]
+    result = CycleResult([Match(job.id, job.submitter, slot.name, "no-preemption", None, 1.0)], [], [], [], {})
+    claimed = claim_matches(pool, result, Settings.defaults(), START)
+    assert [(s.job, s.leftover) for s in claimed.starts] == [("1.0", False), ("1.1", True)]
+    ranks = {s.name: s.ad.evaluate("CurrentRank") for s in claimed.pool.slots if s.name != slot.name}
+    assert ranks == {"slot1_1@node1": 10000.0, "slot1_2@node1": 10000.0}

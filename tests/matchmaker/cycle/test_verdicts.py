@@ -83,7 +83,7 @@ def _evaluated(job: ClassAd, slot: ClassAd, calls: list[ClassAd]) -> bool:
     calls.append(job)
     node = job.get_node("Requirements")
     assert node is not None
-    return _requirements_true(node, job, slot)
+    return _requirements_true(node, job, slot, 0.0)
 
 
 @SETTINGS
@@ -92,14 +92,14 @@ def test_each_job_gets_the_verdict_of_its_own_evaluation_with_the_same_draws(
     slot: ClassAd, jobs: list[ClassAd], seed: int
 ) -> None:
     with seeded_random(seed):
-        alone = [_requirements_true(j.get_node("Requirements"), j, slot) for j in jobs]  # type: ignore[arg-type]
-        after = [_requirements_true(j.get_node("Requirements"), j, slot) for j in jobs]  # type: ignore[arg-type]
+        alone = [_requirements_true(j.get_node("Requirements"), j, slot, 0.0) for j in jobs]  # type: ignore[arg-type]
+        after = [_requirements_true(j.get_node("Requirements"), j, slot, 0.0) for j in jobs]  # type: ignore[arg-type]
     verdicts = Verdicts(slot)
     calls: list[ClassAd] = []
     with seeded_random(seed):
         shared = [verdicts.verdict(j.get_node("Requirements"), j, lambda j=j: _evaluated(j, slot, calls)) for j in jobs]  # type: ignore[arg-type, misc]
         # The draws go on where the run without sharing left them.
-        again = [_requirements_true(j.get_node("Requirements"), j, slot) for j in jobs]  # type: ignore[arg-type]
+        again = [_requirements_true(j.get_node("Requirements"), j, slot, 0.0) for j in jobs]  # type: ignore[arg-type]
     assert shared == alone
     assert again == after
     # An evaluation skipped is one whose tree draws nothing.
@@ -188,7 +188,7 @@ def test_mutual_match_with_and_without_verdicts() -> None:
     verdicts = Verdicts(slot)
     for memory, expect in (("100", True), ("1000", False), ("100", True), ("600", False), ("600", False)):
         job = _job(_DOCKER, memory)
-        assert _mutual_match(job, slot) is expect
-        assert _mutual_match(job, slot, verdicts) is expect
-    assert _mutual_match(_ad({"RequestMemory": "1"}), slot, verdicts) is False
-    assert _mutual_match(_job("true", "1"), _ad({"Memory": "1"}), Verdicts(slot)) is False
+        assert _mutual_match(job, slot, 0.0) is expect
+        assert _mutual_match(job, slot, 0.0, verdicts) is expect
+    assert _mutual_match(_ad({"RequestMemory": "1"}), slot, 0.0, verdicts) is False
+    assert _mutual_match(_job("true", "1"), _ad({"Memory": "1"}), 0.0, Verdicts(slot)) is False
