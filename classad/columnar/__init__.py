@@ -28,6 +28,9 @@ Public API:
 * :func:`attribute_true` -- the same arguments: which rows' value of the attribute
   counts as true (``true_mask`` of it), read from shared boolean results without
   making the column where they hold it.
+* :func:`expression_true` -- :func:`evaluate_column`'s arguments (not shared): which
+  rows' value of the expression counts as true, an ``&&`` chain of the rows read as
+  the true rows of its parts (those reading only the rows and the clock once per table).
 * :class:`Column` -- the result: ``len()``, ``value(r)``, ``to_values()``.
 * :func:`true_mask` (value counts as true), :func:`rank_array` (a number for
   ranks: int/real/bool, else 0.0) and :func:`knob_rank_array` (single
@@ -45,7 +48,7 @@ changed and keeps that remembered work, brought up to date on use
 from __future__ import annotations
 
 from .column import Column, Const, StringPool
-from .evaluate import attribute_true, evaluate_attribute, evaluate_column
+from .evaluate import attribute_true, evaluate_attribute, evaluate_column, expression_true
 from .ranks import knob_rank_array, knob_rank_single, rank_array, true_mask
 from .table import AdTable
 
@@ -57,6 +60,7 @@ __all__ = [
     "attribute_true",
     "evaluate_attribute",
     "evaluate_column",
+    "expression_true",
     "knob_rank_array",
     "knob_rank_single",
     "rank_array",

@@ -1007,12 +1007,15 @@ class Run:
                 return None
         return compute(rows)
 
-    def _fused_true(self, node: Any, scope: int, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+    def _fused_true(
+        self, node: Any, scope: int, rows: np.ndarray, active: frozenset, row_chain: bool = False
+    ) -> Optional[np.ndarray]:
         """Where ``node`` (an expression's top, in ``scope``) is true on ``rows``, when :meth:`ev`
         would evaluate it as one fused combination (:meth:`_fused`): read from the fused
         truth values, no column made.  None when :meth:`ev` would take another way (a
         row-only value, the lazy walk), having done nothing or only what :meth:`ev` then
-        finds done (a failed fusion, which it does not try again)."""
+        finds done (a failed fusion, which it does not try again).  ``row_chain``: a rows'
+        ``&&`` chain may be read from a plan of its parts (:meth:`_row_chain_true`)."""
         if len(rows) < _AHEAD_ROWS:
             return None
         while type(node) is ast.Paren:
@@ -1033,6 +1036,12 @@ class Run:
             plan = self._conjunction_plan(node, rows, active, ro)
             if plan is not None:
                 bits = self._conjunction_true(plan, rows, active)
+                if bits is not None:
+                    return bits
+        if row_chain and scope == ROW and node.op == "&&" and ro is not None:
+            row_plan = self._row_chain_plan(node, active, ro)
+            if row_plan is not None:
+                bits = self._row_chain_true(row_plan, rows, active)
                 if bits is not None:
                     return bits
         got = self._fused(node, scope, rows, active)
@@ -1122,6 +1131,111 @@ class Run:
         if out is None:
             return None
         return out.copy() if out is plan.fixed_true or not out.flags.writeable else out
+
+    def expression_true(self, node: Any, scope: int, rows: np.ndarray) -> np.ndarray:
+        """Which of ``rows`` hold a true value (:meth:`Column.is_true`) of ``node`` at the top:
+        as :meth:`_fused_true` finds them where it answers, else of :meth:`ev`'s value."""
+        got = self._fused_true(node, scope, rows, frozenset(), True)
+        if got is not None:
+            return got
+        return as_column(self.ev(node, scope, rows, frozenset()), len(rows), self.pool).is_true()
+
+    def _row_chain_plan(self, node: ast.Binary, active: frozenset, ro: RowOnly) -> Optional[_RowPlan]:
+        """How :meth:`_row_chain_true` evaluates the rows' ``&&`` chain ``node`` on this
+        generation of the table (kept in the table's memo, made on first use over every
+        row); None when it does not apply: a run recording what it reads, or a part that
+        cannot be evaluated ahead of need."""
+        shared = self.shared
+        if shared is None or self.recording or self.t.watch:
+            return None
+        known = shared.row_chains.get(id(node))
+        if known is not None and known.node is node and known.fits(self.t, self.strict, active, self.fixed is None):
+            return known if known.usable else None
+        plan = _RowPlan(node, self.t, self.strict, active, self.fixed is None)
+        st = self.st
+        saved, self.eager = self.eager, True
+        source, st.random = st.random, _NO_DRAWS
+        try:
+            self._row_plan_parts(plan, _row_conjuncts(node, ro), active)
+        except (_NotEager, _WouldDraw):
+            plan.usable = False
+        finally:
+            self.eager = saved
+            st.random = source
+        if len(shared.row_chains) >= 1 << 12:
+            shared.row_chains.clear()
+        shared.row_chains[id(node)] = plan
+        return plan if plan.usable else None
+
+    def _row_plan_parts(self, plan: _RowPlan, parts: list, active: frozenset) -> None:
+        """Fill ``plan`` from the conjuncts ``parts``, each evaluated over every row: one that
+        reads of the fixed ad at most the clock and names it lacks has its true rows and-ed
+        into ``plan.fixed_true``; a comparison with such a side keeps that side's column
+        (compared with the other side's value in each run); any other is left to
+        :meth:`_bools`.  What the kept values read is the plan's ``keys`` and ``tokens``."""
+        every = self.t.all_rows
+        n = len(every)
+        keys: dict[Any, Any] = {}
+        for part in parts:
+            got, reads = self._noted(self._bools, part, ROW, every, active)
+            if _fixed_free(reads):
+                true = _true_of(got, n)
+                plan.fixed_true = true.copy() if plan.fixed_true is None else plan.fixed_true & true
+                keys.update(reads.keys)
+                continue
+            step: tuple[Any, Optional[Column], Any, bool] = (part, None, None, False)
+            if type(part) is ast.Binary and part.op in _COMPARE:
+                for side, other, swapped in ((part.left, part.right, False), (part.right, part.left, True)):
+                    values, reads = self._noted(self.ev, side, ROW, every, active)
+                    if type(values) is Column and _fixed_free(reads):
+                        step = (part, values, other, swapped)
+                        keys.update(reads.keys)
+                        break
+            plan.steps.append(step)
+        plan.keys, plan.tokens = tuple(keys), tuple(keys.values())
+
+    def _noted(self, compute: Callable[..., Any], *args: Any) -> tuple[Any, Reads]:
+        """``compute(*args)`` and what it read of the fixed ad (this run records nothing else)."""
+        reads = Reads()
+        self.recording = [reads]
+        try:
+            return compute(*args), reads
+        finally:
+            self.recording = []
+
+    def _row_chain_true(self, plan: _RowPlan, rows: np.ndarray, active: frozenset) -> Optional[np.ndarray]:
+        """Where the rows' ``&&`` chain of ``plan`` is true on ``rows``, as :meth:`_fused`
+        finds it (the true rows of a chain are those where every part is true): the true
+        rows of the parts kept over every row and-ed with each other part's, evaluated in
+        order as :meth:`_bools` does, a kept column compared with the other side's value
+        straight into booleans.  None (then :meth:`_fused` evaluates it) when this run's
+        fixed ad or clock gives other values to what the kept parts read, or a part cannot
+        be evaluated ahead of need."""
+        if plan.keys and self._current_tokens(plan.keys, rows) != plan.tokens:
+            return None
+        every = rows is self.t.all_rows
+        n = len(rows)
+        kept = plan.fixed_true
+        out: Optional[np.ndarray] = kept if kept is None or every else kept[rows]
+        saved, self.eager = self.eager, True
+        try:
+            for part, values, other, swapped in plan.steps:
+                true = None
+                if values is not None:
+                    b = self.ev(other, ROW, rows, active)
+                    if type(b) is Const:
+                        at = values if every else values.take(rows)
+                        true = ops.compare_number_bools(part.op, at, b.value, swapped)
+                if true is None:
+                    true = _true_of(self._bools(part, ROW, rows, active), n)
+                out = true if out is None else out & true
+        except _NotEager:
+            return None
+        finally:
+            self.eager = saved
+        if out is None:
+            return None
+        return out.copy() if out is kept or not out.flags.writeable else out
 
     def _stored_result(self, key: Any, rows: np.ndarray, compute: Any, bring: bool = True) -> Any:
         """:meth:`_memo_result` of a key whose results are stored; ``_OLDER`` (nothing done
@@ -2039,6 +2153,75 @@ class _Plan:
             and self.strict == strict
             and self.active == active
         )
+
+
+class _RowPlan:
+    """How :meth:`Run._row_chain_true` evaluates one ``&&`` chain of the rows on one
+    generation of a table: the true rows of its parts that read of the fixed ad at most
+    the clock and names it lacks, and-ed together (None: it has none); its other parts in
+    order, each ``(part, column, other side, swapped)`` for a comparison of such a side's
+    column over every row with the other side's value, ``(part, None, None, False)`` for a
+    part evaluated as :meth:`Run._bools` does; and what the kept values read of the fixed
+    ad (``keys``, ``tokens``: any run using them gives the same)."""
+
+    __slots__ = (
+        "node",
+        "table",
+        "generation",
+        "strict",
+        "active",
+        "no_fixed",
+        "fixed_true",
+        "steps",
+        "keys",
+        "tokens",
+        "usable",
+    )
+
+    def __init__(self, node: Any, table: AdTable, strict: bool, active: frozenset, no_fixed: bool) -> None:
+        self.node = node
+        self.table = weakref.ref(table)
+        self.generation = table.generation
+        self.strict, self.active, self.no_fixed = strict, active, no_fixed
+        self.fixed_true: Optional[np.ndarray] = None
+        self.steps: list[tuple[Any, Optional[Column], Any, bool]] = []
+        self.keys: tuple = ()
+        self.tokens: tuple = ()
+        self.usable = True
+
+    def fits(self, table: AdTable, strict: bool, active: frozenset, no_fixed: bool) -> bool:
+        """Whether this plan was made for ``table`` as it is now, in the same mode and context."""
+        return (
+            self.table() is table
+            and self.generation == table.generation
+            and self.strict == strict
+            and self.active == active
+            and self.no_fixed == no_fixed
+        )
+
+
+def _row_conjuncts(node: Any, ro: RowOnly) -> list:
+    """The operands of the rows' ``&&`` chain ``node`` in the order :meth:`Run._bools`
+    evaluates them; a row-only ``&&`` is one operand, as :meth:`Run._bools` takes it whole."""
+    while type(node) is ast.Paren:
+        node = node.inner
+    if type(node) is ast.Binary and node.op == "&&" and ro.shape(node)[1] < 0:
+        return _row_conjuncts(node.left, ro) + _row_conjuncts(node.right, ro)
+    return [node]
+
+
+def _fixed_free(reads: Reads) -> bool:
+    """Whether what ``reads`` noted of the fixed ad is at most the clock and names it lacks."""
+    return reads.shareable and all(key == ("now",) or tok is ABSENT for key, tok in reads.keys.items())
+
+
+def _true_of(got: Truths, n: int) -> np.ndarray:
+    """The true rows of the truth value ``got`` on ``n`` rows, as one boolean array."""
+    if type(got) is _Tri:
+        got = got.t  # type: ignore[union-attr]
+    if type(got) is np.ndarray:
+        return got
+    return np.full(n, bool(got))
 
 
 def _conjuncts(node: Any, ro: RowOnly) -> list:

@@ -133,6 +133,36 @@ def attribute_true(
         return _attr_scalar(run, lname, row_side, rows).is_true()
 
 
+def expression_true(
+    expr: Any,
+    table: AdTable,
+    *,
+    row_side: str = "my",
+    other: Any = None,
+    state: Any = None,
+    rows: Optional[np.ndarray] = None,
+) -> np.ndarray:
+    """Which rows' value of :func:`evaluate_column` (same arguments, not shared) counts as
+    true, as :func:`~classad.columnar.ranks.true_mask` of it says; an ``&&`` chain of the
+    rows (a negotiator knob such as PREEMPTION_REQUIREMENTS, evaluated for many fixed ads)
+    is read as the true rows of its parts, those that read of the fixed ad at most the
+    clock and names it lacks evaluated once per generation of the table."""
+    from ..ad import ExprTree
+    from ..parser import parse_expr
+
+    node = parse_expr(expr) if isinstance(expr, str) else expr.node if isinstance(expr, ExprTree) else expr
+    run = _run(table, other, state, row_side)
+    scope = ROW if row_side == "my" else FIXED
+    if rows is None:
+        rows = table.all_rows
+    if _needs_scalar(table, other):
+        return run.scalar(node, scope, rows, frozenset()).is_true()
+    try:
+        return run.expression_true(node, scope, rows)
+    except RecursionError:
+        return run.scalar(node, scope, rows, frozenset()).is_true()
+
+
 def _handed_out(table: AdTable, result: Any, n: int) -> Column:
     """``result`` as a column the caller owns: a bare attribute reference may give the
     table's own column, which is copied; every other column the walk gives is new."""
@@ -160,4 +190,4 @@ def _attr_scalar(run: Run, lname: str, row_side: str, rows: np.ndarray) -> Colum
     return run.scalar(node, FIXED, rows, frozenset({(FIXED, lname)}))
 
 
-__all__ = ["attribute_true", "evaluate_attribute", "evaluate_column"]
+__all__ = ["attribute_true", "evaluate_attribute", "evaluate_column", "expression_true"]

@@ -324,6 +324,9 @@ class SharedMemo:
         # id(node) -> how a fixed ad's ``&&`` chain is evaluated on every row of the table's
         # current generation (classad.columnar.compile.Run._conjunction_plan).
         self.conjunctions: dict[int, Any] = {}
+        # id(node) -> how a rows' ``&&`` chain is evaluated on the table's current generation
+        # (classad.columnar.compile.Run._row_chain_plan).
+        self.row_chains: dict[int, Any] = {}
         # Keys of cheap expressions: how often a run looked one up, and how often a stored
         # result served it as it was (not brought to a new generation, not computed).
         self.lookups: dict[Hashable, list[int]] = {}

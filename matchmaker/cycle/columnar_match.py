@@ -41,10 +41,10 @@ from classad.columnar import (
     attribute_true,
     evaluate_attribute,
     evaluate_column,
+    expression_true,
     knob_rank_array,
     knob_rank_single,
     rank_array,
-    true_mask,
 )
 from classad.columnar.column import K_ERROR, K_OTHER, Column
 from classad.columnar.table import HOLDS_EXPR
@@ -578,9 +578,14 @@ class _RequestColumns:
         return self.shared(
             ("true", id(node)),
             at,
-            lambda rows: (true_mask(self.knob(node, rows, shared=False)),),
+            lambda rows: (self.knob_truth(node, rows),),
             lambda: self.slots.may_draw(self.req, (node,), (), ()),
         )[0]
+
+    def knob_truth(self, node: ast.Node, at: np.ndarray) -> np.ndarray:
+        """``true_mask(self.knob(node, at, shared=False))``, without the column where the
+        knob is an ``&&`` chain (see :func:`~classad.columnar.expression_true`)."""
+        return expression_true(node, self.table, row_side="my", other=self.req, state=self.state, rows=at)
 
     def job_rank(self, at: np.ndarray) -> np.ndarray:
         """The job's Rank on the rows ``at``, as a rank."""

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from test_build_reuse import CYCLE, USERS, _job_ads, _slot_ad
 from test_row_results import FREE, NOW, _plain, _settings
 
+from classad.columnar import compile as columnar_compile
 from classad.evaluate import eval_attribute, evaluate_top
 from classad.parser import parse_expr
 from classad.values import ERROR, UNDEFINED
@@ -38,6 +39,9 @@ CONFIGS = [
     "PREEMPTION_REQUIREMENTS = RemoteUserResourcesInUse > 1 || TARGET.JobPrio > 0\n",
     "PREEMPTION_REQUIREMENTS = TARGET.SubmitterGroupResourcesInUse < 3\n",
     "PREEMPTION_REQUIREMENTS = (CurrentTime - EnteredCurrentState > 3600) && RemoteUserPrio > 2\n",
+    "PREEMPTION_REQUIREMENTS = ((CurrentTime - EnteredCurrentState) > (1 * 3600)) "
+    "&& (RemoteUserPrio > TARGET.SubmitterUserPrio * 1.2)\n",
+    "PREEMPTION_REQUIREMENTS = TARGET.SubmitterUserPrio * 1.2 < RemoteUserPrio && KFlops > 1003 && TARGET.JobPrio >= 0\n",
 ]
 
 
@@ -143,6 +147,7 @@ def _both_ways(args: tuple) -> list:
 
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
 @pytest.mark.parametrize("ranks", RANKS)
+@pytest.mark.parametrize("chains", [False, True])
 @hsettings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     **CYCLE,
@@ -151,11 +156,14 @@ def _both_ways(args: tuple) -> list:
     literals=st.lists(st.sampled_from(LITERAL_RANKS), min_size=16, max_size=16),
 )
 def test_the_claimed_table_is_the_scalar_tests(
-    match_engine, ranks, slots, kinds, queue, policy, eups, weights, groups, config, currents, literals
+    match_engine, ranks, chains, slots, kinds, queue, policy, eups, weights, groups, config, currents, literals
 ):
     """Before every build of a cycle, its request's claimed table (state, kept, refused,
     Rank error per row), made over every row and on the claimed rows alone, equals the
-    tests evaluated pair by pair; so too the slots' ranks over every row."""
+    tests evaluated pair by pair; so too the slots' ranks over every row.  ``chains``:
+    combinations evaluated as one array at any size, so that an ``&&`` chain of
+    PREEMPTION_REQUIREMENTS is read from a plan of its parts (classad.columnar's
+    ``expression_true``), as it is on tables of thousands of rows."""
     kinds = [{**k, "draws": False} for k in kinds]
     slot_ads = [_slot_ad(i, d) for i, d in enumerate(slots)]
     for ad, current, literal in zip(slot_ads, currents, literals):
@@ -174,6 +182,8 @@ def test_the_claimed_table_is_the_scalar_tests(
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(matching, "build_columnar", build)
         _ranks_found(mp, ranks)
+        if chains:
+            mp.setattr(columnar_compile, "_AHEAD_ROWS", 0)
         negotiate(pool, settings, StaticPriorities(dict(zip(USERS, eups))), NOW)
     for made, alone, scalar in seen:
         assert made == alone == scalar
