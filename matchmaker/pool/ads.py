@@ -30,7 +30,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import attrgetter
+from operator import attrgetter, not_
 from typing import IO, Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from classad import ParserType
@@ -718,7 +718,7 @@ def pool_size(
             counted, weights = chosen, list(map(_WEIGHT, chosen))
     weighted = sum(weights) if use_slot_weights else float(len(counted))
     flags = list(map(_PARTITIONABLE, counted))
-    cores = memo(list(map(_AD, compress(counted, flags))), "cores", _cores)
+    cores = _cores_each(list(map(_AD, compress(counted, flags))), memo)
     effective = _effective(flags, cores)
     return PoolSize(weighted, min_weight, effective)
 
@@ -743,6 +743,25 @@ def _effective(partitionable: list[bool], cores: list[Optional[float]]) -> float
 
 def _cores(ad: ClassAd) -> Optional[float]:
     return _number(ad.evaluate("Cpus", state=alone_state(ad)))
+
+
+def _cores_each(ads: list[ClassAd], memo: AdMemo) -> list[Optional[float]]:
+    """``memo(ads, "cores", _cores)``: the ``Cpus`` of an ad storing it as a plain literal is
+    that value (:func:`_cores` evaluates nothing else), read alone; only the others are
+    evaluated (or found kept), in order."""
+    stored = [ad.plain("cpus") for ad in ads]
+    if _NUMBERS.issuperset(map(type, stored)):
+        return list(map(float, stored))
+    out = list(map(_number, stored))
+    others = list(compress(range(len(ads)), map(not_, map(_PLAIN_TYPES.__contains__, map(type, stored)))))
+    if others:
+        for i, v in zip(others, memo(list(map(ads.__getitem__, others)), "cores", _cores)):
+            out[i] = v
+    return out
+
+
+_NUMBERS = frozenset((int, float))
+_PLAIN_TYPES = frozenset(_PLAIN)
 
 
 def usage_by_customer(slots: Iterable[Slot]) -> dict[str, float]:
