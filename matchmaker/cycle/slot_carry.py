@@ -267,13 +267,20 @@ class SlotCarry:
         what it gave then (the same record, and its ad is steady, so that is what is
         kept), found by its place at C speed without reading the pair; ``get`` is called
         for the others, in order.  Without such pairs, ``get`` for each item."""
+        return self.placed_each(items, what, lambda others: list(map(get, others)))
+
+    def placed_each(self, items: Sequence[Any], what: str, get_each: Callable[[list], list]) -> list:
+        """:meth:`placed` with ``get_each``, which gives what is kept of each of a list of
+        items, called once with the items that are not taken again, in order (if any)."""
         at, last = self._at, self._placed.get(what)
         if at is None or last is None or len(at) != len(items):
-            out = list(map(get, items))
+            out = get_each(list(items)) if len(items) else []
         else:
             out = list(map((last + [_UNSET]).__getitem__, at))
-            for i in compress(range(len(out)), map(is_, out, repeat(_UNSET))):
-                out[i] = get(items[i])
+            others = list(compress(range(len(out)), map(is_, out, repeat(_UNSET))))
+            if others:
+                for i, v in zip(others, get_each(list(map(items.__getitem__, others)))):
+                    out[i] = v
         if at is not None and len(at) == len(items):
             self._placing[what] = out
         return out

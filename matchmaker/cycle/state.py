@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from itertools import compress
-from operator import itemgetter
+from operator import itemgetter, not_
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from classad import ast
@@ -184,7 +184,7 @@ class Cycle:
         if carry is None:
             return error_rank_slots(slots, memo)
         preps: list[SlotPrep] = list(map(_SECOND, pairs))
-        return list(compress(slots, carry.slots.placed(preps, "rank_error", _rank_error_kept)))
+        return list(compress(slots, carry.slots.placed_each(preps, "rank_error", _rank_errors_kept)))
 
     def _set_partitionable(self, entries: Sequence[SlotEntry]) -> None:
         """Tell the matcher the partitionable slots and each one's dynamic children in the
@@ -652,6 +652,18 @@ def _rank_error_kept(p: SlotPrep) -> bool:
     return p.evaluated("rank_error", rank_error)  # type: ignore[no-any-return]
 
 
+def _rank_errors_kept(preps: list[SlotPrep]) -> list[bool]:
+    """``[_rank_error_kept(p) for p in preps]``: a slot ad storing its Rank as a plain literal,
+    or none, has no error (:func:`rank_error` evaluates nothing then), found by reading the
+    Rank alone; the others as kept, in order."""
+    stored = [p.ad.plain("rank") for p in preps]
+    out = [False] * len(preps)
+    for i in compress(range(len(out)), map(not_, map(_NO_ERROR.__contains__, map(type, stored)))):
+        out[i] = _rank_error_kept(preps[i])
+    return out
+
+
+_NO_ERROR = frozenset((type(None), *_PLAIN))  # what a Rank stored thus is (ClassAd.plain): no error
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _ENTRY_ROWS = "entry_rows"  # what Cycle._carried_entries keeps by place (SlotCarry.put)
 

@@ -259,6 +259,30 @@ def test_what_is_kept_by_place_is_asked_of_new_pairs_only() -> None:
     assert cycle([a]) == [1] and len(asked) == 4
 
 
+def test_what_is_kept_by_place_is_asked_of_new_pairs_in_one_list() -> None:
+    """As above, by lists: cycle 1 asks [a, u] (answers 1, 2); cycle 2 asks [u, a2] once
+    (3, 4) and a gives 1; cycle 3, a alone, asks nothing."""
+    steady = {"a": True, "u": False}
+    carry = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    a, u = _slots('[Name = "a"]', '[Name = "u"]')
+    (a2,) = make_slots([(a.ad, "slots:9")])
+    asked: list = []
+
+    def get_each(preps: list) -> list:
+        asked.append([p.ad["Name"] for p in preps])
+        return [sum(map(len, asked)) - len(preps) + k for k in range(1, len(preps) + 1)]
+
+    def cycle(records: list) -> list:
+        carry.begin(SETTINGS)
+        pairs = carry.pairs(records, lambda s, p: s)
+        carry.read()
+        return carry.placed_each([p for _, p in pairs], "k", get_each)
+
+    assert cycle([a, u]) == [1, 2]
+    assert cycle([u, a, a2]) == [3, 1, 4] and asked == [["a", "u"], ["u", "a"]]
+    assert cycle([a]) == [1] and len(asked) == 2
+
+
 def test_what_is_put_by_place_comes_back_for_pairs_taken_again_only() -> None:
     """Cycle 1: a and u (unsteady): nothing kept yet; "ra" and "ru" put.  Cycle 2: u, a and
     a new record a2 of a's ad: only a's pair is taken again and gets "ra"; "x", "ra2", "y"
@@ -344,6 +368,19 @@ def test_pairs_differential(data: Any) -> None:
             assert value[0] == prep.ad["Name"]
             if prep.steady:
                 assert value is prep.values["x"]
+        # The same by lists: the pairs not taken again asked once, together, in order.
+        lists: list = []
+
+        def get_each(preps: list, lists: list = lists) -> list:
+            lists.append(preps)
+            return [p.evaluated("y", lambda ad: (ad["Name"], len(lists))) for p in preps]
+
+        values = carry.placed_each([pair[1] for pair in pairs], "y", get_each)
+        assert lists == ([asked] if asked else [])
+        for (_, prep), value in zip(pairs, values):
+            assert value[0] == prep.ad["Name"]
+            if prep.steady:
+                assert value is prep.values["y"]
         last = {id(s): (pair, s) for s, pair in zip(listed, pairs)}
 
 
