@@ -100,7 +100,7 @@ _FILES: dict[str, str] = {}
 class Job:
     """One job ad and its identity in the queue."""
 
-    __slots__ = ("ad", "cluster", "proc", "submitter", "status", "_file", "_line", "_id", "order")
+    __slots__ = ("ad", "cluster", "proc", "submitter", "status", "_file", "_line", "_id")
 
     def __init__(self, ad: ClassAd, cluster: int, proc: int, submitter: str, status: int, source: str) -> None:
         self.ad = ad
@@ -111,8 +111,6 @@ class Job:
         # ``source`` ("file:line") is kept as a shared file name and a line number: a
         # queue of 100,000 jobs read from one file then holds the name once.
         self._id: Optional[str] = None  # ``id``, made when first asked for
-        # (by_qdate, key) of the queue order once made of literals alone (autocluster.job_order_key).
-        self.order: Optional[tuple[bool, tuple]] = None
         file, colon, line = source.rpartition(":")
         if colon and line.isdigit():
             if len(_FILES) >= 1024:
@@ -127,7 +125,7 @@ class Job:
         identity, submitter and source, copied rather than read again."""
         job = Job.__new__(Job)
         job.ad, job.cluster, job.proc, job.submitter, job.status = ad, self.cluster, self.proc, self.submitter, status
-        job._file, job._line, job._id, job.order = self._file, self._line, self._id, None
+        job._file, job._line, job._id = self._file, self._line, self._id
         return job
 
     @property

@@ -525,23 +525,11 @@ def _order_value(ad: ClassAd, name: str, stored: Any) -> int:
 _ORDER_NAMES = ("prejobprio1", "prejobprio2", "jobprio", "postjobprio1", "postjobprio2", "qdate")
 
 
-_LITERAL_ORDER = frozenset({int, type(None)})
-
-
 def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
     """HTCondor's queue order (docs/negotiation.md, requests and autoclusters): priorities descending, then ClusterId, ProcId.
-    ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes.
-
-    A key made of integer literals and absences alone (nothing evaluated, so nothing that
-    could draw a random number) is kept with the record (``Job.order``; a record's ad is
-    not changed in place) and given again: the claims' leftovers sort a submitter's idle
-    jobs the queues were sorted by in the same cycle."""
-    kept = job.order
-    if kept is not None and kept[0] is by_qdate:
-        return kept[1]
+    ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes."""
     ad = job.ad
-    stored = ad.stored_of(_ORDER_NAMES)
-    p1, p2, prio, q1, q2, qdate = stored
+    p1, p2, prio, q1, q2, qdate = ad.stored_of(_ORDER_NAMES)
     # Most jobs store bare integers or nothing: the general path only for the others.
     p1 = p1 if type(p1) is int else _order_value(ad, "prejobprio1", p1)
     p2 = p2 if type(p2) is int else _order_value(ad, "prejobprio2", p2)
@@ -549,19 +537,9 @@ def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
     q1 = q1 if type(q1) is int else _order_value(ad, "postjobprio1", q1)
     q2 = q2 if type(q2) is int else _order_value(ad, "postjobprio2", q2)
     qdate = qdate if type(qdate) is int else _order_value(ad, "qdate", qdate)
-    key: tuple
     if by_qdate:
-        key = (-p1, -p2, -prio, -q1, -q2, qdate, job.cluster, job.proc)
-    else:
-        key = (-p1, -p2, -prio, -q1, -q2, job.cluster, job.proc)
-    if _LITERAL_ORDER.issuperset(map(type, stored)) or all(map(_integer_literal, stored)):
-        job.order = (by_qdate, key)
-    return key
-
-
-def _integer_literal(stored: Any) -> bool:
-    """Whether a stored order attribute is read without evaluating anything."""
-    return stored is None or type(stored) is int or (type(stored) is ast.Literal and type(stored.value) is int)
+        return (-p1, -p2, -prio, -q1, -q2, qdate, job.cluster, job.proc)
+    return (-p1, -p2, -prio, -q1, -q2, job.cluster, job.proc)
 
 
 @dataclass(eq=False)
