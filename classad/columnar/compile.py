@@ -1109,18 +1109,37 @@ class Run:
         alone and the true rows of the chain are those where every part is true; None
         (then :meth:`_fused` evaluates it) when a part is a constant or cannot be
         evaluated ahead of need."""
+        out = self._and_steps(plan.steps, FIXED, rows, active, plan.fixed_true, _same, _varying_true)
+        if out is None:
+            return None
+        return out.copy() if out is plan.fixed_true or not out.flags.writeable else out
+
+    def _and_steps(
+        self,
+        steps: list,
+        scope: int,
+        rows: np.ndarray,
+        active: frozenset,
+        out: Optional[np.ndarray],
+        at: Any,
+        true_of: Any,
+    ) -> Optional[np.ndarray]:
+        """``out`` (None for none yet) and-ed with the true rows of each of a plan's
+        ``steps`` in order, as :meth:`_bools` evaluates them: a kept column (taken at the
+        rows by ``at``) compared with the other side's value straight into booleans, any
+        other part's truth value made true rows by ``true_of``.  None when ``true_of``
+        gives None or a part cannot be evaluated ahead of need."""
         n = len(rows)
-        out = plan.fixed_true
         saved, self.eager = self.eager, True
         try:
-            for part, values, other, swapped in plan.steps:
+            for part, values, other, swapped in steps:
                 true = None
                 if values is not None:
-                    b = self.ev(other, FIXED, rows, active)
+                    b = self.ev(other, scope, rows, active)
                     if type(b) is Const:
-                        true = ops.compare_number_bools(part.op, values, b.value, swapped)
+                        true = ops.compare_number_bools(part.op, at(values), b.value, swapped)
                 if true is None:
-                    true = _varying_true(self._bools(part, FIXED, rows, active), n)
+                    true = true_of(self._bools(part, scope, rows, active), n)
                     if true is None:
                         return None
                 out = true if out is None else out & true
@@ -1128,9 +1147,7 @@ class Run:
             return None
         finally:
             self.eager = saved
-        if out is None:
-            return None
-        return out.copy() if out is plan.fixed_true or not out.flags.writeable else out
+        return out
 
     def expression_true(self, node: Any, scope: int, rows: np.ndarray) -> np.ndarray:
         """Which of ``rows`` hold a true value (:meth:`Column.is_true`) of ``node`` at the top:
@@ -1214,25 +1231,11 @@ class Run:
         if plan.keys and self._current_tokens(plan.keys, rows) != plan.tokens:
             return None
         every = rows is self.t.all_rows
-        n = len(rows)
         kept = plan.fixed_true
-        out: Optional[np.ndarray] = kept if kept is None or every else kept[rows]
-        saved, self.eager = self.eager, True
-        try:
-            for part, values, other, swapped in plan.steps:
-                true = None
-                if values is not None:
-                    b = self.ev(other, ROW, rows, active)
-                    if type(b) is Const:
-                        at = values if every else values.take(rows)
-                        true = ops.compare_number_bools(part.op, at, b.value, swapped)
-                if true is None:
-                    true = _true_of(self._bools(part, ROW, rows, active), n)
-                out = true if out is None else out & true
-        except _NotEager:
-            return None
-        finally:
-            self.eager = saved
+        start: Optional[np.ndarray] = kept if kept is None or every else kept[rows]
+        out = self._and_steps(
+            plan.steps, ROW, rows, active, start, _same if every else (lambda values: values.take(rows)), _true_of
+        )
         if out is None:
             return None
         return out.copy() if out is kept or not out.flags.writeable else out
@@ -2213,6 +2216,11 @@ def _row_conjuncts(node: Any, ro: RowOnly) -> list:
 def _fixed_free(reads: Reads) -> bool:
     """Whether what ``reads`` noted of the fixed ad is at most the clock and names it lacks."""
     return reads.shareable and all(key == ("now",) or tok is ABSENT for key, tok in reads.keys.items())
+
+
+def _same(values: Any) -> Any:
+    """``values`` as they are (a kept column read on every row)."""
+    return values
 
 
 def _true_of(got: Truths, n: int) -> np.ndarray:
