@@ -48,14 +48,7 @@ def evaluate_column(
     of the rows evaluated again and again with other fixed ads, such as a negotiator
     knob), the result is computed for every row and reused by later calls whose fixed ad
     gives the same values to everything it reads."""
-    from ..ad import ExprTree
-    from ..parser import parse_expr
-
-    node = parse_expr(expr) if isinstance(expr, str) else expr.node if isinstance(expr, ExprTree) else expr
-    run = _run(table, other, state, row_side)
-    scope = ROW if row_side == "my" else FIXED
-    if rows is None:
-        rows = table.all_rows
+    node, run, scope, rows = _prepared(expr, table, row_side, other, state, rows)
     if _needs_scalar(table, other):
         return run.scalar(node, scope, rows, frozenset())
     try:
@@ -147,20 +140,27 @@ def expression_true(
     rows (a negotiator knob such as PREEMPTION_REQUIREMENTS, evaluated for many fixed ads)
     is read as the true rows of its parts, those that read of the fixed ad at most the
     clock and names it lacks evaluated once per generation of the table."""
-    from ..ad import ExprTree
-    from ..parser import parse_expr
-
-    node = parse_expr(expr) if isinstance(expr, str) else expr.node if isinstance(expr, ExprTree) else expr
-    run = _run(table, other, state, row_side)
-    scope = ROW if row_side == "my" else FIXED
-    if rows is None:
-        rows = table.all_rows
+    node, run, scope, rows = _prepared(expr, table, row_side, other, state, rows)
     if _needs_scalar(table, other):
         return run.scalar(node, scope, rows, frozenset()).is_true()
     try:
         return run.expression_true(node, scope, rows)
     except RecursionError:
         return run.scalar(node, scope, rows, frozenset()).is_true()
+
+
+def _prepared(
+    expr: Any, table: AdTable, row_side: str, other: Any, state: Any, rows: Optional[np.ndarray]
+) -> tuple[Any, Run, int, np.ndarray]:
+    """What :func:`evaluate_column` and :func:`expression_true` start from: the tree of
+    ``expr`` (text, an ``ExprTree`` or a tree), the run over ``table``, the rows' scope and
+    the rows (every row when None)."""
+    from ..ad import ExprTree
+    from ..parser import parse_expr
+
+    node = parse_expr(expr) if isinstance(expr, str) else expr.node if isinstance(expr, ExprTree) else expr
+    scope = ROW if row_side == "my" else FIXED
+    return node, _run(table, other, state, row_side), scope, table.all_rows if rows is None else rows
 
 
 def _handed_out(table: AdTable, result: Any, n: int) -> Column:

@@ -12,12 +12,12 @@ change a true row: the expected values are the scalar evaluator's, or worked out
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from test_columnar_ahead import always_ahead  # chains read from plans at any size too
 from test_columnar_memo import truthy
 
 from classad import ClassAd, set_strict_mode
@@ -52,17 +52,6 @@ REQUEST_VALUES = st.sampled_from([None, "0", "1", "2", "2.5", "undefined", '"s"'
 slots_st = st.tuples(ENTERED, NUMBERS, OWNER)
 # A request: SubPrio, Cut, Flag, User, and sometimes the rows' own names (Entered, Prio).
 requests_st = st.tuples(REQUEST_VALUES, REQUEST_VALUES, REQUEST_VALUES, OWNER, st.sampled_from([None, "1", str(NOW)]))
-
-
-@contextmanager
-def chains_at_any_size() -> Iterator[None]:
-    """Combinations evaluated as one array (and chains read from plans) on tables of any size."""
-    saved = columnar_compile._AHEAD_ROWS
-    columnar_compile._AHEAD_ROWS = 0
-    try:
-        yield
-    finally:
-        columnar_compile._AHEAD_ROWS = saved
 
 
 def _slot(entered: Any, prio: Any, owner: Any) -> ClassAd:
@@ -139,7 +128,7 @@ def test_true_rows_of_a_chain_are_the_scalar_ones(parts, nested, slots, requests
     reqs = [_request(*r) for r in requests]
     set_strict_mode(strict)
     try:
-        with chains_at_any_size():
+        with always_ahead():
             table = AdTable(ads)
             for generation in range(2):
                 for now in clocks:
@@ -186,7 +175,7 @@ def test_the_uwcs_preemption_requirements_by_hand(planned):
     node = parse_expr(UWCS)
     table = AdTable(_uwcs_slots())
     want = {10: [0], 2: [0, 2], 30: []}
-    with chains_at_any_size():
+    with always_ahead():
         for _round in range(2):
             for prio, true_rows in want.items():
                 req = ClassAd(f"[SubmitterUserPrio = {prio}]")
@@ -209,7 +198,7 @@ def test_a_request_holding_a_name_the_rows_lack(planned):
     plain = ClassAd("[SubmitterUserPrio = 2]")
     holding = ClassAd("[SubmitterUserPrio = 2; RemoteUserPrio = 100]")
     state = _state(NOW)
-    with chains_at_any_size():
+    with always_ahead():
         for req, true_rows in ((plain, [0, 2]), (holding, [0, 2, 4]), (holding, [0, 2, 4]), (plain, [0, 2])):
             got = expression_true(node, table, other=req, state=state)
             assert np.nonzero(got)[0].tolist() == true_rows
@@ -224,7 +213,7 @@ def test_a_later_clock_is_read_anew(planned):
     node = parse_expr(UWCS)
     table = AdTable(_uwcs_slots())
     req = ClassAd("[SubmitterUserPrio = 10]")
-    with chains_at_any_size():
+    with always_ahead():
         for now, true_rows in ((NOW, [0]), (NOW, [0]), (NOW + 3600, [0, 1]), (NOW, [0])):
             got = expression_true(node, table, other=req, state=_state(now))
             assert np.nonzero(got)[0].tolist() == true_rows
@@ -239,7 +228,7 @@ def test_a_later_generation_of_the_table_is_read_anew(planned):
     ads = _uwcs_slots()
     table = AdTable(ads)
     req = ClassAd("[SubmitterUserPrio = 10]")
-    with chains_at_any_size():
+    with always_ahead():
         assert np.nonzero(expression_true(node, table, other=req, state=_state(NOW)))[0].tolist() == [0]
         ads = list(ads)
         ads[2] = ClassAd(f"[EnteredCurrentState = {NOW - 7200}; RemoteUserPrio = 50]")
@@ -261,7 +250,7 @@ def test_small_tables_and_other_tops_take_the_usual_walk(planned):
     req = ClassAd("[SubmitterUserPrio = 10]")
     state = _state(NOW)
     assert np.nonzero(expression_true(parse_expr(UWCS), table, other=req, state=state))[0].tolist() == [0]
-    with chains_at_any_size():
+    with always_ahead():
         either = parse_expr("RemoteUserPrio > 10 || EnteredCurrentState > 0")
         assert expression_true(either, table, other=req, state=state).tolist() == [True, True, True, False, True]
     assert planned == []
@@ -278,7 +267,7 @@ def test_a_plan_serves_runs_with_a_fixed_ad_or_without_alike_only(planned):
     req = ClassAd("[SubPrio = 1]")
     set_strict_mode(True)
     try:
-        with chains_at_any_size():
+        with always_ahead():
             for other, true_rows in ((req, [0]), (None, []), (None, []), (req, [0])):
                 got = expression_true(node, table, other=other, state=_state(NOW))
                 assert np.nonzero(got)[0].tolist() == true_rows
