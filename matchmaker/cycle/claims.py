@@ -4,8 +4,10 @@
 pool the next cycle finds when every match was claimed and nothing finished:
 
 * a match on a static or dynamic slot claims it: Claimed/Busy by the submitter,
-  publishing ``RemoteUser``, ``CurrentRank`` and the ``Remote*`` group attributes;
-  a job it preempts goes back to idle;
+  publishing ``RemoteUser``, ``CurrentRank`` and the ``Remote*`` group attributes,
+  and, given the time, stamped with it: ``EnteredCurrentState``,
+  ``EnteredCurrentActivity`` and ``JobStart`` (so a claim made by preemption starts
+  its state timer again, as the slot went through Preempting); a job it preempts goes back to idle;
 * a match on a partitionable slot makes the startd carve a dynamic slot sized by the
   job's rounded request (:mod:`matchmaker.pool.partition`) and claim that; the
   partitionable slot keeps the rest.  A job whose request does not fit what is left
@@ -235,7 +237,12 @@ class _Claims:
     ) -> None:
         self.settings = settings
         self.slot_indices = slot_indices
-        self.started_at = {} if now is None else {"JobCurrentStartDate": now, "EnteredCurrentStatus": now}
+        self.started_at = (
+            {} if now is None else dict.fromkeys(("JobCurrentStartDate", "EnteredCurrentStatus"), int(now))
+        )
+        # A claimed slot enters a new state and activity (Claimed/Busy) when claimed, as the
+        # startd stamps them (whole seconds, as ``CurrentTime`` reads the clock).
+        self.claimed_at = {} if now is None else dict.fromkeys((*STATE_STAMPS, "JobStart"), int(now))
         # The time the claims' expressions read (``time()``, ``CurrentTime``): the startd
         # evaluates a slot's Rank and both Requirements when it is claimed.
         self.clock = 0.0 if now is None else now
@@ -406,6 +413,7 @@ class _Claims:
             "RemoteOwner": m.submitter,
             "JobId": job.id,
             "CurrentRank": rank,
+            **self.claimed_at,
         }
         if m.submitter != _user(job.ad):
             claim["AccountingGroup"] = m.submitter  # the startd publishes the charged principal
@@ -662,6 +670,9 @@ def claim_matches(
 
 
 _PLAIN = (bool, int, float, str)
+# What a startd stamps with the time when a slot enters a new state and a new activity
+# (policies read them, e.g. ``CurrentTime - EnteredCurrentState``).
+STATE_STAMPS = ("EnteredCurrentState", "EnteredCurrentActivity")
 _MISSING = object()
 _ID, _NAME, _INDEX, _STATUS = attrgetter("id"), attrgetter("name"), attrgetter("index"), attrgetter("status")
 _PARTITIONABLE = attrgetter("partitionable")

@@ -224,9 +224,11 @@ def job_start_date(job: SimJob, start: float) -> float:
 _RUN_ATTRS = ("RemoteHost", "JobCurrentStartDate")
 
 
-def idle_record(job: Job) -> Job:
-    """The job's record back in the queue, idle, without its run's attributes."""
-    ad = with_values(job.ad, {"JobStatus": IDLE}, deleted=_RUN_ATTRS, equal_values=False)
+def idle_record(job: Job, now: float) -> Job:
+    """The job's record back in the queue, idle since ``now`` (``EnteredCurrentStatus``, in
+    whole seconds as the schedd stamps it), without its run's attributes."""
+    values: dict[str, object] = {"JobStatus": IDLE, "EnteredCurrentStatus": int(now)}
+    ad = with_values(job.ad, values, deleted=_RUN_ATTRS, equal_values=False)
     return job.with_ad(ad, IDLE)
 
 

@@ -37,7 +37,7 @@ from ..accounting.priority_math import effective_priority, resolve_prio_factor
 from ..accounting.store import Accountant, Claim
 from ..config.settings import Settings
 from ..cycle.carry import Carried
-from ..cycle.claims import claim_matches
+from ..cycle.claims import STATE_STAMPS, claim_matches
 from ..cycle.results import CycleResult
 from ..cycle.session import claim_names, group_function, remembered, run_cycle
 from ..pool.ads import Pool, Slot, make_slots
@@ -75,6 +75,7 @@ _CLAIM_ATTRS = (
     "RemoteGroupResourcesInUse",
     "GlobalJobId",
     "ClientMachine",
+    "JobStart",
 )
 
 Progress = Callable[[int, int], None]
@@ -117,9 +118,11 @@ def _without(items: list, at: list[int]) -> list:
     return kept
 
 
-def released(slot: Slot, settings: Settings) -> Slot:
-    """The slot record after its claim ended: Unclaimed/Idle, without claim attributes."""
-    ad = with_values(slot.ad, {"State": "Unclaimed", "Activity": "Idle"}, deleted=_CLAIM_ATTRS)
+def released(slot: Slot, settings: Settings, now: float) -> Slot:
+    """The slot record after its claim ended at ``now``: Unclaimed/Idle since then
+    (:data:`~matchmaker.cycle.claims.STATE_STAMPS`), without claim attributes."""
+    values: dict[str, object] = {"State": "Unclaimed", "Activity": "Idle", **dict.fromkeys(STATE_STAMPS, int(now))}
+    ad = with_values(slot.ad, values, deleted=_CLAIM_ATTRS)
     (fresh,) = make_slots(
         [(ad, slot.source)],
         use_slot_weights=settings.use_slot_weights,
@@ -221,16 +224,16 @@ class _Run:
             finished_at, j.slot, j.end = j.end, None, None
             if j.repeats_left != 0:
                 j.repeats_left -= 1 if j.repeats_left > 0 else 0
-                timeline.move(j, QUEUED_IDLE, idle_record(j.record))
+                timeline.move(j, QUEUED_IDLE, idle_record(j.record, t if finished_at is None else finished_at))
                 j.idle_since = finished_at
             else:
                 timeline.move(j, DONE)
         if ended:
-            self._release(ended)
+            self._release(ended, t)
 
-    def _release(self, names: list[str]) -> None:
-        """End the claims on ``names``: a dynamic slot goes away and its resources go back to
-        its partitionable slot; any other slot is Unclaimed again."""
+    def _release(self, names: list[str], t: float) -> None:
+        """End the claims on ``names`` at ``t``: a dynamic slot goes away and its resources go
+        back to its partitionable slot; any other slot is Unclaimed again."""
         slots, by_name = self.slots, self.slots_by_name()
         place = self._places(by_name)
         gone: set[str] = set()
@@ -242,7 +245,7 @@ class _Run:
             parent = self.parent.pop(name, None)
             if parent is None:
                 before = slots[i]
-                self._replace(i, released(before, self.settings), renewed)
+                self._replace(i, released(before, self.settings, t), renewed)
                 self._new_ad(name, slots[i].ad, before.ad)
                 continue
             p = place(parent)
@@ -378,7 +381,7 @@ class _Run:
                     victim.slot, victim.end, victim.idle_since = None, None, t
                     victim.preemptions += 1
                     base = victim.record.ad
-                    timeline.move(victim, QUEUED_IDLE, idle_record(victim.record))
+                    timeline.move(victim, QUEUED_IDLE, idle_record(victim.record, t))
                     self._new_record(victim, base)
                     preempted[victim.submitter] = preempted.get(victim.submitter, 0) + 1
                 self._close(name, t)

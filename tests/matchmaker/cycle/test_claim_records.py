@@ -98,8 +98,10 @@ def test_a_rewritten_job_keeps_what_make_jobs_reads(cluster: int, proc: int, sou
         fresh.status,
         fresh.source,
     )
-    idle = idle_record(record)
+    idle = idle_record(record, 1700000600.0)
     assert (idle.id, idle.submitter, idle.status, idle.source) == (fresh.id, fresh.submitter, 1, fresh.source)
+    # idle since then, stamped in whole seconds as the schedd does
+    assert (idle.ad.plain("jobstatus"), idle.ad.plain("enteredcurrentstatus")) == (1, 1700000600)
 
 
 def test_slot_records_made_from_an_index_are_the_records_moved_there() -> None:

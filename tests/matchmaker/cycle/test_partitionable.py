@@ -885,8 +885,8 @@ def test_a_dynamic_slot_claimed_in_one_step_is_the_one_made_then_claimed(
 ) -> None:
     """The claims write a dynamic slot claimed at once when its ``CurrentRank`` is known
     without it; the result must be what splitting the slot, evaluating the dynamic slot's
-    ``Rank`` for the job in it and then writing the claim gives (the reference below is made
-    of those three steps).  A resource named like a claim attribute (``Activity``) takes the
+    ``Rank`` for the job in it and then writing the claim, stamped with the claim's time, gives
+    (the reference below is made of those three steps).  A resource named like a claim attribute (``Activity``) takes the
     same place and the claim's value as in two steps."""
     lines = pslot_text(cpus=4).replace("Rank = 0\n", "").strip().splitlines() + rank.splitlines()
     if odd_resource:
@@ -904,6 +904,7 @@ def test_a_dynamic_slot_claimed_in_one_step_is_the_one_made_then_claimed(
     child = split(slot.ad, request, "slot1_1@node1")[1]
     want = {"State": "Claimed", "Activity": "Busy", "RemoteUser": submitter, "RemoteOwner": submitter, "JobId": "1.0"}
     want["CurrentRank"] = slot_rank(child, job.ad, START)
+    want.update(dict.fromkeys(("EnteredCurrentState", "EnteredCurrentActivity", "JobStart"), int(START)))
     if submitter != "alice@example.org":
         want["AccountingGroup"] = submitter
     expected = with_values(child, want)

@@ -207,6 +207,81 @@ def test_preempted_jobs_go_back_to_idle_and_rerun():
         assert r["idle"] >= r["preempted"]
 
 
+def stamped_slots(n: int, requirements: str = "true") -> list:
+    """``n`` one-core slots, Unclaimed for two hours at the start."""
+    return ads(
+        "".join(
+            f'Name = "s{i}@node"\nCpus = 1\nState = "Unclaimed"\nActivity = "Idle"\n'
+            f"EnteredCurrentState = {START - 2 * HOUR:.0f}\nEnteredCurrentActivity = {START - 2 * HOUR:.0f}\n"
+            f"Requirements = {requirements}\nRank = 0\n\n"
+            for i in range(n)
+        )
+    )
+
+
+def test_a_claim_starts_the_slots_state_timer_again():
+    """A slot claimed in the run entered the Claimed state then, so the UWCS guard
+    ``CurrentTime - EnteredCurrentState > 3600`` keeps it from priority preemption for an
+    hour after the claim, whatever the slot's state timer read before.
+
+    Cycles every 600 s, half-life 3600 s, factors 1.  alice's two jobs claim both slots at
+    the start (t = 0); bob's two jobs arrive at t = 600.  From then on alice's RUP is above
+    bob's times 1.2 (bob has no usage: 0.5; alice after one cycle on 2 slots:
+    0.5 * 0.5**(600/3600) + 2 * (1 - 0.5**(600/3600)) = 0.664 > 0.6), so only the guard
+    holds the preemption back.  The slots entered Claimed at t = 0; 600 k - 0 > 3600 first
+    at k = 7: t = 4200 s, 7/6 h.  (Had the claim left the stamp at -7200, the guard would
+    pass at t = 600.)"""
+    knobs = Knobs.from_string(
+        "PRIORITY_HALFLIFE = 3600\nNEGOTIATOR_INTERVAL = 600\nDEFAULT_PRIO_FACTOR = 1\n"
+        "PREEMPTION_REQUIREMENTS = (CurrentTime - EnteredCurrentState > 3600)"
+        " && RemoteUserPrio > SubmitterUserPrio * 1.2\n"
+    )
+    jobs = ads(
+        job_text(1, "alice", 2, "SimJobDuration = 36000")
+        + job_text(2, "bob", 2, f"QDate = {START + 600:.0f}\nSimJobDuration = 36000")
+    )
+    sim = matchmaker.simulate(matchmaker.load_ads(knobs, stamped_slots(2), jobs), start=START, duration=2 * HOUR)
+    alice = {round(r["hours"] * 6): r for r in sim if r["kind"] == "submitter" and r["name"] == ALICE}
+    assert alice[0]["running"] == 2
+    assert [k for k in sorted(alice) if alice[k]["preempted"]][0] == 7
+    assert sim.at(7 / 6, BOB)["running"] >= 1
+
+
+def test_a_release_starts_the_slots_state_timer_again():
+    """A static slot whose job ended is Unclaimed from the cycle that saw it end.  The slot
+    takes a job only 1800 s after it entered its state: alice's job (1200 s) claims it at
+    t = 0 (its stamp then reads -7200) and ends at t = 1200, where the slot is released.
+    bob's job, idle from t = 600, then waits until 600 k - 1200 >= 1800: k = 5, t = 3000 s,
+    5/6 h.  (Had the release left the stamp as it was, bob would start at t = 1200.)"""
+    knobs = Knobs.from_string("NEGOTIATOR_INTERVAL = 600\n")
+    slots = stamped_slots(1, 'State == "Unclaimed" && CurrentTime - EnteredCurrentState >= 1800')
+    jobs = ads(
+        job_text(1, "alice", 1, "SimJobDuration = 1200")
+        + job_text(2, "bob", 1, f"QDate = {START + 600:.0f}\nSimJobDuration = 36000")
+    )
+    sim = matchmaker.simulate(matchmaker.load_ads(knobs, slots, jobs), start=START, duration=HOUR)
+    assert sim.at(0, ALICE)["running"] == 1
+    bob = {round(r["hours"] * 6): r["running"] for r in sim if r["kind"] == "submitter" and r["name"] == BOB}
+    assert [k for k in sorted(bob) if bob[k]][0] == 5
+
+
+def test_a_job_run_again_is_idle_from_the_end_of_its_run():
+    """A job that runs again (``SimJobRepeat``) is idle from when its run ended, and the
+    slot takes only jobs idle for 1800 s: ``CurrentTime - TARGET.EnteredCurrentStatus >=
+    1800``.  alice's job (idle since -7200) starts at t = 0, runs 1200 s, and is idle
+    again from t = 1200; 600 k - 1200 >= 1800 first at k = 5, so it runs again from
+    t = 3000 s, 5/6 h.  (Had its status stamp stayed at its start, t = 0, it would run
+    again from k = 3.)"""
+    knobs = Knobs.from_string("NEGOTIATOR_INTERVAL = 600\n")
+    slots = stamped_slots(1, "CurrentTime - TARGET.EnteredCurrentStatus >= 1800")
+    extra = f"EnteredCurrentStatus = {START - 2 * HOUR:.0f}\nSimJobDuration = 1200\nSimJobRepeat = 1"
+    sim = matchmaker.simulate(
+        matchmaker.load_ads(knobs, slots, ads(job_text(1, "alice", 1, extra))), start=START, duration=HOUR
+    )
+    running = {round(r["hours"] * 6): r["running"] for r in sim if r["kind"] == "submitter" and r["name"] == ALICE}
+    assert [running[k] for k in range(7)] == [1, 1, 0, 0, 0, 1, 1]
+
+
 def test_arrivals_wait_for_their_qdate():
     sim = busy_pool()
     assert sim.at(1.5 + 1 / 6, BOB)["pending"] == 15
