@@ -4,10 +4,12 @@
 pool the next cycle finds when every match was claimed and nothing finished:
 
 * a match on a static or dynamic slot claims it: Claimed/Busy by the submitter,
-  publishing ``RemoteUser``, ``CurrentRank`` and the ``Remote*`` group attributes,
-  and, given the time, stamped with it: ``EnteredCurrentState``,
-  ``EnteredCurrentActivity`` and ``JobStart`` (so a claim made by preemption starts
-  its state timer again, as the slot went through Preempting); a job it preempts goes back to idle;
+  publishing ``RemoteUser``, ``CurrentRank``, the ``Remote*`` group attributes and the
+  job's ``ConcurrencyLimits`` (which the next cycle counts as held), and, given the
+  time, stamped with it: ``EnteredCurrentState``, ``EnteredCurrentActivity`` and
+  ``JobStart`` (so a claim made by preemption starts its state timer again, as the slot
+  went through Preempting).  Nothing of an earlier claim stays (:data:`CLAIM_ATTRS`):
+  the startd publishes a claim's attributes afresh.  A job it preempts goes back to idle;
 * a match on a partitionable slot makes the startd carve a dynamic slot sized by the
   job's rounded request (:mod:`matchmaker.pool.partition`) and claim that; the
   partitionable slot keeps the rest.  A job whose request does not fit what is left
@@ -397,15 +399,17 @@ class _Claims:
         # The dynamic slot is written claimed at once when its Rank for the job is known
         # without it (the same as in the parent); otherwise it is claimed once made.
         rank = _rank_as_in_parent(parent, job.ad, request, self.clock)
-        claim = None if rank is None else self._claim(m, job, rank)
-        shrunk, child = split(parent, request, name, claim, left=left)
+        limits = _claim_limits(job.ad, None, self.clock)
+        claim = None if rank is None or limits is _NEEDS_SLOT else self._claim(m, job, rank, limits)
+        shrunk, child = split(parent, request, name, claim, left=left, deleted=CLAIM_ATTRS)
         self._put_slot(m.slot, self._derived(shrunk, parent))
         self._put_slot(name, self._derived(child, parent))
         self.sources[name] = f"{self._source(m.slot)} ({name})"
         self._run(m, job, name, child, leftover, claimed=claim is not None)
 
-    def _claim(self, m: Match, job: Job, rank: float) -> dict[str, object]:
-        """What the startd publishes for ``m``'s claim of a slot whose Rank for the job is ``rank``."""
+    def _claim(self, m: Match, job: Job, rank: float, limits: object) -> dict[str, object]:
+        """What the startd publishes for ``m``'s claim of a slot whose Rank for the job is
+        ``rank``, the job's ``ConcurrencyLimits`` being ``limits`` (:func:`_claim_limits`)."""
         claim: dict[str, object] = {
             "State": "Claimed",
             "Activity": "Busy",
@@ -415,6 +419,8 @@ class _Claims:
             "CurrentRank": rank,
             **self.claimed_at,
         }
+        if type(limits) is str:
+            claim["ConcurrencyLimits"] = limits
         if m.submitter != _user(job.ad):
             claim["AccountingGroup"] = m.submitter  # the startd publishes the charged principal
         if m.group is not None:
@@ -430,9 +436,9 @@ class _Claims:
     def _run(self, m: Match, job: Job, slot: str, ad: ClassAd, leftover: bool, claimed: bool = False) -> None:
         """Claim ``slot`` (whose ad is ``ad``, already claimed if ``claimed``) for ``job``, which then runs."""
         if not claimed:
-            self._put_slot(
-                slot, self._derived(with_values(ad, self._claim(m, job, slot_rank(ad, job.ad, self.clock))), ad)
-            )
+            limits = _claim_limits(job.ad, ad, self.clock)
+            claim = self._claim(m, job, slot_rank(ad, job.ad, self.clock), limits)
+            self._put_slot(slot, self._derived(with_values(ad, claim, deleted=CLAIM_ATTRS), ad))
         self._put_job(job.id, _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at}))
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
@@ -670,6 +676,36 @@ def claim_matches(
 
 
 _PLAIN = (bool, int, float, str)
+# What a startd publishes for a claim and no longer once the claim ended (or gave way to
+# another one): a released slot drops them, a claim writes its own in their place.  The
+# run-time totals (``TotalJobRunTime``, ...) are published only while above 0: a claim
+# starts them from 0, so a new claim has none (docs/differences.md, S-table).
+CLAIM_ATTRS = (
+    "RemoteUser",
+    "RemoteOwner",
+    "AccountingGroup",
+    "JobId",
+    "CurrentRank",
+    "RemoteGroup",
+    "RemoteNegotiatingGroup",
+    "RemoteAutoregroup",
+    "PreemptingUser",
+    "PreemptingAccountingGroup",
+    "PreemptingRank",
+    "PreemptingConcurrencyLimits",
+    "RemoteGroupQuota",
+    "RemoteUserPrio",
+    "RemoteUserResourcesInUse",
+    "RemoteGroupResourcesInUse",
+    "GlobalJobId",
+    "ClientMachine",
+    "JobStart",
+    "ConcurrencyLimits",
+    "TotalJobRunTime",
+    "TotalClaimRunTime",
+    "TotalJobSuspendTime",
+    "TotalClaimSuspendTime",
+)
 # What a startd stamps with the time when a slot enters a new state and a new activity
 # (policies read them, e.g. ``CurrentTime - EnteredCurrentState``).
 STATE_STAMPS = ("EnteredCurrentState", "EnteredCurrentActivity")
@@ -704,6 +740,24 @@ def _requirements_true(node: ast.Node, my: ClassAd, target: ClassAd, now: float)
 def _job_with(ad: ClassAd, values: dict[str, object]) -> ClassAd:
     """A job ad with ``values`` written, compacted as job records compact it."""
     return with_values(ad, values, equal_values=False)
+
+
+def _claim_limits(job: ClassAd, slot: Optional[ClassAd], now: float) -> object:
+    """The job's ``ConcurrencyLimits`` as the startd keeps it for the claim: evaluated with
+    the job as ``MY`` and the claimed ``slot`` as ``TARGET``, kept when a non-empty string,
+    else None.  :data:`_NEEDS_SLOT` when it is not a literal and ``slot`` is None."""
+    v = job.plain("concurrencylimits")  # a missing or literal value: nothing to evaluate
+    node = None if v is None or type(v) in _PLAIN else job.get_node("ConcurrencyLimits")
+    if node is not None:
+        if slot is None:
+            return _NEEDS_SLOT
+        state = MatchState(None, now)
+        state.my, state.target = job, slot
+        v = evaluate_top(node, job, state)
+    return v if type(v) is str and v else None
+
+
+_NEEDS_SLOT = object()
 
 
 def _user(ad: ClassAd) -> Optional[str]:
@@ -780,4 +834,4 @@ def slot_rank(slot: ClassAd, job: ClassAd, now: float) -> float:
     return float(v) if type(v) in (int, float) else 0.0
 
 
-__all__ = ["Claimed", "Start", "claim_matches", "rounding_of", "slot_rank"]
+__all__ = ["CLAIM_ATTRS", "Claimed", "Start", "claim_matches", "rounding_of", "slot_rank"]

@@ -170,12 +170,13 @@ def split(
     then: Optional[dict[str, object]] = None,
     *,
     left: Optional[dict[str, float]] = None,
+    deleted: tuple[str, ...] = (),
 ) -> tuple[ClassAd, ClassAd]:
     """``(parent after the split, the dynamic slot)``: the dynamic slot is a copy of the
     parent holding ``request``'s resources, named ``name``; the parent keeps the rest.
     With ``then``, the dynamic slot as :func:`with_values` then writes those values in it
-    (one copy instead of two).  ``left`` is ``available(parent, tuple(request))`` when the
-    caller has it already."""
+    without the attributes ``deleted`` (one copy instead of two).  ``left`` is
+    ``available(parent, tuple(request))`` when the caller has it already."""
     if left is None:
         left = available(parent, tuple(request))
     shrunk = with_values(parent, {res: _tidy(left[res] - need) for res, need in request.items()})
@@ -190,7 +191,9 @@ def split(
             own[f"TotalSlot{res}"] = _tidy(need)
     # Writing ``then`` after ``own`` in one copy gives what a second copy would: a name
     # written twice keeps its first place and takes the second value.
-    return shrunk, with_values(shrunk, {**own, **then} if then else own, deleted=_PARENT_ONLY)
+    if then:
+        return shrunk, with_values(shrunk, {**own, **then}, deleted=_PARENT_ONLY + deleted)
+    return shrunk, with_values(shrunk, own, deleted=_PARENT_ONLY)
 
 
 def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> ClassAd:

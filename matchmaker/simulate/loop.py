@@ -37,7 +37,7 @@ from ..accounting.priority_math import effective_priority, resolve_prio_factor
 from ..accounting.store import Accountant, Claim
 from ..config.settings import Settings
 from ..cycle.carry import Carried
-from ..cycle.claims import STATE_STAMPS, claim_matches
+from ..cycle.claims import CLAIM_ATTRS, STATE_STAMPS, claim_matches
 from ..cycle.results import CycleResult
 from ..cycle.session import claim_names, group_function, remembered, run_cycle
 from ..pool.ads import Pool, Slot, make_slots
@@ -55,28 +55,6 @@ from .jobs import (
     job_start_date,
 )
 from .series import ClaimSpan, Simulation
-
-# Attributes a startd publishes for a claim; a released slot drops them.
-_CLAIM_ATTRS = (
-    "RemoteUser",
-    "RemoteOwner",
-    "AccountingGroup",
-    "JobId",
-    "CurrentRank",
-    "RemoteGroup",
-    "RemoteNegotiatingGroup",
-    "RemoteAutoregroup",
-    "PreemptingUser",
-    "PreemptingAccountingGroup",
-    "PreemptingRank",
-    "RemoteGroupQuota",
-    "RemoteUserPrio",
-    "RemoteUserResourcesInUse",
-    "RemoteGroupResourcesInUse",
-    "GlobalJobId",
-    "ClientMachine",
-    "JobStart",
-)
 
 Progress = Callable[[int, int], None]
 _NAME, _AD, _PARTITIONABLE = attrgetter("name"), attrgetter("ad"), attrgetter("partitionable")
@@ -120,9 +98,10 @@ def _without(items: list, at: list[int]) -> list:
 
 def released(slot: Slot, settings: Settings, now: float) -> Slot:
     """The slot record after its claim ended at ``now``: Unclaimed/Idle since then
-    (:data:`~matchmaker.cycle.claims.STATE_STAMPS`), without claim attributes."""
+    (:data:`~matchmaker.cycle.claims.STATE_STAMPS`), without the claim's attributes
+    (:data:`~matchmaker.cycle.claims.CLAIM_ATTRS`)."""
     values: dict[str, object] = {"State": "Unclaimed", "Activity": "Idle", **dict.fromkeys(STATE_STAMPS, int(now))}
-    ad = with_values(slot.ad, values, deleted=_CLAIM_ATTRS)
+    ad = with_values(slot.ad, values, deleted=CLAIM_ATTRS)
     (fresh,) = make_slots(
         [(ad, slot.source)],
         use_slot_weights=settings.use_slot_weights,
