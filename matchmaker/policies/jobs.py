@@ -76,7 +76,14 @@ def cpus(job: Job, now: float) -> float:
 
 
 def wall_seconds(job: Job, now: float) -> float:
-    """How long a running job has run: ``RemoteWallClockTime``, else ``now - EnteredCurrentStatus``."""
+    """How long a running job has run in its current run: ``now - JobCurrentStartDate``
+    (the schedd stamps it at every start), else ``RemoteWallClockTime`` (an ad that gives
+    the run time itself), else ``now - EnteredCurrentStatus``.  A schedd's
+    ``RemoteWallClockTime`` counts only the runs that ended (``condor_submit`` writes 0.0
+    and the schedd adds a run when it ends), so it is not read when the run's start is known."""
+    began = number(job.ad, "JobCurrentStartDate", now, -1.0)
+    if began > 0:
+        return max(0.0, now - began)
     w = number(job.ad, "RemoteWallClockTime", now, -1.0)
     if w >= 0:
         return w

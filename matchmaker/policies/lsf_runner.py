@@ -9,7 +9,7 @@ Where each term of ``D`` comes from (docs/policies.md has the sources):
 
 * ``cpu_time`` -- stored, decayed CPU hours: a job's ``RemoteUserCpu + RemoteSysCpu``
   spread evenly over its run, or its wall time times its slots when the ad has neither.
-* ``run_time`` -- the running jobs' wall hours (``RemoteWallClockTime``) times slots;
+* ``run_time`` -- the running jobs' wall hours (:func:`~.jobs.wall_seconds`) times slots;
   decayed as it was used with ``LSF_RUN_TIME_DECAY``.
 * ``historical_run_time`` -- the stored decayed run hours of every job minus those of
   the jobs still running: what finished (or was preempted) jobs ran.
