@@ -189,6 +189,12 @@ _TABLE = (
     ),
     Knob("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", "string", "^Slot[0-9]*_", "attributes matching this are removed"),
     Knob("CLAIM_PARTITIONABLE_LEFTOVERS", "bool", "$(NEGOTIATOR_USE_SLOT_WEIGHTS)", "schedd reuses pslot leftovers"),
+    Knob(
+        "CLAIM_RECYCLING_CONSIDER_LIMITS",
+        "bool",
+        "true",
+        "a reused claim or leftover runs only jobs with the limits matched for it",
+    ),
     # startd side: how a partitionable slot is split (docs/knobs.md, partitionable slots)
     Knob(
         "MODIFY_REQUEST_EXPR_REQUESTCPUS",

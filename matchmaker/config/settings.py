@@ -88,6 +88,7 @@ class Settings:
     use_weighted_demand: bool = True
     # partitionable slots (docs/negotiation.md, partitionable slots)
     claim_leftovers: bool = True
+    claim_recycling_consider_limits: bool = True
     depth_first: bool = False
     allow_pslot_preemption: bool = False
     modify_request_cpus: Optional[ast.Node] = None
@@ -192,6 +193,7 @@ _CYCLE_KNOBS = {
     "group_sort_expr": "GROUP_SORT_EXPR",
     "use_weighted_demand": "NEGOTIATOR_USE_WEIGHTED_DEMAND",
     "claim_leftovers": "CLAIM_PARTITIONABLE_LEFTOVERS",
+    "claim_recycling_consider_limits": "CLAIM_RECYCLING_CONSIDER_LIMITS",
     "depth_first": "NEGOTIATOR_DEPTH_FIRST",
     "allow_pslot_preemption": "ALLOW_PSLOT_PREEMPTION",
     "modify_request_cpus": "MODIFY_REQUEST_EXPR_REQUESTCPUS",

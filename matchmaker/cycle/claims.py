@@ -20,8 +20,11 @@ pool the next cycle finds when every match was claimed and nothing finished:
 * with ``CLAIM_PARTITIONABLE_LEFTOVERS`` the schedd then starts more of the same
   submitter's idle jobs on what is left of each partitionable slot it was matched
   with, in its own queue order, each one that fits (resources and both
-  ``Requirements``) taking its own dynamic slot, until none fits.  All of this
-  happens after the cycle's matches, in match order (docs/differences.md, N15).
+  ``Requirements``) taking its own dynamic slot, until none fits.  With
+  ``CLAIM_RECYCLING_CONSIDER_LIMITS`` (the default) a job whose ``ConcurrencyLimits``
+  names a limit is not started there: the negotiator counted the match's limits for
+  the matched job alone, so the leftovers carry none.  All of this happens after the
+  cycle's matches, in match order (docs/differences.md, N15).
 
 Matched jobs are running on their slot (``RemoteHost``).
 """
@@ -324,7 +327,9 @@ class _Claims:
         self._put_slot(parent, self._derived(give_back(before, ad, machine_resources(before)), before))
 
     def leftovers(self, m: Match) -> None:
-        """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``."""
+        """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``
+        (with ``CLAIM_RECYCLING_CONSIDER_LIMITS``, only jobs whose ``ConcurrencyLimits``,
+        evaluated against what is left, names no limit: the limits matched for it)."""
         # What is left only shrinks, so a request as large as one that did not fit never will
         # (requests for the same resources: those the slot lists, read with each new ad).
         too_large: set[tuple] = set()
@@ -335,6 +340,7 @@ class _Claims:
         resources: tuple[str, ...] = ()
         have: Optional[dict[str, float]] = None  # what the slot has left, read once per ad of literals
         verdicts: Optional[Verdicts] = None  # (with the carry) the jobs' Requirements against the ad
+        limited = self.settings.claim_recycling_consider_limits
         for job in idle:
             slot = self.slot_ads[m.slot]
             if slot is not read:
@@ -343,6 +349,8 @@ class _Claims:
                 listed = machine_resources(slot)
                 if listed != resources:  # (a MachineResources reading what is left): start afresh
                     resources, too_large, failed = listed, set(), []
+            if limited and _claim_limits(job.ad, slot, self.clock) is not None:
+                continue  # the leftovers were matched with no limit (docs/differences.md, N15b)
             request = self.request(job, slot, resources)
             shape = tuple(request.values())
             if shape in too_large:

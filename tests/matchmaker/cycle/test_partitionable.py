@@ -242,6 +242,43 @@ def test_leftovers_only_for_the_matched_submitter():
     assert sim.column("bob@example.org", "running") == [0]
 
 
+def test_leftovers_start_no_job_naming_a_concurrency_limit():
+    """HTCondor's schedd drops the match's MatchedConcurrencyLimits from the leftovers' ad
+    and, with CLAIM_RECYCLING_CONSIDER_LIMITS (default true), starts a job on a claim only
+    when the job's ConcurrencyLimits equals it: no job naming a limit runs on leftovers.
+    A 16-core pslot; alice's jobs 0-2 name sw_licence (SW_LICENCE_LIMIT = 2), 3-5 none.
+    Cycle 0: the negotiator matches job 0 (sw_licence 1 of 2), the leftovers take 3, 4, 5
+    but not 1, 2: 4 running.  Cycle 300: sw_licence held by job 0 (1 of 2), job 1 is
+    matched, job 2 not on leftovers: 5.  Cycle 600: the limit is full, job 2 waits: 5."""
+    lic = 'ConcurrencyLimits = "sw_licence"'
+    jobs = "".join(job_text(p, extra=lic if p < 3 else "") for p in range(6))
+    sim = simulate(pslot_text(), jobs, "SW_LICENCE_LIMIT = 2\n")
+    assert sim.column(ALICE, "running") == [4, 5, 5]
+    assert sim.column(ALICE, "matched") == [1, 1, 0]
+    assert sorted(j.id for j in sim.jobs if j.starts == 1) == ["1.0", "1.1", "1.3", "1.4", "1.5"]
+    # Without the knob the schedd starts every job that fits: all 6 in cycle 0, sw_licence
+    # held 3 times (more than its capacity, as HTCondor's schedd would).
+    off = simulate(pslot_text(), jobs, "SW_LICENCE_LIMIT = 2\nCLAIM_RECYCLING_CONSIDER_LIMITS = false\n")
+    assert off.column(ALICE, "running") == [6, 6, 6]
+
+
+def test_leftover_limits_are_evaluated_against_what_is_left():
+    """The job's ConcurrencyLimits is evaluated with the leftovers' ad as TARGET; a value
+    that is not a string, or the empty string, names no limit.  One cycle on a 16-core
+    pslot: job 0 (no limits) is matched, 15 cores left; job 1's ifThenElse(Cpus >= 16, ...)
+    is undefined there: started, 14 left; job 2's ifThenElse(Cpus >= 14, "sw_licence", "")
+    names sw_licence: not started; job 3's "" names none: started."""
+    jobs = (
+        job_text(0)
+        + job_text(1, extra='ConcurrencyLimits = ifThenElse(TARGET.Cpus >= 16, "sw_licence", undefined)')
+        + job_text(2, extra='ConcurrencyLimits = ifThenElse(TARGET.Cpus >= 14, "sw_licence", "")')
+        + job_text(3, extra='ConcurrencyLimits = ""')
+    )
+    sim = simulate(pslot_text(), jobs, duration=0)
+    assert sorted(j.id for j in sim.jobs if j.starts == 1) == ["1.0", "1.1", "1.3"]
+    assert sim.column(ALICE, "idle") == [1]
+
+
 def cpus_memory_pslot(name: str, cpus: int, disk: int) -> str:
     """A pslot that hands out only cores and memory (1024 MB a core), with some ``Disk`` it keeps."""
     return pslot_text(
