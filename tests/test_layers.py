@@ -123,7 +123,7 @@ SUBPACKAGE_LAYERS = {
         ["group_checks", "pool_clauses"],
         ["lint"],
     ],
-    "matchmaker.simulate": [["atomic", "jobs"], ["series"], ["loop", "plots"], ["outputs"]],
+    "matchmaker.simulate": [["atomic", "jobs", "spans"], ["series"], ["loop", "plots"], ["outputs"]],
     "matchmaker.sweeps": [["spec", "summary"], ["worker"], ["engine", "plan", "result", "store"], ["plots"]],
     "matchmaker.testing": [["knobs"], ["reads"], ["pools"], ["runs"], ["properties"]],
 }

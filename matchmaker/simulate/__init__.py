@@ -11,6 +11,15 @@ and the layers below it (pool, config, accounting, groups, errors) and :mod:`cla
 
 from .jobs import DURATION_ATTR, REPEAT_ATTR
 from .loop import run_simulation
-from .series import COLUMNS, ClaimSpan, JobOutcome, Simulation
+from .series import COLUMNS, ClaimSpan, ClaimSpans, JobOutcome, Simulation
 
-__all__ = ["COLUMNS", "DURATION_ATTR", "REPEAT_ATTR", "ClaimSpan", "JobOutcome", "Simulation", "run_simulation"]
+__all__ = [
+    "COLUMNS",
+    "DURATION_ATTR",
+    "REPEAT_ATTR",
+    "ClaimSpan",
+    "ClaimSpans",
+    "JobOutcome",
+    "Simulation",
+    "run_simulation",
+]

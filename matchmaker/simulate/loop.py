@@ -54,7 +54,8 @@ from .jobs import (
     initial_jobs,
     job_start_date,
 )
-from .series import ClaimSpan, Simulation
+from .series import Simulation
+from .spans import ClaimSpan, ClaimSpans
 
 Progress = Callable[[int, int], None]
 _NAME, _AD, _PARTITIONABLE = attrgetter("name"), attrgetter("ad"), attrgetter("partitionable")
@@ -130,7 +131,7 @@ class _Run:
         self._ids_unique = len(self.by_id) == len(self.jobs)
         self.on_slot: dict[str, SimJob] = {}
         self.open: dict[str, ClaimSpan] = {}
-        self.spans: list[ClaimSpan] = []
+        self.spans = ClaimSpans()  # the closed ones, as columns
         self.group_of = remembered(group_function(settings))
         self.pool_weight = sum(s.weight for s in self.slots)
         self.parent: dict[str, str] = {}  # dynamic slot -> its partitionable slot
@@ -579,7 +580,9 @@ def run_simulation(
                     gc.freeze()
                 if progress is not None:
                     progress(k + 1, cycles)
-        sim.finish(run.jobs, run.spans + list(run.open.values()), run.warnings + durations.warnings)
+        for span in run.open.values():
+            run.spans.append(span)
+        sim.finish(run.jobs, run.spans, run.warnings + durations.warnings)
         if run.carry is not None:
             run.carry.close()  # what it holds is freed now, not by a later full collection
     return sim

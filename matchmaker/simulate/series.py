@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 from ..cycle.results import CycleResult
 from .atomic import write_atomically
+from .spans import ClaimSpan, ClaimSpans
 
 if TYPE_CHECKING:
     from .jobs import SimJob
@@ -54,24 +55,6 @@ POOL = "pool"
 
 
 @dataclass(slots=True)
-class ClaimSpan:
-    """A slot claimed by one principal from ``start`` to ``end`` (None: still claimed).
-    A run keeps one per claim, about a thousand a cycle at 10,000 slots: they hold no
-    ``__dict__``."""
-
-    slot: str
-    customer: str
-    weight: float
-    start: float
-    end: Optional[float] = None
-
-    def charge(self, until: float) -> float:
-        """Weighted slot-seconds of the claim up to ``until``."""
-        end = self.end if self.end is not None else until
-        return self.weight * max(0.0, min(end, until) - self.start)
-
-
-@dataclass(slots=True)
 class JobOutcome:
     """How one job fared: its final phase, runs completed, starts, preemptions and the
     time it waited idle before each start."""
@@ -96,7 +79,7 @@ class Simulation:
     job_duration: float
     pool_weight: float
     rows: list[dict[str, Any]] = field(default_factory=list)
-    spans: list[ClaimSpan] = field(default_factory=list)
+    spans: ClaimSpans = field(default_factory=ClaimSpans)  # a sequence of ClaimSpan
     jobs: list[JobOutcome] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -204,11 +187,12 @@ class Simulation:
         )
 
     def finish(self, jobs: Sequence["SimJob"], spans: Sequence[ClaimSpan], warnings: Sequence[str]) -> None:
-        """Store the jobs' outcomes, the claim spans and the warnings at the end of the run."""
+        """Store the jobs' outcomes, the claim spans (ordered by start, then slot) and the
+        warnings at the end of the run."""
         self.jobs = [
             JobOutcome(j.id, j.submitter, j.phase, j.runs, j.starts, j.preemptions, tuple(j.waits)) for j in jobs
         ]
-        self.spans = sorted(spans, key=lambda s: (s.start, s.slot))
+        self.spans = (spans if isinstance(spans, ClaimSpans) else ClaimSpans(spans)).by_start()
         self.warnings = list(dict.fromkeys(warnings))
 
     # ---- writing --------------------------------------------------------------------------
@@ -250,4 +234,4 @@ class Simulation:
         write_atomically(path, write)
 
 
-__all__ = ["COLUMNS", "POOL", "ClaimSpan", "JobOutcome", "Simulation"]
+__all__ = ["COLUMNS", "POOL", "ClaimSpan", "ClaimSpans", "JobOutcome", "Simulation"]
