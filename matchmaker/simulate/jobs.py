@@ -36,7 +36,8 @@ PENDING, QUEUED_IDLE, QUEUED_RUNNING, DONE = "pending", "idle", "running", "done
 
 @dataclass(eq=False)
 class SimJob:
-    """One job's simulated life; ``record`` is its current pool record (status and ad)."""
+    """One job's simulated life; ``record`` is its current pool record (status and ad); a
+    done job's is usually the record it was read with (see ``_Run.before_cycle``)."""
 
     record: Job
     arrival: float

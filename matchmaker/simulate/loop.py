@@ -126,6 +126,10 @@ class _Run:
         self.refused = list(pool.refused)
         self.warnings = list(pool.warnings)
         self.jobs = initial_jobs(pool.jobs, start)
+        # Each job's record as read, by its place in the queue (SimJob.seq): a done job goes back
+        # to it (when it has the same id and submitter), so that the copies the run made of its
+        # ad are let go; the pool holds these anyway.
+        self.read_records = [j.record for j in self.jobs]
         self.by_id = {j.id: j for j in self.jobs}
         # Whether the claims may find a job's place in the pool by its id (all different).
         self._ids_unique = len(self.by_id) == len(self.jobs)
@@ -207,7 +211,8 @@ class _Run:
                 timeline.move(j, QUEUED_IDLE, idle_record(j.record, t if finished_at is None else finished_at))
                 j.idle_since = finished_at
             else:
-                timeline.move(j, DONE)
+                read = self.read_records[j.seq]
+                timeline.move(j, DONE, read if read.id == j.id and read.submitter == j.submitter else None)
         if ended:
             self._release(ended, t)
 

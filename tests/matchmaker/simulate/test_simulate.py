@@ -482,3 +482,55 @@ def test_the_collector_sweeps_what_the_cycles_leave(monkeypatch: pytest.MonkeyPa
     assert found == {10: 0, 20: 0}
     assert older == {10: 0, 20: 0}
     assert gc.get_freeze_count() == 0
+
+
+def _captured_run(monkeypatch: pytest.MonkeyPatch) -> list:
+    """The loop's state of the next run, kept once the run is over."""
+    from matchmaker.simulate import loop
+
+    runs: list = []
+
+    class Kept(loop._Run):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            runs.append(self)
+
+    monkeypatch.setattr(loop, "_Run", Kept)
+    return runs
+
+
+def test_a_done_job_lets_its_runs_records_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job done after its runs holds the record it was read with again, not the copy of
+    its ad the last claim made (a long run would keep one per job that ran)."""
+    runs = _captured_run(monkeypatch)
+    loaded = matchmaker.load_ads(
+        Knobs.from_string("NEGOTIATOR_INTERVAL = 300"),
+        ads(slot_text(4)),
+        ads(job_text(1, "alice", 6, "SimJobDuration = 600\nSimJobRepeat = 1")),
+    )
+    sim = matchmaker.simulate(loaded, start=START, duration=2 * HOUR)
+    assert [j.phase for j in sim.jobs] == ["done"] * 6 and all(j.runs == 2 for j in sim.jobs)
+    read = {j.id: j for j in loaded.pool.jobs}
+    (run,) = runs
+    assert all(j.record is read[j.id] for j in run.jobs)
+    assert sim.rows[-1]["done"] == 6
+
+
+def test_a_done_job_whose_submitter_changed_keeps_its_last_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job whose submitter depends on its status (here ``AccountingGroup``) is done as the
+    submitter of its last run, as its last record says, not the one it was read with."""
+    runs = _captured_run(monkeypatch)
+    loaded = matchmaker.load_ads(
+        Knobs.from_string("NEGOTIATOR_INTERVAL = 300"),
+        ads(slot_text(2)),
+        ads(
+            job_text(
+                1, "alice", 2, 'SimJobDuration = 600\nAccountingGroup = JobStatus == 2 ? "ran.alice" : "idle.alice"'
+            )
+        ),
+    )
+    sim = matchmaker.simulate(loaded, start=START, duration=HOUR)
+    assert [(j.submitter, j.phase) for j in sim.jobs] == [("ran.alice@example.org", "done")] * 2
+    (run,) = runs
+    read = {j.id: j for j in loaded.pool.jobs}
+    assert all(j.phase == "done" and j.record is not read[j.id] for j in run.jobs)
