@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from classad.ad import ClassAd
@@ -34,7 +34,7 @@ REPEAT_ATTR = "SimJobRepeat"
 PENDING, QUEUED_IDLE, QUEUED_RUNNING, DONE = "pending", "idle", "running", "done"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SimJob:
     """One job's simulated life; ``record`` is its current pool record (status and ad); a
     done job's is usually the record it was read with (see ``_Run.before_cycle``)."""
@@ -50,7 +50,7 @@ class SimJob:
     starts: int = 0
     preemptions: int = 0
     idle_since: Optional[float] = None  # when it last became idle (None: running since the start)
-    waits: list[float] = field(default_factory=list)  # seconds idle before each start
+    waits: tuple[float, ...] = ()  # seconds idle before each start
     seq: int = 0  # its place in the queue (see Timeline)
 
     def __post_init__(self) -> None:
@@ -60,7 +60,7 @@ class SimJob:
     def started(self, t: float) -> None:
         """The job starts at ``t``: its wait since it became idle is recorded."""
         if self.idle_since is not None:
-            self.waits.append(t - self.idle_since)
+            self.waits = (*self.waits, t - self.idle_since)
         self.idle_since = None
 
     @property

@@ -189,9 +189,7 @@ class Simulation:
     def finish(self, jobs: Sequence["SimJob"], spans: Sequence[ClaimSpan], warnings: Sequence[str]) -> None:
         """Store the jobs' outcomes, the claim spans (ordered by start, then slot) and the
         warnings at the end of the run."""
-        self.jobs = [
-            JobOutcome(j.id, j.submitter, j.phase, j.runs, j.starts, j.preemptions, tuple(j.waits)) for j in jobs
-        ]
+        self.jobs = [JobOutcome(j.id, j.submitter, j.phase, j.runs, j.starts, j.preemptions, j.waits) for j in jobs]
         self.spans = (spans if isinstance(spans, ClaimSpans) else ClaimSpans(spans)).by_start()
         self.warnings = list(dict.fromkeys(warnings))
 

@@ -104,3 +104,15 @@ def test_arrivals_and_repeats_read_literals_and_expressions_alike() -> None:
         (QUEUED_IDLE, 1000.0, 0),
         (QUEUED_IDLE, 1000.0, 0),
     ]
+
+
+def test_a_job_records_its_waits_and_holds_no_dict() -> None:
+    """Pending until 50, started at 80 (waited 30), idle again at 100, started at 160 (60):
+    the waits are (30, 60).  A queue of 600,000 jobs holds no ``__dict__`` per job."""
+    job = _job(0, "a", 50, PENDING)
+    assert job.waits == ()
+    job.started(80.0)
+    job.idle_since = 100.0
+    job.started(160.0)
+    assert job.waits == (30.0, 60.0) and job.idle_since is None
+    assert not hasattr(job, "__dict__")
