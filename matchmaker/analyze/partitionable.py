@@ -9,7 +9,7 @@ partitionable slot: what it has left and how many requests fit it.
 
 from __future__ import annotations
 
-from ..cycle.claims import claim_matches, rounding_of
+from ..cycle.claims import claim_matches, leftover_limits, rounding_of
 from ..pool.ads import Job, Slot
 from ..pool.partition import available, machine_resources, requested, shortfall
 from .pool_view import PoolView
@@ -116,6 +116,11 @@ def leftover_lines(view: PoolView, job: Job) -> list[str]:
             out.append(
                 f"leftovers of {name} after the schedd's claims do not fit it: "
                 f"{_short(short, need[short], available(ad, resources)[short])}"
+            )
+        elif view.settings.claim_recycling_consider_limits and (limits := leftover_limits(job.ad, ad, view.now)):
+            out.append(
+                f"leftovers of {name} are enough for it, but the schedd starts no job naming a "
+                f"concurrency limit ({limits}) on leftovers (CLAIM_RECYCLING_CONSIDER_LIMITS)"
             )
         else:
             out.append(f"leftovers of {name} are enough for it, but its Requirements or the slot's refuse it")

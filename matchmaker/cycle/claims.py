@@ -349,7 +349,7 @@ class _Claims:
                 listed = machine_resources(slot)
                 if listed != resources:  # (a MachineResources reading what is left): start afresh
                     resources, too_large, failed = listed, set(), []
-            if limited and _claim_limits(job.ad, slot, self.clock) is not None:
+            if limited and leftover_limits(job.ad, slot, self.clock) is not None:
                 continue  # the leftovers were matched with no limit (docs/differences.md, N15b)
             request = self.request(job, slot, resources)
             shape = tuple(request.values())
@@ -768,6 +768,14 @@ def _claim_limits(job: ClassAd, slot: Optional[ClassAd], now: float) -> object:
 _NEEDS_SLOT = object()
 
 
+def leftover_limits(job: ClassAd, slot: ClassAd, now: float) -> Optional[str]:
+    """The concurrency limits ``job`` names against partitionable slot ``slot``'s
+    leftovers (``ConcurrencyLimits`` evaluated with ``slot`` as ``TARGET``), None when it
+    names none; with ``CLAIM_RECYCLING_CONSIDER_LIMITS`` the schedd starts it there only then."""
+    v = _claim_limits(job, slot, now)
+    return v if type(v) is str else None
+
+
 def _user(ad: ClassAd) -> Optional[str]:
     """The job's ``User`` when it is a string."""
     v = ad.plain("user")  # a plain literal (or nothing) is its value, without evaluating
@@ -842,4 +850,4 @@ def slot_rank(slot: ClassAd, job: ClassAd, now: float) -> float:
     return float(v) if type(v) in (int, float) else 0.0
 
 
-__all__ = ["CLAIM_ATTRS", "Claimed", "Start", "claim_matches", "rounding_of", "slot_rank"]
+__all__ = ["CLAIM_ATTRS", "Claimed", "Start", "claim_matches", "leftover_limits", "rounding_of", "slot_rank"]

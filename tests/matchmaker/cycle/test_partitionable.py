@@ -724,6 +724,23 @@ def test_analyze_leftovers_too_small_or_off():
     )
 
 
+def test_analyze_leftovers_refused_for_a_concurrency_limit():
+    """Job 1 fits the 3 cores and 3072 MB left after job 0's match but names sw_licence
+    ("SW_Licence" is read as written): the schedd starts no job naming a limit on leftovers;
+    with CLAIM_RECYCLING_CONSIDER_LIMITS false it starts it there as slot1_2@node1."""
+    jobs = job_text(0) + job_text(1, extra='ConcurrencyLimits = "SW_Licence"')
+    report, _ = analyze(pslot_text(cpus=4, memory=4096), jobs, "1.1")
+    assert report.partitionable[-1] == (
+        "leftovers of slot1@node1 are enough for it, but the schedd starts no job naming a "
+        "concurrency limit (SW_Licence) on leftovers (CLAIM_RECYCLING_CONSIDER_LIMITS)"
+    )
+    report, _ = analyze(pslot_text(cpus=4, memory=4096), jobs, "1.1", "CLAIM_RECYCLING_CONSIDER_LIMITS = false\n")
+    assert report.partitionable[-1] == (
+        "after the cycle the schedd starts it on the leftovers of slot1@node1, "
+        "as slot1_2@node1 (CLAIM_PARTITIONABLE_LEFTOVERS)"
+    )
+
+
 # ---- preemption inside partitionable slots -----------------------------------------------------
 
 
