@@ -1,6 +1,6 @@
 """The claim spans of a simulation: which principal held which slot, with what weight, when.
 
-A run keeps one span per claim for its whole length (some 900,000 a simulated day at
+A run keeps one span per claim for its whole length (some 450,000 a simulated day at
 10,000 slots), so :class:`ClaimSpans` keeps them as columns: the slot and customer names
 as numbers into a table of the names, the numbers in arrays of doubles.  Reading one
 gives a :class:`ClaimSpan` made afresh (a copy: changing it changes nothing kept).
