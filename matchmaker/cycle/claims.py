@@ -738,11 +738,17 @@ def _mutual_match(job: ClassAd, slot: ClassAd, now: float, verdicts: Optional[Ve
     return takes is not None and _requirements_true(takes, slot, job, now)
 
 
-def _requirements_true(node: ast.Node, my: ClassAd, target: ClassAd, now: float) -> bool:
-    """Whether ``node``, ``my``'s Requirements, is true against ``target`` at ``now``."""
+def _in_match(node: ast.Node, my: ClassAd, target: ClassAd, now: float) -> Any:
+    """The value of ``node``, an expression of ``my``, against ``target`` at ``now`` (the
+    two-ad context a startd evaluates a claim in)."""
     state = MatchState(None, now)
     state.my, state.target = my, target
-    return truthiness(evaluate_top(node, my, state)) is True
+    return evaluate_top(node, my, state)
+
+
+def _requirements_true(node: ast.Node, my: ClassAd, target: ClassAd, now: float) -> bool:
+    """Whether ``node``, ``my``'s Requirements, is true against ``target`` at ``now``."""
+    return truthiness(_in_match(node, my, target, now)) is True
 
 
 def _job_with(ad: ClassAd, values: dict[str, object]) -> ClassAd:
@@ -759,9 +765,7 @@ def _claim_limits(job: ClassAd, slot: Optional[ClassAd], now: float) -> object:
     if node is not None:
         if slot is None:
             return _NEEDS_SLOT
-        state = MatchState(None, now)
-        state.my, state.target = job, slot
-        v = evaluate_top(node, job, state)
+        v = _in_match(node, job, slot, now)
     return v if type(v) is str and v else None
 
 
@@ -844,9 +848,7 @@ def slot_rank(slot: ClassAd, job: ClassAd, now: float) -> float:
     node = slot.get_node("Rank")
     if node is None or type(node) is ast.Literal:  # its value, with nothing to evaluate
         return _literal_rank(node)
-    state = MatchState(None, now)
-    state.my, state.target = slot, job
-    v = evaluate_top(node, slot, state)
+    v = _in_match(node, slot, job, now)
     return float(v) if type(v) in (int, float) else 0.0
 
 
