@@ -23,6 +23,7 @@ import math
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Optional, TextIO
 
 from ..cycle.results import CycleResult
@@ -124,13 +125,18 @@ class Simulation:
     def record(self, k: int, t: float, run: Any, result: CycleResult, preempted: dict[str, int]) -> None:
         """Append the rows of cycle ``k`` at ``t`` (``run`` is the loop's state)."""
         none = dict(running=0, idle=0, pending=0, done=0)
-        counts: dict[str, dict[str, int]] = {n: run.timeline.counts.get(n, none) for n in run.submitters}
         usage: dict[str, float] = {}
         for c in run.charged:  # the charged slots' claims, in slot order
             usage[c.customer] = usage.get(c.customer, 0.0) + c.weight
         matched: dict[str, int] = {}
         for m in result.matches:
             matched[m.submitter] = matched.get(m.submitter, 0) + 1
+        known = set(run.submitters)
+        for name in chain(run.timeline.counts, usage, matched, preempted):
+            if name not in known:  # first seen now: a job whose ad names another submitter than it did
+                known.add(name)
+                run.submitters.append(name)
+        counts: dict[str, dict[str, int]] = {n: run.timeline.counts.get(n, none) for n in run.submitters}
         hours = (t - self.start) / 3600.0
         base = dict(time=t, hours=hours, cycle=k)
         rows = []

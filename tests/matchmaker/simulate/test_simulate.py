@@ -308,6 +308,25 @@ def test_initial_claims_and_held_jobs():
     assert "erin@example.org" not in sim.names()  # held: takes no part
 
 
+def test_a_submitter_first_named_during_the_run_has_rows_and_counts_in_the_pool():
+    """A job's submitter is read from its ad (``AccountingGroup`` within ``User``'s domain),
+    and a claim rewrites the ad: with ``AccountingGroup = ifThenElse(JobStatus == 2, "run",
+    "wait")`` the two idle jobs are ``wait@example.org``'s, and once started (both at k = 0:
+    two free slots, runs of ten hours) they are ``run@example.org``'s.  That submitter has
+    rows from k = 0 with 2 running, and the pool's row counts them: 2 running and 0 idle at
+    every cycle k = 0..6 (an hour of 600 s cycles), as many as the jobs that run."""
+    knobs = Knobs.from_string("NEGOTIATOR_INTERVAL = 600")
+    extra = 'AccountingGroup = ifThenElse(JobStatus == 2, "run", "wait")\nSimJobDuration = 36000'
+    sim = matchmaker.simulate(
+        matchmaker.load_ads(knobs, ads(slot_text(2)), ads(job_text(1, "alice", 2, extra))), start=START, duration=HOUR
+    )
+    pool = [r for r in sim if r["kind"] == "pool"]
+    assert [r["running"] for r in pool] == [2] * 7
+    assert [r["idle"] for r in pool] == [0] * 7
+    assert [r["running"] for r in sim if r["name"] == "run@example.org"] == [2] * 7
+    assert [r["running"] for r in sim if r["name"] == "wait@example.org"] == [0] * 7
+
+
 def test_groups_have_rows():
     config = Knobs.from_string(
         "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 3\nGROUP_QUOTA_group_b = 1\nNEGOTIATOR_INTERVAL = 600\n"
