@@ -23,8 +23,10 @@ pool the next cycle finds when every match was claimed and nothing finished:
   ``Requirements``) taking its own dynamic slot, until none fits.  With
   ``CLAIM_RECYCLING_CONSIDER_LIMITS`` (the default) a job whose ``ConcurrencyLimits``
   names a limit is not started there: the negotiator counted the match's limits for
-  the matched job alone, so the leftovers carry none.  All of this happens after the
-  cycle's matches, in match order (docs/differences.md, N15).
+  the matched job alone, so the leftovers carry none.  Nor is a job the slot's ``Rank``
+  ranks below the leftovers' ``CurrentRank`` (0.0 as the startd publishes it for a
+  partitionable slot).  All of this happens after the cycle's matches, in match order
+  (docs/differences.md, N15).
 
 Matched jobs are running on their slot (``RemoteHost``).
 """
@@ -59,6 +61,7 @@ from ..pool.partition import (
 )
 from .carry import Carried
 from .ephemeral import MatchState
+from .evaluator import rank_value
 from .results import CycleResult, Match
 from .verdicts import Verdicts
 
@@ -329,7 +332,9 @@ class _Claims:
     def leftovers(self, m: Match) -> None:
         """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``
         (with ``CLAIM_RECYCLING_CONSIDER_LIMITS``, only jobs whose ``ConcurrencyLimits``,
-        evaluated against what is left, names no limit: the limits matched for it)."""
+        evaluated against what is left, names no limit: the limits matched for it), and
+        only those the slot's ``Rank`` does not rank below what is left's ``CurrentRank``
+        (:func:`leftover_rank_refused`)."""
         # What is left only shrinks, so a request as large as one that did not fit never will
         # (requests for the same resources: those the slot lists, read with each new ad).
         too_large: set[tuple] = set()
@@ -340,12 +345,19 @@ class _Claims:
         resources: tuple[str, ...] = ()
         have: Optional[dict[str, float]] = None  # what the slot has left, read once per ad of literals
         verdicts: Optional[Verdicts] = None  # (with the carry) the jobs' Requirements against the ad
+        floor = 0.0  # the ad's CurrentRank, below which its Rank refuses a job
+        ranks_below: Optional[bool] = False  # whether it refuses every job; None: each job is asked
         limited = self.settings.claim_recycling_consider_limits
         for job in idle:
             slot = self.slot_ads[m.slot]
             if slot is not read:
                 read, have = slot, None
                 verdicts = None if self.carry is None else Verdicts(slot)
+                current = leftover_rank_floor(slot, self.clock)
+                floor = 0.0 if current is None else current
+                ranks_below = False if current is None else _rank_below_for_all(slot, floor)
+                if ranks_below:
+                    return  # its Rank ranks every job below: none starts, the ad stays as it is
                 listed = machine_resources(slot)
                 if listed != resources:  # (a MachineResources reading what is left): start afresh
                     resources, too_large, failed = listed, set(), []
@@ -366,6 +378,8 @@ class _Claims:
                 continue
             if not _mutual_match(job.ad, slot, self.clock, verdicts):
                 continue
+            if ranks_below or (ranks_below is None and _ranks_below(job.ad, slot, floor, self.clock)):
+                continue  # the slot ranks it below the leftovers' CurrentRank (docs/differences.md, N15b)
             self._split(m, job, request, left, leftover=True)
 
     def request(self, job: Job, slot: ClassAd, resources: tuple[str, ...]) -> dict[str, float]:
@@ -780,6 +794,49 @@ def leftover_limits(job: ClassAd, slot: ClassAd, now: float) -> Optional[str]:
     return v if type(v) is str else None
 
 
+def leftover_rank_floor(slot: ClassAd, now: float) -> Optional[float]:
+    """The ``CurrentRank`` of partitionable slot ``slot``'s leftovers as the schedd reads it
+    (the ad alone): a number, a bool as 0/1; 0.0 when the ad has none (a startd publishes
+    one for every slot, 0.0 for a partitionable slot's own unclaimed claim); None when it
+    is not a number, and then the schedd refuses no job for its rank."""
+    v = slot.plain("currentrank")
+    if v is None:
+        return 0.0
+    if type(v) not in _PLAIN:
+        v = slot.evaluate("CurrentRank", state=MatchState(None, now))
+    return rank_value(v)
+
+
+def _rank_below_for_all(slot: ClassAd, floor: float) -> Optional[bool]:
+    """Whether ``slot``'s ``Rank`` is below ``floor`` for every job, when its Rank is
+    missing (the startd publishes 0.0) or a literal; None when it must be evaluated per job."""
+    node = slot.get_node("Rank")
+    if node is None:
+        return 0.0 < floor
+    if type(node) is not ast.Literal:
+        return None
+    r = rank_value(node.value)  # type: ignore[attr-defined]
+    return r is not None and r < floor
+
+
+def _ranks_below(job: ClassAd, slot: ClassAd, floor: float, now: float) -> bool:
+    """Whether ``slot``'s ``Rank`` (an expression), evaluated with ``job`` as ``TARGET``,
+    is a number (a bool as 0/1) below ``floor``."""
+    r = rank_value(_in_match(slot.get_node("Rank"), slot, job, now))  # type: ignore[arg-type]
+    return r is not None and r < floor
+
+
+def leftover_rank_refused(job: ClassAd, slot: ClassAd, now: float) -> bool:
+    """Whether the schedd refuses ``job`` on partitionable slot ``slot``'s leftovers for
+    its rank: the slot's ``Rank`` for the job (slot as ``MY``, job as ``TARGET``; 0.0 when
+    missing) is a number below :func:`leftover_rank_floor`.  Neither a number: no refusal."""
+    floor = leftover_rank_floor(slot, now)
+    if floor is None:
+        return False
+    below = _rank_below_for_all(slot, floor)
+    return below if below is not None else _ranks_below(job, slot, floor, now)
+
+
 def _user(ad: ClassAd) -> Optional[str]:
     """The job's ``User`` when it is a string."""
     v = ad.plain("user")  # a plain literal (or nothing) is its value, without evaluating
@@ -852,4 +909,14 @@ def slot_rank(slot: ClassAd, job: ClassAd, now: float) -> float:
     return float(v) if type(v) in (int, float) else 0.0
 
 
-__all__ = ["CLAIM_ATTRS", "Claimed", "Start", "claim_matches", "leftover_limits", "rounding_of", "slot_rank"]
+__all__ = [
+    "CLAIM_ATTRS",
+    "Claimed",
+    "Start",
+    "claim_matches",
+    "leftover_limits",
+    "leftover_rank_floor",
+    "leftover_rank_refused",
+    "rounding_of",
+    "slot_rank",
+]

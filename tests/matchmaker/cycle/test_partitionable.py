@@ -21,7 +21,7 @@ from classad.ad import ClassAd
 from classad.unparse import unparse
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
-from matchmaker.cycle.claims import claim_matches, rounding_of, slot_rank
+from matchmaker.cycle.claims import claim_matches, leftover_rank_refused, rounding_of, slot_rank
 from matchmaker.cycle.results import CycleResult, Match
 from matchmaker.pool.ads import RUNNING, pool_from_ads
 from matchmaker.pool.partition import (
@@ -277,6 +277,89 @@ def test_leftover_limits_are_evaluated_against_what_is_left():
     sim = simulate(pslot_text(), jobs, duration=0)
     assert sorted(j.id for j in sim.jobs if j.starts == 1) == ["1.0", "1.1", "1.3"]
     assert sim.column(ALICE, "idle") == [1]
+
+
+def ranked_pslot(rank: str, current_rank: str = "CurrentRank = 0.0\n") -> str:
+    """A 16-core pslot with ``Rank = rank`` publishing ``current_rank`` (a startd publishes
+    CurrentRank = 0.0 for a partitionable slot: the claim the pslot itself holds is unclaimed)."""
+    return pslot_text().replace("Rank = 0\n", f"Rank = {rank}\n{current_rank}")
+
+
+def leftover_starts(slots: str, jobs: str, config: str = "") -> list[str]:
+    """The jobs started in one cycle (the matched one and those on leftovers); the same with
+    SIMULATE_INCREMENTAL on and off."""
+    out = []
+    for incremental in ("true", "false"):
+        sim = simulate(slots, jobs, f"{config}SIMULATE_INCREMENTAL = {incremental}\n", duration=0)
+        out.append(sorted(j.id for j in sim.jobs if j.starts == 1))
+    assert out[0] == out[1]
+    return out[0]
+
+
+def prio_jobs(*prios: str) -> str:
+    return "".join(job_text(p, extra=f"Prio = {v}" if v else "") for p, v in enumerate(prios))
+
+
+def test_leftovers_refuse_jobs_the_slot_ranks_below_the_leftovers_current_rank():
+    """HTCondor's FindRunnableJob (qmgmt.cpp) skips a job when the slot's Rank, evaluated
+    with the job as TARGET, is a number below the CurrentRank of the ad it is given; for
+    leftovers that is the pslot ad the startd sends back, whose CurrentRank is 0.0 (not
+    the rank of the claimed job).  Rank = TARGET.Prio on a 16-core pslot, one cycle: job 0
+    (Prio 5) is matched; on the leftovers 1 (3 >= 0) and 2 (7 >= 0) start, 3 (-1 < 0) and
+    4 (-0.5 < 0) do not, 5 (no Prio: undefined, not a number) and 6 ("low": a string) are
+    not compared and start, 7 (false, 0.0 >= 0) starts: 1.0, 1.1, 1.2, 1.5, 1.6, 1.7."""
+    jobs = prio_jobs("5", "3", "7", "-1", "-0.5", "", '"low"', "false")
+    started = leftover_starts(ranked_pslot("TARGET.Prio"), jobs)
+    assert started == ["1.0", "1.1", "1.2", "1.5", "1.6", "1.7"]
+
+
+def test_leftovers_rank_test_is_strict_and_reads_the_ads_current_rank():
+    """The comparison is ``Rank < CurrentRank`` (equal is not refused), with a bool as 0/1,
+    against the leftovers' ad's own CurrentRank.  With CurrentRank = 2.0 and Rank =
+    TARGET.Prio: job 0 (Prio 9) is matched (the negotiator does not compare ranks of an
+    unclaimed slot); 1 (2, equal) starts, 2 (1.5) does not, 3 (true = 1.0 < 2) does not,
+    4 (2.5) starts: 1.0, 1.1, 1.4."""
+    jobs = prio_jobs("9", "2", "1.5", "true", "2.5")
+    assert leftover_starts(ranked_pslot("TARGET.Prio", "CurrentRank = 2.0\n"), jobs) == ["1.0", "1.1", "1.4"]
+
+
+def test_leftovers_rank_test_without_a_number_to_compare_with():
+    """A CurrentRank that is not a number (here undefined) makes the schedd compare no
+    rank: every job starts, even Prio -1.  A pslot ad without CurrentRank stands for the
+    startd's, which always publishes one (0.0 for the pslot): job 1 (Prio -1) is refused."""
+    jobs = prio_jobs("5", "-1", "4")
+    undefined = ranked_pslot("TARGET.Prio", "CurrentRank = NoSuchAttr\n")
+    assert leftover_starts(undefined, jobs) == ["1.0", "1.1", "1.2"]
+    assert leftover_starts(ranked_pslot("TARGET.Prio", ""), jobs) == ["1.0", "1.2"]
+
+
+def test_leftovers_of_a_slot_whose_literal_rank_is_below_its_current_rank():
+    """Rank = -1.5 (the same for every job) is below the pslot's CurrentRank 0.0: only the
+    matched job 0 runs, nothing on the leftovers; Rank = 0.0 refuses none: all three."""
+    jobs = prio_jobs("", "", "")
+    assert leftover_starts(ranked_pslot("-1.5"), jobs) == ["1.0"]
+    assert leftover_starts(ranked_pslot("0.0"), jobs) == ["1.0", "1.1", "1.2"]
+
+
+def test_leftover_rank_refused_values():
+    """The rule alone: the slot's Rank (slot MY, job TARGET; bool as 0/1, missing as the
+    startd's 0.0, not a number: no refusal) < the slot's CurrentRank (missing: 0.0)."""
+    job = ClassAd({"Prio": 1})
+
+    def refused(slot: str) -> bool:
+        return leftover_rank_refused(job, ads(slot + "\n")[0], START)
+
+    assert refused("Rank = TARGET.Prio\nCurrentRank = 1.5")  # 1 < 1.5
+    assert not refused("Rank = TARGET.Prio\nCurrentRank = 1")  # 1 < 1 is false
+    assert refused("Rank = TARGET.Prio == 2\nCurrentRank = 0.5")  # false = 0 < 0.5
+    assert not refused("Rank = TARGET.Prio == 1\nCurrentRank = 0.5")  # true = 1
+    assert not refused('Rank = "high"\nCurrentRank = 5')  # not a number
+    assert not refused("Rank = TARGET.Missing\nCurrentRank = 5")  # undefined
+    assert refused("Rank = -TARGET.Prio")  # -1 < 0.0 (no CurrentRank: the startd's 0.0)
+    assert refused("Slot = 1\nCurrentRank = 0.5")  # no Rank: the startd's 0.0 < 0.5
+    assert not refused("Rank = -5\nCurrentRank = Missing")  # CurrentRank not a number
+    assert refused("Rank = -5\nCurrentRank = MY.Base + 1\nBase = -3")  # evaluated: -5 < -2
+    assert not refused("Rank = -5\nCurrentRank = MY.Base + 1\nBase = -7")  # -5 < -6 is false
 
 
 def cpus_memory_pslot(name: str, cpus: int, disk: int) -> str:
