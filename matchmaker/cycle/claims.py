@@ -895,18 +895,18 @@ def _calls(node: ast.Node, function: str) -> bool:
 
 def _literal_rank(node: Optional[ast.Node]) -> float:
     """:func:`slot_rank` of a slot whose ``Rank`` is missing (None) or the literal ``node``."""
-    v: Any = None if node is None else node.value  # type: ignore[attr-defined]
-    return float(v) if type(v) in (int, float) else 0.0
+    r = None if node is None else rank_value(node.value)  # type: ignore[attr-defined]
+    return 0.0 if r is None else r
 
 
 def slot_rank(slot: ClassAd, job: ClassAd, now: float) -> float:
-    """The slot's Rank for the job it now runs, evaluated at ``now``: its CurrentRank (0 if
-    not a number)."""
+    """The slot's Rank for the job it now runs, evaluated at ``now``: its CurrentRank (a
+    bool as 0/1, as the startd's ``EvalFloat`` reads it; 0 if not a number)."""
     node = slot.get_node("Rank")
     if node is None or type(node) is ast.Literal:  # its value, with nothing to evaluate
         return _literal_rank(node)
-    v = _in_match(node, slot, job, now)
-    return float(v) if type(v) in (int, float) else 0.0
+    r = rank_value(_in_match(node, slot, job, now))
+    return 0.0 if r is None else r
 
 
 __all__ = [

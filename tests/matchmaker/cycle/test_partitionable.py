@@ -362,6 +362,31 @@ def test_leftover_rank_refused_values():
     assert not refused("Rank = -5\nCurrentRank = MY.Base + 1\nBase = -7")  # -5 < -6 is false
 
 
+@pytest.mark.parametrize(
+    "rank, owner, expected",
+    [
+        ('TARGET.Owner == "alice"', "alice", 1.0),  # true counts 1 (startd: EvalFloat)
+        ('TARGET.Owner == "alice"', "bob", 0.0),  # false counts 0
+        ("true", "alice", 1.0),  # a literal, on the static and the dynamic slot alike
+        ("TARGET.RequestCpus > 0", "alice", 1.0),  # reads only the job's literals
+        ('"high"', "alice", 0.0),  # not a number: 0 (the startd's "Setting RANK to 0.0")
+    ],
+)
+def test_current_rank_of_a_boolean_rank(rank: str, owner: str, expected: float):
+    """The startd publishes as CurrentRank its Rank for the claim's job read with EvalFloat
+    (Resource.cpp compute_rank), which takes a bool as 1.0 or 0.0: a static slot and the
+    dynamic slot split from a pslot, both with ``Rank = rank``, claimed by ``owner``'s job."""
+    static = static_text("slot1@static", 4).replace("Rank = 0\n", f"Rank = {rank}\n")
+    pslot = pslot_text("slot1@node1").replace("Rank = 0\n", f"Rank = {rank}\n")
+    job = job_text(0, owner=owner).replace('"alice@example.org"', f'"{owner}@example.org"')
+    for text, claimed_name in ((static, "slot1@static"), (pslot, "slot1_1@node1")):
+        pool = pool_from_ads(ads(text), ads(job))
+        result = one_match(pool, "1.0", pool.slots[0].name)
+        claimed = claim_matches(pool, result, Settings.defaults(), START)
+        ad = {s.name: s.ad for s in claimed.pool.slots}[claimed_name]
+        assert ad.evaluate("CurrentRank") == expected
+
+
 def cpus_memory_pslot(name: str, cpus: int, disk: int) -> str:
     """A pslot that hands out only cores and memory (1024 MB a core), with some ``Disk`` it keeps."""
     return pslot_text(
