@@ -9,7 +9,7 @@ partitionable slot: what it has left and how many requests fit it.
 
 from __future__ import annotations
 
-from ..cycle.claims import claim_matches, leftover_limits, rounding_of
+from ..cycle.claims import claim_matches, leftover_limits, leftover_rank_below, mutual_match, rounding_of
 from ..pool.ads import Job, Slot
 from ..pool.partition import available, machine_resources, requested, shortfall
 from .pool_view import PoolView
@@ -121,6 +121,11 @@ def leftover_lines(view: PoolView, job: Job) -> list[str]:
             out.append(
                 f"leftovers of {name} are enough for it, but the schedd starts no job naming a "
                 f"concurrency limit ({limits}) on leftovers (CLAIM_RECYCLING_CONSIDER_LIMITS)"
+            )
+        elif (below := leftover_rank_below(job.ad, ad, view.now)) is not None and mutual_match(job.ad, ad, view.now):
+            out.append(
+                f"leftovers of {name} are enough for it, but the slot's Rank for it, {_n(below[0])}, is below "
+                f"their CurrentRank {_n(below[1])}: the schedd starts no job there that the slot ranks lower"
             )
         else:
             out.append(f"leftovers of {name} are enough for it, but its Requirements or the slot's refuse it")

@@ -334,7 +334,7 @@ class _Claims:
         (with ``CLAIM_RECYCLING_CONSIDER_LIMITS``, only jobs whose ``ConcurrencyLimits``,
         evaluated against what is left, names no limit: the limits matched for it), and
         only those the slot's ``Rank`` does not rank below what is left's ``CurrentRank``
-        (:func:`leftover_rank_refused`)."""
+        (:func:`leftover_rank_below`)."""
         # What is left only shrinks, so a request as large as one that did not fit never will
         # (requests for the same resources: those the slot lists, read with each new ad).
         too_large: set[tuple] = set()
@@ -826,15 +826,28 @@ def _ranks_below(job: ClassAd, slot: ClassAd, floor: float, now: float) -> bool:
     return r is not None and r < floor
 
 
-def leftover_rank_refused(job: ClassAd, slot: ClassAd, now: float) -> bool:
-    """Whether the schedd refuses ``job`` on partitionable slot ``slot``'s leftovers for
-    its rank: the slot's ``Rank`` for the job (slot as ``MY``, job as ``TARGET``; 0.0 when
-    missing) is a number below :func:`leftover_rank_floor`.  Neither a number: no refusal."""
+def leftover_rank_below(job: ClassAd, slot: ClassAd, now: float) -> Optional[tuple[float, float]]:
+    """``(rank, current)`` when the schedd refuses ``job`` on partitionable slot ``slot``'s
+    leftovers for its rank: the slot's ``Rank`` for the job (slot as ``MY``, job as
+    ``TARGET``; 0.0 when missing), a number, is below :func:`leftover_rank_floor`; None
+    when it is not (or either is not a number)."""
     floor = leftover_rank_floor(slot, now)
     if floor is None:
-        return False
-    below = _rank_below_for_all(slot, floor)
-    return below if below is not None else _ranks_below(job, slot, floor, now)
+        return None
+    node = slot.get_node("Rank")
+    if node is None:
+        r: Optional[float] = 0.0
+    elif type(node) is ast.Literal:
+        r = rank_value(node.value)  # type: ignore[attr-defined]
+    else:
+        r = rank_value(_in_match(node, slot, job, now))
+    return (r, floor) if r is not None and r < floor else None
+
+
+def mutual_match(job: ClassAd, slot: ClassAd, now: float) -> bool:
+    """Whether both ``Requirements`` hold in the two-ad context at ``now``, as the schedd
+    tests a job for a claim (a missing one is false)."""
+    return _mutual_match(job, slot, now)
 
 
 def _user(ad: ClassAd) -> Optional[str]:
@@ -916,7 +929,8 @@ __all__ = [
     "claim_matches",
     "leftover_limits",
     "leftover_rank_floor",
-    "leftover_rank_refused",
+    "leftover_rank_below",
+    "mutual_match",
     "rounding_of",
     "slot_rank",
 ]

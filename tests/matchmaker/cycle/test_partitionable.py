@@ -21,7 +21,7 @@ from classad.ad import ClassAd
 from classad.unparse import unparse
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
-from matchmaker.cycle.claims import claim_matches, leftover_rank_refused, rounding_of, slot_rank
+from matchmaker.cycle.claims import claim_matches, leftover_rank_below, rounding_of, slot_rank
 from matchmaker.cycle.results import CycleResult, Match
 from matchmaker.pool.ads import RUNNING, pool_from_ads
 from matchmaker.pool.partition import (
@@ -347,7 +347,7 @@ def test_leftover_rank_refused_values():
     job = ClassAd({"Prio": 1})
 
     def refused(slot: str) -> bool:
-        return leftover_rank_refused(job, ads(slot + "\n")[0], START)
+        return leftover_rank_below(job, ads(slot + "\n")[0], START) is not None
 
     assert refused("Rank = TARGET.Prio\nCurrentRank = 1.5")  # 1 < 1.5
     assert not refused("Rank = TARGET.Prio\nCurrentRank = 1")  # 1 < 1 is false
@@ -846,6 +846,25 @@ def test_analyze_leftovers_refused_for_a_concurrency_limit():
     assert report.partitionable[-1] == (
         "after the cycle the schedd starts it on the leftovers of slot1@node1, "
         "as slot1_2@node1 (CLAIM_PARTITIONABLE_LEFTOVERS)"
+    )
+
+
+def test_analyze_leftovers_refused_for_the_slots_rank():
+    """Rank = TARGET.Prio on a 4-core pslot publishing CurrentRank 0.0: job 0 (Prio 5) is
+    matched; job 1 (Prio -1) fits the 3 cores and 3072 MB left and both Requirements hold,
+    but -1 < 0: the schedd does not start it there.  Job 2 (Prio -2, Requirements false)
+    is refused by its Requirements first, as FindRunnableJob tests them before the rank."""
+    slots = pslot_text(cpus=4, memory=4096).replace("Rank = 0\n", "Rank = TARGET.Prio\nCurrentRank = 0.0\n")
+    jobs = job_text(0, extra="Prio = 5") + job_text(1, extra="Prio = -1")
+    jobs += job_text(2, extra="Prio = -2").replace("Requirements = true", "Requirements = false")
+    report, _ = analyze(slots, jobs, "1.1")
+    assert report.partitionable[-1] == (
+        "leftovers of slot1@node1 are enough for it, but the slot's Rank for it, -1, is below "
+        "their CurrentRank 0: the schedd starts no job there that the slot ranks lower"
+    )
+    report, _ = analyze(slots, jobs, "1.2")
+    assert report.partitionable[-1] == (
+        "leftovers of slot1@node1 are enough for it, but its Requirements or the slot's refuse it"
     )
 
 
