@@ -271,6 +271,7 @@ class _Claims:
         self._requests: dict[tuple[str, ...], dict[str, dict[str, float]]] = {}  # by resources, job id
         self._idle: dict[str, list[Job]] = {}
         self._idle_jobs: Optional[dict[str, list[Job]]] = None
+        self._leftover_jobs: dict[str, list[tuple[Job, str, object]]] = {}  # see _not_started
         self.carry: Optional[Carried] = None
         # What the claims wrote, in order (slot names, job ids), and whether a slot went away.
         self.written_slots: dict[str, None] = {}
@@ -339,16 +340,13 @@ class _Claims:
         # (requests for the same resources: those the slot lists, read with each new ad).
         too_large: set[tuple] = set()
         failed: list[dict[str, float]] = []
-        started = self.started
-        idle = self._idle[m.submitter] = [j for j in self._idle_of(m.submitter) if j.id not in started]
         read: Optional[ClassAd] = None
         resources: tuple[str, ...] = ()
         have: Optional[dict[str, float]] = None  # what the slot has left, read once per ad of literals
         verdicts: Optional[Verdicts] = None  # (with the carry) the jobs' Requirements against the ad
         floor = 0.0  # the ad's CurrentRank, below which its Rank refuses a job
         ranks_below: Optional[bool] = False  # whether it refuses every job; None: each job is asked
-        limited = self.settings.claim_recycling_consider_limits
-        for job in idle:
+        for job, _, limits in self._not_started(m.submitter):
             slot = self.slot_ads[m.slot]
             if slot is not read:
                 read, have = slot, None
@@ -361,7 +359,7 @@ class _Claims:
                 listed = machine_resources(slot)
                 if listed != resources:  # (a MachineResources reading what is left): start afresh
                     resources, too_large, failed = listed, set(), []
-            if limited and leftover_limits(job.ad, slot, self.clock) is not None:
+            if limits is not None and (limits is not _NEEDS_SLOT or leftover_limits(job.ad, slot, self.clock)):
                 continue  # the leftovers were matched with no limit (docs/differences.md, N15b)
             request = self.request(job, slot, resources)
             shape = tuple(request.values())
@@ -381,6 +379,25 @@ class _Claims:
             if ranks_below or (ranks_below is None and _ranks_below(job.ad, slot, floor, self.clock)):
                 continue  # the slot ranks it below the leftovers' CurrentRank (docs/differences.md, N15b)
             self._split(m, job, request, left, leftover=True)
+
+    def _not_started(self, submitter: str) -> list[tuple[Job, str, object]]:
+        """The submitter's idle jobs not started yet, in the schedd's order, each with its id and,
+        with ``CLAIM_RECYCLING_CONSIDER_LIMITS``, its ``ConcurrencyLimits`` as far as it is known
+        without a slot (:func:`_claim_limits`; else None).  Read once per job: the leftovers of
+        each slot the submitter was matched to go through all of them."""
+        started = self.started
+        known = self._leftover_jobs.get(submitter)
+        if known is None:
+            jobs = [j for j in self._idle_of(submitter) if j.id not in started]
+            if self.settings.claim_recycling_consider_limits:
+                limits: list[object] = [_claim_limits(j.ad, None, self.clock) for j in jobs]
+            else:
+                limits = [None] * len(jobs)
+            left = list(zip(jobs, map(_ID, jobs), limits))
+        else:
+            left = [e for e in known if e[1] not in started]
+        self._leftover_jobs[submitter] = left
+        return left
 
     def request(self, job: Job, slot: ClassAd, resources: tuple[str, ...]) -> dict[str, float]:
         """The job's rounded request for ``resources``, the resources ``slot`` lists
