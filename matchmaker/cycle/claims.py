@@ -269,6 +269,8 @@ class _Claims:
         self.started: set[str] = set()
         self.out = Claimed(pool)
         self._requests: dict[tuple[str, ...], dict[str, dict[str, float]]] = {}  # by resources, job id
+        # The same with each request's values as a tuple (the leftovers' shapes).
+        self._shapes: dict[tuple[str, ...], dict[str, tuple[dict[str, float], tuple]]] = {}
         self._idle: dict[str, list[Job]] = {}
         self._idle_jobs: Optional[dict[str, list[Job]]] = None
         self._leftover_jobs: dict[str, list[tuple[Job, str, object]]] = {}  # see _not_started
@@ -346,8 +348,9 @@ class _Claims:
         verdicts: Optional[Verdicts] = None  # (with the carry) the jobs' Requirements against the ad
         floor = 0.0  # the ad's CurrentRank, below which its Rank refuses a job
         ranks_below: Optional[bool] = False  # whether it refuses every job; None: each job is asked
-        for job, _, limits in self._not_started(m.submitter):
-            slot = self.slot_ads[m.slot]
+        shapes: dict[str, tuple[dict[str, float], tuple]] = {}
+        slot = self.slot_ads[m.slot]  # (only a start changes it)
+        for job, job_id, limits in self._not_started(m.submitter):
             if slot is not read:
                 read, have = slot, None
                 verdicts = None if self.carry is None else Verdicts(slot)
@@ -359,10 +362,14 @@ class _Claims:
                 listed = machine_resources(slot)
                 if listed != resources:  # (a MachineResources reading what is left): start afresh
                     resources, too_large, failed = listed, set(), []
+                    shapes = self._shapes.setdefault(resources, {})
             if limits is not None and (limits is not _NEEDS_SLOT or leftover_limits(job.ad, slot, self.clock)):
                 continue  # the leftovers were matched with no limit (docs/differences.md, N15b)
-            request = self.request(job, slot, resources)
-            shape = tuple(request.values())
+            known = shapes.get(job_id)
+            if known is None:
+                request = self.request(job, slot, resources)
+                known = shapes[job_id] = (request, tuple(request.values()))
+            request, shape = known
             if shape in too_large:
                 continue
             left = have
@@ -379,6 +386,7 @@ class _Claims:
             if ranks_below or (ranks_below is None and _ranks_below(job.ad, slot, floor, self.clock)):
                 continue  # the slot ranks it below the leftovers' CurrentRank (docs/differences.md, N15b)
             self._split(m, job, request, left, leftover=True)
+            slot = self.slot_ads[m.slot]
 
     def _not_started(self, submitter: str) -> list[tuple[Job, str, object]]:
         """The submitter's idle jobs not started yet, in the schedd's order, each with its id and,

@@ -1,6 +1,7 @@
-"""The leftovers' concurrency-limit test (CLAIM_RECYCLING_CONSIDER_LIMITS) as the claims
-make it: a job's missing or literal ConcurrencyLimits is read once, an expression is
-evaluated against each partitionable slot's leftovers."""
+"""The leftovers as the claims go through them: the concurrency-limit test
+(CLAIM_RECYCLING_CONSIDER_LIMITS) reads a job's missing or literal ConcurrencyLimits once and
+evaluates an expression against each partitionable slot's leftovers; a job's request for a
+list of resources and its values as a tuple are made once."""
 
 from __future__ import annotations
 
@@ -21,19 +22,23 @@ ALICE = "alice@example.org"
 PSLOT_REQ = "(TARGET.RequestCpus <= MY.Cpus) && (TARGET.RequestMemory <= MY.Memory)"
 
 
-def pslot_text(name: str, cpus: int) -> str:
+def pslot_text(name: str, cpus: int, listed: str = "") -> str:
     return (
         f'Name = "{name}"\nMachine = "{name.partition("@")[2]}"\nSlotID = 1\nPartitionableSlot = true\n'
         f'SlotType = "Partitionable"\nCpus = {cpus}\nMemory = {cpus * 1024}\nDisk = 1000000\n'
-        f'State = "Unclaimed"\nActivity = "Idle"\nRequirements = {PSLOT_REQ}\nRank = 0\nSlotWeight = Cpus\n\n'
+        f'State = "Unclaimed"\nActivity = "Idle"\nRequirements = {PSLOT_REQ}\nRank = 0\nSlotWeight = Cpus\n'
+        + (f'MachineResources = "{listed}"\n' if listed else "")
+        + "\n"
     )
 
 
-def job_text(proc: int, limits: str | None, cpus: int = 1, owner: str = "alice") -> str:
+def job_text(
+    proc: int, limits: str | None, cpus: int = 1, owner: str = "alice", memory: int = 1000, disk: int = 1000
+) -> str:
     extra = "" if limits is None else f"ConcurrencyLimits = {limits}\n"
     return (
         f'ClusterId = 1\nProcId = {proc}\nOwner = "{owner}"\nUser = "{owner}@example.org"\nJobStatus = 1\n'
-        f"RequestCpus = {cpus}\nRequestMemory = 1000\nRequestDisk = 1000\nRequirements = true\n{extra}\n"
+        f"RequestCpus = {cpus}\nRequestMemory = {memory}\nRequestDisk = {disk}\nRequirements = true\n{extra}\n"
     )
 
 
@@ -123,6 +128,62 @@ def test_leftovers_equal_evaluating_the_limits_per_slot(monkeypatch, pool, consi
     fast = claimed(loaded, result)
     with monkeypatch.context() as m:
         m.setattr(claims._Claims, "_not_started", per_slot(claims._Claims._not_started))
+        reference = claimed(loaded, result)
+    assert fast == reference
+
+
+@st.composite
+def shaped_pools(draw):
+    """1-3 partitionable slots of 1-8 cores listing Cpus Memory Disk or only Cpus Memory;
+    2-16 jobs of alice and bob asking 1-3 cores, 200-3000 MB and 1-300000 KB (the slots
+    have 1000000), limits as in :func:`pools`."""
+    listed = st.sampled_from(["", "Cpus Memory"])
+    slots = "".join(
+        pslot_text(f"slot1@node{m}", draw(st.integers(1, 8)), draw(listed)) for m in range(draw(st.integers(1, 3)))
+    )
+    jobs = "".join(
+        job_text(
+            p,
+            draw(st.sampled_from(LIMITS)),
+            draw(st.integers(1, 3)),
+            draw(st.sampled_from(["alice", "bob"])),
+            draw(st.integers(200, 3000)),
+            draw(st.integers(1, 300000)),
+        )
+        for p in range(draw(st.integers(2, 16)))
+    )
+    return slots, jobs
+
+
+class _Forgetting(dict):
+    """A table that keeps nothing (each job's request shape made again on every slot)."""
+
+    def setdefault(self, key, default=None):
+        return _Forgetting()
+
+    def __setitem__(self, key, value):
+        pass
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(shaped_pools(), st.booleans())
+def test_leftovers_equal_the_loop_asking_everything_per_slot(monkeypatch, pool, consider):
+    """The claims equal those of the leftovers asking each job's request (and its shape)
+    and evaluating its limits again on every slot's leftovers."""
+    slots, jobs = pool
+    config = f"SW_LICENCE_LIMIT = 100\nOTHER_LIMIT = 100\nCLAIM_RECYCLING_CONSIDER_LIMITS = {consider}\n"
+    loaded = matchmaker.load_ads(Knobs.from_string(config), ads(slots), ads(jobs))
+    result = matchmaker.negotiate(loaded, now=START)
+    fast = claimed(loaded, result)
+    init = claims._Claims.__init__
+
+    def forgetful(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self._shapes = _Forgetting()
+
+    with monkeypatch.context() as m:
+        m.setattr(claims._Claims, "_not_started", per_slot(claims._Claims._not_started))
+        m.setattr(claims._Claims, "__init__", forgetful)
         reference = claimed(loaded, result)
     assert fast == reference
 
