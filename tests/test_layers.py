@@ -99,7 +99,7 @@ SUBPACKAGE_LAYERS = {
     ],
     "matchmaker.cycle": [
         ["carry", "demand", "draws", "ephemeral", "slot_carry", "table_carry"],
-        ["verdicts"],
+        ["idle_jobs", "verdicts"],
         ["evaluator", "results"],
         ["build_reuse", "candidates", "claims"],
         ["row_results"],

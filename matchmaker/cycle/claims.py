@@ -62,6 +62,7 @@ from ..pool.partition import (
 from .carry import Carried
 from .ephemeral import MatchState
 from .evaluator import rank_value
+from .idle_jobs import IdleJobs
 from .results import CycleResult, Match
 from .verdicts import Verdicts
 
@@ -273,7 +274,7 @@ class _Claims:
         self._shapes: dict[tuple[str, ...], dict[str, tuple[dict[str, float], tuple]]] = {}
         self._idle: dict[str, list[Job]] = {}
         self._idle_jobs: Optional[dict[str, list[Job]]] = None
-        self._leftover_jobs: dict[str, list[tuple[Job, str, object]]] = {}  # see _not_started
+        self._leftover_jobs: dict[str, IdleJobs] = {}  # see _not_started
         self.carry: Optional[Carried] = None
         # What the claims wrote, in order (slot names, job ids), and whether a slot went away.
         self.written_slots: dict[str, None] = {}
@@ -350,7 +351,24 @@ class _Claims:
         ranks_below: Optional[bool] = False  # whether it refuses every job; None: each job is asked
         shapes: dict[str, tuple[dict[str, float], tuple]] = {}
         slot = self.slot_ads[m.slot]  # (only a start changes it)
-        for job, job_id, limits in self._not_started(m.submitter):
+        idle = self._not_started(m.submitter)
+        jobs, ids, limits_of, still, n = idle.jobs, idle.ids, idle.limits, idle.idle, len(idle.jobs)
+        # With an ad of literals, the places of the jobs it does not pass over at once (see
+        # idle_jobs.py): the others would come to nothing but the notes of what did not fit,
+        # and what is left only shrinks (requests are never negative, a split writes
+        # literals), so a job those notes pass over does not fit what is left either.
+        stops: Optional[Iterator[int]] = None
+        k = -1
+        while True:
+            if stops is not None:
+                k = next(stops, n)
+            else:
+                k += 1
+                while k < n and not still[k]:
+                    k += 1
+            if k >= n:
+                break
+            job, job_id, limits = jobs[k], ids[k], limits_of[k]
             if slot is not read:
                 read, have = slot, None
                 verdicts = None if self.carry is None else Verdicts(slot)
@@ -363,12 +381,18 @@ class _Claims:
                 if listed != resources:  # (a MachineResources reading what is left): start afresh
                     resources, too_large, failed = listed, set(), []
                     shapes = self._shapes.setdefault(resources, {})
+                if all(type(slot.plain(r.lower())) in _PLAIN for r in resources):
+                    have = available(slot, resources)  # literals: reading them evaluates nothing
+                    stops = idle.stops(resources, k, have)
+                    if stops is not None:
+                        continue  # (this job again, if not passed over)
             if limits is not None and (limits is not _NEEDS_SLOT or leftover_limits(job.ad, slot, self.clock)):
                 continue  # the leftovers were matched with no limit (docs/differences.md, N15b)
             known = shapes.get(job_id)
             if known is None:
                 request = self.request(job, slot, resources)
                 known = shapes[job_id] = (request, tuple(request.values()))
+                idle.note(resources, k, request)
             request, shape = known
             if shape in too_large:
                 continue
@@ -387,25 +411,24 @@ class _Claims:
                 continue  # the slot ranks it below the leftovers' CurrentRank (docs/differences.md, N15b)
             self._split(m, job, request, left, leftover=True)
             slot = self.slot_ads[m.slot]
+            idle.started(k)
+            stops = None  # the next job reads the slot's new ad
 
-    def _not_started(self, submitter: str) -> list[tuple[Job, str, object]]:
-        """The submitter's idle jobs not started yet, in the schedd's order, each with its id and,
-        with ``CLAIM_RECYCLING_CONSIDER_LIMITS``, its ``ConcurrencyLimits`` as far as it is known
-        without a slot (:func:`_claim_limits`; else None).  Read once per job: the leftovers of
-        each slot the submitter was matched to go through all of them."""
-        started = self.started
-        known = self._leftover_jobs.get(submitter)
-        if known is None:
+    def _not_started(self, submitter: str) -> IdleJobs:
+        """The submitter's idle jobs not started yet, in the schedd's order, each with its
+        ``ConcurrencyLimits`` as far as it is known without a slot (:func:`_claim_limits`,
+        with ``CLAIM_RECYCLING_CONSIDER_LIMITS``; else None).  Made once, after every
+        match's claim; the leftovers then note the jobs they start."""
+        idle = self._leftover_jobs.get(submitter)
+        if idle is None:
+            started = self.started
             jobs = [j for j in self._idle_of(submitter) if j.id not in started]
             if self.settings.claim_recycling_consider_limits:
                 limits: list[object] = [_claim_limits(j.ad, None, self.clock) for j in jobs]
             else:
                 limits = [None] * len(jobs)
-            left = list(zip(jobs, map(_ID, jobs), limits))
-        else:
-            left = [e for e in known if e[1] not in started]
-        self._leftover_jobs[submitter] = left
-        return left
+            idle = self._leftover_jobs[submitter] = IdleJobs(jobs, limits, _NEEDS_SLOT)
+        return idle
 
     def request(self, job: Job, slot: ClassAd, resources: tuple[str, ...]) -> dict[str, float]:
         """The job's rounded request for ``resources``, the resources ``slot`` lists

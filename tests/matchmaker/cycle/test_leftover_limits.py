@@ -14,6 +14,7 @@ from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
 from matchmaker.cycle import claims
 from matchmaker.cycle.claims import claim_matches
+from matchmaker.cycle.idle_jobs import IdleJobs
 from matchmaker.cycle.results import CycleResult, Match
 from matchmaker.pool.ads import pool_from_ads
 
@@ -110,8 +111,12 @@ def per_slot(original):
     leftovers (as :func:`leftover_limits`), none read once."""
 
     def not_started(self, submitter):
-        limited = self.settings.claim_recycling_consider_limits
-        return [(job, i, claims._NEEDS_SLOT if limited else None) for job, i, _ in original(self, submitter)]
+        known = self._leftover_jobs.get(submitter)
+        if known is None:
+            jobs = original(self, submitter).jobs
+            limits = [claims._NEEDS_SLOT if self.settings.claim_recycling_consider_limits else None] * len(jobs)
+            known = self._leftover_jobs[submitter] = IdleJobs(jobs, limits, claims._NEEDS_SLOT)
+        return known
 
     return not_started
 
@@ -197,9 +202,10 @@ def test_limits_read_once_are_those_of_every_slot(limits):
     slots = [ads(pslot_text(f"slot1@node{k}", c))[0] for k, c in ((1, 8), (2, 1))]
     run = claims._Claims(pool, Settings.defaults(), now=START)
     run.started.add("1.0")
-    [(job, job_id, read)] = run._not_started(ALICE)
-    assert (job_id, job) == ("1.1", pool.jobs[1])
+    idle = run._not_started(ALICE)
+    [job], [read] = idle.jobs, idle.limits
+    assert (job.id, job) == ("1.1", pool.jobs[1])
     if read is not claims._NEEDS_SLOT:
         assert [read] * 2 == [claims.leftover_limits(job.ad, slot, START) for slot in slots]
     off = claims._Claims(pool, Settings.defaults(claim_recycling_consider_limits=False), now=START)
-    assert [read for _, _, read in off._not_started(ALICE)] == [None, None]
+    assert off._not_started(ALICE).limits == [None, None]
