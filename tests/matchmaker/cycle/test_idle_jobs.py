@@ -105,6 +105,24 @@ def test_stops_are_the_jobs_not_passed_over_one_by_one(case):
         assert got is not None and list(got) == expected
 
 
+def test_stops_run_on_over_the_blocks_they_are_found_in():
+    """Stops are found a block at a time (64 places, then 256, ...); none is lost or repeated
+    at a block's edge.  400 jobs, every third started (places 0, 3, 6, ...), the requests
+    of places 100 to 199 noted as 5 cpus and what is left 4 cpus: from any start, the stops
+    are the places from there on that are neither started nor in 100-199."""
+    n = 400
+    jobs = pool_from_ads([], _ads("".join(_job(p, "alice", "1", "1", "1", "") for p in range(n)))).jobs
+    idle = IdleJobs(jobs, [None] * n, claims._NEEDS_SLOT)
+    for k in range(0, n, 3):
+        idle.started(k)
+    for k in range(100, 200):
+        idle.note(RES, k, {"Cpus": 5, "Memory": 1, "Disk": 1})
+    for start in (0, 1, 63, 64, 65, 150, 320, 399, 400):
+        expected = [k for k in range(start, n) if k % 3 and not 100 <= k < 200]
+        got = idle.stops(RES, start, {"Cpus": 4, "Memory": 10, "Disk": 10})
+        assert got is not None and list(got) == expected
+
+
 def test_a_job_started_is_passed_over_and_a_first_note_stands():
     jobs = pool_from_ads([], _ads("".join(_job(p, "alice", "1", "1", "1", "") for p in range(3)))).jobs
     idle = IdleJobs(jobs, [None] * 3, claims._NEEDS_SLOT)
