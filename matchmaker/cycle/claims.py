@@ -396,18 +396,16 @@ class _Claims:
             request, shape = known
             if shape in too_large:
                 continue
-            left = have
+            left = have  # (None: the ad's resources are not all literals, read them for each job)
             if left is None:
                 left = available(slot, resources)
-                if all(type(slot.plain(r.lower())) in _PLAIN for r in resources):
-                    have = left  # literals: reading them again evaluates nothing
             if any(all(request[r] >= f[r] for r in f) for f in failed) or shortfall(request, left) is not None:
                 too_large.add(shape)
                 failed.append(request)
                 continue
             if not _mutual_match(job.ad, slot, self.clock, verdicts):
                 continue
-            if ranks_below or (ranks_below is None and _ranks_below(job.ad, slot, floor, self.clock)):
+            if ranks_below is None and _ranks_below(job.ad, slot, floor, self.clock):
                 continue  # the slot ranks it below the leftovers' CurrentRank (docs/differences.md, N15b)
             self._split(m, job, request, left, leftover=True)
             slot = self.slot_ads[m.slot]
