@@ -857,12 +857,16 @@ def _rank_below_for_all(slot: ClassAd, floor: float) -> Optional[bool]:
     """Whether ``slot``'s ``Rank`` is below ``floor`` for every job, when its Rank is
     missing (the startd publishes 0.0) or a literal; None when it must be evaluated per job."""
     node = slot.get_node("Rank")
-    if node is None:
-        return 0.0 < floor
-    if type(node) is not ast.Literal:
+    if node is not None and type(node) is not ast.Literal:
         return None
-    r = rank_value(node.value)  # type: ignore[attr-defined]
+    r = _rank_without_job(node)
     return r is not None and r < floor
+
+
+def _rank_without_job(node: Optional[ast.Node]) -> Optional[float]:
+    """A slot's ``Rank`` as the schedd reads it when it is missing (0.0) or the literal
+    ``node``: a number, a bool as 0/1, else None."""
+    return 0.0 if node is None else rank_value(node.value)  # type: ignore[attr-defined]
 
 
 def _ranks_below(job: ClassAd, slot: ClassAd, floor: float, now: float) -> bool:
@@ -881,10 +885,8 @@ def leftover_rank_below(job: ClassAd, slot: ClassAd, now: float) -> Optional[tup
     if floor is None:
         return None
     node = slot.get_node("Rank")
-    if node is None:
-        r: Optional[float] = 0.0
-    elif type(node) is ast.Literal:
-        r = rank_value(node.value)  # type: ignore[attr-defined]
+    if node is None or type(node) is ast.Literal:
+        r = _rank_without_job(node)
     else:
         r = rank_value(_in_match(node, slot, job, now))
     return (r, floor) if r is not None and r < floor else None
