@@ -20,8 +20,9 @@ fixed, as for :mod:`.build_reuse`.
 An expression is evaluated on rows its build did not ask for only when that cannot draw a
 random number (:mod:`.draws`); its arrays are kept only when the evaluation drew none and
 called no function whose value changes during the cycle (``ResourcesInUseBy*``).  The
-arrays of a cycle are bounded in bytes: once the bound is reached, builds evaluate on
-their own rows, as they would without this.  Ranks are kept in single precision where
+arrays of a cycle are bounded in bytes, the bound growing with the rows of a large table
+(a table's arrays each hold every row; a submitter's preemption tests alone take ~4 bytes
+a row): once it is reached, builds evaluate on their own rows, as they would without this.  Ranks are kept in single precision where
 that holds them exactly.
 """
 
@@ -33,8 +34,11 @@ import numpy as np
 
 from .build_reuse import ByReads
 
-# The bytes of arrays one cycle keeps at most.
+# The bytes of arrays one cycle keeps at most, or more for a table of many rows ...
 BUDGET = 8 * 1024 * 1024
+# ... this many bytes a row (a 60,000-slot backlog keeps ~20 MiB: ~50 submitters' preemption
+# tests, ~40 knob ranks; a 16,000-row cycle stays within BUDGET).
+PER_ROW = 512
 # How many arrays of one kind are kept before they must have been taken again as often.
 _TRIAL = 8
 # How many results made of kept arrays (:meth:`RowResults.derived`) are held at most.
@@ -46,8 +50,9 @@ _Made = TypeVar("_Made")
 class RowResults:
     """One cycle's arrays over every slot row, by what they compute and what they read."""
 
-    def __init__(self, budget: int = BUDGET) -> None:
-        self.budget = budget
+    def __init__(self, budget: int = BUDGET, per_row: int = PER_ROW) -> None:
+        self.budget = budget  # grows to ``per_row`` bytes a row with the first arrays kept
+        self.per_row = per_row
         self.size = 0
         self.hits = 0
         self._by = ByReads()
@@ -87,9 +92,12 @@ class RowResults:
         return made
 
     def put(self, key: Hashable, req: Any, read: list[str], arrays: tuple[Optional[np.ndarray], ...]) -> None:
-        """Keep ``arrays``, computed from ``req`` reading the names ``read``."""
+        """Keep ``arrays``, computed from ``req`` reading the names ``read`` (each over every row)."""
         if self._by.put(key, req, read, arrays):
-            self.size += sum(a.nbytes for a in arrays if a is not None)
+            held = [a for a in arrays if a is not None]
+            self.size += sum(a.nbytes for a in held)
+            if held:
+                self.budget = max(self.budget, self.per_row * len(held[0]))
         self._kept[key] = self._kept.get(key, 0) + 1
 
 

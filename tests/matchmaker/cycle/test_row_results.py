@@ -252,7 +252,7 @@ def test_arrays_are_kept_within_bounds():
         def plain(self, lname):
             return req.plain(lname)
 
-    results = RowResults(budget=80)
+    results = RowResults(budget=80, per_row=8)  # ten rows: no more than the budget
     assert results.worth("a")
     results.put("a", Req(), ["owner"], (np.zeros(10),))
     assert not results.worth("a") and not results.worth("b")
@@ -264,6 +264,34 @@ def test_arrays_are_kept_within_bounds():
     assert not many.worth("k") and many.worth("other")
     many.get("k", Req())
     assert not many.worth("k")  # taken once, kept eight times
+
+
+def test_the_bound_grows_with_the_rows():
+    """By hand: a budget of 80 bytes at 16 bytes a row keeps two arrays of ten reals (the
+    bound is 160 bytes for ten rows), and for a hundred rows up to 1,600 bytes; a table of
+    so few rows that the budget is more keeps to the budget."""
+    req = ClassAd({"Owner": "ann"})
+
+    class Req:
+        reads = None
+
+        def plain(self, lname):
+            return req.plain(lname)
+
+    ten = RowResults(budget=80, per_row=16)
+    ten.put("a", Req(), ["owner"], (None, np.zeros(10)))
+    assert ten.worth("b")
+    ten.put("b", Req(), ["owner"], (np.zeros(10),))
+    assert not ten.worth("c")
+    hundred = RowResults(budget=80, per_row=16)
+    for i in range(7):
+        hundred.put(i, Req(), ["owner"], (np.ones(100, dtype=bool), np.zeros(100, dtype=np.int8)))
+        assert hundred.worth("next")  # 200 bytes a pair: seven pairs are 1,400 bytes
+    hundred.put("last", Req(), ["owner"], (np.zeros(100, dtype=np.float32),))
+    assert hundred.size == 1800 and not hundred.worth("next")
+    few = RowResults(budget=80, per_row=4)
+    few.put("a", Req(), ["owner"], (np.zeros(10),))
+    assert not few.worth("b")
 
 
 def test_kept_arrays_give_back_every_bit():
