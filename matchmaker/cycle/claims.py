@@ -403,7 +403,10 @@ class _Claims:
                 too_large.add(shape)
                 failed.append(request)
                 continue
-            if not _mutual_match(job.ad, slot, self.clock, verdicts):
+            if verdicts is None:
+                if not _mutual_match(job.ad, slot, self.clock):
+                    continue
+            elif not self._accepts(idle, k, job.ad, slot, verdicts, refusing=stops is not None):
                 continue
             if ranks_below is None and _ranks_below(job.ad, slot, floor, self.clock):
                 continue  # the slot ranks it below the leftovers' CurrentRank (docs/differences.md, N15b)
@@ -411,6 +414,25 @@ class _Claims:
             slot = self.slot_ads[m.slot]
             idle.started(k)
             stops = None  # the next job reads the slot's new ad
+
+    def _accepts(self, idle: IdleJobs, k: int, job: ClassAd, slot: ClassAd, verdicts: Verdicts, refusing: bool) -> bool:
+        """:func:`_mutual_match` of ``job``, at place ``k`` of ``idle``, and ``slot``, the
+        job's verdict shared through ``verdicts`` (of ``slot``); when ``refusing`` (the walk
+        goes through ``slot``'s stops) a false shared verdict refuses the job's class there."""
+        wants = job.get_node("Requirements")
+        if wants is None:
+            return False
+        c, key = idle.requirements_class(k)
+        if key is None or not verdicts.shared(wants):
+            accepts = _requirements_true(wants, job, slot, self.clock)
+        else:
+            accepts = verdicts.known(key, lambda: _requirements_true(wants, job, slot, self.clock))
+            if not accepts and refusing:
+                idle.refuse(c)
+        if not accepts:
+            return False
+        takes = slot.get_node("Requirements")
+        return takes is not None and _requirements_true(takes, slot, job, self.clock)
 
     def _not_started(self, submitter: str) -> IdleJobs:
         """The submitter's idle jobs not started yet, in the schedd's order, each with its

@@ -14,7 +14,11 @@ names a concurrency limit as a literal while limits are considered, or when its 
 is known and does not fit what the ad has left (a request larger in some resource than
 what is left, compared as the claims compare them).  A request is known once the claims
 computed it (:meth:`IdleJobs.note`): never computed here, since computing it may evaluate
-an expression that draws a random number.
+an expression that draws a random number.  Nor, with its request known and its limits
+known without a slot, when its ``Requirements`` are known false against the ad: the
+verdict of a job whose tree and the literal values it reads are those of another job's
+(:func:`~matchmaker.cycle.verdicts.job_key`, the job's *class*), when the ad refused that
+job (:meth:`IdleJobs.refuse`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Iterator, Optional
 import numpy as np
 
 from ..pool.ads import Job
+from .verdicts import job_key
 
 _EXACT = 2.0**53  # numbers below this in size compare the same as float64
 
@@ -43,6 +48,16 @@ class IdleJobs:
         self._evaluated = np.fromiter((v is per_slot for v in limits), dtype=bool, count=len(jobs))
         # By list of resources: the known requests (one column per resource) and which are known.
         self._requests: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
+        # Per place, the class of its job's Requirements verdicts (0: none, or not known yet),
+        # and the key of each class (class 1 is the first key); per class, the ad that last
+        # refused it (by the number of its stops, see :meth:`stops`; 0 is none).
+        self._class = np.zeros(len(jobs), dtype=np.intp)
+        self._class_of: list[Optional[tuple[int, Optional[tuple]]]] = [None] * len(jobs)
+        self._learned = np.zeros(len(jobs), dtype=bool)
+        self._classes: dict[tuple, int] = {}
+        self._refused = np.zeros(len(jobs) + 1, dtype=np.int64)
+        self._ad = 0
+        self._refusals = 0  # (how many refusals were made: a walk's stops read the new ones)
 
     def started(self, k: int) -> None:
         """The job at place ``k`` started."""
@@ -66,28 +81,62 @@ class IdleJobs:
         values[:, k] = row
         have[k] = True
 
+    def requirements_class(self, k: int) -> tuple[int, Optional[tuple]]:
+        """The class of the job at place ``k`` and its :func:`~matchmaker.cycle.verdicts.job_key`
+        (``(0, None)`` when its verdicts are not shared, or it has no ``Requirements``):
+        found once per job."""
+        known = self._class_of[k]
+        if known is None:
+            ad = self.jobs[k].ad
+            node = ad.get_node("Requirements")
+            key = None if node is None else job_key(node, ad)
+            c = 0 if key is None else self._classes.setdefault(key, len(self._classes) + 1)
+            known = self._class_of[k] = (c, key)
+            self._class[k] = c
+            self._learned[k] = True
+        return known
+
+    def refuse(self, c: int) -> None:
+        """The ad of the last :meth:`stops` refuses the jobs of class ``c``: its stops from
+        then on pass over the jobs of that class whose request is known and whose limits
+        need no slot."""
+        if c:
+            self._refused[c] = self._ad
+            self._refusals += 1
+
     def stops(self, resources: tuple[str, ...], start: int, left: dict[str, float]) -> Optional[Iterator[int]]:
         """The places from ``start`` on of the idle jobs not passed over by an ad that has
         ``left`` of ``resources`` (literals), in order; None when ``left`` does not compare
         exactly.  Found a block at a time: a walk mostly takes one of the first few."""
         room = [left.get(r, 0) for r in resources]
+        self._ad += 1  # (a new ad: no class refused yet)
         if not all(_exact(v) for v in room):
             return None
         return self._stops(self._requests.get(resources), start, room)
 
     def _stops(self, known: Optional[tuple[np.ndarray, np.ndarray]], start: int, room: list[float]) -> Iterator[int]:
-        n, size = len(self.jobs), _BLOCK
+        n, size, ad, before = len(self.jobs), _BLOCK, self._ad, self._refusals
         while start < n:
             end = min(n, start + size)
             stop = self._idle[start:end] & ~self._named[start:end]
-            if known is not None and room:
+            if known is not None:
                 values, have = known
-                big = values[0, start:end] > room[0]
-                for column, most in zip(values[1:], room[1:]):
-                    big |= column[start:end] > most
-                stop &= ~(big & have[start:end] & ~self._evaluated[start:end])
-            yield from (np.flatnonzero(stop) + start).tolist()
-            start, size = end, size * 4
+                passable = have[start:end] & ~self._evaluated[start:end]  # (passed over with nothing evaluated)
+                for column, most in zip(values, room):
+                    stop &= ~((column[start:end] > most) & passable)
+                if self._refusals != before:  # the ad refused classes: pass over their jobs
+                    at = np.flatnonzero(stop & passable) + start
+                    for k in at[~self._learned[at]].tolist():
+                        self.requirements_class(k)
+                    stop &= ~((self._refused[self._class[start:end]] == ad) & passable)
+            refused = self._refusals
+            for k in (np.flatnonzero(stop) + start).tolist():
+                yield k
+                if self._refusals != refused:  # a class refused at k: the block after k found again
+                    start, size = k + 1, _BLOCK
+                    break
+            else:
+                start, size = end, size * 4
 
 
 _BLOCK = 64  # places in the first block of a walk's stops (each next block four times larger)

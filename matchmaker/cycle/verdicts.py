@@ -31,40 +31,72 @@ class Verdicts:
 
     def __init__(self, slot: ClassAd) -> None:
         self.slot = slot
-        # By the tree's id: the tree, and the names it reads (lower-case, in order) when
-        # its verdict is shared, else None.
-        self._reads: dict[int, tuple[ast.Node, Optional[tuple[str, ...]]]] = {}
+        # By the tree's id: the tree, and whether its verdicts are shared against the slot.
+        self._shared: dict[int, tuple[ast.Node, bool]] = {}
         self._known: dict[tuple, bool] = {}
 
     def verdict(self, node: ast.Node, job: ClassAd, evaluate: Callable[[], bool]) -> bool:
         """``evaluate()``, the verdict of ``node`` (``job``'s ``Requirements``) against the
         slot, or the one it gave for a job that held the same literal values."""
-        hit = self._reads.get(id(node))
-        if hit is None or hit[0] is not node:
-            hit = self._reads[id(node)] = (node, self._shared_reads(node))
-        names = hit[1]
-        if names is None or job.parent is not None:
+        key = job_key(node, job)
+        if key is None or not self.shared(node):
             return evaluate()
-        key = (id(node), *map(exact_key, job.stored_of(names)))
-        if NOT_LITERAL in key:
-            return evaluate()
+        return self.known(key, evaluate)
+
+    def known(self, key: tuple, evaluate: Callable[[], bool]) -> bool:
+        """The verdict of the jobs of :func:`job_key` ``key`` (of a tree :meth:`shared`):
+        ``evaluate()`` the first time, then the same."""
         known = self._known.get(key)
         if known is None:
             known = self._known[key] = evaluate()
         return known
 
-    def _shared_reads(self, node: ast.Node) -> Optional[tuple[str, ...]]:
-        """The names ``node`` reads of the job when its verdict may be shared: it draws
-        nothing, names no whole ad, and the slot holds a plain literal (or nothing) for
-        every name it reads there."""
-        if not node_steady(node) or self.slot.parent is not None:
-            return None
+    def shared(self, node: ast.Node) -> bool:
+        """Whether the verdicts of ``node`` are shared against the slot: the tree draws
+        nothing and names no whole ad (:func:`job_key` is not None for it) and the slot
+        holds a plain literal (or nothing) for every name it reads there."""
+        hit = self._shared.get(id(node))
+        if hit is None or hit[0] is not node:
+            reads = _reads(node)
+            shared = (
+                reads is not None
+                and self.slot.parent is None
+                and NOT_LITERAL not in map(exact_key, self.slot.stored_of(reads[1]))
+            )
+            hit = self._shared[id(node)] = (node, shared)
+        return hit[1]
+
+
+def job_key(node: ast.Node, job: ClassAd) -> Optional[tuple]:
+    """What a verdict of ``node`` (``job``'s ``Requirements``) is shared by: the tree and the
+    literal values it reads of the job; None when it is not shared (the tree draws, names a
+    whole ad, or reads a value of the job that is not a plain literal)."""
+    reads = _reads(node)
+    if reads is None or job.parent is not None:
+        return None
+    key = (id(node), *map(exact_key, job.stored_of(reads[0])))
+    return None if NOT_LITERAL in key else key
+
+
+def _reads(node: ast.Node) -> Optional[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The names ``node`` reads (lower-case, in order): as bare names (of the job, or the
+    slot when the job lacks one), and these with the ``TARGET.x`` names; None when its
+    verdicts are never shared (it draws, or names a whole ad or a match's context ads)."""
+    hit = _reads_cache.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    reads: Optional[tuple[tuple[str, ...], tuple[str, ...]]] = None
+    if node_steady(node):
         own, other = references(node)
-        if not SPECIAL_NAMES.isdisjoint(own) or not SPECIAL_NAMES.isdisjoint(other):
-            return None
-        if NOT_LITERAL in map(exact_key, self.slot.stored_of(tuple(own | other))):
-            return None
-        return tuple(sorted(own))
+        if SPECIAL_NAMES.isdisjoint(own) and SPECIAL_NAMES.isdisjoint(other):
+            reads = (tuple(sorted(own)), tuple(own | other))
+    if len(_reads_cache) > 10_000:
+        _reads_cache.clear()
+    _reads_cache[id(node)] = (node, reads)
+    return reads
 
 
-__all__ = ["Verdicts"]
+_reads_cache: dict[int, tuple[ast.Node, Optional[tuple[tuple[str, ...], tuple[str, ...]]]]] = {}
+
+
+__all__ = ["Verdicts", "job_key"]

@@ -11,12 +11,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import matchmaker
 from classad import ParserType, parseAds
 from classad.ad import ClassAd
+from classad.unparse import unparse
 from matchmaker.config.knobs import Knobs
 from matchmaker.cycle import claims
 from matchmaker.cycle.claims import claim_matches, leftover_limits
 from matchmaker.cycle.idle_jobs import IdleJobs
 from matchmaker.cycle.results import CycleResult, Match
-from matchmaker.cycle.verdicts import Verdicts
+from matchmaker.cycle.verdicts import Verdicts, job_key
 from matchmaker.pool.ads import pool_from_ads
 from matchmaker.pool.partition import available, machine_resources, shortfall
 
@@ -134,6 +135,96 @@ def test_a_job_started_is_passed_over_and_a_first_note_stands():
     assert idle.idle == [True, True, False]
 
 
+# ---- classes refused by an ad as a walk goes ----------------------------------------------------------
+
+_TEXTS = ('TARGET.Arch == "X86_64"', "TARGET.Memory >= RequestMemory", "RequestDisk > random(3)")
+
+
+@st.composite
+def _walks(draw):
+    """Jobs of three Requirements texts (one that draws: never of a class) and a few request
+    memories, some with a limit to evaluate against the slot, some requests noted, some jobs
+    started; a place to start from and which classes the ad refuses when the walk reaches
+    one of their jobs."""
+    n = draw(st.integers(0, 40))
+    texts = [draw(st.sampled_from(_TEXTS)) for _ in range(n)]
+    memories = [draw(st.sampled_from(["1", "2", "2.0"])) for _ in range(n)]
+    limits = [draw(st.sampled_from(["", "", 'ifThenElse(TARGET.Cpus > 2, "sw", "")'])) for _ in range(n)]
+    text = "".join(
+        _job(p, "alice", "1", memories[p], "1", limits[p]).replace("Requirements = true", f"Requirements = {texts[p]}")
+        for p in range(n)
+    )
+    jobs = pool_from_ads([], _ads(text)).jobs
+    noted = [k for k in range(n) if draw(st.integers(0, 3))]
+    started = [k for k in range(n) if draw(st.integers(0, 5)) == 0]
+    refusing = draw(st.lists(st.integers(0, 10), max_size=6))
+    return jobs, noted, started, draw(st.integers(0, n)), refusing
+
+
+@PROPS
+@given(_walks())
+def test_stops_pass_over_the_jobs_of_a_class_the_ad_refused(case):
+    """As a walk goes through the stops and refuses the class of some jobs it reaches, the
+    stops from then on are those of the one-by-one rule: a job of a refused class (the same
+    tree, the same literal values read) is passed over when its request is known and its
+    limits need no slot; not the job's own class (0) when its verdict is not shared, and
+    not before the class was refused.  A new ad (a new :meth:`IdleJobs.stops`) has no
+    class refused."""
+    jobs, noted, started, start, refusing = case
+    limits = [claims._claim_limits(j.ad, None, START) for j in jobs]
+    idle = IdleJobs(jobs, limits, claims._NEEDS_SLOT)
+    for k in noted:
+        idle.note(RES, k, {"Cpus": 1, "Memory": 1, "Disk": 1})
+    for k in started:
+        idle.started(k)
+    left = {"Cpus": 9, "Memory": 9, "Disk": 9}
+    keys = [job_key(j.ad.get_node("Requirements"), j.ad) for j in jobs]
+    distinct = sorted({k for k in keys if k is not None}, key=repr)
+    refused_keys = {distinct[i] for i in refusing if i < len(distinct)}
+    for _ in range(2):  # the second ad refuses nothing of the first's
+        got, refused = [], set()
+        expected = []
+        for k in range(start, len(jobs)):
+            if k in started or (keys[k] in refused and k in noted and limits[k] is None):
+                continue
+            expected.append(k)
+            if keys[k] in refused_keys:
+                refused.add(keys[k])
+        stops = idle.stops(RES, start, left)
+        assert stops is not None
+        for k in stops:
+            got.append(k)
+            c, key = idle.requirements_class(k)
+            assert key == keys[k] and (c == 0) == (key is None)
+            if key in refused_keys:
+                idle.refuse(c)
+        assert got == expected
+
+
+def test_jobs_reading_the_same_literals_share_a_class():
+    """Jobs with the same Requirements tree and the same literal values read share a class
+    (1 and 1.0 are different values); a tree that draws has none; a class is found once."""
+    text = "".join(
+        _job(p, "alice", "1", m, "1", "").replace("Requirements = true", f"Requirements = {r}")
+        for p, (r, m) in enumerate(
+            [
+                (_TEXTS[1], "1"),
+                (_TEXTS[1], "1"),
+                (_TEXTS[1], "1.0"),
+                (_TEXTS[0], "1"),
+                (_TEXTS[2], "1"),
+                (_TEXTS[0], "2"),
+            ]
+        )
+    )
+    jobs = pool_from_ads([], _ads(text)).jobs
+    idle = IdleJobs(jobs, [None] * 6, claims._NEEDS_SLOT)
+    classes = [idle.requirements_class(k)[0] for k in range(6)]
+    assert classes == [1, 1, 2, 3, 0, 3]
+    key = job_key(jobs[0].ad.get_node("Requirements"), jobs[0].ad)  # type: ignore[arg-type]
+    assert key is not None and idle.requirements_class(0) == (1, key)
+
+
 # ---- claims and simulations with and without passing over -----------------------------------------
 
 
@@ -189,14 +280,25 @@ def _one_by_one(monkeypatch):
 _REQUEST = st.sampled_from(["1", "2", "3", "1 + random(2)"])
 _MEMORY = st.sampled_from(["500", "1024", "2048", "2500", "700 + random(2000)"])
 _JOB_LIMITS = st.sampled_from(["", "", "", '"sw"', 'ifThenElse(random(3) == 0, "sw", "")'])
-_EXTRA = st.sampled_from(["", "", "Requirements = TARGET.Memory > 1000 || random(4) > 0\n"])
+_EXTRA = st.sampled_from(
+    [
+        "",
+        "",
+        "Requirements = TARGET.Memory > 1000 || random(4) > 0\n",
+        # shared verdicts that refuse many jobs of a class as what is left shrinks
+        "Requirements = TARGET.Cpus >= 4\n",
+        "Requirements = TARGET.Memory >= 3 * RequestMemory\n",
+        "Requirements = TARGET.Memory < 4 * RequestMemory\n",  # (true only once little is left)
+    ]
+)
 
 
 @st.composite
 def _backlogs(draw):
     """2-5 partitionable slots (2-12 cores, 2-24 GB; some ranking jobs of 1 core below 0) and 1-40 idle jobs of alice and bob
     asking 1-3 cores (some drawn at random), various memory, some naming a limit (a literal,
-    or an expression that draws), some with Requirements that draw; SimJobDuration 300-1500 s."""
+    or an expression that draws), some with Requirements that draw, some with Requirements
+    that what is left soon fails for whole classes of jobs; SimJobDuration 300-1500 s."""
     slots = "".join(
         _pslot(
             f"slot1@node{m}",
@@ -229,17 +331,63 @@ def _run(slots: str, jobs: str, config: str, incremental: bool) -> str:
     return json.dumps([list(sim), spans], sort_keys=True, default=repr)
 
 
+def _recorded(monkeypatch, run) -> tuple[str, list[tuple]]:
+    """``run()`` and what the claims evaluated meanwhile, in order: each request computed
+    (by job) and each expression of one ad against another (text, which ads)."""
+    seen: list[tuple] = []
+    requested, in_match = claims.requested, claims._in_match
+
+    def _who(ad: ClassAd) -> object:
+        return ad.plain("procid") if ad.plain("procid") is not None else ad.plain("name")
+
+    def spy_requested(job, slot, resources, rounding):
+        seen.append(("request", _who(job), _who(slot), resources))
+        return requested(job, slot, resources, rounding)
+
+    def spy_in_match(node, my, target, now):
+        seen.append((unparse(node), _who(my), _who(target)))
+        return in_match(node, my, target, now)
+
+    with monkeypatch.context() as m:
+        m.setattr(claims, "requested", spy_requested)
+        m.setattr(claims, "_in_match", spy_in_match)
+        return run(), seen
+
+
 @PROPS
 @given(_backlogs(), st.booleans())
 def test_simulations_are_the_same_as_one_by_one(monkeypatch, pool, incremental):
     """Series and claim spans (random draws included) equal those of the leftovers going
-    through every job one by one, with and without the incremental cycles."""
+    through every job one by one, with and without the incremental cycles; and the claims
+    evaluate the same requests and expressions in the same order (the jobs passed over at
+    once are those the one-by-one walk decides on without evaluating anything)."""
     slots, jobs, config = pool
-    fast = _run(slots, jobs, config, incremental)
+    fast = _recorded(monkeypatch, lambda: _run(slots, jobs, config, incremental))
     with monkeypatch.context() as m:
         _one_by_one(m)
-        slow = _run(slots, jobs, config, incremental)
+        slow = _recorded(monkeypatch, lambda: _run(slots, jobs, config, incremental))
     assert fast == slow
+
+
+def test_a_refused_class_passes_over_only_jobs_whose_request_is_known(monkeypatch):
+    """One partitionable slot of 4 cores and alice's jobs of one class (Requirements
+    ``TARGET.Cpus >= 4``, one core each): one is matched and claims a core, and what is left
+    (3 cores) refuses the class.  The later jobs' requests (``1 + random(1)``: drawn) were
+    never computed: each is still computed before the job is refused, as when every job is
+    gone through one by one."""
+    slots = _pslot("slot1@node0", 4, 16384, 100000)
+    jobs = "".join(
+        _job(p, "alice", "1 + random(1)", "1000", "1000", "").replace(
+            "Requirements = true", "Requirements = TARGET.Cpus >= 4"
+        )
+        for p in range(6)
+    )
+    fast = _recorded(monkeypatch, lambda: _run(slots, jobs, "", True))
+    requests = [who for what, who, *_ in fast[1] if what == "request"]
+    assert sorted(set(requests)) == list(range(6))
+    with monkeypatch.context() as m:
+        _one_by_one(m)
+        assert _recorded(monkeypatch, lambda: _run(slots, jobs, "", True)) == fast
 
 
 def _claims(slots: str, jobs: str, matches: list[tuple[str, str, str]], config: str = "") -> tuple:
