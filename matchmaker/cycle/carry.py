@@ -7,6 +7,8 @@ keyed so that a change it depends on is noticed and only that part is recomputed
 
 * each slot ad's references (the significant attributes of the autoclusters), by the
   ad's identity (:class:`~matchmaker.pool.autocluster.SlotReferences`);
+* each idle job record's place in the queue order and autocluster
+  (:class:`~matchmaker.pool.autocluster.QueueKeys`), by the record's identity;
 * what each cycle reads and makes of each slot ad (its weight, trims, cores, limits,
   annotated copy...), by the slot ad's identity (:class:`~matchmaker.cycle.slot_carry.SlotCarry`;
   evaluations not for an ad whose expressions draw random numbers: each evaluation draws);
@@ -38,7 +40,7 @@ from classad import ast
 from classad.ad import ClassAd
 from classad.layout import Layout, SharedAttrs, Variant
 
-from ..pool.autocluster import SlotReferences, references
+from ..pool.autocluster import QueueKeys, SlotReferences, references
 from ..pool.partition import Rounding
 from .demand import JobWeights
 from .slot_carry import SlotCarry
@@ -54,6 +56,7 @@ class Carried:
 
     def __init__(self, weight_expr: Optional[ast.Node] = None) -> None:
         self.slot_refs = SlotReferences()
+        self.queue_keys = QueueKeys()  # each idle job record's order key and autocluster
         self.slot_table = TableLine()
         self.weight_expr = weight_expr  # SLOT_WEIGHT: read with every slot ad
         self.slots = SlotCarry(self.steady, self.slot_table)

@@ -433,13 +433,15 @@ class Cycle:
             remove_regex=st.remove_significant_regex,
             read=read,
         )
-        acs = Autoclusters(
+        # In a simulation what each job record gave is kept (unless every job is its own autocluster).
+        kept = carry.queue_keys if carry is not None and not st.negotiate_all_jobs_in_cluster else None
+        acs = (Autoclusters if kept is None else kept.autoclusters)(
             sig,
             fixed=st.significant_attributes,
             remove=st.remove_significant,
             every_job_alone=st.negotiate_all_jobs_in_cluster,
         )
-        return build_queues(pool.jobs, acs, by_qdate=st.job_order_by_qdate, job_constraint=st.job_constraint)
+        return build_queues(pool.jobs, acs, by_qdate=st.job_order_by_qdate, job_constraint=st.job_constraint, kept=kept)
 
     def _submitters(self, pool: Pool) -> list[SubmitterState]:
         out = []

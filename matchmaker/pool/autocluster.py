@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, repeat
+from operator import attrgetter, eq, itemgetter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from classad import ast
@@ -488,6 +489,16 @@ class Autoclusters:
     def __len__(self) -> int:
         return len(self._ids) if not self.every_job_alone else self._count
 
+    def full(self) -> bool:
+        """Whether it holds :data:`_KEPT_LIMIT` keys or more, or its table by nodes is full
+        (see :class:`QueueKeys`)."""
+        return (
+            len(self._ids) >= _KEPT_LIMIT
+            or len(self._names) >= _KEPT_LIMIT
+            or len(self._text) >= _KEPT_LIMIT
+            or self._by_nodes_size >= 65536
+        )
+
 
 _PLAIN = frozenset({bool, int, float, str})
 _OWN_EXPRS = ("requirements", "rank")
@@ -528,8 +539,22 @@ _ORDER_NAMES = ("prejobprio1", "prejobprio2", "jobprio", "postjobprio1", "postjo
 def job_order_key(job: Job, *, by_qdate: bool = False) -> tuple:
     """HTCondor's queue order (docs/negotiation.md, requests and autoclusters): priorities descending, then ClusterId, ProcId.
     ``by_qdate`` puts QDate before ClusterId/ProcId, as the manual describes."""
+    return _order_key(job, job.ad.stored_of(_ORDER_NAMES), by_qdate)
+
+
+def _literal_order(stored: Sequence[Any]) -> bool:
+    """Whether reading a job's queue order from what it stores (``stored``, see
+    :data:`_ORDER_NAMES`) evaluates nothing: each is absent, a bare integer or an integer literal."""
+    for v in stored:
+        if v is not None and type(v) is not int and not (type(v) is ast.Literal and type(v.value) is int):
+            return False
+    return True
+
+
+def _order_key(job: Job, stored: Sequence[Any], by_qdate: bool) -> tuple:
+    """:func:`job_order_key` of ``job``, which stores ``stored`` under :data:`_ORDER_NAMES`."""
     ad = job.ad
-    p1, p2, prio, q1, q2, qdate = ad.stored_of(_ORDER_NAMES)
+    p1, p2, prio, q1, q2, qdate = stored
     # Most jobs store bare integers or nothing: the general path only for the others.
     p1 = p1 if type(p1) is int else _order_value(ad, "prejobprio1", p1)
     p2 = p2 if type(p2) is int else _order_value(ad, "prejobprio2", p2)
@@ -579,16 +604,20 @@ def build_queues(
     *,
     by_qdate: bool = False,
     job_constraint: Optional[ast.Node] = None,
+    kept: Optional[QueueKeys] = None,
 ) -> dict[str, Queue]:
     """Each submitter's idle jobs as runs of one autocluster, in queue order.
 
     Jobs for which ``job_constraint`` (``NEGOTIATOR_JOB_CONSTRAINT``) is not true are
-    left out, as the schedd leaves their autoclusters out.
+    left out, as the schedd leaves their autoclusters out.  ``kept``: what the last
+    calls found of each job record, with ``autoclusters`` from its
+    :meth:`QueueKeys.autoclusters` (a simulation's cycles).
     """
-    per: dict[str, list[tuple[tuple, Job]]] = {}
-    for job in jobs:
-        if job.status != IDLE:
-            continue
+    if kept is not None:
+        kept.begin(by_qdate)
+    per: dict[str, list] = {}
+    jobs = jobs if type(jobs) is list else list(jobs)
+    for job in compress(jobs, map(eq, map(_STATUS, jobs), repeat(IDLE))):  # the idle ones, at C speed
         if (
             job_constraint is not None
             and truthiness(evaluate_top(job_constraint, job.ad, new_state(job.ad, clock=_zero_clock))) is not True
@@ -597,7 +626,9 @@ def build_queues(
         keyed = per.get(job.submitter)
         if keyed is None:
             keyed = per[job.submitter] = []
-        keyed.append((job_order_key(job, by_qdate=by_qdate), job))
+        keyed.append((job_order_key(job, by_qdate=by_qdate), job) if kept is None else kept.keyed(job, by_qdate))
+    if kept is not None:
+        return kept.queues(per, autoclusters)
     queues: dict[str, Queue] = {}
     id_of = autoclusters.id_of
     for name, keyed in per.items():
@@ -619,9 +650,103 @@ def _order_of(keyed: tuple[tuple, Job]) -> tuple:
     return keyed[0]
 
 
+_STATUS = attrgetter("status")
+_FIRST = itemgetter(0)
+
+
+class QueueKeys:
+    """What :func:`build_queues` finds of each idle job record, kept from one call to the
+    next (a simulation's cycles): its place in the queue order and its autocluster.
+
+    A job record is never changed, nor its ad in place (a change makes a new record), so a
+    record seen in the last call has the same autocluster under the same significant
+    attributes: the same :class:`Autoclusters` is kept while those and the other knobs it
+    reads stay the same, and what it numbered a record's key is kept with the record.
+    Each call numbers the autoclusters again in the order it first meets them, as a fresh
+    :class:`Autoclusters` does.  A record's order key is kept only when reading it evaluated
+    nothing (:func:`_literal_order`); otherwise it is evaluated in every call, in the same
+    order as without a carry (an expression may draw random numbers).  The records that
+    left the queue are forgotten."""
+
+    def __init__(self) -> None:
+        self._acs: Optional[Autoclusters] = None
+        self._knobs: tuple = ()
+        self._by_qdate = False
+        # id(record) -> [record, its order key or None, its autocluster's number in _acs or
+        # -1 until found]: last call's and this one's.
+        self._before: dict[int, list] = {}
+        self._now: dict[int, list] = {}
+
+    def autoclusters(
+        self,
+        significant: frozenset[str],
+        *,
+        fixed: Optional[Sequence[str]] = None,
+        remove: Sequence[str] = (),
+        every_job_alone: bool = False,
+    ) -> Autoclusters:
+        """``Autoclusters(significant, ...)`` for this call: last call's when it was made the
+        same way and holds fewer than :data:`_KEPT_LIMIT` keys, with what it knew kept."""
+        knobs = (significant, None if fixed is None else tuple(fixed), tuple(remove), every_job_alone)
+        acs = self._acs
+        if acs is None or knobs != self._knobs or every_job_alone or acs.full():
+            acs = self._acs = Autoclusters(significant, fixed=fixed, remove=remove, every_job_alone=every_job_alone)
+            self._knobs, self._before, self._now = knobs, {}, {}
+        return acs
+
+    def begin(self, by_qdate: bool) -> None:
+        """Start a call (see :func:`build_queues`)."""
+        if by_qdate != self._by_qdate:
+            self._by_qdate, self._now = by_qdate, {}
+        self._before, self._now = self._now, {}
+
+    def keyed(self, job: Job, by_qdate: bool) -> tuple[tuple, Job, list]:
+        """``(job_order_key(job), job, what is kept of the record)``: last call's order key
+        for a record seen then that evaluated nothing."""
+        hit = self._before.get(id(job))
+        if hit is not None and hit[0] is job:
+            self._now[id(job)] = hit
+            key = hit[1]
+            return (job_order_key(job, by_qdate=by_qdate) if key is None else key), job, hit
+        stored = job.ad.stored_of(_ORDER_NAMES)
+        key = _order_key(job, stored, by_qdate)
+        hit = self._now[id(job)] = [job, key if _literal_order(stored) else None, -1]
+        return key, job, hit
+
+    def queues(self, per: dict[str, list[tuple[tuple, Job, list]]], autoclusters: Autoclusters) -> dict[str, Queue]:
+        """The rest of :func:`build_queues`: each submitter's keyed jobs (``per``, see
+        :meth:`keyed`) sorted and cut into runs, each record's autocluster found once and kept."""
+        queues: dict[str, Queue] = {}
+        id_of = autoclusters.id_of
+        number: dict[int, int] = {}  # the autoclusters' numbers in _acs -> in this call
+        for name, keyed in per.items():
+            keyed.sort(key=_FIRST)
+            q = queues[name] = Queue(name)
+            runs = q.runs
+            last: Optional[Run] = None
+            for _, job, hit in keyed:
+                kept = hit[2]
+                if kept < 0:
+                    kept = hit[2] = id_of(job)
+                ac = number.get(kept)
+                if ac is None:
+                    ac = number[kept] = len(number) + 1
+                if last is not None and last.autocluster == ac:
+                    last.jobs.append(job)
+                else:
+                    last = Run(ac, [job])
+                    runs.append(last)
+        self._before = {}
+        return queues
+
+
+_KEPT_LIMIT = 100_000  # keys an Autoclusters kept across calls may hold before it starts again
+
+
 __all__ = [
     "Autoclusters",
     "Queue",
+    "QueueKeys",
     "Run",
     "build_queues",
     "decisive_names",
