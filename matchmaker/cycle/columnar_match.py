@@ -47,7 +47,8 @@ from classad.columnar import (
     rank_array,
 )
 from classad.columnar.column import K_ERROR, K_OTHER, Column
-from classad.columnar.table import HOLDS_EXPR
+from classad.columnar.compile import SPECIAL_NAMES
+from classad.columnar.table import HOLDS_EXPR, HOLDS_LITERAL, HOLDS_NOTHING
 from classad.values import FLT_MAX
 
 from ..config.settings import MatchPolicy
@@ -81,6 +82,12 @@ _RANK_ROWS = 64
 _BASE_SHARE = 4
 # What the slot table reads of each entry and of its slot record (its ad and name).
 _FIELDS = attrgetter("index", "ad", "alive", "remote", "claimed_idle", "weight", "slot.ad", "slot.name")
+# From how many rows a knob rank over every row is computed for a later request of the cycle
+# on the rows that may read the request alone (:meth:`_RequestColumns.knob_rank_whole`).  The
+# table's memo keeps each knob's results for ~40 submitters within its share of the memory
+# (a quarter of 32 MiB, ~9 bytes a row each) up to ~24k rows, and brings them up to date
+# from cycle to cycle at less cost; past that it computes each afresh over every row.
+_KNOB_BASE_ROWS = 24_576
 # The job attributes a build evaluates against the slots (its ConcurrencyLimits aside,
 # which are evaluated pair by pair on the candidates).
 _JOB_TESTS = ("requirements", "rank")
@@ -562,12 +569,37 @@ class _RequestColumns:
             return knob_rank_array(col), col.kind == K_ERROR
 
         def whole() -> tuple[np.ndarray, ...]:  # the rank kept in single precision, made so
-            col = self.knob(node, self.table.all_rows)
-            return knob_rank_single(col), col.kind == K_ERROR
+            return self.knob_rank_whole(node)
 
         rank, error = self.shared(
             ("knob", id(node)), at, compute, lambda: self.slots.may_draw(self.req, (node,), (), ()), whole=whole
         )
+        return rank, error
+
+    def knob_rank_whole(self, node: ast.Node) -> tuple[np.ndarray, np.ndarray]:
+        """A knob rank over every row in single precision, and where it is an error.  Once
+        computed so in the cycle, only the rows whose value may depend on the request
+        (:func:`_request_rows`: an attribute it names is an expression there, or missing
+        and so looked up in the request) are evaluated again, the others taken from then;
+        computed afresh over every row when the knob's shape does not allow telling them apart,
+        and through the table's memo alone for a table of fewer than :data:`_KNOB_BASE_ROWS`."""
+        if self.table.n < _KNOB_BASE_ROWS:  # the table's memo serves each request (see there)
+            col = self.knob(node, self.table.all_rows)
+            return knob_rank_single(col), col.kind == K_ERROR
+        bases = self.slots.results.bases
+        base = bases.get(("knob", id(node)))
+        if base is not None and base[0] is node and base[1] is not None:
+            at, rank, error = base[1:]
+            rank, error = rank.copy(), error.copy()
+            if len(at):
+                col = self.knob(node, at, shared=False)
+                rank[at], error[at] = knob_rank_single(col), col.kind == K_ERROR
+            return rank, error
+        col = self.knob(node, self.table.all_rows)
+        rank, error = knob_rank_single(col), col.kind == K_ERROR
+        if base is None or base[0] is not node:
+            at = _request_rows(node, self.table)
+            bases[("knob", id(node))] = (node, at, rank.copy(), error.copy()) if at is not None else (node, None)
         return rank, error
 
     def knob_true(self, node: ast.Node, at: np.ndarray) -> np.ndarray:
@@ -953,6 +985,62 @@ def _rank_only(full: tuple[Optional[np.ndarray], ...], claimed: np.ndarray) -> t
     better = full[0] == RANK_PREEMPTION  # type: ignore[operator]
     state = np.where(better, RANK_PREEMPTION, NO_PREEMPTION).astype(np.int8)
     return state, ~claimed | better, None, full[3]
+
+
+def _request_rows(node: Any, table: AdTable) -> Optional[np.ndarray]:
+    """The rows (ascending) on which ``node``, evaluated in the rows' scope, may read the
+    request: those where an attribute it names (unscoped or ``MY.x``) is an expression, a
+    list or ad, or missing (then looked up in the request).  On the other rows it is made of
+    the row's literal values alone, the same for every request, and draws nothing.  None
+    when ``node`` holds anything but literals, such names, operators and conditionals (a
+    function call, ``TARGET.x``, a special name)."""
+    free = _request_free(node, table)
+    if free is None:
+        return None
+    return _NO_ROWS if free is True else np.flatnonzero(~free)
+
+
+def _request_free(node: Any, table: AdTable) -> Any:
+    """:func:`_request_rows`' work: True (every row), a mask of the rows on which ``node``
+    reads nothing of the request, or None (not known)."""
+    t = type(node)
+    if t is ast.Literal:
+        return True
+    if t is ast.Select:
+        base = node.base
+        if type(base) is not ast.AttrRef or base.absolute or base.lname != "my":
+            return None
+        if not bool((table.column_unwatched("my").holds == HOLDS_NOTHING).all()):
+            return None  # a row's own attribute named MY
+        lname = node.lname
+    elif t is ast.AttrRef:
+        if node.absolute:
+            return None
+        lname = node.lname
+    else:
+        kids: Any
+        if t is ast.Binary or t is ast.Elvis:
+            kids = (node.left, node.right)
+        elif t is ast.Unary:
+            kids = (node.operand,)
+        elif t is ast.Paren:
+            kids = (node.inner,)
+        elif t is ast.Conditional:
+            kids = (node.cond, node.then, node.other)
+        else:
+            return None
+        free: Any = True
+        for kid in kids:
+            got = _request_free(kid, table)
+            if got is None:
+                return None
+            if got is not True:
+                free = got if free is True else free & got
+        return free
+    if lname in SPECIAL_NAMES:
+        return None
+    col = table.column_unwatched(lname)
+    return (col.holds == HOLDS_LITERAL) & (col.values.kind != K_OTHER)
 
 
 def _either(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> Any:

@@ -59,6 +59,9 @@ class RowResults:
         self._kept: dict[Hashable, int] = {}  # per key: how many arrays were kept
         self._taken: dict[Hashable, int] = {}  # per key: how many times they were taken
         self._derived: dict[tuple[int, ...], tuple[tuple, Any]] = {}  # see :meth:`derived`
+        # What a build made over every row for others of the cycle to start from, by what
+        # it is of (see columnar_match._RequestColumns.knob_rank_whole).
+        self.bases: dict[Hashable, Any] = {}
 
     def get(self, key: Hashable, req: Any) -> Optional[tuple[Optional[np.ndarray], ...]]:
         """The arrays kept under ``key`` for a request that gives the values they read
