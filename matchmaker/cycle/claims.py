@@ -403,10 +403,7 @@ class _Claims:
                 too_large.add(shape)
                 failed.append(request)
                 continue
-            if verdicts is None:
-                if not _mutual_match(job.ad, slot, self.clock):
-                    continue
-            elif not self._accepts(idle, k, job.ad, slot, verdicts, refusing=stops is not None):
+            if not self._accepts(idle, k, job.ad, slot, verdicts, refusing=stops is not None):
                 continue
             if ranks_below is None and _ranks_below(job.ad, slot, floor, self.clock):
                 continue  # the slot ranks it below the leftovers' CurrentRank (docs/differences.md, N15b)
@@ -415,10 +412,15 @@ class _Claims:
             idle.started(k)
             stops = None  # the next job reads the slot's new ad
 
-    def _accepts(self, idle: IdleJobs, k: int, job: ClassAd, slot: ClassAd, verdicts: Verdicts, refusing: bool) -> bool:
+    def _accepts(
+        self, idle: IdleJobs, k: int, job: ClassAd, slot: ClassAd, verdicts: Optional[Verdicts], refusing: bool
+    ) -> bool:
         """:func:`_mutual_match` of ``job``, at place ``k`` of ``idle``, and ``slot``, the
-        job's verdict shared through ``verdicts`` (of ``slot``); when ``refusing`` (the walk
-        goes through ``slot``'s stops) a false shared verdict refuses the job's class there."""
+        job's verdict shared through ``verdicts`` (of ``slot``) when given; when ``refusing``
+        (the walk goes through ``slot``'s stops) a false shared verdict refuses the job's
+        class there."""
+        if verdicts is None:
+            return _mutual_match(job, slot, self.clock)
         wants = job.get_node("Requirements")
         if wants is None:
             return False
