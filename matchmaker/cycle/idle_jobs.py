@@ -116,6 +116,9 @@ class IdleJobs:
 
     def _stops(self, known: Optional[tuple[np.ndarray, np.ndarray]], start: int, room: list[float]) -> Iterator[int]:
         n, size, ad, before = len(self.jobs), _BLOCK, self._ad, self._refusals
+        if start < n and self._first_stop(known, start, room):
+            yield start  # (found without arrays: a walk mostly starts the first job it reaches)
+            start += 1
         while start < n:
             end = min(n, start + size)
             stop = self._idle[start:end] & ~self._named[start:end]
@@ -137,6 +140,18 @@ class IdleJobs:
                     break
             else:
                 start, size = end, size * 4
+
+    def _first_stop(self, known: Optional[tuple[np.ndarray, np.ndarray]], k: int, room: list[float]) -> bool:
+        """Whether place ``k`` is a stop of a new ad (one that refused no class yet): the
+        test of :meth:`_stops` for one place."""
+        if not self.idle[k] or self._named[k]:
+            return False
+        if known is None:
+            return True
+        values, have = known
+        if not have[k] or self._evaluated[k]:
+            return True
+        return not any(v > most for v, most in zip(values[:, k].tolist(), room))
 
 
 _BLOCK = 64  # places in the first block of a walk's stops (each next block four times larger)

@@ -118,7 +118,7 @@ def test_stops_run_on_over_the_blocks_they_are_found_in():
         idle.started(k)
     for k in range(100, 200):
         idle.note(RES, k, {"Cpus": 5, "Memory": 1, "Disk": 1})
-    for start in (0, 1, 63, 64, 65, 150, 320, 399, 400):
+    for start in (0, 1, 63, 64, 65, 100, 150, 151, 320, 399, 400):
         expected = [k for k in range(start, n) if k % 3 and not 100 <= k < 200]
         got = idle.stops(RES, start, {"Cpus": 4, "Memory": 10, "Disk": 10})
         assert got is not None and list(got) == expected
