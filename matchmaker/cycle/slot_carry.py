@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import compress, repeat
-from operator import attrgetter, is_, is_not, itemgetter
+from operator import attrgetter, is_, is_not, itemgetter, lt
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -132,6 +132,7 @@ class SlotCarry:
         # (None: this cycle's pairs were not made by pairs()); what placed() gave in last
         # cycle's order and in this one's, by kind.
         self._at: Optional[list[int]] = None
+        self._others: list[int] = []  # the places of this cycle's pairs made anew (-1 in _at)
         self._placed: dict[str, list] = {}
         self._placing: dict[str, list] = {}
         # What values() gave for each kind of value last: id(ad) -> (ad, value).
@@ -201,6 +202,7 @@ class SlotCarry:
         else:
             self._now.update(zip(ad_ids, map(_SECOND, out)))  # type: ignore[arg-type]
         self._records, self._pairs, self._ad_ids, self._at = records, kept, ad_ids, at
+        self._others = list(compress(range(n), map(lt, at, repeat(0))))
         return out  # type: ignore[return-value]
 
     def _carried_now(self, at: list[int]) -> dict[int, SlotPrep]:
@@ -273,11 +275,12 @@ class SlotCarry:
         """:meth:`placed` with ``get_each``, which gives what is kept of each of a list of
         items, called once with the items that are not taken again, in order (if any)."""
         at, last = self._at, self._placed.get(what)
-        if at is None or last is None or len(at) != len(items):
+        if at is None or not last or len(at) != len(items):
             out = get_each(list(items)) if len(items) else []
         else:
-            out = list(map((last + [_UNSET]).__getitem__, at))
-            others = list(compress(range(len(out)), map(is_, out, repeat(_UNSET))))
+            # A pair made anew (-1) reads last's last value here, replaced below.
+            out = list(map(last.__getitem__, at))
+            others = self._others
             if others:
                 for i, v in zip(others, get_each(list(map(items.__getitem__, others)))):
                     out[i] = v
