@@ -646,12 +646,8 @@ def build_queues(
     return queues
 
 
-def _order_of(keyed: tuple[tuple, Job]) -> tuple:
-    return keyed[0]
-
-
 _STATUS = attrgetter("status")
-_FIRST = itemgetter(0)
+_order_of = itemgetter(0)  # a keyed job's order key
 
 
 class QueueKeys:
@@ -720,7 +716,7 @@ class QueueKeys:
         id_of = autoclusters.id_of
         number: dict[int, int] = {}  # the autoclusters' numbers in _acs -> in this call
         for name, keyed in per.items():
-            keyed.sort(key=_FIRST)
+            keyed.sort(key=_order_of)
             q = queues[name] = Queue(name)
             runs = q.runs
             last: Optional[Run] = None
