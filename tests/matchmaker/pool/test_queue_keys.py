@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from classad.ad import ClassAd
 from classad.evaluate import seeded_random
+from classad.parser import parse_expr
 from matchmaker.pool.ads import IDLE, Job
 from matchmaker.pool.autocluster import Autoclusters, Queue, QueueKeys, build_queues
 
@@ -83,6 +84,53 @@ def test_carried_queues_are_the_fresh_ones(first, cycles, seed):
             fresh = build_queues(records, Autoclusters(sig), by_qdate=by_qdate)
         with seeded_random(seed + step):
             carried = build_queues(records, kept.autoclusters(sig), by_qdate=by_qdate, kept=kept)
+        assert _shape(carried) == _shape(fresh)
+
+
+# NEGOTIATOR_JOB_CONSTRAINT (one draws), SIGNIFICANT_ATTRIBUTES and the names removed from them.
+_CONSTRAINTS = [None, "RequestMemory > 100", "random(3) > 0", 'Arch == "ARM" || JobPrio > 0']
+_FIXED = [None, ("RequestMemory",), ("Cmd", "Arch")]
+_REMOVE = [(), ("Cmd",), ("requestmemory",)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_jobs, min_size=1, max_size=14),
+    st.lists(
+        st.tuples(
+            st.lists(st.integers(0, 40), max_size=14),  # records of earlier cycles taken again
+            st.lists(_jobs, max_size=6),  # new records
+            st.sampled_from(range(len(_SIGNIFICANT))),
+            st.booleans(),  # by QDate
+            st.sampled_from(range(len(_CONSTRAINTS))),
+            st.sampled_from(range(len(_FIXED))),
+            st.sampled_from(range(len(_REMOVE))),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(0, 1000),
+)
+def test_carried_queues_under_a_job_constraint_and_fixed_names(first, cycles, seed):
+    """As :func:`test_carried_queues_are_the_fresh_ones`, with a job constraint (records it
+    leaves out in one cycle and takes in the next; one drawing a random number per job) and
+    the autoclusters' fixed and removed names changing between cycles: the carried build
+    gives the fresh build's runs, numbers, order and draws."""
+    kept = QueueKeys()
+    records, seen = first, list(first)
+    for step, (again, new, sig_at, by_qdate, c, f, r) in enumerate([((), (), 0, False, 0, 0, 0), *cycles]):
+        if step:
+            records = [seen[i % len(seen)] for i in again] + list(new)
+            seen += new
+        sig, text = _SIGNIFICANT[sig_at], _CONSTRAINTS[c]
+        constraint = None if text is None else parse_expr(text)
+        names = {"fixed": _FIXED[f], "remove": _REMOVE[r]}
+        with seeded_random(seed + step):
+            fresh = build_queues(records, Autoclusters(sig, **names), by_qdate=by_qdate, job_constraint=constraint)
+        with seeded_random(seed + step):
+            carried = build_queues(
+                records, kept.autoclusters(sig, **names), by_qdate=by_qdate, job_constraint=constraint, kept=kept
+            )
         assert _shape(carried) == _shape(fresh)
 
 
