@@ -539,7 +539,10 @@ class _Move:
         if self.source is layout:
             yield from self._plans
         if self.target is layout:
-            yield from (steps._variant for steps in self._plans.values() if steps._variant is not None)
+            for steps in self._plans.values():
+                if steps._variant is not None:
+                    yield steps._variant
+                yield from steps.remembered()
 
     def forget(self, layout: Layout, gone: set[int]) -> None:
         """Forget the plans' references to the variants of ``layout`` whose ids are ``gone``."""
@@ -550,6 +553,7 @@ class _Move:
             for steps in self._plans.values():
                 if steps._variant is not None and id(steps._variant) in gone:
                     steps._variant = None
+                steps.forget(gone)
 
     def plan(self, variant: Variant) -> "_Steps":
         """How an ad of ``variant`` becomes an ad of the target layout (remembered)."""
@@ -619,6 +623,20 @@ class _Steps:
         # _variant_of) -> the values that may be left to it.
         self._patterns: dict[tuple, _Candidates] = {}
 
+    def remembered(self) -> Iterator[Variant]:
+        """The target's variants the patterns' outcomes remember (once per reference)."""
+        for candidates in self._patterns.values():
+            for outcome in candidates.outcomes.values():
+                if outcome is not None and outcome[2] is not None:
+                    yield outcome[2]
+
+    def forget(self, gone: set[int]) -> None:
+        """Forget the outcomes' references to the variants whose ids are ``gone``."""
+        for candidates in self._patterns.values():
+            for outcome in candidates.outcomes.values():
+                if outcome is not None and outcome[2] is not None and id(outcome[2]) in gone:
+                    outcome[2] = None
+
     def variant(self, target: Layout) -> Optional[Variant]:
         """The target's variant that keeps exactly ``places``."""
         if self._variant is None:
@@ -641,8 +659,9 @@ def _move(layout: Layout, deleted: tuple[str, ...], names: tuple[str, ...]) -> O
     """The move of ``layout``'s ads by these deletions and writes, when the resulting list
     of names already has a layout (remembered per layout)."""
     key = (deleted, names)
-    if key in layout.moves:
-        return layout.moves[key]
+    found: Any = layout.moves.get(key, _NOT_BARE)  # (one hash of the key: None is an answer too)
+    if found is not _NOT_BARE:
+        return found  # type: ignore[no-any-return]
     places: dict[str, tuple[str, int, int]] = {
         k: (s, p, -1) for p, (k, s) in enumerate(zip(layout.keys, layout.spellings))
     }
@@ -660,8 +679,8 @@ def _move(layout: Layout, deleted: tuple[str, ...], names: tuple[str, ...]) -> O
     writes = tuple((q, i) for q, (_, p, i) in enumerate(places.values()) if i >= 0)
     if len(layout.moves) >= 64:
         layout.moves.clear()
-    found = layout.moves[key] = _Move(layout, target, kept, writes)
-    return found
+    made = layout.moves[key] = _Move(layout, target, kept, writes)
+    return made
 
 
 def written(attrs: dict[str, Entry], deleted: tuple[str, ...], names: tuple[str, ...], nodes: Any) -> dict[str, Entry]:
@@ -708,8 +727,9 @@ def rewrite(
             left = True
         _, pick, bare = steps.compared
         picked = pick(got)
-        equal = list(map(eq, picked, bare)) if equal_values else None
-        if not left and (equal is None or True not in equal):
+        # (as bytes, 1 where Python calls the value equal: the pattern's key as it is)
+        equal = bytes(map(eq, picked, bare)) if equal_values else None
+        if not left and (equal is None or 1 not in equal):
             found = steps.variant(target)  # no value is left to the template (most writes)
         else:
             found, got = _variant_of(target, steps, got, picked, equal, left)
@@ -744,15 +764,16 @@ _concat = tuple.__add__  # an ad's tuple (not its mapping) followed by other val
 
 
 def _variant_of(
-    target: Layout, steps: _Steps, got: Sequence[Any], picked: tuple, equal: Optional[list[bool]], left: bool
+    target: Layout, steps: _Steps, got: Sequence[Any], picked: tuple, equal: Optional[bytes], left: bool
 ) -> tuple[Optional[Variant], Sequence[Any]]:
     """The variant of the result whose own values are ``got`` at ``steps.places``, and its
     own values: a value left to the template (:data:`_TEMPLATE`, or a plain literal the same
     as the template's, as :func:`compact` with ``equal_values`` leaves it) is dropped.
     ``picked`` are the values at the places ``steps.compared`` names, and ``equal`` says
-    which of them Python calls equal to the template's (None: ``equal_values`` is false)."""
+    (1 or 0 each) which of them Python calls equal to the template's (None:
+    ``equal_values`` is false)."""
     key = (
-        bytes(equal) if equal is not None and True in equal else None,
+        equal if equal is not None and 1 in equal else None,
         bytes(map(is_, got, repeat(_TEMPLATE))) if left else None,
     )
     patterns = steps._patterns
@@ -760,29 +781,33 @@ def _variant_of(
     if found is None:
         if len(patterns) >= 256:
             patterns.clear()
-        found = patterns[key] = _Candidates(steps, equal if key[0] is not None else None)
+        found = patterns[key] = _Candidates(steps, key[0])
     # Of the values Python calls equal, the same ones: of the template's type (1, 1.0 and
     # true are not), and of its sign for a float zero (0.0 and -0.0 are not).
     values = found.pick(picked)
-    same = list(map(is_, map(type, values), found.types))
+    same = bytes(map(is_, map(type, values), found.types))
     if found.zeros:
         bare = steps.compared[2]
+        marks = bytearray(same)
         for i in found.zeros:
-            if same[i] and not _same_value(values[i], bare[found.at[i]]):
-                same[i] = False
+            if marks[i] and not _same_value(values[i], bare[found.at[i]]):
+                marks[i] = 0
+        same = bytes(marks)
     outcomes = found.outcomes
-    outcome: Any = outcomes.get(bytes(same), _NOT_BARE)
+    outcome: Any = outcomes.get(same, _NOT_BARE)
     if outcome is _NOT_BARE:
         drop = [False] * len(steps.compared[0])
         for j, s in zip(found.at, same):
-            drop[j] = s
+            drop[j] = s == 1
         if len(outcomes) >= 64:
             outcomes.clear()
-        outcome = outcomes[bytes(same)] = _pattern(steps, got, drop, left)
+        outcome = outcomes[same] = _pattern(steps, got, drop, left)
     if outcome is None:
         return steps.variant(target), got
-    own, kept = outcome
-    return target.variant(own), kept(got)
+    own, kept, variant = outcome
+    if variant is None:  # (remembered: the variant's key is not hashed again)
+        variant = outcome[2] = target.variant(own)
+    return variant, kept(got)
 
 
 class _Candidates:
@@ -793,27 +818,27 @@ class _Candidates:
 
     __slots__ = ("at", "pick", "types", "zeros", "outcomes")
 
-    def __init__(self, steps: _Steps, equal: Optional[list[bool]]) -> None:
+    def __init__(self, steps: _Steps, equal: Optional[bytes]) -> None:
         self.at = () if equal is None else tuple(compress(range(len(equal)), equal))
         self.pick = _getter(self.at)
         self.types = tuple(map(steps.types.__getitem__, self.at))
         self.zeros = tuple(i for i, j in enumerate(self.at) if j in steps.zeros)
-        self.outcomes: dict[bytes, Optional[tuple[tuple[int, ...], Callable[[Any], tuple]]]] = {}
+        self.outcomes: dict[bytes, Optional[list]] = {}
 
 
-def _pattern(
-    steps: _Steps, got: Sequence[Any], drop: list[bool], left: bool
-) -> Optional[tuple[tuple[int, ...], Callable[[Any], tuple]]]:
-    """The places the result keeps and a getter of their values from ``got``, when values
-    are left to the template (``drop`` of the compared places, and each :data:`_TEMPLATE`
-    if ``left``); None when none is."""
+def _pattern(steps: _Steps, got: Sequence[Any], drop: list[bool], left: bool) -> Optional[list]:
+    """``[places, getter, None]``: the places the result keeps and a getter of their values
+    from ``got``, when values are left to the template (``drop`` of the compared places,
+    and each :data:`_TEMPLATE` if ``left``); None when none is.  The third item is where
+    :func:`_variant_of` remembers the target's variant of those places (a reference the
+    plans hold: see :meth:`_Move.planned`)."""
     keep = [v is not _TEMPLATE for v in got] if left else [True] * len(got)
     if True in drop:
         for k in compress(steps.compared[0], drop):
             keep[k] = False
     if False not in keep:
         return None
-    return tuple(compress(steps.places, keep)), _getter(tuple(compress(range(len(keep)), keep)))
+    return [tuple(compress(steps.places, keep)), _getter(tuple(compress(range(len(keep)), keep))), None]
 
 
 __all__ = [

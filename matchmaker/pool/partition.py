@@ -181,19 +181,30 @@ def split(
         left = available(parent, tuple(request))
     shrunk = with_values(parent, {res: _tidy(left[res] - need) for res, need in request.items()})
     # The dynamic slot: the parent's attributes but those of a partitionable slot, then its own.
-    own: dict[str, object] = {res: _tidy(need) for res, need in request.items()}
-    own.update({"Name": name, "DynamicSlot": True, "SlotType": "Dynamic"})
-    slot_id = _value(parent, "SlotID")
+    sizes = {res: _tidy(need) for res, need in request.items()}
+    own: dict[str, object] = {**sizes, "Name": name, "DynamicSlot": True, "SlotType": "Dynamic"}
+    slot_id = parent.plain("slotid")  # a plain literal is its value, with nothing to evaluate
+    if slot_id is not None and type(slot_id) not in _PLAIN:
+        slot_id = _value(parent, "SlotID")
     if type(slot_id) is int:
         own["ParentSlotId"] = slot_id
-    for res, need in request.items():
-        if f"TotalSlot{res}" in shrunk:
-            own[f"TotalSlot{res}"] = _tidy(need)
+    for res, size in sizes.items():
+        total = _TOTAL_SLOT.get(res)
+        if total is None:
+            if len(_TOTAL_SLOT) > 1000:
+                _TOTAL_SLOT.clear()
+            total = _TOTAL_SLOT[res] = (f"TotalSlot{res}", f"TotalSlot{res}".lower())
+        if shrunk.plain(total[1]) is not None:  # (what ``total[0] in shrunk`` says)
+            own[total[0]] = size
     # Writing ``then`` after ``own`` in one copy gives what a second copy would: a name
     # written twice keeps its first place and takes the second value.
     if then:
         return shrunk, with_values(shrunk, {**own, **then}, deleted=_PARENT_ONLY + deleted)
     return shrunk, with_values(shrunk, own, deleted=_PARENT_ONLY)
+
+
+# A resource's name -> (``TotalSlot<Res>``, the same lower-case).
+_TOTAL_SLOT: dict[str, tuple[str, str]] = {}
 
 
 def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> ClassAd:

@@ -249,6 +249,36 @@ def test_a_variant_forgotten_is_forgotten_by_the_rewrite_plans(monkeypatch) -> N
     assert [again[n] for n in names] == [1, 2, 0, 0]
 
 
+def test_a_variant_forgotten_is_forgotten_by_the_remembered_outcomes(monkeypatch) -> None:
+    """As above, through the path that leaves a written value to the template: writing
+    Beta = 2 and Gamma = 0 into the Alpha ad (0 is the template's Gamma) goes through the
+    pattern's outcome, which remembers the Alpha-Beta variant.  Dropped, that variant is
+    forgotten at the next new pattern (the remembered reference does not keep it), and the
+    same write then gives the variant the table holds, not the one forgotten."""
+    monkeypatch.setattr(layout, "VARIANT_LIMIT", 3)
+    monkeypatch.setattr(layout, "_LAYOUTS", {})
+    names = ("Alpha", "Beta", "Gamma", "Delta")
+
+    def make(row: list[int]) -> classad.ClassAd:
+        return classad.ClassAd.from_nodes(tuple(zip(names, map(parse_expr, map(str, row))))).compact()
+
+    def variant(ad: classad.ClassAd) -> layout.Variant:
+        return tuple.__getitem__(ad._attrs, 0)
+
+    zero, alpha = make([0, 0, 0, 0]), make([1, 0, 0, 0])
+    both = alpha.rewritten(("beta", "gamma"), [2, 0])
+    assert variant(both) is zero._attrs.layout.variants[(0, 1)]
+    again = alpha.rewritten(("beta", "gamma"), [2, 0])  # the outcome remembered
+    assert variant(again) is variant(both)
+    del both, again
+    gamma = make([0, 0, 3, 0])
+    assert not _whole(gamma) and (0, 1) not in zero._attrs.layout.variants
+    del gamma
+    again = alpha.rewritten(("beta", "gamma"), [2, 0])
+    assert variant(again) is zero._attrs.layout.variants[(0, 1)]
+    assert [again[n] for n in names] == [1, 2, 0, 0]
+
+
 _OPS = st.lists(
     st.one_of(
         st.tuples(st.just("make"), st.lists(_NODES, min_size=5, max_size=5)),

@@ -1197,3 +1197,24 @@ def test_claims_evaluate_at_the_cycles_time(clock: str) -> None:
     assert [(s.job, s.leftover) for s in claimed.starts] == [("1.0", False), ("1.1", True)]
     ranks = {s.name: s.ad.evaluate("CurrentRank") for s in claimed.pool.slots if s.name != slot.name}
     assert ranks == {"slot1_1@node1": 10000.0, "slot1_2@node1": 10000.0}
+
+
+@pytest.mark.parametrize("compacted", [False, True])
+def test_split_reads_slot_id_and_total_slot_names_as_written(compacted: bool) -> None:
+    """A pslot whose ``SlotID`` is an expression (``1 + 2``: the dynamic slot's
+    ``ParentSlotId`` is 3) and which lists ``totalslotcpus`` (any spelling) but no
+    ``TotalSlotMemory``: a 2-core, 512 MB split writes ``TotalSlotCpus = 2`` (under the
+    pslot's spelling) and no ``TotalSlotMemory``; a ``SlotID`` that is a string gives no
+    ``ParentSlotId`` at all.  Compacted or not, the same."""
+    text = 'Name = "slot1@n"\nSlotID = 1 + 2\nCpus = 8\nMemory = 4096\ntotalslotcpus = 8\nPartitionableSlot = true\n'
+    (parent,) = ads(text)
+    (other,) = ads(text.replace("1 + 2", '"one"'))
+    if compacted:
+        parent.compact()
+        other.compact()
+    shrunk, child = split(parent, {"Cpus": 2, "Memory": 512}, "slot1_1@n")
+    assert (shrunk["Cpus"], shrunk["Memory"], shrunk["totalslotcpus"]) == (6, 3584, 8)
+    assert child["ParentSlotId"] == 3 and child["TotalSlotCpus"] == 2 and "TotalSlotMemory" not in child
+    assert "totalslotcpus" in child.spellings() and "PartitionableSlot" not in child
+    _, child = split(other, {"Cpus": 2, "Memory": 512}, "slot1_1@n")
+    assert "ParentSlotId" not in child and child["TotalSlotCpus"] == 2
