@@ -53,7 +53,7 @@ from classad.values import FLT_MAX
 
 from ..config.settings import MatchPolicy
 from ..pool.concurrency import ConcurrencyLimits, parse_limits
-from .build_reuse import ByReads, Found, FoundBuilds, shape_token, snapshot
+from .build_reuse import ByReads, Found, FoundBuilds, RequestForms, shape_token, snapshot
 from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Budget, Candidate, CandidateList, permits
 from .draws import DrawCheck
 from .ephemeral import NegotiationAd
@@ -166,6 +166,7 @@ class SlotTable:
         knobs: Sequence[Optional[ast.Node]] = (),
         job: Sequence[str] = ("requirements",),
         rows: Sequence[str] = _ROW_TESTS,
+        forms: Optional[RequestForms] = None,
     ) -> bool:
         """Whether the slots' attributes ``rows`` (by default the slot Requirements, Rank
         and CurrentRank), the job's attributes ``job`` (its Requirements) or the knob
@@ -173,13 +174,15 @@ class SlotTable:
         answer depends on the request only through the names the analysis looks up in it:
         it is remembered for the cycle by what the analysis can tell apart of their values:
         whether each is there and, unless it is a literal (which reads and calls nothing),
-        which expression it is (:func:`~.build_reuse.shape_token`)."""
+        which expression it is (:func:`~.build_reuse.shape_token`).  ``forms``: the
+        request as the build's lookups read it (:class:`~.build_reuse.RequestForms`)."""
         if self._draws is None:
             self._draws, self._drawing = DrawCheck(self.table), ByReads(shape_token)
         assert self._drawing is not None
-        plain = req.plain
+        source: Any = req if forms is None else forms
+        plain = source.plain
         key = (tuple(map(id, knobs)), tuple(job), tuple(rows), *(shape_token(plain(n)) for n in job))
-        known, answer = self._drawing.get(key, req)
+        known, answer = self._drawing.get(key, source)
         if known:
             return bool(answer)
         outer, log = req.reads, list[str]()
@@ -351,14 +354,15 @@ def build(
     slots = _slots(matcher, classes)
     slots.sync()
     key = (autocluster, submitter, only_rank)
-    found = slots.found.find(key, req)
+    forms = RequestForms(req)
+    found = slots.found.find(key, forms)
     if found is not None:
-        out = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, [])).finish(
+        out = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []), forms).finish(
             found, key, budget, static_limits
         )
         if out is not _AFRESH:
             return out  # type: ignore[return-value]
-    run = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []))
+    run = _RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []), forms)
     return run.first(key, submitter, only_rank, budget, static_limits)
 
 
@@ -424,8 +428,17 @@ def kth_smallest(values: np.ndarray, k: int) -> Any:
 class _RequestColumns:
     """One request's evaluations over the slot table, and the candidate list being filled."""
 
-    def __init__(self, matcher: MatcherParts, req: NegotiationAd, slots: SlotTable, out: CandidateList) -> None:
+    def __init__(
+        self,
+        matcher: MatcherParts,
+        req: NegotiationAd,
+        slots: SlotTable,
+        out: CandidateList,
+        forms: Optional[RequestForms] = None,
+    ) -> None:
         self.matcher, self.req, self.slots, self.out = matcher, req, slots, out
+        # The request as the lookups of kept results read it (read once per name a build).
+        self.forms = RequestForms(req) if forms is None else forms
         self.policy = matcher.policy
         self.table, self.state = slots.table, matcher.ev.state
         self.refused = _NO_ROWS  # the rows PREEMPTION_REQUIREMENTS refused
@@ -455,7 +468,7 @@ class _RequestColumns:
         """The rows both Requirements and the preemption tests keep, their preemption states,
         and the rows whose slot Rank is an error (docs/negotiation.md, candidate slots)."""
         slots = self.slots
-        if only_rank and not slots.may_draw(self.req):
+        if only_rank and not slots.may_draw(self.req, (), ("requirements",), _ROW_TESTS, self.forms):
             return self.rank_preemptions(submitter)
         rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive)[0]
         return self.preemption_states(self.both_requirements(rows), submitter, only_rank)
@@ -481,7 +494,7 @@ class _RequestColumns:
             at, keys, errors = _NO_ROWS, [np.zeros(0) for _ in range(4)], [np.zeros(0, dtype=bool) for _ in range(3)]
         if self.intact and st.taint == taint:
             found = Found.known_at(rows, state, at, keys, errors, rank_errors, self.refused)
-            found.reads = snapshot(self.req, self.log)
+            found.reads = snapshot(self.forms, self.log)
             self.slots.found.store(key, found)
         return self.listed(rows[at], state[at], rank_errors, keys, errors)
 
@@ -511,7 +524,7 @@ class _RequestColumns:
         what that read of it added to ``found``'s reads (the request gives the first build's
         values to all the others); False when that could draw random numbers."""
         req, st, stored = self.req, self.state, self.slots.found
-        if self.slots.may_draw(req, self.knobs(), _JOB_TESTS):
+        if self.slots.may_draw(req, self.knobs(), _JOB_TESTS, _ROW_TESTS, self.forms):
             stored.drop(key)
             return False
         taint = st.taint
@@ -520,7 +533,7 @@ class _RequestColumns:
         if not (self.intact and st.taint == taint):
             stored.drop(key)  # right for this request, not to be taken by another
         else:
-            found.add_reads(snapshot(req, self.log))
+            found.add_reads(snapshot(self.forms, self.log))
         return True
 
     def job_side(self, attr: str, at: np.ndarray) -> Column:
@@ -556,7 +569,7 @@ class _RequestColumns:
             ("slot", attr),
             at,
             partial(self.slot_rank_of, attr),
-            lambda: self.slots.may_draw(self.req, (), (), (attr,)),
+            lambda: self.slots.may_draw(self.req, (), (), (attr,), self.forms),
             nested=True,
         )
         return rank, error
@@ -572,7 +585,11 @@ class _RequestColumns:
             return self.knob_rank_whole(node)
 
         rank, error = self.shared(
-            ("knob", id(node)), at, compute, lambda: self.slots.may_draw(self.req, (node,), (), ()), whole=whole
+            ("knob", id(node)),
+            at,
+            compute,
+            lambda: self.slots.may_draw(self.req, (node,), (), (), self.forms),
+            whole=whole,
         )
         return rank, error
 
@@ -611,7 +628,7 @@ class _RequestColumns:
             ("true", id(node)),
             at,
             lambda rows: (self.knob_truth(node, rows),),
-            lambda: self.slots.may_draw(self.req, (node,), (), ()),
+            lambda: self.slots.may_draw(self.req, (node,), (), (), self.forms),
         )[0]
 
     def knob_truth(self, node: ast.Node, at: np.ndarray) -> np.ndarray:
@@ -625,7 +642,7 @@ class _RequestColumns:
             ("job", "rank"),
             at,
             lambda rows: (rank_array(self.job_side("rank", rows)),),
-            lambda: self.slots.may_draw(self.req, (), ("rank",), ()),
+            lambda: self.slots.may_draw(self.req, (), ("rank",), (), self.forms),
         )[0]
 
     def shared(
@@ -646,7 +663,7 @@ class _RequestColumns:
         every submitter read alike).  ``whole``: ``compute`` over every row made nearer
         its kept form (see :meth:`every_row`)."""
         kept = self.slots.results
-        arrays = kept.get(key, self.req)
+        arrays = kept.get(key, self.forms)
         if arrays is None and (nested or not self.composing) and kept.worth(key) and not may_draw():
             arrays = self.every_row(key, compute, whole)
         return compute(at) if arrays is None else rows_of(arrays, at)
@@ -763,15 +780,15 @@ class _RequestColumns:
         :func:`_rank_only`); None when computing it over every row could draw random numbers."""
         key = ("claimed", "" if only_rank else submitter, only_rank)
         kept = self.slots.results
-        arrays = kept.get(key, self.req)
+        arrays = kept.get(key, self.forms)
         if arrays is not None:
             return arrays
         if only_rank:
-            full = kept.get(("claimed", submitter, False), self.req)
+            full = kept.get(("claimed", submitter, False), self.forms)
             if full is not None:
                 return self.slots.rank_only(full)
         prereq = None if only_rank else self.policy.preemption_requirements
-        if not kept.worth(key) or self.slots.may_draw(self.req, (prereq,), (), ("rank", "currentrank")):
+        if not kept.worth(key) or self.slots.may_draw(self.req, (prereq,), (), ("rank", "currentrank"), self.forms):
             return None
         return self.every_row(key, lambda rows: self.claimed_table(rows, submitter, only_rank))
 
@@ -812,8 +829,8 @@ class _RequestColumns:
         fresh = False  # whether a rank was computed here (not kept)
         for attr in ("rank", "currentrank"):
             key = ("slot", attr)
-            arrays = kept.get(key, self.req)
-            if arrays is None and kept.worth(key) and not self.slots.may_draw(self.req, (), (), (attr,)):
+            arrays = kept.get(key, self.forms)
+            if arrays is None and kept.worth(key) and not self.slots.may_draw(self.req, (), (), (attr,), self.forms):
                 arrays = self.every_row(key, partial(self.slot_rank_of, attr))
             if arrays is None:
                 fresh, arrays = True, self.slot_rank_of(attr, rows)
