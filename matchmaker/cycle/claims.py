@@ -530,7 +530,8 @@ class _Claims:
         if not claimed:
             limits = _claim_limits(job.ad, ad, self.clock)
             claim = self._claim(m, job, slot_rank(ad, job.ad, self.clock), limits)
-            self._put_slot(slot, self._derived(with_values(ad, claim, deleted=CLAIM_ATTRS), ad))
+            # (written as pool/partition.py writes slot ads: equal values stay the ad's own)
+            self._put_slot(slot, self._derived(with_values(ad, claim, deleted=CLAIM_ATTRS, equal_values=False), ad))
         self._put_job(job.id, _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at}))
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))

@@ -11,7 +11,12 @@ defaults: ``quantize(RequestCpus, {1})``, ``quantize(RequestMemory, {128})``,
 docs/knobs.md).  The parent's resources shrink by the dynamic
 slot's, and grow back when the dynamic slot goes away.
 
-Everything here is pure: ads in, new ads out.
+Everything here is pure: ads in, new ads out.  The ads written keep what they write and
+what they keep as their own values even when one equals their layout's template
+(``equal_values=False`` of :func:`with_values`): in a pool of many kinds of machines the
+template's values coincide with some ads' and not others', and leaving the equal ones to
+the template would give nearly every claim a new pattern of places (a new variant and new
+rewrite plans); this way the ads of one variant written alike share one.
 """
 
 from __future__ import annotations
@@ -179,7 +184,7 @@ def split(
     ``available(parent, tuple(request))`` when the caller has it already."""
     if left is None:
         left = available(parent, tuple(request))
-    shrunk = with_values(parent, {res: _tidy(left[res] - need) for res, need in request.items()})
+    shrunk = with_values(parent, {res: _tidy(left[res] - need) for res, need in request.items()}, equal_values=False)
     # The dynamic slot: the parent's attributes but those of a partitionable slot, then its own.
     sizes = {res: _tidy(need) for res, need in request.items()}
     own: dict[str, object] = {**sizes, "Name": name, "DynamicSlot": True, "SlotType": "Dynamic"}
@@ -199,8 +204,8 @@ def split(
     # Writing ``then`` after ``own`` in one copy gives what a second copy would: a name
     # written twice keeps its first place and takes the second value.
     if then:
-        return shrunk, with_values(shrunk, {**own, **then}, deleted=_PARENT_ONLY + deleted)
-    return shrunk, with_values(shrunk, own, deleted=_PARENT_ONLY)
+        return shrunk, with_values(shrunk, {**own, **then}, deleted=_PARENT_ONLY + deleted, equal_values=False)
+    return shrunk, with_values(shrunk, own, deleted=_PARENT_ONLY, equal_values=False)
 
 
 # A resource's name -> (``TotalSlot<Res>``, the same lower-case).
@@ -210,7 +215,7 @@ _TOTAL_SLOT: dict[str, tuple[str, str]] = {}
 def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> ClassAd:
     """The parent after the dynamic slot ``child`` went away: its resources are back."""
     left, held = available(parent, resources), available(child, resources)
-    return with_values(parent, {res: _tidy(left[res] + held[res]) for res in resources})
+    return with_values(parent, {res: _tidy(left[res] + held[res]) for res in resources}, equal_values=False)
 
 
 def consumption_policy(ad: ClassAd) -> Optional[tuple[str, ...]]:
