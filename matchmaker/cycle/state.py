@@ -183,8 +183,8 @@ class Cycle:
         carry = self.carry
         if carry is None:
             return error_rank_slots(slots, memo)
-        preps: list[SlotPrep] = list(map(_SECOND, pairs))
-        return list(compress(slots, carry.slots.placed_each(preps, "rank_error", _rank_errors_kept)))
+        errors = carry.slots.placed_each(_Preps(pairs), "rank_error", _rank_errors_kept)
+        return list(map(slots.__getitem__, compress(range(len(errors)), errors)))  # no step over the others
 
     def _set_partitionable(self, entries: Sequence[SlotEntry]) -> None:
         """Tell the matcher the partitionable slots and each one's dynamic children in the
@@ -423,7 +423,7 @@ class Cycle:
                 def references(p: SlotPrep) -> frozenset[str]:
                     return p.refs if p.refs is not None else p.references(refs, exprs)
 
-                return carry.slots.placed(list(map(_SECOND, pairs)), "refs", references)
+                return carry.slots.placed(_Preps(pairs), "refs", references)
 
         sig = significant_attributes(
             (s.ad for s, _ in pairs),
@@ -668,6 +668,25 @@ def _rank_errors_kept(preps: list[SlotPrep]) -> list[bool]:
 _NO_ERROR = frozenset((type(None), *_PLAIN))  # what a Rank stored thus is (ClassAd.plain): no error
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _ENTRY_ROWS = "entry_rows"  # what Cycle._carried_entries keeps by place (SlotCarry.put)
+
+
+class _Preps(Sequence[SlotPrep]):
+    """The preps of a cycle's pairs, each read only when asked for: what is kept by place
+    (:meth:`SlotCarry.placed_each <matchmaker.cycle.slot_carry.SlotCarry.placed_each>`) reads
+    those of the pairs made anew, and a list of them all would visit every pair."""
+
+    __slots__ = ("_pairs",)
+
+    def __init__(self, pairs: Sequence[tuple[Slot, Optional[SlotPrep]]]) -> None:
+        self._pairs = pairs
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def __getitem__(self, i: Any) -> Any:
+        if type(i) is slice:
+            return list(map(_SECOND, self._pairs[i]))
+        return self._pairs[i][1]
 
 
 class _UserEntries(dict[str, RemoteEntries]):
