@@ -63,6 +63,7 @@ class Found:
     refused: np.ndarray  # the rows PREEMPTION_REQUIREMENTS refused
     reads: tuple[tuple[str, Any], ...] = ()  # what the build read of the request: (name, value)
     spread: bool = False  # keys, errors are those of the positions ``known`` (an array of them)
+    marks: list[bool] = field(default_factory=lambda: [False] * 4)  # the keys known to hold no NaN
 
     @classmethod
     def known_at(
@@ -74,11 +75,14 @@ class Found:
         errors: list[np.ndarray],
         rank_errors: list[int],
         refused: np.ndarray,
+        marks: list[bool],
     ) -> Found:
         """The candidates ``rows``, with the keys and errors of the positions ``at`` (laid
-        out over all of them when first needed: most builds are never made again)."""
+        out over all of them when first needed: most builds are never made again), and
+        which keys are known to hold no NaN."""
         found = cls(rows, state, keys, errors, at, np.array(rank_errors, dtype=np.int64), refused)
         found.spread = True
+        found.marks = list(marks)
         return found
 
     def laid_out(self) -> Found:
@@ -90,11 +94,13 @@ class Found:
             self.errors = [np.zeros(n, dtype=bool) for _ in errors]
             self.known = np.zeros(n, dtype=bool)
             self.spread = False
-            self.put_keys(at, keys, errors)
+            self.put_keys(at, keys, errors, self.marks)
         return self
 
-    def put_keys(self, at: np.ndarray, keys: list[np.ndarray], errors: list[np.ndarray]) -> None:
-        """Record the keys and errors of the positions ``at``."""
+    def put_keys(self, at: np.ndarray, keys: list[np.ndarray], errors: list[np.ndarray], marks: list[bool]) -> None:
+        """Record the keys and errors of the positions ``at``, and which of those keys are
+        known to hold no NaN (a key stays marked only while every part of it is)."""
+        self.marks = [a and b for a, b in zip(self.marks, marks)]
         for whole, part in zip(self.keys, keys):
             whole[at] = part
         for whole, part in zip(self.errors, errors):

@@ -69,7 +69,7 @@ from .evaluator import (
     SlotEntry,
     is_true,
 )
-from .row_results import RowResults, at as rows_of, kept_form
+from .row_results import RowResults, at as rows_of, kept_form, nan_free
 from .table_carry import TableLine
 
 # The slot attributes a candidate-list build tests before the sort keys.
@@ -445,6 +445,7 @@ class _RequestColumns:
         self.log: list[str] = []  # the names the stages looked up in the request
         self.intact = True  # whether the log saw every lookup (and nothing read live usage)
         self.composing = False  # computing the preemption tests over every row (see :meth:`claimed_table`)
+        self.marked = False  # whether the last :meth:`shared` result was taken of arrays marked free of NaN
 
     def knobs(self) -> tuple[Optional[ast.Node], ...]:
         """The knob expressions a build may evaluate over the slots."""
@@ -489,14 +490,15 @@ class _RequestColumns:
                 ok = self.within_concurrency_limits(rows[at])
                 if ok is not None:
                     at = at[ok]
-            keys, errors = self.recorded(self.rank_keys, rows[at], state[at])
+            keys, errors, marks = self.recorded(self.rank_keys, rows[at], state[at])
         else:  # no candidate: no limit refuses one, and no key is computed
             at, keys, errors = _NO_ROWS, [np.zeros(0) for _ in range(4)], [np.zeros(0, dtype=bool) for _ in range(3)]
+            marks = [True] * 4
         if self.intact and st.taint == taint:
-            found = Found.known_at(rows, state, at, keys, errors, rank_errors, self.refused)
+            found = Found.known_at(rows, state, at, keys, errors, rank_errors, self.refused, marks)
             found.reads = snapshot(self.forms, self.log)
             self.slots.found.store(key, found)
-        return self.listed(rows[at], state[at], rank_errors, keys, errors)
+        return self.listed(rows[at], state[at], rank_errors, keys, errors, marks)
 
     def finish(self, found: Found, key: tuple, budget: Budget, static_limits: bool) -> Any:
         """The list of ``found``'s rows still available that the submitter's limits and the
@@ -517,7 +519,7 @@ class _RequestColumns:
                 at = at[ok]
         keys, errors = [k[at] for k in found.keys], [e[at] for e in found.errors]
         rank_errors = found.rank_errors[alive[found.rank_errors]].tolist()
-        return self.listed(found.rows[at], found.state[at], rank_errors, keys, errors)
+        return self.listed(found.rows[at], found.state[at], rank_errors, keys, errors, found.marks)
 
     def fill_keys(self, found: Found, missing: np.ndarray, key: tuple) -> bool:
         """The sort keys of ``found``'s positions ``missing`` computed for this request, and
@@ -528,8 +530,8 @@ class _RequestColumns:
             stored.drop(key)
             return False
         taint = st.taint
-        keys, errors = self.recorded(self.rank_keys, found.rows[missing], found.state[missing])
-        found.put_keys(missing, keys, errors)
+        keys, errors, marks = self.recorded(self.rank_keys, found.rows[missing], found.state[missing])
+        found.put_keys(missing, keys, errors, marks)
         if not (self.intact and st.taint == taint):
             stored.drop(key)  # right for this request, not to be taken by another
         else:
@@ -661,12 +663,17 @@ class _RequestColumns:
         tests are computed over every row, what they make of it being kept instead --
         unless ``nested``: the slots' Rank and CurrentRank, which the preemption tests of
         every submitter read alike).  ``whole``: ``compute`` over every row made nearer
-        its kept form (see :meth:`every_row`)."""
+        its kept form (see :meth:`every_row`).  :attr:`marked` tells whether the arrays
+        were taken of kept arrays that hold no NaN (:func:`~.row_results.nan_free`)."""
         kept = self.slots.results
         arrays = kept.get(key, self.forms)
         if arrays is None and (nested or not self.composing) and kept.worth(key) and not may_draw():
             arrays = self.every_row(key, compute, whole)
-        return compute(at) if arrays is None else rows_of(arrays, at)
+        if arrays is None:
+            self.marked = False
+            return compute(at)
+        self.marked = nan_free(arrays)
+        return rows_of(arrays, at)
 
     def every_row(
         self,
@@ -942,41 +949,60 @@ class _RequestColumns:
                 ok[p] = False
         return ok
 
-    def rank_keys(self, rows: np.ndarray, state: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    def rank_keys(self, rows: np.ndarray, state: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], list[bool]]:
         """The four rank keys of docs/negotiation.md (candidate slots) of ``rows``, negated
-        for an ascending sort, and where PRE_JOB_RANK, POST_JOB_RANK and PREEMPTION_RANK
-        are an error."""
+        for an ascending sort, where PRE_JOB_RANK, POST_JOB_RANK and PREEMPTION_RANK are an
+        error, and which keys are known to hold no NaN (constants, or taken of kept arrays
+        marked so: see :meth:`shared`)."""
         pol, n = self.policy, len(rows)
         keys: list[np.ndarray] = []
         errors: list[np.ndarray] = []
+        marks: list[bool] = []
         for node in (pol.pre_job_rank, pol.post_job_rank):
             if node is None or n == 0:
                 keys.append(np.full(n, math.inf))
                 errors.append(np.zeros(n, dtype=bool))
+                marks.append(True)
             else:
                 rank, error = self.knob_rank(node, rows)
                 keys.append(-rank)
                 errors.append(error)
-        job_rank = np.zeros(n) if pol.ignore_job_ranks or n == 0 else self.job_rank(rows)
+                marks.append(self.marked)
+        if pol.ignore_job_ranks or n == 0:
+            job_rank, job_marked = np.zeros(n), True
+        else:
+            job_rank = self.job_rank(rows)
+            job_marked = self.marked
         prank = np.full(n, -FLT_MAX)
         perr = np.zeros(n, dtype=bool)
         preempting = np.nonzero(state != NO_PREEMPTION)[0]
+        prank_marked = True
         if len(preempting):
             if pol.preemption_rank is None:
                 prank[preempting] = -math.inf
             else:
                 prank[preempting], perr[preempting] = self.knob_rank(pol.preemption_rank, rows[preempting])
-        return [keys[0], -job_rank, keys[1], -prank], [errors[0], errors[1], perr]
+                prank_marked = self.marked
+        marks = [marks[0], job_marked, marks[1], prank_marked]
+        return [keys[0], -job_rank, keys[1], -prank], [errors[0], errors[1], perr], marks
 
     def listed(
-        self, rows: np.ndarray, state: np.ndarray, rank_errors: list[int], keys: list[np.ndarray], errors: list
+        self,
+        rows: np.ndarray,
+        state: np.ndarray,
+        rank_errors: list[int],
+        keys: list[np.ndarray],
+        errors: list,
+        marks: Sequence[bool],
     ) -> Optional[CandidateList]:
         """The candidate list of ``rows`` ordered on ``keys``; None when a key is NaN (the
-        scalar path orders those).  The errors met are reported by the scalar evaluator, so
-        that the same slots are named (it reports an error once per distinct set of values
-        read): the slots whose Rank is an error, then the knob ranks' errors (``errors``)."""
-        if any(len(k) and np.isnan(k.min()) for k in keys):  # the minimum is NaN when any value is
-            return None
+        scalar path orders those; ``marks``: the keys known to hold none, not looked at).
+        The errors met are reported by the scalar evaluator, so that the same slots are
+        named (it reports an error once per distinct set of values read): the slots whose
+        Rank is an error, then the knob ranks' errors (``errors``)."""
+        for k, marked in zip(keys, marks):
+            if not marked and len(k) and np.isnan(k.min()):  # the minimum is NaN when any value is
+                return None
         warn: list[tuple[int, int]] = [(r, S_RANK) for r in rank_errors]
         for kind, err in zip((S_PRE, S_POST, S_PRANK), errors):
             if err.any():

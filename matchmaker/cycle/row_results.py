@@ -104,7 +104,30 @@ class RowResults:
         self._kept[key] = self._kept.get(key, 0) + 1
 
 
-def kept_form(arrays: tuple[np.ndarray, ...]) -> tuple[Optional[np.ndarray], ...]:
+class Kept(tuple):  # type: ignore[type-arg]
+    """Arrays in :func:`kept_form`, marked with whether their reals hold no NaN (found
+    once, when first asked: a build's sort keys taken of them need no look for one)."""
+
+    _nan_free: Optional[bool] = None
+
+    @property
+    def nan_free(self) -> bool:
+        """Whether no real of the arrays is NaN."""
+        free = self._nan_free
+        if free is None:
+            # The minimum is NaN when any value is.
+            free = self._nan_free = not any(
+                a is not None and a.dtype.kind == "f" and len(a) and np.isnan(a.min()) for a in self
+            )
+        return free
+
+
+def nan_free(arrays: Any) -> bool:
+    """Whether ``arrays`` are marked as holding no NaN (:class:`Kept`; other tuples are not)."""
+    return type(arrays) is Kept and arrays.nan_free
+
+
+def kept_form(arrays: tuple[np.ndarray, ...]) -> Kept:
     """``arrays`` as they are kept: a mask with no row set as None, reals that single
     precision holds bit for bit in single precision (a rank usually is: the knob ranks
     are rounded to it, and slot and job ranks are mostly small integers), integers
@@ -122,7 +145,7 @@ def kept_form(arrays: tuple[np.ndarray, ...]) -> tuple[Optional[np.ndarray], ...
             out.append(a.astype(np.int8))  # small codes (a preemption state)
         else:
             out.append(a)
-    return tuple(out)
+    return Kept(out)
 
 
 def at(arrays: tuple[Optional[np.ndarray], ...], rows: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -145,4 +168,4 @@ def at(arrays: tuple[Optional[np.ndarray], ...], rows: np.ndarray) -> tuple[np.n
     return tuple(out)
 
 
-__all__ = ["BUDGET", "RowResults", "at", "kept_form"]
+__all__ = ["BUDGET", "Kept", "RowResults", "at", "kept_form", "nan_free"]

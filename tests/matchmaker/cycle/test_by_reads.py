@@ -69,7 +69,7 @@ def _replay(source, req: NegotiationAd, plan: list) -> list:
         elif step == "snapshot":
             out.append(snapshot(source, arg))
         elif step == "found":
-            stored = Found.known_at(_NONE, _NONE, _NONE, [], [], [], _NONE)
+            stored = Found.known_at(_NONE, _NONE, _NONE, [], [], [], _NONE, [False] * 4)
             stored.reads = snapshot(req, arg if type(arg) is list else ["cpus", "owner"])
             found.store("k", stored)
             out.append(found.find("k", source) is not None)

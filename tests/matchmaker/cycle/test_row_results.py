@@ -16,6 +16,7 @@ from typing import Optional
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from support import idle_job_ads
 from test_build_reuse import CYCLE, USERS, _job_ads, _slot_ad, _view
 
 from classad.ad import ClassAd
@@ -24,10 +25,11 @@ from classad.parser import parse_expr
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
 from matchmaker.cycle import columnar_match, matching
+from matchmaker.cycle.build_reuse import Found
 from matchmaker.cycle.candidates import CandidateList
 from matchmaker.cycle.ephemeral import StaticPriorities
 from matchmaker.cycle.negotiator import negotiate
-from matchmaker.cycle.row_results import RowResults, at, kept_form
+from matchmaker.cycle.row_results import RowResults, at, kept_form, nan_free
 from matchmaker.pool.ads import pool_from_ads
 
 NOW = 100_000.0
@@ -404,3 +406,58 @@ def test_an_only_rank_build_takes_the_submitters_full_preemption_tests(match_eng
     assert [(index, state) for index, state, _ in rank_only[0]] == [(0, 1)]
     assert rank_only == alone
     assert made[:1] == [False] and True not in made[:2]
+
+
+def test_kept_arrays_are_marked_free_of_nan_only_when_no_real_is_nan():
+    """A kept tuple knows whether a real of its arrays is NaN (single or double precision,
+    first or last row, beside masks and codes); a tuple not kept so is never marked."""
+    nan_last = np.array([1.0, 0.1, np.nan])  # kept in double precision
+    nan_first = np.array([np.nan, 2.0, 3.0])  # kept in single precision
+    clean = np.array([0.1, -np.inf, np.inf])
+    mask, codes = np.array([True, False, True]), np.array([0, 1, 2])
+    assert not nan_free(kept_form((nan_last, mask)))
+    assert not nan_free(kept_form((mask, nan_first)))
+    assert kept_form((mask,))[0] is mask and nan_free(kept_form((mask, codes, np.zeros(3, dtype=bool))))
+    assert nan_free(kept_form((clean, mask))) and nan_free(kept_form((np.zeros(0),)))
+    assert not nan_free((clean, mask)) and not nan_free(None)
+
+
+def test_stored_builds_keep_a_key_marked_only_while_every_part_of_it_is():
+    """A stored build's keys filled for more rows stay marked free of NaN only when both
+    computations were marked so (by hand, key by key)."""
+    rows = np.arange(3)
+    keys = [np.zeros(1) for _ in range(4)]
+    errors = [np.zeros(1, dtype=bool) for _ in range(3)]
+    found = Found.known_at(rows, rows, np.array([0]), keys, errors, [], rows[:0], [True, True, False, True])
+    found.laid_out()
+    assert found.marks == [True, True, False, True]
+    found.put_keys(np.array([2]), keys, errors, [True, False, True, True])
+    assert found.marks == [True, False, False, True]
+
+
+@pytest.mark.parametrize("match_engine", ["columnar", "scalar"], indirect=True)
+def test_a_knob_rank_that_is_nan_on_one_slot_is_ordered_by_the_scalar_path(match_engine):
+    """NEGOTIATOR_PRE_JOB_RANK ``ifThenElse(Memory > 1500, real("NaN"), Memory)``: NaN on
+    s1 (2048 MB), 1024 on s2 and 512 on s3, kept over every row by the first build.  The
+    sort keys are negated (NaN, -1024, -512 in slot order); no comparison with NaN is true
+    and -512 < -1024 is false, so the scalar path's sort leaves the slots as listed, where
+    a columnar sort would put NaN last (s2, s3, s1).  By hand: the jobs take s1, then s2."""
+    slots = [
+        ClassAd(
+            {
+                "Name": f"s{i}",
+                "Cpus": 1,
+                "Memory": memory,
+                "Rank": 0,
+                "Requirements": True,
+                "State": "Unclaimed",
+                "Activity": "Idle",
+            }
+        )
+        for i, memory in ((1, 2048), (2, 1024), (3, 512))
+    ]
+    jobs = idle_job_ads([{"user": "u@x", "memory": 1, "prio": 0, "count": 2, "requirements": "true"}])
+    knob = parse_expr('ifThenElse(Memory > 1500, real("NaN"), Memory)')
+    settings = Settings.defaults(pre_job_rank=knob)
+    result = negotiate(pool_from_ads(slots, jobs), settings, StaticPriorities({}), 0.0)
+    assert [(m.job, m.slot) for m in result.matches] == [("1.0", "s1"), ("1.1", "s2")]
