@@ -140,11 +140,16 @@ class SlotCarry:
         # (id of the Remote* entries a copy holds, id of the ones it is given) -> both and
         # the change from one to the other: found once per pair in a cycle.
         self._changes: dict[tuple[int, int], tuple[Any, Any, Optional[_Change]]] = {}
+        # What the cycles decided of a record by literals its ad stores, for the ads of one
+        # variant of a layout (matchmaker.cycle.state, Cycle._decide): id of the variant ->
+        # its places (held: a variant is known by them, not held itself; see
+        # classad.layout, Layout._recycled) and the decisions by the values they read.
+        self.decided: dict[int, tuple[tuple[int, ...], dict[tuple, Any]]] = {}
 
     def begin(self, settings: Any) -> None:
         """Start a cycle under ``settings`` (other settings than last cycle's: keep nothing)."""
         if settings is not self._settings:
-            self._settings, self._now, self._kept = settings, {}, {}
+            self._settings, self._now, self._kept, self.decided = settings, {}, {}, {}
             self._records, self._pairs, self._ad_ids, self._placing = [], [], [], {}
         self._before, self._now, self._gone = self._now, {}, None
         self._changes = {}

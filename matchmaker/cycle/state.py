@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from classad import ast
 from classad.ad import ClassAd
 from classad.evaluate import evaluate_top
+from classad.layout import SharedAttrs
 from classad.values import UNDEFINED, truthiness
 
 from ..config.settings import Settings
@@ -357,6 +358,9 @@ class Cycle:
         the next cycle may take the row again for the same record)."""
         known = p.keep
         if known is None or known[0] != s.state or known[1] != s.partitionable:
+            self._decide(s, p)
+            known = p.keep
+        if known is None or known[0] != s.state or known[1] != s.partitionable:
             keep = self._keep(s, p)
             known = p.keep
             literal = known is not None and known[0] == s.state and known[1] == s.partitionable
@@ -376,6 +380,37 @@ class Cycle:
         else:
             claimed_idle = idle[1]
         return (s.index, ad, user, claimed_idle, s.weight, s.ad, s.name), literal
+
+    def _decide(self, s: Slot, p: SlotPrep) -> None:
+        """What :meth:`_keep` and (for a slot it keeps) :meth:`_claimed_idle` decide of the
+        record, kept with the prep as they keep it, when its ad is compacted and stores each
+        name they read as a plain literal or not at all: then the decisions are those of
+        the record's state and partitionability and those literals alone (and of the
+        settings: the carry forgets them with other settings), found again for the ads of
+        one variant that store the same values (a claim's rewrites mostly share variants).
+        Otherwise nothing is decided here."""
+        attrs = p.ad._attrs
+        if type(attrs) is not SharedAttrs:
+            return
+        values = attrs.plains(_DECIDE_READS)
+        if not _LITERAL_OR_NONE.issuperset(map(type, values)):
+            return
+        variant = _item(attrs, 0)
+        memo = self.carry.slots.decided  # type: ignore[union-attr]
+        kept = memo.get(id(variant))
+        if kept is None or kept[0] is not variant.source:
+            if len(memo) > _DECIDED_LIMIT:
+                memo.clear()
+            kept = memo[id(variant)] = (variant.source, {})
+        key = (s.state, s.partitionable, *values, *map(type, values))
+        known = kept[1].get(key)
+        if known is None:
+            keep = self._keep(s, p)  # literals only: kept with the prep, nothing evaluated
+            kept[1][key] = (keep, self._claimed_idle(s, p) if keep else None)
+            return
+        p.keep = (s.state, s.partitionable, known[0])
+        if known[0]:
+            p.idle = (s.state, known[1])
 
     def _annotated(self, s: Slot) -> NegotiationAd:
         """The slot's annotated copy for this cycle (:func:`~matchmaker.cycle.ephemeral.annotate_slot`)."""
@@ -705,6 +740,10 @@ class _UserEntries(dict[str, RemoteEntries]):
 # What the trim and the claimed-idle test read of a slot ad (lower-case).
 _TRIM_READS = ("retirementtimeremaining", "wantmatching")
 _IDLE_READS = ("activity",)
+_DECIDE_READS = _TRIM_READS + _IDLE_READS
+_LITERAL_OR_NONE = frozenset((type(None), *_PLAIN))  # what ClassAd.plain gives for a literal or nothing
+_DECIDED_LIMIT = 4096  # variants whose decisions are kept (Cycle._decide)
+_item = tuple.__getitem__  # a compacted ad's storage read as the tuple it is
 
 
 def _whole(v: float) -> float:
