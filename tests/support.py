@@ -117,6 +117,27 @@ class Terminal:
         return "".join(self.parts)
 
 
+def unclaimed_slot_ads(memories: Iterable[int]) -> list[ClassAd]:
+    """Unclaimed one-core slots ``s1``, ``s2``, ... with the given memory (MB) each, Rank 0
+    and Requirements true."""
+    from classad.ad import ClassAd
+
+    return [
+        ClassAd(
+            {
+                "Name": f"s{i}",
+                "Cpus": 1,
+                "Memory": memory,
+                "Rank": 0,
+                "Requirements": True,
+                "State": "Unclaimed",
+                "Activity": "Idle",
+            }
+        )
+        for i, memory in enumerate(memories, start=1)
+    ]
+
+
 def idle_job_ads(clusters: Iterable[Mapping[str, Any]]) -> list[ClassAd]:
     """Idle jobs, ``count`` of them (procs 0, 1, ...) per cluster, clusters numbered from 1.
     A cluster gives ``user`` (``name@domain``, the owner is ``name``), ``memory``, ``prio``,

@@ -143,6 +143,19 @@ def test_a_dict_ad_is_written_as_a_dict() -> None:
     assert ad.spellings() == ("Alpha", "Beta", "Gone") and ad["alpha"] == 1
 
 
+_ABGD = ("Alpha", "Beta", "Gamma", "Delta")
+
+
+def _abgd(row: list[int]) -> classad.ClassAd:
+    """A compacted ad of Alpha, Beta, Gamma and Delta with the integers of ``row``."""
+    return classad.ClassAd.from_nodes(tuple(zip(_ABGD, map(parse_expr, map(str, row))))).compact()
+
+
+def _variant(ad: classad.ClassAd) -> layout.Variant:
+    """The variant a compacted ad is stored in."""
+    return tuple.__getitem__(ad._attrs, 0)
+
+
 def _whole(ad: classad.ClassAd) -> bool:
     """Whether ``ad`` is stored past its layout's variant limit (keeping every value)."""
     attrs = ad._attrs
@@ -197,10 +210,7 @@ def test_a_full_table_forgets_the_variants_no_ad_holds(monkeypatch) -> None:
     variant is then past the limit again.  Every ad held reads back its row."""
     monkeypatch.setattr(layout, "VARIANT_LIMIT", 3)
     monkeypatch.setattr(layout, "_LAYOUTS", {})
-    names = ("Alpha", "Beta", "Gamma", "Delta")
-
-    def make(row: list[int]) -> classad.ClassAd:
-        return classad.ClassAd.from_nodes(tuple(zip(names, map(parse_expr, map(str, row))))).compact()
+    names, make = _ABGD, _abgd
 
     zero, alpha, beta = make([0, 0, 0, 0]), make([1, 0, 0, 0]), make([0, 2, 0, 0])
     del alpha, beta
@@ -229,13 +239,7 @@ def test_a_variant_forgotten_is_forgotten_by_the_rewrite_plans(monkeypatch) -> N
     first, to leave room), not the one forgotten."""
     monkeypatch.setattr(layout, "VARIANT_LIMIT", 3)
     monkeypatch.setattr(layout, "_LAYOUTS", {})
-    names = ("Alpha", "Beta", "Gamma", "Delta")
-
-    def make(row: list[int]) -> classad.ClassAd:
-        return classad.ClassAd.from_nodes(tuple(zip(names, map(parse_expr, map(str, row))))).compact()
-
-    def variant(ad: classad.ClassAd) -> layout.Variant:
-        return tuple.__getitem__(ad._attrs, 0)
+    names, make, variant = _ABGD, _abgd, _variant
 
     zero, alpha = make([0, 0, 0, 0]), make([1, 0, 0, 0])
     both = alpha.rewritten(("beta",), [2])
@@ -257,13 +261,7 @@ def test_a_variant_forgotten_is_forgotten_by_the_remembered_outcomes(monkeypatch
     same write then gives the variant the table holds, not the one forgotten."""
     monkeypatch.setattr(layout, "VARIANT_LIMIT", 3)
     monkeypatch.setattr(layout, "_LAYOUTS", {})
-    names = ("Alpha", "Beta", "Gamma", "Delta")
-
-    def make(row: list[int]) -> classad.ClassAd:
-        return classad.ClassAd.from_nodes(tuple(zip(names, map(parse_expr, map(str, row))))).compact()
-
-    def variant(ad: classad.ClassAd) -> layout.Variant:
-        return tuple.__getitem__(ad._attrs, 0)
+    names, make, variant = _ABGD, _abgd, _variant
 
     zero, alpha = make([0, 0, 0, 0]), make([1, 0, 0, 0])
     both = alpha.rewritten(("beta", "gamma"), [2, 0])

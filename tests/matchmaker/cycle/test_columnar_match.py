@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from support import idle_job_ads
+from support import idle_job_ads, unclaimed_slot_ads
 
 from classad import set_strict_mode
 from classad.ad import ClassAd
@@ -311,20 +311,7 @@ def test_a_rank_that_is_nan_is_ordered_on_the_slot_classes(match_engine):
     (RemoteOwner =?= undefined) - 100000 * Cpus - Memory``): 897952 for s1 (2048 MB) and
     898976 for s2 (1024 MB); it decides before the job's Rank, so the job runs on s2, and
     the second job on s1."""
-    slots = [
-        ClassAd(
-            {
-                "Name": f"s{i}",
-                "Cpus": 1,
-                "Memory": memory,
-                "Rank": 0,
-                "Requirements": True,
-                "State": "Unclaimed",
-                "Activity": "Idle",
-            }
-        )
-        for i, memory in ((1, 2048), (2, 1024))
-    ]
+    slots = unclaimed_slot_ads([2048, 1024])
     jobs = idle_job_ads(
         [{"user": "u@x", "memory": 1, "prio": 0, "count": 2, "requirements": "true", "rank": 'real("NaN")'}]
     )

@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
-from support import idle_job_ads
+from support import idle_job_ads, unclaimed_slot_ads
 from test_build_reuse import CYCLE, USERS, _job_ads, _slot_ad, _view
 
 from classad.ad import ClassAd
@@ -442,20 +442,7 @@ def test_a_knob_rank_that_is_nan_on_one_slot_is_ordered_by_the_scalar_path(match
     sort keys are negated (NaN, -1024, -512 in slot order); no comparison with NaN is true
     and -512 < -1024 is false, so the scalar path's sort leaves the slots as listed, where
     a columnar sort would put NaN last (s2, s3, s1).  By hand: the jobs take s1, then s2."""
-    slots = [
-        ClassAd(
-            {
-                "Name": f"s{i}",
-                "Cpus": 1,
-                "Memory": memory,
-                "Rank": 0,
-                "Requirements": True,
-                "State": "Unclaimed",
-                "Activity": "Idle",
-            }
-        )
-        for i, memory in ((1, 2048), (2, 1024), (3, 512))
-    ]
+    slots = unclaimed_slot_ads([2048, 1024, 512])
     jobs = idle_job_ads([{"user": "u@x", "memory": 1, "prio": 0, "count": 2, "requirements": "true"}])
     knob = parse_expr('ifThenElse(Memory > 1500, real("NaN"), Memory)')
     settings = Settings.defaults(pre_job_rank=knob)
