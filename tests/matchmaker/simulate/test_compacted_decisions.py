@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from test_incremental import OWNERS, START, _ads, configs, job_texts, slot_texts
+from test_incremental import OWNERS, START, _ads, configs, job_texts, outputs, slot_texts
 
 from classad.evaluate import seeded_random
 from classad.layout import SharedAttrs
@@ -205,18 +205,7 @@ def _simulate_loaded(config: str, slots: str, jobs: str, incremental: bool, cycl
         assert type(attrs) is SharedAttrs  # compacted as read
         shapes.setdefault(attrs.plain("variantshape"), set()).add(id(tuple.__getitem__(attrs, 0)))
     assert all(len(ids) == 1 for ids in shapes.values())  # one variant a shape, whatever the values
-    acct = open_accountant(":memory:", s)
-    sim = run_simulation(
-        pool, s, acct, start=START, duration=(cycles - 1) * 300, interval=300, job_duration=900, seed=seed
-    )
-    return (
-        sim.rows,
-        sim.jobs,
-        [dataclasses.astuple(x) for x in sim.spans],
-        sim.warnings,
-        acct.customers(),
-        acct.claims(),
-    )
+    return outputs(pool, s, cycles, seed)
 
 
 @pytest.mark.slow

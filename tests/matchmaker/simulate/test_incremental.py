@@ -235,6 +235,12 @@ def simulate(config: str, slots: str, jobs: str, incremental: bool, cycles: int,
     assert s.simulate_incremental is incremental
     with seeded_random(seed):  # the slot weights of the pool as read draw too
         pool = pool_from_ads(_ads(slots), _ads(jobs), **matchmaker.api.pool_options(s))
+    return outputs(pool, s, cycles, seed)
+
+
+def outputs(pool: Any, s: Any, cycles: int, seed: int) -> tuple:
+    """``cycles`` five-minute cycles of ``pool`` under ``s``: the simulation's every output
+    and the accountant's final state."""
     acct = open_accountant(":memory:", s)
     sim = run_simulation(
         pool, s, acct, start=START, duration=(cycles - 1) * 300, interval=300, job_duration=900, seed=seed
