@@ -530,8 +530,7 @@ class _Claims:
         if not claimed:
             limits = _claim_limits(job.ad, ad, self.clock)
             claim = self._claim(m, job, slot_rank(ad, job.ad, self.clock), limits)
-            # (written as pool/partition.py writes slot ads: equal values stay the ad's own)
-            self._put_slot(slot, self._derived(with_values(ad, claim, deleted=CLAIM_ATTRS, equal_values=False), ad))
+            self._put_slot(slot, self._derived(with_values(ad, claim, deleted=CLAIM_ATTRS), ad))
         self._put_job(job.id, _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at}))
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
@@ -838,7 +837,7 @@ def _requirements_true(node: ast.Node, my: ClassAd, target: ClassAd, now: float)
 
 def _job_with(ad: ClassAd, values: dict[str, object]) -> ClassAd:
     """A job ad with ``values`` written, compacted as job records compact it."""
-    return with_values(ad, values, equal_values=False)
+    return with_values(ad, values)
 
 
 def _claim_limits(job: ClassAd, slot: Optional[ClassAd], now: float) -> object:

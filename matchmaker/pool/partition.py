@@ -13,7 +13,7 @@ slot's, and grow back when the dynamic slot goes away.
 
 Everything here is pure: ads in, new ads out.  The ads written keep what they write and
 what they keep as their own values even when one equals their layout's template
-(``equal_values=False`` of :func:`with_values`): in a pool of many kinds of machines the
+(:func:`with_values` by default): in a pool of many kinds of machines the
 template's values coincide with some ads' and not others', and leaving the equal ones to
 the template would give nearly every claim a new pattern of places (a new variant and new
 rewrite plans); this way the ads of one variant written alike share one.
@@ -184,7 +184,7 @@ def split(
     ``available(parent, tuple(request))`` when the caller has it already."""
     if left is None:
         left = available(parent, tuple(request))
-    shrunk = with_values(parent, {res: _tidy(left[res] - need) for res, need in request.items()}, equal_values=False)
+    shrunk = with_values(parent, {res: _tidy(left[res] - need) for res, need in request.items()})
     # The dynamic slot: the parent's attributes but those of a partitionable slot, then its own.
     sizes = {res: _tidy(need) for res, need in request.items()}
     own: dict[str, object] = {**sizes, "Name": name, "DynamicSlot": True, "SlotType": "Dynamic"}
@@ -204,8 +204,8 @@ def split(
     # Writing ``then`` after ``own`` in one copy gives what a second copy would: a name
     # written twice keeps its first place and takes the second value.
     if then:
-        return shrunk, with_values(shrunk, {**own, **then}, deleted=_PARENT_ONLY + deleted, equal_values=False)
-    return shrunk, with_values(shrunk, own, deleted=_PARENT_ONLY, equal_values=False)
+        return shrunk, with_values(shrunk, {**own, **then}, deleted=_PARENT_ONLY + deleted)
+    return shrunk, with_values(shrunk, own, deleted=_PARENT_ONLY)
 
 
 # A resource's name -> (``TotalSlot<Res>``, the same lower-case).
@@ -215,7 +215,7 @@ _TOTAL_SLOT: dict[str, tuple[str, str]] = {}
 def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> ClassAd:
     """The parent after the dynamic slot ``child`` went away: its resources are back."""
     left, held = available(parent, resources), available(child, resources)
-    return with_values(parent, {res: _tidy(left[res] + held[res]) for res in resources}, equal_values=False)
+    return with_values(parent, {res: _tidy(left[res] + held[res]) for res in resources})
 
 
 def consumption_policy(ad: ClassAd) -> Optional[tuple[str, ...]]:
@@ -283,12 +283,14 @@ def put(ad: ClassAd, values: dict[str, object]) -> None:
 
 
 def with_values(
-    ad: ClassAd, values: dict[str, object], *, deleted: tuple[str, ...] = (), equal_values: bool = True
+    ad: ClassAd, values: dict[str, object], *, deleted: tuple[str, ...] = (), equal_values: bool = False
 ) -> ClassAd:
     """A copy of ``ad`` without the attributes ``deleted``, then with ``values`` (Python
     values) written: a compacted ad's copy stays compacted, as the slot records compact it
-    (``equal_values``: see :meth:`classad.ClassAd.compact`; job records pass False), without
-    a dict of all its attributes on the way (:meth:`classad.adcore.AdCore.rewritten`)."""
+    (``equal_values``: see :meth:`classad.ClassAd.compact`; by default a value written or
+    kept stays the copy's own even when it equals the template's, as this module's
+    docstring explains), without a dict of all its attributes on the way
+    (:meth:`classad.adcore.AdCore.rewritten`)."""
     nodes = list(values.values())
     if not _PLAIN_TYPES.issuperset(map(type, nodes)):
         nodes = [v if type(v) in _PLAIN else python_to_node(v) for v in nodes]

@@ -229,7 +229,7 @@ def idle_record(job: Job, now: float) -> Job:
     """The job's record back in the queue, idle since ``now`` (``EnteredCurrentStatus``, in
     whole seconds as the schedd stamps it), without its run's attributes."""
     values: dict[str, object] = {"JobStatus": IDLE, "EnteredCurrentStatus": int(now)}
-    ad = with_values(job.ad, values, deleted=_RUN_ATTRS, equal_values=False)
+    ad = with_values(job.ad, values, deleted=_RUN_ATTRS)
     return job.with_ad(ad, IDLE)
 
 

@@ -102,7 +102,7 @@ def released(slot: Slot, settings: Settings, now: float) -> Slot:
     (:data:`~matchmaker.cycle.claims.STATE_STAMPS`), without the claim's attributes
     (:data:`~matchmaker.cycle.claims.CLAIM_ATTRS`)."""
     values: dict[str, object] = {"State": "Unclaimed", "Activity": "Idle", **dict.fromkeys(STATE_STAMPS, int(now))}
-    ad = with_values(slot.ad, values, deleted=CLAIM_ATTRS, equal_values=False)  # (see pool/partition.py)
+    ad = with_values(slot.ad, values, deleted=CLAIM_ATTRS)
     (fresh,) = make_slots(
         [(ad, slot.source)],
         use_slot_weights=settings.use_slot_weights,

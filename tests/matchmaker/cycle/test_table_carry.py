@@ -81,7 +81,9 @@ def test_a_new_ad_of_a_slot_seen_last_time_changes_only_the_names_that_differ() 
         names = ("name", "state", "memory", "cpus", "disk", "requirements", "remoteuser")
         for name in names:
             first.column(name)
-        a2 = with_values(a, {"State": "Claimed", "RemoteUser": "u", "Memory": 4, "Cpus": 1.0}, deleted=("Disk",))
+        a2 = with_values(
+            a, {"State": "Claimed", "RemoteUser": "u", "Memory": 4, "Cpus": 1.0}, deleted=("Disk",), equal_values=True
+        )
         table = line.table_of([_copy(a2), _copy(b)], [a2, b], ["a", "b"])
         step = table.history.steps[-1]
         assert step.source.tolist() == [0, 1]
@@ -143,7 +145,7 @@ def _generation(draw: Any, before: dict[str, ClassAd]) -> dict[str, ClassAd]:
         elif action == "rewrite":
             values = {a: v for a in draw(st.sets(st.sampled_from(_ATTRS))) if (v := draw(_VALUES)) is not None}
             deleted = tuple(a for a in draw(st.sets(st.sampled_from(_ATTRS))) if a not in values)
-            out[name] = with_values(ad, values, deleted=deleted)
+            out[name] = with_values(ad, values, deleted=deleted, equal_values=True)
         elif action == "new":
             out[name] = draw(_slot(name))
     for k in range(draw(st.integers(0, 2))):
@@ -424,7 +426,7 @@ def test_a_copy_noted_together_then_made_anew_is_not_compared_as_it_is_now() -> 
     line.table_of([old], [s], ["s"]).column("remoteuserprio")
     old._attrs.own["remoteuserprio"] = ("RemoteUserPrio", ast.Literal(510.0))
     line.note_all([old], ("remoteuserprio",), (510.0,))
-    s2 = with_values(s, {"Memory": 2})
+    s2 = with_values(s, {"Memory": 2}, equal_values=True)
     table = line.table_of([_copy(s2, RemoteUserPrio=510.0)], [s2], ["s"])
     assert table.column("remoteuserprio").values.to_values() == [510.0]
     assert table.history.steps[-1].dirty.tolist() == [True]
@@ -442,7 +444,7 @@ def test_a_name_listed_twice_finds_its_row_not_taken_by_a_copy() -> None:
     first = line.table_of([_copy(s), kept], [s, t], ["x", "x"])
     for name in ("memory", "cpus"):
         first.column(name)
-    s2 = with_values(s, {"Memory": 2})
+    s2 = with_values(s, {"Memory": 2}, equal_values=True)
     ads = [kept, _copy(s2)]
     table = line.table_of(ads, [t, s2], ["x", "x"])
     step = table.history.steps[-1]
@@ -461,8 +463,12 @@ def test_stored_values_equal_but_not_the_same_object_are_told_apart_by_type_and_
     from matchmaker.cycle.table_carry import _item, _stored_differing
 
     t = _compacted('[Name = "t"; Memory = 5; Cpus = 3; State = "z"; Big = 9; Flag = false; Disk = 9]')
-    a = with_values(t, {"Memory": 1.0, "Cpus": 0.0, "State": "xy", "Big": 10**12, "Flag": True})
-    b = with_values(t, {"Memory": 1, "Cpus": -0.0, "State": "".join(["x", "y"]), "Big": int("1" + "0" * 12), "Flag": 1})
+    a = with_values(t, {"Memory": 1.0, "Cpus": 0.0, "State": "xy", "Big": 10**12, "Flag": True}, equal_values=True)
+    b = with_values(
+        t,
+        {"Memory": 1, "Cpus": -0.0, "State": "".join(["x", "y"]), "Big": int("1" + "0" * 12), "Flag": 1},
+        equal_values=True,
+    )
     assert _item(a._attrs, 0) is _item(b._attrs, 0)  # one variant
     assert sorted(_stored_differing(a._attrs, b._attrs)) == ["cpus", "flag", "memory"]
     c = _compacted('[Name = "t"; Memory = 1; Cpus = -0.0; State = "xy"; Big = 1000000000000; Flag = 1; Other = 9]')
