@@ -54,6 +54,7 @@ def negotiate(
     ledger: Optional[Mapping[str, Any]] = None,
     progress: Optional[Callable[[str], None]] = None,
     carry: Optional[Carried] = None,
+    explain: bool = True,
 ) -> CycleResult:
     """Run one cycle (docs/negotiation.md, floor round and dispatch): without groups the floor round, then the pie; with
     ``settings.group_tree`` the group-quota rounds, one pie per group pass.
@@ -63,7 +64,9 @@ def negotiate(
     ``RemoteGroupQuota`` (absent, as on HTCondor's first cycle, when None); ``progress``
     hears a short text at each spin and every hundred matches.  The pool's ads are set
     aside from the cyclic collector while the cycle runs (:func:`classad.bulk.heap_settled`).
-    ``carry`` is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`)."""
+    ``carry`` is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`).
+    ``explain``: each rejection gets its deciding mechanism and a sentence
+    (:mod:`matchmaker.cycle.explain`); False leaves them empty (a simulation never shows them)."""
     with heap_settled():
         return _negotiate(
             pool,
@@ -76,6 +79,7 @@ def negotiate(
             ledger=ledger,
             progress=progress,
             carry=carry,
+            explain=explain,
         )
 
 
@@ -91,16 +95,26 @@ def _negotiate(
     ledger: Optional[Mapping[str, Any]],
     progress: Optional[Callable[[str], None]],
     carry: Optional[Carried],
+    explain: bool,
 ) -> CycleResult:
     if settings.priority_policy is not None:
         if runner is None:
             runner = make_runner(settings.priority_policy)
         return ordered_cycle(
-            pool, settings, priorities, now, runner, ledger or {}, usage=usage, progress=progress, carry=carry
+            pool,
+            settings,
+            priorities,
+            now,
+            runner,
+            ledger or {},
+            usage=usage,
+            progress=progress,
+            carry=carry,
+            explain=explain,
         )
     tree = settings.group_tree
     if tree is None:
-        cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress, carry=carry)
+        cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress, carry=carry, explain=explain)
         below = [s for s in cycle.submitters if s.floor > 0 and cycle.usage.of(s.name) < s.floor]
         if below:
             negotiate_with_group(cycle, below, floor_round=True)
@@ -119,6 +133,7 @@ def _negotiate(
         groups=GroupView(group_of, previous_quotas),
         progress=progress,
         carry=carry,
+        explain=explain,
     )
     result = negotiate_groups(cycle, pool, pie=negotiate_with_group)
     cycle.close()

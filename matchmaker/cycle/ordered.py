@@ -92,7 +92,13 @@ def negotiate_ordered(cycle: Cycle, pool: Pool, runner: Runner, ledger: Mapping[
             cycle.reject(
                 job.id,
                 reason,
-                *explain_rejection(cycle, s, req, reason, only_rank=False, budget=budget, autocluster=item.autocluster),
+                *(
+                    explain_rejection(
+                        cycle, s, req, reason, only_rank=False, budget=budget, autocluster=item.autocluster
+                    )
+                    if cycle.explains
+                    else ()
+                ),
             )
             dead.add((s.name, item.autocluster))  # its other jobs ask the same: skip them
             runner.on_reject(item)
@@ -112,9 +118,11 @@ def ordered_cycle(
     usage: Any = None,
     progress: Any = None,
     carry: Any = None,
+    explain: bool = True,
 ) -> Any:
-    """One whole cycle under ``runner``'s order (see the module docstring)."""
-    cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress, carry=carry)
+    """One whole cycle under ``runner``'s order (see the module docstring); ``explain``: as
+    :func:`matchmaker.cycle.negotiator.negotiate`'s."""
+    cycle = Cycle(pool, settings, priorities, now, usage=usage, progress=progress, carry=carry, explain=explain)
     if settings.group_tree is not None:
         cycle.warnings.append(
             f"GROUP_NAMES: group quotas are not applied under MATCHMAKER_PRIORITY_POLICY = {runner.name}"

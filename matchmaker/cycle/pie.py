@@ -176,8 +176,12 @@ def negotiate_submitter(
                 cycle.reject(
                     run.current().id,
                     reason,
-                    *explain_rejection(
-                        cycle, s, req, reason, only_rank=only_rank, budget=budget, autocluster=run.autocluster
+                    *(
+                        explain_rejection(
+                            cycle, s, req, reason, only_rank=only_rank, budget=budget, autocluster=run.autocluster
+                        )
+                        if cycle.explains
+                        else ()
                     ),
                 )
                 rejected.add(run.autocluster)

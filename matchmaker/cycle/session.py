@@ -87,12 +87,14 @@ def run_cycle(
     progress: Optional[Callable[[str], None]] = None,
     carry: Optional[Carried] = None,
     claims_changed: Optional[set[str]] = None,
+    explain: bool = True,
 ) -> CycleResult:
     """One cycle with the books kept (see the module docstring); one transaction.
     ``progress`` hears what the cycle is doing (see :func:`negotiator.negotiate`); ``carry``
     is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`).
     ``claims_changed``: the names of the only slots whose claims may differ from the
-    accountant's records (a simulation synced them after its last cycle); None: any slot."""
+    accountant's records (a simulation synced them after its last cycle); None: any slot.
+    ``explain``: as :func:`negotiate`'s (False: rejections without their mechanism)."""
     group_of = remembered(group_function(settings))
     # The pool's objects are set aside from the cyclic collector for the whole cycle, the
     # books included: a collection now would walk the pool just read (classad.bulk).
@@ -101,7 +103,7 @@ def run_cycle(
         acct.sync_claims(_claims(pool, group_of, now, claims_changed), now, claims_changed)
         usage = {c.name: c.weighted_resources_used for c in acct.customers() if not c.is_group}
         if settings.priority_policy is not None:
-            result = _policy_cycle(pool, settings, acct, now, usage, progress, carry)
+            result = _policy_cycle(pool, settings, acct, now, usage, progress, carry, explain)
         else:
             result = negotiate(
                 pool,
@@ -112,6 +114,7 @@ def run_cycle(
                 previous_quotas=acct.previous_quotas(),
                 progress=progress,
                 carry=carry,
+                explain=explain,
             )
         acct.add_matches(
             (
@@ -183,6 +186,7 @@ def _policy_cycle(
     usage: dict,
     progress: Optional[Callable[[str], None]] = None,
     carry: Optional[Carried] = None,
+    explain: bool = True,
 ) -> CycleResult:
     """A cycle under a priority policy: charge its ledger up to ``now`` with the running
     jobs, negotiate in its order, store the ledger and its breakdown rows."""
@@ -202,6 +206,7 @@ def _policy_cycle(
         ledger=ledger,
         progress=progress,
         carry=carry,
+        explain=explain,
     )
     acct.set_policy_state(
         cfg.name, {e: (h.value, h.buckets, h.updated) for e, h in ledger.items()}, now, runner.report()

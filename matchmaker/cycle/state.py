@@ -91,8 +91,12 @@ class Cycle:
         groups: Optional[GroupView] = None,
         progress: Optional[Callable[[str], None]] = None,
         carry: Optional[Carried] = None,
+        explain: bool = True,
     ) -> None:
         self.settings, self.priorities, self.now, self.groups = settings, priorities, now, groups
+        # Whether a rejection gets its mechanism and sentence (cycle.explain); a simulation,
+        # whose series never shows them, leaves them out.
+        self.explains = explain
         self.carry = carry  # what the previous cycle of a simulation left (cycle.carry)
         self.progress = progress  # told what the cycle is doing (a short text), if set
         pol = settings.policy

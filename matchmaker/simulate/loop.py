@@ -532,7 +532,8 @@ def _step(run: _Run, sim: Simulation, k: int, t: float, settings: Settings, acct
     """Cycle ``k`` at ``t``: completions and arrivals, the cycle, the claims, the rows."""
     run.before_cycle(t)
     cur = run.pool(first=k == 0)
-    result = run_cycle(cur, settings, acct, t, carry=run.carry, claims_changed=run.claims_changed)
+    # The series reads the matches only: the rejections go unexplained (cycle.explain).
+    result = run_cycle(cur, settings, acct, t, carry=run.carry, claims_changed=run.claims_changed, explain=False)
     preempted = run.after_cycle(cur, result, t)
     sim.record(k, t, run, result, preempted)
     run.warnings.extend(w for w in result.warnings if w not in run.warnings)
