@@ -195,6 +195,19 @@ def seeded_random(seed: Optional[int]) -> Iterator[None]:
         _default_random.setstate(saved)
 
 
+@contextmanager
+def draws_undone(source: Optional[random.Random] = None) -> Iterator[None]:
+    """Within the block evaluations may draw; afterwards ``source`` and the shared source
+    (that of evaluations without a source of their own) continue as if they had not."""
+    sources = [_default_random] if source is None or source is _default_random else [_default_random, source]
+    saved = [s.getstate() for s in sources]
+    try:
+        yield
+    finally:
+        for s, state in zip(sources, saved):
+            s.setstate(state)
+
+
 _default_mode = {"strict": False}
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from classad.ad import ClassAd
 from classad.ast import Node
 from classad.columnar import AdTable, evaluate_attribute, true_mask
-from classad.evaluate import eval_attribute, evaluate_top
+from classad.evaluate import draws_undone, eval_attribute, evaluate_top
 from classad.values import ERROR, UNDEFINED, truthiness
 
 from ..config.settings import MatchPolicy, Settings
@@ -563,7 +563,23 @@ def explain_rejection(
     """(mechanism, sentence) for a request the cycle rejected with HTCondor's ``reason``.
 
     ``cycle`` is the running :class:`~matchmaker.cycle.state.Cycle` (its ``pass_cap`` says
-    which group pass is running), ``s`` the submitter, ``budget`` its spin budget."""
+    which group pass is running), ``s`` the submitter, ``budget`` its spin budget.  The
+    evaluations it makes leave the random sources as they were: explaining never changes
+    what the rest of the cycle draws, so never a match."""
+    with draws_undone(cycle.evaluator.state.random):
+        return _explained(cycle, s, req, reason, only_rank=only_rank, budget=budget, autocluster=autocluster)
+
+
+def _explained(
+    cycle: RunningCycle,
+    s: Submitter,
+    req: NegotiationAd,
+    reason: str,
+    *,
+    only_rank: bool,
+    budget: Budget,
+    autocluster: Optional[int],
+) -> tuple[str, str]:
     if reason.startswith("concurrency limit "):
         names = reason[len("concurrency limit ") : -len(" reached")].split(", ")
         return CONCURRENCY_LIMIT, concurrency_text(names, cycle.limits, req)

@@ -111,3 +111,30 @@ def test_a_simulation_never_explains_and_its_series_is_the_explained_one(tmp_pat
     monkeypatch.setattr(pie, "explain_rejection", refuse)
     monkeypatch.setattr(ordered, "explain_rejection", refuse)
     assert list(matchmaker.simulate(loaded, start=NOW, duration=3600, interval=300, seed=3)) == plain
+
+
+# Jobs whose Requirements draw: each evaluation of a pair takes the next random number.
+DRAWING = _jobs().replace("Requirements = true", "Requirements = random(100) < 60")
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_explaining_draws_nothing_the_matching_would_see(name: str, seed: int) -> None:
+    """An explanation evaluates the request against the slots again, which draws when its
+    Requirements call random(); the cycle's later draws must be those of a cycle that did
+    not explain, so explaining never changes a match."""
+    from classad.evaluate import seeded_random
+
+    def run(explain: bool):
+        knobs = Knobs.from_string(CONFIGS[name])
+        cfg = policy_params(knobs)
+        settings = replace(Settings.from_knobs(knobs), priority_policy=cfg if cfg.name != "htcondor" else None)
+        runner = make_runner(cfg) if cfg.name != "htcondor" else None
+        pool = pool_from_ads([a for a, _ in parse_old_ads(SLOTS)], [a for a, _ in parse_old_ads(DRAWING)])
+        with seeded_random(seed):
+            return negotiate(pool, settings, StaticPriorities({}), NOW, runner=runner, ledger={}, explain=explain)
+
+    told, silent = run(True), run(False)
+    assert any(r.mechanism in ("requirements", "unavailable") for r in told.history)
+    assert silent.matches == told.matches
+    assert [(r.job, r.reason) for r in silent.history] == [(r.job, r.reason) for r in told.history]
