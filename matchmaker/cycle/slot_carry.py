@@ -128,6 +128,7 @@ class SlotCarry:
         self._records: list[Slot] = []
         self._pairs: list[Optional[tuple[Slot, SlotPrep]]] = []
         self._ad_ids: list[int] = []  # the ids of their ads
+        self._record_ids: Optional[np.ndarray] = None  # the records' own ids, if read in that cycle
         # Where each pair of this cycle was in last cycle's, -1 for a pair not taken again
         # (None: this cycle's pairs were not made by pairs()); what placed() gave in last
         # cycle's order and in this one's, by kind.
@@ -151,6 +152,7 @@ class SlotCarry:
         if settings is not self._settings:
             self._settings, self._now, self._kept, self.decided = settings, {}, {}, {}
             self._records, self._pairs, self._ad_ids, self._placing = [], [], [], {}
+            self._record_ids = None
         self._before, self._now, self._gone = self._now, {}, None
         self._changes = {}
         self._cycle += 1
@@ -185,10 +187,9 @@ class SlotCarry:
         records or their preps (a weight evaluated of a steady ad is kept, so the record
         weighs the same); only the other records are read."""
         n = len(records)
-        ids = list(map(id, records))
+        ids = None  # the records' ids, as _places found them
         if self._pairs:
-            where = dict(zip(map(id, self._records), range(len(self._records))))
-            at = list(map(where.get, ids, repeat(-1)))
+            at, ids = self._places(records)
             out = list(map((self._pairs + [None]).__getitem__, at))
             ad_ids = list(map((self._ad_ids + [-1]).__getitem__, at))
         else:
@@ -207,8 +208,25 @@ class SlotCarry:
         else:
             self._now.update(zip(ad_ids, map(_SECOND, out)))  # type: ignore[arg-type]
         self._records, self._pairs, self._ad_ids, self._at = records, kept, ad_ids, at
+        self._record_ids = ids
         self._others = list(compress(range(n), map(lt, at, repeat(0))))
         return out  # type: ignore[return-value]
+
+    def _places(self, records: list[Slot]) -> tuple[list[int], Optional[np.ndarray]]:
+        """Where each of ``records`` was in last cycle's records, by identity (-1: not
+        there; a record listed twice there: its last place), found by sorting the ids
+        rather than hashing them into a dict; and the records' ids (None if not read so)."""
+        last = self._record_ids
+        if last is None or len(last) != len(self._records):
+            last = np.fromiter(map(id, self._records), np.uint64, len(self._records))
+        order = np.argsort(last, kind="stable")
+        ranked = last[order]
+        if not len(ranked) or (len(ranked) > 1 and bool((ranked[1:] == ranked[:-1]).any())):
+            where = dict(zip(map(id, self._records), range(len(self._records))))
+            return list(map(where.get, map(id, records), repeat(-1))), None
+        ids = np.fromiter(map(id, records), np.uint64, len(records))
+        pos = np.minimum(np.searchsorted(ranked, ids), len(ranked) - 1)
+        return np.where(ranked[pos] == ids, order[pos], -1).tolist(), ids
 
     def _carried_now(self, at: list[int]) -> dict[int, SlotPrep]:
         """This cycle's preps by ad id, made of last cycle's (which held each of its ads

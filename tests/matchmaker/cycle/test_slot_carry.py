@@ -432,3 +432,26 @@ def test_ads_that_leave_are_forgotten_differential(data: Any) -> None:
         before = len(calls)
         assert carry.values(asked, "x", compute) == expected
         assert calls[before:] == computed
+
+
+def test_pairs_follow_their_records_when_the_order_changes() -> None:
+    """The records of last cycle are found again by identity wherever they stand now:
+    two steady records swapped every cycle each get their own pair back, and nothing is
+    weighed again after the first cycle (a place remembered from an older cycle would
+    give a record the other's pair)."""
+    carry = SlotCarry(lambda ad: True, TableLine())
+    records = _slots('[Name = "a"]', '[Name = "b"]', '[Name = "c"]')
+    calls: list = []
+
+    def weighed(s: Any, p: Any) -> Any:
+        calls.append(s)
+        return s
+
+    for listed in ([0, 1, 2], [2, 1, 0], [0, 1, 2], [1, 2, 0], [2, 0, 1], [0, 2, 1]):
+        slots = [records[i] for i in listed]
+        carry.begin(SETTINGS)
+        pairs = carry.pairs(slots, weighed)
+        carry.read()
+        assert [pair[0] for pair in pairs] == slots
+        assert [pair[1].ad for pair in pairs] == [s.ad for s in slots]
+    assert calls == records  # weighed in the first cycle only
