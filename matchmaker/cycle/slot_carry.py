@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import compress, repeat
-from operator import attrgetter, is_, is_not, itemgetter, lt
+from operator import attrgetter, is_, is_not, itemgetter
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -195,7 +195,8 @@ class SlotCarry:
         else:
             out, ad_ids, at = [None] * n, [-1] * n, [-1] * n
         kept = list(out)
-        for i in compress(range(n), map(is_, out, repeat(None))):
+        others = list(compress(range(n), map(is_, out, repeat(None))))  # the pairs made anew (-1 in at below)
+        for i in others:
             s = records[i]
             ad = s.ad
             p = self.prep(ad)
@@ -209,7 +210,7 @@ class SlotCarry:
             self._now.update(zip(ad_ids, map(_SECOND, out)))  # type: ignore[arg-type]
         self._records, self._pairs, self._ad_ids, self._at = records, kept, ad_ids, at
         self._record_ids = ids
-        self._others = list(compress(range(n), map(lt, at, repeat(0))))
+        self._others = others
         return out  # type: ignore[return-value]
 
     def _places(self, records: list[Slot]) -> tuple[list[int], Optional[np.ndarray]]:
