@@ -58,6 +58,7 @@ from ..pool.partition import (
     shortfall,
     split,
     with_values,
+    writes_kind,
 )
 from .carry import Carried
 from .ephemeral import MatchState
@@ -90,6 +91,13 @@ class Claimed:
     # The places in ``pool.slots`` of the records that are not the input's (replaced or
     # added), in increasing order; None when every place may hold another record.
     changed: Optional[list[int]] = None
+    # What the claims know of the kinds of the slots they wrote: each dynamic slot they made
+    # (and that is still there) by name, with its partitionable slot's name; and each
+    # partitionable slot of the input they rewrote only by writing its resources (plain
+    # values), with its ad before and after (which is a dynamic slot if and only if that
+    # one is).  See :meth:`_Claims.kinds`.
+    children: dict[str, str] = field(default_factory=dict)
+    resized: dict[str, tuple[ClassAd, ClassAd]] = field(default_factory=dict)
 
 
 def rounding_of(settings: Settings) -> Rounding:
@@ -243,6 +251,7 @@ class _Claims:
         job_place: Optional[Callable[[str], Optional[int]]] = None,
         slots_by_name: Optional[dict[str, Slot]] = None,
         slot_indices: Optional[list[int]] = None,
+        free_from: Optional[dict[str, int]] = None,
     ) -> None:
         self.settings = settings
         self.slot_indices = slot_indices
@@ -265,8 +274,12 @@ class _Claims:
         self.before = slots_by_name if slots_by_name is not None else self._in_order(pool)
         self.slot_ads = _SlotAds(self.before)
         self.sources: dict[str, str] = {}  # of the dynamic slots made here (see _source)
-        # Per partitionable slot, the number its next dynamic slot's name may start from.
-        self._free_from: dict[str, int] = {}
+        self.children: dict[str, str] = {}  # the same, each with its partitionable slot's name
+        # Whether a partitionable slot was written more than its resources (see kinds).
+        self._kinds_unknown = False
+        # Per partitionable slot, the number its next dynamic slot's name may start from:
+        # every number below it is taken (see claim_matches).
+        self._free_from: dict[str, int] = {} if free_from is None else free_from
         self.started: set[str] = set()
         self.out = Claimed(pool)
         self._requests: dict[tuple[str, ...], dict[str, dict[str, float]]] = {}  # by resources, job id
@@ -331,7 +344,10 @@ class _Claims:
         if type(was) is str and was in self.job_ads:
             self._put_job(was, _job_with(self.job_ads[was], {"JobStatus": IDLE}))
         before = self.slot_ads[parent]
-        self._put_slot(parent, self._derived(give_back(before, ad, machine_resources(before)), before))
+        resources = machine_resources(before)
+        if writes_kind(resources):
+            self._kinds_unknown = True
+        self._put_slot(parent, self._derived(give_back(before, ad, resources), before))
 
     def leftovers(self, m: Match) -> None:
         """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``
@@ -493,10 +509,13 @@ class _Claims:
         rank = _rank_as_in_parent(parent, job.ad, request, self.clock)
         limits = _claim_limits(job.ad, None, self.clock)
         claim = None if rank is None or limits is _NEEDS_SLOT else self._claim(m, job, rank, limits)
+        if writes_kind(tuple(request)):
+            self._kinds_unknown = True
         shrunk, child = split(parent, request, name, claim, left=left, deleted=CLAIM_ATTRS)
         self._put_slot(m.slot, self._derived(shrunk, parent))
         self._put_slot(name, self._derived(child, parent))
         self.sources[name] = f"{self._source(m.slot)} ({name})"
+        self.children[name] = m.slot
         self._run(m, job, name, child, leftover, claimed=claim is not None)
 
     def _claim(self, m: Match, job: Job, rank: float, limits: object) -> dict[str, object]:
@@ -534,6 +553,19 @@ class _Claims:
         self._put_job(job.id, _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at}))
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
+
+    def kinds(self) -> None:
+        """Fill the output's ``children`` and ``resized`` (see :class:`Claimed`): a
+        partitionable slot's ads are written by splits and give-backs, which write its
+        resources and nothing else, unless a resource is named ``DynamicSlot`` or
+        ``SlotType`` (then nothing is told)."""
+        if self._kinds_unknown:
+            return
+        ads, before, out = self.slot_ads, self.before, self.out
+        out.children = {n: p for n, p in self.children.items() if n in ads}
+        out.resized = {
+            n: (before[n].ad, ads[n]) for n in self.written_slots if n in before and self.partitionable(n) and n in ads
+        }
 
     def _derived(self, ad: ClassAd, base: ClassAd) -> ClassAd:
         """``ad``, a copy of ``base`` written with plain values (:meth:`Carried.derived`)."""
@@ -742,6 +774,7 @@ def claim_matches(
     job_place: Optional[Callable[[str], Optional[int]]] = None,
     slots_by_name: Optional[dict[str, Slot]] = None,
     slot_indices: Optional[list[int]] = None,
+    free_from: Optional[dict[str, int]] = None,
 ) -> Claimed:
     """The pool after ``result``'s matches were claimed (see the module docstring); with
     ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
@@ -752,8 +785,13 @@ def claim_matches(
     then make no table of the jobs.  ``slots_by_name`` is ``pool.slots``' records by name
     when the names are all different (the claims then make no table of the slots; it is
     not changed), and ``slot_indices`` their indices (:attr:`Slot.index`) in order, when the
-    caller has them (not changed either)."""
-    run = _Claims(pool, settings, now, job_place, slots_by_name, slot_indices)
+    caller has them (not changed either).  ``free_from`` gives, per partitionable slot's
+    name, a number such that every dynamic slot name :func:`~matchmaker.pool.partition.child_name`
+    makes of it with a number below is a slot of ``pool``: a new dynamic slot's name is looked
+    for from there on.  The claims keep it so for the pool they leave (a caller carries it
+    to the next claims, telling of the names freed in between); they empty it when a slot
+    went away."""
+    run = _Claims(pool, settings, now, job_place, slots_by_name, slot_indices, free_from)
     run.carry = carry
     for m in result.matches:
         run.claim(m)
@@ -764,6 +802,7 @@ def claim_matches(
                 done.add(m.slot)
                 run.leftovers(m)
     run.out.pool = run.pool(pool, carry)
+    run.kinds()
     return run.out
 
 

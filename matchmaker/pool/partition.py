@@ -98,6 +98,22 @@ def is_dynamic(ad: ClassAd) -> bool:
     return dynamic is True or (type(slot_type) is str and slot_type.lower() == "dynamic")
 
 
+def writes_kind(resources: tuple[str, ...]) -> bool:
+    """Whether writing ``resources`` may change :func:`is_dynamic` of a slot ad (a resource
+    named ``DynamicSlot`` or ``SlotType``)."""
+    hit = _KIND_WRITES.get(resources)
+    if hit is None:
+        if len(_KIND_WRITES) > 1000:
+            _KIND_WRITES.clear()
+        hit = _KIND_WRITES[resources] = not _KIND_NAMES.isdisjoint(r.lower() for r in resources)
+    return hit
+
+
+_KIND_NAMES = frozenset(("dynamicslot", "slottype"))
+# A list of resources -> whether it names one of those.
+_KIND_WRITES: dict[tuple[str, ...], bool] = {}
+
+
 def machine_resources(ad: ClassAd) -> tuple[str, ...]:
     """The resources a partitionable slot hands out: its ``MachineResources`` list without
     swap, else ``Cpus Memory Disk`` (plus ``GPUs`` when the ad has it)."""
@@ -348,4 +364,5 @@ __all__ = [
     "shortfall",
     "split",
     "with_values",
+    "writes_kind",
 ]

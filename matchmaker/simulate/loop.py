@@ -41,7 +41,7 @@ from ..cycle.claims import CLAIM_ATTRS, STATE_STAMPS, claim_matches
 from ..cycle.results import CycleResult
 from ..cycle.session import claim_names, group_function, remembered, run_cycle
 from ..pool.ads import Pool, Slot, make_slots
-from ..pool.partition import give_back, is_dynamic, machine_resources, parent_name, with_values
+from ..pool.partition import give_back, is_dynamic, machine_resources, parent_name, with_values, writes_kind
 from .jobs import (
     DONE,
     PENDING,
@@ -152,6 +152,9 @@ class _Run:
         # places whose records are new since (None: look at every slot next time); see _renewed.
         self._claim_at: Optional[list[Optional[Claim]]] = None
         self._dirty: Optional[list[int]] = None
+        # Per partitionable slot's name, a number below which each dynamic slot name made of
+        # it is taken (the claims' free_from: they keep it, the releases lower it).
+        self.free_from: dict[str, int] = {}
         # Each slot's record by name, kept up to date as records change (None: make it again).
         self._by_name: Optional[dict[str, Slot]] = None
         # Each slot's index (Slot.index), place by place, as the records hold them (None: read
@@ -221,6 +224,9 @@ class _Run:
         back to its partitionable slot; any other slot is Unclaimed again."""
         slots, by_name = self.slots, self.slots_by_name()
         place = self._places(by_name)
+        # (an ad found not to be a dynamic slot is not one once released, nor once its
+        # resources are written: see _known_kinds)
+        checked = self._not_dynamic
         gone: set[str] = set()
         renewed: list[int] = []  # the places of the new records
         if self.claims_changed is not None:
@@ -232,14 +238,20 @@ class _Run:
                 before = slots[i]
                 self._replace(i, released(before, self.settings, t), renewed)
                 self._new_ad(name, slots[i].ad, before.ad)
+                if checked.get(name) is before.ad:
+                    checked[name] = slots[i].ad
                 continue
             p = place(parent)
+            self._freed(parent, name)
             if self.claims_changed is not None:
                 self.claims_changed.add(parent)
             base = slots[p].ad
-            back = give_back(base, slots[i].ad, machine_resources(base))
+            resources = machine_resources(base)
+            back = give_back(base, slots[i].ad, resources)
             self._replace(p, self._remade(back, slots[p]), renewed)
             self._new_ad(parent, back, base)
+            if checked.get(parent) is base and not writes_kind(resources):
+                checked[parent] = back
             gone.add(name)
         if by_name is None:  # names given twice: every slot of a gone name goes
             self._dirty = None
@@ -266,6 +278,20 @@ class _Run:
             self._indices = _without(self._indices, at)
         if self._claim_at is not None:
             self._claim_at = _without(self._claim_at, at)
+
+    def _freed(self, parent: str, name: str) -> None:
+        """Dynamic slot ``name`` of partitionable slot ``parent`` goes away: its number (in
+        ``slot1_<n>@host``) is free from now on (see :attr:`free_from`)."""
+        hint = self.free_from.get(parent)
+        if hint is None:
+            return
+        digits = name.partition("@")[0].rpartition("_")[2]
+        if digits.isascii() and digits.isdigit() and int(digits) >= hint:
+            return
+        if digits.isascii() and digits.isdigit():
+            self.free_from[parent] = max(1, int(digits))
+        else:
+            del self.free_from[parent]
 
     def _replace(self, i: int, record: Slot, renewed: list[int]) -> None:
         """Put ``record`` at place ``i`` of the slots; a record of another name or kind (partitionable
@@ -355,6 +381,7 @@ class _Run:
             job_place=self._queued_place if self._ids_unique else None,
             slots_by_name=self.slots_by_name(),
             slot_indices=self._slot_indices(),
+            free_from=self.free_from,
         )
         timeline = self.timeline
         preempted: dict[str, int] = {}
@@ -387,6 +414,7 @@ class _Run:
         # The records the claims put in place of others keep their indices; new ones go last.
         self._indices = None if claimed.changed is None else before + [s.index for s in self.slots[len(before) :]]
         self._new_records(claimed.changed)
+        self._known_kinds(claimed.children, claimed.resized)
         if not self._renewed(pool.slots, claimed.changed):
             self._every_slot()
         # The startds report the dynamic slots at once: charge each its own weight from now on.
@@ -458,6 +486,20 @@ class _Run:
         # Looking at only the changed slots next time needs each name once and no orphan.
         names = set(map(_NAME, self.slots))
         self._dirty = [] if not orphans and len(names) == len(self.slots) else None
+
+    def _known_kinds(self, children: dict[str, str], resized: dict[str, tuple[ClassAd, ClassAd]]) -> None:
+        """What :meth:`_find_parent` would find of slots whose kinds are known: each dynamic
+        slot ``children`` names belongs to the partitionable slot named with it, and each
+        ad of ``resized`` (before, after) is not a dynamic slot when the one before it was
+        found not to be.  (A partitionable slot ``slot1@host`` names its dynamic slots
+        ``slot1_<n>@host``, whose :func:`parent_name` it is when ``slot1`` is not empty.)"""
+        parent, checked = self.parent, self._not_dynamic
+        for name, up in children.items():
+            if up.partition("@")[0]:
+                parent[name] = up
+        for name, (base, ad) in resized.items():
+            if checked.get(name) is base:
+                checked[name] = ad
 
     def _find_parents(self) -> bool:
         """Which partitionable slot each dynamic slot belongs to (by name, ``slot1_3@host`` ->
