@@ -53,7 +53,7 @@ from classad.values import FLT_MAX
 
 from ..config.settings import MatchPolicy
 from ..pool.concurrency import ConcurrencyLimits, parse_limits
-from .build_reuse import ByReads, Found, FoundBuilds, RequestForms, shape_token, snapshot
+from .build_reuse import ByReads, Found, FoundBuilds, RequestForms, shape_token, snapshot, token
 from .candidates import NO_PREEMPTION, PRIO_PREEMPTION, RANK_PREEMPTION, Budget, Candidate, CandidateList, permits
 from .draws import DrawCheck
 from .ephemeral import NegotiationAd
@@ -82,12 +82,6 @@ _RANK_ROWS = 64
 _BASE_SHARE = 4
 # What the slot table reads of each entry and of its slot record (its ad and name).
 _FIELDS = attrgetter("index", "ad", "alive", "remote", "claimed_idle", "weight", "slot.ad", "slot.name")
-# From how many rows a knob rank over every row is computed for a later request of the cycle
-# on the rows that may read the request alone (:meth:`_RequestColumns.knob_rank_whole`).  The
-# table's memo keeps each knob's results for ~40 submitters within its share of the memory
-# (a quarter of 32 MiB, ~9 bytes a row each) up to ~24k rows, and brings them up to date
-# from cycle to cycle at less cost; past that it computes each afresh over every row.
-_KNOB_BASE_ROWS = 24_576
 # The job attributes a build evaluates against the slots (its ConcurrencyLimits aside,
 # which are evaluated pair by pair on the candidates).
 _JOB_TESTS = ("requirements", "rank")
@@ -600,18 +594,23 @@ class _RequestColumns:
 
     def knob_rank_whole(self, node: ast.Node) -> tuple[np.ndarray, np.ndarray]:
         """A knob rank over every row in single precision, and where it is an error.  Once
-        computed so in the cycle, only the rows whose value may depend on the request
-        (:func:`_request_rows`: an attribute it names is an expression there, or missing
-        and so looked up in the request) are evaluated again, the others taken from then;
-        computed afresh over every row when the knob's shape does not allow telling them apart,
-        and through the table's memo alone for a table of fewer than :data:`_KNOB_BASE_ROWS`."""
-        if self.table.n < _KNOB_BASE_ROWS:  # the table's memo serves each request (see there)
-            col = self.knob(node, self.table.all_rows)
-            return knob_rank_single(col), col.kind == K_ERROR
+        computed so in the cycle, only the rows whose value may depend on the request are
+        evaluated again, the others taken from then (:func:`_request_split`): those where
+        an attribute it names is an expression, and those lacking a name it names (looked up
+        in the request) unless this request and the first hold the same literal under that
+        name (or both lack it), which is read of the request as the evaluation would read
+        it; computed afresh over every row when the knob's shape does not allow telling them
+        apart.  (Kept per request in the table's memo instead, a knob reading the slots' Rank
+        has one result per owner, each brought up to date from cycle to cycle over every
+        changed row: more work than the rows that read the request.)"""
         bases = self.slots.results.bases
         base = bases.get(("knob", id(node)))
         if base is not None and base[0] is node and base[1] is not None:
-            at, rank, error = base[1:]
+            at, missing, rank, error = base[1:]
+            plain, alone = self.forms.plain, self.req.parent is None  # else a name may come of its parent
+            lacking = [rows for lname, form, rows in missing if not (alone and _same_literal(plain(lname), form))]
+            if lacking:
+                at = np.union1d(at, np.concatenate(lacking))
             rank, error = rank.copy(), error.copy()
             if len(at):
                 col = self.knob(node, at, shared=False)
@@ -620,8 +619,14 @@ class _RequestColumns:
         col = self.knob(node, self.table.all_rows)
         rank, error = knob_rank_single(col), col.kind == K_ERROR
         if base is None or base[0] is not node:
-            at = _request_rows(node, self.table)
-            bases[("knob", id(node))] = (node, at, rank.copy(), error.copy()) if at is not None else (node, None)
+            split = _request_split(node, self.table)
+            if split is None:
+                bases[("knob", id(node))] = (node, None)
+            else:
+                at, absent = split
+                form = self.forms.form if self.req.parent is None else lambda _: _NEVER
+                missing = tuple((lname, form(lname), rows) for lname, rows in absent)
+                bases[("knob", id(node))] = (node, at, missing, rank.copy(), error.copy())
         return rank, error
 
     def knob_true(self, node: ast.Node, at: np.ndarray) -> np.ndarray:
@@ -1042,15 +1047,50 @@ def _request_rows(node: Any, table: AdTable) -> Optional[np.ndarray]:
     the row's literal values alone, the same for every request, and draws nothing.  None
     when ``node`` holds anything but literals, such names, operators and conditionals (a
     function call, ``TARGET.x``, a special name)."""
-    free = _request_free(node, table)
+    split = _request_split(node, table)
+    if split is None:
+        return None
+    at, lacking = split
+    return np.union1d(at, np.concatenate([rows for _, rows in lacking])) if lacking else at
+
+
+def _request_split(node: Any, table: AdTable) -> Optional[tuple[np.ndarray, tuple[tuple[str, np.ndarray], ...]]]:
+    """:func:`_request_rows` in two parts: the rows where an attribute ``node`` names is an
+    expression, a list or an ad (which may read anything of the request), and for each
+    name it names, the further rows that lack it: on those it reads the request's value of
+    that name alone (a literal there is the value, the same for every request holding it;
+    an expression may read more), and else only what the row holds.  None as there."""
+    missing: dict[str, np.ndarray] = {}
+    free = _request_free(node, table, missing)
     if free is None:
         return None
-    return _NO_ROWS if free is True else np.flatnonzero(~free)
+    at = _NO_ROWS if free is True else np.flatnonzero(~free)
+    lacking = []
+    for lname, absent in missing.items():
+        rows = np.flatnonzero(absent if free is True else absent & free)
+        if len(rows):
+            lacking.append((lname, rows))
+    return at, tuple(lacking)
 
 
-def _request_free(node: Any, table: AdTable) -> Any:
-    """:func:`_request_rows`' work: True (every row), a mask of the rows on which ``node``
-    reads nothing of the request, or None (not known)."""
+# A stored form no other is the same literal as (see :func:`_same_literal`).
+_NEVER = object()
+
+
+def _same_literal(a: Any, b: Any) -> bool:
+    """Whether two stored forms of a request's attribute (:func:`~.build_reuse.stored_form`)
+    are both absent, or the same literal (a node, even the same one, may read more of the
+    request: never the same)."""
+    if a is None or b is None:
+        return a is None and b is None
+    ta, tb = token(a), token(b)
+    return ta[0] != "node" and ta == tb  # type: ignore[index]
+
+
+def _request_free(node: Any, table: AdTable, missing: dict[str, np.ndarray]) -> Any:
+    """:func:`_request_split`'s work: True (every row), a mask of the rows on which ``node``
+    reads nothing of the request but what rows lacking a name read of it (those gathered
+    in ``missing`` by name), or None (not known)."""
     t = type(node)
     if t is ast.Literal:
         return True
@@ -1079,7 +1119,7 @@ def _request_free(node: Any, table: AdTable) -> Any:
             return None
         free: Any = True
         for kid in kids:
-            got = _request_free(kid, table)
+            got = _request_free(kid, table, missing)
             if got is None:
                 return None
             if got is not True:
@@ -1088,7 +1128,11 @@ def _request_free(node: Any, table: AdTable) -> Any:
     if lname in SPECIAL_NAMES:
         return None
     col = table.column_unwatched(lname)
-    return (col.holds == HOLDS_LITERAL) & (col.values.kind != K_OTHER)
+    holds = col.holds
+    absent = holds == HOLDS_NOTHING
+    if absent.any():
+        missing[lname] = absent
+    return ((holds == HOLDS_LITERAL) & (col.values.kind != K_OTHER)) | absent
 
 
 def _either(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> Any:

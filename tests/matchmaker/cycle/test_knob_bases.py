@@ -1,5 +1,5 @@
 """A knob rank over every row computed again for a later request of the cycle only on the
-rows whose value may read the request (:func:`matchmaker.cycle.columnar_match._request_rows`),
+rows whose value may read the request (:func:`matchmaker.cycle.columnar_match._request_split`),
 the others taken from the first computation, is bit for bit what evaluating it over every
 row gives; cycles are the same with and without it."""
 
@@ -7,21 +7,15 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
-from test_build_reuse import CYCLE, USERS
+from test_build_reuse import CYCLE, USERS, _job_ads, _slot_ad
 from test_row_results import _cycle, _pool, _settings
 
 from classad.ad import ClassAd
-from classad.columnar import AdTable, knob_rank_single
+from classad.columnar import AdTable, knob_rank_array, knob_rank_single
 from classad.columnar.column import K_ERROR
 from classad.parser import parse_expr
 from matchmaker.cycle import columnar_match
-
-
-@pytest.fixture(autouse=True)
-def _small_tables(monkeypatch):
-    """Bases for tables of any size (the cycles here have a few rows)."""
-    monkeypatch.setattr(columnar_match, "_KNOB_BASE_ROWS", 0)
-
+from matchmaker.pool.ads import pool_from_ads
 
 # Knob ranks reading the slots' Rank (an expression on some rows), names some rows lack
 # (looked up in the job), conditionals and Elvis; and one reading the job directly.
@@ -62,21 +56,22 @@ def test_knob_ranks_from_a_base_are_what_every_row_gives(
     for got, fresh in seen:
         assert got == fresh
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(columnar_match, "_request_rows", lambda node, table: None)
+        mp.setattr(columnar_match, "_request_split", lambda node, table: None)
         assert _cycle(pool, settings, eups) == made
 
 
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
 def test_bases_serve_later_requests(match_engine):
     """By hand: four users' requests against slots half of whose Rank reads the job's Owner
-    and a third unclaimed: the default PRE_JOB_RANK is evaluated again on those rows alone
-    for later requests (the test above is not empty), and the cycle is the one made without."""
+    and a third unclaimed: the default PRE_JOB_RANK is evaluated again on the first rows
+    alone for later requests (the unclaimed rows read the request's RemoteOwner, which no
+    request has; the test above is not empty), and the cycle is the one made without."""
     asked: list = []
     real = columnar_match._RequestColumns.knob
 
     def knob(self, node, at, shared=True):
         if not shared:
-            asked.append(len(at))
+            asked.append(at.tolist())
         return real(self, node, at, shared)
 
     slots = [
@@ -99,9 +94,11 @@ def test_bases_serve_later_requests(match_engine):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(columnar_match._RequestColumns, "knob", knob)
         made = _cycle(pool, settings, [1.0] * 4)
-    assert asked and all(0 < n < 9 for n in asked)
+    # The rows whose Rank reads the job (the odd ones); not the unclaimed rows (0, 3, 6),
+    # which lack RemoteOwner as every request does.
+    assert asked and all(rows == [1, 3, 5, 7] for rows in asked)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(columnar_match, "_request_rows", lambda node, table: None)
+        mp.setattr(columnar_match, "_request_split", lambda node, table: None)
         assert _cycle(pool, settings, [1.0] * 4) == made
 
 
@@ -132,3 +129,81 @@ def test_request_rows_by_hand():
     assert columnar_match._request_rows(parse_expr("Memory * 2"), table).tolist() == []
     for text in ("TARGET.JobPrio + Cpus", "random(3) + Cpus", "CurrentTime - Memory", "Cpus + {1, 2}"):
         assert columnar_match._request_rows(parse_expr(text), table) is None
+
+
+# Knobs reading the slots' Rank and a name no slot holds (looked up in the job), which the
+# jobs hold as one of a few literals (or lack): later requests holding the first one's literal
+# take those rows from the base, the others evaluate them again; on the rows whose Rank is
+# an expression, the second reads the name only for some requests.
+TAGGED = [
+    'NEGOTIATOR_PRE_JOB_RANK = 10 * My.Rank + (Tag =?= "x" ? 5 : 0) - (Tag ?: 1)\n',
+    'NEGOTIATOR_PRE_JOB_RANK = My.Rank > 0 ? My.Rank : (Tag =?= "x" ? 5 : 0) - (Tag ?: 1)\n',
+]
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@hsettings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    **CYCLE,
+    tags=st.lists(st.sampled_from([None, '"x"', '"y"', "3", "Owner"]), min_size=8, max_size=8),
+    config=st.sampled_from(TAGGED),
+)
+def test_requests_reading_a_name_the_rows_lack(
+    match_engine, slots, kinds, queue, policy, eups, weights, groups, tags, config
+):
+    """Every knob rank a build takes (computed from a base, kept for the cycle or computed
+    afresh) is the knob evaluated afresh on its rows for that request, bit for bit; and the
+    cycle is the one made without bases."""
+    kinds = [{**k, "draws": False} for k in kinds]
+    jobs = _job_ads(kinds, queue)
+    for ad in jobs:
+        tag = tags[(ad.evaluate("ClusterId") - 1) % len(tags)]
+        if tag is not None:
+            ad.set_node("Tag", parse_expr(tag))
+    pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], jobs)
+    settings = _settings(config, weights, groups)
+    real = columnar_match._RequestColumns.knob_rank
+    seen: list = []
+
+    def knob_rank(self, node, at):
+        rank, error = real(self, node, at)
+        col = self.knob(node, at, shared=False)
+        seen.append(
+            ((rank.tobytes(), error.tobytes()), (knob_rank_array(col).tobytes(), (col.kind == K_ERROR).tobytes()))
+        )
+        return rank, error
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columnar_match._RequestColumns, "knob_rank", knob_rank)
+        made = _cycle(pool, settings, eups)
+    for got, fresh in seen:
+        assert got == fresh
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columnar_match, "_request_split", lambda node, table: None)
+        assert _cycle(pool, settings, eups) == made
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+def test_a_literal_taken_from_the_base_is_read(match_engine):
+    """By hand: abe's request (Tag "x") makes the base; ann's first request, also Tag "x",
+    takes the rows lacking Tag from it and reads Tag nowhere else (its Rank rows give 1), yet
+    what it keeps is known to have read Tag, so that ann's next request, Tag "y", is not
+    served the first one's ranks (5 on the odd slots): it takes an even slot."""
+    slot = {"cpus": 1, "memory": 1024, "idle": 1000, "arch": "X86_64", "start": 0, "user": None, "kind": "static"}
+    slots = [{**slot, "rank": 1 - i % 2} for i in range(6)]  # Rank reads the Owner on the even slots
+    kinds = [
+        {"user": user, "cpus": 1, "memory": 512, "req": 0, "limits": 0, "prio": prio, "draws": False}
+        for user, prio in (("a.abe@d", 0), ("a.ann@d", 1), ("a.ann@d", 0))
+    ]
+    jobs = _job_ads(kinds, [(0, 1), (1, 1), (2, 1)])
+    for ad, tag in zip(jobs, ("x", "x", "y")):
+        ad["Tag"] = tag
+    pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], jobs)
+    settings = _settings('NEGOTIATOR_PRE_JOB_RANK = My.Rank > 0 ? 1 : (Tag =?= "x" ? 5 : 0)\n', False, False)
+    eups = [10.0, 1.0, 500.0, 500.0]  # abe first
+    made = _cycle(pool, settings, eups)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columnar_match, "_request_split", lambda node, table: None)
+        assert _cycle(pool, settings, eups) == made
+    # Tag "y" ranks 1 on the even slots (Rank 10 for ann), 0 on the odd ones (5 for Tag "x").
+    assert {m.job: int(m.slot[4]) % 2 for m in made[0] if m.submitter == "a.ann@d"} == {"2.0": 1, "3.0": 0}
