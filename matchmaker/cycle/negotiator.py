@@ -66,7 +66,8 @@ def negotiate(
     aside from the cyclic collector while the cycle runs (:func:`classad.bulk.heap_settled`).
     ``carry`` is what the previous cycle of a simulation left (:mod:`matchmaker.cycle.carry`).
     ``explain``: each rejection gets its deciding mechanism and a sentence
-    (:mod:`matchmaker.cycle.explain`); False leaves them empty (a simulation never shows them)."""
+    (:mod:`matchmaker.cycle.explain`); False leaves the mechanism empty and the sentence
+    HTCondor's reason (a simulation never shows them); a priority policy's refusals keep theirs."""
     with heap_settled():
         return _negotiate(
             pool,
