@@ -567,44 +567,31 @@ def explain_rejection(
     evaluations it makes leave the random sources as they were: explaining never changes
     what the rest of the cycle draws, so never a match."""
     with draws_undone(cycle.evaluator.state.random):
-        return _explained(cycle, s, req, reason, only_rank=only_rank, budget=budget, autocluster=autocluster)
-
-
-def _explained(
-    cycle: RunningCycle,
-    s: Submitter,
-    req: NegotiationAd,
-    reason: str,
-    *,
-    only_rank: bool,
-    budget: Budget,
-    autocluster: Optional[int],
-) -> tuple[str, str]:
-    if reason.startswith("concurrency limit "):
-        names = reason[len("concurrency limit ") : -len(" reached")].split(", ")
-        return CONCURRENCY_LIMIT, concurrency_text(names, cycle.limits, req)
-    group, group_limit, quotas = cycle.pass_cap
-    if reason == "submitter limit exceeded" or only_rank:
-        if group is not None and cycle.usage.of_group(group) >= group_limit:
-            text = group_cap_text(cycle.settings, cycle.usage, group, group_limit, quotas)
-            if only_rank:
-                text += "; only preemption by machine Rank is tried, and no slot prefers this job"
-            return GROUP_QUOTA, text
-        return SUBMITTER_LIMIT, limit_text(s.name, budget.used, budget.lim, s.eup, only_rank)
-    counts = _availability(cycle, s, req, autocluster)
-    if reason == "PREEMPTION_REQUIREMENTS == False":
-        return (
-            PREEMPTION_REQUIREMENTS,
-            "PREEMPTION_REQUIREMENTS is false for the claimed slots it could "
-            "preempt by priority; " + unavailable_text(counts),
-        )
-    if not counts:
-        return (
-            REQUIREMENTS,
-            f"no match found: none of the {len(cycle.entries)} slots considered satisfies "
-            "both the job's and the slot's Requirements",
-        )
-    return UNAVAILABLE, "no match found: " + unavailable_text(counts)
+        if reason.startswith("concurrency limit "):
+            names = reason[len("concurrency limit ") : -len(" reached")].split(", ")
+            return CONCURRENCY_LIMIT, concurrency_text(names, cycle.limits, req)
+        group, group_limit, quotas = cycle.pass_cap
+        if reason == "submitter limit exceeded" or only_rank:
+            if group is not None and cycle.usage.of_group(group) >= group_limit:
+                text = group_cap_text(cycle.settings, cycle.usage, group, group_limit, quotas)
+                if only_rank:
+                    text += "; only preemption by machine Rank is tried, and no slot prefers this job"
+                return GROUP_QUOTA, text
+            return SUBMITTER_LIMIT, limit_text(s.name, budget.used, budget.lim, s.eup, only_rank)
+        counts = _availability(cycle, s, req, autocluster)
+        if reason == "PREEMPTION_REQUIREMENTS == False":
+            return (
+                PREEMPTION_REQUIREMENTS,
+                "PREEMPTION_REQUIREMENTS is false for the claimed slots it could "
+                "preempt by priority; " + unavailable_text(counts),
+            )
+        if not counts:
+            return (
+                REQUIREMENTS,
+                f"no match found: none of the {len(cycle.entries)} slots considered satisfies "
+                "both the job's and the slot's Requirements",
+            )
+        return UNAVAILABLE, "no match found: " + unavailable_text(counts)
 
 
 __all__ = [

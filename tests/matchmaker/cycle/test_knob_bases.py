@@ -39,22 +39,31 @@ def test_knob_ranks_from_a_base_are_what_every_row_gives(
     kinds = [{**k, "draws": False} for k in kinds]
     pool = _pool(slots, kinds, queue, False)
     settings = _settings(config, weights, groups)
-    real = columnar_match._RequestColumns.knob_rank_whole
+
+    def fresh(self, node):
+        col = self.knob(node, self.table.all_rows, shared=False)
+        return knob_rank_single(col).tobytes(), (col.kind == K_ERROR).tobytes()
+
+    _each_rank_is_fresh(pool, settings, eups, "knob_rank_whole", fresh)
+
+
+def _each_rank_is_fresh(pool, settings, eups, method: str, fresh) -> None:
+    """Every rank ``_RequestColumns.<method>`` gives in a cycle is, bit for bit, what
+    ``fresh`` (called with the same arguments) evaluates; and the cycle is the one made
+    without request splits."""
+    real = getattr(columnar_match._RequestColumns, method)
     seen: list = []
 
-    def whole(self, node):
-        rank, error = real(self, node)
-        col = self.knob(node, self.table.all_rows, shared=False)
-        seen.append(
-            ((rank.tobytes(), error.tobytes()), (knob_rank_single(col).tobytes(), (col.kind == K_ERROR).tobytes()))
-        )
+    def checked(self, *args):
+        rank, error = real(self, *args)
+        seen.append(((rank.tobytes(), error.tobytes()), fresh(self, *args)))
         return rank, error
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(columnar_match._RequestColumns, "knob_rank_whole", whole)
+        mp.setattr(columnar_match._RequestColumns, method, checked)
         made = _cycle(pool, settings, eups)
-    for got, fresh in seen:
-        assert got == fresh
+    for got, expected in seen:
+        assert got == expected
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(columnar_match, "_request_split", lambda node, table: None)
         assert _cycle(pool, settings, eups) == made
@@ -162,25 +171,12 @@ def test_requests_reading_a_name_the_rows_lack(
             ad.set_node("Tag", parse_expr(tag))
     pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], jobs)
     settings = _settings(config, weights, groups)
-    real = columnar_match._RequestColumns.knob_rank
-    seen: list = []
 
-    def knob_rank(self, node, at):
-        rank, error = real(self, node, at)
+    def fresh(self, node, at):
         col = self.knob(node, at, shared=False)
-        seen.append(
-            ((rank.tobytes(), error.tobytes()), (knob_rank_array(col).tobytes(), (col.kind == K_ERROR).tobytes()))
-        )
-        return rank, error
+        return knob_rank_array(col).tobytes(), (col.kind == K_ERROR).tobytes()
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(columnar_match._RequestColumns, "knob_rank", knob_rank)
-        made = _cycle(pool, settings, eups)
-    for got, fresh in seen:
-        assert got == fresh
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(columnar_match, "_request_split", lambda node, table: None)
-        assert _cycle(pool, settings, eups) == made
+    _each_rank_is_fresh(pool, settings, eups, "knob_rank", fresh)
 
 
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
