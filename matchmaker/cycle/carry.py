@@ -68,6 +68,12 @@ class Carried:
         # was computed from (see :meth:`request`); the names those are, per resource list.
         self._requests: dict[tuple, dict[str, float]] = {}
         self._request_names: dict[tuple[str, ...], Optional[tuple[str, ...]]] = {}
+        # What a request's key reads of each ad asked (its values under those names as
+        # exact keys; None when one is not a literal), by the ad's identity: an idle job is
+        # asked again in cycle after cycle, a slot ad for each job its leftovers try.  Those
+        # asked in this cycle or the last are kept.
+        self._parts: dict[int, tuple[ClassAd, tuple[str, ...], Optional[tuple]]] = {}
+        self._last_parts: dict[int, tuple[ClassAd, tuple[str, ...], Optional[tuple]]] = {}
         # The claims' view of the pool (matchmaker.cycle.claims): the slot names and job ids
         # whose ads may draw random numbers (None until the claims first saw the pool), and
         # those the simulation gave a new ad or a place in the queue since.
@@ -137,9 +143,11 @@ class Carried:
             names = self._request_names[resources] = _request_names(resources, rounding)
         if names is None:
             return compute()
-        key = (resources, *map(exact_key, job.stored_of(names)), *map(exact_key, slot.stored_of(names)))
-        if NOT_LITERAL in key:
+        job_part = self._part(job, names)
+        slot_part = self._part(slot, names) if job_part is not None else None
+        if slot_part is None:
             return compute()
+        key = (resources, job_part, slot_part)
         hit = self._requests.get(key)
         if hit is None:
             if len(self._requests) > _LIMIT:
@@ -147,12 +155,28 @@ class Carried:
             hit = self._requests[key] = compute()
         return dict(hit)
 
+    def _part(self, ad: ClassAd, names: tuple[str, ...]) -> Optional[tuple]:
+        """``ad``'s values under ``names`` as exact keys (None when one is not a plain
+        literal), remembered by the ad's identity (ads are never changed in place; the
+        memo holds the ad, so no other ad takes its identity meanwhile)."""
+        hit = self._parts.get(id(ad))
+        if hit is None or hit[1] is not names:
+            hit = self._last_parts.get(id(ad))
+            if hit is None or hit[1] is not names:
+                part: Optional[tuple] = tuple(map(exact_key, ad.stored_of(names)))
+                if NOT_LITERAL in part:  # type: ignore[operator]
+                    part = None
+                hit = (ad, names, part)
+            self._parts[id(ad)] = hit
+        return hit[2]
+
     def cycle_done(self) -> None:
         """The cycle has read its slot ads: forget what belongs to ads neither it nor the
         claims since read."""
         self.slots.read()
         self._steady, self._seen_steady = self._seen_steady, {}
         self._job_steady, self._seen_job_steady = self._seen_job_steady, {}
+        self._last_parts, self._parts = self._parts, {}
 
 
 _PLAIN = (bool, int, float, str)

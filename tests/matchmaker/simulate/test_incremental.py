@@ -499,6 +499,60 @@ def test_a_carried_request_follows_what_it_reads() -> None:
     assert request(drawn)["Disk"] == 1000 and len(computed) == 4  # an expression: computed again
 
 
+_RESOURCE_LISTS = (("Cpus", "Memory"), ("Cpus", "Memory", "Disk"))
+_REQUEST_VALUES = st.sampled_from(("", "1", "2", "1.0", "true", "900", "2500", "RequestCpus * 1500", "random(1)"))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(("ask", "ask", "write", "cycle")),
+            st.integers(0, 3),
+            st.sampled_from(("RequestCpus", "RequestDisk", "RequestDisk", "DiskQuantum")),
+            _REQUEST_VALUES,
+            st.sampled_from(_RESOURCE_LISTS),
+        ),
+        min_size=20,
+        max_size=60,
+    )
+)
+def test_carried_requests_are_the_fresh_ones(steps: list) -> None:
+    """A carried request, with what its key reads of each ad remembered by the ad's
+    identity across cycles, is the one computed afresh: four jobs and a slot are
+    rewritten into new ads, and asked with two lists of resources (the longer one reads
+    more names: the disk's rounding), across the carry's cycles."""
+    from functools import partial
+
+    from classad.ad import ClassAd
+    from matchmaker.cycle.carry import Carried
+    from matchmaker.cycle.claims import rounding_of
+    from matchmaker.pool.partition import requested
+
+    rounding = rounding_of(settings_from(Knobs.from_string("")))
+    carry, lists = Carried(), _RESOURCE_LISTS
+    jobs = [ClassAd("[RequestCpus = 1; RequestMemory = 200; RequestDisk = 900]").compact() for _ in range(4)]
+    slot = ClassAd("[Cpus = 8; Memory = 8192; Disk = 100000; DiskQuantum = 1000]")
+    for kind, which, name, value, resources in steps:
+        if kind == "cycle":
+            carry.cycle_done()
+        elif kind == "write":
+            written = dict(slot if name == "DiskQuantum" else jobs[which])
+            written.pop(name, None)
+            if value:
+                written[name] = ClassAd(f"[v = {value}]").lookup("v")
+            if name == "DiskQuantum":
+                slot = ClassAd(written)
+            else:
+                jobs[which] = ClassAd(written).compact()
+        else:  # each list of resources in turn, the one drawn first
+            job = jobs[which]
+            for listed in sorted(lists, key=lambda r: r != resources):
+                fresh = requested(job, slot, listed, rounding)
+                got = carry.request(job, slot, listed, rounding, partial(requested, job, slot, listed, rounding))
+                assert repr(got) == repr(fresh)
+
+
 def test_trims_and_idle_claims_decided_by_expressions_are_evaluated_each_cycle() -> None:
     """Whether the cycle trims a slot and whether a claimed slot is idle may change from
     cycle to cycle while the slot's ad stays the same object.  Here preemption is
