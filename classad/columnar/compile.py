@@ -1002,7 +1002,7 @@ class Run:
             finally:
                 st.random = source
             if col is not None:
-                return col[rows] if as_bits else col.take(rows)
+                return col.take(rows)  # a boolean array or a column: both pick so
             if as_bits:
                 return None
         return compute(rows)

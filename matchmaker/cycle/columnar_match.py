@@ -98,6 +98,8 @@ class SlotTable:
     _rank_rows: Optional[dict[int, tuple[Any, Any]]] = None  # see :meth:`rank_rows` (made on first use)
     _rank_tables: Optional[dict[int, tuple[Any, Any]]] = None  # see :meth:`rank_only` (made on first use)
     _rank_bases: Optional[dict[str, Any]] = None  # see :meth:`rank_base` (made on first use)
+    _live: Optional[np.ndarray] = None  # see :meth:`live_rows` (made on first use, dropped by :meth:`sync`)
+    _live_claimed: Optional[np.ndarray] = None  # likewise, the claimed ones
 
     def __init__(self, classes: Sequence[SlotClass], line: Optional[TableLine] = None) -> None:
         rows = None
@@ -146,6 +148,7 @@ class SlotTable:
         self.handed_out.clear()
         if not dead:
             return
+        self._live = self._live_claimed = None
         if self._by_index:
             self.alive[np.searchsorted(self.index, [e.index for e in dead])] = False
             return
@@ -153,6 +156,18 @@ class SlotTable:
             self._row_of = dict(zip(map(id, self.entries), range(len(self.entries))))
         for e in dead:
             self.alive[self._row_of[id(e)]] = False
+
+    def live_rows(self, claimed: bool = False) -> np.ndarray:
+        """The rows of the slots still available (``claimed``: of those, the claimed ones),
+        ascending: found once between two builds that saw a slot matched (:meth:`sync`).
+        Not to be modified."""
+        if claimed:
+            if self._live_claimed is None:
+                self._live_claimed = (self.alive & self.claimed).nonzero()[0]
+            return self._live_claimed
+        if self._live is None:
+            self._live = self.alive.nonzero()[0]
+        return self._live
 
     def may_draw(
         self,
@@ -394,29 +409,29 @@ def head_order(keys: list[np.ndarray], k: int) -> np.ndarray:
     lead = next((i for i, key in enumerate(keys) if key.min() != key.max()), None)
     if lead is None:
         return np.arange(n)
-    first = keys[lead]
-    bound = kth_smallest(first, k)
-    near = np.nonzero(first <= bound)[0]
+    near = smallest_positions(keys[lead], k)
     if len(near) > n // 2:
         return candidate_order(keys[lead:])
-    return near[candidate_order([key[near] for key in keys[lead:]])]
+    return near[candidate_order([key.take(near) for key in keys[lead:]])]
 
 
-def kth_smallest(values: np.ndarray, k: int) -> Any:
-    """The ``k``-th smallest of ``values`` (``np.partition(values, k - 1)[k - 1]``), found
-    among the values at most a guess: a value of an evenly spaced sample, past about three
-    times ``k``'s share of it.  When at least ``k`` values are at most the guess, the ``k``
-    smallest are all among them; else (ties, an unlucky sample) every value is partitioned."""
+def smallest_positions(values: np.ndarray, k: int) -> np.ndarray:
+    """The positions (ascending) of the values at most the ``k``-th smallest of ``values``
+    (``np.partition(values, k - 1)[k - 1]``), found among the positions of the values at
+    most a guess: a value of an evenly spaced sample, past about three times ``k``'s share
+    of it.  When at least ``k`` values are at most the guess, the ``k`` smallest are all
+    among them, and so are the positions wanted; else (ties, an unlucky sample) every
+    value is partitioned."""
     n = len(values)
-    if n <= 32 * k:
-        return np.partition(values, k - 1)[k - 1]
-    step = n // (8 * k)
-    sample = np.sort(values[::step])
-    guess = sample[min(len(sample) - 1, -(-3 * k * len(sample) // n))]
-    below = values <= guess
-    if int(np.count_nonzero(below)) >= k:
-        return np.partition(values[below], k - 1)[k - 1]
-    return np.partition(values, k - 1)[k - 1]
+    if n > 32 * k:
+        step = n // (8 * k)
+        sample = np.sort(values[::step])
+        guess = sample[min(len(sample) - 1, -(-3 * k * len(sample) // n))]
+        at = (values <= guess).nonzero()[0]
+        if len(at) >= k:
+            below = values.take(at)
+            return at.compress(below <= np.partition(below, k - 1)[k - 1])
+    return (values <= np.partition(values, k - 1)[k - 1]).nonzero()[0]
 
 
 class _RequestColumns:
@@ -465,7 +480,7 @@ class _RequestColumns:
         slots = self.slots
         if only_rank and not slots.may_draw(self.req, (), ("requirements",), _ROW_TESTS, self.forms):
             return self.rank_preemptions(submitter)
-        rows = np.nonzero(slots.alive & slots.claimed if only_rank else slots.alive)[0]
+        rows = slots.live_rows(only_rank)
         return self.preemption_states(self.both_requirements(rows), submitter, only_rank)
 
     def first(
@@ -1142,7 +1157,17 @@ def _either(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> Any:
     return a | b
 
 
-__all__ = ["HEAD", "LazyCandidates", "MatcherParts", "SlotTable", "build", "candidate_order", "head_order", "table_of"]
+__all__ = [
+    "HEAD",
+    "LazyCandidates",
+    "MatcherParts",
+    "SlotTable",
+    "build",
+    "candidate_order",
+    "head_order",
+    "smallest_positions",
+    "table_of",
+]
 
 
 _Made = TypeVar("_Made")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from matchmaker.cycle.columnar_match import candidate_order, head_order, kth_smallest
+from matchmaker.cycle.columnar_match import candidate_order, head_order, smallest_positions
 
 # Few distinct values, so that ties are common; -0.0 sorts as 0.0, infinities at the ends.
 _values = st.sampled_from([float("-inf"), -7.0, -0.0, 0.0, 1.0, 2.5, float("inf")])
@@ -50,6 +50,11 @@ def test_a_head_of_many_rows_sorts_only_the_front():
     assert head == list(range(1999, 1967, -1))
 
 
+def _at_most_kth(a: np.ndarray, k: int) -> list[int]:
+    """The positions of the values at most the ``k``-th smallest, from the definition."""
+    return np.flatnonzero(a <= np.partition(a, k - 1)[k - 1]).tolist()
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     values=st.lists(_values, min_size=1, max_size=40).flatmap(
@@ -57,21 +62,23 @@ def test_a_head_of_many_rows_sorts_only_the_front():
     ),
     k=st.integers(1, 40),
 )
-def test_kth_smallest_is_the_partitions(values, k):
-    """The value found among those at most a sampled guess is the ``k``-th smallest of
-    all (``np.partition``'s), with many ties, infinities and both zeros."""
+def test_smallest_positions_are_the_partitions(values, k):
+    """The positions found among those of the values at most a sampled guess are those of
+    every value at most the ``k``-th smallest of all (``np.partition``'s), with many ties,
+    infinities and both zeros."""
     a = np.array(values, dtype=np.float64)
     k = min(k, len(a))
-    assert kth_smallest(a, k) == np.partition(a, k - 1)[k - 1]
+    assert smallest_positions(a, k).tolist() == _at_most_kth(a, k)
 
 
-def test_kth_smallest_when_the_guess_leaves_too_few():
-    """4,096 values, the 32nd smallest wanted: the sample is every 16th value, and its 7th
+def test_smallest_positions_when_the_guess_leaves_too_few():
+    """4,096 values, the 32 smallest wanted: the sample is every 16th value, and its 7th
     smallest is the guess.  When the only small values are the sampled ones (0..255, the
     rest 1,000), just 7 values are at most the guess (0..6), fewer than 32: every value is
-    partitioned, and the 32nd smallest is 31.  Descending values 4,096..1: 32."""
+    partitioned, and the positions are those of 0..31.  Descending values 4,096..1: the
+    last 32.  Both are guessed right or not alike: the positions are the same."""
     a = np.full(4096, 1000.0)
     a[::16] = np.arange(256, dtype=np.float64)  # the sample holds 0..255 and 1000s
-    assert kth_smallest(a, 32) == 31.0
+    assert smallest_positions(a, 32).tolist() == list(range(0, 512, 16))
     a = np.arange(4096, 0, -1, dtype=np.float64)
-    assert kth_smallest(a, 32) == 32.0
+    assert smallest_positions(a, 32).tolist() == list(range(4064, 4096))
