@@ -990,9 +990,11 @@ class Run:
         """``compute(rows)`` for a key no longer stored: over every row (then picked), which
         costs less than picking each column's rows when most are asked for -- unless that
         would draw a random number for a row not asked for.  ``as_bits``: ``compute`` gives
-        a boolean array, or None when it does not apply (then None)."""
+        a boolean array, or None when it does not apply (then None); such an array is
+        computed over every row from a quarter of them asked for (a fused combination over
+        every row reads the table's columns as they are, no column taken at the rows)."""
         every = self.t.all_rows
-        if rows is not every and 2 * len(rows) >= len(every):
+        if rows is not every and (2 if not as_bits else 4) * len(rows) >= len(every):
             st = self.st
             source, st.random = st.random, _NO_DRAWS
             try:

@@ -253,7 +253,7 @@ class MemoEntry:
         of every row or of the rows at positions ``rows``; None for any other results."""
         m = self.rowmap
         if m is not None:
-            rows = m if rows is None else m[rows]
+            rows = m if rows is None else m.take(rows)
         return self.packed.bits_at(rows)
 
     def moved(self, rows: np.ndarray, generation: int) -> None:
