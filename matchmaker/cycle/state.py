@@ -325,33 +325,48 @@ class Cycle:
         :meth:`SlotCarry.pairs <matchmaker.cycle.slot_carry.SlotCarry.pairs>`) whose trim and
         claimed-idle test read only literals gives last cycle's row again, found by its
         place: the same trim, user and test, nothing read or evaluated; only its copy is
-        found again (:meth:`SlotCarry.annotated`).  The other pairs are read as
-        :meth:`_entry_row` reads them, in order."""
+        found again (:meth:`SlotCarry.annotated`), and last cycle's entry serves again when
+        that copy is the same and the cycle left the entry as it was made (alive, no memo
+        keys).  The other pairs are read as :meth:`_entry_row` reads them, in order."""
         pr, groups, memo = self.priorities, self.groups, self._remote_memo
         slots = self.carry.slots  # type: ignore[union-attr]
         annotated, make = slots.annotated, self._annotated
         users = _UserEntries(lambda user: remote_entries("", user, pr.eup, pr.floor, groups, memo))
-        out = []
+        out: list[SlotEntry] = []
         rows: list[tuple] = []
         kept: list = []  # per pair, for the next cycle: its row, False if trimmed, None to be read again
-        for (s, p), row in zip(pairs, slots.again(pairs, _ENTRY_ROWS)):
+        made: list = []  # per pair, its entry (None if trimmed), for the next cycle
+        again = zip(pairs, slots.again(pairs, _ENTRY_ROWS), slots.again(pairs, _ENTRIES))
+        for (s, p), row, e in again:
             if row is None:
                 row, literal = self._entry_row(s, p, users)  # type: ignore[arg-type]
                 kept.append(row if literal else None)
                 if not row:
+                    made.append(None)
                     continue
+                e = SlotEntry(s, row[1], row[2], row[3])
             elif not row:
                 kept.append(False)
+                made.append(None)
                 continue
             else:
                 user = row[2]
                 ad = annotated(s, p, users[user] if user else (), make)  # type: ignore[arg-type]
                 if ad is not row[1]:
                     row = (row[0], ad, *row[2:])
+                    e = None
                 kept.append(row)
-            out.append(SlotEntry(s, row[1], row[2], row[3]))
+                # Last cycle's entry of the same row, unless the cycle changed it: a match
+                # (or a preemption) ended it, or the scalar matcher wrote its memo keys.  A
+                # copy under a consumption policy is never kept (a new copy, a new entry),
+                # and the cycle's close() cleared the classes.
+                if e is None or not e.alive or e.keys:
+                    e = SlotEntry(s, row[1], row[2], row[3])
+            made.append(e)
+            out.append(e)
             rows.append(row)
         slots.put(_ENTRY_ROWS, kept)
+        slots.put(_ENTRIES, made)
         return out, SlotRows(rows)
 
     def _entry_row(self, s: Slot, p: SlotPrep, users: _UserEntries) -> tuple[Any, bool]:
@@ -707,6 +722,7 @@ def _rank_errors_kept(preps: list[SlotPrep]) -> list[bool]:
 _NO_ERROR = frozenset((type(None), *_PLAIN))  # what a Rank stored thus is (ClassAd.plain): no error
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _ENTRY_ROWS = "entry_rows"  # what Cycle._carried_entries keeps by place (SlotCarry.put)
+_ENTRIES = "entries"  # the entries it made, by place
 
 
 class _Preps(Sequence[SlotPrep]):
