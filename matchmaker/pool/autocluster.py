@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import attrgetter, eq, itemgetter
+from itertools import repeat
+from operator import itemgetter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from classad import ast
@@ -617,7 +617,8 @@ def build_queues(
         kept.begin(by_qdate)
     per: dict[str, list] = {}
     jobs = jobs if type(jobs) is list else list(jobs)
-    for job in compress(jobs, map(eq, map(_STATUS, jobs), repeat(IDLE))):  # the idle ones, at C speed
+    # The idle ones: a comprehension reads a record's slot faster than attrgetter does.
+    for job in [job for job in jobs if job.status == IDLE]:
         if (
             job_constraint is not None
             and truthiness(evaluate_top(job_constraint, job.ad, new_state(job.ad, clock=_zero_clock))) is not True
@@ -646,7 +647,6 @@ def build_queues(
     return queues
 
 
-_STATUS = attrgetter("status")
 _order_of = itemgetter(0)  # a keyed job's order key
 
 
