@@ -116,7 +116,10 @@ class AdCore:
         as its bare ``bool``/``int``/``float``/``str`` value and any other expression as its
         node; None when the ad lacks it.  For readers after values, such as the columns of
         a table of ads (see :meth:`classad.layout.SharedAttrs.plain`)."""
-        return plain_of(self._attrs, lname)
+        attrs = self._attrs
+        if type(attrs) is SharedAttrs:  # (plain_of without its own call: a hot read)
+            return attrs.plain(lname)
+        return plain_of(attrs, lname)
 
     def stored_key(self, lnames: tuple[str, ...]) -> tuple[tuple, Any]:
         """``(key, held)``: a hashable key equal for two ads (or two calls) only when each
@@ -144,7 +147,8 @@ class AdCore:
 
     def get_node(self, name: str) -> Optional[ast.Node]:
         """The expression node of ``name`` in this ad only, or None."""
-        return self.lookup_node(name.lower())
+        entry = self._attrs.get(name.lower())  # (lookup_node without its own call: a hot read)
+        return entry[1] if entry is not None else None
 
     # ---- writing and copying ---------------------------------------------------------
 

@@ -300,9 +300,19 @@ def slot_weight(
     """The weight of a slot ad (docs/negotiation.md, charging usage)."""
     if not use_slot_weights:
         return 1.0
-    node = ad.get_node("SlotWeight")
-    if node is None or force:
+    return _weight(ad, ad.get_node("SlotWeight"), slot_weight_expr, force)
+
+
+def _weight(ad: ClassAd, stored: Any, slot_weight_expr: Optional[Node], force: bool) -> float:
+    """:func:`slot_weight` (slot weights used) of ``ad``, which stores ``stored`` as its
+    ``SlotWeight`` (a node, a plain literal's bare value, or None)."""
+    if stored is None or force:
         node = slot_weight_expr if slot_weight_expr is not None else _SLOT_WEIGHT
+    elif type(stored) in _PLAIN:  # (a literal: its value, with nothing to evaluate)
+        w = _number(stored)
+        return 1.0 if w is None or w < 0 else w
+    else:
+        node = stored
     if type(node) is AttrRef and not node.absolute:  # ``Cpus``: its value when a number literal
         stored = ad.plain(node.lname)
         if type(stored) is int or type(stored) is float:
@@ -336,16 +346,14 @@ def make_slots(
         ad.compact()
         # Everything the record reads, in one look; each is evaluated (when it is not a
         # plain literal) in the order, and only when, the record needs it.
-        name_, group, user, state, pslot, p_group, p_user = ad.stored_of(_SLOT_READS)
+        name_, group, user, state, pslot, p_group, p_user, weight_ = ad.stored_of(_SLOT_READS)
         name = _string_of(ad, name_)
         if not name:
             raise FormatError("slot ad has no Name", **_where(source))
         if warnings is not None and ad.plain("requirements") is None and ad.plain("negotiatorrequirements") is None:
             warnings.append(f"{source}: warning: slot {name} has no Requirements; it matches no job")
         customer = _string_of(ad, group) or _string_of(ad, user)
-        weight = slot_weight(
-            ad, use_slot_weights=use_slot_weights, slot_weight_expr=slot_weight_expr, force=force_slot_weight
-        )
+        weight = _weight(ad, weight_, slot_weight_expr, force_slot_weight) if use_slot_weights else 1.0
         remote = _string_of(ad, p_group) or _string_of(ad, p_user) or _string_of(ad, group) or _string_of(ad, user)
         slots.append(
             Slot(
@@ -372,6 +380,7 @@ _SLOT_READS = (
     "partitionableslot",
     "preemptingaccountinggroup",
     "preemptinguser",
+    "slotweight",
 )
 
 

@@ -43,11 +43,11 @@ _TRUTH = ("true", "false", "1", "0", '"yes"', "undefined", "random() < 0.5", "1 
 _STATES = ('"Claimed"', '"Unclaimed"', '"Preempting"', "undefined", 'toLower("MATCHED")', "3")
 
 
-def _reference(ad: classad.ClassAd, source: str) -> tuple:
+def _reference(ad: classad.ClassAd, source: str, expr: object = None, force: bool = False) -> tuple:
     """The slot record's fields, read the way the definitions say, one name at a time."""
     name = ads._string_attr(ad, "Name")
     customer = ads._string_attr(ad, "AccountingGroup") or ads._string_attr(ad, "RemoteUser")
-    weight = ads.slot_weight(ad)
+    weight = ads.slot_weight(ad, slot_weight_expr=expr, force=force)  # type: ignore[arg-type]
     remote = ads.remote_user(ad)
     state = (ads._string_attr(ad, "State") or "").lower()
     return (name, customer, weight, remote, state, ads._is_true(ad, "PartitionableSlot"), source)
@@ -72,15 +72,29 @@ def _slot_texts(draw) -> list[tuple[str, str]]:
         if draw(st.booleans()):
             pairs.append((attr, draw(st.sampled_from(texts))))
     pairs.append(("Cpus", draw(st.sampled_from(("4", "2.5", "random(8)")))))
+    if draw(st.booleans()):  # a compacted ad keeps a plain literal as its bare value
+        pairs.append(("SlotWeight", draw(st.sampled_from(_SLOT_WEIGHTS))))
     return draw(st.permutations(pairs))
 
 
+_SLOT_WEIGHTS = ("2", "2.5", "-1", "-0.0", "0", "true", "false", '"8"', "undefined", "error", "Cpus", "random(4)")
+
+
 @SETTINGS
-@given(family=st.lists(_slot_texts(), min_size=1, max_size=5), compacted=st.booleans(), seed=st.integers(0, 99))
-def test_a_slot_record_reads_what_the_definitions_read(family, compacted: bool, seed: int) -> None:
+@given(
+    family=st.lists(_slot_texts(), min_size=1, max_size=5),
+    compacted=st.booleans(),
+    seed=st.integers(0, 99),
+    expr=st.sampled_from((None, "Cpus * 2", "SlotWeight")),
+    force=st.booleans(),
+)
+def test_a_slot_record_reads_what_the_definitions_read(family, compacted: bool, seed: int, expr, force) -> None:
     """Records of ads of one attribute list (compacted: the layout's template holds the
     first ad's nodes) and of dict ads equal the field-by-field reading, with the same
-    random draws: both run under one seed and must agree on every field."""
+    random draws: both run under one seed and must agree on every field (the weight under
+    ``SLOT_WEIGHT`` and ``FORCE_NEGOTIATOR_SLOT_WEIGHT`` too, its ``SlotWeight`` read with
+    the other names)."""
+    weight_expr = None if expr is None else parse_expr(expr)
     tag = f"Tag{seed}_{len(family)}"
 
     def build() -> list[tuple[classad.ClassAd, str]]:
@@ -94,9 +108,10 @@ def test_a_slot_record_reads_what_the_definitions_read(family, compacted: bool, 
 
     pairs = build()
     with seeded_random(seed):
-        want = [_reference(ad, source) for ad, source in pairs]
+        want = [_reference(ad, source, weight_expr, force) for ad, source in pairs]
     with seeded_random(seed):
-        got = [_fields(s) for s in make_slots(build(), use_slot_weights=True)]
+        made = make_slots(build(), use_slot_weights=True, slot_weight_expr=weight_expr, force_slot_weight=force)
+        got = [_fields(s) for s in made]
     assert got == want
 
 
@@ -222,3 +237,40 @@ def test_a_slot_weight_is_its_expression_evaluated(cpus, weight, compacted: bool
     with seeded_random(seed):
         got = ads.slot_weight(ad)
     assert repr(got) == repr(want)
+
+
+@SETTINGS
+@given(
+    weights=st.lists(st.sampled_from(_SLOT_WEIGHTS), min_size=2, max_size=6),
+    seed=st.integers(0, 99),
+    expr=st.sampled_from((None, "Cpus * 2")),
+    force=st.booleans(),
+)
+def test_a_slot_weight_kept_as_a_bare_value_weighs_as_its_literal(weights, seed: int, expr, force: bool) -> None:
+    """Compacted ads of one attribute list keep a ``SlotWeight`` other than the first
+    ad's as their own, a plain literal as its bare value (``-1``, ``"8"``, ``true``): the
+    record weighs it as ``slot_weight`` weighs the literal's node (1.0 for a negative
+    number or a non-number), or ignores it when forced."""
+    weight_expr = None if expr is None else parse_expr(expr)
+    tag = f"Bare{seed}_{len(weights)}"
+    built = []
+    for k, text in enumerate(weights):
+        pairs = (("Name", f'"slot{k}@h"'), ("Cpus", "3"), ("SlotWeight", text), (tag, "1"))
+        built.append((classad.ClassAd.from_nodes(tuple((n, parse_expr(t)) for n, t in pairs)).compact(), f"f:{k}"))
+    with seeded_random(seed):
+        want = [_weight_by_definition(ad, weight_expr, force) for ad, _ in built]
+    with seeded_random(seed):
+        made = make_slots(built, use_slot_weights=True, slot_weight_expr=weight_expr, force_slot_weight=force)
+    assert [s.weight for s in made] == want
+
+
+def _weight_by_definition(ad: classad.ClassAd, expr: object, force: bool) -> float:
+    """The weight as docs/negotiation.md defines it: ``SlotWeight`` (``SLOT_WEIGHT``, else
+    ``Cpus``, when missing or forced) evaluated in the ad alone; a number (a bool as 0 or
+    1) that is not negative, else 1.0."""
+    node = ad.get_node("SlotWeight")
+    if node is None or force:
+        node = expr if expr is not None else parse_expr("Cpus")
+    v = evaluate_top(node, ad, new_state(ad))  # type: ignore[arg-type]
+    w = float(v) if type(v) in (int, float, bool) else None
+    return 1.0 if w is None or w < 0 else w
