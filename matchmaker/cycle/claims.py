@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import compress, repeat
 from operator import attrgetter, eq
 from typing import Any, Callable, Iterable, Iterator, Optional
@@ -595,9 +596,11 @@ class _Claims:
                 for j in compress(jobs, map(eq, map(_STATUS, jobs), repeat(IDLE))):
                     self._idle_jobs.setdefault(j.submitter, []).append(j)
             by_qdate = self.settings.job_order_by_qdate
-            self._idle[submitter] = sorted(
-                self._idle_jobs.get(submitter, ()), key=lambda j: job_order_key(j, by_qdate=by_qdate)
-            )
+            if self.carry is not None:  # the keys the cycle's queues read of the same records
+                key = partial(self.carry.queue_keys.order_key, by_qdate=by_qdate)
+            else:
+                key = partial(job_order_key, by_qdate=by_qdate)
+            self._idle[submitter] = sorted(self._idle_jobs.get(submitter, ()), key=key)
         return self._idle[submitter]
 
     def pool(self, pool: Pool, carry: Optional[Carried] = None) -> Pool:

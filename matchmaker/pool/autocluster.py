@@ -709,6 +709,14 @@ class QueueKeys:
         hit = self._now[id(job)] = [job, key if _literal_order(stored) else None, -1]
         return key, job, hit
 
+    def order_key(self, job: Job, by_qdate: bool) -> tuple:
+        """``job_order_key(job)``, as the last call kept it for the record when it was read
+        without evaluating anything (the claims' schedd order of the same records)."""
+        hit = self._now.get(id(job))
+        if hit is not None and hit[0] is job and hit[1] is not None and by_qdate == self._by_qdate:
+            return hit[1]  # type: ignore[no-any-return]
+        return job_order_key(job, by_qdate=by_qdate)
+
     def queues(self, per: dict[str, list[tuple[tuple, Job, list]]], autoclusters: Autoclusters) -> dict[str, Queue]:
         """The rest of :func:`build_queues`: each submitter's keyed jobs (``per``, see
         :meth:`keyed`) sorted and cut into runs, each record's autocluster found once and kept."""

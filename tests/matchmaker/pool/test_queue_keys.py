@@ -15,7 +15,7 @@ from classad.ad import ClassAd
 from classad.evaluate import seeded_random
 from classad.parser import parse_expr
 from matchmaker.pool.ads import IDLE, Job
-from matchmaker.pool.autocluster import Autoclusters, Queue, QueueKeys, build_queues
+from matchmaker.pool.autocluster import Autoclusters, Queue, QueueKeys, build_queues, job_order_key
 
 # What a job may store under a queue-order attribute: nothing, an integer, or expressions
 # (one draws a random number).
@@ -88,6 +88,28 @@ def test_carried_queues_are_the_fresh_ones(first, cycles, seed):
         with seeded_random(seed + step):
             carried = build_queues(records, kept.autoclusters(sig), by_qdate=by_qdate, kept=kept)
         assert _shape(carried) == _shape(fresh)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_jobs, min_size=1, max_size=14), _cycles(max_size=4), st.integers(0, 1000))
+def test_kept_order_keys_are_the_fresh_ones(first, cycles, seed):
+    """What the claims take of the cycle's queues: after each carried build, every record
+    seen so far (this cycle's, earlier ones, ones not idle) asked for its order key, by
+    QDate or not, gets ``job_order_key`` of it, with the same random draws after it."""
+    kept, draw = QueueKeys(), ClassAd("[r = random(1000)]")
+    records, seen = first, list(first)
+    for step, (again, new, sig_at, by_qdate) in enumerate([((), (), 0, False), *cycles]):
+        if step:
+            records = [seen[i % len(seen)] for i in again] + list(new)
+            seen += new
+        with seeded_random(seed + step):
+            build_queues(records, kept.autoclusters(_SIGNIFICANT[sig_at]), by_qdate=by_qdate, kept=kept)
+        for asked in (by_qdate, not by_qdate):
+            with seeded_random(seed - step):
+                got = [(kept.order_key(j, asked), draw.evaluate("r")) for j in seen]
+            with seeded_random(seed - step):
+                fresh = [(job_order_key(j, by_qdate=asked), draw.evaluate("r")) for j in seen]
+            assert got == fresh
 
 
 # NEGOTIATOR_JOB_CONSTRAINT (one draws), SIGNIFICANT_ATTRIBUTES and the names removed from them.
