@@ -253,6 +253,7 @@ class _Claims:
         slots_by_name: Optional[dict[str, Slot]] = None,
         slot_indices: Optional[list[int]] = None,
         free_from: Optional[dict[str, int]] = None,
+        idle_count: Optional[Callable[[str], int]] = None,
     ) -> None:
         self.settings = settings
         self.slot_indices = slot_indices
@@ -282,6 +283,11 @@ class _Claims:
         # every number below it is taken (see claim_matches).
         self._free_from: dict[str, int] = {} if free_from is None else free_from
         self.started: set[str] = set()
+        # How many of the pool's jobs are idle records of a submitter (None: not told), and
+        # how many of those started here: a submitter whose idle jobs all started has none
+        # for its leftovers.
+        self.idle_count = idle_count if job_place is not None else None
+        self._started_idle: dict[str, int] = {}
         self.out = Claimed(pool)
         self._requests: dict[tuple[str, ...], dict[str, dict[str, float]]] = {}  # by resources, job id
         # The same with each request's values as a tuple (the leftovers' shapes).
@@ -356,6 +362,8 @@ class _Claims:
         evaluated against what is left, names no limit: the limits matched for it), and
         only those the slot's ``Rank`` does not rank below what is left's ``CurrentRank``
         (:func:`leftover_rank_below`)."""
+        if self.idle_count is not None and self.idle_count(m.submitter) == self._started_idle.get(m.submitter, 0):
+            return  # every idle job of the submitter started: none is left to start here
         # What is left only shrinks, so a request as large as one that did not fit never will
         # (requests for the same resources: those the slot lists, read with each new ad).
         too_large: set[tuple] = set()
@@ -460,8 +468,7 @@ class _Claims:
         match's claim; the leftovers then note the jobs they start."""
         idle = self._leftover_jobs.get(submitter)
         if idle is None:
-            started = self.started
-            jobs = [j for j in self._idle_of(submitter) if j.id not in started]
+            jobs = self._idle_of(submitter)
             if self.settings.claim_recycling_consider_limits:
                 limits: list[object] = [_claim_limits(j.ad, None, self.clock) for j in jobs]
             else:
@@ -552,6 +559,8 @@ class _Claims:
             claim = self._claim(m, job, slot_rank(ad, job.ad, self.clock), limits)
             self._put_slot(slot, self._derived(with_values(ad, claim, deleted=CLAIM_ATTRS), ad))
         self._put_job(job.id, _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at}))
+        if job.status == IDLE and job.id not in self.started:  # (an idle record of the pool)
+            self._started_idle[job.submitter] = self._started_idle.get(job.submitter, 0) + 1
         self.started.add(job.id)
         self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
 
@@ -588,7 +597,9 @@ class _Claims:
         return made if made is not None else self.before[name].source
 
     def _idle_of(self, submitter: str) -> list[Job]:
-        """The submitter's idle jobs in the schedd's order."""
+        """The submitter's idle jobs not started when first asked, in the schedd's order
+        (those started are left out before the sort: after a cycle's matches a submitter's
+        idle jobs have often all started, and there is then nothing to sort)."""
         if submitter not in self._idle:
             if self._idle_jobs is None:  # every submitter's, the idle jobs found at C speed
                 self._idle_jobs = {}
@@ -600,7 +611,9 @@ class _Claims:
                 key = partial(self.carry.queue_keys.order_key, by_qdate=by_qdate)
             else:
                 key = partial(job_order_key, by_qdate=by_qdate)
-            self._idle[submitter] = sorted(self._idle_jobs.get(submitter, ()), key=key)
+            started = self.started
+            idle = [j for j in self._idle_jobs.get(submitter, ()) if j.id not in started]
+            self._idle[submitter] = sorted(idle, key=key) if idle else idle
         return self._idle[submitter]
 
     def pool(self, pool: Pool, carry: Optional[Carried] = None) -> Pool:
@@ -778,6 +791,7 @@ def claim_matches(
     slots_by_name: Optional[dict[str, Slot]] = None,
     slot_indices: Optional[list[int]] = None,
     free_from: Optional[dict[str, int]] = None,
+    idle_count: Optional[Callable[[str], int]] = None,
 ) -> Claimed:
     """The pool after ``result``'s matches were claimed (see the module docstring); with
     ``now``, a started job's ``JobCurrentStartDate`` and ``EnteredCurrentStatus`` are ``now``,
@@ -793,8 +807,11 @@ def claim_matches(
     makes of it with a number below is a slot of ``pool``: a new dynamic slot's name is looked
     for from there on.  The claims keep it so for the pool they leave (a caller carries it
     to the next claims, telling of the names freed in between); they empty it when a slot
-    went away."""
-    run = _Claims(pool, settings, now, job_place, slots_by_name, slot_indices, free_from)
+    went away.  ``idle_count`` tells how many jobs of ``pool`` are idle records
+    (:attr:`Job.status`) of a submitter (:attr:`Job.submitter`), when the caller keeps count
+    and the job ids are all different: the leftovers of a submitter whose idle jobs all
+    started then look for none (a steady cycle starts every idle job it can)."""
+    run = _Claims(pool, settings, now, job_place, slots_by_name, slot_indices, free_from, idle_count)
     run.carry = carry
     for m in result.matches:
         run.claim(m)

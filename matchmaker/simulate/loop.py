@@ -185,6 +185,12 @@ class _Run:
         job = self.by_id.get(job_id)
         return None if job is None else self.timeline.place(job)
 
+    def _idle_count(self, submitter: str) -> int:
+        """How many of :meth:`pool`'s jobs are idle records of ``submitter``: its queued jobs
+        in the idle phase (whose records are idle ones, :func:`idle_record` or as read)."""
+        by_phase = self.timeline.counts.get(submitter)
+        return 0 if by_phase is None else by_phase[QUEUED_IDLE]
+
     def _open(self, slot: str, customer: str, weight: float, t: float) -> None:
         self.open[slot] = ClaimSpan(slot, customer, weight, t)
 
@@ -382,6 +388,7 @@ class _Run:
             slots_by_name=self.slots_by_name(),
             slot_indices=self._slot_indices(),
             free_from=self.free_from,
+            idle_count=self._idle_count if self.carry is not None and self._ids_unique else None,
         )
         timeline = self.timeline
         preempted: dict[str, int] = {}
