@@ -347,6 +347,46 @@ def make_slots(
         # Everything the record reads, in one look; each is evaluated (when it is not a
         # plain literal) in the order, and only when, the record needs it.
         name_, group, user, state, pslot, p_group, p_user, weight_ = ad.stored_of(_SLOT_READS)
+        # A literal node (a value left to a layout's template, or a dict ad's) is read as
+        # _string_of reads it: its value when a string, else None; nothing is evaluated.
+        if type(name_) is Literal:
+            name_ = _literal_string(name_)
+        if type(group) is Literal:
+            group = _literal_string(group)
+        if type(user) is Literal:
+            user = _literal_string(user)
+        if type(state) is Literal:
+            state = _literal_string(state)
+        if type(p_group) is Literal:
+            p_group = _literal_string(p_group)
+        if type(p_user) is Literal:
+            p_user = _literal_string(p_user)
+        if (
+            type(name_) is str
+            and name_
+            and type(group) in _STRING_OR_NONE
+            and type(user) in _STRING_OR_NONE
+            and type(state) in _STRING_OR_NONE
+            and type(p_group) in _STRING_OR_NONE
+            and type(p_user) in _STRING_OR_NONE
+        ):  # strings or missing values (most ads): the record evaluates nothing but its weight
+            if warnings is not None and ad.plain("requirements") is None and ad.plain("negotiatorrequirements") is None:
+                warnings.append(f"{source}: warning: slot {name_} has no Requirements; it matches no job")
+            customer = group or user
+            slots.append(
+                Slot(
+                    ad,
+                    name_,
+                    first_index + len(slots),
+                    _weight(ad, weight_, slot_weight_expr, force_slot_weight) if use_slot_weights else 1.0,
+                    p_group or p_user or customer or None,
+                    customer,
+                    state.lower() if state else "",
+                    pslot if type(pslot) is bool else _true_of(ad, pslot),
+                    source,
+                )
+            )
+            continue
         name = _string_of(ad, name_)
         if not name:
             raise FormatError("slot ad has no Name", **_where(source))
@@ -369,6 +409,15 @@ def make_slots(
             )
         )
     return slots
+
+
+_STRING_OR_NONE = (str, type(None))
+
+
+def _literal_string(node: Literal) -> Optional[str]:
+    """:func:`_string_of` of a literal node: its value when a string, else None."""
+    v = node.value
+    return v if type(v) is str else None
 
 
 # What make_slots reads of a slot ad (lower-case), in the order it unpacks them.
