@@ -102,6 +102,7 @@ SUBPACKAGE_LAYERS = {
         ["idle_jobs", "verdicts"],
         ["evaluator", "results"],
         ["build_reuse", "candidates", "claims"],
+        ["cp_lists"],
         ["row_results"],
         ["columnar_match"],
         ["explain", "matching"],

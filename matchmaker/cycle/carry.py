@@ -251,6 +251,11 @@ def _steady(ad: ClassAd, extra: Optional[ast.Node]) -> bool:
     return True
 
 
+def steady_ad(ad: ClassAd, extra: Optional[ast.Node] = None) -> bool:
+    """Whether no expression of ``ad`` (nor ``extra``) calls ``random`` or ``eval``."""
+    return _steady(ad, extra)
+
+
 def _variant_steady(variant: Variant) -> bool:
     """Whether the values of its layout's template at the places the ads of ``variant`` do
     not keep themselves are steady (the unsteady places of each template are remembered
@@ -290,4 +295,4 @@ def node_steady(node: ast.Node) -> bool:
     return steady
 
 
-__all__ = ["NOT_LITERAL", "Carried", "exact_key", "node_steady"]
+__all__ = ["NOT_LITERAL", "Carried", "exact_key", "node_steady", "steady_ad"]

@@ -295,11 +295,33 @@ class Evaluator:
                 return v
         return self._evaluate(entry, kind)
 
+    def value_reads(self, entry: SlotEntry, kind: int, reads: list) -> tuple[object, bool]:
+        """:meth:`value`, the request's names it depends on added to ``reads`` (those of
+        the memo table that held it, or those the evaluation read), and whether it may be
+        kept for any request giving those names the same values, with the slot as it is
+        (False when the evaluation was volatile or drew: then it was not memoized either)."""
+        slot_keys, req_keys = entry.keys, self._req_keys
+        for slot_names, req_names, table in self._memo[kind]:
+            sk = slot_keys.get(slot_names)
+            if sk is None:
+                sk = _key(entry.ad, slot_names, slot_keys)
+            rk = req_keys.get(req_names)
+            if rk is None:
+                rk = _key(self._req, req_names, req_keys)  # type: ignore[arg-type]
+            v = table.get((sk, rk), _MISS)
+            if v is not _MISS:
+                reads.extend(req_names)
+                return v, True
+        st = self.state
+        taint = st.taint
+        v = self._evaluate(entry, kind, reads=reads)
+        return v, not st.volatile and st.taint == taint
+
     def fresh(self, entry: SlotEntry, kind: int) -> object:
         """Evaluate again without the memo (for the PREEMPTION_*_STABLE = false checks)."""
         return self._evaluate(entry, kind, store=False)
 
-    def _evaluate(self, entry: SlotEntry, kind: int, store: bool = True) -> object:
+    def _evaluate(self, entry: SlotEntry, kind: int, store: bool = True, reads: Optional[list] = None) -> object:
         st, req, slot_ad = self.state, self._req, entry.ad
         self.evaluations += 1
         if kind >= J_REQ:
@@ -319,6 +341,8 @@ class Evaluator:
                 raw = _attr(req if kind >= J_REQ else slot_ad, attr, st)  # type: ignore[arg-type]
         finally:
             slot_ad.reads = req.reads = None  # type: ignore[union-attr]
+        if reads is not None:
+            reads.extend(req_reads)
         if raw is ERROR and kind in _LABELS:
             self._warn_error(entry.slot, _LABELS[kind])
         v = _CONVERT[kind](raw)

@@ -37,6 +37,7 @@ from .candidates import (
     permits,
 )
 from .columnar_match import SlotTable, build as build_columnar
+from .cp_lists import ConsumptionLists
 from .ephemeral import NegotiationAd
 from .evaluator import (
     J_LIMITS,
@@ -69,6 +70,8 @@ class Matcher:
         # (their resources change as they are matched), and what a match would cost.
         self.cp_entries: list[SlotEntry] = []
         self.cp_cost: Callable[[SlotEntry, NegotiationAd], Optional[float]] = lambda _e, _r: None
+        # What the builds found of them, kept between builds (cycle.cp_lists).
+        self.cp_lists: Optional[ConsumptionLists] = None
         # ALLOW_PSLOT_PREEMPTION: each partitionable slot's claimed dynamic slots, and the
         # weight of an ad (the cost of a match on a pslot with the dynamic slots it preempts).
         self.children: dict[int, list[SlotEntry]] = {}
@@ -107,7 +110,10 @@ class Matcher:
         if out is None:
             out = self._scan(req, autocluster, submitter, classes, only_rank, budget, static_limits)
         if self.cp_entries and not only_rank:
-            self._add_consumption(out, req, budget, static_limits)
+            if self.cp_lists is not None:
+                self._add_consumption_kept(out, req, autocluster, budget, static_limits)
+            else:
+                self._add_consumption(out, req, budget, static_limits)
         if self.children:
             self._add_pslot_preemption(out, req, submitter, only_rank, budget)
         return out
@@ -192,6 +198,94 @@ class Matcher:
             extra.append(Candidate(e, NO_PREEMPTION, self._key(e, NO_PREEMPTION)))
         if extra:
             _merge(out, extra)
+
+    def _add_consumption_kept(
+        self, out: CandidateList, req: NegotiationAd, autocluster: int, budget: Budget, static_limits: bool
+    ) -> None:
+        """:meth:`_add_consumption`, taking what an earlier build of the cycle found of each
+        slot for a request like ``req`` (:mod:`.cp_lists`) and testing only the others."""
+        lists = self.cp_lists
+        assert lists is not None
+        ev = self.ev
+        check_expr_limits = not static_limits and req.get_node("concurrencylimits") is not None
+        lists.begin(req)
+        found = lists.found(req, autocluster)
+        versions, f_versions, f_costs, f_cands = lists.versions, found.versions, found.costs, found.cands
+        used, lim = budget.used_unclaimed, budget.lim_unclaimed
+        extra = []
+        for i, e in enumerate(lists.entries):
+            if not e.alive:
+                continue
+            if f_versions[i] == versions[i]:
+                cost = f_costs[i]
+                kept = True
+            else:
+                cost, kept = self._cp_found(found, i, e, req)
+            if cost is None:
+                continue
+            e.cost = cost
+            if not permits(used, lim, cost):
+                out.limited = True
+                continue
+            if check_expr_limits:
+                v = ev.value(e, J_LIMITS)
+                full = self.limits.exhausted(parse_limits(v)) if type(v) is str else []
+                if full:
+                    out.concurrency.extend(full)
+                    continue
+            cand = f_cands[i] if kept else None
+            if cand is None:
+                reads: list[str] = []
+                key, steady = self._key_reads(e, reads)
+                cand = Candidate(e, NO_PREEMPTION, key)
+                if kept and steady:
+                    found.note(req, reads)
+                    f_cands[i] = cand
+            extra.append(cand)
+        if extra:
+            _merge(out, extra)
+
+    def _cp_found(self, found: Any, i: int, e: SlotEntry, req: NegotiationAd) -> tuple[Optional[float], bool]:
+        """What :meth:`_add_consumption` finds of slot ``i`` (``e``) for ``req``: the cost of a
+        match, None when it is not a candidate; kept in ``found`` (and True) when it may be."""
+        ev, lists = self.ev, self.cp_lists
+        assert lists is not None
+        reads: list[str] = []
+        cost, steady = lists.cost(i, req, reads)
+        if cost is not None:
+            ok, steady_j = ev.value_reads(e, J_REQ, reads)
+            steady = steady and steady_j
+            if not ok:
+                cost = None
+            else:
+                ok, steady_s = ev.value_reads(e, S_REQ, reads)
+                steady = steady and steady_s
+                if not ok:
+                    cost = None
+        if not steady:
+            return cost, False
+        found.note(req, reads)
+        found.versions[i], found.costs[i], found.cands[i] = lists.versions[i], cost, None
+        return cost, True
+
+    def _key_reads(self, e: SlotEntry, reads: list) -> tuple[tuple, bool]:
+        """:meth:`_key` of a candidate in state ``NO_PREEMPTION``, the request's names its
+        values depend on added to ``reads``, and whether it may be kept."""
+        ev, pol = self.ev, self.policy
+        steady = True
+        pre: Any = -math.inf
+        post: Any = -math.inf
+        rank: Any = 0.0
+        if pol.pre_job_rank is not None:
+            pre, ok = ev.value_reads(e, S_PRE, reads)
+            steady = steady and ok
+        if pol.post_job_rank is not None:
+            post, ok = ev.value_reads(e, S_POST, reads)
+            steady = steady and ok
+        if not pol.ignore_job_ranks:
+            rank, ok = ev.value_reads(e, J_RANK, reads)
+            steady = steady and ok
+        return (-pre, -rank, -post, -NO_PREEMPTION, FLT_MAX, e.index), steady
 
     def _scan(
         self,

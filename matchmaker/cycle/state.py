@@ -36,9 +36,17 @@ from ..pool.ads import (
 )
 from ..pool.autocluster import Autoclusters, Queue, build_queues, decisive_names, significant_attributes
 from ..pool.concurrency import ConcurrencyLimits, claim_limits, claimed_limits, counted_limits, limits_reason
-from ..pool.partition import available, consumption, consumption_policy, is_dynamic, jobs_that_fit, parent_name
+from ..pool.partition import (
+    available,
+    consumption,
+    consumption_policy,
+    is_dynamic,
+    jobs_that_fit,
+    parent_name,
+)
 from .candidates import NO_PREEMPTION, REASONS, Budget, CandidateList
-from .carry import Carried
+from .carry import Carried, steady_ad
+from .cp_lists import ConsumptionLists
 from .ephemeral import (
     ROOT_GROUP,
     GroupContext,
@@ -129,6 +137,9 @@ class Cycle:
         self.classes, self._rows = self._classes(pool, entries, rows)
         self.matcher.cp_entries = [e for e in unclaimed if e.cp is not None]  # only those have one
         self.matcher.cp_cost = self._consumption_cost
+        if self.matcher.cp_entries:
+            weight = self._weight if settings.use_slot_weights else None
+            self.matcher.cp_lists = ConsumptionLists(self.matcher.cp_entries, weight, self._weight_steady)
         self.matcher.weight_of = self._weight
         if self._pslot_preemption:
             self._set_partitionable(entries)
@@ -607,6 +618,11 @@ class Cycle:
         after.update({res: left[res] - v for res, v in used.items()})
         return e.weight - self._weight(after)
 
+    def _weight_steady(self, e: SlotEntry) -> bool:
+        """Whether no expression of the entry's copy (nor ``SLOT_WEIGHT``) draws, so that its
+        weight after a consumption is the same each time."""
+        return steady_ad(e.ad, self.settings.slot_weight_expr)
+
     def _consume(self, e: SlotEntry, req: NegotiationAd) -> float:
         """Take ``req``'s consumption from the slot's resources in this cycle; the slot
         stays a candidate with its new weight.  Returns the match's cost."""
@@ -616,6 +632,8 @@ class Cycle:
         for res, v in used.items():
             e.ad[res] = _whole(left[res] - v)
         e.keys = {}  # its memo keys hold the old values
+        if self.matcher.cp_lists is not None:
+            self.matcher.cp_lists.consumed(e)
         e.weight = self._weight(e.ad)
         self.cp_matches += 1
         return e.cost if cost is None else cost
