@@ -15,9 +15,11 @@ candidate objects are only made when the negotiator asks for them.
 
 A row dropped anyway need not be tested: an only-Rank build (the submitter past its
 limit) finds the claimed slots whose Rank beats their CurrentRank first and tests both
-Requirements on those alone.  Evaluating on fewer rows, or in another order, is exact
-only while nothing evaluated draws random numbers (:mod:`.draws`); otherwise the build
-takes its stages in order over every row.
+Requirements on those alone.  Nor need a row be picked: while most slots are still
+available, a full build evaluates both Requirements over every row and keeps the
+available rows where both are true.  Evaluating on fewer or more rows, or in another
+order, is exact only while nothing evaluated draws random numbers (:mod:`.draws`);
+otherwise the build takes its stages in order over the available rows.
 
 Everything is evaluated when the list is built, as the scalar path does, so
 values that change during the cycle (``ResourcesInUseBy*``, the request's
@@ -80,6 +82,9 @@ _RANK_ROWS = 64
 # A slot rank over every row is evaluated only on the rows holding an expression when at
 # most this share of the rows do (see SlotTable.rank_base).
 _BASE_SHARE = 4
+# Both Requirements are evaluated over every row when at least one row in this many is
+# still available (see _RequestColumns.both_requirements_whole).
+_WHOLE = 2
 # What the slot table reads of each entry and of its slot record (its ad and name).
 _FIELDS = attrgetter("index", "ad", "alive", "remote", "claimed_idle", "weight", "slot.ad", "slot.name")
 # The job attributes a build evaluates against the slots (its ConcurrencyLimits aside,
@@ -481,6 +486,9 @@ class _RequestColumns:
         if only_rank and not slots.may_draw(self.req, (), ("requirements",), _ROW_TESTS, self.forms):
             return self.rank_preemptions(submitter)
         rows = slots.live_rows(only_rank)
+        if not only_rank and _WHOLE * len(rows) >= self.table.n and len(rows):
+            if not slots.may_draw(self.req, (), ("requirements",), ("requirements",), self.forms):
+                return self.preemption_states(self.both_requirements_whole(), submitter, only_rank)
         return self.preemption_states(self.both_requirements(rows), submitter, only_rank)
 
     def first(
@@ -737,6 +745,16 @@ class _RequestColumns:
         if len(rows):
             rows = rows.compress(self.slot_true("requirements", rows))
         return rows
+
+    def both_requirements_whole(self) -> np.ndarray:
+        """:meth:`both_requirements` of the slots still available, each Requirements
+        evaluated over every row and the three masks combined (no rows picked from any
+        array, which costs more than evaluating the few rows not asked for): exact only
+        when neither Requirements can draw a random number (see :meth:`candidates`)."""
+        every = self.table.all_rows
+        ok = self.job_true("requirements", every) & self.slot_true("requirements", every)
+        ok &= self.slots.alive
+        return ok.nonzero()[0]
 
     def rank_preemptions(self, submitter: str) -> tuple[np.ndarray, np.ndarray, list[int]]:
         """:meth:`preemption_states` of an only-Rank build, which keeps just the claimed

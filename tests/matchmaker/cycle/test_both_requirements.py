@@ -1,6 +1,7 @@
 """Both Requirements of a build's request over the slots' rows
-(:meth:`~matchmaker.cycle.columnar_match._RequestColumns.both_requirements`) keep the rows
-the scalar evaluator matches both ways, as row positions, on random pools."""
+(:meth:`~matchmaker.cycle.columnar_match._RequestColumns.both_requirements`, and
+``both_requirements_whole`` over the slots still available) keep the rows the scalar
+evaluator matches both ways, as row positions, on random pools."""
 
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ def _requirements_both_ways(args: tuple) -> list:
         ads = slots.table.ads
         scalar = [r for r in rows.tolist() if ads[r].matches(req) and req.matches(ads[r])]
         out.append((kept.dtype == rows.dtype, kept.tolist(), scalar))
+    live = slots.live_rows()
+    kept = run.both_requirements_whole()
+    ads = slots.table.ads
+    scalar = [r for r in live.tolist() if ads[r].matches(req) and req.matches(ads[r])]
+    out.append((kept.dtype == live.dtype, kept.tolist(), scalar))
     return out
 
 
@@ -42,9 +48,10 @@ def _requirements_both_ways(args: tuple) -> list:
 def test_both_requirements_keep_the_rows_the_scalar_match_keeps(
     match_engine, slots, kinds, queue, policy, eups, weights, groups
 ):
-    """Before every build of a cycle, the rows both Requirements keep (of every row and of
-    every other row) are the rows whose slot and job match both ways, as the scalar
-    evaluator finds them, still as row positions."""
+    """Before every build of a cycle, the rows both Requirements keep (of every row, of
+    every other row, and of the slots still available when both are evaluated over every
+    row) are the rows whose slot and job match both ways, as the scalar evaluator finds
+    them, still as row positions."""
     kinds = [{**k, "draws": False} for k in kinds]
     pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(kinds, queue))
     real = columnar_match.build

@@ -478,3 +478,34 @@ def test_remembered_draw_answers_are_the_analysis(slots, jobs, knob):
         for fixed in (("requirements",), ("requirements", "rank")):
             expected = DrawCheck(AdTable(rows)).may_draw(req, columnar_match._ROW_TESTS, fixed, knobs)
             assert table.may_draw(req, knobs, fixed) is expected
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@pytest.mark.parametrize("start", ["random(3) != 0", "KeyboardIdle > 600"])
+def test_both_requirements_over_every_row_only_when_nothing_draws(match_engine, start):
+    """Six idle slots, half with less memory than alice's jobs ask for.  Both Requirements
+    of a full build may be evaluated over every row (the slots her Requirements refuse
+    included) only when neither can draw: with ``START = random(3) != 0`` the build
+    evaluates START on the slots her Requirements accept alone, as the build that tests
+    them row by row does, so the same numbers are drawn."""
+    free = {"cpus": 1, "idle": 3000, "arch": "X86_64", "start": 0, "rank": 0, "current": 0, "user": None}
+    free |= {"busy": False, "age": 60}
+    slot_ads = [_slot_ad(i, {**free, "memory": 1024 if i % 2 else 4096}, start=start) for i in range(6)]
+    alice = {"user": "alice@x.org", "memory": 2048, "req": 1, "prio": 0, "count": 2, "limits": None}
+    flags = {"needs_eup": False, "skip_idle": False, "cache": False}
+    whole: list[int] = []
+    original = columnar_match._RequestColumns.both_requirements_whole
+
+    def spy(self):
+        whole.append(1)
+        return original(self)
+
+    def run() -> tuple:
+        return _cycle(pool_from_ads(slot_ads, _job_ads([alice])), 0, flags, [1.0, 1.0, 1.0])
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(columnar_match._RequestColumns, "both_requirements_whole", spy)
+        fast = run()
+        mp.setattr(columnar_match, "_WHOLE", 0)  # never over every row
+        assert fast == run()
+    assert bool(whole) is (start == "KeyboardIdle > 600")
