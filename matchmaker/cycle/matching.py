@@ -216,7 +216,14 @@ class Matcher:
         for i, e in enumerate(lists.entries):
             if not e.alive:
                 continue
-            if f_versions[i] == versions[i]:
+            if not lists.steady(i):
+                # A slot whose copy or weight can draw is tested as :meth:`_add_consumption`
+                # tests it, so that it takes as many numbers from the run's source.
+                cost = self.cp_cost(e, req)
+                if cost is None or not ev.value(e, J_REQ) or not ev.value(e, S_REQ):
+                    continue
+                kept = False
+            elif f_versions[i] == versions[i]:
                 cost = f_costs[i]
                 kept = True
             else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import matchmaker
@@ -42,7 +43,8 @@ STARTS = [
     '(TARGET.Owner =!= "carol") && (TARGET.RequestMemory <= MY.Memory)',
     "(MY.Cpus >= TARGET.RequestCpus) && (TARGET.RequestDisk <= MY.Disk)",
 ]
-WEIGHTS = ["Cpus", "Cpus + Memory / 1024", "2"]
+# The last weight draws (random(1) is 0): a slot with it is tested as before, every build.
+WEIGHTS = ["Cpus", "Cpus + Memory / 1024", "2", "Cpus + random(1)"]
 JOB_RANKS = ["0", "TARGET.Memory", "TARGET.Cpus * 10 - TARGET.Memory / 1000"]
 
 
@@ -168,3 +170,31 @@ def test_kept_answers_follow_what_the_requests_give_the_names_read(monkeypatch):
 
 
 START_USAGE = "(TARGET.SubmitterUserResourcesInUse < 3) || (MY.Cpus > 6)"
+
+
+DRAWING_PLAIN = (
+    'Name = "slot1@s0"\nMachine = "s0"\nSlotID = 1\nPartitionableSlot = true\nSlotType = "Partitionable"\n'
+    'Cpus = 8\nMemory = 16384\nDisk = 800000\nState = "Unclaimed"\nActivity = "Idle"\n'
+    "START = random(3) == 0\nRequirements = START\nRank = 0\nSlotWeight = Cpus\n\n"
+)
+USUAL = (
+    "ConsumptionCpus = quantize(target.RequestCpus, {1})\nConsumptionMemory = quantize(target.RequestMemory, {128})\n"
+    "ConsumptionDisk = quantize(target.RequestDisk, {1024})\n"
+)
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [("SlotWeight = Cpus", "SlotWeight = Cpus + random(1)"), ("Cpus = 2", "Cpus = 2 + random(1)")],
+    ids=["weight draws", "resource draws"],
+)
+def test_a_slot_that_draws_takes_as_many_numbers_as_before(monkeypatch, old, new):
+    """Two consumption-policy slots whose weight (or Cpus) draws ``random(1)`` (always 0) and a
+    plain slot whose START draws: each build must take as many numbers from the run's source
+    as testing every slot again does, or later draws (the plain slot's START) differ."""
+    slots = "".join(_slot(n, 2, "true", USUAL).replace(old, new) + "\n" for n in ("n0", "n1")) + DRAWING_PLAIN
+    pool = (slots, _jobs(10), "")
+    kept = _run(pool, incremental=True)
+    with monkeypatch.context() as m:
+        m.setattr(cycle_state, "ConsumptionLists", lambda *args: None)
+        assert _run(pool, incremental=True) == kept
