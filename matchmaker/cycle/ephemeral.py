@@ -42,6 +42,19 @@ from ..pool.ads import Slot
 ROOT_GROUP = "<none>"
 
 
+class SharedEntries(dict):  # type: ignore[type-arg]
+    """The ``Remote*`` entries (lower-case name -> entry) of the annotated copies of one
+    user's claimed slots that add the same other entries (``SlotWeight``...), one table for them all (see
+    :mod:`matchmaker.cycle.slot_carry`): rewritten once for them all when the user's
+    entries change; ``entries``: the list it holds (:func:`remote_entries`), ``code``: its place
+    among the tables of a run.  A copy never
+    writes into it: a write gives the copy a table of its own first."""
+
+    __slots__ = ("entries", "code")
+    entries: Any
+    code: int
+
+
 class _RecordingAttrs:
     """An ad's attribute table that can log the names looked up in it.
 
@@ -89,7 +102,17 @@ class _RecordingAttrs:
         return key in self.own or key in self.base
 
     def __setitem__(self, key: str, entry: Any) -> None:
-        self.own[key] = entry
+        own = self.own
+        if type(own) is not dict:  # shared (SharedEntries): not written
+            own = self.own = dict(own)
+        own[key] = entry
+
+    def unshare(self) -> dict[str, Any]:
+        """The table of the copy's own entries, its own (not shared) from now on."""
+        own = self.own
+        if type(own) is not dict:
+            own = self.own = dict(own)
+        return own
 
     def __delitem__(self, key: str) -> None:
         merged = dict(self.items())
@@ -137,7 +160,7 @@ class NegotiationAd(ClassAd):
         its own, so copies given one list of entries share them.  ``names``: the source
         ad's names, lower-case -> as written (see :func:`_spelled`), if known."""
         table: _RecordingAttrs = self._attrs  # type: ignore[assignment]
-        base, own = table.base, table.own
+        base, own = table.base, table.unshare()
         if names is None:
             for key, entry in entries:
                 old = own.get(key) or base.get(key)
@@ -177,7 +200,7 @@ class NegotiationAd(ClassAd):
     def put_entries(self, entries: Mapping[str, tuple[str, ast.Node]]) -> None:
         """Store each ``lower-case name -> (spelling, node)`` entry as it is, over what the
         copy holds under that name: for a caller that knows the copy spells the names so."""
-        self._attrs.own.update(entries)  # type: ignore[union-attr]
+        self._attrs.unshare().update(entries)  # type: ignore[union-attr]
 
     def holds_entries(self, entries: Iterable[tuple[str, tuple[str, ast.Node]]]) -> bool:
         """Whether the copy holds each ``(lower-case name, entry)`` as that very entry."""
@@ -527,4 +550,5 @@ __all__ = [
     "annotate_slot",
     "refresh_request",
     "remote_entries",
+    "SharedEntries",
 ]

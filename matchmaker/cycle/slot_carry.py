@@ -20,7 +20,11 @@ object, by identity, while the ad stays in the pool and the settings stay the sa
   in place when they differ; the slot table is told which (:meth:`TableLine.note
   <matchmaker.cycle.table_carry.TableLine.note>`).  A copy the cycle may write into (a
   consumption-policy slot's) is never kept, and with ``NEGOTIATOR_CROSS_SLOT_PRIOS``
-  (entries evaluated at the cycle's time) every copy is made afresh.
+  (entries evaluated at the cycle's time) every copy is made afresh.  The copies of one
+  user's claimed slots that add the same other entries share one table of them
+  (:class:`~matchmaker.cycle.ephemeral.SharedEntries`, :meth:`SlotCarry.share`), rewritten
+  once for them all (:meth:`SlotCarry.rewrite_shared`); what a row is coded by is kept by
+  place (:meth:`SlotCarry.again_codes`).
 """
 
 from __future__ import annotations
@@ -38,13 +42,15 @@ from classad.layout import plain_form
 
 from ..pool.ads import Slot
 from ..pool.autocluster import SlotReferences
-from .ephemeral import NegotiationAd, RemoteEntries
+from .ephemeral import NegotiationAd, RemoteEntries, SharedEntries
 from .table_carry import TableLine, same_entry
 
 _UNSET = object()
 _MISS: tuple[Any, Any] = (None, None)  # what values() finds of an ad it did not keep
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _VALUES = attrgetter("values")
+CODES = "codes"  # what Cycle._carried_entries keeps by place: each pair's user code (again_codes)
+_CODE_LIMIT = 100_000  # users coded before the codes start again
 _PLAIN = (bool, int, float, str)
 
 
@@ -135,6 +141,19 @@ class SlotCarry:
         self._others: list[int] = []  # the places of this cycle's pairs made anew (-1 in _at)
         self._placed: dict[str, list] = {}
         self._placing: dict[str, list] = {}
+        self._at_array: Optional[np.ndarray] = None  # _at as an array, once asked for
+        self.distinct = False  # whether each of this cycle's pairs holds its own ad (pairs())
+        # The codes of the Remote* entries lists (matchmaker.cycle.state, Cycle._carried_entries):
+        # each user by its code, 0 for none, kept for the run (the same settings) so that a
+        # code kept by place means the same user in the next cycle; and the entries the
+        # copies of each code held when the codes were put.
+        self.user_codes: dict[Any, int] = {None: 0}
+        self.code_users: list[Optional[str]] = [None]
+        self.shared: list[Optional[SharedEntries]] = [None]  # the table the copies of each code share
+        # Of last cycle's entries: those it ended (a match, a preemption, a consumption
+        # policy), and whether any may hold memo keys (Cycle.close says when none does).
+        self.ended: list[Any] = []
+        self.keyed = True
         # What values() gave for each kind of value last: id(ad) -> (ad, value).
         self._kept: dict[str, dict[int, tuple[ClassAd, Any]]] = {}
         # (id of the Remote* entries a copy holds, id of the ones it is given) -> both and
@@ -152,10 +171,15 @@ class SlotCarry:
             self._settings, self._now, self._kept, self.decided = settings, {}, {}, {}
             self._records, self._pairs, self._ad_ids, self._placing = [], [], [], {}
             self._record_ids = None
+            self.user_codes, self.code_users, self.shared = {None: 0}, [None], [None]
+        elif len(self.code_users) > _CODE_LIMIT:  # too many users seen: codes start again
+            self.user_codes, self.code_users, self.shared = {None: 0}, [None], [None]
+            self._placing.pop(CODES, None)
         self._before, self._now, self._gone = self._now, {}, None
         self._changes = {}
         self._cycle += 1
         self._at, self._placed, self._placing = None, self._placing, {}
+        self._at_array, self.distinct = None, False
 
     def read(self) -> None:
         """The cycle has read its slot ads (:meth:`prep`): forget the ads that left the pool."""
@@ -210,6 +234,7 @@ class SlotCarry:
         self._records, self._pairs, self._ad_ids, self._at = records, kept, ad_ids, at
         self._record_ids = ids
         self._others = others
+        self.distinct = len(self._now) == n
         return out  # type: ignore[return-value]
 
     def _places(self, records: list[Slot]) -> tuple[list[int], Optional[np.ndarray]]:
@@ -317,7 +342,21 @@ class SlotCarry:
         returned then, if nothing was put), else None."""
         return self.placed(pairs, what, _nothing)
 
-    def put(self, what: str, values: list) -> None:
+    def again_codes(self, what: str, fill: int = -1) -> Optional[np.ndarray]:
+        """:meth:`again` of an array of integer codes kept by :meth:`put`: for each of this
+        cycle's :meth:`pairs`, the code at its place in last cycle's pairs when the pair is
+        taken again from last cycle, else ``fill``; None when none was kept."""
+        at, last = self._at, self._placed.get(what)
+        if at is None or last is None or not len(last):
+            return None
+        if self._at_array is None:
+            self._at_array = np.array(at, np.int64)
+        places = self._at_array
+        out = last[places]  # type: ignore[call-overload]
+        out[places < 0] = fill
+        return out  # type: ignore[no-any-return]
+
+    def put(self, what: str, values: Any) -> None:
         """Keep ``values`` (one per pair of this cycle, in order) for :meth:`again` in the next
         cycle."""
         if self._at is not None and len(self._at) == len(values):
@@ -333,6 +372,12 @@ class SlotCarry:
         :meth:`settle`, which makes each change to all its copies at once."""
         copy = p.copy
         if copy is not None and p.stamp != self._cycle:
+            attrs = copy._attrs
+            if type(attrs.own) is SharedEntries:  # type: ignore[union-attr]
+                before = attrs.own.entries  # type: ignore[union-attr]  # what the copies sharing it hold
+                if before is not entries:
+                    attrs.unshare()  # type: ignore[union-attr]  # to be rewritten alone, not the others
+                p.entries = before
             before = p.entries
             if before is entries:
                 p.stamp = self._cycle
@@ -354,6 +399,57 @@ class SlotCarry:
             p.copy, p.entries, p.stamp = fresh, entries, self._cycle
             p.spelled = fresh.holds_entries(entries)
         return fresh
+
+    def last(self, what: str) -> Any:
+        """What :meth:`put` kept under ``what`` in last cycle, in last cycle's order (None if nothing)."""
+        return self._placed.get(what)
+
+    def rewrite_shared(self, code: int, entries: RemoteEntries, noted: np.ndarray) -> bool:
+        """Give the copies that share the table of ``code`` (:class:`SharedEntries`) the
+        ``Remote*`` entries ``entries``, all at once, and tell the slot table which copies
+        (``noted``: the ids of every copy of the last table that shares it).  False when
+        the names differ (nothing done: each copy is to be annotated alone)."""
+        shared = self.shared[code]
+        if shared is None:
+            return False
+        before = shared.entries
+        if before is entries:
+            return True
+        change = self._change(before, entries)
+        if change is None:
+            return False
+        if change.names:
+            shared.update(change.entries)
+            self.line.note_ids(noted, change.names, change.plains)
+        shared.entries = entries
+        return True
+
+    def share(self, user: str, copy: NegotiationAd, entries: RemoteEntries) -> int:
+        """Make ``copy``, which holds the ``Remote*`` entries ``entries`` as they are spelled
+        (of ``user``), share the table of the copies of ``user`` that hold the same other
+        entries of their own (the same nodes, ``SlotWeight``...); give its code (kept by
+        place for the next cycle, :meth:`rewrite_shared`), -1 when it does not hold them so
+        (it keeps its own table)."""
+        attrs: Any = copy._attrs
+        own = attrs.own
+        if type(own) is SharedEntries:
+            shared = self.shared[own.code] if own.code < len(self.shared) else None
+            return own.code if own is shared and own.entries is entries else -1
+        names = dict(entries)
+        if not all(map(_same_held, map(own.get, names), names.values())):
+            return -1
+        others = tuple((key, entry[0], id(entry[1])) for key, entry in own.items() if key not in names)
+        code = self.user_codes.get((user, others))
+        if code is None:
+            code = self.user_codes[(user, others)] = len(self.code_users)
+            self.code_users.append(user)
+            self.shared.append(None)
+        shared = self.shared[code]
+        if shared is None or shared.entries is not entries:  # the others' nodes held by it: ids stay theirs
+            shared = self.shared[code] = SharedEntries(own)
+            shared.entries, shared.code = entries, code
+        attrs.own = shared
+        return code
 
     def settle(self) -> None:
         """Make the rewrites :meth:`annotated` left waiting, each change to all its copies
@@ -383,6 +479,12 @@ class SlotCarry:
         if hit is None:
             hit = self._changes[key] = (before, after, _Change.of(before, after))  # held: ids stay theirs
         return hit[2]
+
+
+def _same_held(held: Any, entry: tuple[str, ast.Node]) -> bool:
+    """Whether an entry a copy holds gives what ``entry`` gives: the same spelling and node
+    (:func:`same_entry`)."""
+    return held is entry or (held is not None and held[0] == entry[0] and same_entry(held[1], entry[1]))
 
 
 def _nothing(_item: Any) -> None:

@@ -10,9 +10,11 @@ passes (:mod:`matchmaker.cycle.group_passes`); :meth:`Cycle.result` turns it int
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from itertools import compress
-from operator import itemgetter, not_
+from itertools import compress, repeat
+from operator import attrgetter, is_, is_not, itemgetter, not_
 from typing import Any, Callable, Mapping, Optional, Sequence
+
+import numpy as np
 
 from classad import ast
 from classad.ad import ClassAd
@@ -63,7 +65,7 @@ from .evaluator import EachAlone, Evaluator, SlotClass, SlotEntry, SlotRows, eac
 from .explain import GROUP_MAP, preemption
 from .matching import Matcher
 from .results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
-from .slot_carry import SlotPrep
+from .slot_carry import CODES, SlotPrep
 
 
 @dataclass(eq=False)
@@ -122,6 +124,7 @@ class Cycle:
         self.matcher = Matcher(self.evaluator, self.limits, priorities.eup)
         self.matcher.table_line = carry.slot_table if carry is not None else None
         self._remote_memo: dict = {}  # each remote user's slot attributes (ephemeral.annotate_slot)
+        self._ended: Optional[list[SlotEntry]] = None  # in a simulation: the entries it ends (commit)
         rows: Optional[SlotRows] = None  # what the slot table reads of each entry, if gathered
         if carry is None or settings.cross_slot_prios:
             entries = [self._entry(s, p) for s, p in pairs if self._keep(s, p)]
@@ -338,47 +341,148 @@ class Cycle:
         place: the same trim, user and test, nothing read or evaluated; only its copy is
         found again (:meth:`SlotCarry.annotated`), and last cycle's entry serves again when
         that copy is the same and the cycle left the entry as it was made (alive, no memo
-        keys).  The other pairs are read as :meth:`_entry_row` reads them, in order."""
+        keys).  The rows taken again are found again by their users' codes kept by place
+        (:meth:`_taken_again`), each user's at once without a step per row (their copies
+        share the user's table of entries); the other pairs are read as :meth:`_entry_row`
+        reads them, in order, and coded for the next cycle (:meth:`_code`)."""
         pr, groups, memo = self.priorities, self.groups, self._remote_memo
         slots = self.carry.slots  # type: ignore[union-attr]
-        annotated, make = slots.annotated, self._annotated
         users = _UserEntries(lambda user: remote_entries("", user, pr.eup, pr.floor, groups, memo))
-        out: list[SlotEntry] = []
-        rows: list[tuple] = []
-        kept: list = []  # per pair, for the next cycle: its row, False if trimmed, None to be read again
-        made: list = []  # per pair, its entry (None if trimmed), for the next cycle
-        again = zip(pairs, slots.again(pairs, _ENTRY_ROWS), slots.again(pairs, _ENTRIES))
-        for (s, p), row, e in again:
+        self._ended = []
+        # Per pair, for the next cycle: its row, False if trimmed, None to be read again;
+        # its entry (None if trimmed); and this cycle's row of it (False if trimmed).
+        kept = slots.again(pairs, _ENTRY_ROWS)
+        made = slots.again(pairs, _ENTRIES)
+        codes = slots.again_codes(CODES) if slots.distinct else None
+        if codes is None:
+            visit = list(compress(range(len(pairs)), map(is_not, kept, repeat(False))))
+        else:
+            visit = self._taken_again(pairs, kept, made, codes, users)
+        # What this cycle ends of its entries, for the next (see commit and close).
+        slots.ended, slots.keyed = self._ended, True
+        read: dict[int, tuple] = {}  # the rows read one by one, by place
+        for i in visit:
+            s, p = pairs[i]
+            row, e = kept[i], made[i]
             if row is None:
                 row, literal = self._entry_row(s, p, users)  # type: ignore[arg-type]
-                kept.append(row if literal else None)
+                kept[i] = row if literal else None
                 if not row:
-                    made.append(None)
+                    made[i] = None
                     continue
                 e = SlotEntry(s, row[1], row[2], row[3])
             elif not row:
-                kept.append(False)
-                made.append(None)
                 continue
             else:
                 user = row[2]
-                ad = annotated(s, p, users[user] if user else (), make)  # type: ignore[arg-type]
+                ad = slots.annotated(s, p, users[user] if user else (), self._annotated)  # type: ignore[arg-type]
                 if ad is not row[1]:
-                    row = (row[0], ad, *row[2:])
+                    row = kept[i] = (row[0], ad, *row[2:])
                     e = None
-                kept.append(row)
                 # Last cycle's entry of the same row, unless the cycle changed it: a match
                 # (or a preemption) ended it, or the scalar matcher wrote its memo keys.  A
                 # copy under a consumption policy is never kept (a new copy, a new entry),
                 # and the cycle's close() cleared the classes.
                 if e is None or not e.alive or e.keys:
                     e = SlotEntry(s, row[1], row[2], row[3])
-            made.append(e)
-            out.append(e)
-            rows.append(row)
+            made[i], read[i] = e, row
+        slots.settle()  # the rewrites of the copies read one by one, before they are coded
+        return self._kept_rows(pairs, kept, made, codes, visit, read, users)
+
+    def _kept_rows(
+        self,
+        pairs: list,
+        kept: list,
+        made: list,
+        codes: Optional[np.ndarray],
+        visit: list[int],
+        read: dict[int, tuple],
+        users: "_UserEntries",
+    ) -> tuple[list[SlotEntry], SlotRows]:
+        """What :meth:`_carried_entries` keeps by place for the next cycle (each row read one
+        by one coded by :meth:`_code`), and the cycle's entries and rows, in order."""
+        slots = self.carry.slots  # type: ignore[union-attr]
+        if codes is None:
+            codes = np.full(len(pairs), -1, np.int64)
+            codes[np.fromiter(map(is_, kept, repeat(False)), bool, len(kept))] = -2
+        copy_ids = slots.again_codes(_COPY_IDS, 0)
+        if copy_ids is None:
+            copy_ids = np.zeros(len(pairs), np.uint64)
+        live = codes >= 0  # the rows taken again by their codes, and those read below
+        live[list(read)] = True
+        for i in visit:  # the code each row read again is found by in the next cycle, if any
+            codes[i] = self._code(pairs[i][1], kept[i], users)  # type: ignore[arg-type]
+            if kept[i]:
+                copy_ids[i] = id(kept[i][1])
         slots.put(_ENTRY_ROWS, kept)
         slots.put(_ENTRIES, made)
-        return out, SlotRows(rows)
+        slots.put(CODES, codes)
+        slots.put(_COPY_IDS, copy_ids)
+        slots.put(_ENTRY_IDS, np.fromiter(map(id, made), np.uint64, len(made)))  # ids, not the entries
+        # The rows in order: those read again but not kept for the next cycle put in place
+        # for a moment (a list of every row would visit each).
+        unkept = [i for i, row in read.items() if kept[i] is not row]
+        for i in unkept:
+            kept[i] = read[i]
+        chosen = live.tolist()
+        rows = list(compress(kept, chosen))
+        for i in unkept:
+            kept[i] = None
+        return list(compress(made, chosen)), SlotRows(rows)
+
+    def _taken_again(self, pairs: list, kept: list, made: list, codes: np.ndarray, users: "_UserEntries") -> list[int]:
+        """The rows taken again from last cycle by their users' codes (``codes``: by place,
+        see :meth:`SlotCarry.again_codes`), each user's at once: the same row and entry,
+        whose copy shares its user's table of entries with the others (rewritten once,
+        :meth:`SlotCarry.rewrite_shared`).  Gives the places to read one by one
+        (:meth:`_carried_entries`), in order: the others but those trimmed, and those whose
+        entry last cycle ended (a match, a preemption, a consumption policy) or read
+        through the scalar matcher (memo keys).  The rows taken so are not visited: what
+        a code stands for holds until the row is read again (see :meth:`_code`)."""
+        slots = self.carry.slots  # type: ignore[union-attr]
+        coded = np.flatnonzero(codes >= 0)
+        ids = slots.again_codes(_ENTRY_IDS, 0)  # the entries' ids, kept by place: none visited
+        last_codes, last_copies = slots.last(CODES), slots.last(_COPY_IDS)
+        if ids is None or last_codes is None or last_copies is None:
+            codes[coded] = -1
+            coded = coded[:0]
+        elif slots.ended or slots.keyed:
+            ended = np.isin(ids[coded], np.fromiter(map(id, slots.ended), np.uint64, len(slots.ended)))
+            if slots.keyed:
+                entries = list(map(made.__getitem__, coded.tolist()))
+                ended |= np.fromiter(map(bool, map(_KEYS, entries)), bool, len(entries))
+            codes[coded[ended]] = -1
+            coded = coded[~ended]
+        alone = codes == -1
+        users_now = np.unique(codes[coded])
+        if len(users_now) and users_now[-1] > 0:
+            order = np.argsort(last_codes, kind="stable")  # last cycle's copies of each code
+            ranked = last_codes[order]
+            starts = np.searchsorted(ranked, users_now, "left")
+            ends = np.searchsorted(ranked, users_now, "right")
+            for code, a, b in zip(users_now.tolist(), starts.tolist(), ends.tolist()):
+                if not code:
+                    continue  # no user: the copy as it was (a copy consumed from ended its entry)
+                user = slots.code_users[code]
+                if not slots.rewrite_shared(code, users[user], last_copies[order[a:b]]):  # type: ignore[index]
+                    alone[codes == code] = True
+        return np.flatnonzero(alone).tolist()  # type: ignore[no-any-return]
+
+    def _code(self, p: SlotPrep, row: Any, users: "_UserEntries") -> int:
+        """The code of a row read one by one in this cycle (after the copies' rewrites), for
+        the next cycle (:meth:`_taken_again`): -2 trimmed, -1 read again one by one, 0 taken
+        again as it is (no user), else its user's code, its copy sharing the user's table of
+        entries (:meth:`SlotCarry.share`) as it does from now on."""
+        if row is None:
+            return -1
+        if not row:
+            return -2
+        copy, user = row[1], row[2]
+        if p.copy is not copy:
+            return -1
+        if user is None:
+            return -1 if p.entries else 0
+        return self.carry.slots.share(user, copy, users[user])  # type: ignore[union-attr, arg-type]
 
     def _entry_row(self, s: Slot, p: SlotPrep, users: _UserEntries) -> tuple[Any, bool]:
         """What :meth:`_carried_entries` gathers of one slot: False when the trim drops it,
@@ -475,6 +579,8 @@ class Cycle:
         for e, resources in zip(entries, found):
             if resources is not None:
                 slots.consumed(e.ad, e.slot.ad)
+                if self._ended is not None:
+                    self._ended.append(e)  # its copy is not kept: nor is its entry
         return found
 
     def _queues(self, pool: Pool, pairs: Sequence[tuple[Slot, Optional[SlotPrep]]]) -> dict[str, Queue]:
@@ -551,6 +657,8 @@ class Cycle:
             cost = self._consume(e, req)
         else:
             e.alive = False
+            if self._ended is not None:
+                self._ended.append(e)
             if e.cls is not None:  # None: each slot its own class, none made (EachAlone)
                 e.cls.dead += 1
             self._available -= 1
@@ -561,6 +669,8 @@ class Cycle:
         if victims:
             cost = cand.cost
             preempted = victims[0].remote
+            if self._ended is not None:
+                self._ended += victims
             for d in victims:
                 d.alive = False
                 if d.slot.charged:
@@ -692,6 +802,8 @@ class Cycle:
         (slot entries and their classes, the matcher and the cycle's methods it calls), so
         without this only the cyclic collector could free it; with it, reference counting
         does, and a simulation's collector walks far fewer objects after each cycle."""
+        if self._ended is not None and not self.evaluator.evaluations:
+            self.carry.slots.keyed = False  # type: ignore[union-attr]  # no entry read by the scalar matcher
         if type(self.classes) is not EachAlone or self.classes.made:
             for e in self.entries:
                 e.cls = None
@@ -739,8 +851,11 @@ def _rank_errors_kept(preps: list[SlotPrep]) -> list[bool]:
 
 _NO_ERROR = frozenset((type(None), *_PLAIN))  # what a Rank stored thus is (ClassAd.plain): no error
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_KEYS = attrgetter("keys")
 _ENTRY_ROWS = "entry_rows"  # what Cycle._carried_entries keeps by place (SlotCarry.put)
 _ENTRIES = "entries"  # the entries it made, by place
+_ENTRY_IDS = "entry_ids"  # their ids, by place
+_COPY_IDS = "copy_ids"  # the ids of the rows' copies, by place
 
 
 class _Preps(Sequence[SlotPrep]):

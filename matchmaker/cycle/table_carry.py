@@ -17,7 +17,7 @@ shared results (see docs/architecture.md, the columnar engine).
 from __future__ import annotations
 
 import math
-from itertools import chain, compress
+from itertools import compress
 from operator import is_not, itemgetter
 from typing import Any, Callable, Optional, Sequence
 
@@ -58,7 +58,7 @@ class TableLine:
         self._row_of: Optional[_Ids] = None  # the rows of table by their copies' ids, if known
         # id(copy) -> (copy, lower-case names rewritten in place, None for anything)
         self._notes: dict[int, tuple[Any, Optional[tuple[str, ...]]]] = {}
-        self._bulk: list[tuple[list[Any], tuple[str, ...], Optional[tuple]]] = []  # see note_all
+        self._bulk: list[tuple[Any, tuple[str, ...], Optional[tuple]]] = []  # see note_all
 
     def note(self, copy: Any, names: Optional[tuple[str, ...]]) -> None:
         """Say that the entries ``names`` of ``copy`` (an annotated copy, maybe a row of the
@@ -73,6 +73,11 @@ class TableLine:
         rewritten in the same ``names``; ``values``, if given, what each copy now holds
         under each name (``ClassAd.plain``), so that the table need not read them."""
         self._bulk.append((copies, names, values))
+
+    def note_ids(self, ids: np.ndarray, names: tuple[str, ...], values: Optional[tuple] = None) -> None:
+        """:meth:`note_all` of the copies whose ids are ``ids`` (uint64): those of a list of
+        copies one table of entries serves (copies of last cycle that left the pool too)."""
+        self._bulk.append((ids, names, values))
 
     def table_of(self, ads: Sequence[Any], sources: Sequence[Any], names: Optional[Sequence[Any]] = None) -> AdTable:
         """The table of ``ads`` (this cycle's annotated copies of the slot ads ``sources``,
@@ -152,7 +157,9 @@ class TableLine:
         if not lengths:
             return changed, {}, None
         noted = _Ids(
-            np.fromiter(map(id, chain.from_iterable(copies for copies, _, _ in self._bulk)), np.uint64, sum(lengths))
+            np.concatenate(
+                [c if type(c) is np.ndarray else np.fromiter(map(id, c), np.uint64, len(c)) for c, _, _ in self._bulk]
+            )
         )
         found = np.split(mine.find_all(noted), np.cumsum(lengths)[:-1].tolist())
         for (_, names, values), at in zip(self._bulk, found):
