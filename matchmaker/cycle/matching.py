@@ -185,19 +185,28 @@ class Matcher:
             cost = self.cp_cost(e, req)
             if cost is None or not ev.value(e, J_REQ) or not ev.value(e, S_REQ):
                 continue
-            e.cost = cost
-            if not permits(budget.used_unclaimed, budget.lim_unclaimed, cost):
-                out.limited = True
+            if not self._cp_admits(out, e, cost, budget, check_expr_limits):
                 continue
-            if check_expr_limits:
-                v = ev.value(e, J_LIMITS)
-                full = self.limits.exhausted(parse_limits(v)) if type(v) is str else []
-                if full:
-                    out.concurrency.extend(full)
-                    continue
             extra.append(Candidate(e, NO_PREEMPTION, self._key(e, NO_PREEMPTION)))
         if extra:
             _merge(out, extra)
+
+    def _cp_admits(
+        self, out: CandidateList, e: SlotEntry, cost: float, budget: Budget, check_expr_limits: bool
+    ) -> bool:
+        """Whether consumption-policy slot ``e``, at ``cost``, passes the budget of unclaimed
+        slots and the request's concurrency limits; what stopped it is noted in ``out``."""
+        e.cost = cost
+        if not permits(budget.used_unclaimed, budget.lim_unclaimed, cost):
+            out.limited = True
+            return False
+        if check_expr_limits:
+            v = self.ev.value(e, J_LIMITS)
+            full = self.limits.exhausted(parse_limits(v)) if type(v) is str else []
+            if full:
+                out.concurrency.extend(full)
+                return False
+        return True
 
     def _add_consumption_kept(
         self, out: CandidateList, req: NegotiationAd, autocluster: int, budget: Budget, static_limits: bool
@@ -211,7 +220,6 @@ class Matcher:
         lists.begin(req)
         found = lists.found(req, autocluster)
         versions, f_versions, f_costs, f_cands = lists.versions, found.versions, found.costs, found.cands
-        used, lim = budget.used_unclaimed, budget.lim_unclaimed
         extra = []
         for i, e in enumerate(lists.entries):
             if not e.alive:
@@ -230,16 +238,8 @@ class Matcher:
                 cost, kept = self._cp_found(found, i, e, req)
             if cost is None:
                 continue
-            e.cost = cost
-            if not permits(used, lim, cost):
-                out.limited = True
+            if not self._cp_admits(out, e, cost, budget, check_expr_limits):
                 continue
-            if check_expr_limits:
-                v = ev.value(e, J_LIMITS)
-                full = self.limits.exhausted(parse_limits(v)) if type(v) is str else []
-                if full:
-                    out.concurrency.extend(full)
-                    continue
             cand = f_cands[i] if kept else None
             if cand is None:
                 reads: list[str] = []
