@@ -51,6 +51,7 @@ _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _VALUES = attrgetter("values")
 CODES = "codes"  # what Cycle._carried_entries keeps by place: each pair's user code (again_codes)
 _CODE_LIMIT = 100_000  # users coded before the codes start again
+_TABLE_LIMIT = 4096  # objects placed_distinct numbers before it starts again
 _PLAIN = (bool, int, float, str)
 
 
@@ -139,8 +140,10 @@ class SlotCarry:
         # cycle's order and in this one's, by kind.
         self._at: Optional[list[int]] = None
         self._others: list[int] = []  # the places of this cycle's pairs made anew (-1 in _at)
-        self._placed: dict[str, list] = {}
-        self._placing: dict[str, list] = {}
+        self._placed: dict[str, Any] = {}
+        self._placing: dict[str, Any] = {}
+        # What placed_distinct numbered, by kind: the objects (held) and their numbers by id.
+        self._tables: dict[str, tuple[list, dict[int, int]]] = {}
         self._at_array: Optional[np.ndarray] = None  # _at as an array, once asked for
         self.distinct = False  # whether each of this cycle's pairs holds its own ad (pairs())
         # The codes of the Remote* entries lists (matchmaker.cycle.state, Cycle._carried_entries):
@@ -170,7 +173,7 @@ class SlotCarry:
         if settings is not self._settings:
             self._settings, self._now, self._kept, self.decided = settings, {}, {}, {}
             self._records, self._pairs, self._ad_ids, self._placing = [], [], [], {}
-            self._record_ids = None
+            self._record_ids, self._tables = None, {}
             self.user_codes, self.code_users, self.shared = {None: 0}, [None], [None]
         elif len(self.code_users) > _CODE_LIMIT:  # too many users seen: codes start again
             self.user_codes, self.code_users, self.shared = {None: 0}, [None], [None]
@@ -336,6 +339,74 @@ class SlotCarry:
             self._placing[what] = out
         return out
 
+    def placed_sparse(
+        self, items: Sequence[Any], what: str, get_each: Callable[[list], list]
+    ) -> tuple[list[int], list]:
+        """The places, in order, of the items whose value (what :meth:`placed_each` gives,
+        ``get_each`` called the same way) is truthy, and those values: what few rows hold
+        one (the limits of a claim, an error-valued Rank), without a list of every row.
+        Kept by place are only which rows hold a value and those values, found for the
+        pairs taken again by a pass over the places at C speed, without reading the pairs."""
+        at, n = self._at, len(items)
+        last = self._placed.get(what)
+        if at is None or last is None or len(at) != n or not len(last[0]):
+            others: Sequence[int] = range(n)
+            flags = np.zeros(n, bool)
+            held: dict[int, Any] = {}
+        else:
+            places = self._places_array()
+            flags = last[0][places]  # a place made anew (-1) reads last's last flag here, cleared below
+            others = self._others
+            flags[others] = False
+            old, where = last[1], at.__getitem__
+            held = {i: old[where(i)] for i in np.flatnonzero(flags).tolist()}
+        if len(others):
+            for i, v in zip(others, get_each(list(map(items.__getitem__, others)))):
+                if v:
+                    flags[i], held[i] = True, v
+        if at is not None and len(at) == n:
+            self._placing[what] = (flags, held)
+        found = np.flatnonzero(flags).tolist()
+        return found, list(map(held.__getitem__, found))
+
+    def placed_distinct(self, items: Sequence[Any], what: str, get: Callable[[Any], Any]) -> list:
+        """The distinct values (by identity, in no particular order) among those
+        :meth:`placed` gives (``get`` called the same way), when few objects are shared by
+        many rows (what a slot ad's ``Requirements`` and ``Rank`` read of a job): each
+        object is numbered once and the numbers are kept by place, found for the pairs
+        taken again at C speed, without reading the pairs or the objects."""
+        at, n = self._at, len(items)
+        table = self._tables.get(what)
+        if table is None or len(table[0]) > _TABLE_LIMIT:
+            table = self._tables[what] = ([], {})
+            self._placed.pop(what, None)  # numbers of the table forgotten
+        held, numbers = table
+
+        def number(v: Any) -> int:
+            k = numbers.get(id(v))
+            if k is None:
+                k = numbers[id(v)] = len(held)
+                held.append(v)  # held: its id stays its own
+            return k
+
+        last = self._placed.get(what)
+        if at is None or last is None or len(at) != n or not len(last):
+            codes = np.fromiter(map(number, map(get, items)), np.int64, n)
+        else:
+            codes = last[self._places_array()]
+            others = self._others
+            if others:
+                codes[others] = list(map(number, map(get, map(items.__getitem__, others))))
+        if at is not None and len(at) == n:
+            self._placing[what] = codes
+        return list(map(held.__getitem__, np.flatnonzero(np.bincount(codes, minlength=len(held))).tolist()))
+
+    def _places_array(self) -> np.ndarray:
+        """:attr:`_at` as an array (made once per cycle)."""
+        if self._at_array is None:
+            self._at_array = np.array(self._at, np.int64)
+        return self._at_array
+
     def again(self, pairs: Sequence[Any], what: str) -> list:
         """For each of this cycle's :meth:`pairs`, what :meth:`put` kept under ``what`` at its
         place in last cycle's pairs when the pair is taken again from last cycle (what this
@@ -349,9 +420,7 @@ class SlotCarry:
         at, last = self._at, self._placed.get(what)
         if at is None or last is None or not len(last):
             return None
-        if self._at_array is None:
-            self._at_array = np.array(at, np.int64)
-        places = self._at_array
+        places = self._places_array()
         out = last[places]  # type: ignore[call-overload]
         out[places < 0] = fill
         return out  # type: ignore[no-any-return]

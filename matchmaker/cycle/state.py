@@ -194,7 +194,8 @@ class Cycle:
         carry, capacity = self.carry, self.settings.concurrency_capacity
         if carry is None:
             return claimed_limits(slots, capacity, memo)
-        return counted_limits(carry.slots.placed(pairs, "claim_limits", _claim_limits_kept), capacity)
+        _, held = carry.slots.placed_sparse(pairs, "claim_limits", _claim_limits_each)  # the few claims holding any
+        return counted_limits(held, capacity)
 
     def _error_rank_slots(self, pairs: list, slots: list[Slot], memo: AdMemo) -> list[Slot]:
         """The slots whose Rank is an error: from each slot ad's kept prep in a simulation,
@@ -202,8 +203,8 @@ class Cycle:
         carry = self.carry
         if carry is None:
             return error_rank_slots(slots, memo)
-        errors = carry.slots.placed_each(_Preps(pairs), "rank_error", _rank_errors_kept)
-        return list(map(slots.__getitem__, compress(range(len(errors)), errors)))  # no step over the others
+        errors, _ = carry.slots.placed_sparse(_Preps(pairs), "rank_error", _rank_errors_kept)
+        return list(map(slots.__getitem__, errors))  # no step over the others
 
     def _set_partitionable(self, entries: Sequence[SlotEntry]) -> None:
         """Tell the matcher the partitionable slots and each one's dynamic children in the
@@ -594,7 +595,7 @@ class Cycle:
                 def references(p: SlotPrep) -> frozenset[str]:
                     return p.refs if p.refs is not None else p.references(refs, exprs)
 
-                return carry.slots.placed(_Preps(pairs), "refs", references)
+                return carry.slots.placed_distinct(_Preps(pairs), "refs", references)  # each result once
 
         sig = significant_attributes(
             (s.ad for s, _ in pairs),
@@ -831,6 +832,11 @@ def _claim_limits_kept(pair: tuple[Slot, SlotPrep]) -> tuple:
     (:meth:`SlotPrep.evaluated`)."""
     s, p = pair
     return p.evaluated("claim_limits", claim_limits) if s.charged else ()
+
+
+def _claim_limits_each(pairs: list[tuple[Slot, SlotPrep]]) -> list[tuple]:
+    """``[_claim_limits_kept(pair) for pair in pairs]``."""
+    return list(map(_claim_limits_kept, pairs))
 
 
 def _rank_error_kept(p: SlotPrep) -> bool:

@@ -376,7 +376,8 @@ def significant_attributes(
 ) -> frozenset[str]:
     """The negotiator-supplied significant attributes (lower-cased), docs/negotiation.md (reading the pool and requests and autoclusters).
     ``memo`` keeps each slot ad's references for the next call; ``read``, given the
-    expressions, says what each slot ad reads (:meth:`SlotReferences.of`) instead."""
+    expressions, says what the slot ads read instead (:meth:`SlotReferences.of` of each:
+    every result at least once, in any order)."""
     exprs = [e for e in expressions if e is not None]
     if read is not None:
         found = list(read(exprs))

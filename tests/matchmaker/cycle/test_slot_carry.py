@@ -326,6 +326,7 @@ def test_pairs_differential(data: Any) -> None:
     ads = {n: ClassAd(f'[Name = "{n}"]') for n in names}
     records = {n: make_slots([(ads[n], n)])[0] for n in names}
     calls: list = []
+    shared = {flag: frozenset((f"x{flag}",)) for flag in (False, True)}  # two objects many preps share
 
     def weighed(s: Any, p: Any) -> Any:
         assert p is carry.find(s.ad)
@@ -381,6 +382,30 @@ def test_pairs_differential(data: Any) -> None:
             assert value[0] == prep.ad["Name"]
             if prep.steady:
                 assert value is prep.values["y"]
+        # The few truthy values by their places, and the distinct values: what the same
+        # values by place give, the others asked in the same order and lists.
+        sparse_lists: list = []
+
+        def get_sparse(preps: list, lists: list = sparse_lists) -> list:
+            lists.append(preps)
+            return [p.evaluated("z", lambda ad: (ad["Name"], len(lists)) if ad["Name"] < "a2" else ()) for p in preps]
+
+        places, held = carry.placed_sparse([pair[1] for pair in pairs], "z", get_sparse)
+        assert sparse_lists == ([asked] if asked else [])
+        expected = [
+            (i, p.values["z"] if p.steady else (p.ad["Name"], 1) if p.ad["Name"] < "a2" else ())
+            for i, (_, p) in enumerate(pairs)
+        ]
+        assert list(zip(places, held)) == [(i, v) for i, v in expected if v]
+        distinct_asked: list = []
+
+        def get_distinct(p: Any, asked: list = distinct_asked) -> Any:
+            asked.append(p)
+            return p.evaluated("w", lambda ad: shared[ad["Name"] < "a2"])
+
+        found = carry.placed_distinct([pair[1] for pair in pairs], "w", get_distinct)
+        assert distinct_asked == asked
+        assert sorted(map(id, found)) == sorted({id(shared[p.ad["Name"] < "a2"]) for _, p in pairs})
         last = {id(s): (pair, s) for s, pair in zip(listed, pairs)}
 
 
