@@ -1139,7 +1139,7 @@ class Run:
                 if values is not None:
                     b = self.ev(other, scope, rows, active)
                     if type(b) is Const:
-                        true = ops.compare_number_bools(part.op, at(values), b.value, swapped)
+                        true = self.t.number_bools(part.op, at(values), b.value, swapped)
                 if true is None:
                     true = true_of(self._bools(part, scope, rows, active), n)
                     if true is None:
@@ -1774,11 +1774,11 @@ class Run:
         b = self.ev(node.right, scope, rows, active)
         if type(b) is Const:
             if type(a) is Column:
-                fast = ops.compare_number_bools(node.op, a, b.value, False)
+                fast = self.t.number_bools(node.op, a, b.value, False)
                 if fast is not None:
                     return fast
         elif type(a) is Const:
-            fast = ops.compare_number_bools(node.op, b, a.value, True)  # type: ignore[arg-type]
+            fast = self.t.number_bools(node.op, b, a.value, True)  # type: ignore[arg-type]
             if fast is not None:
                 return fast
         return _truths(self._operate(node, a, b, scope, rows, active), len(rows))
