@@ -488,7 +488,7 @@ class _RequestColumns:
         rows = slots.live_rows(only_rank)
         if not only_rank and _WHOLE * len(rows) >= self.table.n and len(rows):
             if not slots.may_draw(self.req, (), ("requirements",), ("requirements",), self.forms):
-                return self.preemption_states(self.both_requirements_whole(), submitter, only_rank)
+                return self.preemption_whole(self.both_requirements_mask(), submitter)
         return self.preemption_states(self.both_requirements(rows), submitter, only_rank)
 
     def first(
@@ -751,10 +751,14 @@ class _RequestColumns:
         evaluated over every row and the three masks combined (no rows picked from any
         array, which costs more than evaluating the few rows not asked for): exact only
         when neither Requirements can draw a random number (see :meth:`candidates`)."""
+        return self.both_requirements_mask().nonzero()[0]
+
+    def both_requirements_mask(self) -> np.ndarray:
+        """:meth:`both_requirements_whole` as a mask over every row (a new array)."""
         every = self.table.all_rows
         ok = self.job_true("requirements", every) & self.slot_true("requirements", every)
         ok &= self.slots.alive
-        return ok.nonzero()[0]
+        return ok
 
     def rank_preemptions(self, submitter: str) -> tuple[np.ndarray, np.ndarray, list[int]]:
         """:meth:`preemption_states` of an only-Rank build, which keeps just the claimed
@@ -800,14 +804,7 @@ class _RequestColumns:
             return rows, np.full(len(rows), NO_PREEMPTION, dtype=np.int64), []
         whole = self.claimed_whole(submitter, only_rank)
         if whole is None:
-            cpos = np.nonzero(claimed)[0]
-            crow = rows[cpos]
-            cstate, ckeep, refused, error = self.claimed_rows_table(crow, submitter, only_rank)
-            state = np.full(len(rows), NO_PREEMPTION, dtype=np.int64)
-            keep = np.ones(len(rows), dtype=bool)
-            state[cpos], keep[cpos] = cstate, ckeep
-            self.note_refused(crow[refused])
-            return rows[keep], state[keep], crow[error].tolist()
+            return self.claimed_rows_states(rows, claimed, submitter, only_rank)
         # Picked with take and compress (half the cost of indexing with a mask here).
         states, kept, refusals, errors = whole
         if refusals is not None:
@@ -815,6 +812,46 @@ class _RequestColumns:
         rank_errors = rows.compress(errors.take(rows)).tolist() if errors is not None else []
         rows = rows.compress(kept.take(rows)) if kept is not None else _NO_ROWS
         return rows, states.take(rows).astype(np.int64), rank_errors  # type: ignore[union-attr]
+
+    def preemption_whole(self, ok: np.ndarray, submitter: str) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """:meth:`preemption_states` of a full build's rows ``ok`` marks (a mask over every
+        row, its own: written into), the tables over every row (:meth:`claimed_whole`)
+        combined with it element by element rather than picked at each row (a steady 10k
+        build keeps ~10,000 of ~18,000 rows: a gather of each table at those costs more)."""
+        slots = self.slots
+        if self.policy.skip_claimed_idle:
+            ok &= ~(slots.claimed & slots.claimed_idle)
+        if not (ok & slots.claimed).any():
+            rows = ok.nonzero()[0]
+            return rows, np.full(len(rows), NO_PREEMPTION, dtype=np.int64), []
+        whole = self.claimed_whole(submitter, False)
+        if whole is None:
+            rows = ok.nonzero()[0]
+            return self.claimed_rows_states(rows, slots.claimed.take(rows), submitter, False)
+        states, kept, refusals, errors = whole
+        if refusals is not None:
+            self.note_refused((ok & refusals).nonzero()[0])
+        rank_errors = (ok & errors).nonzero()[0].tolist() if errors is not None else []
+        if kept is None:
+            return _NO_ROWS, states.take(_NO_ROWS).astype(np.int64), rank_errors  # type: ignore[union-attr]
+        ok &= kept
+        rows = ok.nonzero()[0]
+        return rows, states.take(rows).astype(np.int64), rank_errors  # type: ignore[union-attr]
+
+    def claimed_rows_states(
+        self, rows: np.ndarray, claimed: np.ndarray, submitter: str, only_rank: bool
+    ) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """:meth:`preemption_states` of ``rows`` (``claimed``: which of them are claimed)
+        when the preemption tables cannot be made over every row: the tests evaluated on
+        the claimed rows alone."""
+        cpos = np.nonzero(claimed)[0]
+        crow = rows[cpos]
+        cstate, ckeep, refused, error = self.claimed_rows_table(crow, submitter, only_rank)
+        state = np.full(len(rows), NO_PREEMPTION, dtype=np.int64)
+        keep = np.ones(len(rows), dtype=bool)
+        state[cpos], keep[cpos] = cstate, ckeep
+        self.note_refused(crow[refused])
+        return rows[keep], state[keep], crow[error].tolist()
 
     def note_refused(self, refused: np.ndarray) -> None:
         """Note the rows PREEMPTION_REQUIREMENTS refused (if any: the list's flag is set)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings
-from test_build_reuse import CYCLE, USERS, _job_ads, _slot_ad
+from test_build_reuse import CYCLE, USERS, _job_ads, _settings as _policy_settings, _slot_ad
 from test_row_results import NOW, _settings
 
 from matchmaker.cycle import columnar_match, matching
@@ -66,3 +66,50 @@ def test_both_requirements_keep_the_rows_the_scalar_match_keeps(
         negotiate(pool, _settings("", weights, groups), StaticPriorities(dict(zip(USERS, eups))), NOW)
     for same_type, kept, scalar in seen:
         assert same_type and kept == scalar
+
+
+def _preemption_both_ways(args: tuple) -> list:
+    """What a full build over every row finds of the preemption tests for the request of
+    ``args`` (a build's): combining the tables with the rows' mask
+    (``preemption_whole``) and picking them at the rows (``preemption_states``), each by a
+    run of its own -- the rows, states, rows whose Rank is an error, the rows
+    PREEMPTION_REQUIREMENTS refused and the list's flag."""
+    matcher, req, autocluster, submitter, classes, only_rank = args[:6]
+    slots = columnar_match._slots(matcher, classes)
+    slots.sync()
+    if only_rank or slots.may_draw(req, (), ("requirements",), ("requirements",)):
+        return []
+    out = []
+    for whole in (True, False):
+        run = columnar_match._RequestColumns(matcher, req, slots, CandidateList(autocluster, False, []))
+        if whole:
+            rows, state, errors = run.preemption_whole(run.both_requirements_mask(), submitter)
+        else:
+            rows, state, errors = run.preemption_states(run.both_requirements_whole(), submitter, False)
+        out.append((rows.dtype, rows.tolist(), state.dtype, state.tolist(), errors))
+        out.append((run.refused.tolist(), run.out.no_preemption_req))
+    return [out]
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@hsettings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(**CYCLE)
+def test_preemption_over_the_mask_is_picking_the_rows(match_engine, slots, kinds, queue, policy, eups, weights, groups):
+    """Before every full build of a cycle, the preemption tests of the rows both
+    Requirements keep, found by combining the tables over every row with the rows' mask,
+    are what picking the tables at those rows finds (as rows, states, errors, refusals)."""
+    kinds = [{**k, "draws": False} for k in kinds]
+    pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(kinds, queue))
+    real = columnar_match.build
+    seen: list = []
+
+    def build(*args):
+        seen.extend(_preemption_both_ways(args))
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(matching, "build_columnar", build)
+        negotiate(pool, _policy_settings(policy, weights, groups), StaticPriorities(dict(zip(USERS, eups))), NOW)
+    for mask, picked, mask_flags, picked_flags in ((s[0], s[2], s[1], s[3]) for s in seen):
+        assert mask == picked
+        assert mask_flags == picked_flags

@@ -494,7 +494,7 @@ def test_both_requirements_over_every_row_only_when_nothing_draws(match_engine, 
     alice = {"user": "alice@x.org", "memory": 2048, "req": 1, "prio": 0, "count": 2, "limits": None}
     flags = {"needs_eup": False, "skip_idle": False, "cache": False}
     whole: list[int] = []
-    original = columnar_match._RequestColumns.both_requirements_whole
+    original = columnar_match._RequestColumns.both_requirements_mask
 
     def spy(self):
         whole.append(1)
@@ -504,7 +504,7 @@ def test_both_requirements_over_every_row_only_when_nothing_draws(match_engine, 
         return _cycle(pool_from_ads(slot_ads, _job_ads([alice])), 0, flags, [1.0, 1.0, 1.0])
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(columnar_match._RequestColumns, "both_requirements_whole", spy)
+        mp.setattr(columnar_match._RequestColumns, "both_requirements_mask", spy)
         fast = run()
         mp.setattr(columnar_match, "_WHOLE", 0)  # never over every row
         assert fast == run()
