@@ -369,6 +369,41 @@ class SlotCarry:
         found = np.flatnonzero(flags).tolist()
         return found, list(map(held.__getitem__, found))
 
+    def placed_among(
+        self, chosen: list[int], items: Sequence[Any], what: str, get_each: Callable[[list], list]
+    ) -> Optional[list[tuple[int, Any]]]:
+        """For the pairs at the places ``chosen`` (in order; ``items``: what is asked of each),
+        the values ``get_each`` gives that are not None, as (index in ``chosen``, value):
+        a pair taken again from last cycle that was chosen then too gives what it gave then
+        (the same record, and its ad is steady), found by a pass over the places at C speed;
+        ``get_each`` is called once with the other items, in order.  None when nothing is
+        kept by place in this cycle (the caller asks every item itself)."""
+        at = self._at
+        if at is None or not self.distinct:
+            return None
+        n, last = len(at), self._placed.get(what)
+        ask: Sequence[int] = range(len(chosen))
+        found: dict[int, Any] = {}
+        if last is not None and len(last[0]):
+            places = self._places_array()
+            asked = last[0][places]  # a place made anew (-1) reads last's last flag here, cleared below
+            asked[self._others] = False
+            known = asked[chosen]
+            ask = np.flatnonzero(~known).tolist()
+            old, where = last[1], at.__getitem__
+            for j in np.flatnonzero(known).tolist():
+                v = old.get(where(chosen[j]))
+                if v is not None:
+                    found[j] = v
+        if len(ask):
+            for j, v in zip(ask, get_each(list(map(items.__getitem__, ask)))):
+                if v is not None:
+                    found[j] = v
+        flags = np.zeros(n, bool)
+        flags[chosen] = True
+        self._placing[what] = (flags, {chosen[j]: v for j, v in found.items()})
+        return sorted(found.items())
+
     def placed_distinct(self, items: Sequence[Any], what: str, get: Callable[[Any], Any]) -> list:
         """The distinct values (by identity, in no particular order) among those
         :meth:`placed` gives (``get`` called the same way), when few objects are shared by

@@ -126,19 +126,18 @@ class Cycle:
         self._remote_memo: dict = {}  # each remote user's slot attributes (ephemeral.annotate_slot)
         self._ended: Optional[list[SlotEntry]] = None  # in a simulation: the entries it ends (commit)
         rows: Optional[SlotRows] = None  # what the slot table reads of each entry, if gathered
+        free: Optional[list[int]]  # the places of the entries of no remote user, if known
         if carry is None or settings.cross_slot_prios:
             entries = [self._entry(s, p) for s, p in pairs if self._keep(s, p)]
+            unclaimed, free = [e for e in entries if e.remote is None], None
         else:
-            entries, rows = self._carried_entries(pairs)
+            entries, rows, unclaimed, free = self._carried_entries(pairs)
         if carry is not None:
             carry.slots.settle()  # the copies' rewrites left waiting (SlotCarry.annotated)
         self.queues = self._queues(pool, pairs)
-        unclaimed = [e for e in entries if e.remote is None]
-        for e, resources in zip(unclaimed, self._consumption_policies(unclaimed)):
-            e.cp = resources
+        self.matcher.cp_entries = self._consumption_policies(unclaimed, free)  # only those have one
         self._parent = self._dslot_parents(entries)
         self.classes, self._rows = self._classes(pool, entries, rows)
-        self.matcher.cp_entries = [e for e in unclaimed if e.cp is not None]  # only those have one
         self.matcher.cp_cost = self._consumption_cost
         if self.matcher.cp_entries:
             weight = self._weight if settings.use_slot_weights else None
@@ -170,12 +169,16 @@ class Cycle:
         a dynamic slot preempted through its parent), and what the columnar slot table
         reads of those entries, if gathered (``rows``: of every entry)."""
         parents, pol = self._parent, self.settings.policy
-        kept = (
-            [e.cp is None and e.slot.name not in parents for e in entries]
-            if parents
-            else [e.cp is None for e in entries]
-        )
-        plain = list(compress(entries, kept))
+        if not parents and not self.matcher.cp_entries:  # every entry matched as it is
+            kept: Optional[list[bool]] = None
+            plain = entries
+        else:
+            kept = (
+                [e.cp is None and e.slot.name not in parents for e in entries]
+                if parents
+                else [e.cp is None for e in entries]
+            )
+            plain = list(compress(entries, kept))
         # The slot classes serve the scalar matcher; the columnar one evaluates every slot anyway.
         names = (
             decisive_names([e.ad for e in plain], [j.ad for j in pool.jobs if j.status == IDLE])
@@ -184,7 +187,7 @@ class Cycle:
         )
         if names is not None or not pol.columnar:
             return group_slots(plain, names), None
-        if rows is not None and len(plain) != len(entries):
+        if rows is not None and kept is not None and len(plain) != len(entries):
             rows = rows.only(kept)
         return each_alone(plain, rows), rows
 
@@ -333,10 +336,12 @@ class Cycle:
             p.idle = (s.state, idle)
         return idle
 
-    def _carried_entries(self, pairs: list[tuple[Slot, Optional[SlotPrep]]]) -> tuple[list[SlotEntry], SlotRows]:
-        """``[self._entry(s, p) for s, p in pairs if self._keep(s, p)]`` in a simulation, and
+    def _carried_entries(
+        self, pairs: list[tuple[Slot, Optional[SlotPrep]]]
+    ) -> tuple[list[SlotEntry], SlotRows, list[SlotEntry], list[int]]:
+        """``[self._entry(s, p) for s, p in pairs if self._keep(s, p)]`` in a simulation,
         what the slot table reads of each entry (:class:`SlotRows`), gathered at the same
-        time.  A pair taken again from last cycle (the very record, see
+        time, and the entries of no remote user among them (in order) with their places.  A pair taken again from last cycle (the very record, see
         :meth:`SlotCarry.pairs <matchmaker.cycle.slot_carry.SlotCarry.pairs>`) whose trim and
         claimed-idle test read only literals gives last cycle's row again, found by its
         place: the same trim, user and test, nothing read or evaluated; only its copy is
@@ -399,9 +404,12 @@ class Cycle:
         visit: list[int],
         read: dict[int, tuple],
         users: "_UserEntries",
-    ) -> tuple[list[SlotEntry], SlotRows]:
+    ) -> tuple[list[SlotEntry], SlotRows, list[SlotEntry], list[int]]:
         """What :meth:`_carried_entries` keeps by place for the next cycle (each row read one
-        by one coded by :meth:`_code`), and the cycle's entries and rows, in order."""
+        by one coded by :meth:`_code`), and the cycle's entries and rows, in order, and the
+        entries of no remote user: those of the rows coded 0 (taken again or read, see
+        :meth:`_code`) and those read of no user that are coded otherwise, found by place
+        without a step over the others."""
         slots = self.carry.slots  # type: ignore[union-attr]
         if codes is None:
             codes = np.full(len(pairs), -1, np.int64)
@@ -411,15 +419,24 @@ class Cycle:
             copy_ids = np.zeros(len(pairs), np.uint64)
         live = codes >= 0  # the rows taken again by their codes, and those read below
         live[list(read)] = True
+        # The entries' ids by place: those not read are last cycle's at their places.
+        entry_ids = slots.again_codes(_ENTRY_IDS, 0)
+        if entry_ids is None:
+            entry_ids = np.fromiter(map(id, made), np.uint64, len(made))
         for i in visit:  # the code each row read again is found by in the next cycle, if any
             codes[i] = self._code(pairs[i][1], kept[i], users)  # type: ignore[arg-type]
             if kept[i]:
                 copy_ids[i] = id(kept[i][1])
+            entry_ids[i] = id(made[i])
+        free = codes == 0  # rows of no remote user (see _code), and those read so coded otherwise
+        for i, row in read.items():
+            if row[2] is None:
+                free[i] = True
         slots.put(_ENTRY_ROWS, kept)
         slots.put(_ENTRIES, made)
         slots.put(CODES, codes)
         slots.put(_COPY_IDS, copy_ids)
-        slots.put(_ENTRY_IDS, np.fromiter(map(id, made), np.uint64, len(made)))  # ids, not the entries
+        slots.put(_ENTRY_IDS, entry_ids)  # ids, not the entries
         # The rows in order: those read again but not kept for the next cycle put in place
         # for a moment (a list of every row would visit each).
         unkept = [i for i, row in read.items() if kept[i] is not row]
@@ -429,7 +446,9 @@ class Cycle:
         rows = list(compress(kept, chosen))
         for i in unkept:
             kept[i] = None
-        return list(compress(made, chosen)), SlotRows(rows)
+        free_places = np.flatnonzero(free).tolist()
+        unclaimed = list(map(made.__getitem__, free_places))
+        return list(compress(made, chosen)), SlotRows(rows), unclaimed, free_places
 
     def _taken_again(self, pairs: list, kept: list, made: list, codes: np.ndarray, users: "_UserEntries") -> list[int]:
         """The rows taken again from last cycle by their users' codes (``codes``: by place,
@@ -564,25 +583,43 @@ class Cycle:
             memo=self._remote_memo,
         )
 
-    def _consumption_policies(self, entries: list[SlotEntry]) -> list[Optional[tuple[str, ...]]]:
-        """The resources of each entry's consumption policy (see :func:`consumption_policy`),
-        in order; in a simulation kept per slot ad, and the copy of an entry that has one,
-        which the matches write into, is not kept for the next cycle."""
+    def _consumption_policies(self, entries: list[SlotEntry], places: Optional[list[int]]) -> list[SlotEntry]:
+        """Give each entry its consumption policy's resources (``cp``, see
+        :func:`consumption_policy`) and the entries that have one, in order; in a
+        simulation kept per slot ad, and the copy of an entry that has one, which the
+        matches write into, is not kept for the next cycle.  ``places``: the entries'
+        places among the cycle's pairs, if known; then the policy of a pair taken again
+        whose entry was asked last cycle too is found by place (:meth:`SlotCarry.placed_among`):
+        none (an entry of last cycle that had one is never made again), or a new entry given it."""
+        found = None
+        if places is not None and self.carry is not None:
+            found = self.carry.slots.placed_among(places, entries, "consumption_policy", self._policies)
+        if found is None:
+            found = [(i, cp) for i, cp in enumerate(self._policies(entries)) if cp is not None]
+            for e in entries:
+                e.cp = None
+        out = []
+        slots = self.carry.slots if self.carry is not None else None
+        for i, cp in found:
+            e = entries[i]
+            e.cp = cp
+            out.append(e)
+            if slots is not None:
+                slots.consumed(e.ad, e.slot.ad)
+                if self._ended is not None:
+                    self._ended.append(e)  # its copy is not kept: nor is its entry
+        return out
+
+    def _policies(self, entries: list[SlotEntry]) -> list[Optional[tuple[str, ...]]]:
+        """The resources of each entry's consumption policy, in order (see :meth:`_consumption_policies`)."""
         if self.carry is None:
             return [consumption_policy(e.ad) for e in entries]
         copies = {id(e.slot.ad): e.ad for e in entries}
         if len(copies) != len(entries):  # a slot ad listed twice: each entry reads its own copy
-            return [self._consumption_policies([e])[0] for e in entries]
-        slots = self.carry.slots
-        found = slots.values(
+            return [self._policies([e])[0] for e in entries]
+        return self.carry.slots.values(
             [e.slot.ad for e in entries], "consumption_policy", lambda ad: consumption_policy(copies[id(ad)])
         )
-        for e, resources in zip(entries, found):
-            if resources is not None:
-                slots.consumed(e.ad, e.slot.ad)
-                if self._ended is not None:
-                    self._ended.append(e)  # its copy is not kept: nor is its entry
-        return found
 
     def _queues(self, pool: Pool, pairs: Sequence[tuple[Slot, Optional[SlotPrep]]]) -> dict[str, Queue]:
         st, pol = self.settings, self.settings.policy

@@ -327,6 +327,7 @@ def test_pairs_differential(data: Any) -> None:
     records = {n: make_slots([(ads[n], n)])[0] for n in names}
     calls: list = []
     shared = {flag: frozenset((f"x{flag}",)) for flag in (False, True)}  # two objects many preps share
+    last_chosen: set[int] = set()  # the records chosen last cycle (placed_among)
 
     def weighed(s: Any, p: Any) -> Any:
         assert p is carry.find(s.ad)
@@ -406,6 +407,30 @@ def test_pairs_differential(data: Any) -> None:
         found = carry.placed_distinct([pair[1] for pair in pairs], "w", get_distinct)
         assert distinct_asked == asked
         assert sorted(map(id, found)) == sorted({id(shared[p.ad["Name"] < "a2"]) for _, p in pairs})
+        # Some places chosen: the values not None of those, those taken again and chosen
+        # last cycle too found by place, the others asked in one list, in order.
+        chosen = [i for i in range(len(pairs)) if data.draw(st.booleans())]
+        among_lists: list = []
+
+        def get_among(preps: list, lists: list = among_lists) -> list:
+            lists.append(preps)
+            return [p.evaluated("v", lambda ad: (ad["Name"], len(lists)) if ad["Name"] < "a2" else None) for p in preps]
+
+        chosen_preps = [pairs[i][1] for i in chosen]
+        among = carry.placed_among(chosen, chosen_preps, "v", get_among)
+        distinct = len({id(s.ad) for s in listed}) == len(listed)
+        if not distinct:
+            assert among is None
+        else:
+            again = [taken[i] and id(listed[i]) in last_chosen for i in chosen]  # taken again, chosen last cycle too
+            assert among_lists == ([[p for p, a in zip(chosen_preps, again) if not a]] if not all(again) else [])
+            expected_among = [
+                (j, p.values["v"] if p.steady else (p.ad["Name"], 1))
+                for j, p in enumerate(chosen_preps)
+                if p.ad["Name"] < "a2"
+            ]
+            assert among == expected_among
+        last_chosen = {id(listed[i]) for i in chosen} if distinct else set()
         last = {id(s): (pair, s) for s, pair in zip(listed, pairs)}
 
 

@@ -31,12 +31,12 @@ def _checking(seen: list) -> Any:
     before: dict[int, SlotEntry] = {}  # last cycle's entries, held, by identity
 
     def entries(self: Cycle, pairs: Any) -> Any:
-        out, rows = carried(self, pairs)
+        out, rows, *more = carried(self, pairs)
         assert all(map(_as_new, out))
         seen.append(sum(id(e) in before for e in out))
         before.clear()
         before.update((id(e), e) for e in out)
-        return out, rows
+        return (out, rows, *more)
 
     return entries
 

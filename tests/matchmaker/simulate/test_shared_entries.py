@@ -24,6 +24,7 @@ from classad.columnar import AdTable
 from matchmaker.cycle.slot_carry import SlotCarry
 from matchmaker.cycle.state import Cycle
 from matchmaker.cycle.table_carry import TableLine
+from matchmaker.pool.partition import consumption_policy
 
 # What a slot table's columns are compared in: the names the cycle adds, and a few of the ads'.
 _NAMES = (
@@ -55,16 +56,36 @@ def _column(table: Any, name: str) -> list:
     ]
 
 
-def _checking(seen: dict[str, int]) -> tuple[Any, Any, Any]:
-    """Cycle._classes (called once the cycle's entries are made), TableLine.table_of and
-    SlotCarry.rewrite_shared, checking the copies and the tables against fresh ones."""
-    classes, table_of, rewrite = Cycle._classes, TableLine.table_of, SlotCarry.rewrite_shared
+def _checking(seen: dict[str, int]) -> tuple[Any, Any, Any, Any]:
+    """Cycle._classes (called once the cycle's entries are made), TableLine.table_of,
+    SlotCarry.rewrite_shared and Cycle._kept_rows, checking the copies and the tables
+    against fresh ones, and the entries of no remote user and the entries' ids kept by
+    place against those of every entry."""
+    classes, table_of, rewrite, kept_rows = (
+        Cycle._classes,
+        TableLine.table_of,
+        SlotCarry.rewrite_shared,
+        Cycle._kept_rows,
+    )
+
+    def checked_kept_rows(self: Cycle, *args: Any) -> Any:
+        entries, rows, unclaimed, free = kept_rows(self, *args)
+        assert list(map(id, unclaimed)) == [id(e) for e in entries if e.remote is None]
+        placing = self.carry.slots._placing
+        if "entry_ids" in placing:  # kept by place (the pairs were taken by SlotCarry.pairs)
+            assert placing["entry_ids"].tolist() == [id(e) for e in placing["entries"]]
+            seen["ids"] += 1
+        return entries, rows, unclaimed, free
 
     def checked_classes(self: Cycle, pool: Any, entries: Any, rows: Any) -> Any:
         if self.carry is not None:
             for e in entries:
                 if e.cp is None:  # a consumption policy's copy is its own (made afresh each cycle)
                     assert _read(e.ad) == _read(self._annotated(e.slot)), e.slot.name
+                # Each entry of no remote user has its copy's policy, found by place or asked.
+                assert e.cp == (consumption_policy(e.ad) if e.remote is None else None), e.slot.name
+            assert list(map(id, self.matcher.cp_entries)) == [id(e) for e in entries if e.cp is not None]
+            seen["policies"] += len(self.matcher.cp_entries)
             seen["cycles"] += 1
         return classes(self, pool, entries, rows)
 
@@ -79,13 +100,14 @@ def _checking(seen: dict[str, int]) -> tuple[Any, Any, Any]:
         seen["rewrites"] += 1
         return rewrite(self, code, entries, noted)
 
-    return checked_classes, checked_table_of, counted_rewrite
+    return checked_classes, checked_table_of, counted_rewrite, checked_kept_rows
 
 
 def _run_checked(config: str, slots: str, jobs: str, cycles: int, seed: int) -> tuple[tuple, dict[str, int]]:
-    seen = {"cycles": 0, "rewrites": 0}
-    checked_classes, checked_table_of, counted_rewrite = _checking(seen)
+    seen = {"cycles": 0, "rewrites": 0, "ids": 0, "policies": 0}
+    checked_classes, checked_table_of, counted_rewrite, checked_kept_rows = _checking(seen)
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Cycle, "_kept_rows", checked_kept_rows)
         mp.setattr(Cycle, "_classes", checked_classes)
         mp.setattr(TableLine, "table_of", checked_table_of)
         mp.setattr(SlotCarry, "rewrite_shared", counted_rewrite)
@@ -111,7 +133,7 @@ def test_a_busy_run_rewrites_shared_entries(columnar: str) -> None:
     config, slots, jobs = busy_pool()
     config += f"MATCHMAKER_COLUMNAR = {columnar}\n"
     on, seen = _run_checked(config, slots, jobs, 12, 5)
-    assert seen["cycles"] == 12
+    assert seen["cycles"] == 12 and seen["ids"] == 12
     if columnar == "true":  # the scalar matcher's memo keys make its entries anew: read one by one
         assert seen["rewrites"] > 0
     assert on == simulate(config, slots, jobs, False, 12, 5)
