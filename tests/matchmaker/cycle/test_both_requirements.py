@@ -5,6 +5,8 @@ evaluator matches both ways, as row positions, on random pools."""
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings
 from test_build_reuse import CYCLE, USERS, _job_ads, _settings as _policy_settings, _slot_ad
@@ -42,6 +44,22 @@ def _requirements_both_ways(args: tuple) -> list:
     return out
 
 
+def _seen_at_builds(look: Callable[[tuple], list], pool: Any, settings: Any, eups: list) -> list:
+    """What ``look`` finds before every columnar build of one cycle over ``pool`` (given
+    the build's arguments), the cycle run as usual."""
+    real = columnar_match.build
+    seen: list = []
+
+    def build(*args):
+        seen.extend(look(args))
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(matching, "build_columnar", build)
+        negotiate(pool, settings, StaticPriorities(dict(zip(USERS, eups))), NOW)
+    return seen
+
+
 @pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
 @hsettings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(**CYCLE)
@@ -54,16 +72,7 @@ def test_both_requirements_keep_the_rows_the_scalar_match_keeps(
     them, still as row positions."""
     kinds = [{**k, "draws": False} for k in kinds]
     pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(kinds, queue))
-    real = columnar_match.build
-    seen: list = []
-
-    def build(*args):
-        seen.extend(_requirements_both_ways(args))
-        return real(*args)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(matching, "build_columnar", build)
-        negotiate(pool, _settings("", weights, groups), StaticPriorities(dict(zip(USERS, eups))), NOW)
+    seen = _seen_at_builds(_requirements_both_ways, pool, _settings("", weights, groups), eups)
     for same_type, kept, scalar in seen:
         assert same_type and kept == scalar
 
@@ -100,16 +109,7 @@ def test_preemption_over_the_mask_is_picking_the_rows(match_engine, slots, kinds
     are what picking the tables at those rows finds (as rows, states, errors, refusals)."""
     kinds = [{**k, "draws": False} for k in kinds]
     pool = pool_from_ads([_slot_ad(i, d) for i, d in enumerate(slots)], _job_ads(kinds, queue))
-    real = columnar_match.build
-    seen: list = []
-
-    def build(*args):
-        seen.extend(_preemption_both_ways(args))
-        return real(*args)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(matching, "build_columnar", build)
-        negotiate(pool, _policy_settings(policy, weights, groups), StaticPriorities(dict(zip(USERS, eups))), NOW)
+    seen = _seen_at_builds(_preemption_both_ways, pool, _policy_settings(policy, weights, groups), eups)
     for mask, picked, mask_flags, picked_flags in ((s[0], s[2], s[1], s[3]) for s in seen):
         assert mask == picked
         assert mask_flags == picked_flags
