@@ -101,12 +101,15 @@ class Carried:
         self._seen_steady[id(ad)] = hit
         return hit[1]
 
-    def derived(self, ad: ClassAd, base: ClassAd) -> None:
+    def derived(self, ad: ClassAd, base: ClassAd, also: Optional[ClassAd] = None) -> None:
         """``ad`` is a copy of ``base`` with some attributes deleted and plain literals
         written: it holds none of the expressions ``base`` lacks, so when ``base`` is steady
-        so is ``ad`` (:meth:`steady` then knows it without a look at its expressions)."""
+        so is ``ad`` (:meth:`steady` then knows it without a look at its expressions).
+        ``also`` is another such copy of ``base``, when given."""
         if self.steady(base):
             self._seen_steady[id(ad)] = (ad, True)
+            if also is not None:
+                self._seen_steady[id(also)] = (also, True)
 
     def steady_job(self, ad: ClassAd) -> bool:
         """Whether the job record made of ``ad`` is the same each time: every attribute the

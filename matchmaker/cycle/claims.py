@@ -482,7 +482,8 @@ class _Claims:
         requests = self._requests.get(resources)
         if requests is None:
             requests = self._requests[resources] = {}
-        r = requests.get(job.id)
+        jid = job.id
+        r = requests.get(jid)
         if r is None:
             carry = self.carry
             if carry is None:
@@ -491,7 +492,7 @@ class _Claims:
                 r = carry.request(
                     job.ad, slot, resources, self.rounding, lambda: requested(job.ad, slot, resources, self.rounding)
                 )
-            requests[job.id] = r
+            requests[jid] = r
         return r
 
     def _split(
@@ -514,14 +515,21 @@ class _Claims:
         self._free_from[m.slot] = k + 1
         # The dynamic slot is written claimed at once when its Rank for the job is known
         # without it (the same as in the parent); otherwise it is claimed once made.
-        rank = _rank_as_in_parent(parent, job.ad, request, self.clock)
-        limits = _claim_limits(job.ad, None, self.clock)
+        ad, clock, keys = job.ad, self.clock, tuple(request)
+        rank = _rank_as_in_parent(parent, ad, keys, clock)
+        limits = _claim_limits(ad, None, clock)
         claim = None if rank is None or limits is _NEEDS_SLOT else self._claim(m, job, rank, limits)
-        if writes_kind(tuple(request)):
+        if writes_kind(keys):
             self._kinds_unknown = True
         shrunk, child = split(parent, request, name, claim, left=left, deleted=CLAIM_ATTRS)
-        self._put_slot(m.slot, self._derived(shrunk, parent))
-        self._put_slot(name, self._derived(child, parent))
+        if self.carry is not None:
+            self.carry.derived(shrunk, parent, also=child)
+        # (the parent's name has an ad, the new one none: see _SlotAds.__setitem__)
+        ads, written = self.slot_ads, self.written_slots
+        ads.written[m.slot] = shrunk
+        ads.written[name] = child
+        ads.added[name] = None
+        written[m.slot] = written[name] = None
         self.sources[name] = f"{self._source(m.slot)} ({name})"
         self.children[name] = m.slot
         self._run(m, job, name, child, leftover, claimed=claim is not None)
@@ -558,11 +566,14 @@ class _Claims:
             limits = _claim_limits(job.ad, ad, self.clock)
             claim = self._claim(m, job, slot_rank(ad, job.ad, self.clock), limits)
             self._put_slot(slot, self._derived(with_values(ad, claim, deleted=CLAIM_ATTRS), ad))
-        self._put_job(job.id, _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at}))
-        if job.status == IDLE and job.id not in self.started:  # (an idle record of the pool)
+        jid = job.id  # (a job of the queue: see claim and _not_started)
+        self.job_ads.written[jid] = _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at})
+        self.written_jobs[jid] = None
+        started = self.started
+        if job.status == IDLE and jid not in started:  # (an idle record of the pool)
             self._started_idle[job.submitter] = self._started_idle.get(job.submitter, 0) + 1
-        self.started.add(job.id)
-        self.out.starts.append(Start(job.id, slot, m.submitter, leftover))
+        started.add(jid)
+        self.out.starts.append(Start(jid, slot, m.submitter, leftover))
 
     def kinds(self) -> None:
         """Fill the output's ``children`` and ``resized`` (see :class:`Claimed`): a
@@ -571,11 +582,17 @@ class _Claims:
         ``SlotType`` (then nothing is told)."""
         if self._kinds_unknown:
             return
-        ads, before, out = self.slot_ads, self.before, self.out
-        out.children = {n: p for n, p in self.children.items() if n in ads}
-        out.resized = {
-            n: (before[n].ad, ads[n]) for n in self.written_slots if n in before and self.partitionable(n) and n in ads
-        }
+        # A name written here has an ad when it holds a written one (a name taken away is no
+        # longer written: _SlotAds.pop), and that is the one it has.
+        written, before, out, pslots = self.slot_ads.written, self.before, self.out, self._pslots
+        out.children = {n: p for n, p in self.children.items() if n in written}
+        if pslots is not None:
+            names = [n for n in self.written_slots if n in pslots and n in written and n in before]
+        else:
+            names = [
+                n for n in self.written_slots if n in written and (r := before.get(n)) is not None and r.partitionable
+            ]
+        out.resized = {n: (before[n].ad, written[n]) for n in names}
 
     def _derived(self, ad: ClassAd, base: ClassAd) -> ClassAd:
         """``ad``, a copy of ``base`` written with plain values (:meth:`Carried.derived`)."""
@@ -990,12 +1007,13 @@ def _user(ad: ClassAd) -> Optional[str]:
     return v if type(v) is str else None
 
 
-def _rank_as_in_parent(parent: ClassAd, job: ClassAd, request: dict[str, float], now: float) -> Optional[float]:
+def _rank_as_in_parent(parent: ClassAd, job: ClassAd, resources: tuple[str, ...], now: float) -> Optional[float]:
     """The ``CurrentRank`` of a dynamic slot split from ``parent`` for ``job`` (its
-    :func:`slot_rank`) when it is known without the dynamic slot: when the parent's
-    ``Rank`` (which the dynamic slot inherits) is missing or a literal, or reads nothing of
-    the slot and only plain literals of the job.  None otherwise."""
-    if "Rank" in request or "rank" in map(str.lower, request):
+    :func:`slot_rank`), the dynamic slot holding ``resources``, when it is known without
+    the dynamic slot: when the parent's ``Rank`` (which the dynamic slot inherits) is
+    missing or a literal, or reads nothing of the slot and only plain literals of the job.
+    None otherwise."""
+    if _names_rank(resources):
         return None  # a resource named Rank: the dynamic slot holds its own
     node = parent.get_node("Rank")
     if node is None or type(node) is ast.Literal:
@@ -1004,6 +1022,20 @@ def _rank_as_in_parent(parent: ClassAd, job: ClassAd, request: dict[str, float],
     if read is None or any(v is not None and type(v) not in _PLAIN for v in map(job.plain, read)):
         return None
     return slot_rank(parent, job, now)
+
+
+def _names_rank(resources: tuple[str, ...]) -> bool:
+    """Whether one of ``resources`` is named ``Rank`` (in any case)."""
+    hit = _RANK_NAMED.get(resources)
+    if hit is None:
+        if len(_RANK_NAMED) > 1000:
+            _RANK_NAMED.clear()
+        hit = _RANK_NAMED[resources] = "rank" in map(str.lower, resources)
+    return hit
+
+
+# A list of resources -> whether it names Rank.
+_RANK_NAMED: dict[tuple[str, ...], bool] = {}
 
 
 def _job_names_read(node: ast.Node) -> Optional[tuple[str, ...]]:
