@@ -354,7 +354,7 @@ class _Claims:
         resources = machine_resources(before)
         if writes_kind(resources):
             self._kinds_unknown = True
-        self._put_slot(parent, self._derived(give_back(before, ad, resources), before))
+        self._put_slot(parent, self._derived(give_back(before, ad, resources), before, resources))
 
     def leftovers(self, m: Match) -> None:
         """The schedd starts ``m.submitter``'s idle jobs that fit what is left of ``m.slot``
@@ -522,8 +522,12 @@ class _Claims:
         if writes_kind(keys):
             self._kinds_unknown = True
         shrunk, child = split(parent, request, name, claim, left=left, deleted=CLAIM_ATTRS)
-        if self.carry is not None:
-            self.carry.derived(shrunk, parent, also=child)
+        carry = self.carry
+        if carry is not None:
+            carry.derived(shrunk, parent, also=child)
+            if carry.steady(parent):  # (what the carry knows of the two: SlotCarry.derive)
+                carry.slots.derive(shrunk, parent, keys, self.settings)
+                carry.slots.derive(child, parent, None, self.settings)
         # (the parent's name has an ad, the new one none: see _SlotAds.__setitem__)
         ads, written = self.slot_ads, self.written_slots
         ads.written[m.slot] = shrunk
@@ -594,10 +598,14 @@ class _Claims:
             ]
         out.resized = {n: (before[n].ad, written[n]) for n in names}
 
-    def _derived(self, ad: ClassAd, base: ClassAd) -> ClassAd:
-        """``ad``, a copy of ``base`` written with plain values (:meth:`Carried.derived`)."""
-        if self.carry is not None:
-            self.carry.derived(ad, base)
+    def _derived(self, ad: ClassAd, base: ClassAd, names: Optional[tuple[str, ...]] = None) -> ClassAd:
+        """``ad``, a copy of ``base`` written with plain values (:meth:`Carried.derived`)
+        under ``names`` alone, if given (:meth:`SlotCarry.derive`)."""
+        carry = self.carry
+        if carry is not None:
+            carry.derived(ad, base)
+            if carry.steady(base):
+                carry.slots.derive(ad, base, names, self.settings)
         return ad
 
     def _put_slot(self, name: str, ad: ClassAd) -> None:

@@ -167,11 +167,18 @@ class SlotCarry:
         # its places (held: a variant is known by them, not held itself; see
         # classad.layout, Layout._recycled) and the decisions by the values they read.
         self.decided: dict[int, tuple[tuple[int, ...], dict[tuple, Any]]] = {}
+        # The ads the claims and the loop wrote since this cycle's ads were read, each of an
+        # ad of this cycle (see derive): id(ad) -> (ad, that ad, the names written since,
+        # None: not only written); and those written before this cycle, for prep.
+        self._pending: dict[int, tuple[ClassAd, ClassAd, Optional[_Written]]] = {}
+        self._arriving: dict[int, tuple[ClassAd, ClassAd, Optional[_Written]]] = {}
 
     def begin(self, settings: Any) -> None:
         """Start a cycle under ``settings`` (other settings than last cycle's: keep nothing)."""
+        self._arriving, self._pending = self._pending, {}
         if settings is not self._settings:
             self._settings, self._now, self._kept, self.decided = settings, {}, {}, {}
+            self._arriving = {}
             self._records, self._pairs, self._ad_ids, self._placing = [], [], [], {}
             self._record_ids, self._tables = None, {}
             self.user_codes, self.code_users, self.shared = {None: 0}, [None], [None]
@@ -201,8 +208,50 @@ class SlotCarry:
         if p is None or p.ad is not ad:
             p = self._now.get(key)
             if p is None or p.ad is not ad:
-                p = SlotPrep(ad, self._steady(ad))
+                p = self._derived(ad) or SlotPrep(ad, self._steady(ad))
         self._now[key] = p
+        return p
+
+    def derive(self, ad: ClassAd, base: ClassAd, written: Optional[tuple[str, ...]], settings: Any) -> None:
+        """``ad`` is a copy of ``base`` with plain values written under the names
+        ``written`` (any case) and nothing else changed (None: other changes too), its
+        record made by :func:`~matchmaker.pool.ads.make_slots` under ``settings``, and
+        ``base`` draws no random numbers (:meth:`~matchmaker.cycle.carry.Carried.derived`).
+        Told by the claims and the loop between two cycles; ``base`` is an ad of the last
+        cycle or one told here since.  The next cycle's prep of ``ad`` takes over what is
+        kept of the ad of the last cycle it comes from where the writes cannot change it
+        (:meth:`_derived`)."""
+        if settings is not self._settings:
+            return  # (what is kept is of other settings)
+        names = None if written is None else _written(written)
+        hit = self._pending.get(id(base))
+        if hit is not None and hit[0] is base:
+            base = hit[1]
+            names = None if names is None or hit[2] is None else _union(hit[2], names)
+        self._pending[id(ad)] = (ad, base, names)
+
+    def _derived(self, ad: ClassAd) -> Optional[SlotPrep]:
+        """The prep of ``ad``, written from an ad of the last cycle since (:meth:`derive`),
+        with what is kept of that ad's prep that the writes cannot change: its record's
+        weight is the one a cycle finds (:data:`MADE`); the trim and the claimed-idle
+        decisions when no name they read was written; the references of its Requirements
+        and Rank when each name written held a literal before (what the reference walk sees
+        of a name, a literal in both ads: :class:`SlotReferences`).  None when ``ad`` was
+        not so written."""
+        hit = self._arriving.get(id(ad))
+        if hit is None or hit[0] is not ad:
+            return None
+        base, names = hit[1], hit[2]
+        was = self._before.get(id(base))
+        if was is None or was.ad is not base or not was.steady:
+            return None
+        p = SlotPrep(ad, True)  # (a copy of a steady ad with plain values written is steady)
+        p.weighed = MADE
+        if names is not None:
+            if names.decided:
+                p.keep, p.idle = was.keep, was.idle
+            if was.refs is not None and _LITERALS.issuperset(map(type, base.stored_of(names.lnames))):
+                p.refs = was.refs
         return p
 
     def pairs(self, records: list[Slot], weighed: Callable[[Slot, SlotPrep], Slot]) -> list[tuple[Slot, SlotPrep]]:
@@ -585,6 +634,49 @@ class SlotCarry:
         return hit[2]
 
 
+class _Written:
+    """Names written with plain values (lower-case, sorted), and whether the trim and the
+    claimed-idle test read none of them."""
+
+    __slots__ = ("lnames", "decided")
+
+    def __init__(self, lnames: tuple[str, ...]) -> None:
+        self.lnames = lnames
+        self.decided = _DECIDE_READS.isdisjoint(lnames)
+
+
+def _written(names: tuple[str, ...]) -> _Written:
+    """The :class:`_Written` of ``names`` (remembered: a few lists are written again and again)."""
+    hit = _WRITTEN.get(names)
+    if hit is None:
+        lnames = tuple(sorted({n.lower() for n in names}))
+        hit = _WRITTEN.get(lnames)
+        if hit is None:
+            hit = _WRITTEN[lnames] = _Written(lnames)
+        if len(_WRITTEN) > 1024:
+            _WRITTEN.clear()
+        _WRITTEN[names] = hit
+    return hit
+
+
+def _union(a: _Written, b: _Written) -> _Written:
+    """The names of both."""
+    if a is b:
+        return a
+    return _written(a.lnames + b.lnames)
+
+
+_WRITTEN: dict[tuple[str, ...], _Written] = {}
+_LITERALS = frozenset((bool, int, float, str, ast.Literal))
+# What the trim and the claimed-idle test read of a slot ad (lower-case; matchmaker.cycle.state).
+TRIM_READS = ("retirementtimeremaining", "wantmatching")
+IDLE_READS = ("activity",)
+_DECIDE_READS = frozenset(TRIM_READS + IDLE_READS)
+# SlotPrep.weighed of a prep made by SlotCarry._derived: its record (made by make_slots under
+# the cycle's settings) weighs what the cycle finds.
+MADE = object()
+
+
 def _same_held(held: Any, entry: tuple[str, ast.Node]) -> bool:
     """Whether an entry a copy holds gives what ``entry`` gives: the same spelling and node
     (:func:`same_entry`)."""
@@ -614,4 +706,4 @@ class _Change:
         return _Change({a[0]: a[1] for b, a in zip(before, after) if not same_entry(b[1][1], a[1][1])})
 
 
-__all__ = ["SlotCarry", "SlotPrep"]
+__all__ = ["IDLE_READS", "MADE", "TRIM_READS", "SlotCarry", "SlotPrep"]

@@ -65,7 +65,7 @@ from .evaluator import EachAlone, Evaluator, SlotClass, SlotEntry, SlotRows, eac
 from .explain import GROUP_MAP, preemption
 from .matching import Matcher
 from .results import CycleResult, GroupSummary, Match, Rejection, SubmitterSummary
-from .slot_carry import CODES, SlotPrep
+from .slot_carry import CODES, IDLE_READS, MADE, TRIM_READS, SlotPrep
 
 
 @dataclass(eq=False)
@@ -264,6 +264,9 @@ class Cycle:
             w = self._weight(s.ad)
         elif p.weighed is s.weight:
             return s  # this very weight was found equal to the ad's before
+        elif p.weighed is MADE:  # its record weighs what this evaluation gives (SlotCarry.derive)
+            p.weighed = s.weight
+            return s
         else:
             w = p.evaluated("weight", self._weight)
         same = type(w) is type(s.weight) and w == s.weight and str(w) == str(s.weight)
@@ -934,8 +937,7 @@ class _UserEntries(dict[str, RemoteEntries]):
 
 
 # What the trim and the claimed-idle test read of a slot ad (lower-case).
-_TRIM_READS = ("retirementtimeremaining", "wantmatching")
-_IDLE_READS = ("activity",)
+_TRIM_READS, _IDLE_READS = TRIM_READS, IDLE_READS
 _DECIDE_READS = _TRIM_READS + _IDLE_READS
 _LITERAL_OR_NONE = frozenset((type(None), *_PLAIN))  # what ClassAd.plain gives for a literal or nothing
 _DECIDED_LIMIT = 4096  # variants whose decisions are kept (Cycle._decide)

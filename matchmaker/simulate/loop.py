@@ -243,7 +243,7 @@ class _Run:
             if parent is None:
                 before = slots[i]
                 self._replace(i, released(before, self.settings, t), renewed)
-                self._new_ad(name, slots[i].ad, before.ad)
+                self._new_ad(name, slots[i].ad, before.ad, None)
                 if checked.get(name) is before.ad:
                     checked[name] = slots[i].ad
                 continue
@@ -255,7 +255,7 @@ class _Run:
             resources = machine_resources(base)
             back = give_back(base, slots[i].ad, resources)
             self._replace(p, self._remade(back, slots[p]), renewed)
-            self._new_ad(parent, back, base)
+            self._new_ad(parent, back, base, resources)
             if checked.get(parent) is base and not writes_kind(resources):
                 checked[parent] = back
             gone.add(name)
@@ -337,16 +337,19 @@ class _Run:
             self._indices = list(map(_INDEX, self.slots))
         return self._indices
 
-    def _new_ad(self, slot: str, ad: ClassAd, base: ClassAd) -> None:
+    def _new_ad(self, slot: str, ad: ClassAd, base: ClassAd, names: Optional[tuple[str, ...]]) -> None:
         """Slot ``slot`` holds ``ad``, a copy of ``base`` with attributes deleted and plain
-        values written.  When ``base`` draws no random numbers neither does ``ad`` (the
-        carry is told, :meth:`Carried.derived`), and the record made of it here is the one
-        the carried claims would make again: they need not look at it.  Otherwise they do."""
+        values written (under ``names`` alone, if given), its record made here.  When
+        ``base`` draws no random numbers neither does ``ad`` (the carry is told,
+        :meth:`Carried.derived` and :meth:`SlotCarry.derive`), and the record made of it
+        here is the one the carried claims would make again: they need not look at it.
+        Otherwise they do."""
         carry = self.carry
         if carry is None:
             return
         if carry.steady(base):
             carry.derived(ad, base)
+            carry.slots.derive(ad, base, names, self.settings)
         else:
             carry.new_slots.add(slot)
 
