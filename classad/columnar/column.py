@@ -408,6 +408,50 @@ class Packed:
         out.nbytes = 64 + out.bits.nbytes
         return out
 
+    def moved(
+        self, rows: Optional[np.ndarray], pos: Optional[np.ndarray], part: Optional[Column]
+    ) -> Optional["Packed"]:
+        """What ``Packed`` makes of ``self.unpack(rows)`` with ``part`` put at the positions
+        ``pos`` (None: nothing put), made in the packed form: each payload picked at
+        ``rows`` (None: every row, in order) as it is kept, ``part`` written into it (a
+        payload widened only when ``part``'s values need it), never unpacked to full width.
+        The same values, though a payload may be kept wider than :func:`_narrow` would keep
+        it.  None (nothing made) for a column of bits or of other values, or when the
+        result would be a column of booleans alone (kept as bits): made the long way then."""
+        if self.bits is not None or self.o is not None:
+            return None
+        if part is not None and (pos is None or not len(pos)):
+            part = None
+        if part is not None and part.o is not None:
+            return None
+        n = self.n if rows is None else len(rows)
+        kind: Any = self.kind
+        if type(kind) is int:
+            if part is not None and bool((part.kind != kind).any()):
+                kind = kinds(n, kind)
+                kind[pos] = part.kind
+        else:
+            kind = _picked(kind, rows)
+            if part is not None:
+                kind[pos] = part.kind
+            first = int(kind[0]) if n else K_UNDEF
+            if n == 0 or not (kind != first).any():
+                kind = first
+        if type(kind) is int and kind == K_BOOL:
+            return None
+        out = Packed.__new__(Packed)
+        out.n, out.kind, out.bits, out.pool, out.o = n, kind, None, self.pool, None
+        if part is None:
+            out.i, out.f, out.s = (None if a is None else _picked(a, rows) for a in (self.i, self.f, self.s))
+        else:
+            out.i = _written_ints(self.i, rows, pos, part.i, n)  # type: ignore[arg-type]
+            out.f = _written_reals(self.f, rows, pos, part._f, n)  # type: ignore[arg-type]
+            out.s = _written_ints(self.s, rows, pos, part._s, n)  # type: ignore[arg-type]
+        out.nbytes = (
+            64 + sum(a.nbytes for a in (out.i, out.f, out.s) if a is not None) + (0 if type(out.kind) is int else n)
+        )
+        return out
+
     def bits_at(self, rows: Optional[np.ndarray]) -> Optional[np.ndarray]:
         """For a column of booleans only: each row's bit (0/1 bytes, a new array), of every
         row or of the rows at positions ``rows``; None for any other column."""
@@ -440,6 +484,69 @@ class Packed:
             self.pool,
             -1 if isinstance(kind, np.ndarray) else kind,
         )
+
+
+def _picked(a: np.ndarray, rows: Optional[np.ndarray]) -> np.ndarray:
+    """A new array of ``a``'s values at the positions ``rows`` (None: every one)."""
+    return a.copy() if rows is None else a.take(rows)
+
+
+def _written_ints(
+    a: Optional[np.ndarray], rows: Optional[np.ndarray], pos: np.ndarray, values: Optional[np.ndarray], n: int
+) -> Optional[np.ndarray]:
+    """A packed integer payload (``a``, None for all zeros) picked at ``rows`` with
+    ``values`` (int64, None for zeros) written at ``pos``, in ``a``'s type unless the
+    values need a wider one (see :func:`_narrow`)."""
+    if values is None or not values.any():
+        if a is None:
+            return None
+        out = _picked(a, rows)
+        out[pos] = 0
+        return out
+    lo, hi = int(values.min()), int(values.max())
+    if a is not None:
+        info = np.iinfo(a.dtype)
+        if info.min <= lo and hi <= info.max:
+            out = _picked(a, rows)
+            out[pos] = values
+            return out
+        lo, hi = min(lo, int(info.min)), max(hi, int(info.max))
+    dtype: Any = np.int64
+    for small in (np.int8, np.int16, np.int32):
+        info = np.iinfo(small)
+        if info.min <= lo and hi <= info.max:
+            dtype = small
+            break
+    out = np.zeros(n, dtype) if a is None else _picked(a, rows).astype(dtype)
+    out[pos] = values
+    return out
+
+
+def _written_reals(
+    a: Optional[np.ndarray], rows: Optional[np.ndarray], pos: np.ndarray, values: Optional[np.ndarray], n: int
+) -> Optional[np.ndarray]:
+    """A packed real payload (``a``, None for all +0.0) picked at ``rows`` with ``values``
+    (float64, None for zeros) written at ``pos``, in ``a``'s type unless single precision
+    does not hold the values bit for bit (see :func:`_narrow_real`)."""
+    if values is None or not values.view(np.int64).any():
+        if a is None:
+            return None
+        out = _picked(a, rows)
+        out[pos] = 0.0
+        return out
+    if a is None or a.dtype == np.float32:
+        with np.errstate(over="ignore", invalid="ignore"):
+            single = values.astype(np.float32)
+        if not np.array_equal(single.astype(np.float64).view(np.int64), values.view(np.int64)):
+            out = np.zeros(n, np.float64) if a is None else _picked(a, rows).astype(np.float64)
+            out[pos] = values
+            return out
+        out = np.zeros(n, np.float32) if a is None else _picked(a, rows)
+        out[pos] = single
+        return out
+    out = _picked(a, rows)
+    out[pos] = values
+    return out
 
 
 def as_column(v: Values, n: int, pool: StringPool) -> Column:

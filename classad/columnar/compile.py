@@ -1326,8 +1326,9 @@ class Run:
         """A shared result of an older generation of the table, brought to this one: its
         rows moved (``stored`` itself, when nothing it read changed), else the rows where
         an attribute it read changed computed again with this run's fixed ad, which gives
-        the same values to what the result read, and stored again (the column, or the new
-        entry when the results are all booleans); None when it is too old; ``_DRAWS``
+        the same values to what the result read, and stored again (the new entry, or the
+        column when the results could not be moved as kept, see :meth:`_patched`); None
+        when it is too old; ``_DRAWS``
         (nothing drawn, the result forgotten) when computing those rows would draw a
         random number.  The other results of ``key`` that were asked for since they were
         last computed and have the same rows to compute again (those of the other
@@ -1383,8 +1384,10 @@ class Run:
     ) -> Any:
         """``stored``'s results moved to the current rows (``source``) with ``part`` put at
         the positions ``pos``, stored under ``reads`` as read at the current generation
-        (``read``: the row attributes they read); the new entry when the results are all
-        booleans, else the column (see :meth:`_bring_stored`)."""
+        (``read``: the row attributes they read): the new entry, moved and patched as the
+        results are kept (a bit per row for booleans, else :meth:`Packed.moved`: each
+        payload picked in its kept type, not unpacked to every row and packed again), or,
+        when that cannot be, the column made of every row (see :meth:`_bring_stored`)."""
         shared = self.shared
         assert shared is not None
         generation = self.t.generation
@@ -1396,6 +1399,11 @@ class Run:
             packed = Packed.of_bits(bits, self.pool)
             kept = shared.store(key, reads, packed, generation, read, stored)
             return kept if kept is not None else MemoEntry(packed, (), (), generation, read)
+        m = stored.rowmap
+        moved = stored.packed.moved(source if m is None else m if source is None else m.take(source), pos, part)
+        if moved is not None:  # moved and patched as kept, never unpacked to every row
+            kept = shared.store(key, reads, moved, generation, read, stored)
+            return kept if kept is not None else MemoEntry(moved, (), (), generation, read)
         col = stored.column(source)
         if part is not None:
             col.put(pos, part)  # type: ignore[arg-type]

@@ -183,6 +183,43 @@ def test_packed_booleans_unpack_any_rows(values, data):
     assert got == [values[r] for r in rows]
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(_PACKABLE, min_size=1, max_size=12),
+    written=st.lists(_PACKABLE, max_size=6),
+    data=st.data(),
+)
+def test_packed_moved_is_unpacked_put_and_packed_again(values, written, data):
+    """A stored result brought to a new generation (its rows picked, some written anew) is
+    moved in its packed form (Packed.moved): every value, bit for bit, is what unpacking
+    the rows, putting the new values and packing again gives, wherever a payload has to
+    widen (a large integer, a real single precision does not hold, a string where there
+    was none), and moved rows alone."""
+    pool = StringPool()
+    packed = Packed(Column.of_values(values, pool))
+    rows = np.asarray(data.draw(st.lists(st.integers(0, len(values) - 1), min_size=1, max_size=14)), dtype=np.int64)
+    every = data.draw(st.booleans()) and len(rows) == len(values)
+    pos = np.asarray(
+        sorted(data.draw(st.sets(st.integers(0, len(rows) - 1), min_size=len(written), max_size=len(written))))
+        if len(written) <= len(rows)
+        else [],
+        dtype=np.int64,
+    )
+    part = Column.of_values(written[: len(pos)], pool) if len(pos) else None
+    expected = packed.unpack(None if every else rows)
+    if part is not None:
+        expected.put(pos, part)
+    moved = packed.moved(None if every else rows, pos if part is not None else None, part)
+    as_bits = lambda vs: [(type(v), math.copysign(1, v), v) if type(v) is float else (type(v), v) for v in vs]
+    if moved is None:  # only a column of bits, or one that becomes booleans alone
+        assert packed.bits is not None or all(type(v) is bool for v in expected.to_values())
+        return
+    assert as_bits(moved.unpack().to_values()) == as_bits(expected.to_values())
+    assert moved.n == len(expected) and moved.nbytes >= 64
+    some = np.asarray(data.draw(st.lists(st.integers(0, len(expected) - 1), max_size=8)), dtype=np.int64)
+    assert as_bits(moved.unpack(some).to_values()) == as_bits(expected.take(some).to_values())
+
+
 _FRESH = itertools.count()
 _COLUMN_VALUES = st.sampled_from(
     [
