@@ -34,7 +34,7 @@ no :class:`Carried` and every cycle starts from nothing.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from classad import ast
 from classad.ad import ClassAd
@@ -74,6 +74,9 @@ class Carried:
         # asked in this cycle or the last are kept.
         self._parts: dict[int, tuple[ClassAd, tuple[str, ...], Optional[tuple]]] = {}
         self._last_parts: dict[int, tuple[ClassAd, tuple[str, ...], Optional[tuple]]] = {}
+        # The keys of the values a way of reading names of a compacted ad's variant takes of
+        # its template (see :meth:`_read_part`), by the plan's identity (the plan held).
+        self._plan_parts: dict[int, tuple[Any, list, tuple]] = {}
         # The claims' view of the pool (matchmaker.cycle.claims): the slot names and job ids
         # whose ads may draw random numbers (None until the claims first saw the pool), and
         # those the simulation gave a new ad or a place in the queue since.
@@ -166,12 +169,35 @@ class Carried:
         if hit is None or hit[1] is not names:
             hit = self._last_parts.get(id(ad))
             if hit is None or hit[1] is not names:
-                part: Optional[tuple] = tuple(map(exact_key, ad.stored_of(names)))
-                if NOT_LITERAL in part:  # type: ignore[operator]
-                    part = None
-                hit = (ad, names, part)
+                hit = (ad, names, self._read_part(ad, names))
             self._parts[id(ad)] = hit
         return hit[2]
+
+    def _read_part(self, ad: ClassAd, names: tuple[str, ...]) -> Optional[tuple]:
+        """:meth:`_part` read of ``ad``: a compacted ad's values that its layout's template
+        gives are the same for every ad of its variant, so their keys are made once per
+        way of reading ``names`` of the variant (its plan, :meth:`classad.layout.Variant.plan`),
+        and only the values the ad keeps itself are looked at (none, for most slot ads:
+        a partitionable slot's shrunk copies keep their resources, not what a request reads)."""
+        attrs = ad._attrs
+        if type(attrs) is not SharedAttrs:
+            part = tuple(map(exact_key, ad.stored_of(names)))
+        else:
+            plan = _item(attrs, 0).plan(names)
+            known = self._plan_parts.get(id(plan))
+            if known is None or known[0] is not plan:
+                if len(self._plan_parts) > _LIMIT:
+                    self._plan_parts.clear()
+                fixed = list(map(exact_key, plan.fixed))
+                known = self._plan_parts[id(plan)] = (plan, fixed, tuple(fixed))
+            if plan.rows:
+                keys = known[1].copy()
+                for r, s in zip(plan.rows, plan.at):
+                    keys[r] = exact_key(_item(attrs, s))
+                part = tuple(keys)
+            else:
+                part = known[2]
+        return None if NOT_LITERAL in part else part  # type: ignore[operator]
 
     def cycle_done(self) -> None:
         """The cycle has read its slot ads: forget what belongs to ads neither it nor the

@@ -553,6 +553,42 @@ def test_carried_requests_are_the_fresh_ones(steps: list) -> None:
                 assert repr(got) == repr(fresh)
 
 
+_PART_NAMES = ("RequestCpus", "RequestDisk", "DiskQuantum", "Catalogs")
+_PART_VALUES = st.sampled_from(("1", "2", "1.0", "-0.0", "0.0", "true", '"a"', '"A"', "undefined", "x + 1", ""))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(st.sampled_from(_PART_NAMES), _PART_VALUES), max_size=5),
+    st.lists(
+        st.tuples(st.integers(0, 9), st.lists(st.tuples(st.sampled_from(_PART_NAMES), _PART_VALUES), max_size=3)),
+        min_size=1,
+        max_size=12,
+    ),
+)
+def test_what_a_request_reads_of_compacted_ads_is_what_they_store(base: list, steps: list) -> None:
+    """What a carried request's key reads of an ad (Carried._part, made once per variant's
+    way of reading the names for the values of the layout's template) is the exact keys of
+    what the ad stores under those names: compacted ads sharing a layout, rewritten into
+    copies that keep some of the names themselves (and copies of those), each read once."""
+    from classad.ad import ClassAd
+    from matchmaker.cycle.carry import NOT_LITERAL, Carried, exact_key
+    from matchmaker.pool.partition import with_values
+
+    names = tuple(n.lower() for n in _PART_NAMES) + ("missing",)
+    text = "; ".join(f"{n} = {v}" for n, v in dict(base).items() if v)
+    ads = [ClassAd(f"[Cpus = 8; {text}]").compact(), ClassAd(f"[Cpus = 8; {text}]").compact()]
+    carry = Carried()
+    for which, writes in steps:
+        parent = ads[which % len(ads)]
+        values = {n: ClassAd(f"[v = {v}]").lookup("v") for n, v in writes if v}
+        deleted = tuple(n for n, v in writes if not v)
+        ad = with_values(parent, values, deleted=deleted)
+        ads.append(ad)
+        expected = tuple(map(exact_key, ad.stored_of(names)))
+        assert carry._part(ad, names) == (None if NOT_LITERAL in expected else expected)
+
+
 def test_trims_and_idle_claims_decided_by_expressions_are_evaluated_each_cycle() -> None:
     """Whether the cycle trims a slot and whether a claimed slot is idle may change from
     cycle to cycle while the slot's ad stays the same object.  Here preemption is
