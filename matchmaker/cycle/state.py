@@ -658,7 +658,9 @@ class Cycle:
     def _submitters(self, pool: Pool) -> list[SubmitterState]:
         out = []
         pr = self.priorities
-        for name, (_idle, running) in sorted(pool.submitter_counts().items()):
+        # (in a simulation kept from cycle to cycle, as the changes to the queue are told)
+        counts = pool.submitter_counts() if self.carry is None else self.carry.job_weights.counts(pool.jobs)
+        for name, (_idle, running) in sorted(counts.items()):
             queue = self.queues.get(name) or Queue(name)
             idle = queue.idle
             if idle + running <= 0:

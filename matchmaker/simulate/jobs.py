@@ -104,7 +104,9 @@ class Timeline:
     """The jobs of a simulated queue by what happens to them next: running jobs by the end
     of their run, pending ones by arrival; the queued ones (idle or running) in queue
     order, and how many jobs each submitter has in each phase.  Kept up to date as jobs
-    change phase (:meth:`move`), so that a cycle costs what changed, not the queue's length."""
+    change phase (:meth:`move`), so that a cycle costs what changed, not the queue's length:
+    the queued jobs' records too, in the same order (:attr:`records`), with the records that
+    left that list and those that joined it since :meth:`changes` was last asked."""
 
     def __init__(self, jobs: list[SimJob]) -> None:
         self.jobs = jobs
@@ -120,6 +122,9 @@ class Timeline:
             if j.phase in _QUEUED:
                 self._queued_seq.append(k)
                 self.queued.append(j)
+        self.records: list[Job] = [j.record for j in self.queued]  # each queued job's record
+        self._left: list[Job] = []
+        self._joined: list[Job] = []
         self._arrivals = sorted((j for j in jobs if j.phase == PENDING), key=_arrival_key)
 
     def _count(self, job: SimJob, n: int) -> None:
@@ -160,18 +165,34 @@ class Timeline:
         """Put ``job`` in ``phase`` (and its record to ``record``, if given)."""
         self._count(job, -1)
         was = job.phase in _QUEUED
+        old = job.record
         job.phase = phase
         if record is not None:
             job.record = record
         self._count(job, 1)
         now = phase in _QUEUED
+        new = job.record
         if was != now:
             at = bisect.bisect_left(self._queued_seq, job.seq)
             if now:
                 self._queued_seq.insert(at, job.seq)
                 self.queued.insert(at, job)
+                self.records.insert(at, new)
+                self._joined.append(new)
             else:
-                del self._queued_seq[at], self.queued[at]
+                del self._queued_seq[at], self.queued[at], self.records[at]
+                self._left.append(old)
+        elif now and new is not old:
+            self.records[bisect.bisect_left(self._queued_seq, job.seq)] = new
+            self._left.append(old)
+            self._joined.append(new)
+
+    def changes(self) -> tuple[list[Job], list[Job]]:
+        """The records that left :attr:`records` and those that joined it since the last
+        call (or since the start), each as many times as it did."""
+        out = self._left, self._joined
+        self._left, self._joined = [], []
+        return out
 
 
 _QUEUED = (QUEUED_IDLE, QUEUED_RUNNING)

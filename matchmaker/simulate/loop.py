@@ -59,7 +59,7 @@ from .spans import ClaimSpan, ClaimSpans
 
 Progress = Callable[[int, int], None]
 _NAME, _AD, _PARTITIONABLE = attrgetter("name"), attrgetter("ad"), attrgetter("partitionable")
-_INDEX, _RECORD = attrgetter("index"), attrgetter("record")
+_INDEX = attrgetter("index")
 # What a slot's claim depends on besides its name, and the parts of a remembered claim.
 _CLAIM_FIELDS = attrgetter("customer", "weight", "state")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
@@ -375,7 +375,11 @@ class _Run:
         return fresh
 
     def pool(self, first: bool) -> Pool:
-        queued = list(map(_RECORD, self.timeline.queued))
+        """The pool of the next cycle; the carry is told how its jobs changed since the last."""
+        queued = list(self.timeline.records)  # (the records of timeline.queued, in order)
+        left, joined = self.timeline.changes()
+        if self.carry is not None:
+            self.carry.job_weights.tell(queued, left, joined)
         return Pool(self.slots, queued, [], self.refused if first else [])
 
     def after_cycle(self, pool: Pool, result: CycleResult, t: float) -> dict[str, int]:

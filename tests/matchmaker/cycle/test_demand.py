@@ -154,3 +154,24 @@ def test_memory_holds_only_the_last_queue() -> None:
     ):
         assert job_demand(Pool([], queue), SUBS, True, memory) == expected
     assert set(memory.known) == set(third)
+
+
+def test_told_changes_are_applied_only_from_the_list_they_start_at() -> None:
+    """A simulation tells the memory each cycle's queue as the last one told less the records
+    that left and with those that joined.  Queues: 1 (a 2, b 3), 2 (b leaves, a's job
+    becomes 5: a 5), 3 (b 4 joins: a 5, b 4).  With a call at each queue the changes are
+    followed; with no call at queue 2, queue 3 is not queue 1's tallies changed by the last
+    change alone (b's 3 would stay): it is read again."""
+    a, b = job(0, "a@d", 2), job(1, "b@d", 3)
+    a5, b4 = job(0, "a@d", 5), job(3, "b@d", 4)
+    queues = ([a, b], [a5], [a5, b4])
+    expected = ({"a@d": 2.0, "b@d": 3.0}, {"a@d": 5.0, "b@d": 0.0}, {"a@d": 5.0, "b@d": 4.0})
+    changes = (([], []), ([a, b], [a5]), ([], [b4]))
+    for asked in ((0, 1, 2), (0, 2)):
+        memory = JobWeights()
+        for k, (queue, (left, joined)) in enumerate(zip(queues, changes)):
+            memory.tell(queue, left, joined)
+            if k in asked:
+                assert job_demand(Pool([], queue), SUBS, True, memory) == expected[k]
+                assert memory.counts(queue) == Pool([], queue).submitter_counts()
+        assert set(memory.known) == {a5, b4}
