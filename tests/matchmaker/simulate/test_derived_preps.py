@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from test_incremental import busy_pool, configs, job_texts, simulate, slot_texts
+from test_incremental import busy_pool, configs, job_texts, simulate, simulate_patched, slot_texts
 
 from classad import ClassAd, parse_expr
 from matchmaker.api import settings_from
@@ -228,13 +228,13 @@ def _checking(seen: dict[str, int]) -> tuple[Any, Any, Any, Any]:
 def _run_checked(config: str, slots: str, jobs: str, cycles: int, seed: int) -> tuple[tuple, dict[str, int]]:
     seen = {"weights": 0, "decisions": 0, "references": 0}
     noting, checked_weighed, checked_entry_row, checked_queues = _checking(seen)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(SlotCarry, "_derived", noting)
-        mp.setattr(Cycle, "_weighed", checked_weighed)
-        mp.setattr(Cycle, "_entry_row", checked_entry_row)
-        mp.setattr(Cycle, "_queues", checked_queues)
-        on = simulate(config, slots, jobs, True, cycles, seed)
-    return on, seen
+    patches = [
+        (SlotCarry, "_derived", noting),
+        (Cycle, "_weighed", checked_weighed),
+        (Cycle, "_entry_row", checked_entry_row),
+        (Cycle, "_queues", checked_queues),
+    ]
+    return simulate_patched(patches, config, slots, jobs, cycles, seed), seen
 
 
 @pytest.mark.slow

@@ -238,6 +238,17 @@ def simulate(config: str, slots: str, jobs: str, incremental: bool, cycles: int,
     return outputs(pool, s, cycles, seed)
 
 
+def simulate_patched(
+    patches: list[tuple[Any, str, Any]], config: str, slots: str, jobs: str, cycles: int, seed: int
+) -> tuple:
+    """:func:`simulate` with incremental cycles while each ``(owner, name, value)`` of
+    ``patches`` stands in for the owner's attribute (a spy that checks or counts)."""
+    with pytest.MonkeyPatch.context() as mp:
+        for owner, name, value in patches:
+            mp.setattr(owner, name, value)
+        return simulate(config, slots, jobs, True, cycles, seed)
+
+
 def outputs(pool: Any, s: Any, cycles: int, seed: int) -> tuple:
     """``cycles`` five-minute cycles of ``pool`` under ``s``: the simulation's every output
     and the accountant's final state."""

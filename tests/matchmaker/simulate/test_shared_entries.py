@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from test_incremental import busy_pool, configs, job_texts, simulate, slot_texts
+from test_incremental import busy_pool, configs, job_texts, simulate, simulate_patched, slot_texts
 
 from classad.columnar import AdTable
 from matchmaker.cycle.slot_carry import SlotCarry
@@ -106,13 +106,13 @@ def _checking(seen: dict[str, int]) -> tuple[Any, Any, Any, Any]:
 def _run_checked(config: str, slots: str, jobs: str, cycles: int, seed: int) -> tuple[tuple, dict[str, int]]:
     seen = {"cycles": 0, "rewrites": 0, "ids": 0, "policies": 0}
     checked_classes, checked_table_of, counted_rewrite, checked_kept_rows = _checking(seen)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(Cycle, "_kept_rows", checked_kept_rows)
-        mp.setattr(Cycle, "_classes", checked_classes)
-        mp.setattr(TableLine, "table_of", checked_table_of)
-        mp.setattr(SlotCarry, "rewrite_shared", counted_rewrite)
-        on = simulate(config, slots, jobs, True, cycles, seed)
-    return on, seen
+    patches = [
+        (Cycle, "_kept_rows", checked_kept_rows),
+        (Cycle, "_classes", checked_classes),
+        (TableLine, "table_of", checked_table_of),
+        (SlotCarry, "rewrite_shared", counted_rewrite),
+    ]
+    return simulate_patched(patches, config, slots, jobs, cycles, seed), seen
 
 
 @pytest.mark.slow
