@@ -44,9 +44,16 @@ def _requirements_both_ways(args: tuple) -> list:
     return out
 
 
-def _seen_at_builds(look: Callable[[tuple], list], pool: Any, settings: Any, eups: list) -> list:
+def _seen_at_builds(
+    look: Callable[[tuple], list],
+    pool: Any,
+    settings: Any,
+    eups: list,
+    setup: Callable[[pytest.MonkeyPatch], None] = lambda mp: None,
+) -> list:
     """What ``look`` finds before every columnar build of one cycle over ``pool`` (given
-    the build's arguments), the cycle run as usual."""
+    the build's arguments), the cycle run as usual once ``setup`` has patched what it
+    needs."""
     real = columnar_match.build
     seen: list = []
 
@@ -56,6 +63,7 @@ def _seen_at_builds(look: Callable[[tuple], list], pool: Any, settings: Any, eup
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(matching, "build_columnar", build)
+        setup(mp)
         negotiate(pool, settings, StaticPriorities(dict(zip(USERS, eups))), NOW)
     return seen
 

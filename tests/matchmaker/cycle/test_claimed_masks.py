@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
-from test_build_reuse import CYCLE, USERS, _job_ads, _slot_ad
+from test_both_requirements import _seen_at_builds
+from test_build_reuse import CYCLE, _job_ads, _slot_ad
 from test_row_results import FREE, NOW, _plain, _settings
 
 from classad.columnar import compile as columnar_compile
@@ -172,19 +173,13 @@ def test_the_claimed_table_is_the_scalar_tests(
             ad.set_node("Rank", parse_expr(literal))
     pool = pool_from_ads(slot_ads, _job_ads(kinds, queue))
     settings = _settings(config, weights, groups)
-    real = columnar_match.build
-    seen: list = []
 
-    def build(*args):
-        seen.extend(_both_ways(args))
-        return real(*args)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(matching, "build_columnar", build)
+    def setup(mp: pytest.MonkeyPatch) -> None:
         _ranks_found(mp, ranks)
         if chains:
             mp.setattr(columnar_compile, "_AHEAD_ROWS", 0)
-        negotiate(pool, settings, StaticPriorities(dict(zip(USERS, eups))), NOW)
+
+    seen = _seen_at_builds(_both_ways, pool, settings, eups, setup)
     for made, alone, scalar in seen:
         assert made == alone == scalar
 
