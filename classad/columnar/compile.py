@@ -1538,7 +1538,7 @@ class Run:
             watch.pop()
         if run.st.taint != self.st.taint:
             raise _NotStackable
-        return col, run.varying
+        return col, run.marked()
 
     def _stacked_compute(self, key: Any) -> Optional[Callable[["Run", np.ndarray], Column]]:
         """What a result stored under ``key`` computes, for a run over other rows: a row
@@ -2505,6 +2505,9 @@ class _Stacked(Run):
         self._per_copy: dict[int, tuple[Column, Column]] = {}
         # The rows that read such a value (made at the first read).
         self.varying: Optional[np.ndarray] = None
+        # id -> (a column fixed_attr made, the rows it was made for): not yet marked in
+        # ``varying`` (see :meth:`_operate`; the rest are marked by :meth:`marked`).
+        self._unmarked: dict[int, tuple[Column, np.ndarray]] = {}
 
     def note(self, key: Any, tok: Any) -> None:
         if self.read_values.get(key) is not ABSENT or tok != ABSENT:
@@ -2520,12 +2523,47 @@ class _Stacked(Run):
             raise _NotStackable
         if type(got) is Const:
             return got  # type: ignore[no-any-return]
+        col: Column = got.take(self.view.copy_of(rows))
+        self._per_copy[id(col)] = (col, got)
+        self._unmarked[id(col)] = (col, rows)
+        return col
+
+    def marked(self) -> Optional[np.ndarray]:
+        """``varying`` once the walk is over: the rows of every value of the fixed ad read
+        marked but where :meth:`_operate` found the values of the copies to give one result."""
+        for _, rows in self._unmarked.values():
+            self._mark(rows)
+        self._unmarked.clear()
+        return self.varying
+
+    def _mark(self, rows: np.ndarray) -> None:
         if self.varying is None:
             self.varying = np.zeros(self.view.n, dtype=bool)
         self.varying[rows] = True
-        col: Column = got.take(self.view.copy_of(rows))
-        self._per_copy[id(col)] = (col, got)
-        return col
+
+    def _operate(
+        self, node: ast.Binary, a: Values, b: Values, scope: int, rows: np.ndarray, active: frozenset
+    ) -> Values:
+        """:meth:`Run._operate`, noting which rows read a value of the fixed ad that differs
+        between the copies: a value compared by ``=?=`` or ``=!=`` (as it came from
+        :meth:`fixed_attr`) with a value that is none of the copies' values gives every copy
+        one result (``TARGET.Owner =!= undefined`` is true for every owner), so only the rows
+        where the other side is one of them (a START's ``TARGET.Owner =!= "user14"``) are."""
+        if node.op == "is" or node.op == "isnt":
+            for mine, other in ((a, b), (b, a)):
+                held = self._unmarked.get(id(mine)) if type(mine) is Column else None
+                if held is None or held[0] is not mine:
+                    continue
+                if type(other) is Column and id(other) in self._unmarked:
+                    break  # both sides differ between copies: both stay to be marked
+                del self._unmarked[id(mine)]
+                same = _meta_matches(self._per_copy[id(mine)][1], other, len(held[1]))
+                if same is True:
+                    self._mark(held[1])
+                elif same is not False:
+                    self._mark(held[1][same])
+                break
+        return super()._operate(node, a, b, scope, rows, active)
 
     def _variant_call(self, node: ast.Call, entry: Any, ctx: Any, args: list, rows: np.ndarray) -> Optional[Column]:
         """:meth:`Run._variant_call` of each copy, where an argument is the fixed ad's value
@@ -2557,6 +2595,39 @@ class _Stacked(Run):
         if len(rows) and not self.eager and not (self._template_ids and id(node) in self._template_ids):
             raise _NotStackable
         return super().scalar(node, scope, rows, active)
+
+
+def _meta_matches(values: Column, other: Values, n: int) -> Union[bool, np.ndarray]:
+    """Where ``other`` (a constant, or a column of ``n`` rows) may be ``=?=`` to one of
+    ``values`` (the copies' values of a fixed ad's attribute, one per copy): False
+    nowhere, True everywhere, else a mask of the rows.  It may say so of a row where it is
+    not (never the other way round): there the copies' values are taken to differ."""
+    kinds_of = values.kind
+    if bool((kinds_of == K_OTHER).any()):
+        return True
+    if type(other) is Const:
+        v = other.value
+        if type(v) not in (bool, int, float, str) and v is not UNDEFINED and v is not ERROR:
+            return True
+        return any(scalar_meta_equal(values.value(j), v) is not False for j in range(len(kinds_of)))
+    if type(other) is not Column or other.pool is not values.pool or len(other.kind) != n:
+        return True
+    k = other.kind
+    out = k == K_OTHER
+    for kind in np.unique(kinds_of).tolist():
+        at = kinds_of == kind
+        here = k == kind
+        if kind == K_UNDEF or kind == K_ERROR:
+            out |= here
+        elif kind == K_INT or kind == K_BOOL:
+            out |= here & np.isin(other.i, values.i[at])
+        elif kind == K_REAL:
+            out |= here & np.isin(other.f, values.f[at])
+        elif kind == K_STR:
+            out |= here & np.isin(other.s, values.s[at])
+        else:
+            return True
+    return out if bool(out.any()) else False
 
 
 def _token_value(tok: Any) -> Any:

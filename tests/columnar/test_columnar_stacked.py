@@ -387,6 +387,34 @@ def test_a_walk_where_most_rows_differ_between_owners_lays_every_row_out_for_eac
     assert walks == [(4, 3), (1, 3), (4, 1), (3, 2)]
 
 
+@pytest.mark.parametrize("nobody", ["undefined", '"dan"'])
+def test_rows_that_compare_the_owner_with_none_of_the_owners_are_computed_once(monkeypatch, nobody):
+    """Slots 0 and 1: Memory > 50 && TARGET.Owner =!= undefined (every owner has one: the
+    same value for each), or =!= "dan" (no owner's name: then slots 0, 1 and 3 are one
+    family, the name a column of the three rows' literals); slot 2: TARGET.Owner =?= "cid" || Memory > 50; slot 3: Memory >
+    50 && TARGET.Owner =!= "bob".  Memory 40, 40, 200, 40 stored for the three owners, then
+    100, 100, 40, 100: slots 0 and 1 T for each; slot 2 ann F, bob F, cid T; slot 3 ann T,
+    bob F, cid T.  Asked for by ann, the three results are brought in two walks: the four
+    rows for ann, then slots 2 and 3 (where an owner is compared with a name one of them
+    has) once for each of bob and cid."""
+    texts = [
+        f"Memory > 50 && TARGET.Owner =!= {nobody}",
+        f"Memory > 50 && TARGET.Owner =!= {nobody}",
+        'TARGET.Owner =?= "cid" || Memory > 50',
+        'Memory > 50 && TARGET.Owner =!= "bob"',
+    ]
+    ann, bob, cid = _jobs()
+    table = AdTable(_slots([40, 40, 200, 40], texts))
+    for job in (ann, bob, cid):
+        _start(table, job)
+    new = _slots([100, 100, 40, 100], texts)
+    table = table.follow(new, np.arange(4), np.zeros(4, bool), {"memory": np.ones(4, bool)})
+    walks = _walks(monkeypatch)
+    got = [_start(table, job) for job in (ann, bob, cid)]
+    assert walks == [(4, 1), (2, 2)]
+    assert got == [[True, True, False, True], [True, True, False, False], [True, True, True, True]]
+
+
 # Values of the attributes the rank expressions read, of every kind; None: the ad lacks it.
 _SLOT_VALUES = {
     "Rank": [
