@@ -115,13 +115,13 @@ class SlotTable:
             entries = [e for c in classes for e in c.entries]
         n = len(entries)
         if rows is not None and rows.fresh:  # gathered as the entries were made (each alive)
-            fields = map(list, zip(*rows.rows)) if n else ([] for _ in range(7))
-            index_, ads, remotes, idle, weight, sources, names = fields
+            _, ads, remotes, idle, weight, sources, names = rows.fields()
+            index = rows.index()
             alive = [True] * n
         else:  # what the table reads of each entry, in one pass (the entries lie all over memory)
             fields = map(list, zip(*map(_FIELDS, entries))) if n else ([] for _ in range(8))
             index_, ads, alive, remotes, idle, weight, sources, names = fields
-        index = np.array(index_, dtype=np.int64)
+            index = np.array(index_, dtype=np.int64)
         increasing = n < 2 or bool((index[1:] > index[:-1]).all())
         if not increasing:  # in slot order (usually so already)
             order = np.argsort(index, kind="stable").tolist()

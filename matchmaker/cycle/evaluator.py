@@ -21,8 +21,10 @@ from __future__ import annotations
 import math
 import struct
 from itertools import compress
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any, Iterator, Optional, Sequence
+
+import numpy as np
 
 from classad import ast
 from classad.evaluate import eval_attribute, evaluate_top
@@ -156,11 +158,33 @@ class SlotRows:
     since (each is alive and costs its slot's weight); the cycle clears it on its first
     match, and the table then reads the entries themselves."""
 
-    __slots__ = ("rows", "fresh")
+    __slots__ = ("rows", "fresh", "_fields", "_index")
 
     def __init__(self, rows: list[tuple[int, NegotiationAd, Optional[str], bool, Any, Any, Any]]) -> None:
         self.rows = rows
         self.fresh = True
+        self._fields: Optional[list[list]] = None
+        self._index: Optional[np.ndarray] = None
+
+    def fields(self) -> list[list]:
+        """The rows as seven lists, one per field (made once: the rows lie all over memory)."""
+        if self._fields is None:
+            self._fields = list(map(list, zip(*self.rows))) if self.rows else [[] for _ in range(7)]
+        return self._fields
+
+    def index(self) -> np.ndarray:
+        """The slots' indexes (int64), made once."""
+        if self._index is None:
+            self._index = np.array(self.fields()[0], dtype=np.int64)
+        return self._index
+
+    def distinct(self) -> bool:
+        """Whether each slot index is listed once: at once when they increase along the rows
+        (as they do but for duplicated indexes), else by a set of them."""
+        index = self.index()
+        if len(index) < 2 or bool((index[1:] > index[:-1]).all()):
+            return True
+        return len(set(self.fields()[0])) == len(index)
 
     def only(self, kept: Sequence[bool]) -> "SlotRows":
         """The rows where ``kept`` holds (the list of entries ``kept`` picks)."""
@@ -202,8 +226,7 @@ def each_alone(entries: Sequence[SlotEntry], rows: Optional[SlotRows] = None) ->
     """``group_slots(entries, None)``, its classes made on first use when each index is
     listed once (:class:`EachAlone`); ``rows``, if given, what the table reads of the
     entries (:class:`SlotRows`, their indexes read there)."""
-    indexes = map(_INDEX, entries) if rows is None else map(_FIRST, rows.rows)
-    if len(set(indexes)) == len(entries):
+    if len(set(map(_INDEX, entries))) == len(entries) if rows is None else rows.distinct():
         return EachAlone(entries, rows)
     return group_slots(entries, None)
 
@@ -225,7 +248,6 @@ def group_slots(entries: Sequence[SlotEntry], names: Optional[frozenset[str]]) -
 
 
 _INDEX = attrgetter("index")
-_FIRST = itemgetter(0)
 
 
 def _value_key(node: Optional[ast.Node]) -> object:

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from test_incremental import START, busy_pool, configs, job_texts, simulate, slot_texts
 
 from matchmaker.cycle import columnar_match
 from matchmaker.cycle.columnar_match import SlotTable
-from matchmaker.cycle.evaluator import EachAlone
+from matchmaker.cycle.evaluator import EachAlone, SlotRows
 from matchmaker.cycle.state import Cycle
 
 
@@ -162,3 +163,18 @@ def test_rows_taken_again_follow_their_users_priorities(monkeypatch: Any) -> Non
     assert on == simulate(config, slots, jobs, False, 12, 5)
     assert len(taken) == 12 and taken[0] == 0 and sum(taken[1:]) > 20
     assert changed
+
+
+@pytest.mark.parametrize(
+    ("indexes", "distinct"),
+    [([], True), ([7], True), ([1, 2, 5], True), ([1, 5, 2], True), ([1, 2, 2], False), ([3, 1, 3], False)],
+)
+def test_gathered_rows_say_whether_each_slot_index_is_listed_once(indexes: list, distinct: bool) -> None:
+    """SlotRows.distinct (each_alone's test): indexes increasing along the rows are distinct,
+    others are counted (a dynamic slot listed out of order, an index listed twice); the
+    fields are the rows' columns, the indexes as int64."""
+    rows = SlotRows([(i, None, None, False, 1.0, None, f"s{i}") for i in indexes])
+    assert rows.distinct() is distinct
+    assert rows.index().dtype == np.int64 and rows.index().tolist() == indexes
+    fields = rows.fields()
+    assert len(fields) == 7 and fields[0] == indexes and fields[6] == [f"s{i}" for i in indexes]
