@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from functools import partial
 from itertools import repeat
-from operator import attrgetter, is_not
+from operator import attrgetter
 from typing import Any, Callable, Hashable, Optional, Protocol, Sequence, TypeVar
 
 import numpy as np
@@ -117,7 +117,7 @@ class SlotTable:
         if rows is not None and rows.fresh:  # gathered as the entries were made (each alive)
             _, ads, remotes, idle, weight, sources, names = rows.fields()
             index = rows.index()
-            alive = [True] * n
+            alive: Optional[list] = None  # each alive
         else:  # what the table reads of each entry, in one pass (the entries lie all over memory)
             fields = map(list, zip(*map(_FIELDS, entries))) if n else ([] for _ in range(8))
             index_, ads, alive, remotes, idle, weight, sources, names = fields
@@ -126,23 +126,24 @@ class SlotTable:
         if not increasing:  # in slot order (usually so already)
             order = np.argsort(index, kind="stable").tolist()
             entries, index = [entries[i] for i in order], index[order]
-            ads, alive, remotes, idle, weight, sources, names = (
-                [x[i] for i in order] for x in (ads, alive, remotes, idle, weight, sources, names)
+            ads, remotes, idle, weight, sources, names = (
+                [x[i] for i in order] for x in (ads, remotes, idle, weight, sources, names)
             )
+            alive = None if alive is None else [alive[i] for i in order]
         self.entries: list[SlotEntry] = entries
         self.table = AdTable(ads) if line is None else line.table_of(ads, sources, names)
         # Each entry's row: found by its index when the indexes are distinct (they increase
         # along the rows), else by the entry's identity (made on first use).
         self._row_of: Optional[dict[int, int]] = None
         self._by_index = increasing or bool((index[1:] > index[:-1]).all())
-        self.alive = np.array(alive, dtype=bool)
-        self.claimed = np.fromiter(map(is_not, remotes, repeat(None)), bool, n)
+        self.alive = np.ones(n, dtype=bool) if alive is None else np.array(alive, dtype=bool)
         self.claimed_idle = np.array(idle, dtype=bool)
         self.weight = np.array(weight, dtype=np.float64)
         self.index = index
         # Each remote user's code, in the order of their first slot.
         codes = {name: code for code, name in enumerate(u for u in dict.fromkeys(remotes) if u is not None)}
         self.remote = np.fromiter(map(codes.get, remotes, repeat(-1)), np.int64, n)
+        self.claimed = self.remote >= 0  # (a remote user is coded from 0)
         self.remote_names = codes
         self.remote_eups: Optional[np.ndarray] = None
         self.handed_out: list[SlotEntry] = []  # candidates given to the negotiator since the last build
