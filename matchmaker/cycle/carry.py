@@ -85,6 +85,10 @@ class Carried:
         self.new_slots: set[str] = set()
         self.new_jobs: set[str] = set()
         self.job_weights = JobWeights()  # each job ad's demand weight (group quotas)
+        # Each submitter's last list of idle jobs for the leftovers (matchmaker.cycle.idle_jobs),
+        # and a number for each set of slot values a request read (see :meth:`request_code`).
+        self.leftover_lists: dict[str, Any] = {}  # (IdleJobs: a higher layer)
+        self._slot_codes: dict[tuple, int] = {}
 
     def close(self) -> None:
         """Forget everything carried (the simulation is over).  The slots' carry holds this
@@ -160,6 +164,27 @@ class Carried:
                 self._requests.clear()
             hit = self._requests[key] = compute()
         return dict(hit)
+
+    def request_code(self, job: ClassAd, slot: ClassAd, resources: tuple[str, ...]) -> Optional[int]:
+        """When the job's request on ``slot`` is one :meth:`request` shares (both ads' values
+        literals), a number for the slot's values it read: the same request of the same job
+        ad on a slot of the same number is the same; else None (call :meth:`request` first)."""
+        names = self._request_names.get(resources)
+        if names is None or self._part(job, names) is None:
+            return None
+        return self.slot_code(slot, resources)
+
+    def slot_code(self, slot: ClassAd, resources: tuple[str, ...]) -> Optional[int]:
+        """The number of ``slot``'s values under what a request on ``resources`` reads (see
+        :meth:`request_code`), None when one is not a literal (or not known)."""
+        names = self._request_names.get(resources)
+        part = None if names is None else self._part(slot, names)
+        if part is None:
+            return None
+        code = self._slot_codes.get((names, part))
+        if code is None:
+            code = self._slot_codes[(names, part)] = len(self._slot_codes)
+        return code
 
     def _part(self, ad: ClassAd, names: tuple[str, ...]) -> Optional[tuple]:
         """``ad``'s values under ``names`` as exact keys (None when one is not a plain

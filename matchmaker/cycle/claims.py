@@ -290,6 +290,9 @@ class _Claims:
         self._started_idle: dict[str, int] = {}
         self.out = Claimed(pool)
         self._requests: dict[tuple[str, ...], dict[str, dict[str, float]]] = {}  # by resources, job id
+        # With the carry, the same's number of the slot values each was computed with (see
+        # Carried.request_code; None: not one the next cycle's leftovers may take).
+        self._request_codes: dict[tuple[str, ...], dict[str, Optional[int]]] = {}
         # The same with each request's values as a tuple (the leftovers' shapes).
         self._shapes: dict[tuple[str, ...], dict[str, tuple[dict[str, float], tuple]]] = {}
         self._idle: dict[str, list[Job]] = {}
@@ -383,7 +386,7 @@ class _Claims:
         # and what is left only shrinks (requests are never negative, a split writes
         # literals), so a job those notes pass over does not fit what is left either.
         stops: Optional[Iterator[int]] = None
-        k = -1
+        k, begin = -1, 0  # (begin: where the walk began for its resources, see IdleJobs.walked)
         while True:
             if stops is not None:
                 k = next(stops, n)
@@ -392,6 +395,7 @@ class _Claims:
                 while k < n and not still[k]:
                     k += 1
             if k >= n:
+                idle.walked(resources, begin, n)
                 break
             job, job_id, limits = jobs[k], ids[k], limits_of[k]
             if slot is not read:
@@ -401,11 +405,14 @@ class _Claims:
                 floor = 0.0 if current is None else current
                 ranks_below = False if current is None else _rank_below_for_all(slot, floor)
                 if ranks_below:
+                    idle.walked(resources, begin, k)
                     return  # its Rank ranks every job below: none starts, the ad stays as it is
                 listed = machine_resources(slot)
                 if listed != resources:  # (a MachineResources reading what is left): start afresh
-                    resources, too_large, failed = listed, set(), []
+                    idle.walked(resources, begin, k)
+                    resources, too_large, failed, begin = listed, set(), [], k
                     shapes = self._shapes.setdefault(resources, {})
+                self._reach(idle, resources, k, slot)
                 if all(type(slot.plain(r.lower())) in _PLAIN for r in resources):
                     have = available(slot, resources)  # literals: reading them evaluates nothing
                     stops = idle.stops(resources, k, have)
@@ -413,11 +420,7 @@ class _Claims:
                         continue  # (this job again, if not passed over)
             if limits is not None and (limits is not _NEEDS_SLOT or leftover_limits(job.ad, slot, self.clock)):
                 continue  # the leftovers were matched with no limit (docs/differences.md, N15b)
-            known = shapes.get(job_id)
-            if known is None:
-                request = self.request(job, slot, resources)
-                known = shapes[job_id] = (request, tuple(request.values()))
-                idle.note(resources, k, request)
+            known = shapes.get(job_id) or self._shape(idle, k, job, slot, resources, shapes)
             request, shape = known
             if shape in too_large:
                 continue
@@ -436,6 +439,29 @@ class _Claims:
             slot = self.slot_ads[m.slot]
             idle.started(k)
             stops = None  # the next job reads the slot's new ad
+
+    def _reach(self, idle: IdleJobs, resources: tuple[str, ...], k: int, slot: ClassAd) -> None:
+        """A walk of ``idle`` at place ``k`` reads ``slot`` (see :meth:`IdleJobs.reach`)."""
+        if self.carry is not None and idle.carries(resources):
+            idle.reach(resources, k, self.carry.slot_code(slot, resources))
+
+    def _shape(
+        self,
+        idle: IdleJobs,
+        k: int,
+        job: Job,
+        slot: ClassAd,
+        resources: tuple[str, ...],
+        shapes: dict[str, tuple[dict[str, float], tuple]],
+    ) -> tuple[dict[str, float], tuple]:
+        """The request of the job at place ``k`` of ``idle`` (taken from the last cycle's
+        list, else computed on ``slot`` and noted) and its values as a tuple, kept in ``shapes``."""
+        request = idle.taken(resources, k)
+        if request is None:
+            request = self.request(job, slot, resources)
+            idle.note(resources, k, request, self._request_codes.get(resources, {}).get(job.id))
+        known = shapes[job.id] = (request, tuple(request.values()))
+        return known
 
     def _accepts(
         self, idle: IdleJobs, k: int, job: ClassAd, slot: ClassAd, verdicts: Optional[Verdicts], refusing: bool
@@ -473,7 +499,13 @@ class _Claims:
                 limits: list[object] = [_claim_limits(j.ad, None, self.clock) for j in jobs]
             else:
                 limits = [None] * len(jobs)
-            idle = self._leftover_jobs[submitter] = IdleJobs(jobs, limits, _NEEDS_SLOT)
+            carry = self.carry
+            if carry is None:
+                idle = IdleJobs(jobs, limits, _NEEDS_SLOT)
+            else:  # (the requests of the submitter's last list stand where its job ads are the same)
+                prior = carry.leftover_lists.get(submitter)
+                idle = carry.leftover_lists[submitter] = IdleJobs(jobs, limits, _NEEDS_SLOT, prior, self._requests)
+            self._leftover_jobs[submitter] = idle
         return idle
 
     def request(self, job: Job, slot: ClassAd, resources: tuple[str, ...]) -> dict[str, float]:
@@ -492,6 +524,10 @@ class _Claims:
                 r = carry.request(
                     job.ad, slot, resources, self.rounding, lambda: requested(job.ad, slot, resources, self.rounding)
                 )
+                codes = self._request_codes.get(resources)
+                if codes is None:
+                    codes = self._request_codes[resources] = {}
+                codes[jid] = carry.request_code(job.ad, slot, resources)
             requests[jid] = r
         return r
 

@@ -438,3 +438,60 @@ def test_later_slots_pass_over_jobs_too_large_for_them(monkeypatch):
     assert seen == [list(range(9)), [7, 8], [], [8]]
     _one_by_one(monkeypatch)
     assert _claims(slots, jobs, matches) == fast
+
+
+# ---- requests taken from the last cycle's list --------------------------------------------------------
+
+_QUANTUM = st.sampled_from(["", "", "DiskQuantum = 20000\n", "DiskQuantum = 45000\n", 'DiskQuantum = "x"\n'])
+
+
+@st.composite
+def _quantum_backlogs(draw):
+    """Like :func:`_backlogs`, with partitionable slots rounding disk requests to different
+    quanta (``DiskQuantum``, read by the default ``MODIFY_REQUEST_EXPR_REQUESTDISK``; absent,
+    20,000 or 45,000 KB of 100,000, or not a number): a job's request differs from slot to
+    slot, and the job that first reaches it in a cycle decides it (docs/differences.md,
+    N15a); jobs asking 1,000 to 30,000 KB of disk."""
+    slots, jobs, config = draw(_backlogs())
+    quanta = iter([draw(_QUANTUM) for _ in range(slots.count("PartitionableSlot"))])
+    slots = "\n\n".join(s + "\n" + next(quanta) if s.strip() else s for s in slots.split("\n\n"))
+    disks = iter([draw(st.sampled_from(["1000", "15000", "30000"])) for _ in range(jobs.count("RequestDisk"))])
+    jobs = "\n".join(
+        f"RequestDisk = {next(disks)}" if line.startswith("RequestDisk") else line for line in jobs.split("\n")
+    )
+    return slots, jobs, config
+
+
+@PROPS
+@given(_quantum_backlogs())
+def test_requests_taken_from_the_last_cycle_are_those_the_rebuild_computes(pool):
+    """The incremental cycles' leftovers take each idle job's request from the submitter's
+    list of the last cycle where the slot ad first reaching the job this cycle reads the same
+    values (IdleJobs.reach / taken): their series and claim spans are the rebuild's, which
+    computes every request afresh in every cycle."""
+    slots, jobs, config = pool
+    assert _run(slots, jobs, config, True) == _run(slots, jobs, config, False)
+
+
+def test_a_request_is_taken_only_where_the_first_slot_reads_the_same_values(monkeypatch):
+    """Two slots of 8 cores, 16 GB and 100,000 KB of disk, node1's ``DiskQuantum`` 45,000 KB;
+    a backlog of alice's 30 one-core jobs of 10,000 KB each.  On node0 a job's disk rounds to
+    10,240 KB, on node1 to 45,000 KB (two fit).  The leftovers of later cycles take many
+    requests from the last cycle's list, and the run is the rebuild's."""
+    slots = _pslot("slot1@node0", 8, 16384, 100000) + _pslot("slot1@node1", 8, 16384, 100000).replace(
+        "SlotWeight = Cpus\n", "SlotWeight = Cpus\nDiskQuantum = 45000\n"
+    )
+    jobs = "".join(_job(p, "alice", "1", "1000", "10000", "", "SimJobDuration = 600\n") for p in range(30))
+    taken: list[int] = []
+    take = IdleJobs.taken
+
+    def spy(self, resources, k):
+        out = take(self, resources, k)
+        if out is not None:
+            taken.append(k)
+        return out
+
+    monkeypatch.setattr(IdleJobs, "taken", spy)
+    fast = _run(slots, jobs, "", True)
+    assert fast == _run(slots, jobs, "", False)
+    assert taken
