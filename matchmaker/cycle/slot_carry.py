@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import compress, repeat
+from math import copysign
 from operator import attrgetter, is_, is_not, itemgetter
 from typing import Any, Callable, Optional, Sequence
 
@@ -40,7 +41,7 @@ from classad import ast
 from classad.ad import ClassAd
 from classad.layout import plain_form
 
-from ..pool.ads import Slot
+from ..pool.ads import AdMemo, PoolSize, Slot, size_counts, slot_cores
 from ..pool.autocluster import SlotReferences
 from .ephemeral import NegotiationAd, RemoteEntries, SharedEntries
 from .table_carry import TableLine, same_entry
@@ -53,6 +54,8 @@ CODES = "codes"  # what Cycle._carried_entries keeps by place: each pair's user 
 _CODE_LIMIT = 100_000  # users coded before the codes start again
 _TABLE_LIMIT = 4096  # objects placed_distinct numbers before it starts again
 _PLAIN = (bool, int, float, str)
+_SIZE = "pool_size"  # what SlotCarry.pool_size keeps by place: each slot's weight and count
+_AD, _WEIGHT, _PARTITIONABLE = attrgetter("ad"), attrgetter("weight"), attrgetter("partitionable")
 
 
 class SlotPrep:
@@ -485,6 +488,41 @@ class SlotCarry:
             self._placing[what] = codes
         return list(map(held.__getitem__, np.flatnonzero(np.bincount(codes, minlength=len(held))).tolist()))
 
+    def pool_size(self, slots: list[Slot], use_slot_weights: bool, memo: AdMemo) -> PoolSize:
+        """:func:`~matchmaker.pool.ads.pool_size` of this cycle's :meth:`pairs`' records
+        ``slots`` (no constraint).  Each slot's weight and count (its cores for a
+        partitionable slot, else 1) are kept by place, a pair taken again giving what it gave
+        last cycle (the same record, of a steady ad) at C speed; only the others are read
+        (their cores through ``memo``, in order).  While every weight is a positive whole
+        float and every count whole, the sums are exact in any order (below 2**53) and are
+        taken over the arrays; otherwise they are summed in slot order, as the rebuild does."""
+        at, n = self._at, len(slots)
+        last = self._placed.get(_SIZE)
+        others: Sequence[int]
+        if at is None or len(at) != n or last is None or not len(last[0]):
+            others, weights, counts = range(n), np.empty(n), np.empty(n)
+        else:
+            places = self._places_array()
+            weights, counts, others = last[0][places], last[1][places], self._others
+        chosen = list(map(slots.__getitem__, others))
+        ws = list(map(_WEIGHT, chosen))
+        flags = list(map(_PARTITIONABLE, chosen))
+        cores = iter(slot_cores(list(map(_AD, compress(chosen, flags))), memo))
+        cs = [_count(next(cores)) if f else 1.0 for f in flags]
+        if not (n and all(map(_whole_weight, ws)) and all(map(float.is_integer, cs))):
+            wl, cl = weights.tolist(), counts.tolist()  # (the kept ones: whole floats)
+            for i, w, c in zip(others, ws, cs):
+                wl[i], cl[i] = w, c
+            return size_counts(wl, cl, use_slot_weights)
+        if len(chosen):
+            weights[others], counts[others] = ws, cs
+        total, whole = float(weights.sum()), float(counts.sum())
+        if total >= 2**53 or whole >= 2**53:  # (a partial sum may have been rounded)
+            return size_counts(weights.tolist(), counts.tolist(), use_slot_weights)
+        if at is not None and len(at) == n:
+            self._placing[_SIZE] = (weights, counts)
+        return PoolSize(total if use_slot_weights else float(n), float(weights.min()), whole)
+
     def _places_array(self) -> np.ndarray:
         """:attr:`_at` as an array (made once per cycle)."""
         if self._at_array is None:
@@ -681,6 +719,17 @@ def _same_held(held: Any, entry: tuple[str, ast.Node]) -> bool:
     """Whether an entry a copy holds gives what ``entry`` gives: the same spelling and node
     (:func:`same_entry`)."""
     return held is entry or (held is not None and held[0] == entry[0] and same_entry(held[1], entry[1]))
+
+
+def _whole_weight(w: Any) -> bool:
+    """Whether a slot weight is a whole float in [0, 2**53), not -0.0 (summed exactly in any
+    order, and its minimum the same float whichever is found)."""
+    return type(w) is float and 0 <= w < 2**53 and w.is_integer() and (w > 0 or copysign(1.0, w) > 0)
+
+
+def _count(cores: Optional[float]) -> float:
+    """A partitionable slot's count in the effective pool size: its cores when positive, else 1."""
+    return cores if cores is not None and cores > 0 else 1.0
 
 
 def _nothing(_item: Any) -> None:

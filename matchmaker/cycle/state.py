@@ -113,9 +113,12 @@ class Cycle:
         pairs = self._read_slots(pool)
         slots = list(map(_FIRST, pairs))
         memo: AdMemo = carry.slots.values if carry is not None else no_memo
-        size = pool_size(
-            slots, use_slot_weights=settings.use_slot_weights, constraint=settings.poolsize_constraint, memo=memo
-        )
+        if carry is not None and settings.poolsize_constraint is None:  # each slot's part kept by place
+            size = carry.slots.pool_size(slots, settings.use_slot_weights, memo)
+        else:
+            size = pool_size(
+                slots, use_slot_weights=settings.use_slot_weights, constraint=settings.poolsize_constraint, memo=memo
+            )
         self.pool_weight, self.min_weight, self.effective_pool = size.weighted, size.min_weight, size.effective
         self.usage = LiveUsage(usage_by_customer(slots) if usage is None else usage, group_of)
         self.limits = self._claimed_limits(pairs, slots, memo)

@@ -774,9 +774,24 @@ def pool_size(
             counted, weights = chosen, list(map(_WEIGHT, chosen))
     weighted = sum(weights) if use_slot_weights else float(len(counted))
     flags = list(map(_PARTITIONABLE, counted))
-    cores = _cores_each(list(map(_AD, compress(counted, flags))), memo)
+    cores = slot_cores(list(map(_AD, compress(counted, flags))), memo)
     effective = _effective(flags, cores)
     return PoolSize(weighted, min_weight, effective)
+
+
+def size_counts(weights: list[float], counts: list[float], use_slot_weights: bool = True) -> PoolSize:
+    """:func:`pool_size` without a constraint, of the slots' weights and counts (in slot
+    order; a slot's count: its cores for a partitionable slot whose cores are positive,
+    else 1.0, see :func:`slot_cores`), summed as :func:`pool_size` sums them."""
+    weighted = sum(weights) if use_slot_weights else float(len(weights))
+    effective = 0.0
+    if all(c.is_integer() for c in counts):
+        whole = sum(map(int, counts))
+        if whole < 2**53:
+            return PoolSize(weighted, min(weights, default=1.0), float(whole))
+    for c in counts:
+        effective += c
+    return PoolSize(weighted, min(weights, default=1.0), effective)
 
 
 def _effective(partitionable: list[bool], cores: list[Optional[float]]) -> float:
@@ -801,7 +816,7 @@ def _cores(ad: ClassAd) -> Optional[float]:
     return _number(ad.evaluate("Cpus", state=alone_state(ad)))
 
 
-def _cores_each(ads: list[ClassAd], memo: AdMemo) -> list[Optional[float]]:
+def slot_cores(ads: list[ClassAd], memo: AdMemo) -> list[Optional[float]]:
     """``memo(ads, "cores", _cores)``: the ``Cpus`` of an ad storing it as a plain literal is
     that value (:func:`_cores` evaluates nothing else), read alone; only the others are
     evaluated (or found kept), in order."""
@@ -875,6 +890,8 @@ __all__ = [
     "parse_old_ads",
     "pool_from_ads",
     "pool_size",
+    "size_counts",
+    "slot_cores",
     "rank_error",
     "read_ads",
     "rereadable",
