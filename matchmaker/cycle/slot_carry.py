@@ -56,6 +56,8 @@ _TABLE_LIMIT = 4096  # objects placed_distinct numbers before it starts again
 _PLAIN = (bool, int, float, str)
 _SIZE = "pool_size"  # what SlotCarry.pool_size keeps by place: each slot's weight and count
 _AD, _WEIGHT, _PARTITIONABLE = attrgetter("ad"), attrgetter("weight"), attrgetter("partitionable")
+_NO_PAIRS, _NO_FLAGS, _NO_IDS = np.empty(0, object), np.zeros(0, bool), np.zeros(0, np.uint64)
+_SAMPLE = 64  # SlotCarry._told checks every this many places
 
 
 class SlotPrep:
@@ -133,21 +135,27 @@ class SlotCarry:
         self._gone: Optional[list[int]] = None  # the ids of last cycle's ads that left the pool, if known
         self._cycle = 0
         # Last cycle's slot records (by identity, held) and, at the same places, the pair
-        # (weighed record, prep) it took for each, None where it is not to be taken again.
+        # (weighed record, prep) it took for each, whether that pair is to be taken again,
+        # and the ids of their ads.
         self._records: list[Slot] = []
-        self._pairs: list[Optional[tuple[Slot, SlotPrep]]] = []
-        self._ad_ids: list[int] = []  # the ids of their ads
+        self._pairs: np.ndarray = _NO_PAIRS
+        self._again: np.ndarray = _NO_FLAGS
+        self._ad_ids: np.ndarray = _NO_IDS
         self._record_ids: Optional[np.ndarray] = None  # the records' own ids, if read in that cycle
+        # With follow(): for each record of the list the caller keeps (the next records),
+        # its place in last cycle's records, -1 where it is new since (renewed, grown,
+        # removed); None when not known (lost).
+        self._following = False
+        self._origin: Optional[np.ndarray] = None
         # Where each pair of this cycle was in last cycle's, -1 for a pair not taken again
         # (None: this cycle's pairs were not made by pairs()); what placed() gave in last
         # cycle's order and in this one's, by kind.
-        self._at: Optional[list[int]] = None
+        self._at: Optional[np.ndarray] = None
         self._others: list[int] = []  # the places of this cycle's pairs made anew (-1 in _at)
         self._placed: dict[str, Any] = {}
         self._placing: dict[str, Any] = {}
         # What placed_distinct numbered, by kind: the objects (held) and their numbers by id.
         self._tables: dict[str, tuple[list, dict[int, int]]] = {}
-        self._at_array: Optional[np.ndarray] = None  # _at as an array, once asked for
         self.distinct = False  # whether each of this cycle's pairs holds its own ad (pairs())
         # The codes of the Remote* entries lists (matchmaker.cycle.state, Cycle._carried_entries):
         # each user by its code, 0 for none, kept for the run (the same settings) so that a
@@ -182,8 +190,8 @@ class SlotCarry:
         if settings is not self._settings:
             self._settings, self._now, self._kept, self.decided = settings, {}, {}, {}
             self._arriving = {}
-            self._records, self._pairs, self._ad_ids, self._placing = [], [], [], {}
-            self._record_ids, self._tables = None, {}
+            self._records, self._pairs, self._again, self._ad_ids = [], _NO_PAIRS, _NO_FLAGS, _NO_IDS
+            self._placing, self._record_ids, self._tables, self._origin = {}, None, {}, None
             self.user_codes, self.code_users, self.shared = {None: 0}, [None], [None]
         elif len(self.code_users) > _CODE_LIMIT:  # too many users seen: codes start again
             self.user_codes, self.code_users, self.shared = {None: 0}, [None], [None]
@@ -192,7 +200,7 @@ class SlotCarry:
         self._changes = {}
         self._cycle += 1
         self._at, self._placed, self._placing = None, self._placing, {}
-        self._at_array, self.distinct = None, False
+        self.distinct = False
 
     def read(self) -> None:
         """The cycle has read its slot ads (:meth:`prep`): forget the ads that left the pool."""
@@ -266,49 +274,100 @@ class SlotCarry:
         weighs the same); only the other records are read."""
         n = len(records)
         ids = None  # the records' ids, as _places found them
-        if self._pairs:
+        at = self._told(records) if len(self._ad_ids) else None
+        if at is None and len(self._ad_ids):
             at, ids = self._places(records)
-            out = list(map((self._pairs + [None]).__getitem__, at))
-            ad_ids = list(map((self._ad_ids + [-1]).__getitem__, at))
-        else:
-            out, ad_ids, at = [None] * n, [-1] * n, [-1] * n
-        kept = list(out)
-        others = list(compress(range(n), map(is_, out, repeat(None))))  # the pairs made anew (-1 in at below)
+        if at is None:
+            at, again = np.full(n, -1, np.int64), np.zeros(n, bool)
+            out, ad_ids = np.empty(n, object), np.zeros(n, np.uint64)
+        else:  # (a place -1 reads last cycle's last pair here, made anew below)
+            again = self._again[at] & (at >= 0)
+            out, ad_ids = self._pairs[at], self._ad_ids[at]
+        others = np.flatnonzero(~again).tolist()  # the pairs made anew (-1 in at below)
+        at[others] = -1
+        made = []
         for i in others:
             s = records[i]
             ad = s.ad
             p = self.prep(ad)
             pair = out[i] = (weighed(s, p), p)
-            ad_ids[i], at[i] = id(ad), -1
+            made.append(id(ad))
             if pair[0] is s and p.steady:
-                kept[i] = pair
-        if self._pairs and len(self._before) == len(self._ad_ids):
+                again[i] = True
+        ad_ids[others] = made
+        if len(self._ad_ids) and len(self._before) == len(self._ad_ids):
             self._now = self._carried_now(at)
         else:
-            self._now.update(zip(ad_ids, map(_SECOND, out)))  # type: ignore[arg-type]
-        self._records, self._pairs, self._ad_ids, self._at = records, kept, ad_ids, at
+            self._now.update(zip(ad_ids.tolist(), map(_SECOND, out.tolist())))
+        self._records, self._pairs, self._again, self._ad_ids = records, out, again, ad_ids
         self._record_ids = ids
-        self._others = others
+        self._at, self._others = at, others
+        self._origin = np.arange(n) if self._following else None
         self.distinct = len(self._now) == n
-        return out  # type: ignore[return-value]
+        return out.tolist()  # type: ignore[no-any-return]
 
-    def _places(self, records: list[Slot]) -> tuple[list[int], Optional[np.ndarray]]:
+    def follow(self) -> None:
+        """The caller hands :meth:`pairs` the list of slot records it keeps and tells every
+        change it makes to that list between two cycles (:meth:`renewed`, :meth:`grown`,
+        :meth:`removed`, :meth:`lost`): :meth:`pairs` then finds where each record was in
+        last cycle's records by those changes, without reading the records."""
+        self._following = True
+
+    def renewed(self, places: Sequence[int]) -> None:
+        """The list holds new records at ``places``."""
+        if self._origin is not None and len(places):
+            self._origin[list(places)] = -1
+
+    def grown(self, n: int) -> None:
+        """The list holds ``n`` records, those past its former end new."""
+        origin = self._origin
+        if origin is not None and n != len(origin):
+            grew = n > len(origin)
+            self._origin = np.concatenate((origin, np.full(n - len(origin), -1, np.int64))) if grew else None
+
+    def removed(self, places: Sequence[int]) -> None:
+        """The records at ``places`` (of the list before) went away; the others keep their order."""
+        if self._origin is not None and len(places):
+            self._origin = np.delete(self._origin, list(places))
+
+    def lost(self) -> None:
+        """The list was made otherwise: where its records were is not known."""
+        self._origin = None
+
+    def _told(self, records: list[Slot]) -> Optional[np.ndarray]:
+        """Where each of ``records`` was in last cycle's records, by the changes told since
+        (:meth:`follow`); None when not known.  A sample of the places is checked (the same
+        record object), so that a list not followed is not taken for one that is."""
+        origin, self._origin = self._origin, None
+        n = len(records)
+        if origin is None or len(origin) != n:
+            return None
+        picks = np.arange(0, n, _SAMPLE)
+        if n:
+            picks = np.append(picks, n - 1)
+        picks = picks[origin[picks] >= 0].tolist()
+        last = self._records
+        if not all(map(is_, map(records.__getitem__, picks), map(last.__getitem__, origin[picks].tolist()))):
+            return None
+        return origin
+
+    def _places(self, records: list[Slot]) -> tuple[np.ndarray, Optional[np.ndarray]]:
         """Where each of ``records`` was in last cycle's records, by identity (-1: not
         there; a record listed twice there: its last place), found by sorting the ids
         rather than hashing them into a dict; and the records' ids (None if not read so)."""
-        last = self._record_ids
+        n, last = len(records), self._record_ids
         if last is None or len(last) != len(self._records):
             last = np.fromiter(map(id, self._records), np.uint64, len(self._records))
         order = np.argsort(last, kind="stable")
         ranked = last[order]
         if not len(ranked) or (len(ranked) > 1 and bool((ranked[1:] == ranked[:-1]).any())):
             where = dict(zip(map(id, self._records), range(len(self._records))))
-            return list(map(where.get, map(id, records), repeat(-1))), None
-        ids = np.fromiter(map(id, records), np.uint64, len(records))
+            return np.fromiter(map(where.get, map(id, records), repeat(-1)), np.int64, n), None
+        ids = np.fromiter(map(id, records), np.uint64, n)
         pos = np.minimum(np.searchsorted(ranked, ids), len(ranked) - 1)
-        return np.where(ranked[pos] == ids, order[pos], -1).tolist(), ids
+        return np.where(ranked[pos] == ids, order[pos], -1), ids
 
-    def _carried_now(self, at: list[int]) -> dict[int, SlotPrep]:
+    def _carried_now(self, at: np.ndarray) -> dict[int, SlotPrep]:
         """This cycle's preps by ad id, made of last cycle's (which held each of its ads
         once, by the place of its pair): the ads of the pairs taken again (``at``: the
         place of each in last cycle's pairs, -1 for a pair made anew) and of the pairs
@@ -316,10 +375,8 @@ class SlotCarry:
         (kept in ``_gone`` for :meth:`read`); found at C speed without a step per pair."""
         now, new = self._before, self._now
         taken = np.zeros(len(self._ad_ids), bool)
-        places = np.array(at, np.int64)
-        taken[places[places >= 0]] = True
-        left = map(self._ad_ids.__getitem__, np.flatnonzero(~taken).tolist())
-        gone = self._gone = [k for k in left if k not in new]
+        taken[at[at >= 0]] = True
+        gone = self._gone = [k for k in self._ad_ids[~taken].tolist() if k not in new]
         deque(map(now.__delitem__, gone), maxlen=0)
         now.update(new)
         return now
@@ -382,7 +439,7 @@ class SlotCarry:
             out = get_each(list(items)) if len(items) else []
         else:
             # A pair made anew (-1) reads last's last value here, replaced below.
-            out = list(map(last.__getitem__, at))
+            out = np.fromiter(last, object, len(last))[at].tolist()
             others = self._others
             if others:
                 for i, v in zip(others, get_each(list(map(items.__getitem__, others)))):
@@ -410,8 +467,8 @@ class SlotCarry:
             flags = last[0][places]  # a place made anew (-1) reads last's last flag here, cleared below
             others = self._others
             flags[others] = False
-            old, where = last[1], at.__getitem__
-            held = {i: old[where(i)] for i in np.flatnonzero(flags).tolist()}
+            flagged = np.flatnonzero(flags)
+            held = dict(zip(flagged.tolist(), map(last[1].__getitem__, at[flagged].tolist())))
         if len(others):
             for i, v in zip(others, get_each(list(map(items.__getitem__, others)))):
                 if v:
@@ -442,9 +499,9 @@ class SlotCarry:
             asked[self._others] = False
             known = asked[chosen]
             ask = np.flatnonzero(~known).tolist()
-            old, where = last[1], at.__getitem__
-            for j in np.flatnonzero(known).tolist():
-                v = old.get(where(chosen[j]))
+            old, known_at = last[1], np.flatnonzero(known)
+            for j, k in zip(known_at.tolist(), at[np.array(chosen, np.int64)[known_at]].tolist()):
+                v = old.get(k)
                 if v is not None:
                     found[j] = v
         if len(ask):
@@ -524,10 +581,9 @@ class SlotCarry:
         return PoolSize(total if use_slot_weights else float(n), float(weights.min()), whole)
 
     def _places_array(self) -> np.ndarray:
-        """:attr:`_at` as an array (made once per cycle)."""
-        if self._at_array is None:
-            self._at_array = np.array(self._at, np.int64)
-        return self._at_array
+        """:attr:`_at`, this cycle's places in last cycle's pairs."""
+        assert self._at is not None
+        return self._at
 
     def again(self, pairs: Sequence[Any], what: str) -> list:
         """For each of this cycle's :meth:`pairs`, what :meth:`put` kept under ``what`` at its

@@ -123,6 +123,8 @@ class _Run:
         # SIMULATE_INCREMENTAL: what one cycle leaves the next (matchmaker.cycle.carry)
         self.carry = Carried(settings.slot_weight_expr) if settings.simulate_incremental else None
         self.slots = list(pool.slots)
+        if self.carry is not None:  # told each change of self.slots (SlotCarry.renewed, ...)
+            self.carry.slots.follow()
         self.refused = list(pool.refused)
         self.warnings = list(pool.warnings)
         self.jobs = initial_jobs(pool.jobs, start)
@@ -237,6 +239,7 @@ class _Run:
         renewed: list[int] = []  # the places of the new records
         if self.claims_changed is not None:
             self.claims_changed.update(names)
+        moves = self.carry.slots if self.carry is not None else None
         for name in names:
             i = place(name)
             parent = self.parent.pop(name, None)
@@ -259,11 +262,15 @@ class _Run:
             if checked.get(parent) is base and not writes_kind(resources):
                 checked[parent] = back
             gone.add(name)
+        if moves is not None:
+            moves.renewed(renewed)
         if by_name is None:  # names given twice: every slot of a gone name goes
             self._dirty = None
             if gone:
                 self.slots = [s.at(k) for k, s in enumerate(s for s in slots if s.name not in gone)]
                 self._indices = None
+                if moves is not None:
+                    moves.lost()
             return
         at = sorted(map(place, gone))
         if self._by_name is not None:
@@ -280,6 +287,8 @@ class _Run:
         # The slots between the gone ones, copied a stretch at a time; the records after
         # them keep their indices (Slot.index: increasing along the list, gaps allowed).
         self.slots = _without(slots, at)
+        if moves is not None:
+            moves.removed(at)
         if self._indices is not None:
             self._indices = _without(self._indices, at)
         if self._claim_at is not None:
@@ -425,6 +434,12 @@ class _Run:
             self._open(st.slot, st.submitter, claimed.slots_made[st.slot].weight, t)
         before = self._slot_indices()
         self.slots = list(claimed.pool.slots)
+        if self.carry is not None:  # the claims put new records at the places changed, new ones last
+            if claimed.changed is None:
+                self.carry.slots.lost()
+            else:
+                self.carry.slots.grown(len(self.slots))
+                self.carry.slots.renewed(claimed.changed)
         # The records the claims put in place of others keep their indices; new ones go last.
         self._indices = None if claimed.changed is None else before + [s.index for s in self.slots[len(before) :]]
         self._new_records(claimed.changed)

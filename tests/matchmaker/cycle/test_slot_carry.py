@@ -434,6 +434,92 @@ def test_pairs_differential(data: Any) -> None:
         last = {id(s): (pair, s) for s, pair in zip(listed, pairs)}
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_followed_list_pairs_as_the_records_identities_do(data: Any) -> None:
+    """Differential of a carry told each change of its list of records (follow: places
+    renewed, the list grown, places removed, the list made otherwise) against one that
+    finds last cycle's records by their identities, over cycles of random changes as the
+    loop makes them (records made again at some places, new ones last, some places gone).
+    Both weigh the same records in the same order, pair each with its ad's prep and keep
+    the same values by place; the one told never searches the identities but after a
+    list made otherwise."""
+    names = [f"a{k}" for k in range(5)]
+    steady = {n: data.draw(st.booleans()) for n in names}
+    itself = {n: data.draw(st.booleans()) for n in names}
+    ads = {n: ClassAd(f'[Name = "{n}"]') for n in names}
+    heavier: dict[int, Any] = {}  # the record each record weighs as, when not itself
+
+    def record() -> Any:
+        n = data.draw(st.sampled_from(names))
+        return make_slots([(ads[n] if data.draw(st.booleans()) else ClassAd(f'[Name = "{n}"]'), n)])[0]
+
+    def weigher(calls: list) -> Any:
+        def weighed(s: Any, p: Any) -> Any:
+            calls.append(s)
+            if itself[s.ad["Name"]]:
+                return s
+            return heavier.setdefault(id(s), make_slots([(s.ad, "other")])[0])
+
+        return weighed
+
+    told = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    told.follow()
+    plain = SlotCarry(lambda ad: steady[ad["Name"]], TableLine())
+    searched: list = []
+    search = told._places
+    told._places = lambda records: searched.append(1) or search(records)  # type: ignore[method-assign]
+    slots = [record() for _ in range(data.draw(st.integers(0, 12)))]
+    kept: list = []  # every record made (held: ids stay theirs)
+    lost, last = True, []
+    for _ in range(data.draw(st.integers(1, 6))):
+        calls: dict[str, list] = {"told": [], "plain": []}
+        out = {}
+        for key, carry in (("told", told), ("plain", plain)):
+            carry.begin(SETTINGS)
+            out[key] = carry.pairs(list(slots), weigher(calls[key]))
+            carry.read()
+        assert calls["told"] == calls["plain"]
+        assert [pair[0] for pair in out["told"]] == [pair[0] for pair in out["plain"]]
+        assert all(pair[1] is told.find(s.ad) for s, pair in zip(slots, out["told"]))
+        before = {id(s) for s in last}
+        assert calls["told"] == [
+            s for s in slots if id(s) not in before or not steady[s.ad["Name"]] or not itself[s.ad["Name"]]
+        ]
+        asked = {key: [] for key in out}
+        for key, carry in (("told", told), ("plain", plain)):
+            values = carry.placed([pair[1] for pair in out[key]], "x", lambda p, a=asked[key]: a.append(p.ad) or p.ad)
+            assert [v is pair[1].ad for v, pair in zip(values, out[key])] == [True] * len(slots)
+        assert asked["told"] == asked["plain"]
+        assert searched == ([1] if lost and last else [])
+        searched.clear()
+        kept += slots
+        last, lost = list(slots), False
+        # The claims: records made again at some places, new ones last.
+        if data.draw(st.booleans()):
+            n = len(slots)
+            places = data.draw(st.lists(st.integers(0, max(n - 1, 0)), max_size=3, unique=True)) if n else []
+            for k in places:
+                slots[k] = record()
+            slots += [record() for _ in range(data.draw(st.integers(0, 3)))]
+            told.grown(len(slots))
+            told.renewed(sorted(places) + (list(range(n, len(slots))) if data.draw(st.booleans()) else []))
+        # The releases: records made again at some places, then some places gone.
+        if data.draw(st.booleans()):
+            n = len(slots)
+            places = data.draw(st.lists(st.integers(0, max(n - 1, 0)), max_size=3, unique=True)) if n else []
+            for k in places:
+                slots[k] = record()
+            told.renewed(places)
+            gone = sorted(data.draw(st.lists(st.integers(0, max(n - 1, 0)), max_size=3, unique=True))) if n else []
+            slots = [s for k, s in enumerate(slots) if k not in set(gone)]
+            told.removed(gone)
+        if data.draw(st.integers(0, 5)) == 0:  # the list made otherwise
+            slots = [record() if data.draw(st.booleans()) else s for s in data.draw(st.permutations(slots))]
+            told.lost()
+            lost = True
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.data())
 def test_ads_that_leave_are_forgotten_differential(data: Any) -> None:

@@ -27,7 +27,9 @@ from classad.evaluate import seeded_random
 from matchmaker.api import settings_from
 from matchmaker.config.knobs import Knobs
 from matchmaker.cycle.session import open_accountant
+from matchmaker.cycle.slot_carry import SlotCarry
 from matchmaker.pool.ads import pool_from_ads
+from matchmaker.simulate import loop
 from matchmaker.simulate.loop import run_simulation
 
 START = 1_700_000_000
@@ -317,6 +319,35 @@ def test_a_pool_that_changes_every_cycle() -> None:
     assert sum(r["matched"] for r in rows if r["kind"] == "pool") > 12  # slots were reused
     assert any(r["running"] for r in rows if r["kind"] == "group")
     assert on == off
+
+
+def test_the_loop_tells_the_slots_carry_where_each_record_was() -> None:
+    """In the busy run (claims, splits, releases of static and dynamic slots, preemption),
+    the loop tells the slots' carry each change of its list of records, so that each cycle
+    finds last cycle's pairs by place (SlotCarry.follow): it searches the records'
+    identities only in a cycle after claims that made the list otherwise (the first
+    cycle's, which visit every slot: ``changed`` None).  The run is the rebuild's."""
+    searched: list[int] = []  # the cycles that searched
+    remade: list[int] = []  # the cycles whose claims made the list otherwise
+    places, claims = SlotCarry._places, loop.claim_matches
+
+    def spy_places(self: SlotCarry, records: list) -> Any:
+        searched.append(self._cycle)
+        return places(self, records)
+
+    def spy_claims(*args: Any, **kwargs: Any) -> Any:
+        out = claims(*args, **kwargs)
+        if out.changed is None:
+            remade.append(kwargs["carry"].slots._cycle)
+        return out
+
+    config, slots, jobs = busy_pool()
+    on = simulate_patched(
+        [(SlotCarry, "_places", spy_places), (loop, "claim_matches", spy_claims)], config, slots, jobs, 12, 5
+    )
+    assert on == simulate(config, slots, jobs, False, 12, 5)
+    assert remade and remade[0] == 1
+    assert searched == [c + 1 for c in remade if c < 12]
 
 
 def test_random_numbers_are_drawn_as_in_the_rebuild() -> None:
