@@ -285,27 +285,16 @@ class SlotCarry:
             out, ad_ids = self._pairs[at], self._ad_ids[at]
         others = np.flatnonzero(~again).tolist()  # the pairs made anew (-1 in at below)
         at[others] = -1
-        made, ids_made, kept = [], [], []  # (the pairs, their ads' ids, their places if kept)
-        before, now = self._before.get, self._now
-        for i in others:  # (prep() inlined: a step per new record)
+        made = []
+        for i in others:
             s = records[i]
             ad = s.ad
-            key = id(ad)
-            p = before(key)
-            if p is None or p.ad is not ad:
-                p = now.get(key)
-                if p is None or p.ad is not ad:
-                    p = self._derived(ad) or SlotPrep(ad, self._steady(ad))
-            now[key] = p
-            w = weighed(s, p)
-            made.append((w, p))
-            ids_made.append(key)
-            if w is s and p.steady:
-                kept.append(i)
-        if others:
-            out[others] = np.fromiter(made, object, len(made))
-            ad_ids[others] = ids_made
-            again[kept] = True
+            p = self.prep(ad)
+            pair = out[i] = (weighed(s, p), p)
+            made.append(id(ad))
+            if pair[0] is s and p.steady:
+                again[i] = True
+        ad_ids[others] = made
         if len(self._ad_ids) and len(self._before) == len(self._ad_ids):
             self._now = self._carried_now(at)
         else:
@@ -524,12 +513,13 @@ class SlotCarry:
         self._placing[what] = (flags, {chosen[j]: v for j, v in found.items()})
         return sorted(found.items())
 
-    def placed_distinct(self, items: Sequence[Any], what: str, get: Callable[[Any], Any]) -> list:
+    def placed_distinct(self, items: Sequence[Any], what: str, get_each: Callable[[list], list]) -> list:
         """The distinct values (by identity, in no particular order) among those
-        :meth:`placed` gives (``get`` called the same way), when few objects are shared by
-        many rows (what a slot ad's ``Requirements`` and ``Rank`` read of a job): each
-        object is numbered once and the numbers are kept by place, found for the pairs
-        taken again at C speed, without reading the pairs or the objects."""
+        :meth:`placed_each` gives (``get_each`` called the same way), when few objects are
+        shared by many rows (what a slot ad's ``Requirements`` and ``Rank`` read of a job):
+        each object is numbered once and the numbers are kept by place, found for the pairs
+        taken again at C speed, without reading the pairs or the objects; the numbers of
+        the objects of the others are found at C speed too, by their identities."""
         at, n = self._at, len(items)
         table = self._tables.get(what)
         if table is None or len(table[0]) > _TABLE_LIMIT:
@@ -537,21 +527,25 @@ class SlotCarry:
             self._placed.pop(what, None)  # numbers of the table forgotten
         held, numbers = table
 
-        def number(v: Any) -> int:
-            k = numbers.get(id(v))
-            if k is None:
-                k = numbers[id(v)] = len(held)
-                held.append(v)  # held: its id stays its own
-            return k
+        def numbered(values: list) -> list:
+            out = list(map(numbers.get, map(id, values)))
+            for i in compress(range(len(out)), map(is_, out, repeat(None))):  # (few: objects not met yet)
+                v = values[i]
+                k = numbers.get(id(v))
+                if k is None:
+                    k = numbers[id(v)] = len(held)
+                    held.append(v)  # held: its id stays its own
+                out[i] = k
+            return out
 
         last = self._placed.get(what)
         if at is None or last is None or len(at) != n or not len(last):
-            codes = np.fromiter(map(number, map(get, items)), np.int64, n)
+            codes = np.array(numbered(get_each(list(items))) if n else [], np.int64)
         else:
             codes = last[self._places_array()]
             others = self._others
             if others:
-                codes[others] = list(map(number, map(get, map(items.__getitem__, others))))
+                codes[others] = numbered(get_each(list(map(items.__getitem__, others))))
         if at is not None and len(at) == n:
             self._placing[what] = codes
         return list(map(held.__getitem__, np.flatnonzero(np.bincount(codes, minlength=len(held))).tolist()))

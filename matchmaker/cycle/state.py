@@ -635,10 +635,16 @@ class Cycle:
             refs = carry.slot_refs
 
             def read(exprs: Sequence[ast.Node]) -> list[frozenset[str]]:
-                def references(p: SlotPrep) -> frozenset[str]:
-                    return p.refs if p.refs is not None else p.references(refs, exprs)
+                def references(chosen: list[tuple[Slot, SlotPrep]]) -> list[frozenset[str]]:
+                    preps = list(map(_SECOND, chosen))
+                    out = list(map(_REFS, preps))
+                    missing = list(compress(range(len(out)), map(is_, out, repeat(None))))
+                    if missing:  # (kept with the prep, as SlotPrep.references keeps it)
+                        for i, found in zip(missing, refs.each([preps[i].ad for i in missing], exprs)):
+                            out[i] = preps[i].refs = found
+                    return out
 
-                return carry.slots.placed_distinct(_Preps(pairs), "refs", references)  # each result once
+                return carry.slots.placed_distinct(pairs, "refs", references)  # each result once
 
         sig = significant_attributes(
             (s.ad for s, _ in pairs),
@@ -902,6 +908,7 @@ def _rank_errors_kept(preps: list[SlotPrep]) -> list[bool]:
 
 _NO_ERROR = frozenset((type(None), *_PLAIN))  # what a Rank stored thus is (ClassAd.plain): no error
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_REFS = attrgetter("refs")
 _KEYS = attrgetter("keys")
 _ENTRY_ROWS = "entry_rows"  # what Cycle._carried_entries keeps by place (SlotCarry.put)
 _ENTRIES = "entries"  # the entries it made, by place

@@ -275,6 +275,30 @@ class SlotReferences:
         self._use(exprs)
         return self._references(ad, exprs)
 
+    def each(self, ads: Sequence[ClassAd], exprs: Sequence[ast.Node]) -> list[frozenset[str]]:
+        """``[self.of(ad, exprs) for ad in ads]``: a compacted ad whose result is kept for its
+        variant found without a call of its own."""
+        self._use(exprs)
+        out = []
+        by_variant, references, shared = self._by_variant, self._references, SharedAttrs
+        for ad in ads:
+            attrs = ad._attrs
+            if type(attrs) is shared:
+                variant = _item(attrs, 0)
+                kept = by_variant.get(id(variant))
+                if kept is not None and kept[0] is variant.source:
+                    for at, results in kept[1].items():
+                        own = tuple(map(_item, repeat(attrs, len(at)), at))
+                        hit = results.get(tuple(map(_SHAPE_OF_TYPE.get, map(type, own), map(id, own))))
+                        if hit is not None:
+                            out.append(hit[1])
+                            break
+                    else:
+                        out.append(references(ad, exprs))
+                    continue
+            out.append(references(ad, exprs))
+        return out
+
     def _use(self, exprs: Sequence[ast.Node]) -> None:
         """Forget everything when the negotiator's expressions are other ones."""
         if exprs is self._checked:
@@ -337,20 +361,19 @@ class SlotReferences:
 _HEAD = ("requirements", "rank")
 _LITERAL_SHAPE = ("literal",)
 _LITERAL_TYPES = frozenset((bool, int, float, str, ast.Literal))
-_ALL_LITERAL: dict[int, tuple] = {}  # n -> (_LITERAL_SHAPE,) * n
+# What _own_shapes makes of a stored value by its type: a literal's shape, else (the
+# default) the value's identity.
+_SHAPE_OF_TYPE = dict.fromkeys(_LITERAL_TYPES, _LITERAL_SHAPE)
 _VARIANT_LIMIT = 4096
 _item = tuple.__getitem__  # a compacted ad's storage read as the tuple it is
 
 
 def _own_shapes(attrs: SharedAttrs, at: tuple[int, ...]) -> tuple:
-    """:func:`_shape` of each value a compacted ad keeps itself at the indices ``at``."""
-    own = map(_item, repeat(attrs, len(at)), at)
-    if _LITERAL_TYPES.issuperset(map(type, own)):
-        key = _ALL_LITERAL.get(len(at))
-        if key is None:
-            key = _ALL_LITERAL[len(at)] = (_LITERAL_SHAPE,) * len(at)
-        return key
-    return tuple(map(_shape, map(_item, repeat(attrs, len(at)), at)))
+    """What the reference walk sees of each value a compacted ad keeps itself at the
+    indices ``at``, as :func:`_shape` (nothing stored being the identity of None), found at
+    C speed."""
+    own = tuple(map(_item, repeat(attrs, len(at)), at))
+    return tuple(map(_SHAPE_OF_TYPE.get, map(type, own), map(id, own)))
 
 
 def _shape(stored: object) -> object:

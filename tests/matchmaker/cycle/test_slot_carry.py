@@ -398,14 +398,14 @@ def test_pairs_differential(data: Any) -> None:
             for i, (_, p) in enumerate(pairs)
         ]
         assert list(zip(places, held)) == [(i, v) for i, v in expected if v]
-        distinct_asked: list = []
+        distinct_lists: list = []
 
-        def get_distinct(p: Any, asked: list = distinct_asked) -> Any:
-            asked.append(p)
-            return p.evaluated("w", lambda ad: shared[ad["Name"] < "a2"])
+        def get_distinct(preps: list, lists: list = distinct_lists) -> list:
+            lists.append(preps)
+            return [p.evaluated("w", lambda ad: shared[ad["Name"] < "a2"]) for p in preps]
 
         found = carry.placed_distinct([pair[1] for pair in pairs], "w", get_distinct)
-        assert distinct_asked == asked
+        assert distinct_lists == ([asked] if asked else [])
         assert sorted(map(id, found)) == sorted({id(shared[p.ad["Name"] < "a2"]) for _, p in pairs})
         # Some places chosen: the values not None of those, those taken again and chosen
         # last cycle too found by place, the others asked in one list, in order.

@@ -112,3 +112,9 @@ def test_compacted_ads_of_one_layout_get_each_their_own_references() -> None:
         for k in order:
             assert refs.of(ads[k], []) == expected[k]
             assert refs.of(ads[k], []) == external_references(ads[k], ("Requirements", "Rank"))
+    # The same asked a list at a time (SlotReferences.each), with what is kept shared
+    # between ads of one variant: the first list walks, the later ones find what it kept.
+    listed = SlotReferences()
+    for order in (list(range(len(ads))), list(reversed(range(len(ads)))), [0, 2, 4, 1, 3, 5, 5, 0]):
+        got = listed.each([ads[k] for k in order], [])
+        assert got == [expected[k] for k in order]
