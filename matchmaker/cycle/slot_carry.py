@@ -285,16 +285,27 @@ class SlotCarry:
             out, ad_ids = self._pairs[at], self._ad_ids[at]
         others = np.flatnonzero(~again).tolist()  # the pairs made anew (-1 in at below)
         at[others] = -1
-        made = []
-        for i in others:
+        made, ids_made, kept = [], [], []  # (the pairs, their ads' ids, their places if kept)
+        before, now = self._before.get, self._now
+        for i in others:  # (prep() inlined: a step per new record)
             s = records[i]
             ad = s.ad
-            p = self.prep(ad)
-            pair = out[i] = (weighed(s, p), p)
-            made.append(id(ad))
-            if pair[0] is s and p.steady:
-                again[i] = True
-        ad_ids[others] = made
+            key = id(ad)
+            p = before(key)
+            if p is None or p.ad is not ad:
+                p = now.get(key)
+                if p is None or p.ad is not ad:
+                    p = self._derived(ad) or SlotPrep(ad, self._steady(ad))
+            now[key] = p
+            w = weighed(s, p)
+            made.append((w, p))
+            ids_made.append(key)
+            if w is s and p.steady:
+                kept.append(i)
+        if others:
+            out[others] = np.fromiter(made, object, len(made))
+            ad_ids[others] = ids_made
+            again[kept] = True
         if len(self._ad_ids) and len(self._before) == len(self._ad_ids):
             self._now = self._carried_now(at)
         else:
