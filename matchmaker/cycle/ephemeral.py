@@ -341,20 +341,46 @@ def annotate_request(
     group_usage: Optional[float] = None,
     group_quota: Optional[float] = None,
 ) -> NegotiationAd:
-    """A copy of a job ad carrying the Submitter* attributes of docs/negotiation.md (on requests)."""
+    """A copy of a job ad carrying the Submitter* attributes of docs/negotiation.md (on requests).
+
+    Written as :meth:`~classad.adcore.AdCore.set_node` writes each, in the same order
+    (an existing spelling kept), straight into the fresh copy's own entries: nothing is
+    recorded as read (a new copy records nothing) and nothing else is in its table yet."""
     req = NegotiationAd(job_ad)
-    req.set_node("SubmitterNegotiatingGroup", _literal(negotiating_group or ROOT_GROUP))
-    req.set_node("SubmitterAutoregroup", _literal(bool(autoregroup)))
-    prio = _literal(float(eup))
-    req.set_node("SubmittorPrio", prio)
-    req.set_node("SubmitterUserPrio", prio)
-    req.set_node("SubmitterUserResourcesInUse", _literal(float(usage)))
+    table: _RecordingAttrs = req._attrs  # type: ignore[assignment]
+    base, own = table.base, table.unshare()
+    prio = ast.Literal(float(eup))
+    nodes: tuple[ast.Node, ...] = (
+        ast.Literal(negotiating_group or ROOT_GROUP),
+        ast.Literal(bool(autoregroup)),
+        prio,
+        prio,
+        ast.Literal(float(usage)),
+    )
     if group is not None:
-        req.set_node("SubmitterGroup", _literal(group))
-        req.set_node("SubmitterGroupResourcesInUse", _literal(float(group_usage or 0.0)))
+        nodes += (ast.Literal(group), ast.Literal(float(group_usage or 0.0)))
         if group_quota is not None:
-            req.set_node("SubmitterGroupQuota", _literal(float(group_quota)))
+            nodes += (ast.Literal(float(group_quota)),)
+    for (key, name), node in zip(_REQUEST_NAMES, nodes):  # (as many names as nodes)
+        old = base.get(key)
+        own[key] = (old[0] if old else name, node)
     return req
+
+
+# The names annotate_request writes, in order, as (lower-case, as written).
+_REQUEST_NAMES = tuple(
+    (name.lower(), name)
+    for name in (
+        "SubmitterNegotiatingGroup",
+        "SubmitterAutoregroup",
+        "SubmittorPrio",
+        "SubmitterUserPrio",
+        "SubmitterUserResourcesInUse",
+        "SubmitterGroup",
+        "SubmitterGroupResourcesInUse",
+        "SubmitterGroupQuota",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -392,7 +418,25 @@ def annotate_for(
 
 
 def refresh_request(req: ClassAd, usage: float, group_usage: Optional[float] = None) -> None:
-    """Update the usage attributes of a request before the next match attempt."""
+    """Update the usage attributes of a request before the next match attempt.  A copy
+    not recording its reads (:class:`NegotiationAd`) is written straight into its own
+    entries, as :meth:`~classad.adcore.AdCore.set_node` writes them."""
+    table: Any = req._attrs
+    if type(table) is _RecordingAttrs and table.reads is None:
+        own, base = table.unshare(), table.base
+        old = own.get("submitteruserresourcesinuse") or base.get("submitteruserresourcesinuse")
+        own["submitteruserresourcesinuse"] = (
+            old[0] if old else "SubmitterUserResourcesInUse",
+            ast.Literal(float(usage)),
+        )
+        group = own.get("submittergroup") or base.get("submittergroup")
+        if group_usage is not None and group is not None and group[1] is not None:
+            old = own.get("submittergroupresourcesinuse") or base.get("submittergroupresourcesinuse")
+            own["submittergroupresourcesinuse"] = (
+                old[0] if old else "SubmitterGroupResourcesInUse",
+                ast.Literal(float(group_usage)),
+            )
+        return
     req.set_node("SubmitterUserResourcesInUse", _literal(float(usage)))
     if group_usage is not None and req.get_node("SubmitterGroup") is not None:
         req.set_node("SubmitterGroupResourcesInUse", _literal(float(group_usage)))

@@ -3,12 +3,22 @@ negotiated, the live ResourcesInUseBy* functions, and that the ads read are neve
 
 from __future__ import annotations
 
+from hypothesis import given, settings as hsettings, strategies as st
+
 from classad.ad import ClassAd
 from classad.parser import parse_expr
 from classad.values import ERROR
 from matchmaker.config.knobs import Knobs
 from matchmaker.config.settings import Settings
-from matchmaker.cycle.ephemeral import LiveUsage, MatchState, StaticPriorities, annotate_request, annotate_slot
+from matchmaker.cycle.ephemeral import (
+    LiveUsage,
+    MatchState,
+    NegotiationAd,
+    StaticPriorities,
+    annotate_request,
+    annotate_slot,
+    refresh_request,
+)
 from matchmaker.cycle.negotiator import negotiate
 from matchmaker.pool.ads import make_slots, parse_old_ads, pool_from_ads
 
@@ -74,6 +84,94 @@ def test_request_copy_with_group_attributes():
         req.eval("SubmitterGroupQuota"),
         req.eval("SubmitterNegotiatingGroup"),
     ) == ("g", 4.0, 10.0, "g")
+
+
+_SUBMITTER_NAMES = (
+    "SubmitterNegotiatingGroup",
+    "SubmitterAutoregroup",
+    "SubmittorPrio",
+    "SubmitterUserPrio",
+    "SubmitterUserResourcesInUse",
+    "SubmitterGroup",
+    "SubmitterGroupResourcesInUse",
+    "SubmitterGroupQuota",
+)
+
+
+def _by_set_node(job: ClassAd, eup, usage, negotiating_group, autoregroup, group, group_usage, group_quota):
+    """The request copy as docs/negotiation.md describes it, written name by name through
+    ``ClassAd.set_node`` (which keeps a spelling the job ad already has)."""
+    req = NegotiationAd(job)
+    req.set_node("SubmitterNegotiatingGroup", parse_expr(repr(negotiating_group or "<none>").replace("'", '"')))
+    req.set_node("SubmitterAutoregroup", parse_expr("true" if autoregroup else "false"))
+    req.set_node("SubmittorPrio", parse_expr(repr(float(eup))))
+    req.set_node("SubmitterUserPrio", parse_expr(repr(float(eup))))
+    req.set_node("SubmitterUserResourcesInUse", parse_expr(repr(float(usage))))
+    if group is not None:
+        req.set_node("SubmitterGroup", parse_expr(f'"{group}"'))
+        req.set_node("SubmitterGroupResourcesInUse", parse_expr(repr(float(group_usage or 0.0))))
+        if group_quota is not None:
+            req.set_node("SubmitterGroupQuota", parse_expr(repr(float(group_quota))))
+    return req
+
+
+def _written(ad: ClassAd) -> list:
+    """Each attribute of ``ad`` in order: its name as written and its value."""
+    return [(name, ad.eval(name)) for name in ad.keys()]
+
+
+_numbers = st.floats(min_value=0.0, max_value=1e6, allow_nan=False).map(lambda x: round(x, 3))
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sampled_from(_SUBMITTER_NAMES), unique=True, max_size=4),
+    st.booleans(),
+    _numbers,
+    _numbers,
+    st.sampled_from([None, "g", "h.sub"]),
+    st.booleans(),
+    st.sampled_from([None, "g", "h.sub"]),
+    st.one_of(st.none(), _numbers),
+    st.one_of(st.none(), _numbers),
+    st.lists(_numbers, max_size=3),
+)
+def test_request_copies_are_those_set_node_writes(
+    held, compacted, eup, usage, negotiating_group, autoregroup, group, group_usage, group_quota, refreshes
+):
+    """The request copy (names, spellings, order and values), and the same copy after each
+    usage refresh, are those written name by name through ``set_node``, whether or not the
+    job ad already holds some of the names (in other spellings), compacted or not."""
+    job = ClassAd({"ClusterId": 1, "Requirements": True})
+    for name in held:  # an existing attribute keeps its spelling
+        job.set_node(name.upper() if len(name) % 2 else name.lower(), parse_expr("17"))
+    if compacted:
+        job.compact()
+    args = (eup, usage, negotiating_group, autoregroup, group, group_usage, group_quota)
+    req = annotate_request(
+        job,
+        eup=eup,
+        usage=usage,
+        negotiating_group=negotiating_group,
+        autoregroup=autoregroup,
+        group=group,
+        group_usage=group_usage,
+        group_quota=group_quota,
+    )
+    want = _by_set_node(job, *args)
+    assert _written(req) == _written(want)
+    recording = annotate_request(job, eup=eup, usage=usage, group=group, group_usage=group_usage)
+    recording.reads = []  # a copy recording its reads is refreshed through set_node (and records them)
+    for amount in refreshes:
+        group_amount = amount * 2 if group_usage is not None else None
+        refresh_request(req, amount, group_amount)
+        want.set_node("SubmitterUserResourcesInUse", parse_expr(repr(float(amount))))
+        if group_amount is not None and want.get_node("SubmitterGroup") is not None:
+            want.set_node("SubmitterGroupResourcesInUse", parse_expr(repr(float(group_amount))))
+        assert _written(req) == _written(want)
+        refresh_request(recording, amount, group_amount)
+        assert "submitteruserresourcesinuse" in recording.reads
+    assert "SubmitterUserPrio" not in job or job.eval("SubmitterUserPrio") == 17
 
 
 # ---- slots ----------------------------------------------------------------------------------------
