@@ -240,7 +240,7 @@ class AdTable:
         self.all_rows = np.arange(self.n, dtype=np.intp)
         self._columns: dict[str, AttrColumn] = {}
         self.nested = any(ad.parent is not None for ad in self.ads)
-        self._ids: Optional[frozenset[int]] = None
+        self._ids: Optional[set[int]] = None  # the rows' ids (see contains_ad), made on first use
         self._shared: Optional[SharedMemo] = None
         self.row_only: Any = None  # the row-only sub-expressions (classad.columnar.rowonly), made on first use
         # The line of tables this one continues (:meth:`follow`), and the sets of attribute
@@ -262,7 +262,7 @@ class AdTable:
     def contains_ad(self, ad: Any) -> bool:
         """Whether ``ad`` (the very object) is one of the rows."""
         if self._ids is None:
-            self._ids = frozenset(id(a) for a in self.ads)
+            self._ids = set(map(id, self.ads))
         return id(ad) in self._ids
 
     def shared_memo(self) -> SharedMemo:
@@ -326,6 +326,7 @@ class AdTable:
         dirty: np.ndarray,
         changed: dict[str, np.ndarray],
         given: Optional[Mapping[str, tuple[np.ndarray, np.ndarray, Sequence[Any]]]] = None,
+        ids: Optional[tuple[np.ndarray, np.ndarray]] = None,
     ) -> "AdTable":
         """The table of ``ads``, continuing this one: ``source[i]`` is the row of this table
         that new row ``i`` holds again (-1 for a new ad), ``dirty`` marks the rows that may
@@ -336,8 +337,17 @@ class AdTable:
         ``ClassAd.plain`` gives it), so those are not read; rows given a number, a boolean
         or nothing are written by value, a few values for many rows.  The new table re-reads only the rows that changed
         and keeps this table's string pool, shared results and row-only values, which it
-        brings up to date on use; this table must not be used afterwards."""
+        brings up to date on use; this table must not be used afterwards.  ``ids``, if
+        given, is ``(left, joined)``: the ids (uint64) of this table's rows that are not
+        rows of the new one, and of the new rows that are not rows of this one; the set of
+        the rows' ids (:meth:`contains_ad`), if made, then passes on with only those
+        changes."""
         new = AdTable(ads)
+        if ids is not None and self._ids is not None:
+            rows_ids, self._ids = self._ids, None  # (this table makes its own again if asked)
+            rows_ids.difference_update(ids[0].tolist())
+            rows_ids.update(ids[1].tolist())
+            new._ids = rows_ids
         if new.nested or self.nested:
             return new
         dirty = dirty | (source < 0)

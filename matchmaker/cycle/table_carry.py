@@ -86,8 +86,8 @@ class TableLine:
         if old is None or len(old.pool.strings) > _POOL_LIMIT:
             table, row_of = AdTable(ads), None
         else:
-            source, dirty, changed, given, row_of = self._changes(ads, sources, names)
-            table = old.follow(ads, source, dirty, changed, given)
+            source, dirty, changed, given, row_of, ids = self._changes(ads, sources, names)
+            table = old.follow(ads, source, dirty, changed, given, ids)
         self.table, self._row_of = table, row_of
         self._sources = list(sources)
         self._names = list(names) if names is not None else []
@@ -96,10 +96,19 @@ class TableLine:
 
     def _changes(
         self, ads: Sequence[Any], sources: Sequence[Any], names: Optional[Sequence[Any]]
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray, tuple]], "_Ids"]:
+    ) -> tuple[
+        np.ndarray,
+        np.ndarray,
+        dict[str, np.ndarray],
+        dict[str, tuple[np.ndarray, np.ndarray, tuple]],
+        "_Ids",
+        tuple[np.ndarray, np.ndarray],
+    ]:
         """What :meth:`AdTable.follow` needs: each row's row last time, the rows to read
         again whole, the rows whose entry under a name may differ and the values known of
-        some (see :meth:`_noted_all`), and each new row by its copy's id, for next time.
+        some (see :meth:`_noted_all`), and each new row by its copy's id, for next time;
+        and the ids of the copies that leave the rows and of those that join them (each
+        found by the rows holding the same copy, at C speed).
         A row whose copy is a row of the last table
         holds what it held but the names noted; any other copy is compared with last
         time's row of its slot (by name, else by slot ad; see :func:`_row_changes`),
@@ -109,6 +118,11 @@ class TableLine:
         mine = _Ids(np.fromiter(map(id, ads), np.uint64, n))
         last = self._row_of if self._row_of is not None else _Ids(np.fromiter(map(id, old), np.uint64, len(old)))
         rows = last.rows_of(mine)
+        joined = mine.ids[rows < 0]  # copies not rows of the last table
+        hit = np.zeros(len(old), bool)
+        hit[rows[rows >= 0]] = True
+        left = last.ids[~hit]  # (a copy listed twice before may still be a row: kept)
+        left = left[mine.find(left) < 0]
         dirty = np.zeros(n, bool)
         if not mine.unique:  # a copy listed twice: its later rows are read again whole
             again = mine.find(mine.ids) != np.arange(n)
@@ -141,7 +155,7 @@ class TableLine:
                 alone[at] = True
                 kept = ~alone[known[0]]
                 given[name] = (known[0][kept], known[1][kept], known[2])
-        return rows, dirty, changed, given, mine
+        return rows, dirty, changed, given, mine, (left, joined)
 
     def _noted_all(
         self, mine: "_Ids", last: "_Ids", rows: np.ndarray

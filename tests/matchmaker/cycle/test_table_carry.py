@@ -164,6 +164,14 @@ def _rows_of(table: Any, name: str) -> list:
     ]
 
 
+def _same_members(table: Any, fresh: AdTable, ads: list, seen: list) -> None:
+    """The carried table tells its rows from other ads (``contains_ad``: these ``ads``
+    and every one ``seen`` before, some rows of earlier tables) as a fresh table does; the
+    set of its rows' ids, passed on from table to table, is made here on the first."""
+    seen.extend(ads)
+    assert [table.contains_ad(ad) for ad in seen] == [fresh.contains_ad(ad) for ad in seen]
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_a_carried_table_holds_what_a_fresh_one_does(data: Any) -> None:
@@ -172,6 +180,7 @@ def test_a_carried_table_holds_what_a_fresh_one_does(data: Any) -> None:
     line carries reads in every column exactly what a table built afresh reads."""
     slots = {f"s{k}": data.draw(_slot(f"s{k}")) for k in range(4)}
     line = TableLine()
+    seen: list[Any] = []  # every copy and slot ad so far (kept alive: their ids stay theirs)
     names = ("name", "memory", "cpus", "state", "disk", "requirements", "remoteuserprio")
     for _ in range(4):
         order = data.draw(st.permutations(sorted(slots)))
@@ -181,6 +190,7 @@ def test_a_carried_table_holds_what_a_fresh_one_does(data: Any) -> None:
         fresh = AdTable(copies)
         for name in names:
             assert _rows_of(table, name) == _rows_of(fresh, name), name
+        _same_members(table, fresh, copies, seen)
         slots = data.draw(_generation(slots))
 
 
@@ -314,6 +324,7 @@ def test_copies_listed_twice_hold_what_a_fresh_table_reads(data: Any) -> None:
     slots = [ClassAd(f'[Name = "s{k}"; Memory = {k}]') for k in range(5)]
     copies = [_copy(s, RemoteUserPrio=1.0) for s in slots]
     names = ("remoteuserprio", "memory", "name")
+    seen: list[Any] = []
     line = TableLine()
     for _ in range(4):
         picks = data.draw(st.lists(st.integers(0, 4), max_size=8))
@@ -324,6 +335,7 @@ def test_copies_listed_twice_hold_what_a_fresh_table_reads(data: Any) -> None:
         fresh = AdTable(ads)
         for name in names:
             assert _rows_of(table, name) == _rows_of(fresh, name), name
+        _same_members(table, fresh, ads + slots, seen)
         group = sorted(data.draw(st.sets(st.integers(0, 4))))
         value = data.draw(_PRIOS)
         for k in group:
