@@ -789,7 +789,7 @@ class _RequestColumns:
                 rows = rows[passed[better[passed]]]
             else:
                 rows = _NO_ROWS
-        return rows, np.full(len(rows), RANK_PREEMPTION, dtype=np.int64), rank_errors
+        return rows, np.full(len(rows), RANK_PREEMPTION, dtype=np.int8), rank_errors
 
     def preemption_states(
         self, rows: np.ndarray, submitter: str, only_rank: bool
@@ -802,7 +802,7 @@ class _RequestColumns:
             keep = ~(claimed & slots.claimed_idle[rows])
             rows, claimed = rows[keep], claimed[keep]
         if not claimed.any():
-            return rows, np.full(len(rows), NO_PREEMPTION, dtype=np.int64), []
+            return rows, np.full(len(rows), NO_PREEMPTION, dtype=np.int8), []
         whole = self.claimed_whole(submitter, only_rank)
         if whole is None:
             return self.claimed_rows_states(rows, claimed, submitter, only_rank)
@@ -812,7 +812,7 @@ class _RequestColumns:
             self.note_refused(rows.compress(refusals.take(rows)))
         rank_errors = rows.compress(errors.take(rows)).tolist() if errors is not None else []
         rows = rows.compress(kept.take(rows)) if kept is not None else _NO_ROWS
-        return rows, states.take(rows).astype(np.int64), rank_errors  # type: ignore[union-attr]
+        return rows, states.take(rows), rank_errors  # type: ignore[union-attr]
 
     def preemption_whole(self, ok: np.ndarray, submitter: str) -> tuple[np.ndarray, np.ndarray, list[int]]:
         """:meth:`preemption_states` of a full build's rows ``ok`` marks (a mask over every
@@ -824,7 +824,7 @@ class _RequestColumns:
             ok &= ~(slots.claimed & slots.claimed_idle)
         if not (ok & slots.claimed).any():
             rows = ok.nonzero()[0]
-            return rows, np.full(len(rows), NO_PREEMPTION, dtype=np.int64), []
+            return rows, np.full(len(rows), NO_PREEMPTION, dtype=np.int8), []
         whole = self.claimed_whole(submitter, False)
         if whole is None:
             rows = ok.nonzero()[0]
@@ -834,10 +834,10 @@ class _RequestColumns:
             self.note_refused((ok & refusals).nonzero()[0])
         rank_errors = (ok & errors).nonzero()[0].tolist() if errors is not None else []
         if kept is None:
-            return _NO_ROWS, states.take(_NO_ROWS).astype(np.int64), rank_errors  # type: ignore[union-attr]
+            return _NO_ROWS, states.take(_NO_ROWS), rank_errors  # type: ignore[union-attr]
         ok &= kept
         rows = ok.nonzero()[0]
-        return rows, states.take(rows).astype(np.int64), rank_errors  # type: ignore[union-attr]
+        return rows, states.take(rows), rank_errors  # type: ignore[union-attr]
 
     def claimed_rows_states(
         self, rows: np.ndarray, claimed: np.ndarray, submitter: str, only_rank: bool
@@ -848,7 +848,7 @@ class _RequestColumns:
         cpos = np.nonzero(claimed)[0]
         crow = rows[cpos]
         cstate, ckeep, refused, error = self.claimed_rows_table(crow, submitter, only_rank)
-        state = np.full(len(rows), NO_PREEMPTION, dtype=np.int64)
+        state = np.full(len(rows), NO_PREEMPTION, dtype=np.int8)
         keep = np.ones(len(rows), dtype=bool)
         state[cpos], keep[cpos] = cstate, ckeep
         self.note_refused(crow[refused])
@@ -888,7 +888,7 @@ class _RequestColumns:
         claimed = self.slots.claimed[rows]
         if not claimed.any():
             none = np.zeros(n, dtype=bool)
-            return np.full(n, NO_PREEMPTION, dtype=np.int64), ~none, none, none
+            return np.full(n, NO_PREEMPTION, dtype=np.int8), ~none, none, none
         self.composing = True
         try:
             return self.claimed_masks(rows, self.rank_masks(rows, claimed), submitter, only_rank)

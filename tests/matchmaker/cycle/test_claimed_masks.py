@@ -301,3 +301,71 @@ def test_slot_ranks_over_every_row_by_hand(match_engine):
         order, (rank, error) = got[submitter]
         assert rank[order].tolist() == expected
         assert error[order].tolist() == errors
+
+
+# ---- a build's candidate rows and their states ------------------------------------------
+
+
+def _candidates_and_scalar(args: tuple) -> list:
+    """The rows and preemption states :meth:`~matchmaker.cycle.columnar_match._RequestColumns.candidates`
+    gives the request of ``args`` (a build's), in both modes, with what the scalar tests
+    give: of the live rows both Requirements keep (the columnar ones, tested against the
+    scalar path in test_both_requirements), those the preemption tests keep pair by pair,
+    and their states; when nothing the build evaluates draws."""
+    matcher, req, autocluster, submitter, classes = args[:5]
+    slots = columnar_match._slots(matcher, classes)
+    slots.sync()
+    pol = matcher.policy
+    knobs = (pol.preemption_requirements,)
+    if slots.may_draw(req, knobs, ("requirements",), ("requirements", "rank", "currentrank")):
+        return []
+    out = []
+    for only_rank in (False, True):
+        run = columnar_match._RequestColumns(matcher, req, slots, CandidateList(autocluster, only_rank, []))
+        rows, state, _ = run.candidates(submitter, only_rank)
+        both = set(run.both_requirements(slots.live_rows(False)).tolist())
+        scalar_state, keep, _, _ = _pair_by_pair(matcher, req, slots, submitter, only_rank)
+        wanted = []
+        for r in range(len(slots.entries)):
+            if r not in both or not keep[r]:
+                continue
+            if pol.skip_claimed_idle and slots.claimed[r] and slots.claimed_idle[r]:
+                continue
+            if only_rank and scalar_state[r] != RANK_PREEMPTION:
+                continue
+            wanted.append((r, scalar_state[r]))
+        out.append((list(zip(rows.tolist(), state.tolist())), wanted, state.dtype))
+    return out
+
+
+@pytest.mark.parametrize("match_engine", ["columnar"], indirect=True)
+@pytest.mark.parametrize("whole", [True, False])
+@pytest.mark.parametrize("ranks", RANKS)
+@hsettings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    **CYCLE,
+    config=st.sampled_from(CONFIGS),
+    currents=st.lists(st.sampled_from(CURRENT), min_size=16, max_size=16),
+)
+def test_the_candidates_states_are_the_scalar_tests(
+    match_engine, whole, ranks, slots, kinds, queue, policy, eups, weights, groups, config, currents
+):
+    """Before every build of a cycle, the candidate rows and their preemption states (kept
+    in a byte: the states are 0, 1 and 2) are those the scalar tests give pair by pair;
+    ``whole``: the tests combined with both Requirements over every row, else picked at
+    the rows both Requirements keep."""
+    kinds = [{**k, "draws": False} for k in kinds]
+    slot_ads = [_slot_ad(i, d) for i, d in enumerate(slots)]
+    for ad, current in zip(slot_ads, currents):
+        ad["CurrentRank"] = current
+    pool = pool_from_ads(slot_ads, _job_ads(kinds, queue))
+
+    def setup(mp: pytest.MonkeyPatch) -> None:
+        _ranks_found(mp, ranks)
+        if not whole:
+            mp.setattr(columnar_match, "_WHOLE", 0)
+
+    seen = _seen_at_builds(_candidates_and_scalar, pool, _settings(config, weights, groups), eups, setup)
+    for made, wanted, dtype in seen:
+        assert made == wanted
+        assert dtype == np.int8
