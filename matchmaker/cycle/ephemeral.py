@@ -367,20 +367,19 @@ def annotate_request(
     return req
 
 
-# The names annotate_request writes, in order, as (lower-case, as written).
-_REQUEST_NAMES = tuple(
-    (name.lower(), name)
-    for name in (
-        "SubmitterNegotiatingGroup",
-        "SubmitterAutoregroup",
-        "SubmittorPrio",
-        "SubmitterUserPrio",
-        "SubmitterUserResourcesInUse",
-        "SubmitterGroup",
-        "SubmitterGroupResourcesInUse",
-        "SubmitterGroupQuota",
-    )
+# The names annotate_request writes into a request, in order.
+REQUEST_NAMES = (
+    "SubmitterNegotiatingGroup",
+    "SubmitterAutoregroup",
+    "SubmittorPrio",
+    "SubmitterUserPrio",
+    "SubmitterUserResourcesInUse",
+    "SubmitterGroup",
+    "SubmitterGroupResourcesInUse",
+    "SubmitterGroupQuota",
 )
+# The same as (lower-case, as written).
+_REQUEST_NAMES = tuple((name.lower(), name) for name in REQUEST_NAMES)
 
 
 @dataclass(frozen=True)
@@ -581,6 +580,7 @@ def annotate_slot(
 
 
 __all__ = [
+    "REQUEST_NAMES",
     "ROOT_GROUP",
     "GroupContext",
     "GroupView",

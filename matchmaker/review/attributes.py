@@ -21,6 +21,7 @@ from typing import Optional
 from classad import ast
 from classad.ad import ClassAd
 
+from ..cycle.ephemeral import REQUEST_NAMES
 from .findings import Finding
 from .names import or_list, suggestions
 from .recording import SourceText
@@ -28,16 +29,7 @@ from .recording import SourceText
 JOB, SLOT, GROUP = "job", "slot", "group"
 # What the negotiator inserts into each side (docs/negotiation.md, ephemeral attributes).
 EPHEMERAL = {
-    JOB: (
-        "SubmitterNegotiatingGroup",
-        "SubmitterAutoregroup",
-        "SubmittorPrio",
-        "SubmitterUserPrio",
-        "SubmitterUserResourcesInUse",
-        "SubmitterGroup",
-        "SubmitterGroupResourcesInUse",
-        "SubmitterGroupQuota",
-    ),
+    JOB: REQUEST_NAMES,
     SLOT: (
         "RemoteUserPrio",
         "RemoteUserFloor",
