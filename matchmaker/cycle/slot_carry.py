@@ -41,7 +41,7 @@ from classad import ast
 from classad.ad import ClassAd
 from classad.layout import plain_form
 
-from ..pool.ads import AdMemo, PoolSize, Slot, size_counts, slot_cores
+from ..pool.ads import AdMemo, PoolSize, Slot, size_counts, slot_cores, slot_count
 from ..pool.autocluster import SlotReferences
 from .ephemeral import NegotiationAd, RemoteEntries, SharedEntries
 from .table_carry import TableLine, same_entry
@@ -581,7 +581,7 @@ class SlotCarry:
         ws = list(map(_WEIGHT, chosen))
         flags = list(map(_PARTITIONABLE, chosen))
         cores = iter(slot_cores(list(map(_AD, compress(chosen, flags))), memo))
-        cs = [_count(next(cores)) if f else 1.0 for f in flags]
+        cs = [slot_count(next(cores)) if f else 1.0 for f in flags]
         if not (n and all(map(_whole_weight, ws)) and all(map(float.is_integer, cs))):
             wl, cl = weights.tolist(), counts.tolist()  # (the kept ones: whole floats)
             for i, w, c in zip(others, ws, cs):
@@ -797,11 +797,6 @@ def _whole_weight(w: Any) -> bool:
     """Whether a slot weight is a whole float in [0, 2**53), not -0.0 (summed exactly in any
     order, and its minimum the same float whichever is found)."""
     return type(w) is float and 0 <= w < 2**53 and w.is_integer() and (w > 0 or copysign(1.0, w) > 0)
-
-
-def _count(cores: Optional[float]) -> float:
-    """A partitionable slot's count in the effective pool size: its cores when positive, else 1."""
-    return cores if cores is not None and cores > 0 else 1.0
 
 
 def _nothing(_item: Any) -> None:

@@ -807,9 +807,13 @@ def _effective(partitionable: list[bool], cores: list[Optional[float]]) -> float
     effective = 0.0
     found = iter(cores)
     for p in partitionable:
-        c = next(found) if p else None
-        effective += c if c is not None and c > 0 else 1.0
+        effective += slot_count(next(found)) if p else 1.0
     return effective
+
+
+def slot_count(cores: Optional[float]) -> float:
+    """A partitionable slot's count in the effective pool size: its cores when positive, else 1."""
+    return cores if cores is not None and cores > 0 else 1.0
 
 
 def _cores(ad: ClassAd) -> Optional[float]:
@@ -891,6 +895,7 @@ __all__ = [
     "pool_from_ads",
     "pool_size",
     "size_counts",
+    "slot_count",
     "slot_cores",
     "rank_error",
     "read_ads",
