@@ -44,7 +44,6 @@ from classad.columnar import (
     evaluate_attribute,
     evaluate_column,
     expression_true,
-    knob_rank_array,
     knob_rank_single,
     rank_array,
 )
@@ -598,11 +597,14 @@ class _RequestColumns:
         return rank, error
 
     def knob_rank(self, node: ast.Node, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """A knob rank (PRE/POST_JOB_RANK, PREEMPTION_RANK) on the rows ``at``, and where it is an error."""
+        """A knob rank (PRE/POST_JOB_RANK, PREEMPTION_RANK) on the rows ``at`` negated, as
+        sorted, in single precision (which holds each of its values bit for bit: sorting
+        them orders as their doubles would, and each is the same number), and where it is
+        an error."""
 
         def compute(rows: np.ndarray) -> tuple[np.ndarray, ...]:
             col = self.knob(node, rows)
-            return knob_rank_array(col), col.kind == K_ERROR
+            return -knob_rank_single(col), col.kind == K_ERROR
 
         def whole() -> tuple[np.ndarray, ...]:  # the rank kept in single precision, made so
             return self.knob_rank_whole(node)
@@ -613,11 +615,12 @@ class _RequestColumns:
             compute,
             lambda: self.slots.may_draw(self.req, (node,), (), (), self.forms),
             whole=whole,
+            widen=False,
         )
         return rank, error
 
     def knob_rank_whole(self, node: ast.Node) -> tuple[np.ndarray, np.ndarray]:
-        """A knob rank over every row in single precision, and where it is an error.  Once
+        """A knob rank over every row in single precision, negated, and where it is an error.  Once
         computed so in the cycle, only the rows whose value may depend on the request are
         evaluated again, the others taken from then (:func:`_request_split`): those where
         an attribute it names is an expression, and those lacking a name it names (looked up
@@ -638,10 +641,10 @@ class _RequestColumns:
             rank, error = rank.copy(), error.copy()
             if len(at):
                 col = self.knob(node, at, shared=False)
-                rank[at], error[at] = knob_rank_single(col), col.kind == K_ERROR
+                rank[at], error[at] = -knob_rank_single(col), col.kind == K_ERROR
             return rank, error
         col = self.knob(node, self.table.all_rows)
-        rank, error = knob_rank_single(col), col.kind == K_ERROR
+        rank, error = -knob_rank_single(col), col.kind == K_ERROR
         if base is None or base[0] is not node:
             split = _request_split(node, self.table)
             if split is None:
@@ -671,12 +674,14 @@ class _RequestColumns:
         return expression_true(node, self.table, row_side="my", other=self.req, state=self.state, rows=at)
 
     def job_rank(self, at: np.ndarray) -> np.ndarray:
-        """The job's Rank on the rows ``at``, as a rank."""
+        """The job's Rank on the rows ``at``, as a rank negated, as sorted (in single
+        precision when kept so: see :func:`~.row_results.kept_form`)."""
         return self.shared(
             ("job", "rank"),
             at,
-            lambda rows: (rank_array(self.job_side("rank", rows)),),
+            lambda rows: (-rank_array(self.job_side("rank", rows)),),
             lambda: self.slots.may_draw(self.req, (), ("rank",), (), self.forms),
+            widen=False,
         )[0]
 
     def shared(
@@ -687,6 +692,7 @@ class _RequestColumns:
         may_draw: Callable[[], bool],
         nested: bool = False,
         whole: Optional[Callable[[], tuple[np.ndarray, ...]]] = None,
+        widen: bool = True,
     ) -> tuple[np.ndarray, ...]:
         """``compute(at)``: the rows ``at`` of what an earlier build of the cycle computed
         over every row for a request giving the same values to what it read, or computed
@@ -696,7 +702,9 @@ class _RequestColumns:
         unless ``nested``: the slots' Rank and CurrentRank, which the preemption tests of
         every submitter read alike).  ``whole``: ``compute`` over every row made nearer
         its kept form (see :meth:`every_row`).  :attr:`marked` tells whether the arrays
-        were taken of kept arrays that hold no NaN (:func:`~.row_results.nan_free`)."""
+        were taken of kept arrays that hold no NaN (:func:`~.row_results.nan_free`).
+        ``widen``: False to take kept single-precision reals as they are (see
+        :func:`~.row_results.at`)."""
         kept = self.slots.results
         arrays = kept.get(key, self.forms)
         if arrays is None and (nested or not self.composing) and kept.worth(key) and not may_draw():
@@ -705,7 +713,7 @@ class _RequestColumns:
             self.marked = False
             return compute(at)
         self.marked = nan_free(arrays)
-        return rows_of(arrays, at)
+        return rows_of(arrays, at, widen)
 
     def every_row(
         self,
@@ -1034,7 +1042,8 @@ class _RequestColumns:
         """The four rank keys of docs/negotiation.md (candidate slots) of ``rows``, negated
         for an ascending sort, where PRE_JOB_RANK, POST_JOB_RANK and PREEMPTION_RANK are an
         error, and which keys are known to hold no NaN (constants, or taken of kept arrays
-        marked so: see :meth:`shared`)."""
+        marked so: see :meth:`shared`).  The knob ranks' keys are in single precision (see
+        :meth:`knob_rank`), the job's Rank's in single precision when kept so."""
         pol, n = self.policy, len(rows)
         keys: list[np.ndarray] = []
         errors: list[np.ndarray] = []
@@ -1046,26 +1055,28 @@ class _RequestColumns:
                 marks.append(True)
             else:
                 rank, error = self.knob_rank(node, rows)
-                keys.append(-rank)
+                keys.append(rank)
                 errors.append(error)
                 marks.append(self.marked)
         if pol.ignore_job_ranks or n == 0:
-            job_rank, job_marked = np.zeros(n), True
+            job_key, job_marked = -np.zeros(n), True
         else:
-            job_rank = self.job_rank(rows)
+            job_key = self.job_rank(rows)
             job_marked = self.marked
-        prank = np.full(n, -FLT_MAX)
         perr = np.zeros(n, dtype=bool)
         preempting = np.nonzero(state != NO_PREEMPTION)[0]
         prank_marked = True
-        if len(preempting):
-            if pol.preemption_rank is None:
-                prank[preempting] = -math.inf
-            else:
-                prank[preempting], perr[preempting] = self.knob_rank(pol.preemption_rank, rows[preempting])
-                prank_marked = self.marked
+        if not len(preempting):
+            prank = np.full(n, FLT_MAX)
+        elif pol.preemption_rank is None:
+            prank = np.full(n, FLT_MAX)
+            prank[preempting] = math.inf
+        else:
+            prank = np.full(n, FLT_MAX, dtype=np.float32)  # FLT_MAX: a single-precision number
+            prank[preempting], perr[preempting] = self.knob_rank(pol.preemption_rank, rows[preempting])
+            prank_marked = self.marked
         marks = [marks[0], job_marked, marks[1], prank_marked]
-        return [keys[0], -job_rank, keys[1], -prank], [errors[0], errors[1], perr], marks
+        return [keys[0], job_key, keys[1], prank], [errors[0], errors[1], perr], marks
 
     def listed(
         self,

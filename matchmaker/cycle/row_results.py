@@ -148,9 +148,10 @@ def kept_form(arrays: tuple[np.ndarray, ...]) -> Kept:
     return Kept(out)
 
 
-def at(arrays: tuple[Optional[np.ndarray], ...], rows: np.ndarray) -> tuple[np.ndarray, ...]:
+def at(arrays: tuple[Optional[np.ndarray], ...], rows: np.ndarray, widen: bool = True) -> tuple[np.ndarray, ...]:
     """The values of the rows at the positions ``rows`` (integers) of each array in
-    :func:`kept_form`, as they were computed.  Picked with ``take`` and told apart by their
+    :func:`kept_form`, as they were computed (``widen`` False: reals kept in single
+    precision left so, each the same number).  Picked with ``take`` and told apart by their
     type code (a build asks for its rows of several arrays: ~1,300 calls a steady 10k cycle,
     where ``a[rows]`` and comparing dtypes with types cost ~1 us more a call)."""
     out = []
@@ -160,7 +161,7 @@ def at(arrays: tuple[Optional[np.ndarray], ...], rows: np.ndarray) -> tuple[np.n
             continue
         code = a.dtype.char
         if code == "f":  # float32
-            out.append(a.take(rows).astype(np.float64))
+            out.append(a.take(rows).astype(np.float64) if widen else a.take(rows))
         elif code == "b":  # int8
             out.append(a.take(rows).astype(np.int64))
         else:

@@ -5,6 +5,7 @@ row gives; cycles are the same with and without it."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 from test_build_reuse import CYCLE, USERS, _job_ads, _slot_ad
@@ -35,14 +36,14 @@ def test_knob_ranks_from_a_base_are_what_every_row_gives(
     match_engine, slots, kinds, queue, policy, eups, weights, groups, config
 ):
     """Every knob rank over every row equals, bit for bit, the knob evaluated afresh over
-    every row for that request; and the cycle is the one made without bases."""
+    every row for that request (negated, in single precision); and the cycle is the one made without bases."""
     kinds = [{**k, "draws": False} for k in kinds]
     pool = _pool(slots, kinds, queue, False)
     settings = _settings(config, weights, groups)
 
     def fresh(self, node):
         col = self.knob(node, self.table.all_rows, shared=False)
-        return knob_rank_single(col).tobytes(), (col.kind == K_ERROR).tobytes()
+        return (-knob_rank_single(col)).tobytes(), (col.kind == K_ERROR).tobytes()
 
     _each_rank_is_fresh(pool, settings, eups, "knob_rank_whole", fresh)
 
@@ -161,7 +162,8 @@ def test_requests_reading_a_name_the_rows_lack(
     match_engine, slots, kinds, queue, policy, eups, weights, groups, tags, config
 ):
     """Every knob rank a build takes (computed from a base, kept for the cycle or computed
-    afresh) is the knob evaluated afresh on its rows for that request, bit for bit; and the
+    afresh) is the knob evaluated afresh on its rows for that request, bit for bit (negated
+    and in single precision, as every path gives it); and the
     cycle is the one made without bases."""
     kinds = [{**k, "draws": False} for k in kinds]
     jobs = _job_ads(kinds, queue)
@@ -174,7 +176,11 @@ def test_requests_reading_a_name_the_rows_lack(
 
     def fresh(self, node, at):
         col = self.knob(node, at, shared=False)
-        return knob_rank_array(col).tobytes(), (col.kind == K_ERROR).tobytes()
+        # Negated (a sort key), in single precision: each value the number a double rounded
+        # to single precision holds (the scalar path's), negated.
+        single = -knob_rank_single(col)
+        assert (single.astype(np.float64).view(np.int64) == (-knob_rank_array(col)).view(np.int64)).all()
+        return single.tobytes(), (col.kind == K_ERROR).tobytes()
 
     _each_rank_is_fresh(pool, settings, eups, "knob_rank", fresh)
 
