@@ -60,7 +60,7 @@ class Found:
     known: np.ndarray  # where the keys and errors were computed (a build computes them
     # only for the rows its limits leave)
     rank_errors: np.ndarray  # the rows (candidates or not) whose slot Rank is an error
-    refused: np.ndarray  # the rows PREEMPTION_REQUIREMENTS refused
+    refused: np.ndarray  # the rows PREEMPTION_REQUIREMENTS refused: positions, or a mask over every row
     reads: tuple[tuple[str, Any], ...] = ()  # what the build read of the request: (name, value)
     spread: bool = False  # keys, errors are those of the positions ``known`` (an array of them)
     marks: list[bool] = field(default_factory=lambda: [False] * 4)  # the keys known to hold no NaN

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings
 from test_build_reuse import CYCLE, USERS, _job_ads, _settings as _policy_settings, _slot_ad
@@ -104,7 +105,10 @@ def _preemption_both_ways(args: tuple) -> list:
         else:
             rows, state, errors = run.preemption_states(run.both_requirements_whole(), submitter, False)
         out.append((rows.dtype, rows.tolist(), state.dtype, state.tolist(), errors))
-        out.append((run.refused.tolist(), run.out.no_preemption_req))
+        refused = run.refused  # positions, or a mask over every row (the whole path's)
+        out.append(
+            (np.flatnonzero(refused).tolist() if refused.dtype == bool else refused.tolist(), run.out.no_preemption_req)
+        )
     return [out]
 
 
