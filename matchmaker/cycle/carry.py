@@ -59,7 +59,7 @@ class Carried:
         self.queue_keys = QueueKeys()  # each idle job record's order key and autocluster
         self.slot_table = TableLine()
         self.weight_expr = weight_expr  # SLOT_WEIGHT: read with every slot ad
-        self.slots = SlotCarry(self.steady, self.slot_table)
+        self.slots = SlotCarry(self.steady, self.slot_table, self.slot_refs)
         self._steady: dict[int, tuple[ClassAd, bool]] = {}
         self._seen_steady: dict[int, tuple[ClassAd, bool]] = {}
         self._job_steady: dict[int, tuple[ClassAd, bool]] = {}

@@ -58,6 +58,7 @@ from ..pool.partition import (
     requested,
     shortfall,
     split,
+    split_writes,
     with_values,
     writes_kind,
 )
@@ -563,7 +564,8 @@ class _Claims:
             carry.derived(shrunk, parent, also=child)
             if carry.steady(parent):  # (what the carry knows of the two: SlotCarry.derive)
                 carry.slots.derive(shrunk, parent, keys, self.settings)
-                carry.slots.derive(child, parent, None, self.settings)
+                writes, drops = split_writes(keys, claim, CLAIM_ATTRS)
+                carry.slots.derive(child, parent, writes, self.settings, drops)
         # (the parent's name has an ad, the new one none: see _SlotAds.__setitem__)
         ads, written = self.slot_ads, self.written_slots
         ads.written[m.slot] = shrunk
@@ -605,7 +607,8 @@ class _Claims:
         if not claimed:
             limits = _claim_limits(job.ad, ad, self.clock)
             claim = self._claim(m, job, slot_rank(ad, job.ad, self.clock), limits)
-            self._put_slot(slot, self._derived(with_values(ad, claim, deleted=CLAIM_ATTRS), ad))
+            made = with_values(ad, claim, deleted=CLAIM_ATTRS)
+            self._put_slot(slot, self._derived(made, ad, tuple(claim), CLAIM_ATTRS))
         jid = job.id  # (a job of the queue: see claim and _not_started)
         self.job_ads.written[jid] = _job_with(job.ad, {"JobStatus": RUNNING, "RemoteHost": slot, **self.started_at})
         self.written_jobs[jid] = None
@@ -634,14 +637,16 @@ class _Claims:
             ]
         out.resized = {n: (before[n].ad, written[n]) for n in names}
 
-    def _derived(self, ad: ClassAd, base: ClassAd, names: Optional[tuple[str, ...]] = None) -> ClassAd:
+    def _derived(
+        self, ad: ClassAd, base: ClassAd, names: Optional[tuple[str, ...]] = None, deleted: tuple[str, ...] = ()
+    ) -> ClassAd:
         """``ad``, a copy of ``base`` written with plain values (:meth:`Carried.derived`)
-        under ``names`` alone, if given (:meth:`SlotCarry.derive`)."""
+        under ``names`` alone, if given, without ``deleted`` (:meth:`SlotCarry.derive`)."""
         carry = self.carry
         if carry is not None:
             carry.derived(ad, base)
             if carry.steady(base):
-                carry.slots.derive(ad, base, names, self.settings)
+                carry.slots.derive(ad, base, names, self.settings, deleted)
         return ad
 
     def _put_slot(self, name: str, ad: ClassAd) -> None:

@@ -126,9 +126,12 @@ class SlotPrep:
 class SlotCarry:
     """The :class:`SlotPrep` of each slot ad of the last cycle and of this one."""
 
-    def __init__(self, steady: Callable[[ClassAd], bool], line: TableLine) -> None:
+    def __init__(
+        self, steady: Callable[[ClassAd], bool], line: TableLine, refs: Optional[SlotReferences] = None
+    ) -> None:
         self._steady = steady
         self.line = line
+        self._refs = refs  # what found the preps' refs, if known (SlotReferences.decisive)
         self._settings: Any = None
         self._before: dict[int, SlotPrep] = {}
         self._now: dict[int, SlotPrep] = {}
@@ -183,13 +186,18 @@ class SlotCarry:
         # None: not only written); and those written before this cycle, for prep.
         self._pending: dict[int, tuple[ClassAd, ClassAd, Optional[_Written]]] = {}
         self._arriving: dict[int, tuple[ClassAd, ClassAd, Optional[_Written]]] = {}
+        # What the ads written from an ad whose references were a result read, by (id of
+        # the result, the names written that decided it, what the ads store under those:
+        # _READ_SHAPES) -> the result (held), what such an ad reads (None: not known yet)
+        # and the prep of one such ad whose references the cycle will find (_carried_refs).
+        self._reads: dict[tuple[int, int], _RefsPlan] = {}
 
     def begin(self, settings: Any) -> None:
         """Start a cycle under ``settings`` (other settings than last cycle's: keep nothing)."""
         self._arriving, self._pending = self._pending, {}
         if settings is not self._settings:
             self._settings, self._now, self._kept, self.decided = settings, {}, {}, {}
-            self._arriving = {}
+            self._arriving, self._reads = {}, {}
             self._records, self._pairs, self._again, self._ad_ids = [], _NO_PAIRS, _NO_FLAGS, _NO_IDS
             self._placing, self._record_ids, self._tables, self._origin = {}, None, {}, None
             self.user_codes, self.code_users, self.shared = {None: 0}, [None], [None]
@@ -223,18 +231,27 @@ class SlotCarry:
         self._now[key] = p
         return p
 
-    def derive(self, ad: ClassAd, base: ClassAd, written: Optional[tuple[str, ...]], settings: Any) -> None:
-        """``ad`` is a copy of ``base`` with plain values written under the names
-        ``written`` (any case) and nothing else changed (None: other changes too), its
-        record made by :func:`~matchmaker.pool.ads.make_slots` under ``settings``, and
-        ``base`` draws no random numbers (:meth:`~matchmaker.cycle.carry.Carried.derived`).
+    def derive(
+        self,
+        ad: ClassAd,
+        base: ClassAd,
+        written: Optional[tuple[str, ...]],
+        settings: Any,
+        deleted: tuple[str, ...] = (),
+    ) -> None:
+        """``ad`` is a copy of ``base`` with nothing else changed than this (None: other
+        changes too): under each name of ``written`` (any case) a plain value written or
+        what ``base`` stores, under each name of ``deleted`` nothing or what ``base`` stores
+        (under a name of both, any of the three); its record made by
+        :func:`~matchmaker.pool.ads.make_slots` under ``settings``, and ``base`` draws no
+        random numbers (:meth:`~matchmaker.cycle.carry.Carried.derived`).
         Told by the claims and the loop between two cycles; ``base`` is an ad of the last
         cycle or one told here since.  The next cycle's prep of ``ad`` takes over what is
         kept of the ad of the last cycle it comes from where the writes cannot change it
         (:meth:`_derived`)."""
         if settings is not self._settings:
             return  # (what is kept is of other settings)
-        names = None if written is None else _written(written)
+        names = None if written is None else _written(written, deleted)
         hit = self._pending.get(id(base))
         if hit is not None and hit[0] is base:
             base = hit[1]
@@ -246,9 +263,9 @@ class SlotCarry:
         with what is kept of that ad's prep that the writes cannot change: its record's
         weight is the one a cycle finds (:data:`MADE`); the trim and the claimed-idle
         decisions when no name they read was written; the references of its Requirements
-        and Rank when each name written held a literal before (what the reference walk sees
-        of a name, a literal in both ads: :class:`SlotReferences`).  None when ``ad`` was
-        not so written."""
+        and Rank when the reference walk sees the same in both ads (:func:`_same_reads`)
+        under each name written that decided them (:meth:`SlotReferences.decisive`; each
+        name written when not known).  None when ``ad`` was not so written."""
         hit = self._arriving.get(id(ad))
         if hit is None or hit[0] is not ad:
             return None
@@ -261,9 +278,55 @@ class SlotCarry:
         if names is not None:
             if names.decided:
                 p.keep, p.idle = was.keep, was.idle
-            if was.refs is not None and _LITERALS.issuperset(map(type, base.stored_of(names.lnames))):
-                p.refs = was.refs
+            if was.refs is not None:
+                p.refs = self._carried_refs(ad, base, was.refs, names, p)
         return p
+
+    def _carried_refs(
+        self, ad: ClassAd, base: ClassAd, refs: frozenset[str], names: _Written, p: SlotPrep
+    ) -> Optional[frozenset[str]]:
+        """What the Requirements and Rank of ``ad`` (prep ``p``), written from ``base``
+        (whose references are ``refs``) under ``names`` alone, read of a job, when known
+        without a walk; else None.
+
+        Only the names written that decided ``refs`` matter (:meth:`SlotReferences.decisive`;
+        each name written when not known), and the values ``base`` stores under those are
+        the ones the walk that made ``refs`` met (one walk made each result).  Where a name
+        cannot have changed what the walk sees (a literal not deleted, nothing not
+        written), ``ad`` is not read; when none can, ``ad`` reads ``refs``.  Otherwise what
+        the walk of ``ad`` sees under the others (nothing, a literal, the node ``base``
+        holds: then it looks up no name the walk of ``base`` did not) decides its result
+        with ``refs``: the same as ``refs`` when the same as ``base``, else what the first
+        ad so written was found to read (its references found by the cycle's queues; that
+        ad stands for the next ones until then)."""
+        key = (id(refs), id(names))
+        plan = self._reads.get(key)
+        if plan is None or plan.refs is not refs or plan.names is not names:
+            decisive = self._refs.decisive(refs) if self._refs is not None else None
+            if decisive is None:
+                among = names.lnames
+                return refs if _same_reads(base.stored_of(among), ad.stored_of(among)) else None
+            if len(self._reads) > _READS_LIMIT:
+                self._reads.clear()
+            plan = self._reads[key] = _RefsPlan(refs, names, decisive, base)
+        if not plan.read:
+            return refs
+        shapes = tuple(map(_shape_against, map(ad.plain, plan.read), plan.held))
+        if None in shapes:  # another node: the walk may look up other names
+            return None
+        found = plan.found.get(shapes, _UNSET)
+        if found is _UNSET:
+            if shapes == plan.shapes:
+                found = plan.found[shapes] = refs
+            else:
+                plan.found[shapes] = p  # stands for the next ones
+                return None
+        if type(found) is SlotPrep:
+            if found.refs is None:
+                plan.found[shapes] = p  # (not found for that one: this one)
+                return None
+            found = plan.found[shapes] = found.refs
+        return found  # type: ignore[no-any-return]
 
     def pairs(self, records: list[Slot], weighed: Callable[[Slot, SlotPrep], Slot]) -> list[tuple[Slot, SlotPrep]]:
         """``[(weighed(s, p), p) for s, p in zip(records, map(self.prep, ads))]`` (``ads``:
@@ -745,27 +808,28 @@ class SlotCarry:
 
 
 class _Written:
-    """Names written with plain values (lower-case, sorted), and whether the trim and the
+    """Names written with plain values or deleted (lower-case, sorted: ``lnames``), those
+    that may be written and those that may be deleted, and whether the trim and the
     claimed-idle test read none of them."""
 
-    __slots__ = ("lnames", "decided")
+    __slots__ = ("lnames", "writes", "deletes", "decided")
 
-    def __init__(self, lnames: tuple[str, ...]) -> None:
-        self.lnames = lnames
-        self.decided = _DECIDE_READS.isdisjoint(lnames)
+    def __init__(self, writes: frozenset[str], deletes: frozenset[str]) -> None:
+        self.lnames = tuple(sorted(writes | deletes))
+        self.writes, self.deletes = writes, deletes
+        self.decided = _DECIDE_READS.isdisjoint(self.lnames)
 
 
-def _written(names: tuple[str, ...]) -> _Written:
-    """The :class:`_Written` of ``names`` (remembered: a few lists are written again and again)."""
-    hit = _WRITTEN.get(names)
+def _written(names: tuple[str, ...], deleted: tuple[str, ...] = ()) -> _Written:
+    """The :class:`_Written` of ``names`` written and ``deleted`` (remembered: a few lists
+    are written again and again)."""
+    hit = _WRITTEN.get((names, deleted))
     if hit is None:
-        lnames = tuple(sorted({n.lower() for n in names}))
-        hit = _WRITTEN.get(lnames)
-        if hit is None:
-            hit = _WRITTEN[lnames] = _Written(lnames)
         if len(_WRITTEN) > 1024:
             _WRITTEN.clear()
-        _WRITTEN[names] = hit
+        hit = _WRITTEN[(names, deleted)] = _Written(
+            frozenset(n.lower() for n in names), frozenset(n.lower() for n in deleted)
+        )
     return hit
 
 
@@ -773,11 +837,55 @@ def _union(a: _Written, b: _Written) -> _Written:
     """The names of both."""
     if a is b:
         return a
-    return _written(a.lnames + b.lnames)
+    key = (id(a), id(b))
+    hit = _UNIONS.get(key)
+    if hit is None or hit[0] is not a or hit[1] is not b:
+        if len(_UNIONS) > 1024:
+            _UNIONS.clear()
+        hit = _UNIONS[key] = (a, b, _Written(a.writes | b.writes, a.deletes | b.deletes))
+    return hit[2]
 
 
-_WRITTEN: dict[tuple[str, ...], _Written] = {}
+class _RefsPlan:
+    """What :meth:`SlotCarry._carried_refs` reads of the ads written under some names from
+    an ad whose references are a result: the names written that decided it and might
+    read otherwise (``read``), what the ad stores under them (``held``) and what the
+    walk saw of those (``shapes``); the results found for what the ads store there."""
+
+    __slots__ = ("refs", "names", "read", "held", "shapes", "found")
+
+    def __init__(self, refs: frozenset[str], names: _Written, decisive: frozenset[str], base: ClassAd) -> None:
+        self.refs, self.names = refs, names  # (held: their ids stay theirs)
+        among = tuple(filter(decisive.__contains__, names.lnames))
+        read: list[str] = []
+        held: list[Any] = []
+        for name, stored in zip(among, base.stored_of(among)):
+            shape = _READ_SHAPES.get(type(stored))
+            if shape == 1 and name not in names.deletes or shape == 0 and name not in names.writes:
+                continue  # (a literal stays one, nothing stays nothing)
+            read.append(name)
+            held.append(stored)
+        self.read, self.held = tuple(read), tuple(held)
+        self.shapes = tuple(map(_shape_against, held, held))
+        self.found: dict[tuple, Any] = {}  # what the walk sees -> the result, or an ad's prep standing for it
+
+
+def _shape_against(stored: Any, before: Any) -> Optional[int]:
+    """What the reference walk sees of a stored value: nothing (0), a literal (1), the
+    node ``before`` (2); None for another node."""
+    shape = _READ_SHAPES.get(type(stored))
+    if shape is None and stored is before:
+        return 2
+    return shape
+
+
+_UNIONS: dict[tuple[int, int], tuple[_Written, _Written, _Written]] = {}
+_WRITTEN: dict[tuple[tuple[str, ...], tuple[str, ...]], _Written] = {}
 _LITERALS = frozenset((bool, int, float, str, ast.Literal))
+# What the reference walk sees of a stored value, by its type: nothing (0), a literal (1);
+# an expression node is none of these.
+_READ_SHAPES: dict[type, int] = {type(None): 0, **dict.fromkeys(_LITERALS, 1)}
+_READS_LIMIT = 4096
 # What the trim and the claimed-idle test read of a slot ad (lower-case; matchmaker.cycle.state).
 TRIM_READS = ("retirementtimeremaining", "wantmatching")
 IDLE_READS = ("activity",)
@@ -785,6 +893,15 @@ _DECIDE_READS = frozenset(TRIM_READS + IDLE_READS)
 # SlotPrep.weighed of a prep made by SlotCarry._derived: its record (made by make_slots under
 # the cycle's settings) weighs what the cycle finds.
 MADE = object()
+
+
+def _same_reads(before: Sequence[Any], after: Sequence[Any]) -> bool:
+    """Whether the reference walk sees the same in each pair of stored values: nothing in
+    both, the very same node, or a literal in both (:class:`SlotReferences`)."""
+    for a, b in zip(before, after):
+        if a is not b and (type(a) not in _LITERALS or type(b) not in _LITERALS):
+            return False
+    return True
 
 
 def _same_held(held: Any, entry: tuple[str, ast.Node]) -> bool:

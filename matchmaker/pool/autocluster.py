@@ -251,6 +251,10 @@ class SlotReferences:
         # (a cache must not keep alive a variant no ad holds, see classad.layout,
         # Layout._recycled) but known by its tuple of places, its own object, held.
         self._by_variant: dict[int, tuple[tuple[int, ...], dict[tuple[int, ...], dict]]] = {}
+        # Each result made by a walk (its own object, held) -> the names whose stored values
+        # decided it (see decisive).
+        self._decisive: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self._decisive_names: dict[tuple[str, ...], frozenset[str]] = {}
 
     def union(self, slot_ads: Iterable[ClassAd], exprs: Sequence[ast.Node]) -> set[str]:
         """The names every ad of ``slot_ads`` reads (see :func:`external_references`)."""
@@ -299,12 +303,22 @@ class SlotReferences:
             out.append(references(ad, exprs))
         return out
 
+    def decisive(self, result: frozenset[str]) -> Optional[frozenset[str]]:
+        """The names (lower-case) whose stored values decided ``result``, a result this gave
+        for an ad: ``Requirements``, ``Rank`` and the names the walk looked up.  Any ad
+        storing under each of them what the walk sees as the same (nothing, a literal, the
+        very expression node: :func:`_shape`) reads ``result``, whatever it stores under
+        other names.  None when not known (then any name may decide)."""
+        hit = self._decisive.get(id(result))
+        return hit[1] if hit is not None and hit[0] is result else None
+
     def _use(self, exprs: Sequence[ast.Node]) -> None:
         """Forget everything when the negotiator's expressions are other ones."""
         if exprs is self._checked:
             return  # the very sequence checked last (a cycle asks with one list for every ad)
         if len(exprs) != len(self._exprs) or any(a is not b for a, b in zip(exprs, self._exprs)):
             self._exprs, self._by_ad, self._by_shape, self._by_variant = tuple(exprs), {}, {}, {}
+            self._decisive = {}
         self._checked = exprs
 
     def _references(self, ad: ClassAd, exprs: Sequence[ast.Node]) -> frozenset[str]:
@@ -355,6 +369,14 @@ class SlotReferences:
             results.clear()
         # The stored values are held with the result, so the identities in its key stay theirs.
         hit = results[tuple(map(_shape, stored))] = ((held, stored), frozenset(out))
+        if len(self._decisive) >= _DECISIVE_LIMIT:
+            self._decisive.clear()
+        names = self._decisive_names.get(looked)  # (one set for each list of names looked up)
+        if names is None:
+            if len(self._decisive_names) >= _DECISIVE_LIMIT:
+                self._decisive_names.clear()
+            names = self._decisive_names[looked] = frozenset(_HEAD + looked)
+        self._decisive[id(hit[1])] = (hit[1], names)  # the result held: its id stays its own
         return hit[1], looked
 
 
@@ -365,6 +387,7 @@ _LITERAL_TYPES = frozenset((bool, int, float, str, ast.Literal))
 # default) the value's identity.
 _SHAPE_OF_TYPE = dict.fromkeys(_LITERAL_TYPES, _LITERAL_SHAPE)
 _VARIANT_LIMIT = 4096
+_DECISIVE_LIMIT = 4096
 _item = tuple.__getitem__  # a compacted ad's storage read as the tuple it is
 
 

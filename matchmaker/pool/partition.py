@@ -228,6 +228,28 @@ def split(
 _TOTAL_SLOT: dict[str, tuple[str, str]] = {}
 
 
+def split_writes(
+    resources: tuple[str, ...], then: Optional[dict[str, object]] = None, deleted: tuple[str, ...] = ()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(written, dropped)``: the names under which the dynamic slot :func:`split` makes
+    of a parent (for a request of ``resources``, with ``then`` and ``deleted``) may store
+    a plain value written (``written``) or nothing (``dropped``) where the parent stores
+    other.  Under any other name it stores what the parent stores."""
+    key = (resources, tuple(then) if then else (), deleted if then else ())
+    hit = _SPLIT_WRITES.get(key)
+    if hit is None:
+        if len(_SPLIT_WRITES) > 1000:
+            _SPLIT_WRITES.clear()
+        totals = tuple(f"TotalSlot{res}" for res in resources)
+        hit = _SPLIT_WRITES[key] = (resources + totals + _CHILD_OWN + key[1], _PARENT_ONLY + key[2])
+    return hit
+
+
+# What split writes in each dynamic slot besides its resources (and their totals).
+_CHILD_OWN = ("Name", "DynamicSlot", "SlotType", "ParentSlotId")
+_SPLIT_WRITES: dict[tuple, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
 def give_back(parent: ClassAd, child: ClassAd, resources: tuple[str, ...]) -> ClassAd:
     """The parent after the dynamic slot ``child`` went away: its resources are back."""
     left, held = available(parent, resources), available(child, resources)
@@ -362,6 +384,7 @@ __all__ = [
     "put",
     "requested",
     "shortfall",
+    "split_writes",
     "split",
     "with_values",
     "writes_kind",

@@ -102,7 +102,7 @@ def released(slot: Slot, settings: Settings, now: float) -> Slot:
     (:data:`~matchmaker.cycle.claims.STATE_STAMPS`), without the claim's attributes
     (:data:`~matchmaker.cycle.claims.CLAIM_ATTRS`)."""
     values: dict[str, object] = {"State": "Unclaimed", "Activity": "Idle", **dict.fromkeys(STATE_STAMPS, int(now))}
-    ad = with_values(slot.ad, values, deleted=CLAIM_ATTRS)
+    ad = with_values(slot.ad, values, deleted=CLAIM_ATTRS)  # (RELEASE_WRITES, CLAIM_ATTRS)
     (fresh,) = make_slots(
         [(ad, slot.source)],
         use_slot_weights=settings.use_slot_weights,
@@ -111,6 +111,10 @@ def released(slot: Slot, settings: Settings, now: float) -> Slot:
         first_index=slot.index,
     )
     return fresh
+
+
+# The names released() writes in a slot's ad (and it deletes CLAIM_ATTRS).
+RELEASE_WRITES = ("State", "Activity", *STATE_STAMPS)
 
 
 class _Run:
@@ -246,7 +250,7 @@ class _Run:
             if parent is None:
                 before = slots[i]
                 self._replace(i, released(before, self.settings, t), renewed)
-                self._new_ad(name, slots[i].ad, before.ad, None)
+                self._new_ad(name, slots[i].ad, before.ad, RELEASE_WRITES, CLAIM_ATTRS)
                 if checked.get(name) is before.ad:
                     checked[name] = slots[i].ad
                 continue
@@ -346,9 +350,12 @@ class _Run:
             self._indices = list(map(_INDEX, self.slots))
         return self._indices
 
-    def _new_ad(self, slot: str, ad: ClassAd, base: ClassAd, names: Optional[tuple[str, ...]]) -> None:
+    def _new_ad(
+        self, slot: str, ad: ClassAd, base: ClassAd, names: Optional[tuple[str, ...]], deleted: tuple[str, ...] = ()
+    ) -> None:
         """Slot ``slot`` holds ``ad``, a copy of ``base`` with attributes deleted and plain
-        values written (under ``names`` alone, if given), its record made here.  When
+        values written (under ``names`` alone, if given, and without ``deleted``), its
+        record made here.  When
         ``base`` draws no random numbers neither does ``ad`` (the carry is told,
         :meth:`Carried.derived` and :meth:`SlotCarry.derive`), and the record made of it
         here is the one the carried claims would make again: they need not look at it.
@@ -358,7 +365,7 @@ class _Run:
             return
         if carry.steady(base):
             carry.derived(ad, base)
-            carry.slots.derive(ad, base, names, self.settings)
+            carry.slots.derive(ad, base, names, self.settings, deleted)
         else:
             carry.new_slots.add(slot)
 

@@ -7,8 +7,9 @@ kept of the older ad's prep where the names written cannot change it: the trim a
 claimed-idle decisions, the references of its Requirements and Rank, and (for any copy)
 its record's weight.  The expected values are computed afresh for the new ad: the
 decisions by the cycle's own steps on a fresh prep, the references by a fresh walk, the
-weight by a fresh evaluation.  Random ads and random chains of writes, and simulations
-whose every carried fact is checked against a fresh one.
+weight by a fresh evaluation.  Random ads and random chains of writes and deletions, and
+simulations whose every carried fact is checked against a fresh one, and whose every
+write told to the carry is checked against the ads (the names told cover every change).
 """
 
 from __future__ import annotations
@@ -100,23 +101,35 @@ def writes(draw: Any) -> list[dict[str, object]]:
     return out
 
 
-def _carried(base: ClassAd, chain: list[dict[str, object]]) -> tuple[Any, SlotPrep, SlotPrep, ClassAd]:
+# What a write may delete.
+DELETES = ("Activity", "WantMatching", "Foo", "Bar", "PartitionableSlot", "Rank")
+
+
+@st.composite
+def deletions(draw: Any) -> list[tuple[str, ...]]:
+    return [tuple(draw(st.lists(st.sampled_from(DELETES), max_size=2, unique=True))) for _ in range(3)]
+
+
+def _carried(
+    base: ClassAd, chain: list[dict[str, object]], deleted: Any = (), refs: Any = None
+) -> tuple[Any, SlotPrep, SlotPrep, ClassAd]:
     """Base's record and prep as a cycle leaves them (decided, references read), the ad the
-    chain of writes makes of it, told to the carry write by write, and that ad's prep in the
-    next cycle."""
+    chain of writes (and the deletions ``deleted``, one tuple per write) makes of it, told to
+    the carry write by write, and that ad's prep in the next cycle.  With ``refs`` (a
+    SlotReferences) the carry knows what decided the references (SlotReferences.decisive)."""
     (slot,) = make_slots([(base, "slots:1")])  # (compacts the ad, as a pool's slot ads are)
-    carry = SlotCarry(lambda _ad: True, TableLine())
+    carry = SlotCarry(lambda _ad: True, TableLine(), refs)
     decide = _Decider(SETTINGS)
     carry.begin(SETTINGS)
     was = carry.prep(slot.ad)
     if decide._keep(slot, was):
         decide._claimed_idle(slot, was)
-    was.references(SlotReferences(), EXPRS)
+    was.references(refs if refs is not None else SlotReferences(), EXPRS)
     carry.read()
     ad = slot.ad
-    for values in chain:
-        new = with_values(ad, values)
-        carry.derive(new, ad, tuple(values), SETTINGS)
+    for values, gone in zip(chain, list(deleted) + [()] * len(chain)):
+        new = with_values(ad, values, deleted=gone)
+        carry.derive(new, ad, tuple(values), SETTINGS, gone)
         ad = new
     carry.begin(SETTINGS)
     return slot, was, carry.prep(ad), ad
@@ -136,6 +149,39 @@ def test_carried_facts_are_the_fresh_ones(base: ClassAd, chain: list[dict[str, o
         assert idle == _decisions(decide, slot, ad, state, slot.partitionable)[1]
     if p.refs is not None:
         assert p.refs == SlotReferences().of(ad, EXPRS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(slot_ads(), writes(), deletions())
+def test_carried_references_are_the_fresh_ones_with_deletions(
+    base: ClassAd, chain: list[dict[str, object]], deleted: list[tuple[str, ...]]
+) -> None:
+    """Writes and deletions, the carry knowing what decided the references: the carried
+    ones are a fresh walk's.  Two ads written alike from the same ad in one cycle: the
+    second takes what the first was found to read, and that is a fresh walk's too."""
+    refs = SlotReferences()
+    slot, was, p, ad = _carried(base, chain, deleted, refs)
+    if p.refs is not None:
+        assert p.refs == SlotReferences().of(ad, EXPRS)
+    carry = SlotCarry(lambda _ad: True, TableLine(), refs)
+    carry.begin(SETTINGS)
+    first = carry.prep(slot.ad)
+    first.references(refs, EXPRS)
+    carry.read()
+    made = []
+    for _ in range(3):
+        ad = slot.ad
+        for values, gone in zip(chain, deleted):
+            new = with_values(ad, values, deleted=gone)
+            carry.derive(new, ad, tuple(values), SETTINGS, gone)
+            ad = new
+        made.append(ad)
+    carry.begin(SETTINGS)
+    for ad in made:
+        p = carry.prep(ad)
+        if p.refs is not None:
+            assert p.refs == SlotReferences().of(ad, EXPRS)
+        p.references(refs, EXPRS)  # (as the cycle's queues find it)
 
 
 def test_a_resize_takes_over_the_decisions_and_the_references() -> None:
@@ -225,10 +271,13 @@ def _checking(seen: dict[str, int]) -> tuple[Any, Any, Any, Any]:
     return noting, checked_weighed, checked_entry_row, checked_queues
 
 
-def _run_checked(config: str, slots: str, jobs: str, cycles: int, seed: int) -> tuple[tuple, dict[str, int]]:
+def _run_checked(
+    config: str, slots: str, jobs: str, cycles: int, seed: int, more: Any = ()
+) -> tuple[tuple, dict[str, int]]:
     seen = {"weights": 0, "decisions": 0, "references": 0}
     noting, checked_weighed, checked_entry_row, checked_queues = _checking(seen)
     patches = [
+        *more,
         (SlotCarry, "_derived", noting),
         (Cycle, "_weighed", checked_weighed),
         (Cycle, "_entry_row", checked_entry_row),
@@ -254,4 +303,45 @@ def test_a_busy_run_carries_facts_to_new_ads() -> None:
     config, slots, jobs = busy_pool()
     on, seen = _run_checked(config, slots, jobs, 12, 5)
     assert seen["weights"] > 10 and seen["decisions"] > 0 and seen["references"] > 0
+    assert on == simulate(config, slots, jobs, False, 12, 5)
+
+
+def _telling(told: dict[str, int]) -> Any:
+    """SlotCarry.derive, checking each write told against the two ads: every name under
+    which they store other is among the names told; under a name only written the new ad
+    stores a plain literal, under a name only deleted nothing."""
+    derive = SlotCarry.derive
+
+    def checked(self: SlotCarry, ad: Any, base: Any, written: Any, settings: Any, deleted: Any = ()) -> None:
+        if written is not None:
+            writes, deletes = {n.lower() for n in written}, {n.lower() for n in deleted}
+            for name in set(ad._attrs.keys()) | set(base._attrs.keys()):
+                now, before = ad.plain(name), base.plain(name)
+                if now is before or (
+                    type(now) is type(before) and type(now) in (bool, int, float, str) and now == before
+                ):
+                    continue  # (the same node, or an equal plain literal)
+                assert name in writes or name in deletes, (name, before, now)
+                if name not in deletes:
+                    assert type(now) in (bool, int, float, str), (name, now)
+                if name not in writes:
+                    assert now is None, (name, now)
+            told["writes"] += 1
+        return derive(self, ad, base, written, settings, deleted)
+
+    return checked
+
+
+def test_a_busy_run_tells_the_carry_every_name_written() -> None:
+    """Splits, claims, releases and give-backs: each new ad told to the carry differs from
+    the ad it was written from only under the names told, and the new ads' references,
+    decided by RemoteOwner (a name a claim writes and a release deletes), are each a fresh
+    walk's; the run is the rebuild's."""
+    config, slots, jobs = busy_pool()
+    slots = slots.replace(
+        "Rank = 0\n", 'Rank = ifThenElse(RemoteOwner =?= undefined, 0, 1) + (TARGET.Owner == "bob")\n'
+    )
+    told = {"writes": 0}
+    on, seen = _run_checked(config, slots, jobs, 12, 5, [(SlotCarry, "derive", _telling(told))])
+    assert told["writes"] > 20 and seen["references"] > 20
     assert on == simulate(config, slots, jobs, False, 12, 5)

@@ -854,7 +854,7 @@ def test_released_slots_and_queued_jobs_the_claims_need_not_look_at(
     a place in the queue, and the rebuild's."""
     from matchmaker.simulate import loop
 
-    def told(run: Any, slot: str, ad: Any, base: Any, names: Any) -> None:
+    def told(run: Any, slot: str, ad: Any, base: Any, names: Any, deleted: Any = ()) -> None:
         if run.carry is not None:
             run.carry.new_slots.add(slot)
 
